@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/**
+ * One MCP server a conversation may connect to, as written in `MCP_SERVERS`.
+ *
+ * `url` is either absolute (`https://…`, or `http://127.0.0.1…` for local
+ * servers) or a path of this Worker (`/demo/mcp`), which is reached through
+ * the `SELF` service binding. Header values may name a Worker secret with
+ * `secret:NAME`, so tokens never sit in config or storage.
+ */
+export const McpServerConfigSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'id must be 1-32 chars of a-z, 0-9, "_" or "-", starting with a letter or digit'),
+    url: z.string().refine((url) => url.startsWith('/') || URL.canParse(url), 'url must be absolute or a path of this Worker'),
+    transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
+
+export const McpServersSchema = z
+  .array(McpServerConfigSchema)
+  .superRefine((servers, ctx) => {
+    const seen = new Set<string>();
+    for (const [index, server] of servers.entries()) {
+      if (seen.has(server.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate server id "${server.id}"` });
+      seen.add(server.id);
+    }
+  });
+
+export const DEFAULT_MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp"}]';
+
+/** What clients may see of a server's config: never its headers. */
+export function publicServerInfo(server: McpServerConfig) {
+  return { id: server.id, url: server.url, transport: server.transport };
+}

@@ -1,0 +1,24 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/**
+ * An error meant for the client: every layer throws it, the HTTP error
+ * handler turns it into `{ error: { code, message } }` with `status`.
+ * Anything else that escapes becomes a generic 500 (details only in logs).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toJSON() {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
+export const badRequest = (message: string, code = 'bad_request') => new ApiError(400, code, message);

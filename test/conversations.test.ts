@@ -1,0 +1,56 @@
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+
+const api = (path: string, init?: RequestInit) => exports.default.fetch(`http://localhost${path}`, init);
+
+describe('/v1/conversations', () => {
+  it('creates a conversation with an unguessable id, reads it back, deletes it', async () => {
+    const created = await api('/v1/conversations', { method: 'POST' });
+    expect(created.status).toBe(201);
+    const { id } = await created.json<{ id: string }>();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.headers.get('location')).toBe(`/v1/conversations/${id}`);
+
+    const read = await api(`/v1/conversations/${id}`);
+    expect(read.status).toBe(200);
+    const body = await read.json<{ id: string; messages: unknown[]; pendingApprovals: unknown[]; createdAt: string }>();
+    expect(body).toMatchObject({ id, messages: [], pendingApprovals: [] });
+    expect(Date.parse(body.createdAt)).not.toBeNaN();
+
+    const deleted = await api(`/v1/conversations/${id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+    expect((await api(`/v1/conversations/${id}`)).status).toBe(404);
+    expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('gives two creations two different ids', async () => {
+    const ids = await Promise.all(
+      [1, 2, 3].map(async () => (await (await api('/v1/conversations', { method: 'POST' })).json<{ id: string }>()).id),
+    );
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('answers 404 for a well-formed id that was never created', async () => {
+    const response = await api(`/v1/conversations/${crypto.randomUUID()}`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
+
+  it('answers 400 for a malformed id, without touching storage', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await api('/v1/conversations/not-a-uuid', { method });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: { code: 'invalid_id', message: '"not-a-uuid" is not a conversation id (expected a UUID)' },
+      });
+    }
+  });
+});
+
+describe('GET /v1/servers', () => {
+  it('lists the configured servers without their headers', async () => {
+    const response = await api('/v1/servers');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ servers: [{ id: 'demo', url: '/demo/mcp', transport: 'auto' }] });
+  });
+});

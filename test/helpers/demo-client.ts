@@ -1,0 +1,30 @@
+import { exports } from 'cloudflare:workers';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+
+export const DEMO_URL = 'http://localhost/demo/mcp';
+
+/** An official MCP SDK client talking Streamable HTTP to the Worker's /demo/mcp route. */
+export async function connectDemoClient(name = 'test-client') {
+  const notifications: ServerNotification[] = [];
+  const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  client.fallbackNotificationHandler = async (notification) => void notifications.push(notification as ServerNotification);
+  const transport = new StreamableHTTPClientTransport(new URL(DEMO_URL), {
+    fetch: (input, init) => exports.default.fetch(input, init),
+  });
+  await client.connect(transport);
+  return { client, transport, notifications };
+}
+
+/** Polls until `predicate` holds (notifications arrive asynchronously over SSE). */
+export async function waitFor<T>(read: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -3,4 +3,9 @@ import { createApp } from './http/app';
 export { Conversation } from './conversation/conversation';
 export { DemoMcpServer } from './demo/durable-object';
 
-export default createApp() satisfies ExportedHandler<Env>;
+const app = createApp();
+
+// Annotated (not inferred): `Env.SELF` is typed from this export, and
+// inferring it from the app would make the type refer to itself.
+const worker: ExportedHandler<Env> = { fetch: app.fetch };
+export default worker;

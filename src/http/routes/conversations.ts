@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import { getAgentByName } from 'agents';
+import type { Conversation } from '../../conversation/conversation';
 import { isConversationId, newConversationId } from '../../conversation/ids';
 import { badRequest, notFound } from '../../errors';
 import type { AppBindings } from '../types';
 
 /** The conversation's Durable Object stub, after validating the id's shape. */
-function conversationStub(env: Env, id: string) {
+function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conversation>> {
   if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (expected a UUID)`, 'invalid_id');
   return getAgentByName(env.CONVERSATION, id);
 }

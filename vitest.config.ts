@@ -1,13 +1,40 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * MCP servers every test conversation connects to: the demo server, the
+ * third-party server-everything, and the same server-everything behind a
+ * fault proxy that tests switch between failure modes (so its URIs are also
+ * ambiguous between "everything" and "faulty"). The Node processes behind the last two are
+ * started by test/infra/global-setup.ts on 127.0.0.1.
+ */
+export const TEST_MCP_SERVERS = [
+  { id: 'demo', url: '/demo/mcp' },
+  { id: 'everything', url: 'http://127.0.0.1:3901/mcp', transport: 'streamable-http' },
+  { id: 'faulty', url: 'http://127.0.0.1:3902/mcp', transport: 'streamable-http' },
+];
+
 // Tests run inside workerd with the bindings of wrangler.toml (Durable
 // Objects, local KV, the SELF service binding), as in `wrangler dev`.
 export default defineConfig({
-  plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        bindings: {
+          MCP_SERVERS: JSON.stringify(TEST_MCP_SERVERS),
+          // Short enough that the "server hangs" test does not wait 30 s.
+          MCP_REQUEST_TIMEOUT_MS: '3000',
+          NOTIFICATION_DEBOUNCE_MS: '50',
+        },
+      },
+    }),
+  ],
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
+    globalSetup: ['test/infra/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     // CI also writes a JSON report, from which .ci/run prints its summary line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: 'test-results/vitest.json' },

@@ -15,7 +15,7 @@ function configError(MCP_SERVERS: string): ApiError {
 
 describe('MCP_SERVERS', () => {
   it('defaults to the demo server when empty', () => {
-    expect(load('').mcpServers).toEqual([{ id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {} }]);
+    expect(load('').mcpServers).toEqual([{ id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, cacheScope: 'shared' }]);
   });
 
   it('accepts absolute URLs, transports and secret-named headers', () => {
@@ -25,6 +25,7 @@ describe('MCP_SERVERS', () => {
       url: 'https://mcp.example.com/mcp',
       transport: 'sse',
       headers: { Authorization: 'secret:TRACKER_TOKEN' },
+      cacheScope: 'shared',
     });
   });
 
@@ -36,11 +37,31 @@ describe('MCP_SERVERS', () => {
     ['[{"id":"a","url":"/a"},{"id":"a","url":"/b"}]', '[1].id: duplicate server id "a"'],
     ['[{"id":"a","url":"/a","transport":"stdio"}]', '[0].transport'],
     ['[{"id":"a","url":"/a","token":"x"}]', 'Unrecognized key'],
+    ['[{"id":"a","url":"/a","cacheScope":"world"}]', '[0].cacheScope'],
   ])('rejects %s with a message naming the problem', (raw, expected) => {
     const error = configError(raw);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(500);
     expect(error.code).toBe('invalid_config');
     expect(error.message).toContain(expected);
+  });
+});
+
+describe('settings', () => {
+  it('has defaults and reads numeric vars', () => {
+    expect(loadConfig({}).settings.RESOURCE_TTL_MS).toBe(300_000);
+    expect(loadConfig({ RESOURCE_TTL_MS: '60000' }).settings.RESOURCE_TTL_MS).toBe(60_000);
+  });
+
+  it('rejects a non-numeric or out-of-range value naming the setting', () => {
+    for (const value of ['soon', '5']) {
+      try {
+        loadConfig({ RESOURCE_TTL_MS: value });
+        throw new Error('expected an error');
+      } catch (error) {
+        expect((error as ApiError).code).toBe('invalid_config');
+        expect((error as ApiError).message).toContain('RESOURCE_TTL_MS');
+      }
+    }
   });
 });

@@ -48,9 +48,20 @@ describe('/v1/conversations', () => {
 });
 
 describe('GET /v1/servers', () => {
-  it('lists the configured servers without their headers', async () => {
+  it('lists the configured servers with live status and capabilities, never their headers', async () => {
     const response = await api('/v1/servers');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ servers: [{ id: 'demo', url: '/demo/mcp', transport: 'auto' }] });
+    const { servers } = await response.json<{ servers: Array<Record<string, unknown>> }>();
+    expect(servers.map((s) => s.id)).toEqual(['demo', 'everything', 'faulty']);
+    const demo = servers.find((s) => s.id === 'demo')!;
+    expect(demo).toMatchObject({
+      url: '/demo/mcp',
+      transport: 'auto',
+      status: 'connected',
+      serverInfo: { name: 'acme-tasks-demo' },
+      capabilities: { resources: { subscribe: true, listChanged: true } },
+    });
+    expect(servers.find((s) => s.id === 'everything')).toMatchObject({ status: 'connected', capabilities: { prompts: {} } });
+    expect(servers.every((s) => !('headers' in s))).toBe(true);
   });
 });

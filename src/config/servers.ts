@@ -16,6 +16,15 @@ export const McpServerConfigSchema = z
     url: z.string().refine((url) => url.startsWith('/') || URL.canParse(url), 'url must be absolute or a path of this Worker'),
     transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
     headers: z.record(z.string(), z.string()).default({}),
+    /**
+     * Who may share this server's cached resources: `shared` (everyone using
+     * this deployment) or `user` (one end user; until tenants and auth exist,
+     * one conversation). Results a server marks `cacheScope: "private"` are
+     * always per user, whatever this says.
+     */
+    cacheScope: z.enum(['shared', 'user']).default('shared'),
+    /** Overrides `RESOURCE_TTL_MS` for this server's resources. */
+    ttlMs: z.number().int().positive().optional(),
   })
   .strict();
 

@@ -1,4 +1,13 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Agent } from 'agents';
+import { InvalidationLog } from '../cache/invalidation-log';
+import { ResourceCache } from '../cache/resource-cache';
+import { loadConfig } from '../config';
+import { notFound } from '../errors';
+import type { ServerState } from '../mcp/catalog';
+import { McpSessions, type ResourceRead } from '../mcp/sessions';
+import { ServerStateStore } from '../mcp/state-store';
+import { toRpcResult, type RpcResult } from './rpc';
 
 /** What `GET /v1/conversations/:id` returns. */
 export interface ConversationSnapshot {
@@ -13,15 +22,17 @@ export interface ConversationSnapshot {
 /**
  * One Durable Object per conversation (SQLite-backed), built on `agents`'
  * `Agent`: it gives us the SQL helper, scheduling, WebSocket plumbing and the
- * chat protocol that later layers (MCP sessions, tool loop) build on.
+ * chat protocol that later layers (the tool loop) build on.
  *
  * Every Durable Object id "exists", so existence is explicit: `create()`
- * writes a row, and every other method answers `null` when it is missing —
- * the route then answers 404 without writing anything.
+ * writes a row, and every other method answers 404 (or `null`) when it is
+ * missing, without connecting anywhere.
  */
 export class Conversation extends Agent<Env> {
   /** Set by `remove()`: storage is gone, and this instance is about to be aborted. */
   private deleted = false;
+  private sessions: McpSessions | undefined;
+  private cache: ResourceCache | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -46,11 +57,56 @@ export class Conversation extends Agent<Env> {
     return { id: row.id, createdAt: new Date(row.created_at).toISOString(), messages: [], pendingApprovals: [] };
   }
 
-  /** Deletes all of this conversation's storage. Returns false if it did not exist. */
+  /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
+  async catalog(): Promise<RpcResult<{ servers: ServerState[] }>> {
+    return toRpcResult(async () => ({ servers: await (await this.mcpSessions()).catalog() }));
+  }
+
+  /** A resource read through the cache; `server` may be omitted when the URI resolves to one server. */
+  async readResource(request: { server?: string | undefined; uri: string }): Promise<RpcResult<ResourceRead>> {
+    return toRpcResult(async () => {
+      const sessions = await this.mcpSessions();
+      const server = request.server ?? (await sessions.resolveServer(request.uri));
+      return sessions.readResource(server, request.uri);
+    });
+  }
+
+  /** Calls an MCP tool in this conversation's session with that server (the tool loop's path to MCP tools). */
+  async callTool(request: { server: string; name: string; arguments: Record<string, unknown> }): Promise<RpcResult<CallToolResult>> {
+    return toRpcResult(async () => (await this.mcpSessions()).callTool(request.server, request.name, request.arguments));
+  }
+
+  /** Deletes all of this conversation's storage and ends its MCP sessions. Returns false if it did not exist. */
   async remove(): Promise<boolean> {
     if (!(await this.snapshot())) return false;
     this.deleted = true;
+    await this.sessions?.closeAll();
     await this.destroy();
     return true;
+  }
+
+  /** For tests and benchmarks: waits until background KV writes and catalog refreshes are done. */
+  async settle(): Promise<{ refreshes: number }> {
+    await this.sessions?.idle();
+    await this.cache?.settled();
+    return { refreshes: this.sessions?.refreshCount ?? 0 };
+  }
+
+  /** The MCP sessions, built on first use after each start (so always with fresh `initialize`s). */
+  private async mcpSessions(): Promise<McpSessions> {
+    if (!(await this.snapshot())) throw notFound(`Conversation ${this.name}`);
+    if (this.sessions) return this.sessions;
+    const { mcpServers, settings } = loadConfig(this.env);
+    this.cache = new ResourceCache(this.env.RESOURCE_CACHE, new InvalidationLog(this.ctx.storage.sql, settings.KV_MAX_AGE_MS), settings);
+    this.sessions = new McpSessions({
+      servers: mcpServers,
+      env: this.env as unknown as Env & Record<string, unknown>,
+      settings,
+      store: new ServerStateStore(this.ctx.storage.sql),
+      cache: this.cache,
+      // Until tenants and auth exist, a conversation stands in for its end user.
+      userScope: `user:${this.name}`,
+    });
+    return this.sessions;
   }
 }

@@ -18,12 +18,12 @@ export async function connectDemoClient(name = 'test-client') {
   return { client, transport, notifications };
 }
 
-/** Polls until `predicate` holds (notifications arrive asynchronously over SSE). */
-export async function waitFor<T>(read: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
+/** Polls until `read` gives a value (notifications arrive asynchronously over SSE). */
+export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = read();
-    if (value !== undefined && value !== false) return value;
+    const value = await read();
+    if (value !== undefined && value !== false) return value as T;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -1,17 +1,27 @@
 import { Hono } from 'hono';
 import { getAgentByName } from 'agents';
+import { z } from 'zod';
 import type { Conversation } from '../../conversation/conversation';
 import { isConversationId, newConversationId } from '../../conversation/ids';
+import { unwrap } from '../../conversation/rpc';
 import { badRequest, notFound } from '../../errors';
+import { jsonBody } from '../validation';
 import type { AppBindings } from '../types';
 
 /** The conversation's Durable Object stub, after validating the id's shape. */
 function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conversation>> {
   if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (expected a UUID)`, 'invalid_id');
-  return getAgentByName(env.CONVERSATION, id);
+  return getAgentByName<Env, Conversation>(env.CONVERSATION, id);
 }
 
-/** `/v1/conversations`: create, read and delete conversations. */
+const ReadResourceBody = z
+  .object({
+    server: z.string().min(1).max(64).optional(),
+    uri: z.string().min(1).max(4096),
+  })
+  .strict();
+
+/** `/v1/conversations`: create, read and delete conversations; their catalog and resource reads. */
 export const conversations = new Hono<AppBindings>()
   .post('/', async (c) => {
     const id = newConversationId();
@@ -29,4 +39,13 @@ export const conversations = new Hono<AppBindings>()
     const removed = await (await conversationStub(c.env, id)).remove();
     if (!removed) throw notFound(`Conversation ${id}`);
     return c.body(null, 204);
+  })
+  .get('/:id/catalog', async (c) => {
+    const stub = await conversationStub(c.env, c.req.param('id'));
+    return c.json(unwrap(await stub.catalog()));
+  })
+  .post('/:id/resources/read', async (c) => {
+    const stub = await conversationStub(c.env, c.req.param('id'));
+    const body = await jsonBody(c, ReadResourceBody);
+    return c.json(unwrap(await stub.readResource(body)));
   });

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
+
+/**
+ * Every limit and timing of the service, one Worker var each, with defaults.
+ * (Vars are strings; `coerce` turns them into numbers and rejects garbage.)
+ */
+export const SettingsSchema = z.object({
+  /** Cache lifetime of a resource from a server that cannot notify changes (no `subscribe`). */
+  RESOURCE_TTL_MS: int(1_000, 5 * 60_000),
+  /**
+   * Oldest KV copy a conversation accepts. KV is shared and eventually
+   * consistent, and a conversation only hears about changes while it is
+   * subscribed, so this bounds how stale a copy written by another
+   * conversation (or before a restart) can be.
+   */
+  KV_MAX_AGE_MS: int(1_000, 5 * 60_000),
+  /** Resources bigger than this are cached in memory only (KV values are limited to 25 MiB). */
+  KV_MAX_ENTRY_BYTES: int(1_024, 5 * 1024 * 1024),
+  /** Bytes of resource contents each conversation keeps in memory (least recently used go first). */
+  MEMORY_CACHE_BYTES: int(0, 16 * 1024 * 1024),
+  /** Timeout of one MCP request (initialize, list, read…). */
+  MCP_REQUEST_TIMEOUT_MS: int(100, 30_000),
+  /** Notifications arriving within this window lead to one catalog refresh. */
+  NOTIFICATION_DEBOUNCE_MS: int(0, 250),
+  /** Upper bound on pages followed for one list call (tools, resources, templates, prompts) (a server that never ends its cursor chain). */
+  MCP_MAX_LIST_PAGES: int(1, 100),
+});
+
+export type Settings = z.infer<typeof SettingsSchema>;
+export const SETTING_NAMES = Object.keys(SettingsSchema.shape) as Array<keyof Settings>;

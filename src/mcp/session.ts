@@ -1,0 +1,136 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import pkg from '../../package.json' with { type: 'json' };
+import type { McpServerConfig, Settings } from '../config';
+import { isSessionExpired } from './errors';
+import { createTransport, type TransportEnv, type TransportKind } from './transport';
+
+/** What a session reports to its owner. */
+export interface SessionEvents {
+  /** `notifications/resources/updated`, `…/list_changed`: from POST response streams and the GET stream alike. */
+  onNotification(method: NotificationMethod, params: { uri?: string }): void;
+  /** The notification stream is gone for good: notifications may have been missed. */
+  onStreamLost(): void;
+}
+
+export type NotificationMethod =
+  | 'notifications/resources/updated'
+  | 'notifications/resources/list_changed'
+  | 'notifications/tools/list_changed'
+  | 'notifications/prompts/list_changed';
+
+/**
+ * One live MCP session with one server, over the official SDK client.
+ *
+ * We use the SDK client directly rather than `agents`' MCPClientManager: that
+ * manager never subscribes to resources, resumes a stale session after an
+ * eviction (no `initialize`, so no instructions, capabilities or
+ * notification stream), does not refresh templates, and stores headers —
+ * our bearer tokens — in plain text in DO storage.
+ */
+export class McpSession {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  /** Transport that worked last time, so a reconnect does not probe again. */
+  private kind: TransportKind | undefined;
+
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly env: TransportEnv,
+    private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS'>,
+    private readonly events: SessionEvents,
+  ) {}
+
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
+  get requestOptions(): RequestOptions {
+    return { timeout: this.settings.MCP_REQUEST_TIMEOUT_MS };
+  }
+
+  /** The live client, connecting first if needed (concurrent callers share one connect). */
+  async ensure(): Promise<Client> {
+    if (this.client) return this.client;
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  /**
+   * Runs one request. If the server no longer knows our session (it
+   * restarted, or expired it), opens a fresh session and retries once.
+   */
+  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
+    const client = await this.ensure();
+    try {
+      return await request(client, this.requestOptions);
+    } catch (error) {
+      if (!isSessionExpired(error)) throw error;
+      await this.reset();
+      return request(await this.ensure(), this.requestOptions);
+    }
+  }
+
+  /** Drops the current session (best effort to tell the server), so the next call initialises anew. */
+  async reset(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  private async open(): Promise<Client> {
+    const kinds: TransportKind[] = this.kind ? [this.kind] : this.config.transport === 'auto' ? ['streamable-http', 'sse'] : [this.config.transport];
+    let lastError: unknown;
+    for (const kind of kinds) {
+      const client = this.newClient();
+      try {
+        await client.connect(createTransport(this.config, this.env, kind), this.requestOptions);
+        this.kind = kind;
+        this.client = client;
+        return client;
+      } catch (error) {
+        lastError = error;
+        await client.close().catch(() => {});
+        // Fall back to the old HTTP+SSE transport only when the server answered
+        // but refused Streamable HTTP (the spec's 400/404/405); not when it is down.
+        if (!(error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0))) break;
+      }
+    }
+    throw lastError;
+  }
+
+  private newClient(): Client {
+    const client = new Client(
+      { name: pkg.name, version: pkg.version },
+      // ajv compiles validators with `new Function`, which workerd forbids.
+      { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    const forward = (method: NotificationMethod) => (notification: { params?: object }) => {
+      if (this.client === client) this.events.onNotification(method, (notification.params ?? {}) as { uri?: string });
+    };
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, forward('notifications/resources/updated'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, forward('notifications/resources/list_changed'));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, forward('notifications/tools/list_changed'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, forward('notifications/prompts/list_changed'));
+    client.onerror = (error) => {
+      // Responses for unknown or duplicate ids and empty SSE events land here:
+      // harmless, the request they do not match is unaffected.
+      if (/Maximum reconnection attempts|Failed to reconnect/i.test(error.message) && this.client === client) {
+        this.client = undefined;
+        this.events.onStreamLost();
+      }
+    };
+    client.onclose = () => {
+      if (this.client === client) this.client = undefined;
+    };
+    return client;
+  }
+}

@@ -1,0 +1,338 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ResourceCache } from '../cache/resource-cache';
+import type { CacheRef, CacheSource, StoredContents } from '../cache/types';
+import type { McpServerConfig, Settings } from '../config';
+import { ApiError, notFound } from '../errors';
+import { CATALOG_KINDS, emptyServerState, supports, type CatalogKind, type ServerState } from './catalog';
+import { toStoredContents } from './contents';
+import { describeUpstreamError, isResourceNotFound, upstreamError } from './errors';
+import { listAll } from './list-all';
+import { McpSession, type NotificationMethod } from './session';
+import type { ServerStateStore } from './state-store';
+import type { TransportEnv } from './transport';
+
+/** What `readResource` returns: the stored contents and where they came from. */
+export interface ResourceRead {
+  server: string;
+  uri: string;
+  cache: CacheSource;
+  fetchedAt: number;
+  ttlMs?: number;
+  contents: StoredContents[];
+}
+
+export interface McpSessionsOptions {
+  servers: McpServerConfig[];
+  env: TransportEnv;
+  settings: Settings;
+  store: ServerStateStore;
+  cache: ResourceCache;
+  /** Cache scope of this conversation's end user (for per-user servers and `private` results). */
+  userScope: string;
+}
+
+/**
+ * The MCP sessions of one conversation: connects to each configured server
+ * on first use (after every Durable Object start, with a fresh `initialize`),
+ * keeps catalogs and server state in storage, subscribes to what it reads,
+ * and turns notifications into cache invalidations and catalog refreshes.
+ * One server failing never fails the others.
+ */
+export class McpSessions {
+  private readonly configs: Map<string, McpServerConfig>;
+  private readonly sessions = new Map<string, McpSession>();
+  private readonly states = new Map<string, ServerState>();
+  /** Set-up (state, catalogs, subscriptions) of each MCP session, run once per session. */
+  private readonly setUps = new WeakMap<Client, Promise<void>>();
+  /** URIs subscribed within each MCP session (subscriptions do not outlive a session). */
+  private readonly subscribed = new WeakMap<Client, Set<string>>();
+  private readonly refreshes = new Map<string, { kinds: Set<CatalogKind>; timer: ReturnType<typeof setTimeout> | null; chain: Promise<void> }>();
+  /** URIs a server marked `cacheScope: "private"`: never written to the shared KV. */
+  private readonly privateUris = new Set<string>();
+  /** Servers that had a session in this Durable Object's lifetime. */
+  private readonly opened = new Set<string>();
+  /** Catalog refreshes run (one per debounced burst); for tests and benchmarks. */
+  refreshCount = 0;
+
+  constructor(private readonly options: McpSessionsOptions) {
+    this.configs = new Map(options.servers.map((server) => [server.id, server]));
+  }
+
+  get serverIds(): string[] {
+    return [...this.configs.keys()];
+  }
+
+  /** Every server's state, connecting to those not connected yet. Failures are reported per server. */
+  async catalog(): Promise<ServerState[]> {
+    await Promise.allSettled(this.serverIds.map((id) => this.ensureServer(id)));
+    return this.serverIds.map((id) => this.state(id));
+  }
+
+  /** Connects (if needed) and returns the server's state; throws a 502/504 naming the server. */
+  async ensureServer(id: string): Promise<ServerState> {
+    const session = this.session(id);
+    const state = this.state(id);
+    let client: Client;
+    try {
+      client = await session.ensure();
+    } catch (error) {
+      this.markError(state, error);
+      throw upstreamError(id, error);
+    }
+    let setUp = this.setUps.get(client);
+    if (!setUp) {
+      setUp = this.setUp(id, client);
+      this.setUps.set(client, setUp);
+    }
+    await setUp;
+    if (state.status === 'error') throw new ApiError(502, 'upstream_error', `MCP server "${id}" failed: ${state.error}`);
+    return state;
+  }
+
+  /** Reads through the cache (memory → KV → server), subscribing to the URI when the server can notify. */
+  async readResource(id: string, uri: string): Promise<ResourceRead> {
+    const state = await this.ensureServer(id);
+    if (!state.capabilities?.resources) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer resources`);
+    const canNotify = Boolean(state.capabilities.resources.subscribe);
+    const ref = this.cacheRef(id, uri);
+    const { entry, source } = await this.options.cache.read(ref, () => this.load(id, uri, canNotify));
+    if (canNotify) await this.subscribe(id, uri);
+    return {
+      server: id,
+      uri,
+      cache: source,
+      fetchedAt: entry.fetchedAt,
+      contents: entry.contents,
+      ...(entry.ttlMs === undefined ? {} : { ttlMs: entry.ttlMs }),
+    };
+  }
+
+  /** Calls one MCP tool of one server and returns its result as the server sent it. */
+  async callTool(id: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const state = await this.ensureServer(id);
+    if (!state.capabilities?.tools) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer tools`);
+    try {
+      return (await this.session(id).call((client, options) => client.callTool({ name, arguments: args }, undefined, options))) as CallToolResult;
+    } catch (error) {
+      throw upstreamError(id, error);
+    }
+  }
+
+  /**
+   * The server a URI belongs to: the one whose catalog lists it or whose
+   * template matches it. Ambiguity is the caller's to resolve (400 naming
+   * the candidates).
+   */
+  async resolveServer(uri: string): Promise<string> {
+    const states = await this.catalog();
+    const listing = states.filter((s) => s.resources.some((r) => r.uri === uri)).map((s) => s.id);
+    const candidates = listing.length
+      ? listing
+      : states.filter((s) => s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))).map((s) => s.id);
+    if (candidates.length === 1) return candidates[0]!;
+    if (candidates.length > 1) {
+      throw new ApiError(400, 'ambiguous_uri', `${uri} belongs to several servers (${candidates.join(', ')}); say which with "server"`);
+    }
+    const withResources = states.filter((s) => s.capabilities?.resources).map((s) => s.id);
+    if (withResources.length === 1) return withResources[0]!;
+    throw new ApiError(404, 'resource_not_found', `No server lists or templates ${uri}; say which server with "server" (one of: ${withResources.join(', ') || 'none'})`);
+  }
+
+  /** Ends every session (tells the servers, best effort). */
+  async closeAll(): Promise<void> {
+    for (const refresh of this.refreshes.values()) if (refresh.timer) clearTimeout(refresh.timer);
+    await Promise.allSettled([...this.sessions.values()].map((session) => session.reset()));
+  }
+
+  /** Resolves when no catalog refresh is pending or running (tests, benchmarks). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const busy = [...this.refreshes.values()].filter((r) => r.timer || r.kinds.size);
+      await Promise.all([...this.refreshes.values()].map((r) => r.chain));
+      if (!busy.length) return;
+      await new Promise((resolve) => setTimeout(resolve, this.options.settings.NOTIFICATION_DEBOUNCE_MS + 5));
+    }
+  }
+
+  // ---- connection set-up -----------------------------------------------------
+
+  private session(id: string): McpSession {
+    const config = this.configs.get(id);
+    if (!config) throw notFound(`MCP server "${id}"`);
+    let session = this.sessions.get(id);
+    if (!session) {
+      session = new McpSession(config, this.options.env, this.options.settings, {
+        onNotification: (method, params) => this.onNotification(id, method, params),
+        onStreamLost: () => this.onStreamLost(id),
+      });
+      this.sessions.set(id, session);
+    }
+    return session;
+  }
+
+  private state(id: string): ServerState {
+    let state = this.states.get(id);
+    if (!state) {
+      state = this.configs.has(id) ? this.options.store.load(id) : emptyServerState(id);
+      this.states.set(id, state);
+    }
+    return state;
+  }
+
+  /** After each new MCP session: record what the server announced, re-list, re-subscribe. */
+  private async setUp(id: string, client: Client): Promise<void> {
+    const state = this.state(id);
+    // A replacement session (lost stream, expired session): notifications may
+    // have been missed in between, so nothing cached from before is trusted.
+    if (this.opened.has(id)) this.options.cache.invalidateServer(id);
+    this.opened.add(id);
+    state.serverInfo = client.getServerVersion();
+    state.capabilities = client.getServerCapabilities();
+    state.instructions = client.getInstructions();
+    state.connectedAt = Date.now();
+    state.status = 'connected';
+    delete state.error;
+    try {
+      // A new session may have missed notifications: every catalog is re-listed.
+      await Promise.all(CATALOG_KINDS.filter((kind) => supports(state.capabilities, kind)).map((kind) => this.refreshKind(id, kind)));
+      for (const uri of this.options.store.subscriptions(id)) await this.subscribe(id, uri);
+    } catch (error) {
+      this.markError(state, error);
+      await this.session(id).reset();
+    }
+    this.options.store.saveHeader(state);
+  }
+
+  private markError(state: ServerState, error: unknown) {
+    state.status = 'error';
+    state.error = describeUpstreamError(error);
+    this.options.store.saveHeader(state);
+  }
+
+  private async refreshKind(id: string, kind: CatalogKind): Promise<void> {
+    const state = this.state(id);
+    if (!supports(state.capabilities, kind)) return;
+    const fetchedAt = Date.now();
+    const { items, truncatedAfterPages } = await this.session(id).call((client, options) =>
+      listAll(client, kind, options, this.options.settings.MCP_MAX_LIST_PAGES),
+    );
+    if (truncatedAfterPages) console.warn(`MCP server "${id}": ${kind} list still had pages after ${truncatedAfterPages}; keeping the first ${items.length}`);
+    if (kind === 'resources') {
+      const kept = new Set((items as ServerState['resources']).map((r) => r.uri));
+      const vanished = state.resources.map((r) => r.uri).filter((uri) => !kept.has(uri));
+      for (const uri of vanished) this.invalidate(id, uri);
+      this.options.store.removeSubscriptions(id, vanished);
+    }
+    (state[kind] as unknown[]) = items;
+    state.fetchedAt[kind] = fetchedAt;
+    this.options.store.saveCatalog(id, kind, items, fetchedAt);
+  }
+
+  private async subscribe(id: string, uri: string): Promise<void> {
+    const session = this.session(id);
+    const client = await session.ensure();
+    let done = this.subscribed.get(client);
+    if (!done) this.subscribed.set(client, (done = new Set()));
+    if (done.has(uri)) return;
+    done.add(uri);
+    this.options.store.addSubscription(id, uri);
+    try {
+      await client.subscribeResource({ uri }, session.requestOptions);
+    } catch (error) {
+      done.delete(uri);
+      console.warn(`MCP server "${id}": subscribe to ${uri} failed (${describeUpstreamError(error)}); its cache entry will expire instead`);
+    }
+  }
+
+  // ---- reads ----------------------------------------------------------------
+
+  private cacheRef(id: string, uri: string): CacheRef {
+    const shared = this.configs.get(id)?.cacheScope === 'shared' && !this.privateUris.has(`${id} ${uri}`);
+    return { scope: shared ? 'shared' : this.options.userScope, server: id, uri };
+  }
+
+  private async load(id: string, uri: string, canNotify: boolean) {
+    let result;
+    try {
+      result = await this.session(id).call((client, options) => client.readResource({ uri }, options));
+    } catch (error) {
+      if (isResourceNotFound(error)) {
+        throw new ApiError(404, 'resource_not_found', `MCP server "${id}" has no resource ${uri}: ${describeUpstreamError(error)}`);
+      }
+      throw upstreamError(id, error);
+    }
+    // Cache hints of the 2026 revision, when a server sends them.
+    const hint = result as { ttlMs?: unknown; cacheScope?: unknown };
+    if (hint.cacheScope === 'private') this.privateUris.add(`${id} ${uri}`);
+    const ttlMs =
+      typeof hint.ttlMs === 'number' && hint.ttlMs >= 0
+        ? hint.ttlMs
+        : canNotify
+          ? undefined
+          : (this.configs.get(id)?.ttlMs ?? this.options.settings.RESOURCE_TTL_MS);
+    return {
+      contents: toStoredContents(result.contents),
+      ...(ttlMs === undefined ? {} : { ttlMs }),
+      shareable: hint.cacheScope !== 'private',
+    };
+  }
+
+  // ---- notifications ----------------------------------------------------------
+
+  private onNotification(id: string, method: NotificationMethod, params: { uri?: string }) {
+    switch (method) {
+      case 'notifications/resources/updated':
+        if (params.uri) this.invalidate(id, params.uri);
+        return;
+      case 'notifications/resources/list_changed':
+        return this.scheduleRefresh(id, ['resources', 'resourceTemplates']);
+      case 'notifications/tools/list_changed':
+        return this.scheduleRefresh(id, ['tools']);
+      case 'notifications/prompts/list_changed':
+        return this.scheduleRefresh(id, ['prompts']);
+    }
+  }
+
+  /** Synchronous up to the point that matters: once this returns, no later read serves the old content. */
+  private invalidate(id: string, uri: string) {
+    this.options.cache.invalidate({ scope: 'shared', server: id, uri });
+    this.options.cache.invalidate({ scope: this.options.userScope, server: id, uri });
+  }
+
+  /** A burst of list_changed notifications leads to one refresh per catalog. */
+  private scheduleRefresh(id: string, kinds: CatalogKind[]) {
+    let refresh = this.refreshes.get(id);
+    if (!refresh) this.refreshes.set(id, (refresh = { kinds: new Set(), timer: null, chain: Promise.resolve() }));
+    for (const kind of kinds) refresh.kinds.add(kind);
+    if (refresh.timer) return;
+    const current = refresh;
+    current.timer = setTimeout(() => {
+      current.timer = null;
+      const due = [...current.kinds];
+      current.kinds.clear();
+      current.chain = current.chain.then(async () => {
+        this.refreshCount++;
+        await Promise.all(due.map((kind) => this.refreshKind(id, kind))).catch((error) =>
+          console.warn(`MCP server "${id}": catalog refresh failed (${describeUpstreamError(error)})`),
+        );
+      });
+    }, this.options.settings.NOTIFICATION_DEBOUNCE_MS);
+  }
+
+  /** The notification stream died: the next use opens a new session, which re-lists everything. */
+  private onStreamLost(id: string) {
+    console.warn(`MCP server "${id}": notification stream lost; reconnecting on next use`);
+    this.options.cache.invalidateServer(id);
+    this.state(id).status = 'not_connected';
+  }
+}
+
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}

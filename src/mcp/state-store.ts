@@ -1,0 +1,65 @@
+import { emptyServerState, type CatalogKind, type ServerState } from './catalog';
+
+type ServerRow = { id: string; state: string };
+type CatalogRow = { server: string; kind: CatalogKind; items: string; fetched_at: number };
+
+/**
+ * Persists what a conversation knows of its MCP servers in DO SQLite:
+ * status, server info, capabilities, instructions, each catalog with the
+ * time it was fetched, and the subscriptions we want. Nothing from config
+ * (URLs, headers) is stored here, so no credential ever reaches storage.
+ */
+export class ServerStateStore {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_servers (id TEXT PRIMARY KEY, state TEXT NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_catalogs (
+      server TEXT NOT NULL, kind TEXT NOT NULL, items TEXT NOT NULL, fetched_at INTEGER NOT NULL,
+      PRIMARY KEY (server, kind)
+    )`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_subscriptions (server TEXT NOT NULL, uri TEXT NOT NULL, PRIMARY KEY (server, uri))`);
+  }
+
+  load(id: string): ServerState {
+    const state = emptyServerState(id);
+    const row = this.sql.exec<ServerRow>(`SELECT id, state FROM mcp_servers WHERE id = ?`, id).toArray()[0];
+    if (row) Object.assign(state, JSON.parse(row.state));
+    for (const catalog of this.sql.exec<CatalogRow>(`SELECT * FROM mcp_catalogs WHERE server = ?`, id)) {
+      (state[catalog.kind] as unknown[]) = JSON.parse(catalog.items);
+      state.fetchedAt[catalog.kind] = catalog.fetched_at;
+    }
+    return state;
+  }
+
+  /** Saves everything but the catalogs (see `saveCatalog`). */
+  saveHeader(state: ServerState): void {
+    const { tools: _t, resources: _r, resourceTemplates: _rt, prompts: _p, fetchedAt: _f, ...header } = state;
+    this.sql.exec(
+      `INSERT INTO mcp_servers (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state`,
+      state.id,
+      JSON.stringify(header),
+    );
+  }
+
+  saveCatalog(id: string, kind: CatalogKind, items: unknown[], fetchedAt: number): void {
+    this.sql.exec(
+      `INSERT INTO mcp_catalogs (server, kind, items, fetched_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT(server, kind) DO UPDATE SET items = excluded.items, fetched_at = excluded.fetched_at`,
+      id,
+      kind,
+      JSON.stringify(items),
+      fetchedAt,
+    );
+  }
+
+  subscriptions(id: string): string[] {
+    return this.sql.exec<{ uri: string }>(`SELECT uri FROM mcp_subscriptions WHERE server = ? ORDER BY uri`, id).toArray().map((r) => r.uri);
+  }
+
+  addSubscription(id: string, uri: string): void {
+    this.sql.exec(`INSERT OR IGNORE INTO mcp_subscriptions (server, uri) VALUES (?, ?)`, id, uri);
+  }
+
+  removeSubscriptions(id: string, uris: string[]): void {
+    for (const uri of uris) this.sql.exec(`DELETE FROM mcp_subscriptions WHERE server = ? AND uri = ?`, id, uri);
+  }
+}

@@ -1,0 +1,48 @@
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpServerConfig } from '../config';
+import { ApiError } from '../errors';
+
+/** Where this Worker's own routes appear to live, for `url: "/demo/mcp"` entries. */
+const SELF_ORIGIN = 'http://self.internal';
+
+export type TransportKind = 'streamable-http' | 'sse';
+
+export interface TransportEnv {
+  SELF: Fetcher;
+  [name: string]: unknown;
+}
+
+/**
+ * Resolves `secret:NAME` header values to the Worker secret `NAME`. The
+ * resolved values live only in the transport's memory: never in config,
+ * storage, logs or anything sent to a model.
+ */
+export function resolveHeaders(server: McpServerConfig, env: TransportEnv): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(server.headers)) {
+    if (!value.startsWith('secret:')) {
+      headers[name] = value;
+      continue;
+    }
+    const secretName = value.slice('secret:'.length);
+    const secret = env[secretName];
+    if (typeof secret !== 'string' || secret === '') {
+      throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": header ${name} names the secret ${secretName}, which is not set`);
+    }
+    headers[name] = secret;
+  }
+  return headers;
+}
+
+/** Builds the client transport of one server. Paths of this Worker go through the SELF binding. */
+export function createTransport(server: McpServerConfig, env: TransportEnv, kind: TransportKind): Transport {
+  const isSelf = server.url.startsWith('/');
+  const url = new URL(server.url, SELF_ORIGIN);
+  const fetchImpl: typeof fetch = isSelf ? (input, init) => env.SELF.fetch(input, init) : (input, init) => fetch(input, init);
+  const requestInit: RequestInit = { headers: resolveHeaders(server, env) };
+  return kind === 'sse'
+    ? new SSEClientTransport(url, { fetch: fetchImpl, requestInit })
+    : new StreamableHTTPClientTransport(url, { fetch: fetchImpl, requestInit, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } });
+}

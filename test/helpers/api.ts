@@ -1,0 +1,39 @@
+import { env, exports } from 'cloudflare:workers';
+import { getAgentByName } from 'agents';
+import type { Conversation } from '../../src/conversation/conversation';
+import type { ServerState } from '../../src/mcp/catalog';
+import type { ResourceRead } from '../../src/mcp/sessions';
+
+/** A request to the Worker, as a frontend would send it. */
+export const api = (path: string, init?: RequestInit) => exports.default.fetch(`http://localhost${path}`, init);
+
+export const postJson = (path: string, body: unknown) =>
+  api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+export async function createConversation(): Promise<string> {
+  const response = await api('/v1/conversations', { method: 'POST' });
+  if (response.status !== 201) throw new Error(`create failed: ${response.status}`);
+  return (await response.json<{ id: string }>()).id;
+}
+
+export async function catalog(id: string): Promise<Record<string, ServerState>> {
+  const response = await api(`/v1/conversations/${id}/catalog`);
+  if (response.status !== 200) throw new Error(`catalog failed: ${response.status} ${await response.text()}`);
+  const { servers } = await response.json<{ servers: ServerState[] }>();
+  return Object.fromEntries(servers.map((s) => [s.id, s]));
+}
+
+export async function read(id: string, body: { server?: string; uri: string }): Promise<ResourceRead> {
+  const response = await postJson(`/v1/conversations/${id}/resources/read`, body);
+  if (response.status !== 200) throw new Error(`read failed: ${response.status} ${await response.text()}`);
+  return response.json<ResourceRead>();
+}
+
+/** The conversation's Durable Object, for what no HTTP route exposes yet (tool calls, settling background work). */
+export const conversationStub = (id: string) => getAgentByName<Env, Conversation>(env.CONVERSATION, id);
+
+export const textOf = (r: ResourceRead, index = 0) => {
+  const entry = r.contents[index];
+  if (!entry || !('text' in entry)) throw new Error('expected text contents');
+  return entry.text;
+};

@@ -1,0 +1,242 @@
+// A reverse proxy in front of a real MCP server that can be told, mid-test,
+// to misbehave in the ways a remote MCP server or the network really does.
+// Runs in the vitest (Node) process; Worker code in workerd reaches it over
+// 127.0.0.1. Control API: POST /__control/mode {"mode"}, GET /__control/state,
+// POST /__control/reset. See README.md for the modes.
+import http from 'node:http';
+
+export const FAULT_MODES = [
+  'pass',
+  'down',
+  'http500',
+  'malformed',
+  'invalid-jsonrpc',
+  'expire-session',
+  'hang',
+  'cut-stream',
+] as const;
+export type FaultMode = (typeof FAULT_MODES)[number];
+
+// Per-connection headers must not be copied across the two hops: Node frames
+// each side itself (e.g. re-chunks the SSE body), and a copied
+// `transfer-encoding` would contradict that framing. `host` is the upstream's.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+]);
+
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+// Request bodies are small JSON-RPC messages, so buffering them is harmless and
+// lets `invalid-jsonrpc` look inside; only responses need to stream.
+async function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** True if the body holds a JSON-RPC request (has `method` and `id`), alone or in a batch. */
+function carriesRequestWithId(body: Buffer): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    return messages.some((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m);
+  } catch {
+    return false;
+  }
+}
+
+// With a content-length, the client sees a complete response that is wrong,
+// not a truncated chunked one: the fault is in the content, not the framing.
+function send(res: http.ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  send(res, status, 'application/json', JSON.stringify(body));
+}
+
+export async function startFaultProxy({ port, upstream }: { port: number; upstream: string }): Promise<{ close(): Promise<void> }> {
+  const upstreamUrl = new URL(upstream);
+  let mode: FaultMode = 'pass';
+  let requests = 0;
+  const sessions = new Set<string>();
+  const hanging = new Set<http.ServerResponse>();
+  // No keep-alive upstream: a pooled socket the server has just timed out is a
+  // spurious ECONNRESET we would then blame on the client under test.
+  const agent = new http.Agent({ keepAlive: false });
+
+  // Destroy rather than end: a 200 with an empty body would be a fault of its
+  // own; a reset is what a client that hung on a dead server eventually sees.
+  function releaseHanging(): void {
+    for (const res of hanging) res.destroy();
+    hanging.clear();
+  }
+
+  function setMode(next: FaultMode): void {
+    if (next !== 'hang') releaseHanging();
+    mode = next;
+  }
+
+  async function control(req: http.IncomingMessage, res: http.ServerResponse, action: string): Promise<void> {
+    if (req.method === 'GET' && action === 'state') {
+      return sendJson(res, 200, { mode, requests, sessionsSeen: sessions.size });
+    }
+    if (req.method === 'POST' && action === 'reset') {
+      setMode('pass');
+      requests = 0;
+      sessions.clear();
+      res.writeHead(204).end();
+      return;
+    }
+    if (req.method === 'POST' && action === 'mode') {
+      let next: unknown;
+      try {
+        next = (JSON.parse((await readBody(req)).toString('utf8')) as { mode?: unknown }).mode;
+      } catch {
+        next = undefined;
+      }
+      if (!FAULT_MODES.includes(next as FaultMode)) {
+        return sendJson(res, 400, { error: `mode must be one of ${FAULT_MODES.join(', ')}` });
+      }
+      setMode(next as FaultMode);
+      res.writeHead(204).end();
+      return;
+    }
+    sendJson(res, 404, { error: 'unknown control endpoint' });
+  }
+
+  function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, cutStream: boolean): void {
+    const headers = endToEnd(req.headers);
+    if (body.length > 0) headers['content-length'] = body.length;
+    const upReq = http.request(
+      {
+        agent,
+        hostname: upstreamUrl.hostname,
+        port: upstreamUrl.port,
+        method: req.method,
+        path: upstreamUrl.pathname + upstreamUrl.search,
+        headers,
+      },
+      (upRes) => {
+        const sid = upRes.headers['mcp-session-id'];
+        if (typeof sid === 'string') sessions.add(sid);
+        res.writeHead(upRes.statusCode ?? 502, endToEnd(upRes.headers));
+        // Node holds headers until the first body write; a standalone GET SSE
+        // stream may not write for a long time, and the client waits on headers.
+        res.flushHeaders();
+        // `pipe` does not pass on an upstream that dies mid-stream; without this the
+        // client would wait forever on a stream that can no longer produce events.
+        upRes.on('close', () => {
+          if (!upRes.complete) res.destroy();
+        });
+        const isSse = String(upRes.headers['content-type'] ?? '').includes('text/event-stream');
+        if (cutStream && req.method === 'POST' && isSse) {
+          let budget = 20;
+          upRes.on('data', (chunk: Buffer) => {
+            if (budget <= 0) return;
+            const part = chunk.subarray(0, budget);
+            budget -= part.length;
+            // Cut only once the bytes are on the wire, so the client really sees a
+            // started-then-broken stream rather than a plain connection failure.
+            res.write(part, () => {
+              if (budget <= 0) {
+                res.destroy();
+                upReq.destroy();
+              }
+            });
+          });
+          upRes.on('end', () => res.end());
+          return;
+        }
+        upRes.pipe(res);
+      },
+    );
+    // Without this a client giving up on an SSE stream would leave the upstream
+    // stream (and the server's session stream slot) open forever.
+    res.on('close', () => upReq.destroy());
+    upReq.on('error', (err) => {
+      if (res.headersSent) res.destroy();
+      else send(res, 502, 'text/plain', `fault proxy: upstream error: ${err.message}`);
+    });
+    upReq.end(body);
+  }
+
+  async function proxy(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    requests++;
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string') sessions.add(sid);
+    switch (mode) {
+      case 'down':
+        req.socket.destroy();
+        return;
+      case 'http500':
+        send(res, 500, 'text/plain', 'upstream exploded');
+        return;
+      case 'malformed':
+        send(res, 200, 'application/json', '{"jsonrpc": "2.0", "id": ');
+        return;
+      case 'hang':
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      case 'expire-session':
+        if (typeof sid === 'string') {
+          // One-shot: the client's re-initialize (which has no session id) and
+          // everything after it must go through, as with a real restarted server.
+          mode = 'pass';
+          sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+          return;
+        }
+        break;
+    }
+    const body = await readBody(req);
+    if (mode === 'invalid-jsonrpc' && req.method === 'POST' && carriesRequestWithId(body)) {
+      sendJson(res, 200, { hello: 'world' });
+      return;
+    }
+    forward(req, res, body, mode === 'cut-stream');
+  }
+
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+    const handled =
+      path === '/mcp'
+        ? proxy(req, res)
+        : path.startsWith('/__control/')
+          ? control(req, res, path.slice('/__control/'.length))
+          : Promise.resolve(sendJson(res, 404, { error: 'not found' }));
+    handled.catch(() => res.destroy());
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    async close() {
+      releaseHanging();
+      // close() alone waits for open SSE streams, which never end by themselves.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      agent.destroy();
+    },
+  };
+}

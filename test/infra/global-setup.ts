@@ -1,0 +1,110 @@
+// vitest globalSetup: runs once in the Node process that drives vitest, not in
+// workerd. It starts real MCP servers on 127.0.0.1 so Worker code under test
+// can reach them over Streamable HTTP, and hands their URLs to tests via
+// `inject()`. Fixed ports keep the URLs predictable; see README.md.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { startFaultProxy } from './fault-proxy';
+
+
+const EVERYTHING_PORT = 3901;
+const PROXY_PORT = 3902;
+const STARTUP_TIMEOUT_MS = 15_000;
+
+const EVERYTHING_ENTRY = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Keeps the last few KB of a child's output: enough to explain a failed start. */
+function tail(stream: Readable | null): () => string {
+  let text = '';
+  stream?.setEncoding('utf8');
+  // Always drain: the server logs every request to stdout, and a full pipe
+  // would block it mid-test.
+  stream?.on('data', (chunk: string) => {
+    text = (text + chunk).slice(-4000);
+  });
+  return () => text;
+}
+
+async function startEverything(): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+  // An orphan from an earlier, hard-killed run would answer our readiness
+  // probe while our own child dies with EADDRINUSE; fail clearly instead.
+  if (await canConnect(EVERYTHING_PORT)) {
+    throw new Error(`port ${EVERYTHING_PORT} is already in use (a server-everything left over from an earlier run?)`);
+  }
+  const child = spawn(process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], {
+    // Not process.env: the server's `get-env` tool returns its whole environment
+    // to any MCP client, so CI secrets would end up in test output.
+    env: { PATH: process.env.PATH ?? '', PORT: String(EVERYTHING_PORT), GZIP_ALLOWED_DOMAINS: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stderr = tail(child.stderr);
+  const stdout = tail(child.stdout);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  // Last resort if vitest exits without running teardown.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  async function stop(): Promise<void> {
+    process.off('exit', killOnExit);
+    if (hasExited()) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (!(await canConnect(EVERYTHING_PORT))) {
+    if (hasExited() || Date.now() > deadline) {
+      const why = hasExited()
+        ? `exited (${child.exitCode ?? child.signalCode})`
+        : `did not listen within ${STARTUP_TIMEOUT_MS} ms`;
+      await stop();
+      throw new Error(
+        `server-everything ${why} on port ${EVERYTHING_PORT}.\n--- stderr ---\n${stderr()}\n--- stdout ---\n${stdout()}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, stop };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const everythingUrl = `http://127.0.0.1:${EVERYTHING_PORT}/mcp`;
+  const everything = await startEverything();
+  let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
+  try {
+    proxy = await startFaultProxy({ port: PROXY_PORT, upstream: everythingUrl });
+  } catch (err) {
+    // vitest registers no teardown when setup throws, so clean up here.
+    await everything.stop();
+    throw err;
+  }
+
+  project.provide('everythingUrl', everythingUrl);
+  project.provide('faultyUrl', `http://127.0.0.1:${PROXY_PORT}/mcp`);
+  project.provide('faultControlUrl', `http://127.0.0.1:${PROXY_PORT}/__control`);
+
+  return async () => {
+    // Proxy first: its open streams are clients of the child.
+    await proxy.close();
+    await everything.stop();
+  };
+}

@@ -1,0 +1,126 @@
+import { inject } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { catalog, createConversation, postJson, read, textOf } from './helpers/api';
+
+// The "faulty" server is server-everything behind a fault proxy
+// (test/infra/fault-proxy.ts) whose mode each test sets.
+const control = inject('faultControlUrl');
+
+async function setMode(mode: string) {
+  const response = await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+  if (response.status !== 204) throw new Error(`could not set fault mode ${mode}: ${response.status}`);
+}
+afterEach(() => setMode('pass'));
+
+/** A URI the conversation has not cached yet, so the read must reach the server. */
+let n = 100;
+const freshUri = () => `demo://resource/dynamic/text/${n++}`;
+
+async function failedRead(id: string, uri: string) {
+  const response = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'faulty', uri });
+  return { status: response.status, error: (await response.json<{ error: { code: string; message: string } }>()).error };
+}
+
+async function demoStillWorks(id: string) {
+  expect(textOf(await read(id, { server: 'demo', uri: 'task://guidelines' }))).toBeTruthy();
+}
+
+describe('faults', () => {
+  it('server down at connect: reported per server, the others work, it recovers', async () => {
+    await setMode('down');
+    const id = await createConversation();
+    const servers = await catalog(id);
+    expect(servers.faulty!.status).toBe('error');
+    expect(servers.faulty!.error).toBeTruthy();
+    expect(servers.demo!.status).toBe('connected');
+
+    const failed = await failedRead(id, freshUri());
+    expect(failed.status).toBe(502);
+    expect(failed.error.code).toBe('upstream_error');
+    expect(failed.error.message).toContain('MCP server "faulty"');
+    await demoStillWorks(id);
+
+    await setMode('pass');
+    expect((await catalog(id)).faulty!.status).toBe('connected');
+    expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource \d+/);
+  });
+
+  it('server killed mid-conversation: a clear 502, cached reads still answered, recovery after', async () => {
+    const id = await createConversation();
+    const cachedUri = freshUri();
+    await read(id, { server: 'faulty', uri: cachedUri });
+    await setMode('down');
+
+    const failed = await failedRead(id, freshUri());
+    expect(failed.status).toBe(502);
+    expect(failed.error.message).toContain('MCP server "faulty"');
+    expect((await read(id, { server: 'faulty', uri: cachedUri })).cache).toBe('memory');
+    await demoStillWorks(id);
+
+    await setMode('pass');
+    expect((await read(id, { server: 'faulty', uri: freshUri() })).cache).toBe('miss');
+  });
+
+  it.each([
+    ['http500', 502, 'HTTP 500'],
+    ['malformed', 502, 'MCP server "faulty"'],
+  ])('%s: a clear error naming the server, no crash', async (mode, status, text) => {
+    const id = await createConversation();
+    await catalog(id);
+    await setMode(mode);
+    const failed = await failedRead(id, freshUri());
+    expect(failed.status).toBe(status);
+    expect(failed.error.message).toContain(text);
+    await demoStillWorks(id);
+    await setMode('pass');
+    expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource/);
+  });
+
+  it('invalid JSON-RPC in the response: the request fails within the timeout, naming the server', async () => {
+    const id = await createConversation();
+    await catalog(id);
+    await setMode('invalid-jsonrpc');
+    const failed = await failedRead(id, freshUri());
+    expect([502, 504]).toContain(failed.status);
+    expect(failed.error.message).toContain('MCP server "faulty"');
+    await setMode('pass');
+    expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource/);
+  });
+
+  it('server hangs: 504 after MCP_REQUEST_TIMEOUT_MS, naming the server', async () => {
+    const id = await createConversation();
+    await catalog(id);
+    await setMode('hang');
+    const started = Date.now();
+    const failed = await failedRead(id, freshUri());
+    expect(failed.status).toBe(504);
+    expect(failed.error.code).toBe('upstream_timeout');
+    expect(failed.error.message).toContain('MCP server "faulty" did not answer in time');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('session expired: re-initialised transparently, once', async () => {
+    const id = await createConversation();
+    const connectedAt = (await catalog(id)).faulty!.connectedAt!;
+    await setMode('expire-session'); // the next request with a session id gets 404, then the proxy passes again
+    const result = await read(id, { server: 'faulty', uri: freshUri() });
+    expect(textOf(result)).toMatch(/^Resource/);
+    const after = (await catalog(id)).faulty!;
+    expect(after.status).toBe('connected');
+    expect(after.connectedAt!).toBeGreaterThan(connectedAt);
+    expect(after.instructions).toContain('Everything Server');
+  });
+
+  it('SSE stream cut mid-response: the read either completes or fails clearly, and the next one works', async () => {
+    const id = await createConversation();
+    await catalog(id);
+    await setMode('cut-stream');
+    const response = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'faulty', uri: freshUri() });
+    if (response.status !== 200) {
+      expect([502, 504]).toContain(response.status);
+      expect((await response.json<{ error: { message: string } }>()).error.message).toContain('MCP server "faulty"');
+    }
+    await setMode('pass');
+    expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource/);
+  });
+});

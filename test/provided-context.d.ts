@@ -1,0 +1,11 @@
+// Values test/infra/global-setup.ts provides to tests (`inject(...)`).
+// Shared by the Worker-side and the Node-side tsconfig.
+export {};
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    everythingUrl: string;
+    faultyUrl: string;
+    faultControlUrl: string;
+  }
+}

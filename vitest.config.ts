@@ -33,6 +33,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/infra/global-setup.ts'],
+    // One file at a time: every conversation connects to the shared fault
+    // proxy, so a fault one file injects must not hit another file's test.
+    fileParallelism: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // CI also writes a JSON report, from which .ci/run prints its summary line.

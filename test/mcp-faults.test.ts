@@ -102,7 +102,7 @@ describe('faults', () => {
   it('session expired: re-initialised transparently, once', async () => {
     const id = await createConversation();
     const connectedAt = (await catalog(id)).faulty!.connectedAt!;
-    await setMode('expire-session'); // the next request with a session id gets 404, then the proxy passes again
+    await setMode('expire-session'); // every existing session is now unknown to the server: 404
     const result = await read(id, { server: 'faulty', uri: freshUri() });
     expect(textOf(result)).toMatch(/^Resource/);
     const after = (await catalog(id)).faulty!;

@@ -37,6 +37,12 @@ export class ResourceCache {
   /** Concurrent misses of one key share one upstream read. */
   private readonly inflight = new Map<string, Promise<CachedResource>>();
   private readonly pendingDeletes = new Set<string>();
+  /**
+   * Keys this conversation invalidated and has not written since: any KV copy
+   * predates the invalidation and would be refused, so the lookup is skipped
+   * (a read after an update costs one MCP round trip, not a KV lookup too).
+   */
+  private readonly kvKnownStale = new Set<string>();
   /** KV writes and deletes still running (awaited by `settled()`). */
   private readonly pending = new Set<Promise<unknown>>();
 
@@ -73,6 +79,7 @@ export class ResourceCache {
     this.memory.delete(key);
     this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
     this.log.record(key);
+    this.kvKnownStale.add(key);
     if (this.pendingDeletes.has(key)) return;
     this.pendingDeletes.add(key);
     this.track(
@@ -109,6 +116,7 @@ export class ResourceCache {
   }
 
   private async readKv(ref: CacheRef, key: string, now: number): Promise<CachedResource | undefined> {
+    if (this.kvKnownStale.has(key)) return undefined;
     let value: CachedResource | null;
     try {
       value = await this.kv.get<CachedResource>(await kvKey(ref), 'json');
@@ -141,7 +149,10 @@ export class ResourceCache {
         const invalidatedMeanwhile = (this.generations.get(key) ?? 0) !== generation || (this.serverEpochs.get(ref.server) ?? 0) !== epoch;
         if (!invalidatedMeanwhile) {
           this.memory.set(key, entry);
-          if (loaded.shareable !== false && entry.bytes <= this.settings.KV_MAX_ENTRY_BYTES) this.writeKv(ref, entry);
+          if (loaded.shareable !== false && entry.bytes <= this.settings.KV_MAX_ENTRY_BYTES) {
+            this.writeKv(ref, entry);
+            this.kvKnownStale.delete(key);
+          }
         }
         return entry;
       })

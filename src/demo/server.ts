@@ -254,7 +254,13 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
   );
 
   // ---- subscriptions and pagination (beyond what McpServer does itself) --
-  const knownUri = (uri: string) => listAllResources(store).some((r) => r.uri === uri);
+  const knownUri = (uri: string) => {
+    if (STATIC_RESOURCES.some((r) => r.listing.uri === uri)) return true;
+    const published = /^docs:\/\/published\/(.+)$/.exec(uri);
+    if (published) return store.document(published[1]!) !== undefined;
+    const customer = /^customer:\/\/([^/]+)\/profile$/.exec(uri);
+    return customer ? findCustomer(customer[1]!) !== undefined : false;
+  };
   server.server.setRequestHandler(SubscribeRequestSchema, ({ params }) => {
     if (!knownUri(params.uri)) throw new McpError(RESOURCE_NOT_FOUND, `Resource ${params.uri} not found`, { uri: params.uri });
     host.subscriptions.add(params.uri);

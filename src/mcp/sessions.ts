@@ -1,13 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { CacheRef, CacheSource, StoredContents } from '../cache/types';
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import { CATALOG_KINDS, emptyServerState, supports, type CatalogKind, type ServerState } from './catalog';
 import { toStoredContents } from './contents';
-import { describeUpstreamError, isResourceNotFound, upstreamError } from './errors';
+import { describeUpstreamError, isResourceNotFound, isTimeout, upstreamError } from './errors';
 import { listAll } from './list-all';
 import { McpSession, type NotificationMethod } from './session';
 import type { ServerStateStore } from './state-store';
@@ -96,9 +96,18 @@ export class McpSessions {
     const state = await this.ensureServer(id);
     if (!state.capabilities?.resources) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer resources`);
     const canNotify = Boolean(state.capabilities.resources.subscribe);
+    // The subscription must be in place before the server read: an update
+    // landing between our read and our subscription would never be heard of.
+    // It runs alongside the memory/KV lookups, and is a no-op once made in
+    // this session, so only a URI's first read pays a second round trip.
+    const subscribed = canNotify ? this.subscribe(id, uri) : Promise.resolve();
+    subscribed.catch(() => {}); // awaited below; this only keeps it from counting as unhandled meanwhile
     const ref = this.cacheRef(id, uri);
-    const { entry, source } = await this.options.cache.read(ref, () => this.load(id, uri, canNotify));
-    if (canNotify) await this.subscribe(id, uri);
+    const { entry, source } = await this.options.cache.read(ref, async () => {
+      await subscribed;
+      return this.load(id, uri, canNotify);
+    });
+    await subscribed;
     return {
       server: id,
       uri,
@@ -232,18 +241,31 @@ export class McpSessions {
 
   private async subscribe(id: string, uri: string): Promise<void> {
     const session = this.session(id);
-    const client = await session.ensure();
+    if (this.subscribedIn(await session.ensure()).has(uri)) return;
+    try {
+      // Through `call`, so an expired session is re-initialised like for any request.
+      await session.call(async (client, options) => {
+        const done = this.subscribedIn(client);
+        if (done.has(uri)) return;
+        done.add(uri);
+        await client.subscribeResource({ uri }, options).catch((error: unknown) => {
+          done.delete(uri);
+          throw error;
+        });
+      });
+      this.options.store.addSubscription(id, uri);
+    } catch (error) {
+      // A server that is down or silent will not answer the read either: fail now, once.
+      if (!(error instanceof McpError) || isTimeout(error)) throw upstreamError(id, error);
+      // The server refused this subscription: reads still work, the entry is just not kept fresh by notifications.
+      console.warn(`MCP server "${id}": subscribe to ${uri} refused (${describeUpstreamError(error)})`);
+    }
+  }
+
+  private subscribedIn(client: Client): Set<string> {
     let done = this.subscribed.get(client);
     if (!done) this.subscribed.set(client, (done = new Set()));
-    if (done.has(uri)) return;
-    done.add(uri);
-    this.options.store.addSubscription(id, uri);
-    try {
-      await client.subscribeResource({ uri }, session.requestOptions);
-    } catch (error) {
-      done.delete(uri);
-      console.warn(`MCP server "${id}": subscribe to ${uri} failed (${describeUpstreamError(error)}); its cache entry will expire instead`);
-    }
+    return done;
   }
 
   // ---- reads ----------------------------------------------------------------

@@ -73,6 +73,8 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
   let mode: FaultMode = 'pass';
   let requests = 0;
   const sessions = new Set<string>();
+  /** Sessions that `expire-session` made unknown (those seen before it was set). */
+  let expired = new Set<string>();
   const hanging = new Set<http.ServerResponse>();
   // No keep-alive upstream: a pooled socket the server has just timed out is a
   // spurious ECONNRESET we would then blame on the client under test.
@@ -87,6 +89,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
 
   function setMode(next: FaultMode): void {
     if (next !== 'hang') releaseHanging();
+    expired = next === 'expire-session' ? new Set(sessions) : new Set();
     mode = next;
   }
 
@@ -193,10 +196,9 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
         res.on('close', () => hanging.delete(res));
         return;
       case 'expire-session':
-        if (typeof sid === 'string') {
-          // One-shot: the client's re-initialize (which has no session id) and
-          // everything after it must go through, as with a real restarted server.
-          mode = 'pass';
+        // Like a server that restarted: every session that existed when the
+        // mode was set is gone (404 for good); sessions initialised since work.
+        if (typeof sid === 'string' && expired.has(sid)) {
           sendJson(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
           return;
         }

@@ -1,0 +1,20 @@
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+// Benchmarks run inside workerd like the tests, but one file at a time and
+// never as part of `npm test`. bench/run.mjs starts this and writes BENCHMARKS.md.
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.toml' },
+      // The demo server pages 3 at a time to exercise pagination; the benchmark
+      // publishes 1,000 documents and should not measure 334-page re-listings.
+      miniflare: { bindings: { DEMO_PAGE_SIZE: '500' } },
+    }),
+  ],
+  test: {
+    include: ['bench/**/*.bench.test.ts'],
+    fileParallelism: false,
+    testTimeout: 600_000,
+  },
+});

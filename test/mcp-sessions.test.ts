@@ -220,5 +220,10 @@ describe('POST /v1/conversations/:id/resources/read', () => {
     }
     const notJson = await api(`/v1/conversations/${id}/resources/read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
     expect(notJson.status).toBe(400);
+    const wrongType = await api(`/v1/conversations/${id}/resources/read`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"uri":"task://guidelines"}' });
+    expect(wrongType.status).toBe(415);
+    const huge = await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'x'.repeat(300 * 1024) });
+    expect(huge.status).toBe(413);
+    expect((await huge.json<{ error: { code: string } }>()).error.code).toBe('payload_too_large');
   });
 });

@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
+import { ApiError } from '../errors';
 import { demoMcpRoute } from '../demo/route';
-import { onError, onNotFound } from './errors';
+import { errorResponse, onError, onNotFound } from './errors';
 import { conversations } from './routes/conversations';
 import { health } from './routes/health';
 import { servers } from './routes/servers';
@@ -11,9 +13,19 @@ import type { AppBindings } from './types';
  * The Worker's HTTP surface. Cross-cutting concerns are middleware layers
  * (`app.use`), routes are small sub-apps mounted by path.
  */
+/** API request bodies above this are refused before they are read (413). */
+export const MAX_BODY_BYTES = 256 * 1024;
+
 export function createApp() {
   return new Hono<AppBindings>()
     .use(requestId())
+    .use(
+      '/v1/*',
+      bodyLimit({
+        maxSize: MAX_BODY_BYTES,
+        onError: (c) => errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
+      }),
+    )
     .route('/', health)
     .route('/v1/servers', servers)
     .route('/v1/conversations', conversations)

@@ -22,7 +22,7 @@ export function isTimeout(error: unknown): boolean {
 
 /** A short, credential-free description of what went wrong talking to a server. */
 export function describeUpstreamError(error: unknown): string {
-  if (error instanceof McpError) return error.message.replace(/^MCP error -?\d+: /, '');
+  if (error instanceof McpError) return error.message.replace(/^(MCP error -?\d+: )+/, ''); // the SDK prefixes on both ends
   if (error instanceof StreamableHTTPError && error.code !== undefined) return `HTTP ${error.code}: ${error.message}`;
   if (error instanceof Error) return error.message;
   return String(error);

@@ -3,15 +3,20 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * MCP servers every test conversation connects to: the demo server, the
- * third-party server-everything, and the same server-everything behind a
- * fault proxy that tests switch between failure modes (so its URIs are also
- * ambiguous between "everything" and "faulty"). The Node processes behind the last two are
+ * third-party server-everything, the same server-everything behind a fault
+ * proxy that tests switch between failure modes (so its URIs are ambiguous
+ * between "everything" and "faulty"), server-everything again over the
+ * legacy SSE transport, and a minimal resources-only server. The Node processes behind the last two are
  * started by test/infra/global-setup.ts on 127.0.0.1.
  */
 export const TEST_MCP_SERVERS = [
   { id: 'demo', url: '/demo/mcp' },
   { id: 'everything', url: 'http://127.0.0.1:3901/mcp', transport: 'streamable-http' },
   { id: 'faulty', url: 'http://127.0.0.1:3902/mcp', transport: 'streamable-http' },
+  // server-everything over the old HTTP+SSE transport: "auto" must fall back to it.
+  { id: 'legacy', url: 'http://127.0.0.1:3903/sse', transport: 'auto' },
+  // Resources only, no subscribe, cache hints on one resource (test/infra/minimal-server.ts).
+  { id: 'minimal', url: 'http://127.0.0.1:3904/mcp', transport: 'streamable-http', cacheScope: 'shared' },
 ];
 
 // Tests run inside workerd with the bindings of wrangler.toml (Durable

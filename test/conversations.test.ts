@@ -52,7 +52,7 @@ describe('GET /v1/servers', () => {
     const response = await api('/v1/servers');
     expect(response.status).toBe(200);
     const { servers } = await response.json<{ servers: Array<Record<string, unknown>> }>();
-    expect(servers.map((s) => s.id)).toEqual(['demo', 'everything', 'faulty']);
+    expect(servers.map((s) => s.id)).toEqual(['demo', 'everything', 'faulty', 'legacy', 'minimal']);
     const demo = servers.find((s) => s.id === 'demo')!;
     expect(demo).toMatchObject({
       url: '/demo/mcp',

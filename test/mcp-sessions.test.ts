@@ -178,13 +178,13 @@ describe('POST /v1/conversations/:id/resources/read', () => {
     expect((await read(id, { uri: 'docs://test-matrix' })).server).toBe('demo'); // listed by demo only
     expect((await read(id, { uri: 'customer://initech/profile' })).server).toBe('demo'); // matches demo's template
 
-    // "everything" and "faulty" are the same server under two ids: its URIs are ambiguous.
+    // "everything", "faulty" and "legacy" are the same server under three ids: its URIs are ambiguous.
     const uri = (await catalog(id)).everything!.resources[0]!.uri;
     const ambiguous = await postJson(`/v1/conversations/${id}/resources/read`, { uri });
     expect(ambiguous.status).toBe(400);
     const error = await ambiguous.json<{ error: { code: string; message: string } }>();
     expect(error.error.code).toBe('ambiguous_uri');
-    expect(error.error.message).toContain('(everything, faulty)');
+    expect(error.error.message).toContain('belongs to several servers (everything, faulty, legacy)');
     expect((await read(id, { server: 'everything', uri })).server).toBe('everything');
 
     const unknown = await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'nowhere://at/all' });

@@ -7,5 +7,6 @@ declare module 'vitest' {
     everythingUrl: string;
     faultyUrl: string;
     faultControlUrl: string;
+    minimalUrl: string;
   }
 }

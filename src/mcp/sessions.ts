@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { CacheRef, CacheSource, StoredContents } from '../cache/types';
 import type { McpServerConfig, Settings } from '../config';
@@ -49,8 +49,6 @@ export class McpSessions {
   /** URIs subscribed within each MCP session (subscriptions do not outlive a session). */
   private readonly subscribed = new WeakMap<Client, Set<string>>();
   private readonly refreshes = new Map<string, { kinds: Set<CatalogKind>; timer: ReturnType<typeof setTimeout> | null; chain: Promise<void> }>();
-  /** URIs a server marked `cacheScope: "private"`: never written to the shared KV. */
-  private readonly privateUris = new Set<string>();
   /** Servers that had a session in this Durable Object's lifetime. */
   private readonly opened = new Set<string>();
   /** Catalog refreshes run (one per debounced burst); for tests and benchmarks. */
@@ -224,9 +222,14 @@ export class McpSessions {
     const state = this.state(id);
     if (!supports(state.capabilities, kind)) return;
     const fetchedAt = Date.now();
-    const { items, truncatedAfterPages } = await this.session(id).call((client, options) =>
-      listAll(client, kind, options, this.options.settings.MCP_MAX_LIST_PAGES),
-    );
+    const { items, truncatedAfterPages } = await this.session(id)
+      .call((client, options) => listAll(client, kind, options, this.options.settings.MCP_MAX_LIST_PAGES))
+      .catch((error: unknown) => {
+        // `resources` implies resources/templates/list, but many servers never
+        // implement it: "method not found" means there is nothing to list.
+        if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return { items: [], truncatedAfterPages: undefined };
+        throw error;
+      });
     if (truncatedAfterPages) console.warn(`MCP server "${id}": ${kind} list still had pages after ${truncatedAfterPages}; keeping the first ${items.length}`);
     if (kind === 'resources') {
       const kept = new Set((items as ServerState['resources']).map((r) => r.uri));
@@ -270,8 +273,13 @@ export class McpSessions {
 
   // ---- reads ----------------------------------------------------------------
 
+  /**
+   * Results a server marks `cacheScope: "private"` need no scope of their own:
+   * they are never written to KV (see `load`), and the memory layer belongs to
+   * this conversation alone.
+   */
   private cacheRef(id: string, uri: string): CacheRef {
-    const shared = this.configs.get(id)?.cacheScope === 'shared' && !this.privateUris.has(`${id} ${uri}`);
+    const shared = this.configs.get(id)?.cacheScope === 'shared';
     return { scope: shared ? 'shared' : this.options.userScope, server: id, uri };
   }
 
@@ -287,7 +295,6 @@ export class McpSessions {
     }
     // Cache hints of the 2026 revision, when a server sends them.
     const hint = result as { ttlMs?: unknown; cacheScope?: unknown };
-    if (hint.cacheScope === 'private') this.privateUris.add(`${id} ${uri}`);
     const ttlMs =
       typeof hint.ttlMs === 'number' && hint.ttlMs >= 0
         ? hint.ttlMs

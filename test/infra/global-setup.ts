@@ -8,10 +8,13 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { startFaultProxy } from './fault-proxy';
+import { startMinimalServer } from './minimal-server';
 
 
 const EVERYTHING_PORT = 3901;
 const PROXY_PORT = 3902;
+const LEGACY_SSE_PORT = 3903;
+const MINIMAL_PORT = 3904;
 const STARTUP_TIMEOUT_MS = 15_000;
 
 const EVERYTHING_ENTRY = fileURLToPath(
@@ -41,16 +44,16 @@ function tail(stream: Readable | null): () => string {
   return () => text;
 }
 
-async function startEverything(): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+async function startEverything(transport: 'streamableHttp' | 'sse', port: number): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
   // An orphan from an earlier, hard-killed run would answer our readiness
   // probe while our own child dies with EADDRINUSE; fail clearly instead.
-  if (await canConnect(EVERYTHING_PORT)) {
-    throw new Error(`port ${EVERYTHING_PORT} is already in use (a server-everything left over from an earlier run?)`);
+  if (await canConnect(port)) {
+    throw new Error(`port ${port} is already in use (a server-everything left over from an earlier run?)`);
   }
-  const child = spawn(process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], {
+  const child = spawn(process.execPath, [EVERYTHING_ENTRY, transport], {
     // Not process.env: the server's `get-env` tool returns its whole environment
     // to any MCP client, so CI secrets would end up in test output.
-    env: { PATH: process.env.PATH ?? '', PORT: String(EVERYTHING_PORT), GZIP_ALLOWED_DOMAINS: '127.0.0.1' },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), GZIP_ALLOWED_DOMAINS: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stderr = tail(child.stderr);
@@ -71,14 +74,14 @@ async function startEverything(): Promise<{ child: ChildProcess; stop(): Promise
   }
 
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  while (!(await canConnect(EVERYTHING_PORT))) {
+  while (!(await canConnect(port))) {
     if (hasExited() || Date.now() > deadline) {
       const why = hasExited()
         ? `exited (${child.exitCode ?? child.signalCode})`
         : `did not listen within ${STARTUP_TIMEOUT_MS} ms`;
       await stop();
       throw new Error(
-        `server-everything ${why} on port ${EVERYTHING_PORT}.\n--- stderr ---\n${stderr()}\n--- stdout ---\n${stdout()}`,
+        `server-everything (${transport}) ${why} on port ${port}.\n--- stderr ---\n${stderr()}\n--- stdout ---\n${stdout()}`,
       );
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -88,23 +91,29 @@ async function startEverything(): Promise<{ child: ChildProcess; stop(): Promise
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const everythingUrl = `http://127.0.0.1:${EVERYTHING_PORT}/mcp`;
-  const everything = await startEverything();
-  let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
+  // Started one after the other; whatever started is stopped if a later one fails
+  // (vitest registers no teardown when setup throws).
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
   try {
-    proxy = await startFaultProxy({ port: PROXY_PORT, upstream: everythingUrl });
+    stops.push((await startEverything('streamableHttp', EVERYTHING_PORT)).stop);
+    // Proxy before the SSE server in `stops` order: its open streams are clients of the first child.
+    const proxy = await startFaultProxy({ port: PROXY_PORT, upstream: everythingUrl });
+    stops.push(() => proxy.close());
+    stops.push((await startEverything('sse', LEGACY_SSE_PORT)).stop);
+    const minimal = await startMinimalServer(MINIMAL_PORT);
+    stops.push(() => minimal.close());
   } catch (err) {
-    // vitest registers no teardown when setup throws, so clean up here.
-    await everything.stop();
+    await stopAll();
     throw err;
   }
 
   project.provide('everythingUrl', everythingUrl);
   project.provide('faultyUrl', `http://127.0.0.1:${PROXY_PORT}/mcp`);
   project.provide('faultControlUrl', `http://127.0.0.1:${PROXY_PORT}/__control`);
+  project.provide('minimalUrl', `http://127.0.0.1:${MINIMAL_PORT}/mcp`);
 
-  return async () => {
-    // Proxy first: its open streams are clients of the child.
-    await proxy.close();
-    await everything.stop();
-  };
+  return stopAll;
 }

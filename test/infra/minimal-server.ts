@@ -1,0 +1,62 @@
+// A deliberately small MCP server for the host's edge cases: it announces
+// resources only (no tools, no prompts, no subscribe, no listChanged), sends
+// the 2026 revision's cache hints on one resource, and records every method
+// it receives (GET /__methods) so tests can check that the host never calls
+// what a server did not announce. Stateless Streamable HTTP (JSON responses).
+import http from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ListResourcesRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const RESOURCES = [
+  { uri: 'mini://public-note', name: 'public-note', mimeType: 'text/plain', size: 19 },
+  { uri: 'mini://private-note', name: 'private-note', mimeType: 'text/plain', size: 20 },
+];
+
+function createServer(): Server {
+  const server = new Server({ name: 'minimal-resources', version: '1.0.0' }, { capabilities: { resources: {} } });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
+  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
+    if (params.uri === 'mini://public-note') return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'shared by everyone.' }] };
+    if (params.uri === 'mini://private-note') {
+      // Cache hints of the 2026-07-28 revision: per-user content, one minute.
+      return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'for one user only...' }], ttlMs: 60_000, cacheScope: 'private' };
+    }
+    throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
+  });
+  return server;
+}
+
+export async function startMinimalServer(port: number): Promise<{ close(): Promise<void> }> {
+  const methods: string[] = [];
+  const httpServer = http.createServer(async (req, res) => {
+    if (req.url === '/__methods') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(methods));
+      return;
+    }
+    if (req.url !== '/mcp' || req.method !== 'POST') {
+      res.writeHead(405).end(); // stateless: no GET stream, no DELETE
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string } | Array<{ method?: string }>;
+    for (const message of Array.isArray(body) ? body : [body]) if (message.method) methods.push(message.method);
+    const server = createServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void server.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        httpServer.closeAllConnections();
+        httpServer.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,91 @@
+import { env } from 'cloudflare:workers';
+import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { InvalidationLog } from '../src/cache/invalidation-log';
+import { kvKey } from '../src/cache/keys';
+import { ResourceCache } from '../src/cache/resource-cache';
+import { catalog, conversationStub, createConversation, read, textOf } from './helpers/api';
+
+describe('servers that lack capabilities', () => {
+  it('a resources-only server works, and nothing it did not announce is ever called', async () => {
+    const id = await createConversation();
+    const { minimal } = await catalog(id);
+    expect(minimal!.status).toBe('connected');
+    expect(minimal!.capabilities).toEqual({ resources: {} });
+    expect(minimal!.resources.map((r) => r.uri)).toEqual(['mini://public-note', 'mini://private-note']);
+    expect(minimal!.tools).toEqual([]);
+    expect(minimal!.prompts).toEqual([]);
+    expect(minimal!.resourceTemplates).toEqual([]);
+    // resources/templates/list belongs to the resources capability; this server answers "method not found": no templates.
+    expect(Object.keys(minimal!.fetchedAt).sort()).toEqual(['resourceTemplates', 'resources']);
+
+    expect(textOf(await read(id, { server: 'minimal', uri: 'mini://public-note' }))).toBe('shared by everyone.');
+    const tool = await (await conversationStub(id)).callTool({ server: 'minimal', name: 'anything', arguments: {} });
+    expect(tool).toMatchObject({ ok: false, error: { status: 400, code: 'unsupported' } });
+
+    const methods = await (await fetch(inject('minimalUrl').replace('/mcp', '/__methods'))).json<string[]>();
+    expect(methods).toContain('initialize');
+    expect(methods).toContain('resources/list');
+    for (const never of ['tools/list', 'tools/call', 'prompts/list', 'resources/subscribe', 'completion/complete']) {
+      expect(methods, never).not.toContain(never);
+    }
+  });
+
+  it('a server that cannot notify gets the configured TTL; its entries are shared through KV', async () => {
+    const id = await createConversation();
+    const first = await read(id, { server: 'minimal', uri: 'mini://public-note' });
+    expect(first.ttlMs).toBe(300_000);
+    await (await conversationStub(id)).settle();
+    expect(await env.RESOURCE_CACHE.get(await kvKey({ scope: 'shared', server: 'minimal', uri: 'mini://public-note' }))).not.toBeNull();
+  });
+
+  it('honours server cache hints: ttlMs, and cacheScope "private" never reaches KV', async () => {
+    const id = await createConversation();
+    const first = await read(id, { server: 'minimal', uri: 'mini://private-note' });
+    expect(first.ttlMs).toBe(60_000);
+    expect((await read(id, { server: 'minimal', uri: 'mini://private-note' })).cache).toBe('memory');
+    await (await conversationStub(id)).settle();
+    for (const scope of ['shared', `user:${id}`]) {
+      expect(await env.RESOURCE_CACHE.get(await kvKey({ scope, server: 'minimal', uri: 'mini://private-note' })), scope).toBeNull();
+    }
+    // Another conversation (another user) does not get it from any cache.
+    expect((await read(await createConversation(), { server: 'minimal', uri: 'mini://private-note' })).cache).toBe('miss');
+  });
+});
+
+describe('legacy HTTP+SSE transport', () => {
+  it('"auto" falls back to SSE for a server that refuses Streamable HTTP, with full catalog and reads', async () => {
+    const id = await createConversation();
+    const { legacy } = await catalog(id);
+    expect(legacy!.status).toBe('connected');
+    expect(legacy!.serverInfo?.name).toBe('mcp-servers/everything');
+    expect(legacy!.resources).toHaveLength(7);
+    expect(textOf(await read(id, { server: 'legacy', uri: 'demo://resource/dynamic/text/7' }))).toMatch(/^Resource 7/);
+  });
+});
+
+describe('KV outage (injected)', () => {
+  it('never fails a read the server can answer', async () => {
+    const broken = {
+      get: () => Promise.reject(new Error('KV unavailable')),
+      put: () => Promise.reject(new Error('KV unavailable')),
+      delete: () => Promise.reject(new Error('KV unavailable')),
+    } as unknown as KVNamespace;
+    const id = await createConversation();
+    const { runInDurableObject } = await import('cloudflare:test');
+    await runInDurableObject(await conversationStub(id), async (_instance, state) => {
+      const settings = { KV_MAX_AGE_MS: 300_000, KV_MAX_ENTRY_BYTES: 1 << 20, MEMORY_CACHE_BYTES: 1 << 20 };
+      const cache = new ResourceCache(broken, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings);
+      const ref = { scope: 'shared', server: 'demo', uri: 'task://guidelines' };
+      const load = async () => ({ contents: [{ uri: ref.uri, mimeType: 'text/plain', text: 'from the server', size: 15 }] });
+      const first = await cache.read(ref, load);
+      expect(first.source).toBe('miss');
+      expect(first.entry.contents[0]).toMatchObject({ text: 'from the server' });
+      await cache.settled(); // the failed KV write is logged, not thrown
+      expect((await cache.read(ref, load)).source).toBe('memory');
+      cache.invalidate(ref);
+      await cache.settled();
+      expect((await cache.read(ref, load)).source).toBe('miss');
+    });
+  });
+});

@@ -56,8 +56,8 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
   const results = await runInDurableObject(stub, async (_instance, state) => {
     const config = loadConfig(env);
     const servers = config.mcpServers.filter((s) => s.id === 'demo');
-    const build = (memoryBytes: number) => {
-      const settings = { ...config.settings, MEMORY_CACHE_BYTES: memoryBytes };
+    const build = (memoryBytes: number, kvMaxEntryBytes = config.settings.KV_MAX_ENTRY_BYTES) => {
+      const settings = { ...config.settings, MEMORY_CACHE_BYTES: memoryBytes, KV_MAX_ENTRY_BYTES: kvMaxEntryBytes };
       const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings);
       const sessions = new McpSessions({
         servers,
@@ -77,7 +77,8 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
 
     const withMemory = build(16 * 1024 * 1024);
     const noMemory = build(0); // every read skips the memory layer: KV hit or miss
-    for (const { sessions, cache } of [withMemory, noMemory]) {
+    const noKvWrites = build(0, 0); // the same, never writing KV (to see what background KV writes cost)
+    for (const { sessions, cache } of [withMemory, noMemory, noKvWrites]) {
       await sessions.readResource('demo', URI); // connect, list, subscribe, fill KV
       await cache.settled();
     }
@@ -97,7 +98,7 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
 
     // A cold miss: a URI this conversation never read, so KV is asked first (and has nothing).
     const runId = crypto.randomUUID().slice(0, 8);
-    const coldUris = Array.from({ length: ROUND_TRIP.reads }, (_, i) => `docs://published/bench-${runId}-${i}`);
+    const coldUris = Array.from({ length: 2 * ROUND_TRIP.reads }, (_, i) => `docs://published/bench-${runId}-${i}`);
     for (const [i, uri] of coldUris.entries()) {
       await direct.callTool({ name: 'publish_document', arguments: { slug: uri.slice('docs://published/'.length), title: `Bench ${i}`, markdown: `# Bench ${i}\n\nBody.` } });
     }
@@ -107,6 +108,7 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
       await new Promise((resolve) => setTimeout(resolve, 300));
       await withMemory.sessions.idle();
       await noMemory.sessions.idle();
+      await noKvWrites.sessions.idle();
       quiet = withMemory.sessions.refreshCount + noMemory.sessions.refreshCount === before ? quiet + 1 : 0;
     }
     const refreshesBefore = noMemory.sessions.refreshCount;
@@ -114,12 +116,22 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
     const coldMiss = await timeBatches(ROUND_TRIP, () => noMemory.sessions.readResource('demo', coldUris[cold++]!));
     let coldDirect = 0;
     const directForColdMiss = await timeBatches(ROUND_TRIP, () => direct.readResource({ uri: coldUris[coldDirect++]! }));
+    let coldNoKv = ROUND_TRIP.reads; // the second half: URIs nobody read yet
+    const coldMissNoKvWrites = await timeBatches(ROUND_TRIP, () => noKvWrites.sessions.readResource('demo', coldUris[coldNoKv++]!));
+    // The same protocol work done by hand: subscribe, then read.
+    let coldSubscribed = 0;
+    const directSubscribeRead = await timeBatches(ROUND_TRIP, async () => {
+      const uri = coldUris[coldSubscribed++]!;
+      await direct.subscribeResource({ uri });
+      return direct.readResource({ uri });
+    });
     console.log(`refreshes during the cold-miss run: ${noMemory.sessions.refreshCount - refreshesBefore}`);
 
     await direct.close();
     await withMemory.sessions.closeAll();
     await noMemory.sessions.closeAll();
-    return { memoryHit, kvHit, miss, coldMiss, directForMemory, directForKv, directForMiss, directForColdMiss };
+    await noKvWrites.sessions.closeAll();
+    return { memoryHit, kvHit, miss, coldMiss, coldMissNoKvWrites, directForMemory, directForKv, directForMiss, directForColdMiss, directSubscribeRead };
   });
 
   // Read by bench/run.mjs, which writes BENCHMARKS.md.

@@ -12,7 +12,8 @@ import { defineConfig } from 'vitest/config';
 export const TEST_MCP_SERVERS = [
   { id: 'demo', url: '/demo/mcp' },
   { id: 'everything', url: 'http://127.0.0.1:3901/mcp', transport: 'streamable-http' },
-  { id: 'faulty', url: 'http://127.0.0.1:3902/mcp', transport: 'streamable-http' },
+  // Sends a bearer token from a Worker secret, so tests can check it never leaks.
+  { id: 'faulty', url: 'http://127.0.0.1:3902/mcp', transport: 'streamable-http', headers: { Authorization: 'secret:FAULTY_TOKEN' } },
   // server-everything over the old HTTP+SSE transport: "auto" must fall back to it.
   { id: 'legacy', url: 'http://127.0.0.1:3903/sse', transport: 'auto' },
   // Resources only, no subscribe, cache hints on one resource (test/infra/minimal-server.ts).
@@ -31,6 +32,8 @@ export default defineConfig({
           // Short enough that the "server hangs" test does not wait 30 s.
           MCP_REQUEST_TIMEOUT_MS: '3000',
           NOTIFICATION_DEBOUNCE_MS: '50',
+          // Stands in for a `wrangler secret`: an MCP server credential.
+          FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
         },
       },
     }),

@@ -89,3 +89,29 @@ describe('KV outage (injected)', () => {
     });
   });
 });
+
+describe('invalidation vs a read in flight (injected timing)', () => {
+  it('a read that starts after an invalidation never joins a load that started before it', async () => {
+    const id = await createConversation();
+    const { runInDurableObject } = await import('cloudflare:test');
+    await runInDurableObject(await conversationStub(id), async (_instance, state) => {
+      const settings = { KV_MAX_AGE_MS: 300_000, KV_MAX_ENTRY_BYTES: 1 << 20, MEMORY_CACHE_BYTES: 1 << 20 };
+      const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings);
+      const ref = { scope: `test:${id}`, server: 'demo', uri: 'task://race' };
+      let releaseOld!: () => void;
+      const oldLoad = new Promise<void>((resolve) => (releaseOld = resolve));
+      const contents = (text: string) => [{ uri: ref.uri, mimeType: 'text/plain', text, size: text.length }];
+
+      const before = cache.read(ref, async () => {
+        await oldLoad; // the server answered before the update, but the answer is slow to arrive
+        return { contents: contents('old') };
+      });
+      cache.invalidate(ref); // resources/updated arrives meanwhile
+      const after = cache.read(ref, async () => ({ contents: contents('new') }));
+      releaseOld();
+      expect((await after).entry.contents[0]).toMatchObject({ text: 'new' });
+      expect((await before).entry.contents[0]).toMatchObject({ text: 'old' }); // its own caller started before the update
+      expect((await cache.read(ref, async () => ({ contents: contents('never') }))).entry.contents[0]).toMatchObject({ text: 'new' });
+    });
+  });
+});

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalog, createConversation, postJson, read, textOf } from './helpers/api';
+import { api, catalog, conversationStub, createConversation, postJson, read, textOf } from './helpers/api';
 
 // The "faulty" server is server-everything behind a fault proxy
 // (test/infra/fault-proxy.ts) whose mode each test sets.
@@ -122,5 +122,44 @@ describe('faults', () => {
     }
     await setMode('pass');
     expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource/);
+  });
+});
+
+describe('credentials and session hygiene', () => {
+  const TOKEN = 'tok_live_9f8e7d6c5b4a3210';
+
+  it('a server that echoes our bearer token: the error names the server, the token is masked everywhere', async () => {
+    const id = await createConversation();
+    await catalog(id);
+    await setMode('echo-auth');
+    const failed = await failedRead(id, freshUri());
+    expect(failed.status).toBe(502);
+    expect(failed.error.message).toContain('MCP server "faulty"');
+    expect(failed.error.message).toContain('[redacted]');
+    expect(failed.error.message).not.toContain(TOKEN);
+
+    // Not in the catalog's stored error, and not anywhere in the conversation's storage.
+    await setMode('echo-auth');
+    const { runInDurableObject } = await import('cloudflare:test');
+    const text = JSON.stringify(await catalog(id));
+    expect(text).not.toContain(TOKEN);
+    const stored = await runInDurableObject(await conversationStub(id), (_instance, state) => {
+      const rows: unknown[] = [];
+      for (const { name } of state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`)) {
+        rows.push(...state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray());
+      }
+      return JSON.stringify(rows);
+    });
+    expect(stored.length).toBeGreaterThan(100);
+    expect(stored).not.toContain(TOKEN);
+  });
+
+  it('deleting a conversation ends its MCP sessions with DELETE', async () => {
+    const id = await createConversation();
+    expect((await catalog(id)).faulty!.status).toBe('connected');
+    const before = (await (await fetch(`${control}/state`)).json<{ deletes: number }>()).deletes;
+    expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(204);
+    const after = (await (await fetch(`${control}/state`)).json<{ deletes: number }>()).deletes;
+    expect(after).toBe(before + 1);
   });
 });

@@ -37,12 +37,6 @@ export class ResourceCache {
   /** Concurrent misses of one key share one upstream read. */
   private readonly inflight = new Map<string, Promise<CachedResource>>();
   private readonly pendingDeletes = new Set<string>();
-  /**
-   * Keys this conversation invalidated and has not written since: any KV copy
-   * predates the invalidation and would be refused, so the lookup is skipped
-   * (a read after an update costs one MCP round trip, not a KV lookup too).
-   */
-  private readonly kvKnownStale = new Set<string>();
   /** KV writes and deletes still running (awaited by `settled()`). */
   private readonly pending = new Set<Promise<unknown>>();
 
@@ -79,7 +73,7 @@ export class ResourceCache {
     this.memory.delete(key);
     this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
     this.log.record(key);
-    this.kvKnownStale.add(key);
+    this.inflight.delete(key); // a later read must not join a load that started before this
     if (this.pendingDeletes.has(key)) return;
     this.pendingDeletes.add(key);
     this.track(
@@ -98,6 +92,7 @@ export class ResourceCache {
   invalidateServer(server: string): void {
     for (const key of this.memory.keysWhere((entry) => entry.server === server)) this.memory.delete(key);
     this.serverEpochs.set(server, (this.serverEpochs.get(server) ?? 0) + 1);
+    for (const key of this.inflight.keys()) if (key.includes(`\u0000${server}\u0000`)) this.inflight.delete(key);
     this.log.record(serverKey(server));
   }
 
@@ -116,7 +111,6 @@ export class ResourceCache {
   }
 
   private async readKv(ref: CacheRef, key: string, now: number): Promise<CachedResource | undefined> {
-    if (this.kvKnownStale.has(key)) return undefined;
     let value: CachedResource | null;
     try {
       value = await this.kv.get<CachedResource>(await kvKey(ref), 'json');
@@ -149,19 +143,20 @@ export class ResourceCache {
         const invalidatedMeanwhile = (this.generations.get(key) ?? 0) !== generation || (this.serverEpochs.get(ref.server) ?? 0) !== epoch;
         if (!invalidatedMeanwhile) {
           this.memory.set(key, entry);
-          if (loaded.shareable !== false && entry.bytes <= this.settings.KV_MAX_ENTRY_BYTES) {
-            this.writeKv(ref, entry);
-            this.kvKnownStale.delete(key);
-          }
+          if (loaded.shareable !== false && entry.bytes <= this.settings.KV_MAX_ENTRY_BYTES) this.writeKv(ref, entry, key);
         }
         return entry;
       })
-      .finally(() => this.inflight.delete(key));
+      .finally(() => {
+        if (this.inflight.get(key) === promise) this.inflight.delete(key);
+      });
     this.inflight.set(key, promise);
     return promise;
   }
 
-  private writeKv(ref: CacheRef, entry: CachedResource) {
+  private writeKv(ref: CacheRef, entry: CachedResource, key: string) {
+    // A delete still pending predates this write: a later invalidation must send its own.
+    this.pendingDeletes.delete(key);
     const lifetimeMs = Math.min(entry.ttlMs ?? this.settings.KV_MAX_AGE_MS, this.settings.KV_MAX_AGE_MS);
     // KV's minimum expiration is 60 s; freshness is checked on read anyway.
     const expirationTtl = Math.max(60, Math.ceil(lifetimeMs / 1000));

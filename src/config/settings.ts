@@ -26,6 +26,16 @@ export const SettingsSchema = z.object({
   NOTIFICATION_DEBOUNCE_MS: int(0, 250),
   /** Upper bound on pages followed for one list call (tools, resources, templates, prompts) (a server that never ends its cursor chain). */
   MCP_MAX_LIST_PAGES: int(1, 100),
+  /** Characters of resource text per `read_resource` window; longer text continues in further windows. */
+  READ_WINDOW_CHARS: int(1_000, 24_000),
+  /** Images up to this size go to models that accept images as image parts; larger ones are described. */
+  INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024),
+  /** Token budget of the catalog in the system prompt (estimated at 4 characters a token). */
+  CATALOG_TOKEN_BUDGET: int(100, 1_500),
+  /** Characters of one server's `instructions` in the system prompt (cut with a note past that). */
+  INSTRUCTIONS_MAX_CHARS: int(100, 4_000),
+  /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
+  MAX_STEPS: int(1, 8),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -1,9 +1,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Agent } from 'agents';
+import type { UIMessage } from 'ai';
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
 import { loadConfig } from '../config';
-import { notFound } from '../errors';
+import { ApiError, notFound } from '../errors';
+import { resolveModel } from '../loop/models';
+import { runTurn } from '../loop/turn';
+import { syntheticTools } from '../tools/synthetic';
+import { History } from './history';
 import type { ServerState } from '../mcp/catalog';
 import { McpSessions, type ResourceRead } from '../mcp/sessions';
 import { ServerStateStore } from '../mcp/state-store';
@@ -33,6 +38,9 @@ export class Conversation extends Agent<Env> {
   private deleted = false;
   private sessions: McpSessions | undefined;
   private cache: ResourceCache | undefined;
+  private readonly history: History;
+  /** One turn at a time: a second message while one streams is refused (409). */
+  private turnInProgress = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -41,6 +49,7 @@ export class Conversation extends Agent<Env> {
       id TEXT PRIMARY KEY,
       created_at INTEGER NOT NULL
     )`;
+    this.history = new History(ctx.storage);
   }
 
   /** Marks this conversation as created. Idempotent. */
@@ -54,7 +63,7 @@ export class Conversation extends Agent<Env> {
     if (this.deleted) return null;
     const row = this.sql<{ id: string; created_at: number }>`SELECT id, created_at FROM conversation LIMIT 1`[0];
     if (!row) return null;
-    return { id: row.id, createdAt: new Date(row.created_at).toISOString(), messages: [], pendingApprovals: [] };
+    return { id: row.id, createdAt: new Date(row.created_at).toISOString(), messages: this.history.load(), pendingApprovals: [] };
   }
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
@@ -69,6 +78,44 @@ export class Conversation extends Agent<Env> {
       const server = request.server ?? (await sessions.resolveServer(request.uri));
       return sessions.readResource(server, request.uri);
     });
+  }
+
+  /**
+   * Runs one turn and returns its UI message stream (SSE). The user message
+   * and the model's answer are saved together when the turn completes; a
+   * failed turn saves nothing.
+   */
+  async sendMessage(userMessage: UIMessage): Promise<Response> {
+    try {
+      const sessions = await this.mcpSessions();
+      if (this.turnInProgress) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
+      const model = resolveModel(this.env as unknown as Record<string, unknown>);
+      const { settings } = loadConfig(this.env);
+      const states = await sessions.catalog();
+      const modelPrompts = () => true;
+      this.turnInProgress = true;
+      try {
+        return await runTurn({
+          history: this.history.load(),
+          userMessage,
+          states,
+          model,
+          tools: syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts }),
+          settings,
+          modelPrompts,
+          onComplete: (messages) => this.history.save(messages),
+          onEnd: () => {
+            this.turnInProgress = false;
+          },
+        });
+      } catch (error) {
+        this.turnInProgress = false;
+        throw error;
+      }
+    } catch (error) {
+      if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
+      throw error;
+    }
   }
 
   /** Calls an MCP tool in this conversation's session with that server (the tool loop's path to MCP tools). */

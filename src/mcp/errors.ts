@@ -1,6 +1,7 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../errors';
+import { redactSecrets } from './transport';
 
 /** "Resource not found": -32002 in older revisions, -32602 (invalid params) in newer ones. */
 export function isResourceNotFound(error: unknown): error is McpError {
@@ -20,12 +21,22 @@ export function isTimeout(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 
-/** A short, credential-free description of what went wrong talking to a server. */
+/** Longest upstream error text passed on (servers may echo whole bodies). */
+const MAX_ERROR_CHARS = 300;
+
+/**
+ * A short, credential-free description of what went wrong talking to a
+ * server. Upstream text may echo what we sent, so every secret value that
+ * `secret:` headers resolved to is masked, and the text is bounded.
+ */
 export function describeUpstreamError(error: unknown): string {
-  if (error instanceof McpError) return error.message.replace(/^(MCP error -?\d+: )+/, ''); // the SDK prefixes on both ends
-  if (error instanceof StreamableHTTPError && error.code !== undefined) return `HTTP ${error.code}: ${error.message}`;
-  if (error instanceof Error) return error.message;
-  return String(error);
+  let text: string;
+  if (error instanceof McpError) text = error.message.replace(/^(MCP error -?\d+: )+/, ''); // the SDK prefixes on both ends
+  else if (error instanceof StreamableHTTPError && error.code !== undefined) text = `HTTP ${error.code}: ${error.message}`;
+  else if (error instanceof Error) text = error.message;
+  else text = String(error);
+  text = redactSecrets(text);
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… [${text.length - MAX_ERROR_CHARS} more characters]` : text;
 }
 
 /** The client-facing error for a failed MCP call: 504 on timeout, else 502, naming the server. */

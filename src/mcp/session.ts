@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -38,6 +39,7 @@ export type NotificationMethod =
  */
 export class McpSession {
   private client: Client | undefined;
+  private transport: Transport | undefined;
   private connecting: Promise<Client> | undefined;
   /** Transport that worked last time, so a reconnect does not probe again. */
   private kind: TransportKind | undefined;
@@ -74,16 +76,27 @@ export class McpSession {
       return await request(client, this.requestOptions);
     } catch (error) {
       if (!isSessionExpired(error)) throw error;
-      await this.reset();
+      await this.reset(client);
       return request(await this.ensure(), this.requestOptions);
     }
   }
 
-  /** Drops the current session (best effort to tell the server), so the next call initialises anew. */
-  async reset(): Promise<void> {
+  /**
+   * Ends the current session — `DELETE` to the server (best effort, bounded
+   * wait) so it can free it — and makes the next call initialise anew. With
+   * `only`, does nothing if that client was already replaced (a concurrent
+   * caller reconnected first).
+   */
+  async reset(only?: Client): Promise<void> {
     const client = this.client;
+    if (!client || (only && client !== only)) return;
+    const transport = this.transport;
     this.client = undefined;
-    await client?.close().catch(() => {});
+    this.transport = undefined;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    }
+    await client.close().catch(() => {});
   }
 
   private async open(): Promise<Client> {
@@ -91,10 +104,12 @@ export class McpSession {
     let lastError: unknown;
     for (const kind of kinds) {
       const client = this.newClient();
+      const transport = createTransport(this.config, this.env, kind);
       try {
-        await client.connect(createTransport(this.config, this.env, kind), this.requestOptions);
+        await client.connect(transport, this.requestOptions);
         this.kind = kind;
         this.client = client;
+        this.transport = transport;
         return client;
       } catch (error) {
         lastError = error;
@@ -123,8 +138,8 @@ export class McpSession {
     client.onerror = (error) => {
       // Responses for unknown or duplicate ids and empty SSE events land here:
       // harmless, the request they do not match is unaffected.
-      if (/Maximum reconnection attempts|Failed to reconnect/i.test(error.message) && this.client === client) {
-        this.client = undefined;
+      if (/Maximum reconnection attempts/i.test(error.message) && this.client === client) {
+        void this.reset(client);
         this.events.onStreamLost();
       }
     };

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { CacheRef, CacheSource, StoredContents } from '../cache/types';
 import type { McpServerConfig, Settings } from '../config';
@@ -9,6 +9,7 @@ import { CATALOG_KINDS, emptyServerState, supports, type CatalogKind, type Serve
 import { toStoredContents } from './contents';
 import { describeUpstreamError, isResourceNotFound, isTimeout, upstreamError } from './errors';
 import { listAll } from './list-all';
+import { validatePromptArguments } from './prompt-arguments';
 import { McpSession, type NotificationMethod } from './session';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
@@ -48,6 +49,10 @@ export class McpSessions {
   private readonly setUps = new WeakMap<Client, Promise<void>>();
   /** URIs subscribed within each MCP session (subscriptions do not outlive a session). */
   private readonly subscribed = new WeakMap<Client, Set<string>>();
+  /** URIs whose subscription the server refused, per session. */
+  private readonly refused = new WeakMap<Client, Set<string>>();
+  /** Why the last set-up of a server failed (kept whole, so a timeout stays a 504). */
+  private readonly setUpErrors = new Map<string, unknown>();
   private readonly refreshes = new Map<string, { kinds: Set<CatalogKind>; timer: ReturnType<typeof setTimeout> | null; chain: Promise<void> }>();
   /** Servers that had a session in this Durable Object's lifetime. */
   private readonly opened = new Set<string>();
@@ -85,7 +90,7 @@ export class McpSessions {
       this.setUps.set(client, setUp);
     }
     await setUp;
-    if (state.status === 'error') throw new ApiError(502, 'upstream_error', `MCP server "${id}" failed: ${state.error}`);
+    if (state.status === 'error') throw upstreamError(id, this.setUpErrors.get(id) ?? new Error(state.error));
     return state;
   }
 
@@ -98,13 +103,10 @@ export class McpSessions {
     // landing between our read and our subscription would never be heard of.
     // It runs alongside the memory/KV lookups, and is a no-op once made in
     // this session, so only a URI's first read pays a second round trip.
-    const subscribed = canNotify ? this.subscribe(id, uri) : Promise.resolve();
+    const subscribed = canNotify ? this.subscribe(id, uri) : Promise.resolve(false);
     subscribed.catch(() => {}); // awaited below; this only keeps it from counting as unhandled meanwhile
     const ref = this.cacheRef(id, uri);
-    const { entry, source } = await this.options.cache.read(ref, async () => {
-      await subscribed;
-      return this.load(id, uri, canNotify);
-    });
+    const { entry, source } = await this.options.cache.read(ref, async () => this.load(id, uri, await subscribed));
     await subscribed;
     return {
       server: id,
@@ -123,6 +125,25 @@ export class McpSessions {
     try {
       return (await this.session(id).call((client, options) => client.callTool({ name, arguments: args }, undefined, options))) as CallToolResult;
     } catch (error) {
+      throw upstreamError(id, error);
+    }
+  }
+
+  /** `prompts/get`, after checking the arguments against the prompt's declaration (400 naming the argument). */
+  async getPrompt(id: string, name: string, args: Record<string, unknown>): Promise<GetPromptResult> {
+    const state = await this.ensureServer(id);
+    if (!state.capabilities?.prompts) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer prompts`);
+    const prompt = state.prompts.find((p) => p.name === name);
+    if (!prompt) {
+      throw new ApiError(404, 'prompt_not_found', `MCP server "${id}" has no prompt "${name}" (it has: ${state.prompts.map((p) => p.name).join(', ') || 'none'})`);
+    }
+    const valid = validatePromptArguments(prompt, args, id);
+    try {
+      return await this.session(id).call((client, options) => client.getPrompt({ name, arguments: valid }, options));
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
+        throw new ApiError(400, 'invalid_argument', `Prompt "${name}" on server "${id}": ${describeUpstreamError(error)}`);
+      }
       throw upstreamError(id, error);
     }
   }
@@ -204,10 +225,13 @@ export class McpSessions {
     try {
       // A new session may have missed notifications: every catalog is re-listed.
       await Promise.all(CATALOG_KINDS.filter((kind) => supports(state.capabilities, kind)).map((kind) => this.refreshKind(id, kind)));
-      for (const uri of this.options.store.subscriptions(id)) await this.subscribe(id, uri);
+      // Re-subscribe in parallel; one failure does not fail the set-up (the next read of that URI retries).
+      await Promise.allSettled(this.options.store.subscriptions(id).map((uri) => this.subscribe(id, uri)));
+      this.setUpErrors.delete(id);
     } catch (error) {
+      this.setUpErrors.set(id, error);
       this.markError(state, error);
-      await this.session(id).reset();
+      await this.session(id).reset(client);
     }
     this.options.store.saveHeader(state);
   }
@@ -230,6 +254,8 @@ export class McpSessions {
         if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return { items: [], truncatedAfterPages: undefined };
         throw error;
       });
+    // Two refreshes of one list can overlap (set-up and a notification): keep the newer.
+    if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
     if (truncatedAfterPages) console.warn(`MCP server "${id}": ${kind} list still had pages after ${truncatedAfterPages}; keeping the first ${items.length}`);
     if (kind === 'resources') {
       const kept = new Set((items as ServerState['resources']).map((r) => r.uri));
@@ -242,27 +268,40 @@ export class McpSessions {
     this.options.store.saveCatalog(id, kind, items, fetchedAt);
   }
 
-  private async subscribe(id: string, uri: string): Promise<void> {
+  /**
+   * Subscribes to `uri` within the current session (once). Returns whether
+   * the server will notify changes of it: false when the server refused (the
+   * refusal is remembered for the session, and entries then get a TTL).
+   */
+  private async subscribe(id: string, uri: string): Promise<boolean> {
     const session = this.session(id);
-    if (this.subscribedIn(await session.ensure()).has(uri)) return;
+    const current = await session.ensure();
+    if (this.subscribedIn(current).has(uri)) return true;
+    if (this.refusedIn(current).has(uri)) return false;
     try {
       // Through `call`, so an expired session is re-initialised like for any request.
       await session.call(async (client, options) => {
-        const done = this.subscribedIn(client);
-        if (done.has(uri)) return;
-        done.add(uri);
-        await client.subscribeResource({ uri }, options).catch((error: unknown) => {
-          done.delete(uri);
-          throw error;
-        });
+        if (this.subscribedIn(client).has(uri)) return;
+        await client.subscribeResource({ uri }, options);
+        this.subscribedIn(client).add(uri);
       });
       this.options.store.addSubscription(id, uri);
+      return true;
     } catch (error) {
       // A server that is down or silent will not answer the read either: fail now, once.
       if (!(error instanceof McpError) || isTimeout(error)) throw upstreamError(id, error);
-      // The server refused this subscription: reads still work, the entry is just not kept fresh by notifications.
+      // The server refused this subscription: reads still work; the entry gets a TTL instead.
+      this.refusedIn(await session.ensure()).add(uri);
+      this.options.store.removeSubscriptions(id, [uri]);
       console.warn(`MCP server "${id}": subscribe to ${uri} refused (${describeUpstreamError(error)})`);
+      return false;
     }
+  }
+
+  private refusedIn(client: Client): Set<string> {
+    let refused = this.refused.get(client);
+    if (!refused) this.refused.set(client, (refused = new Set()));
+    return refused;
   }
 
   private subscribedIn(client: Client): Set<string> {
@@ -326,8 +365,7 @@ export class McpSessions {
 
   /** Synchronous up to the point that matters: once this returns, no later read serves the old content. */
   private invalidate(id: string, uri: string) {
-    this.options.cache.invalidate({ scope: 'shared', server: id, uri });
-    this.options.cache.invalidate({ scope: this.options.userScope, server: id, uri });
+    this.options.cache.invalidate(this.cacheRef(id, uri));
   }
 
   /** A burst of list_changed notifications leads to one refresh per catalog. */
@@ -354,7 +392,9 @@ export class McpSessions {
   private onStreamLost(id: string) {
     console.warn(`MCP server "${id}": notification stream lost; reconnecting on next use`);
     this.options.cache.invalidateServer(id);
-    this.state(id).status = 'not_connected';
+    const state = this.state(id);
+    state.status = 'not_connected';
+    this.options.store.saveHeader(state);
   }
 }
 

@@ -32,8 +32,18 @@ export function resolveHeaders(server: McpServerConfig, env: TransportEnv): Reco
       throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": header ${name} names the secret ${secretName}, which is not set`);
     }
     headers[name] = secret;
+    if (secret.length >= 6) resolvedSecrets.add(secret);
   }
   return headers;
+}
+
+/** Secret values resolved in this isolate: masked in any upstream text we pass on. Memory only. */
+const resolvedSecrets = new Set<string>();
+
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const secret of resolvedSecrets) out = out.split(secret).join('[redacted]');
+  return out;
 }
 
 /** Builds the client transport of one server. Paths of this Worker go through the SELF binding. */

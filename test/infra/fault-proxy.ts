@@ -14,6 +14,7 @@ export const FAULT_MODES = [
   'expire-session',
   'hang',
   'cut-stream',
+  'echo-auth',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -72,6 +73,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
   const upstreamUrl = new URL(upstream);
   let mode: FaultMode = 'pass';
   let requests = 0;
+  let deletes = 0;
   const sessions = new Set<string>();
   /** Sessions that `expire-session` made unknown (those seen before it was set). */
   let expired = new Set<string>();
@@ -95,7 +97,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
 
   async function control(req: http.IncomingMessage, res: http.ServerResponse, action: string): Promise<void> {
     if (req.method === 'GET' && action === 'state') {
-      return sendJson(res, 200, { mode, requests, sessionsSeen: sessions.size });
+      return sendJson(res, 200, { mode, requests, deletes, sessionsSeen: sessions.size });
     }
     if (req.method === 'POST' && action === 'reset') {
       setMode('pass');
@@ -179,11 +181,16 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
 
   async function proxy(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     requests++;
+    if (req.method === 'DELETE') deletes++;
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') sessions.add(sid);
     switch (mode) {
       case 'down':
         req.socket.destroy();
+        return;
+      case 'echo-auth':
+        // A careless server that echoes the credential it was sent in its error.
+        send(res, 401, 'text/plain', `invalid credentials: ${String(req.headers.authorization)}`);
         return;
       case 'http500':
         send(res, 500, 'text/plain', 'upstream exploded');

@@ -1,0 +1,211 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from '@ai-sdk/provider';
+import { score, terms } from '../tools/relevance';
+
+/**
+ * The `offline` model: a deterministic stand-in that implements the AI SDK
+ * language-model interface, so the whole pipeline (catalog → tool calls →
+ * edge-resolved reads → streamed answer) runs with no network and no key.
+ * It is not an LLM: it ranks the catalog in the system prompt against the
+ * user's words, calls `read_resource` on the best match (or `list_resources`
+ * / `invoke_prompt` when the words ask for that), then answers by quoting
+ * the passages of the result that share the most words with the question.
+ */
+export class OfflineModel implements LanguageModelV4 {
+  readonly specificationVersion = 'v4' as const;
+  readonly provider = 'mcp-ondemand';
+  readonly modelId = 'offline';
+  readonly supportedUrls = {};
+
+  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
+    const step = decide(options.prompt, toolNames(options));
+    const content: LanguageModelV4Content[] =
+      step.kind === 'text' ? [{ type: 'text', text: step.text }] : [{ type: 'tool-call', toolCallId: step.id, toolName: step.toolName, input: JSON.stringify(step.input) }];
+    return { content, finishReason: finish(step), usage: usage(options.prompt, step), warnings: [] };
+  }
+
+  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+    const step = decide(options.prompt, toolNames(options));
+    const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+    if (step.kind === 'text') {
+      parts.push({ type: 'text-start', id: 't0' });
+      for (const piece of step.text.match(/\S+\s*|\s+/g) ?? []) parts.push({ type: 'text-delta', id: 't0', delta: piece });
+      parts.push({ type: 'text-end', id: 't0' });
+    } else {
+      parts.push({ type: 'tool-call', toolCallId: step.id, toolName: step.toolName, input: JSON.stringify(step.input) });
+    }
+    parts.push({ type: 'finish', finishReason: finish(step), usage: usage(options.prompt, step) });
+    return {
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  }
+}
+
+type Step = { kind: 'text'; text: string } | { kind: 'tool'; id: string; toolName: string; input: Record<string, unknown> };
+
+const toolNames = (options: LanguageModelV4CallOptions) => new Set((options.tools ?? []).map((t) => t.name));
+const finish = (step: Step) => ({ unified: step.kind === 'text' ? ('stop' as const) : ('tool-calls' as const), raw: undefined });
+
+function usage(prompt: LanguageModelV4Prompt, step: Step) {
+  const input = Math.ceil(JSON.stringify(prompt).length / 4);
+  const output = Math.ceil((step.kind === 'text' ? step.text.length : JSON.stringify(step.input).length) / 4);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: output, text: output, reasoning: undefined },
+  };
+}
+
+/** What the stand-in does next, from the conversation so far. */
+export function decide(prompt: LanguageModelV4Prompt, tools: Set<string>): Step {
+  const system = prompt.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+  const last = prompt[prompt.length - 1];
+  const question = lastUserText(prompt);
+
+  if (last?.role === 'tool') return answerFromToolResults(last.content, question);
+
+  const words = terms(question);
+  const catalog = parseCatalog(system);
+  const stepId = `offline-${prompt.length}`;
+
+  const asksForPrompt = catalog.prompts.find((p) => question.includes(p.name));
+  if (asksForPrompt && tools.has('invoke_prompt')) {
+    const args: Record<string, string> = {};
+    for (const name of asksForPrompt.args) {
+      const match = new RegExp(`${name}\\s*[=:]?\\s*"?([^\\s",]+)`, 'i').exec(question);
+      if (match) args[name] = match[1]!;
+    }
+    return { kind: 'tool', id: stepId, toolName: 'invoke_prompt', input: { server: asksForPrompt.server, name: asksForPrompt.name, arguments: args } };
+  }
+  if (/\b(list|which|what)\b.*\b(resources|documents|files|docs)\b/i.test(question) && tools.has('list_resources')) {
+    const query = words.filter((w) => !['list', 'resources', 'documents', 'files', 'docs', 'available'].includes(w)).join(' ');
+    return { kind: 'tool', id: stepId, toolName: 'list_resources', input: query ? { query } : {} };
+  }
+  const best = catalog.resources
+    .map((r) => ({ ...r, relevance: score(words, { fields: [[r.title, 3], [r.uri, 2], [r.description, 1]] }) }))
+    .filter((r) => r.relevance > 0)
+    .sort((a, b) => b.relevance - a.relevance)[0];
+  if (best && tools.has('read_resource')) return { kind: 'tool', id: stepId, toolName: 'read_resource', input: { uri: best.uri, server: best.server } };
+
+  const known = catalog.resources.slice(0, 10).map((r) => `- ${r.title} (${r.uri})`);
+  return {
+    kind: 'text',
+    text: `I found no resource matching "${question.trim()}".${known.length ? ` The catalog has, among others:\n${known.join('\n')}` : ' The catalog is empty.'}\n\n${DISCLAIMER}`,
+  };
+}
+
+const DISCLAIMER = '(Answered by the offline stand-in model, which quotes resources rather than reasoning about them.)';
+
+function lastUserText(prompt: LanguageModelV4Prompt): string {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const message = prompt[i]!;
+    if (message.role !== 'user') continue;
+    return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+  }
+  return '';
+}
+
+function answerFromToolResults(content: Extract<LanguageModelV4Prompt[number], { role: 'tool' }>['content'], question: string): Step {
+  const answers: string[] = [];
+  for (const part of content) {
+    if (part.type !== 'tool-result') continue;
+    const output = part.output;
+    const text =
+      output.type === 'text' || output.type === 'error-text'
+        ? output.value
+        : output.type === 'content'
+          ? output.value.map((v) => (v.type === 'text' ? v.text : '')).join('\n')
+          : output.type === 'json' || output.type === 'error-json'
+            ? JSON.stringify(output.value)
+            : `The tool call was ${output.type === 'execution-denied' ? 'denied' : 'not run'}.`;
+    if (output.type === 'error-text' || output.type === 'error-json') {
+      answers.push(`${part.toolName} failed: ${text}`);
+    } else if (part.toolName === 'read_resource') {
+      answers.push(quote(text, question));
+    } else {
+      answers.push(`Here is what ${part.toolName} returned:\n\n${text}`);
+    }
+  }
+  return { kind: 'text', text: `${answers.join('\n\n')}\n\n${DISCLAIMER}` };
+}
+
+/** The passages of a read_resource result sharing the most words with the question, in document order, with the URI. */
+function quote(result: string, question: string): string {
+  const wrapper = /<resource server="([^"]*)" uri="([^"]*)"[^>]*>\n([\s\S]*?)\n<\/resource>/g;
+  const blocks = [...result.matchAll(wrapper)];
+  if (!blocks.length) return result; // a descriptor of binary content, or a notice: relay it
+  const words = terms(question);
+  const out: string[] = [];
+  for (const [, server, uri, body] of blocks) {
+    const passages = passagesOf(body!);
+    const ranked = passages
+      .map((text, index) => ({ text, index, relevance: score(words, { fields: [[text, 1]] }) }))
+      .sort((a, b) => b.relevance - a.relevance || a.index - b.index)
+      .slice(0, 3)
+      .sort((a, b) => a.index - b.index);
+    out.push(`From ${uri} (server "${server}"):\n\n${ranked.map((p) => p.text.split('\n').map((l) => `> ${l}`).join('\n')).join('\n>\n')}`);
+  }
+  const more = /\[Showing characters \d+-\d+ of \d+\.[^\]]*\]/.exec(result);
+  return more ? `${out.join('\n\n')}\n\n(Only the first part of the document was read; more is available.)` : out.join('\n\n');
+}
+
+/**
+ * Paragraphs and list items; a markdown heading stays with the paragraph
+ * that follows it, so "## Output format" is quoted with its content.
+ */
+function passagesOf(text: string): string[] {
+  const pieces = text.split(/\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)/).map((p) => p.trim()).filter(Boolean);
+  const passages: string[] = [];
+  for (const piece of pieces) {
+    const previous = passages[passages.length - 1];
+    if (previous !== undefined && /^#{1,6} [^\n]*$/.test(previous)) passages[passages.length - 1] = `${previous}\n\n${piece}`;
+    else passages.push(piece);
+  }
+  return passages;
+}
+
+interface CatalogEntry {
+  server: string;
+  title: string;
+  uri: string;
+  description: string;
+}
+
+/** Reads the catalog back out of the system prompt (its format is ours: see tools/catalog-lines.ts). */
+function parseCatalog(system: string) {
+  const resources: CatalogEntry[] = [];
+  const prompts: Array<{ server: string; name: string; args: string[] }> = [];
+  let server = '';
+  let section = '';
+  for (const line of system.split('\n')) {
+    const header = /^## Server "([^"]+)"/.exec(line);
+    if (header) {
+      server = header[1]!;
+      section = '';
+      continue;
+    }
+    if (/^(Resources|Resource templates|Prompts \(invoke_prompt\)):$/.test(line)) {
+      section = line;
+      continue;
+    }
+    if (section === 'Resources:') {
+      const match = /^- (.+?) — (\S+)(?: \([^)]*\))?(?:: (.*))?$/.exec(line);
+      if (match) resources.push({ server, title: match[1]!, uri: match[2]!, description: match[3] ?? '' });
+    } else if (section === 'Prompts (invoke_prompt):') {
+      const match = /^- ([^(]+)\(([^)]*)\)/.exec(line);
+      if (match) prompts.push({ server, name: match[1]!, args: match[2]!.split(',').map((a) => a.trim().replace(/\?$/, '')).filter(Boolean) });
+    }
+  }
+  return { resources, prompts };
+}

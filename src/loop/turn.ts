@@ -1,0 +1,86 @@
+import { convertToModelMessages, stepCountIs, streamText, type ToolSet, type UIMessage } from 'ai';
+import type { Settings } from '../config';
+import type { ServerState } from '../mcp/catalog';
+import type { ResolvedModel } from './models';
+import { buildSystemPrompt } from './system-prompt';
+
+export interface TurnInput {
+  history: UIMessage[];
+  userMessage: UIMessage;
+  states: ServerState[];
+  model: ResolvedModel;
+  tools: ToolSet;
+  settings: Settings;
+  modelPrompts: (server: string) => boolean;
+  /** Called once, with the whole conversation, only when the turn completed. */
+  onComplete: (messages: UIMessage[]) => void;
+  /** Called when the turn ends, however it ends. */
+  onEnd?: () => void;
+}
+
+/** Finish metadata on the assistant message: what a UI shows as "done", "stopped at the step limit", tokens used. */
+export interface TurnMetadata {
+  model: string;
+  finishReason: string;
+  usage?: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
+}
+
+/**
+ * One turn of the tool loop: the system prompt (catalog, never contents),
+ * the history, the model with synthetic and MCP tools, up to MAX_STEPS
+ * steps. Returns the AI SDK UI message stream as SSE, so `useChat` works
+ * unchanged.
+ */
+export async function runTurn(input: TurnInput): Promise<Response> {
+  const messages = [...input.history, input.userMessage];
+  const recentUserText = messages
+    .filter((m) => m.role === 'user')
+    .slice(-3)
+    .flatMap((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')))
+    .join(' ');
+  const system = buildSystemPrompt({ servers: input.states, conversationText: recentUserText, modelPrompts: input.modelPrompts, settings: input.settings }).text;
+
+  let failed = false;
+  let steps = 0;
+  const result = streamText({
+    model: input.model.model,
+    system,
+    messages: await convertToModelMessages(messages, { tools: input.tools }),
+    tools: input.tools,
+    stopWhen: stepCountIs(input.settings.MAX_STEPS),
+    onError: () => {
+      failed = true;
+    },
+    onStepFinish: () => {
+      steps++;
+    },
+  });
+
+  return result.toUIMessageStreamResponse<UIMessage<TurnMetadata>>({
+    originalMessages: messages as UIMessage<TurnMetadata>[],
+    generateMessageId: () => crypto.randomUUID(),
+    messageMetadata: ({ part }) => {
+      if (part.type !== 'finish') return undefined;
+      const stoppedAtLimit = steps >= input.settings.MAX_STEPS && part.finishReason === 'tool-calls';
+      return {
+        model: input.model.spec,
+        finishReason: stoppedAtLimit ? 'step-limit' : part.finishReason,
+        usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
+      };
+    },
+    onFinish: ({ messages: finalMessages, outcome }) => {
+      try {
+        if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
+      } finally {
+        input.onEnd?.();
+      }
+    },
+    onError: (error) => describeModelError(error),
+  });
+}
+
+/** The error text the stream carries: the cause, without stack traces or credentials. */
+function describeModelError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return `The model call failed: ${message.replace(/(sk|key|token)[-_A-Za-z0-9]{12,}/gi, '[redacted]').slice(0, 500)}`;
+}

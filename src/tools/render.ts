@@ -1,0 +1,102 @@
+import type { StoredContents } from '../cache/types';
+
+/**
+ * What the model sees of resources: the one rendering function used by the
+ * `read_resource` tool, attachments and the `/resources/read` endpoint.
+ *
+ * - Text is wrapped as reference material, `<resource server uri mime>…</resource>`
+ *   (it is untrusted input), and never cut silently: past `windowChars` it
+ *   comes in windows, each saying which part it is and how to get the next.
+ * - Binary content is described — type, size, name, URI — never decoded.
+ * - Images within `maxImageBytes` become image parts for models that accept
+ *   them; otherwise they are described like any binary.
+ */
+export interface RenderOptions {
+  windowChars: number;
+  /** Character offset into the resource's text (for the next window). */
+  offset?: number;
+  /** The model accepts image parts. */
+  images: boolean;
+  maxImageBytes: number;
+}
+
+export interface RenderTarget {
+  server: string;
+  uri: string;
+  /** From the catalog listing, when known. */
+  title?: string | undefined;
+  contents: StoredContents[];
+}
+
+export interface ModelView {
+  /** The text the model receives. */
+  text: string;
+  /** Image parts the model receives alongside the text. */
+  images: Array<{ mediaType: string; base64: string; uri: string }>;
+  /** Text characters in the resource, and where the next window starts (if any). */
+  window: { offset: number; end: number; total: number; nextOffset?: number };
+}
+
+export function humanSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** One line for content the model cannot be given: what it is, how big, where it is. */
+export function describeBinary(entry: { uri: string; mimeType?: string | undefined; size?: number | undefined; title?: string | undefined }, server: string): string {
+  const size = entry.size === undefined ? 'size unknown' : humanSize(entry.size);
+  const name = entry.title ? `, "${entry.title}"` : '';
+  return `[Binary resource: ${entry.mimeType ?? 'application/octet-stream'}, ${size}${name}, uri ${entry.uri}, server ${server} — binary content cannot be shown inline]`;
+}
+
+const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+/** Resource text cannot close the wrapper it sits in. */
+const body = (text: string) => text.replace(/<\/resource/gi, '<\\/resource');
+
+export function renderResource(target: RenderTarget, options: RenderOptions): ModelView {
+  const texts = target.contents.filter((c): c is Extract<StoredContents, { text: string }> => 'text' in c);
+  const total = texts.reduce((sum, c) => sum + c.text.length, 0);
+  const offset = Math.min(Math.max(0, options.offset ?? 0), total);
+  const end = Math.min(total, offset + options.windowChars);
+  const windowed = total > options.windowChars || offset > 0;
+
+  const out: string[] = [];
+  const images: ModelView['images'] = [];
+  let start = 0; // running offset of each text entry within the resource's text
+  for (const entry of target.contents) {
+    if ('text' in entry) {
+      const from = Math.max(offset, start);
+      const to = Math.min(end, start + entry.text.length);
+      if (from < to) {
+        const part = windowed ? ` part="characters ${from}-${to} of ${total}"` : '';
+        out.push(
+          `<resource server="${attr(target.server)}" uri="${attr(entry.uri)}" mime="${attr(entry.mimeType ?? 'text/plain')}"${part}>\n${body(entry.text.slice(from - start, to - start))}\n</resource>`,
+        );
+      }
+      start += entry.text.length;
+      continue;
+    }
+    if (offset > 0) continue; // binaries were already described in the first window
+    const isImage = entry.mimeType?.startsWith('image/') ?? false;
+    if (isImage && options.images && entry.size <= options.maxImageBytes) {
+      images.push({ mediaType: entry.mimeType!, base64: entry.blob, uri: entry.uri });
+      out.push(`[Image resource: ${entry.mimeType}, ${humanSize(entry.size)}, uri ${entry.uri}, server ${target.server} — attached as an image]`);
+    } else {
+      out.push(describeBinary({ ...entry, title: target.title }, target.server));
+    }
+  }
+  if (end < total) {
+    out.push(
+      `[Showing characters ${offset}-${end} of ${total}. The rest is not shown yet: call read_resource with ${JSON.stringify({ uri: target.uri, server: target.server, offset: end })} for the next part.]`,
+    );
+  }
+  if (!out.length) out.push(`[Resource ${target.uri} on server ${target.server} is empty]`);
+  return { text: out.join('\n'), images, window: { offset, end, total, ...(end < total ? { nextOffset: end } : {}) } };
+}

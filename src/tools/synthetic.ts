@@ -1,0 +1,221 @@
+import type { GetPromptResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolResultOutput } from '@ai-sdk/provider-utils';
+import { tool, type ToolSet } from 'ai';
+import { z } from 'zod';
+import type { Settings } from '../config';
+import { ApiError } from '../errors';
+import type { ServerState } from '../mcp/catalog';
+import type { McpSessions } from '../mcp/sessions';
+import { resourceLine, templateLine } from './catalog-lines';
+import { score, terms } from './relevance';
+import { describeBinary, renderResource, type ModelView } from './render';
+
+/** What the synthetic tools need from the conversation. */
+export interface ToolContext {
+  sessions: McpSessions;
+  /** The catalog as of this turn. */
+  states: ServerState[];
+  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
+  /** The model accepts image parts. */
+  acceptsImages: boolean;
+  /** Whether the model may invoke this server's prompts (config can keep them user-only). */
+  modelPrompts: (server: string) => boolean;
+}
+
+export const SYNTHETIC_TOOL_NAMES = ['read_resource', 'list_resources', 'list_resource_templates', 'invoke_prompt'] as const;
+
+const LIST_PAGE = 50;
+
+/** Tool output of `read_resource`: the model view plus where it came from. */
+export interface ReadResourceOutput extends ModelView {
+  server: string;
+  uri: string;
+  cache: 'memory' | 'kv' | 'miss' | 'catalog';
+}
+
+/**
+ * The synthetic tools: resolved here, in the Durable Object, through the
+ * resource cache — never sent to an MCP server as tool calls, and never
+ * waiting for approval (they only read).
+ */
+export function syntheticTools(ctx: ToolContext): ToolSet {
+  return {
+    read_resource: tool({
+      description:
+        'Read one resource by URI (from the catalog, a filled-in template, or a resource link). Long text comes in parts: pass the offset the previous part gives to get the next one. Binary content is described, not shown.',
+      inputSchema: z.object({
+        uri: z.string().min(1).describe('The resource URI'),
+        server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
+        offset: z.number().int().min(0).optional().describe('Character offset of the part to read (from the previous part)'),
+      }),
+      execute: async ({ uri, server, offset }): Promise<ReadResourceOutput> => readForModel(ctx, uri, server, offset),
+      toModelOutput: ({ output }) => toModelOutput(output),
+    }),
+
+    list_resources: tool({
+      description: 'List resources (all servers, or one), 50 at a time. With a query, the most relevant come first and only matches are listed.',
+      inputSchema: z.object({
+        server: z.string().optional(),
+        query: z.string().optional().describe('Words to look for in titles, URIs and descriptions'),
+        cursor: z.string().optional().describe('From the previous page'),
+      }),
+      execute: async ({ server, query, cursor }) => {
+        const states = pick(ctx.states, server);
+        let entries = states.flatMap((s) => s.resources.map((resource) => ({ server: s.id, resource })));
+        if (query) {
+          const wanted = terms(query);
+          entries = entries
+            .map((e) => ({ ...e, relevance: score(wanted, { fields: [[e.resource.title ?? e.resource.name, 3], [e.resource.uri, 2], [e.resource.description, 1]] }) }))
+            .filter((e) => e.relevance > 0)
+            .sort((a, b) => b.relevance - a.relevance);
+        }
+        const start = cursor ? decodeCursor(cursor) : 0;
+        const page = entries.slice(start, start + LIST_PAGE);
+        const next = start + LIST_PAGE < entries.length ? encodeCursor(start + LIST_PAGE) : undefined;
+        const lines = page.map((e) => `${resourceLine(e.resource)} [server ${e.server}]`);
+        const summary = `${entries.length} resource(s)${query ? ` matching "${query}"` : ''}; showing ${start + 1}-${start + page.length}.`;
+        return [entries.length ? summary : `No resources${query ? ` match "${query}"` : ''}.`, ...lines, next ? `More: call list_resources again with cursor "${next}".` : ''].filter(Boolean).join('\n');
+      },
+    }),
+
+    list_resource_templates: tool({
+      description: 'List resource templates (URIs with {placeholders}); fill one in and call read_resource.',
+      inputSchema: z.object({ server: z.string().optional() }),
+      execute: async ({ server }) => {
+        const lines = pick(ctx.states, server).flatMap((s) => s.resourceTemplates.map((t) => `${templateLine(t)} [server ${s.id}]`));
+        return lines.length ? lines.join('\n') : 'No resource templates.';
+      },
+    }),
+
+    invoke_prompt: tool({
+      description: "Fetch one of a server's prompts (message templates) with its arguments; returns its messages.",
+      inputSchema: z.object({
+        server: z.string(),
+        name: z.string(),
+        arguments: z.record(z.string(), z.string()).default({}),
+      }),
+      execute: async ({ server, name, arguments: args }) => {
+        if (!ctx.modelPrompts(server)) throw new Error(`The prompts of server "${server}" are for users only; they cannot be invoked by the model.`);
+        const result = await asToolError(ctx.sessions.getPrompt(server, name, args));
+        return renderPrompt(server, name, result, ctx);
+      },
+    }),
+  };
+}
+
+async function readForModel(ctx: ToolContext, uri: string, server: string | undefined, offset: number | undefined): Promise<ReadResourceOutput> {
+  const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
+  const listing = ctx.states.find((s) => s.id === id)?.resources.find((r) => r.uri === uri);
+  const title = listing?.title ?? listing?.name;
+  if (listing && isLargeBinaryListing(listing, ctx)) {
+    // The catalog already says what it is: describe it without downloading it.
+    const text = `${describeBinary({ uri, mimeType: listing.mimeType, size: listing.size, title }, id)} (described from the catalog; not downloaded)`;
+    return { server: id, uri, cache: 'catalog', text, images: [], window: { offset: 0, end: 0, total: 0 } };
+  }
+  let read;
+  try {
+    read = await ctx.sessions.readResource(id, uri);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'resource_not_found') {
+      const near = closestUris(uri, ctx.states);
+      throw new Error(`${error.message}${near.length ? `. Closest known URIs: ${near.join(', ')}` : ''}`);
+    }
+    throw new Error(error instanceof Error ? error.message : String(error));
+  }
+  const view = renderResource(
+    { server: id, uri, title, contents: read.contents },
+    { windowChars: ctx.settings.READ_WINDOW_CHARS, ...(offset === undefined ? {} : { offset }), images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES },
+  );
+  return { server: id, uri, cache: read.cache, ...view };
+}
+
+/** A binary (non-text) listing whose size alone says it cannot be inlined. */
+function isLargeBinaryListing(listing: Resource, ctx: ToolContext): boolean {
+  const mime = listing.mimeType ?? '';
+  if (!mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime)) return false;
+  if (listing.size === undefined) return false;
+  return listing.size > ctx.settings.INLINE_IMAGE_MAX_BYTES;
+}
+
+export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {
+  if (!output.images.length) return { type: 'text', value: output.text };
+  return {
+    type: 'content',
+    value: [
+      { type: 'text', text: output.text },
+      ...output.images.map((image) => ({ type: 'file' as const, data: { type: 'data' as const, data: image.base64 }, mediaType: image.mediaType })),
+    ],
+  };
+}
+
+/** A prompt's messages as text for the model: roles kept in order, resources wrapped or described. */
+export function renderPrompt(server: string, name: string, result: GetPromptResult, ctx: Pick<ToolContext, 'settings'>): string {
+  const lines = [`[Prompt "${name}" from server "${server}"${result.description ? `: ${result.description}` : ''} — ${result.messages.length} message(s)]`];
+  for (const message of result.messages) {
+    const content = message.content;
+    let text: string;
+    if (content.type === 'text') text = content.text;
+    else if (content.type === 'resource') {
+      text = renderResource(
+        { server, uri: content.resource.uri, contents: [withSize(content.resource)] },
+        { windowChars: ctx.settings.READ_WINDOW_CHARS, images: false, maxImageBytes: 0 },
+      ).text;
+    } else if (content.type === 'resource_link') text = `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`;
+    else if (content.type === 'image' || content.type === 'audio') text = `[${content.type === 'image' ? 'Image' : 'Audio'}: ${content.mimeType} — not inlined]`;
+    else text = '[Unsupported content]';
+    lines.push(`[${message.role}] ${text}`);
+  }
+  return lines.join('\n');
+}
+
+function withSize(resource: { uri: string; mimeType?: string | undefined; text?: unknown; blob?: unknown }) {
+  if (typeof resource.blob === 'string') return { uri: resource.uri, mimeType: resource.mimeType, blob: resource.blob, size: Math.floor((resource.blob.length * 3) / 4) };
+  const text = typeof resource.text === 'string' ? resource.text : '';
+  return { uri: resource.uri, mimeType: resource.mimeType, text, size: new TextEncoder().encode(text).byteLength };
+}
+
+/** Known URIs that look most like `uri`: shared words first, then a shared prefix. */
+export function closestUris(uri: string, states: ServerState[], limit = 5): string[] {
+  const wanted = terms(uri);
+  return states
+    .flatMap((s) => [...s.resources.map((r) => r.uri), ...s.resourceTemplates.map((t) => t.uriTemplate)])
+    .map((candidate) => ({ candidate, relevance: score(wanted, { fields: [[candidate, 2]] }) + commonPrefix(candidate, uri) / 100 }))
+    .filter((c) => c.relevance > 0)
+    .sort((a, b) => b.relevance - a.relevance)
+    .slice(0, limit)
+    .map((c) => c.candidate);
+}
+
+const commonPrefix = (a: string, b: string) => {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i;
+};
+
+function pick(states: ServerState[], server: string | undefined): ServerState[] {
+  if (server === undefined) return states;
+  const found = states.filter((s) => s.id === server);
+  if (!found.length) throw new Error(`No server "${server}" (servers: ${states.map((s) => s.id).join(', ')})`);
+  return found;
+}
+
+/** ApiErrors become plain tool errors: the model sees the message and can act on it. */
+async function asToolError<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    throw new Error(error instanceof Error ? error.message : String(error));
+  }
+}
+
+const encodeCursor = (offset: number) => btoa(`o:${offset}`);
+function decodeCursor(cursor: string): number {
+  try {
+    const match = /^o:(\d+)$/.exec(atob(cursor));
+    if (match) return Number(match[1]);
+  } catch {
+    // fall through
+  }
+  throw new Error(`Invalid cursor "${cursor}": use the one the previous page gave`);
+}
+

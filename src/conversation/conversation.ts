@@ -1,12 +1,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Agent } from 'agents';
-import type { UIMessage } from 'ai';
+import { createUIMessageStreamResponse, type UIMessage } from 'ai';
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
-import { loadConfig } from '../config';
+import { loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
-import { resolveModel } from '../loop/models';
+import type { LiveStream } from '../loop/live-stream';
+import { resolveModel, type ResolvedModel } from '../loop/models';
 import { runTurn } from '../loop/turn';
+import { renderResource, type ModelView } from '../tools/render';
 import { syntheticTools } from '../tools/synthetic';
 import { History } from './history';
 import type { ServerState } from '../mcp/catalog';
@@ -39,8 +41,8 @@ export class Conversation extends Agent<Env> {
   private sessions: McpSessions | undefined;
   private cache: ResourceCache | undefined;
   private readonly history: History;
-  /** One turn at a time: a second message while one streams is refused (409). */
-  private turnInProgress = false;
+  /** The turn being streamed (one at a time: a second message meanwhile is refused with 409). */
+  private live: LiveStream | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,51 +73,77 @@ export class Conversation extends Agent<Env> {
     return toRpcResult(async () => ({ servers: await (await this.mcpSessions()).catalog() }));
   }
 
-  /** A resource read through the cache; `server` may be omitted when the URI resolves to one server. */
-  async readResource(request: { server?: string | undefined; uri: string }): Promise<RpcResult<ResourceRead>> {
+  /**
+   * A resource read through the cache; `server` may be omitted when the URI
+   * resolves to one server. Returns the stored contents and, under `model`,
+   * exactly what the model would see for this read (the same rendering).
+   */
+  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<ResourceRead & { model: ModelView }>> {
     return toRpcResult(async () => {
       const sessions = await this.mcpSessions();
+      const { settings } = loadConfig(this.env);
       const server = request.server ?? (await sessions.resolveServer(request.uri));
-      return sessions.readResource(server, request.uri);
+      const read = await sessions.readResource(server, request.uri);
+      const listing = (await sessions.ensureServer(server)).resources.find((r) => r.uri === request.uri);
+      const model = renderResource(
+        { server, uri: request.uri, title: listing?.title ?? listing?.name, contents: read.contents },
+        { windowChars: settings.READ_WINDOW_CHARS, offset: request.offset ?? 0, images: this.modelAcceptsImages(), maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES },
+      );
+      return { ...read, model };
     });
+  }
+
+  private modelAcceptsImages(): boolean {
+    try {
+      return resolveModel(this.env as unknown as Record<string, unknown>).acceptsImages;
+    } catch {
+      return false; // a model that is not configured sees no images
+    }
   }
 
   /**
    * Runs one turn and returns its UI message stream (SSE). The user message
    * and the model's answer are saved together when the turn completes; a
-   * failed turn saves nothing.
+   * failed turn saves nothing. The turn goes on if the client disconnects.
    */
   async sendMessage(userMessage: UIMessage): Promise<Response> {
     try {
-      const sessions = await this.mcpSessions();
-      if (this.turnInProgress) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
-      const model = resolveModel(this.env as unknown as Record<string, unknown>);
-      const { settings } = loadConfig(this.env);
-      const states = await sessions.catalog();
-      const modelPrompts = () => true;
-      this.turnInProgress = true;
-      try {
-        return await runTurn({
-          history: this.history.load(),
-          userMessage,
-          states,
-          model,
-          tools: syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts }),
-          settings,
-          modelPrompts,
-          onComplete: (messages) => this.history.save(messages),
-          onEnd: () => {
-            this.turnInProgress = false;
-          },
-        });
-      } catch (error) {
-        this.turnInProgress = false;
-        throw error;
-      }
+      const stream = await this.turn(userMessage, resolveModel(this.env as unknown as Record<string, unknown>));
+      return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
       if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
       throw error;
     }
+  }
+
+  /** The turn being streamed, from its first chunk (204 when none is running). */
+  async resumeStream(): Promise<Response> {
+    if (!(await this.snapshot())) return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
+    if (!this.live || this.live.done) return new Response(null, { status: 204 });
+    return createUIMessageStreamResponse({ stream: this.live.reader() });
+  }
+
+  /**
+   * One turn with a given model (tests pass a scripted model here through
+   * `runInDurableObject`; `settings` may override config for them too).
+   */
+  async turn(userMessage: UIMessage, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+    const sessions = await this.mcpSessions();
+    if (this.live && !this.live.done) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
+    const settings = { ...loadConfig(this.env).settings, ...overrides };
+    const states = await sessions.catalog();
+    const modelPrompts = () => true;
+    this.live = await runTurn({
+      history: this.history.load(),
+      userMessage,
+      states,
+      model,
+      tools: syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts }),
+      settings,
+      modelPrompts,
+      onComplete: (messages) => this.history.save(messages),
+    });
+    return this.live;
   }
 
   /** Calls an MCP tool in this conversation's session with that server (the tool loop's path to MCP tools). */

@@ -1,4 +1,5 @@
 import { convertToModelMessages, stepCountIs, streamText, type ToolSet, type UIMessage } from 'ai';
+import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { ResolvedModel } from './models';
@@ -28,10 +29,10 @@ export interface TurnMetadata {
 /**
  * One turn of the tool loop: the system prompt (catalog, never contents),
  * the history, the model with synthetic and MCP tools, up to MAX_STEPS
- * steps. Returns the AI SDK UI message stream as SSE, so `useChat` works
- * unchanged.
+ * steps. Returns the AI SDK UI message stream as a LiveStream (SSE-ready,
+ * resumable), so `useChat` works unchanged.
  */
-export async function runTurn(input: TurnInput): Promise<Response> {
+export async function runTurn(input: TurnInput): Promise<LiveStream> {
   const messages = [...input.history, input.userMessage];
   const recentUserText = messages
     .filter((m) => m.role === 'user')
@@ -56,7 +57,7 @@ export async function runTurn(input: TurnInput): Promise<Response> {
     },
   });
 
-  return result.toUIMessageStreamResponse<UIMessage<TurnMetadata>>({
+  return new LiveStream(result.toUIMessageStream<UIMessage<TurnMetadata>>({
     originalMessages: messages as UIMessage<TurnMetadata>[],
     generateMessageId: () => crypto.randomUUID(),
     messageMetadata: ({ part }) => {
@@ -76,7 +77,7 @@ export async function runTurn(input: TurnInput): Promise<Response> {
       }
     },
     onError: (error) => describeModelError(error),
-  });
+  }));
 }
 
 /** The error text the stream carries: the cause, without stack traces or credentials. */

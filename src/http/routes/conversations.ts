@@ -20,6 +20,8 @@ const ReadResourceBody = z
   .object({
     server: z.string().min(1).max(64).optional(),
     uri: z.string().min(1).max(4096),
+    /** Character offset of the text window, as `read_resource` takes it. */
+    offset: z.number().int().min(0).optional(),
   })
   .strict();
 
@@ -80,6 +82,11 @@ export const conversations = new Hono<AppBindings>()
     const stub = await conversationStub(c.env, c.req.param('id'));
     const userMessage = userMessageFrom(await jsonBody(c, SendMessageBody));
     return stub.sendMessage(userMessage);
+  })
+  .get('/:id/stream', async (c) => {
+    // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
+    const stub = await conversationStub(c.env, c.req.param('id'));
+    return stub.resumeStream();
   })
   .post('/:id/resources/read', async (c) => {
     const stub = await conversationStub(c.env, c.req.param('id'));

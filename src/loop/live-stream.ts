@@ -1,0 +1,53 @@
+import type { UIMessageChunk } from 'ai';
+
+/**
+ * The chunks of the turn being streamed, kept in memory so a client that
+ * lost its connection can pick the stream up again (`GET …/stream`): it gets
+ * every chunk so far, then the rest live. Chunks go into this buffer whether
+ * or not a client is reading, so a disconnect never stops the turn.
+ */
+export class LiveStream {
+  private readonly chunks: UIMessageChunk[] = [];
+  private readonly readers = new Set<ReadableStreamDefaultController<UIMessageChunk>>();
+  private finished = false;
+
+  constructor(source: ReadableStream<UIMessageChunk>) {
+    void this.pump(source);
+  }
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  /** A new reader: everything so far, then live chunks until the turn ends. */
+  reader(): ReadableStream<UIMessageChunk> {
+    let self: ReadableStreamDefaultController<UIMessageChunk>;
+    return new ReadableStream<UIMessageChunk>({
+      start: (controller) => {
+        self = controller;
+        for (const chunk of this.chunks) controller.enqueue(chunk);
+        if (this.finished) controller.close();
+        else this.readers.add(controller);
+      },
+      cancel: () => {
+        this.readers.delete(self);
+      },
+    });
+  }
+
+  private async pump(source: ReadableStream<UIMessageChunk>) {
+    const iterator = source.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await iterator.read();
+        if (done) break;
+        this.chunks.push(value);
+        for (const reader of this.readers) reader.enqueue(value);
+      }
+    } finally {
+      this.finished = true;
+      for (const reader of this.readers) reader.close();
+      this.readers.clear();
+    }
+  }
+}

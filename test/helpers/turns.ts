@@ -1,0 +1,94 @@
+import { runInDurableObject } from 'cloudflare:test';
+import type { LanguageModelV4CallOptions, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { UIMessage, UIMessageChunk } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import type { Settings } from '../../src/config';
+import { conversationStub } from './api';
+
+/** Parses an AI SDK UI message stream (SSE) into its chunks. */
+export async function sseChunks(response: Response): Promise<UIMessageChunk[]> {
+  const text = await response.text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice(6)) as UIMessageChunk);
+}
+
+export const textOfChunks = (chunks: UIMessageChunk[]) =>
+  chunks.map((c) => (c.type === 'text-delta' ? c.delta : '')).join('');
+
+export const userMessage = (text: string): UIMessage => ({ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] });
+
+type Step = (call: LanguageModelV4CallOptions, index: number) => LanguageModelV4StreamPart[];
+
+const finish = (reason: 'stop' | 'tool-calls'): LanguageModelV4StreamPart => ({
+  type: 'finish',
+  finishReason: { unified: reason, raw: undefined },
+  usage: { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } },
+});
+
+export const say = (text: string): LanguageModelV4StreamPart[] => [
+  { type: 'text-start', id: 't' },
+  { type: 'text-delta', id: 't', delta: text },
+  { type: 'text-end', id: 't' },
+  finish('stop'),
+];
+
+export const callTools = (...calls: Array<[toolName: string, input: unknown]>): LanguageModelV4StreamPart[] => [
+  ...calls.map(([toolName, input], i) => ({ type: 'tool-call' as const, toolCallId: `call-${crypto.randomUUID().slice(0, 8)}-${i}`, toolName, input: JSON.stringify(input) })),
+  finish('tool-calls'),
+];
+
+/** A scripted model (the AI SDK's own mock): `script` decides each step from what the model was sent. */
+export function scriptedModel(script: Step) {
+  let index = 0;
+  const model = new MockLanguageModelV4({
+    doStream: async (call) => {
+      const parts = script(call, index++);
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  });
+  return model;
+}
+
+/** Every tool result the model was sent in `prompt`, as text. */
+export function toolResults(prompt: LanguageModelV4Prompt): Array<{ toolName: string; text: string; error: boolean }> {
+  return prompt.flatMap((m) =>
+    m.role === 'tool'
+      ? m.content.flatMap((part) => {
+          if (part.type !== 'tool-result') return [];
+          const o = part.output;
+          const text =
+            o.type === 'text' || o.type === 'error-text'
+              ? o.value
+              : o.type === 'content'
+                ? o.value.map((v) => (v.type === 'text' ? v.text : `[file ${v.type}]`)).join('\n')
+                : JSON.stringify(o);
+          return [{ toolName: part.toolName, text, error: o.type === 'error-text' || o.type === 'error-json' }];
+        })
+      : [],
+  );
+}
+
+/** Runs one turn in the conversation's Durable Object with a scripted model; returns the stream's chunks. */
+export async function runScriptedTurn(id: string, text: string, model: MockLanguageModelV4, overrides: Partial<Settings> = {}) {
+  const stub = await conversationStub(id);
+  return runInDurableObject(stub, async (instance) => {
+    const live = await instance.turn(userMessage(text), { model, acceptsImages: false, spec: 'mock' }, overrides);
+    const reader = live.reader().getReader();
+    const chunks: UIMessageChunk[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    return chunks;
+  });
+}

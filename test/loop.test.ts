@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { buildSystemPrompt, estimateTokens } from '../src/loop/system-prompt';
+import type { ServerState } from '../src/mcp/catalog';
+import { api, catalog, createConversation, postJson, read } from './helpers/api';
+import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults } from './helpers/turns';
+
+const systemOf = (prompt: { role: string; content: unknown }[]) => prompt.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+const sentToModel = (model: ReturnType<typeof scriptedModel>) => JSON.stringify(model.doStreamCalls.map((c) => c.prompt));
+
+describe('the model sees a catalog, and reads through synthetic tools', () => {
+  it('gets the catalog and no resource content; reads the large document whole, window by window', async () => {
+    const id = await createConversation();
+    const full = (await read(id, { server: 'demo', uri: 'docs://test-matrix' })).contents[0] as { text: string };
+    const model = scriptedModel((call, index) => {
+      if (index === 0) return callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }]);
+      const last = toolResults(call.prompt).at(-1)!.text;
+      const next = /"offset":(\d+)/.exec(last);
+      return next ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo', offset: Number(next[1]) }]) : say('Read it all.');
+    });
+    const chunks = await runScriptedTurn(id, 'What is the output format of the release test matrix?', model, { READ_WINDOW_CHARS: 5_000, MAX_STEPS: 8 });
+
+    const system = systemOf(model.doStreamCalls[0]!.prompt);
+    expect(system).toContain('docs://test-matrix');
+    expect(system).toContain('task://guidelines');
+    expect(system).not.toContain('Acme Tasks Android'); // only in the document's body
+    expect(system).not.toContain('Every task has one owner'); // only in the guidelines' body
+
+    const windows = toolResults(model.doStreamCalls.at(-1)!.prompt).filter((r) => r.toolName === 'read_resource');
+    expect(windows.length).toBe(Math.ceil(full.text.length / 5_000));
+    const bodies = windows.map((w) => /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(w.text)![1]);
+    expect(bodies.join('')).toBe(full.text); // nothing dropped, nothing repeated
+    expect(windows.at(-1)!.text).toContain('Release recommendation: NO-GO');
+    expect(windows[0]!.text).toContain(`part="characters 0-5000 of ${full.text.length}"`);
+    expect(windows[0]!.text).toContain('call read_resource with {"uri":"docs://test-matrix","server":"demo","offset":5000}');
+    expect(textOfChunks(chunks)).toBe('Read it all.');
+  });
+
+  it('PDF and PNG become descriptors: no base64 ever reaches the model', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_call, index) =>
+      index === 0
+        ? callTools(['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }], ['read_resource', { uri: 'assets://logo.png', server: 'demo' }])
+        : say('Described.'),
+    );
+    await runScriptedTurn(id, 'Show me the quarterly report and the logo', model);
+    const results = toolResults(model.doStreamCalls[1]!.prompt);
+    expect(results[0]!.text).toMatch(/^\[Binary resource: application\/pdf, 1\.0 KB, "Quarterly report Q3", uri docs:\/\/quarterly-report\.pdf, server demo/);
+    expect(results[1]!.text).toMatch(/^\[Binary resource: image\/png, 291 B, "Team logo", uri assets:\/\/logo\.png/);
+    const everything = sentToModel(model);
+    expect(everything).not.toContain('JVBERi0'); // "%PDF-" in base64
+    expect(everything).not.toContain('iVBORw0KGgo'); // the PNG signature in base64
+  });
+
+  it('invoke_prompt with bad arguments is a tool error the model can act on', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_call, index) =>
+      index === 0
+        ? callTools(
+            ['invoke_prompt', { server: 'demo', name: 'plan_day', arguments: { hours: '40' } }],
+            ['invoke_prompt', { server: 'demo', name: 'plan_day', arguments: { minutes: '30' } }],
+            ['invoke_prompt', { server: 'demo', name: 'plan_day', arguments: { hours: '4' } }],
+          )
+        : say('ok'),
+    );
+    await runScriptedTurn(id, 'plan my day', model);
+    const [tooMany, unknown, good] = toolResults(model.doStreamCalls[1]!.prompt);
+    expect(tooMany).toMatchObject({ error: true });
+    expect(tooMany!.text).toContain('"hours"');
+    expect(tooMany!.text).toContain('between 0.5 and 16');
+    expect(unknown).toMatchObject({ error: true });
+    expect(unknown!.text).toContain('unknown argument "minutes"');
+    expect(good).toMatchObject({ error: false });
+    expect(good!.text).toContain('[user] Plan my day: I have 4 hours');
+  });
+
+  it('an ambiguous URI is a tool error listing the candidate servers; an unknown one lists the closest URIs', async () => {
+    const id = await createConversation();
+    const uri = (await catalog(id)).everything!.resources[0]!.uri;
+    const model = scriptedModel((_call, index) =>
+      index === 0 ? callTools(['read_resource', { uri }], ['read_resource', { uri: 'docs://test-matrx', server: 'demo' }]) : say('ok'),
+    );
+    await runScriptedTurn(id, 'read it', model);
+    const [ambiguous, unknown] = toolResults(model.doStreamCalls[1]!.prompt);
+    expect(ambiguous).toMatchObject({ error: true });
+    expect(ambiguous!.text).toContain('everything, faulty, legacy');
+    expect(unknown).toMatchObject({ error: true });
+    expect(unknown!.text).toContain('Closest known URIs: docs://test-matrix');
+  });
+
+  it('stops at the step limit with a clear finish reason', async () => {
+    const id = await createConversation();
+    const model = scriptedModel(() => callTools(['list_resources', {}]));
+    const chunks = await runScriptedTurn(id, 'loop forever', model, { MAX_STEPS: 3 });
+    expect(model.doStreamCalls).toHaveLength(3);
+    const finish = chunks.find((c) => c.type === 'finish') as { messageMetadata?: { finishReason?: string } };
+    expect(finish.messageMetadata?.finishReason).toBe('step-limit');
+  });
+});
+
+describe('failures leave the history as it was', () => {
+  it('a model failure mid-turn streams an error, saves nothing, and the conversation goes on', async () => {
+    const id = await createConversation();
+    const before = (await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length;
+    const broken = scriptedModel(() => [
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Half an ans' },
+      { type: 'error', error: new Error('provider exploded') },
+    ]);
+    const chunks = await runScriptedTurn(id, 'hello', broken);
+    const error = chunks.find((c) => c.type === 'error') as { errorText: string } | undefined;
+    expect(error?.errorText).toContain('provider exploded');
+    expect((await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length).toBe(before);
+
+    const next = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about estimates?' });
+    expect(next.status).toBe(200);
+    expect(textOfChunks(await sseChunks(next))).toContain('Estimate in hours');
+    const after = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string }> }>();
+    expect(after.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+});
+
+describe('POST /v1/conversations/:id/messages with the offline model', () => {
+  it('streams a read_resource step and an answer quoting the guidelines; saves both messages', async () => {
+    const id = await createConversation();
+    const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about estimates?' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const chunks = await sseChunks(response);
+    expect(chunks.find((c) => c.type === 'tool-input-available')).toMatchObject({ toolName: 'read_resource', input: { uri: 'task://guidelines', server: 'demo' } });
+    const answer = textOfChunks(chunks);
+    expect(answer).toContain('From task://guidelines');
+    expect(answer).toContain('Estimate in hours, never more than 8');
+    const finish = chunks.find((c) => c.type === 'finish') as { messageMetadata?: { finishReason?: string; usage?: { totalTokens?: number } } };
+    expect(finish.messageMetadata?.finishReason).toBe('stop');
+    expect(finish.messageMetadata?.usage?.totalTokens).toBeGreaterThan(0);
+
+    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; parts: Array<{ type: string }> }> }>();
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(messages[1]!.parts.map((p) => p.type)).toContain('tool-read_resource');
+  });
+
+  it('reads from a second server (server-everything) when the question is about its documents', async () => {
+    const id = await createConversation();
+    const doc = (await catalog(id)).everything!.resources.find((r) => r.uri.endsWith('architecture.md'))!;
+    const chunks = await sseChunks(await postJson(`/v1/conversations/${id}/messages`, { text: `Explain the ${doc.name} document` }));
+    const call = chunks.find((c) => c.type === 'tool-input-available') as { input: { uri: string } };
+    expect(call.input.uri).toBe(doc.uri);
+    expect(textOfChunks(chunks)).toContain(`From ${doc.uri}`);
+  });
+
+  it('accepts the useChat body shape and refuses bad ones', async () => {
+    const id = await createConversation();
+    const useChatBody = { id, trigger: 'submit-message', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'list resources about customers' }] }] };
+    const ok = await postJson(`/v1/conversations/${id}/messages`, useChatBody);
+    expect(ok.status).toBe(200);
+    expect((await sseChunks(ok)).some((c) => c.type === 'tool-input-available')).toBe(true);
+
+    for (const [body, status] of [[{}, 400], [{ messages: [{ role: 'assistant', parts: [] }] }, 400], [{ text: 'x'.repeat(40_000) }, 413], [{ text: '   ' }, 400]] as const) {
+      const response = await postJson(`/v1/conversations/${id}/messages`, body);
+      expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(status);
+    }
+    expect((await postJson(`/v1/conversations/${crypto.randomUUID()}/messages`, { text: 'hi' })).status).toBe(404);
+  });
+
+  it('GET …/stream answers 204 when no turn is running', async () => {
+    const id = await createConversation();
+    expect((await api(`/v1/conversations/${id}/stream`)).status).toBe(204);
+  });
+});
+
+describe('POST /v1/conversations/:id/resources/read shows what the model would see', () => {
+  it('returns the same rendering as read_resource', async () => {
+    const id = await createConversation();
+    const viaApi = await (await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'docs://quarterly-report.pdf', server: 'demo' })).json<{ model: { text: string } }>();
+    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }]) : say('ok')));
+    await runScriptedTurn(id, 'report', model);
+    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]!.text).toBe(viaApi.model.text);
+  });
+});
+
+describe('system prompt budget', () => {
+  it('10,000 resources: the catalog stays within budget, relevant entries are kept, the rest is announced', () => {
+    const resources = Array.from({ length: 10_000 }, (_, i) => ({
+      uri: `bulk://invoices/${i}`,
+      name: `invoice-${i}`,
+      title: `Invoice ${i} for ${['Acme', 'Globex', 'Initech', 'Umbrella'][i % 4]}`,
+      mimeType: 'application/json',
+      size: 1200 + i,
+      description: `Billing record number ${i}`,
+    }));
+    const server: ServerState = { id: 'bulk', status: 'connected', instructions: 'Invoices by number.', tools: [], resources, resourceTemplates: [], prompts: [], fetchedAt: {} };
+    const { text, shown, hidden } = buildSystemPrompt({
+      servers: [server],
+      conversationText: 'show me invoice 7777',
+      modelPrompts: () => true,
+      settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 },
+    });
+    expect(estimateTokens(text)).toBeLessThan(1_500 + 400); // the catalog budget plus the fixed base text
+    expect(text).toContain('bulk://invoices/7777');
+    expect(shown + hidden).toBe(10_000);
+    expect(text).toContain(`… ${hidden} more not shown: list_resources with server "bulk" and a query finds them`);
+  });
+});

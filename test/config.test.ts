@@ -15,7 +15,7 @@ function configError(MCP_SERVERS: string): ApiError {
 
 describe('MCP_SERVERS', () => {
   it('defaults to the demo server when empty', () => {
-    expect(load('').mcpServers).toEqual([{ id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, cacheScope: 'shared' }]);
+    expect(load('').mcpServers).toEqual([{ id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, cacheScope: 'shared', autoApprove: [], modelPrompts: true }]);
   });
 
   it('accepts absolute URLs, transports and secret-named headers', () => {
@@ -26,6 +26,8 @@ describe('MCP_SERVERS', () => {
       transport: 'sse',
       headers: { Authorization: 'secret:TRACKER_TOKEN' },
       cacheScope: 'shared',
+      autoApprove: [],
+      modelPrompts: true,
     });
   });
 

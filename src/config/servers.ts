@@ -25,6 +25,14 @@ export const McpServerConfigSchema = z
     cacheScope: z.enum(['shared', 'user']).default('shared'),
     /** Overrides `RESOURCE_TTL_MS` for this server's resources. */
     ttlMs: z.number().int().positive().optional(),
+    /**
+     * Tools of this server that run without asking the user, besides those
+     * annotated `readOnlyHint: true` (which always do). Every other tool call
+     * waits for an approval.
+     */
+    autoApprove: z.array(z.string().min(1)).default([]),
+    /** Whether the model may fetch this server's prompts (`invoke_prompt`); false keeps them user-only. */
+    modelPrompts: z.boolean().default(true),
   })
   .strict();
 

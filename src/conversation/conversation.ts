@@ -9,8 +9,9 @@ import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
 import { runTurn } from '../loop/turn';
 import { renderResource, type ModelView } from '../tools/render';
+import { mcpTools } from '../tools/mcp-tools';
 import { syntheticTools } from '../tools/synthetic';
-import { History } from './history';
+import { History, pendingApprovals } from './history';
 import type { ServerState } from '../mcp/catalog';
 import { McpSessions, type ResourceRead } from '../mcp/sessions';
 import { ServerStateStore } from '../mcp/state-store';
@@ -65,7 +66,13 @@ export class Conversation extends Agent<Env> {
     if (this.deleted) return null;
     const row = this.sql<{ id: string; created_at: number }>`SELECT id, created_at FROM conversation LIMIT 1`[0];
     if (!row) return null;
-    return { id: row.id, createdAt: new Date(row.created_at).toISOString(), messages: this.history.load(), pendingApprovals: [] };
+    const messages = this.history.load();
+    return {
+      id: row.id,
+      createdAt: new Date(row.created_at).toISOString(),
+      messages,
+      pendingApprovals: pendingApprovals(messages).map(({ messageIndex: _, ...approval }) => approval),
+    };
   }
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
@@ -126,24 +133,61 @@ export class Conversation extends Agent<Env> {
   /**
    * One turn with a given model (tests pass a scripted model here through
    * `runInDurableObject`; `settings` may override config for them too).
+   * Without a user message, continues the conversation (after an approval).
    */
-  async turn(userMessage: UIMessage, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+  async turn(userMessage: UIMessage | null, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
     const sessions = await this.mcpSessions();
     if (this.live && !this.live.done) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
+    const history = this.history.load();
+    if (userMessage && pendingApprovals(history).length) {
+      throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
+    }
     const settings = { ...loadConfig(this.env).settings, ...overrides };
     const states = await sessions.catalog();
-    const modelPrompts = () => true;
+    const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
+    const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts });
+    const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
     this.live = await runTurn({
-      history: this.history.load(),
-      userMessage,
+      messages: userMessage ? [...history, userMessage] : history,
       states,
       model,
-      tools: syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts }),
+      tools,
       settings,
       modelPrompts,
       onComplete: (messages) => this.history.save(messages),
     });
     return this.live;
+  }
+
+  /**
+   * Answers a tool call waiting for approval and continues the turn (the
+   * tool runs if approved; the model is told if denied). Returns the stream.
+   */
+  async respondToApproval(request: { toolCallId: string; approved: boolean; reason?: string | undefined }): Promise<Response> {
+    try {
+      const stream = await this.approve(request, resolveModel(this.env as unknown as Record<string, unknown>));
+      return createUIMessageStreamResponse({ stream: stream.reader() });
+    } catch (error) {
+      if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
+      throw error;
+    }
+  }
+
+  /** `respondToApproval` with a given model (tests pass a scripted one). */
+  async approve(request: { toolCallId: string; approved: boolean; reason?: string | undefined }, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+    if (!(await this.snapshot())) throw notFound(`Conversation ${this.name}`);
+    const history = this.history.load();
+    const pending = pendingApprovals(history).find((p) => p.toolCallId === request.toolCallId);
+    if (!pending) throw new ApiError(404, 'approval_not_found', `No tool call ${request.toolCallId} is waiting for approval`);
+    const message = history[pending.messageIndex]!;
+    message.parts = message.parts.map((part) =>
+      'toolCallId' in part && part.toolCallId === request.toolCallId && part.state === 'approval-requested'
+        ? ({ ...part, state: 'approval-responded', approval: { ...part.approval, approved: request.approved, ...(request.reason ? { reason: request.reason } : {}) } } as unknown as typeof part)
+        : part,
+    );
+    // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
+    this.history.save([message]);
+    return this.turn(null, model, overrides);
   }
 
   /** Calls an MCP tool in this conversation's session with that server (the tool loop's path to MCP tools). */

@@ -30,3 +30,25 @@ export class History {
     });
   }
 }
+
+/** A tool call waiting for the user's decision. */
+export interface PendingApproval {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  approvalId: string;
+  /** Index of the assistant message holding it. */
+  messageIndex: number;
+}
+
+/** Tool calls in the last assistant message that wait for approval (they pause the turn). */
+export function pendingApprovals(messages: UIMessage[]): PendingApproval[] {
+  const index = messages.length - 1;
+  const last = messages[index];
+  if (!last || last.role !== 'assistant') return [];
+  return last.parts.flatMap((part) => {
+    if (!('toolCallId' in part) || part.state !== 'approval-requested') return [];
+    const toolName = part.type === 'dynamic-tool' ? part.toolName : part.type.replace(/^tool-/, '');
+    return [{ toolCallId: part.toolCallId, toolName, input: part.input, approvalId: part.approval.id, messageIndex: index }];
+  });
+}

@@ -6,8 +6,8 @@ import type { ResolvedModel } from './models';
 import { buildSystemPrompt } from './system-prompt';
 
 export interface TurnInput {
-  history: UIMessage[];
-  userMessage: UIMessage;
+  /** The conversation to answer: the history plus the new user message, or, to continue after an approval, the history alone. */
+  messages: UIMessage[];
   states: ServerState[];
   model: ResolvedModel;
   tools: ToolSet;
@@ -15,8 +15,6 @@ export interface TurnInput {
   modelPrompts: (server: string) => boolean;
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
-  /** Called when the turn ends, however it ends. */
-  onEnd?: () => void;
 }
 
 /** Finish metadata on the assistant message: what a UI shows as "done", "stopped at the step limit", tokens used. */
@@ -33,7 +31,7 @@ export interface TurnMetadata {
  * resumable), so `useChat` works unchanged.
  */
 export async function runTurn(input: TurnInput): Promise<LiveStream> {
-  const messages = [...input.history, input.userMessage];
+  const messages = input.messages;
   const recentUserText = messages
     .filter((m) => m.role === 'user')
     .slice(-3)
@@ -70,11 +68,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       };
     },
     onFinish: ({ messages: finalMessages, outcome }) => {
-      try {
-        if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
-      } finally {
-        input.onEnd?.();
-      }
+      if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
     },
     onError: (error) => describeModelError(error),
   }));

@@ -51,6 +51,8 @@ export class McpSessions {
   private readonly subscribed = new WeakMap<Client, Set<string>>();
   /** URIs whose subscription the server refused, per session. */
   private readonly refused = new WeakMap<Client, Set<string>>();
+  /** URIs from `resource_link` tool results, by server (they need not be in any listing). */
+  private readonly links = new Map<string, string>();
   /** Why the last set-up of a server failed (kept whole, so a timeout stays a 504). */
   private readonly setUpErrors = new Map<string, unknown>();
   private readonly refreshes = new Map<string, { kinds: Set<CatalogKind>; timer: ReturnType<typeof setTimeout> | null; chain: Promise<void> }>();
@@ -61,6 +63,10 @@ export class McpSessions {
 
   constructor(private readonly options: McpSessionsOptions) {
     this.configs = new Map(options.servers.map((server) => [server.id, server]));
+  }
+
+  get servers(): McpServerConfig[] {
+    return [...this.configs.values()];
   }
 
   get serverIds(): string[] {
@@ -148,12 +154,19 @@ export class McpSessions {
     }
   }
 
+  /** A `resource_link` a tool returned: its URI resolves to that server from now on. */
+  registerLink(id: string, uri: string): void {
+    this.links.set(uri, id);
+  }
+
   /**
    * The server a URI belongs to: the one whose catalog lists it or whose
    * template matches it. Ambiguity is the caller's to resolve (400 naming
    * the candidates).
    */
   async resolveServer(uri: string): Promise<string> {
+    const linked = this.links.get(uri);
+    if (linked) return linked;
     const states = await this.catalog();
     const listing = states.filter((s) => s.resources.some((r) => r.uri === uri)).map((s) => s.id);
     const candidates = listing.length

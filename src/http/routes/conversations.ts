@@ -55,6 +55,8 @@ function userMessageFrom(body: z.infer<typeof SendMessageBody>): UIMessage {
   return { id: message.id ?? crypto.randomUUID(), role: 'user', parts: message.parts };
 }
 
+const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(1_000).optional() }).strict();
+
 /** `/v1/conversations`: create, read and delete conversations; their catalog and resource reads. */
 export const conversations = new Hono<AppBindings>()
   .post('/', async (c) => {
@@ -82,6 +84,11 @@ export const conversations = new Hono<AppBindings>()
     const stub = await conversationStub(c.env, c.req.param('id'));
     const userMessage = userMessageFrom(await jsonBody(c, SendMessageBody));
     return stub.sendMessage(userMessage);
+  })
+  .post('/:id/approvals', async (c) => {
+    const stub = await conversationStub(c.env, c.req.param('id'));
+    const body = await jsonBody(c, ApprovalBody);
+    return stub.respondToApproval(body);
   })
   .get('/:id/stream', async (c) => {
     // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.

@@ -1,0 +1,113 @@
+import type { ToolResultOutput } from '@ai-sdk/provider-utils';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { jsonSchema, tool, type ToolSet } from 'ai';
+import type { McpServerConfig, Settings } from '../config';
+import type { ServerState } from '../mcp/catalog';
+import type { McpSessions } from '../mcp/sessions';
+import { describeBinary, humanSize, renderResource } from './render';
+
+export interface McpToolContext {
+  sessions: McpSessions;
+  states: ServerState[];
+  configs: McpServerConfig[];
+  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
+  acceptsImages: boolean;
+}
+
+/** What an MCP tool call gives the model: text, and images for models that take them. */
+export interface McpToolOutput {
+  server: string;
+  tool: string;
+  text: string;
+  images: Array<{ mediaType: string; base64: string }>;
+}
+
+/** Providers accept `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule, the strictest common one). */
+export function modelToolName(server: string, name: string, taken: Set<string>): string {
+  const base = `${server}__${name}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+  let candidate = base;
+  for (let n = 2; taken.has(candidate); n++) candidate = `${base.slice(0, 64 - String(n).length - 1)}_${n}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+/**
+ * Every MCP tool of every connected server, as `<server>__<tool>`, schemas
+ * passed through. Tools annotated `readOnlyHint: true` or listed in the
+ * server's `autoApprove` run directly; every other call pauses the turn for
+ * an approval. `isError` results are thrown, so the model sees an error it
+ * can act on.
+ */
+export function mcpTools(ctx: McpToolContext, taken: Set<string>): ToolSet {
+  const tools: ToolSet = {};
+  for (const state of ctx.states) {
+    if (state.status !== 'connected') continue;
+    const config = ctx.configs.find((c) => c.id === state.id);
+    for (const mcpTool of state.tools) {
+      const name = modelToolName(state.id, mcpTool.name, taken);
+      const autoApproved = mcpTool.annotations?.readOnlyHint === true || (config?.autoApprove.includes(mcpTool.name) ?? false);
+      tools[name] = tool({
+        description: `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`,
+        inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
+        needsApproval: !autoApproved,
+        execute: async (args: unknown): Promise<McpToolOutput> => {
+          let result: CallToolResult;
+          try {
+            result = await ctx.sessions.callTool(state.id, mcpTool.name, (args ?? {}) as Record<string, unknown>);
+          } catch (error) {
+            throw new Error(error instanceof Error ? error.message : String(error));
+          }
+          const output = renderToolResult(state.id, mcpTool.name, result, ctx);
+          if (result.isError) throw new Error(output.text || `${mcpTool.name} failed`);
+          return output;
+        },
+        toModelOutput: ({ output }: { output: McpToolOutput }): ToolResultOutput =>
+          output.images.length
+            ? { type: 'content', value: [{ type: 'text', text: output.text }, ...output.images.map((i) => ({ type: 'file' as const, data: { type: 'data' as const, data: i.base64 }, mediaType: i.mediaType }))] }
+            : { type: 'text', value: output.text },
+      });
+    }
+  }
+  return tools;
+}
+
+/** Maps an MCP tool result faithfully: text, images, links (made readable), embedded resources (wrapped or described). */
+export function renderToolResult(server: string, toolName: string, result: CallToolResult, ctx: Pick<McpToolContext, 'sessions' | 'settings' | 'acceptsImages'>): McpToolOutput {
+  const lines: string[] = [];
+  const images: McpToolOutput['images'] = [];
+  for (const part of result.content ?? []) {
+    switch (part.type) {
+      case 'text':
+        lines.push(part.text);
+        break;
+      case 'image': {
+        const size = Math.floor((part.data.length * 3) / 4);
+        if (ctx.acceptsImages && size <= ctx.settings.INLINE_IMAGE_MAX_BYTES) {
+          images.push({ mediaType: part.mimeType, base64: part.data });
+          lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — attached]`);
+        } else lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — not shown to this model]`);
+        break;
+      }
+      case 'audio':
+        lines.push(`[Audio: ${part.mimeType}, ${humanSize(Math.floor((part.data.length * 3) / 4))} — not shown]`);
+        break;
+      case 'resource_link':
+        ctx.sessions.registerLink(server, part.uri);
+        lines.push(`[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`);
+        break;
+      case 'resource': {
+        const r = part.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
+        if (typeof r.blob === 'string') lines.push(describeBinary({ uri: r.uri, mimeType: r.mimeType, size: Math.floor((r.blob.length * 3) / 4) }, server));
+        else {
+          const text = r.text ?? '';
+          lines.push(
+            renderResource({ server, uri: r.uri, contents: [{ uri: r.uri, mimeType: r.mimeType ?? 'text/plain', text, size: new TextEncoder().encode(text).byteLength }] }, { windowChars: ctx.settings.READ_WINDOW_CHARS, images: false, maxImageBytes: 0 }).text,
+          );
+        }
+        break;
+      }
+    }
+  }
+  if (!lines.length && result.structuredContent) lines.push(JSON.stringify(result.structuredContent));
+  return { server, tool: toolName, text: lines.join('\n'), images };
+}

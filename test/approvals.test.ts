@@ -1,0 +1,88 @@
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
+import type { UIMessageChunk } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { api, conversationStub, createConversation, postJson } from './helpers/api';
+import { connectDemoClient } from './helpers/demo-client';
+import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
+
+type Pending = { toolCallId: string; toolName: string; input: { title?: string }; approvalId: string };
+const pendingOf = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ pendingApprovals: Pending[] }>()).pendingApprovals;
+
+async function approveWith(id: string, toolCallId: string, approved: boolean, model: ReturnType<typeof scriptedModel>) {
+  return runInDurableObject(await conversationStub(id), async (instance) => {
+    const reader = (await instance.approve({ toolCallId, approved }, { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
+    const chunks: UIMessageChunk[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    return chunks;
+  });
+}
+
+async function openTaskTitles() {
+  const { client, transport } = await connectDemoClient('checker');
+  const result = await client.callTool({ name: 'list_tasks', arguments: { status: 'all' } });
+  await transport.terminateSession();
+  return (result.structuredContent as { tasks: Array<{ title: string }> }).tasks.map((t) => t.title);
+}
+
+describe('MCP tools as <server>__<tool>', () => {
+  it('a read-only tool runs without approval and its result reaches the model', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['demo__list_tasks', { status: 'all' }]) : say('listed')));
+    const chunks = await runScriptedTurn(id, 'what is on the list?', model);
+    expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(false);
+    expect(chunks.find((c) => c.type === 'tool-output-available')).toBeTruthy();
+    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]).toMatchObject({ toolName: 'demo__list_tasks', error: false });
+    expect(model.doStreamCalls[0]!.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(['demo__create_task', 'everything__echo', 'read_resource']));
+  });
+});
+
+describe('approvals', () => {
+  it('a tool without a read-only hint pauses the turn; the wait survives a restart; approving runs it', async () => {
+    const id = await createConversation();
+    const title = `Approved task ${crypto.randomUUID().slice(0, 8)}`;
+    const first = scriptedModel(() => callTools(['demo__create_task', { title }]));
+    const chunks = await runScriptedTurn(id, 'create a task', first);
+    expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
+    expect(first.doStreamCalls).toHaveLength(1); // paused: the model was not called again
+
+    const [pending] = await pendingOf(id);
+    expect(pending).toMatchObject({ toolName: 'demo__create_task', input: { title } });
+    expect(await openTaskTitles()).not.toContain(title);
+
+    await abortAllDurableObjects();
+    expect((await pendingOf(id)).map((p) => p.toolCallId)).toEqual([pending!.toolCallId]);
+    const blocked = await postJson(`/v1/conversations/${id}/messages`, { text: 'never mind' });
+    expect(blocked.status).toBe(409);
+
+    const after = scriptedModel((call) => {
+      const result = toolResults(call.prompt).at(-1)!;
+      return say(`Tool said: ${result.text}`);
+    });
+    const continued = await approveWith(id, pending!.toolCallId, true, after);
+    expect(continued.find((c) => c.type === 'tool-output-available')).toBeTruthy();
+    expect(await openTaskTitles()).toContain(title);
+    expect(await pendingOf(id)).toEqual([]);
+    expect(toolResults(after.doStreamCalls[0]!.prompt).at(-1)!.text).toContain(`Created task`);
+  });
+
+  it('denying tells the model and runs nothing', async () => {
+    const id = await createConversation();
+    const title = `Denied task ${crypto.randomUUID().slice(0, 8)}`;
+    await runScriptedTurn(id, 'create a task', scriptedModel(() => callTools(['demo__create_task', { title }])));
+    const [pending] = await pendingOf(id);
+    const after = scriptedModel(() => say('Understood, I will not create it.'));
+    await approveWith(id, pending!.toolCallId, false, after);
+    expect(JSON.stringify(after.doStreamCalls[0]!.prompt)).toContain('execution-denied');
+    expect(await openTaskTitles()).not.toContain(title);
+    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string }> }>();
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('POST /approvals: unknown tool call → 404, bad body → 400', async () => {
+    const id = await createConversation();
+    const unknown = await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'nope', approved: true });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json<{ error: { code: string } }>()).error.code).toBe('approval_not_found');
+    expect((await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'x', approved: 'yes' })).status).toBe(400);
+  });
+});

@@ -35,7 +35,8 @@ Command: \`npm run bench\` · measured ${new Date().toISOString().slice(0, 10)} 
 reading the same resource from the demo server (the baseline: one MCP round trip, no cache), run side by side in one
 process (baseline: ${r.directForKv.reads} reads per row). workerd's clock ticks in whole milliseconds here, so each sample is
 the mean of one batch of consecutive reads; p50/p99 are over those samples. "Miss after an update": the entry is invalidated before each read (not timed), as a
-\`resources/updated\` does; the conversation knows any KV copy is stale, so it pays the MCP round trip only. "Cold miss": a
+\`resources/updated\` does; the read pays a KV lookup (which finds the copy deleted, or refuses it as older than the
+invalidation — it could instead find a fresh copy another conversation wrote after the update) and the MCP round trip. "Cold miss": a
 URI the conversation never read (1,000 distinct published documents): the conversation first subscribes to it (one MCP
 round trip, alongside a KV lookup that finds nothing), then reads it (a second round trip). Subscribing before the first
 read is deliberate: an update between a read and a later subscription would never be heard of.
@@ -59,12 +60,49 @@ the rest of the cost (the KV lookup and the subscription row written to SQLite).
 Local KV is miniflare's (SQLite on disk), not Cloudflare's edge KV; production KV hits are typically slower for cold keys.
 `;
 
-let doc = '';
-try {
-  doc = readFileSync('BENCHMARKS.md', 'utf8');
-} catch {}
-const header = '# Benchmarks\n\nEvery figure here comes from a script in `bench/`; rerun it to check. Ratios are against a baseline run in the same process.\n\n';
-const marker = /## Resource reads inside the Conversation Durable Object[\s\S]*?(?=\n## |$)/;
-doc = doc ? (marker.test(doc) ? doc.replace(marker, section) : `${doc.trimEnd()}\n\n${section}`) : header + section;
-writeFileSync('BENCHMARKS.md', doc);
-console.log(`\n${section}`);
+const sections = [section];
+
+const context = results['context-cost'];
+if (context) {
+  const fmt = (x) => Math.round(x).toLocaleString('en-US');
+  sections.push(`## Context cost: catalog vs pasting resources
+
+Command: \`npm run bench\` (bench/context-cost.bench.test.ts) · tokens counted with gpt-tokenizer (o200k_base, GPT-4o's) · same machine and run as above
+
+System-prompt tokens for one server with N resources (cycling through three real documents: the demo's 12.7 KB test matrix,
+its 590-byte guidelines, a 4 KB runbook), for the question "${context.question}". Catalog: our system prompt with the
+default budget (CATALOG_TOKEN_BUDGET 1,500). Naive: every resource's content pasted. Naive[:2000]: the first 2,000 characters
+of each pasted, the rest silently dropped. The base prompt without any resource is ${context.baseTokens} tokens.
+
+| N | catalog tokens | entries shown / hidden | tokens per entry | naive tokens | naive[:2000] tokens | characters naive[:2000] drops |
+|---|---|---|---|---|---|---|
+${context.rows.map((row) => `| ${fmt(row.n)} | ${fmt(row.catalogTokens)} | ${row.shown} / ${fmt(row.hidden)} | ${row.tokensPerEntry.toFixed(1)} | ${fmt(row.naiveTokens)} | ${fmt(row.naive2000Tokens)} | ${fmt(row.naive2000DroppedChars)} |`).join('\n')}
+
+Targets: ≤ 30 tokens per catalog entry (${context.rows.every((row) => row.tokensPerEntry <= 30) ? 'met' : `missed: ${context.rows[1].tokensPerEntry.toFixed(1)} — each line carries title, URI, MIME type, size and description`}); a bounded prompt for any N
+(${context.rows.every((row) => row.catalogTokens < 2_000) ? 'met' : 'missed'}: at most ${fmt(Math.max(...context.rows.map((row) => row.catalogTokens)))} tokens). At N = 10,000 the resource the question names is among
+the entries shown: ${context.rows.at(-1).relevantShown ? 'yes' : 'no'}.
+`);
+}
+
+const overhead = results['loop-overhead'];
+if (overhead) {
+  sections.push(`## Gateway overhead per loop step
+
+Command: \`npm run bench\` (bench/loop-overhead.bench.test.ts) · same machine and run as above
+
+${overhead.turns} turns (${overhead.steps} steps) with a zero-latency scripted model (the AI SDK's MockLanguageModelV4): each turn
+calls read_resource (answered from the DO's memory) and then answers, so all of the time is ours: system prompt, tool set,
+the AI SDK's stream pipeline, the edge-resolved read, saving the history. Per step = turn time / 2. The first turn of each
+10-turn conversation (MCP connection and first server read) is not counted.
+
+| p50 per step | p99 per step | mean |
+|---|---|---|
+| ${overhead.p50.toFixed(1)} ms | ${overhead.p99.toFixed(1)} ms | ${overhead.mean.toFixed(1)} ms |
+
+Targets: p50 ≤ 5 ms (${overhead.p50 <= 5 ? 'met' : 'missed'}), p99 ≤ 20 ms (${overhead.p99 <= 20 ? 'met' : 'missed'}). workerd's clock ticks in whole milliseconds here.
+`);
+}
+
+const header = '# Benchmarks\n\nEvery figure here comes from a script in `bench/`, run by `npm run bench`, which rewrites this file. Ratios are against a baseline run in the same process.\n\n';
+writeFileSync('BENCHMARKS.md', header + sections.join('\n'));
+console.log(`\n${sections.join('\n')}`);

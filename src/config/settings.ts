@@ -30,7 +30,7 @@ export const SettingsSchema = z.object({
   READ_WINDOW_CHARS: int(1_000, 24_000),
   /** Images up to this size go to models that accept images as image parts; larger ones are described. */
   INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024),
-  /** Token budget of the catalog in the system prompt (estimated at 4 characters a token). */
+  /** Token budget of the catalog in the system prompt (estimated at 3.3 characters a token). */
   CATALOG_TOKEN_BUDGET: int(100, 1_500),
   /** Characters of one server's `instructions` in the system prompt (cut with a note past that). */
   INSTRUCTIONS_MAX_CHARS: int(100, 4_000),

@@ -63,8 +63,7 @@ export class Conversation extends Agent<Env> {
   }
 
   async snapshot(): Promise<ConversationSnapshot | null> {
-    if (this.deleted) return null;
-    const row = this.sql<{ id: string; created_at: number }>`SELECT id, created_at FROM conversation LIMIT 1`[0];
+    const row = this.row();
     if (!row) return null;
     const messages = this.history.load();
     return {
@@ -73,6 +72,12 @@ export class Conversation extends Agent<Env> {
       messages,
       pendingApprovals: pendingApprovals(messages).map(({ messageIndex: _, ...approval }) => approval),
     };
+  }
+
+  /** The existence row, or undefined (never created, or deleted). */
+  private row() {
+    if (this.deleted) return undefined;
+    return this.sql<{ id: string; created_at: number }>`SELECT id, created_at FROM conversation LIMIT 1`[0];
   }
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
@@ -125,7 +130,7 @@ export class Conversation extends Agent<Env> {
 
   /** The turn being streamed, from its first chunk (204 when none is running). */
   async resumeStream(): Promise<Response> {
-    if (!(await this.snapshot())) return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
+    if (!this.row()) return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
     if (!this.live || this.live.done) return new Response(null, { status: 204 });
     return createUIMessageStreamResponse({ stream: this.live.reader() });
   }
@@ -175,7 +180,7 @@ export class Conversation extends Agent<Env> {
 
   /** `respondToApproval` with a given model (tests pass a scripted one). */
   async approve(request: { toolCallId: string; approved: boolean; reason?: string | undefined }, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
-    if (!(await this.snapshot())) throw notFound(`Conversation ${this.name}`);
+    if (!this.row()) throw notFound(`Conversation ${this.name}`);
     const history = this.history.load();
     const pending = pendingApprovals(history).find((p) => p.toolCallId === request.toolCallId);
     if (!pending) throw new ApiError(404, 'approval_not_found', `No tool call ${request.toolCallId} is waiting for approval`);
@@ -197,7 +202,7 @@ export class Conversation extends Agent<Env> {
 
   /** Deletes all of this conversation's storage and ends its MCP sessions. Returns false if it did not exist. */
   async remove(): Promise<boolean> {
-    if (!(await this.snapshot())) return false;
+    if (!this.row()) return false;
     this.deleted = true;
     await this.sessions?.closeAll();
     await this.destroy();
@@ -213,7 +218,7 @@ export class Conversation extends Agent<Env> {
 
   /** The MCP sessions, built on first use after each start (so always with fresh `initialize`s). */
   private async mcpSessions(): Promise<McpSessions> {
-    if (!(await this.snapshot())) throw notFound(`Conversation ${this.name}`);
+    if (!this.row()) throw notFound(`Conversation ${this.name}`);
     if (this.sessions) return this.sessions;
     const { mcpServers, settings } = loadConfig(this.env);
     this.cache = new ResourceCache(this.env.RESOURCE_CACHE, new InvalidationLog(this.ctx.storage.sql, settings.KV_MAX_AGE_MS), settings);

@@ -17,10 +17,18 @@ export class History {
       .map((row) => JSON.parse(row.message) as UIMessage);
   }
 
-  /** Saves the whole conversation after a turn: new messages appended, changed ones (same id) updated. */
+  /**
+   * Saves the conversation after a turn: new messages appended, changed ones
+   * (same id) updated, unchanged ones not rewritten.
+   */
   save(messages: UIMessage[]): void {
+    const stored = new Map(
+      this.storage.sql.exec<{ id: string; message: string }>(`SELECT id, message FROM messages`).toArray().map((row) => [row.id, row.message]),
+    );
+    const changed = messages.filter((message) => stored.get(message.id) !== JSON.stringify(message));
+    if (!changed.length) return;
     this.storage.transactionSync(() => {
-      for (const message of messages) {
+      for (const message of changed) {
         this.storage.sql.exec(
           `INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`,
           message.id,

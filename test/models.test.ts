@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../src/errors';
+import { resolveModel } from '../src/loop/models';
+import { OfflineModel } from '../src/loop/offline-model';
+
+function configError(env: Record<string, unknown>): ApiError {
+  try {
+    resolveModel(env);
+  } catch (error) {
+    return error as ApiError;
+  }
+  throw new Error('expected model_not_configured');
+}
+
+describe('MODEL', () => {
+  it('defaults to the offline stand-in', () => {
+    expect(resolveModel({}).model).toBeInstanceOf(OfflineModel);
+    expect(resolveModel({ MODEL: 'offline' }).spec).toBe('offline');
+  });
+
+  it('builds each provider when its key or binding is there, without calling it', () => {
+    expect(resolveModel({ MODEL: 'openai:gpt-4.1-mini', OPENAI_API_KEY: 'k' })).toMatchObject({ spec: 'openai:gpt-4.1-mini', acceptsImages: true });
+    expect(resolveModel({ MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k' })).toMatchObject({ acceptsImages: true });
+    expect(resolveModel({ MODEL: 'openai-compatible:llama3', OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' })).toMatchObject({ acceptsImages: false });
+    expect(resolveModel({ MODEL: 'workers-ai:@cf/meta/llama-3.3-70b-instruct-fp8-fast', AI: {} })).toMatchObject({ acceptsImages: false });
+  });
+
+  it.each([
+    [{ MODEL: 'openai:gpt-4.1-mini' }, 'OPENAI_API_KEY'],
+    [{ MODEL: 'anthropic:claude-sonnet-4-5' }, 'ANTHROPIC_API_KEY'],
+    [{ MODEL: 'openai-compatible:llama3' }, 'OPENAI_COMPATIBLE_BASE_URL'],
+    [{ MODEL: 'workers-ai:@cf/meta/llama' }, 'AI binding'],
+    [{ MODEL: 'mistral:large' }, 'Unknown MODEL provider "mistral"'],
+    [{ MODEL: 'openai:' }, 'needs a model id'],
+  ])('%o → a clear error naming %s', (env, expected) => {
+    const error = configError(env);
+    expect(error.status).toBe(500);
+    expect(error.code).toBe('model_not_configured');
+    expect(error.message).toContain(expected);
+  });
+});

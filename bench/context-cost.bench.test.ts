@@ -35,7 +35,15 @@ function server(n: number): ServerState {
     fetchedAt: {},
     resources: Array.from({ length: n }, (_, i) => {
       const doc = DOCS[i % DOCS.length]!;
-      return { uri: `kb://docs/${i}`, name: `doc-${i}`, title: `${doc.topic} for service ${i}`, mimeType: doc.mime, size: new TextEncoder().encode(doc.text).byteLength, description: `The ${doc.topic} of service ${i}.` };
+      const team = ['platform', 'payments', 'search', 'identity', 'mobile'][i % 5];
+      return {
+        uri: `kb://docs/${i}`,
+        name: `doc-${i}`,
+        title: `${doc.topic} for service ${i}`,
+        mimeType: doc.mime,
+        size: new TextEncoder().encode(doc.text).byteLength,
+        description: `Maintained by the ${team} team; reviewed every quarter.`,
+      };
     }),
   };
 }

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Agent } from 'agents';
+import { Agent, type Connection, type WSMessage } from 'agents';
 import { createUIMessageStreamResponse, type UIMessage } from 'ai';
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
@@ -11,6 +11,7 @@ import { runTurn } from '../loop/turn';
 import { renderResource, type ModelView } from '../tools/render';
 import { mcpTools } from '../tools/mcp-tools';
 import { syntheticTools } from '../tools/synthetic';
+import { type ChatHost, handleChatFrame } from './chat-socket';
 import { History, pendingApprovals } from './history';
 import type { ServerState } from '../mcp/catalog';
 import { McpSessions, type ResourceRead } from '../mcp/sessions';
@@ -44,6 +45,8 @@ export class Conversation extends Agent<Env> {
   private readonly history: History;
   /** The turn being streamed (one at a time: a second message meanwhile is refused with 409). */
   private live: LiveStream | undefined;
+  /** The WebSocket request id the running turn answers (for resuming over WebSocket). */
+  private liveRequestId: string | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -79,6 +82,30 @@ export class Conversation extends Agent<Env> {
     if (this.deleted) return undefined;
     return this.sql<{ id: string; created_at: number }>`SELECT id, created_at FROM conversation LIMIT 1`[0];
   }
+
+  // ---- WebSocket (agents chat protocol; see chat-socket.ts) -------------------
+
+  override async onConnect(connection: Connection): Promise<void> {
+    if (!this.row()) return connection.close(4004, 'conversation not found');
+    connection.send(JSON.stringify({ type: 'cf_agent_chat_messages', messages: this.history.load(), connect: true }));
+  }
+
+  override async onMessage(connection: Connection, message: WSMessage): Promise<void> {
+    if (!this.row() || typeof message !== 'string') return;
+    await handleChatFrame(this.chatHost, connection, message);
+  }
+
+  private readonly chatHost: ChatHost = {
+    messages: () => this.history.load(),
+    turn: (userMessage) => this.turn(userMessage, resolveModel(this.env as unknown as Record<string, unknown>)),
+    approve: (request) => this.approve(request, resolveModel(this.env as unknown as Record<string, unknown>)),
+    clear: () => this.history.clear(),
+    running: () => (this.live && this.liveRequestId ? { id: this.liveRequestId, stream: this.live } : undefined),
+    setRunning: (id) => {
+      this.liveRequestId = id;
+    },
+    broadcast: (frame, except) => this.broadcast(JSON.stringify(frame), except ? [except] : []),
+  };
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
   async catalog(): Promise<RpcResult<{ servers: ServerState[] }>> {
@@ -152,6 +179,7 @@ export class Conversation extends Agent<Env> {
     const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
     const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts });
     const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
+    this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
     this.live = await runTurn({
       messages: userMessage ? [...history, userMessage] : history,
       states,

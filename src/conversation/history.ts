@@ -17,6 +17,11 @@ export class History {
       .map((row) => JSON.parse(row.message) as UIMessage);
   }
 
+  /** Forgets every message (the chat protocol's "clear"). */
+  clear(): void {
+    this.storage.sql.exec(`DELETE FROM messages`);
+  }
+
   /**
    * Saves the conversation after a turn: new messages appended, changed ones
    * (same id) updated, unchanged ones not rewritten.

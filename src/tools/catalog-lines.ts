@@ -1,4 +1,5 @@
 import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { terms } from './relevance';
 import { humanSize } from './render';
 
 /**
@@ -8,7 +9,14 @@ import { humanSize } from './render';
 export function resourceLine(r: Resource): string {
   const meta = [r.mimeType, r.size === undefined ? undefined : humanSize(r.size)].filter(Boolean).join(', ');
   const name = r.title ?? r.name;
-  return `- ${name} — ${r.uri}${meta ? ` (${meta})` : ''}${r.description ? `: ${oneLine(r.description)}` : ''}`;
+  const description = r.description && addsInformation(`${name} ${r.uri}`, r.description) ? `: ${oneLine(r.description)}` : '';
+  return `- ${name} — ${r.uri}${meta ? ` (${meta})` : ''}${description}`;
+}
+
+/** A description that only repeats the title's words costs tokens and tells the model nothing. */
+function addsInformation(known: string, description: string): boolean {
+  const seen = new Set(terms(known));
+  return terms(description).some((word) => !seen.has(word));
 }
 
 export function templateLine(t: ResourceTemplate): string {
@@ -21,4 +29,8 @@ export function promptLine(p: Prompt): string {
 }
 
 
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 240);
+/** Descriptions are metadata, not content: long ones are cut, visibly, to keep each entry to tens of tokens. */
+const oneLine = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat;
+};

@@ -4,9 +4,8 @@ import { z } from 'zod';
 import type { Conversation } from '../../conversation/conversation';
 import { isConversationId, newConversationId } from '../../conversation/ids';
 import { unwrap } from '../../conversation/rpc';
-import type { UIMessage } from 'ai';
-import { ApiError, badRequest, notFound } from '../../errors';
-import { formatIssues } from '../../config';
+import { SendMessageBody, userMessageFrom } from '../../conversation/user-message';
+import { badRequest, notFound } from '../../errors';
 import { jsonBody } from '../validation';
 import type { AppBindings } from '../types';
 
@@ -24,36 +23,6 @@ const ReadResourceBody = z
     offset: z.number().int().min(0).optional(),
   })
   .strict();
-
-/** Longest user message accepted, in characters (413 past it). */
-export const MAX_MESSAGE_CHARS = 32_000;
-
-const TextPart = z.object({ type: z.literal('text'), text: z.string() }).strict();
-const UserMessage = z.object({ id: z.string().min(1).max(100).optional(), role: z.literal('user'), parts: z.array(TextPart).min(1).max(20) });
-
-/**
- * One user turn, in any of three shapes: `{text}` (curl), `{message}`, or
- * `{messages}` as `useChat`'s default transport sends it (the last message is
- * the new one; the server's own history is authoritative).
- */
-const SendMessageBody = z
-  .object({ text: z.string().optional(), message: UserMessage.optional(), messages: z.array(z.unknown()).optional() })
-  .passthrough(); // useChat also sends id, trigger and messageId
-
-function userMessageFrom(body: z.infer<typeof SendMessageBody>): UIMessage {
-  let message: z.infer<typeof UserMessage>;
-  if (body.text !== undefined) message = { role: 'user', parts: [{ type: 'text', text: body.text }] };
-  else if (body.message) message = body.message;
-  else if (body.messages?.length) {
-    const last = UserMessage.safeParse(body.messages[body.messages.length - 1]);
-    if (!last.success) throw badRequest(`The last of "messages" must be a user message with text parts: ${formatIssues(last.error)}`, 'invalid_body');
-    message = last.data;
-  } else throw badRequest('Send {"text": "…"}, {"message": {role, parts}} or {"messages": [...]}', 'invalid_body');
-  const chars = message.parts.reduce((sum, p) => sum + p.text.length, 0);
-  if (chars > MAX_MESSAGE_CHARS) throw new ApiError(413, 'message_too_large', `The message has ${chars} characters; the limit is ${MAX_MESSAGE_CHARS}`);
-  if (!message.parts.some((p) => p.text.trim())) throw badRequest('The message is empty', 'invalid_body');
-  return { id: message.id ?? crypto.randomUUID(), role: 'user', parts: message.parts };
-}
 
 const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(1_000).optional() }).strict();
 
@@ -89,6 +58,13 @@ export const conversations = new Hono<AppBindings>()
     const stub = await conversationStub(c.env, c.req.param('id'));
     const body = await jsonBody(c, ApprovalBody);
     return stub.respondToApproval(body);
+  })
+  .get('/:id/ws', async (c) => {
+    // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
+    const stub = await conversationStub(c.env, c.req.param('id'));
+    if (!(await stub.snapshot())) throw notFound(`Conversation ${c.req.param('id')}`);
+    return stub.fetch(c.req.raw);
   })
   .get('/:id/stream', async (c) => {
     // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.

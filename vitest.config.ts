@@ -10,12 +10,14 @@ import { defineConfig } from 'vitest/config';
  * started by test/infra/global-setup.ts on 127.0.0.1.
  */
 export const TEST_MCP_SERVERS = [
-  { id: 'demo', url: '/demo/mcp' },
+  // complete_task runs without approval here, so tests can see a tool-level error (isError) reach the model.
+  { id: 'demo', url: '/demo/mcp', autoApprove: ['complete_task'] },
   { id: 'everything', url: 'http://127.0.0.1:3901/mcp', transport: 'streamable-http' },
   // Sends a bearer token from a Worker secret, so tests can check it never leaks.
   { id: 'faulty', url: 'http://127.0.0.1:3902/mcp', transport: 'streamable-http', headers: { Authorization: 'secret:FAULTY_TOKEN' } },
   // server-everything over the old HTTP+SSE transport: "auto" must fall back to it.
-  { id: 'legacy', url: 'http://127.0.0.1:3903/sse', transport: 'auto' },
+  // Its prompts are user-only (modelPrompts: false).
+  { id: 'legacy', url: 'http://127.0.0.1:3903/sse', transport: 'auto', modelPrompts: false },
   // Resources only, no subscribe, cache hints on one resource (test/infra/minimal-server.ts).
   { id: 'minimal', url: 'http://127.0.0.1:3904/mcp', transport: 'streamable-http', cacheScope: 'shared' },
 ];

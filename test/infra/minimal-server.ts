@@ -3,6 +3,7 @@
 // the 2026 revision's cache hints on one resource, and records every method
 // it receives (GET /__methods) so tests can check that the host never calls
 // what a server did not announce. Stateless Streamable HTTP (JSON responses).
+// The same port serves /bulk, a server listing 10,000 resources.
 import http from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -27,6 +28,30 @@ function createServer(): Server {
   return server;
 }
 
+/** `/bulk`: a server with 10,000 resources (500 a page), for catalogs far over any prompt budget. */
+const BULK_COUNT = 10_000;
+const BULK_PAGE = 500;
+const CUSTOMERS = ['Acme', 'Globex', 'Initech', 'Umbrella'];
+
+function createBulkServer(): Server {
+  const server = new Server({ name: 'bulk-invoices', version: '1.0.0' }, { capabilities: { resources: {} } });
+  server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => {
+    const start = params?.cursor ? Number(params.cursor) : 0;
+    const end = Math.min(BULK_COUNT, start + BULK_PAGE);
+    const resources = [];
+    for (let i = start; i < end; i++) {
+      resources.push({ uri: `bulk://invoices/${i}`, name: `invoice-${i}`, title: `Invoice ${i} for ${CUSTOMERS[i % 4]}`, mimeType: 'application/json', size: 200 + (i % 50) });
+    }
+    return end < BULK_COUNT ? { resources, nextCursor: String(end) } : { resources };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
+    const id = /^bulk:\/\/invoices\/(\d+)$/.exec(params.uri)?.[1];
+    if (id === undefined || Number(id) >= BULK_COUNT) throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
+    return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify({ invoice: Number(id), customer: CUSTOMERS[Number(id) % 4], total: 100 + Number(id) }) }] };
+  });
+  return server;
+}
+
 export async function startMinimalServer(port: number): Promise<{ close(): Promise<void> }> {
   const methods: string[] = [];
   const httpServer = http.createServer(async (req, res) => {
@@ -34,7 +59,7 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(methods));
       return;
     }
-    if (req.url !== '/mcp' || req.method !== 'POST') {
+    if ((req.url !== '/mcp' && req.url !== '/bulk') || req.method !== 'POST') {
       res.writeHead(405).end(); // stateless: no GET stream, no DELETE
       return;
     }
@@ -42,7 +67,7 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string } | Array<{ method?: string }>;
     for (const message of Array.isArray(body) ? body : [body]) if (message.method) methods.push(message.method);
-    const server = createServer();
+    const server = req.url === '/bulk' ? createBulkServer() : createServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void server.close());
     await server.connect(transport);

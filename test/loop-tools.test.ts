@@ -96,7 +96,7 @@ describe('resuming a stream', () => {
       }),
     });
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      await instance.turn(userMessage('say hello'), { model: slow, acceptsImages: false, spec: 'mock' }); // nobody reads it
+      await instance.turn([userMessage('say hello')], { model: slow, acceptsImages: false, spec: 'mock' }); // nobody reads it
     });
     const resumed = api(`/v1/conversations/${id}/stream`);
     setTimeout(release, 200);

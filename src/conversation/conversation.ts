@@ -8,6 +8,7 @@ import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
 import { runTurn } from '../loop/turn';
+import { promptMessages } from '../tools/prompt-messages';
 import { renderResource, type ModelView } from '../tools/render';
 import { mcpTools } from '../tools/mcp-tools';
 import { syntheticTools } from '../tools/synthetic';
@@ -17,6 +18,14 @@ import type { ServerState } from '../mcp/catalog';
 import { McpSessions, type ResourceRead } from '../mcp/sessions';
 import { ServerStateStore } from '../mcp/state-store';
 import { toRpcResult, type RpcResult } from './rpc';
+
+/** Body of `POST /v1/conversations/:id/complete` (validated by the route). */
+export interface CompleteRequestBody {
+  server: string;
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  context?: { arguments?: Record<string, string> | undefined } | undefined;
+}
 
 /** What `GET /v1/conversations/:id` returns. */
 export interface ConversationSnapshot {
@@ -97,7 +106,7 @@ export class Conversation extends Agent<Env> {
 
   private readonly chatHost: ChatHost = {
     messages: () => this.history.load(),
-    turn: (userMessage) => this.turn(userMessage, resolveModel(this.env as unknown as Record<string, unknown>)),
+    turn: (userMessage) => this.turn([userMessage], resolveModel(this.env as unknown as Record<string, unknown>)),
     approve: (request) => this.approve(request, resolveModel(this.env as unknown as Record<string, unknown>)),
     clear: () => this.history.clear(),
     running: () => (this.live && this.liveRequestId ? { id: this.liveRequestId, stream: this.live } : undefined),
@@ -147,7 +156,7 @@ export class Conversation extends Agent<Env> {
    */
   async sendMessage(userMessage: UIMessage): Promise<Response> {
     try {
-      const stream = await this.turn(userMessage, resolveModel(this.env as unknown as Record<string, unknown>));
+      const stream = await this.turn([userMessage], resolveModel(this.env as unknown as Record<string, unknown>));
       return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
       if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
@@ -165,13 +174,14 @@ export class Conversation extends Agent<Env> {
   /**
    * One turn with a given model (tests pass a scripted model here through
    * `runInDurableObject`; `settings` may override config for them too).
-   * Without a user message, continues the conversation (after an approval).
+   * `newMessages` are this turn's input: one user message, a prompt's
+   * messages, or none to continue the conversation (after an approval).
    */
-  async turn(userMessage: UIMessage | null, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+  async turn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
     const sessions = await this.mcpSessions();
     if (this.live && !this.live.done) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
     const history = this.history.load();
-    if (userMessage && pendingApprovals(history).length) {
+    if (newMessages.length && pendingApprovals(history).length) {
       throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
     }
     const settings = { ...loadConfig(this.env).settings, ...overrides };
@@ -181,7 +191,7 @@ export class Conversation extends Agent<Env> {
     const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
     this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
     this.live = await runTurn({
-      messages: userMessage ? [...history, userMessage] : history,
+      messages: [...history, ...newMessages],
       states,
       model,
       tools,
@@ -220,7 +230,57 @@ export class Conversation extends Agent<Env> {
     );
     // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
     this.history.save([message]);
-    return this.turn(null, model, overrides);
+    return this.turn([], model, overrides);
+  }
+
+  /**
+   * A user-chosen prompt: arguments checked against its declaration, then
+   * `prompts/get`; its messages (rendered: resources wrapped or described,
+   * images as image parts for capable models) become this turn's input and
+   * are saved with it. With `preview`, returns the messages and stores nothing.
+   */
+  async runPrompt(request: { server: string; name: string; arguments: Record<string, unknown> }, preview: boolean): Promise<Response> {
+    try {
+      const model = preview ? undefined : resolveModel(this.env as unknown as Record<string, unknown>);
+      const { description, messages } = await this.preparePrompt(request, model?.acceptsImages ?? this.modelAcceptsImages());
+      if (!model) return Response.json({ server: request.server, name: request.name, description, messages });
+      const stream = await this.turn(messages, model);
+      return createUIMessageStreamResponse({ stream: stream.reader() });
+    } catch (error) {
+      if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
+      throw error;
+    }
+  }
+
+  /** A prompt's messages, ready to be a turn's input (validated, fetched, rendered). */
+  async preparePrompt(request: { server: string; name: string; arguments: Record<string, unknown> }, acceptsImages: boolean) {
+    const sessions = await this.mcpSessions();
+    const { settings } = loadConfig(this.env);
+    const result = await sessions.getPrompt(request.server, request.name, request.arguments);
+    return { description: result.description, messages: promptMessages(request.server, request.name, result, { settings, acceptsImages }) };
+  }
+
+  /** `completion/complete` for a prompt or resource-template argument (argument menus in a UI). */
+  async complete(request: CompleteRequestBody): Promise<RpcResult<{ server: string; completion: { values: string[]; total?: number | undefined; hasMore?: boolean | undefined } }>> {
+    return toRpcResult(async () => {
+      const sessions = await this.mcpSessions();
+      const state = await sessions.ensureServer(request.server);
+      // Without the capability there is nothing to complete: an empty list, whatever the ref.
+      if (!state.capabilities?.completions) return { server: request.server, completion: { values: [], hasMore: false } };
+      if (request.ref.type === 'ref/prompt') {
+        const name = request.ref.name;
+        if (state.capabilities?.prompts && !state.prompts.some((p) => p.name === name)) {
+          throw new ApiError(404, 'prompt_not_found', `MCP server "${request.server}" has no prompt "${name}"`);
+        }
+      } else {
+        const uri = request.ref.uri;
+        if (state.capabilities?.resources && !state.resourceTemplates.some((t) => t.uriTemplate === uri)) {
+          throw new ApiError(404, 'template_not_found', `MCP server "${request.server}" has no resource template "${uri}"`);
+        }
+      }
+      const { server, ...params } = request;
+      return { server, completion: await sessions.complete(server, params) };
+    });
   }
 
   /** Calls an MCP tool in this conversation's session with that server (the tool loop's path to MCP tools). */

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, McpError, type CallToolResult, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type CompleteRequest, type CompleteResult, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { CacheRef, CacheSource, StoredContents } from '../cache/types';
 import type { McpServerConfig, Settings } from '../config';
@@ -13,6 +13,9 @@ import { validatePromptArguments } from './prompt-arguments';
 import { McpSession, type NotificationMethod } from './session';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
+
+const COMPLETION_CACHE_MS = 30_000;
+const COMPLETION_CACHE_ENTRIES = 500;
 
 /** What `readResource` returns: the stored contents and where they came from. */
 export interface ResourceRead {
@@ -51,6 +54,7 @@ export class McpSessions {
   private readonly subscribed = new WeakMap<Client, Set<string>>();
   /** URIs whose subscription the server refused, per session. */
   private readonly refused = new WeakMap<Client, Set<string>>();
+  private readonly completions = new Map<string, { at: number; completion: CompleteResult['completion'] }>();
   /** URIs from `resource_link` tool results, by server (they need not be in any listing). */
   private readonly links = new Map<string, string>();
   /** Why the last set-up of a server failed (kept whole, so a timeout stays a 504). */
@@ -152,6 +156,32 @@ export class McpSessions {
       }
       throw upstreamError(id, error);
     }
+  }
+
+  /**
+   * `completion/complete` for a prompt or template argument. A server without
+   * the capability gives an empty list, not an error. Answers are reused for
+   * COMPLETION_CACHE_MS per (server, ref, argument, value, context): menus
+   * ask again on every keystroke.
+   */
+  async complete(id: string, request: CompleteRequest['params']): Promise<CompleteResult['completion']> {
+    const state = await this.ensureServer(id);
+    if (!state.capabilities?.completions) return { values: [], hasMore: false };
+    const key = JSON.stringify([id, request.ref, request.argument, request.context ?? null]);
+    const cached = this.completions.get(key);
+    if (cached && Date.now() - cached.at < COMPLETION_CACHE_MS) return cached.completion;
+    let completion: CompleteResult['completion'];
+    try {
+      completion = (await this.session(id).call((client, options) => client.complete(request, options))).completion;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
+        throw new ApiError(400, 'invalid_argument', `MCP server "${id}" refused the completion: ${describeUpstreamError(error)}`);
+      }
+      throw upstreamError(id, error);
+    }
+    if (this.completions.size >= COMPLETION_CACHE_ENTRIES) this.completions.delete(this.completions.keys().next().value!);
+    this.completions.set(key, { at: Date.now(), completion });
+    return completion;
   }
 
   /** A `resource_link` a tool returned: its URI resolves to that server from now on. */

@@ -81,7 +81,7 @@ export function toolResults(prompt: LanguageModelV4Prompt): Array<{ toolName: st
 export async function runScriptedTurn(id: string, text: string, model: MockLanguageModelV4, overrides: Partial<Settings> = {}, acceptsImages = false) {
   const stub = await conversationStub(id);
   return runInDurableObject(stub, async (instance) => {
-    const live = await instance.turn(userMessage(text), { model, acceptsImages, spec: 'mock' }, overrides);
+    const live = await instance.turn([userMessage(text)], { model, acceptsImages, spec: 'mock' }, overrides);
     const reader = live.reader().getReader();
     const chunks: UIMessageChunk[] = [];
     for (;;) {

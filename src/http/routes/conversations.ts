@@ -24,6 +24,26 @@ const ReadResourceBody = z
   })
   .strict();
 
+const CompleteBody = z
+  .object({
+    server: z.string().min(1).max(64),
+    ref: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('ref/prompt'), name: z.string().min(1).max(200) }).strict(),
+      z.object({ type: z.literal('ref/resource'), uri: z.string().min(1).max(4096) }).strict(),
+    ]),
+    argument: z.object({ name: z.string().min(1).max(200), value: z.string().max(1_000) }).strict(),
+    context: z.object({ arguments: z.record(z.string(), z.string().max(10_000)).optional() }).strict().optional(),
+  })
+  .strict();
+
+const RunPromptBody = z
+  .object({
+    server: z.string().min(1).max(64),
+    name: z.string().min(1).max(200),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
 const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(1_000).optional() }).strict();
 
 /** `/v1/conversations`: create, read and delete conversations; their catalog and resource reads. */
@@ -53,6 +73,16 @@ export const conversations = new Hono<AppBindings>()
     const stub = await conversationStub(c.env, c.req.param('id'));
     const userMessage = userMessageFrom(await jsonBody(c, SendMessageBody));
     return stub.sendMessage(userMessage);
+  })
+  .post('/:id/prompts/run', async (c) => {
+    const stub = await conversationStub(c.env, c.req.param('id'));
+    const body = await jsonBody(c, RunPromptBody);
+    return stub.runPrompt(body, c.req.query('preview') === '1' || c.req.query('preview') === 'true');
+  })
+  .post('/:id/complete', async (c) => {
+    const stub = await conversationStub(c.env, c.req.param('id'));
+    const body = await jsonBody(c, CompleteBody);
+    return c.json(unwrap(await stub.complete(body)));
   })
   .post('/:id/approvals', async (c) => {
     const stub = await conversationStub(c.env, c.req.param('id'));

@@ -1,0 +1,115 @@
+import { runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { api, conversationStub, createConversation, postJson } from './helpers/api';
+import { say, scriptedModel, sseChunks, textOfChunks } from './helpers/turns';
+
+type ErrorBody = { error: { code: string; message: string } };
+const historyLength = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length;
+
+describe('POST /v1/conversations/:id/prompts/run', () => {
+  it('plan_day with hours "4": the prompt text is the turn input, and it is saved with the turn', async () => {
+    const id = await createConversation();
+    const model = scriptedModel(() => say('Here is your plan.'));
+    const chunks = await runInDurableObject(await conversationStub(id), async (instance) => {
+      const { messages } = await instance.preparePrompt({ server: 'demo', name: 'plan_day', arguments: { hours: '4' } }, false);
+      const reader = (await instance.turn(messages, { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
+      const out = [];
+      for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
+      return out;
+    });
+    expect(textOfChunks(chunks)).toBe('Here is your plan.');
+    const firstUser = model.doStreamCalls[0]!.prompt.find((m) => m.role === 'user')!;
+    const text = firstUser.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    expect(text.startsWith('Plan my day: I have 4 hours')).toBe(true);
+    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; parts: Array<{ text?: string }>; metadata?: unknown }> }>();
+    expect(messages[0]).toMatchObject({ role: 'user', metadata: { prompt: { server: 'demo', name: 'plan_day' } } });
+    expect(messages[0]!.parts[0]!.text).toContain('I have 4 hours');
+  });
+
+  it('runs over HTTP with the offline model and streams', async () => {
+    const id = await createConversation();
+    const response = await postJson(`/v1/conversations/${id}/prompts/run`, { server: 'demo', name: 'review_guidelines', arguments: { focus: 'estimates' } });
+    expect(response.status).toBe(200);
+    expect(textOfChunks(await sseChunks(response)).length).toBeGreaterThan(0);
+    expect(await historyLength(id)).toBe(3); // the prompt's two user messages and the answer
+  });
+
+  it.each([
+    [{ hours: '40' }, 'between 0.5 and 16'],
+    [{ hours: 'abc' }, 'between 0.5 and 16'],
+    [{}, 'argument "hours" is required'],
+    [{ hours: '4', minutes: '5' }, 'unknown argument "minutes"'],
+    [{ hours: 4 }, 'argument "hours" must be a string'],
+  ])('plan_day %o → 400 naming the argument; no model call, nothing stored', async (args, message) => {
+    const id = await createConversation();
+    const response = await postJson(`/v1/conversations/${id}/prompts/run`, { server: 'demo', name: 'plan_day', arguments: args });
+    expect(response.status).toBe(400);
+    const body = await response.json<ErrorBody>();
+    expect(body.error.code).toBe('invalid_argument');
+    expect(body.error.message).toContain('hours' in args || message.includes('hours') ? 'hours' : 'minutes');
+    expect(body.error.message).toContain(message);
+    expect(await historyLength(id)).toBe(0);
+  });
+
+  it('?preview=1 returns the rendered messages and stores nothing', async () => {
+    const id = await createConversation();
+    const response = await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'demo', name: 'review_guidelines', arguments: {} });
+    expect(response.status).toBe(200);
+    const preview = await response.json<{ messages: Array<{ role: string; parts: Array<{ type: string; text: string }> }> }>();
+    expect(preview.messages.map((m) => m.role)).toEqual(['user', 'user']);
+    expect(preview.messages[0]!.parts[0]!.text).toMatch(/^<resource server="demo" uri="task:\/\/guidelines" mime="text\/plain">/);
+    expect(preview.messages[1]!.parts[0]!.text).toContain('Review the team guidelines above');
+    expect(await historyLength(id)).toBe(0);
+  });
+
+  it('unknown server or prompt → 404', async () => {
+    const id = await createConversation();
+    expect((await postJson(`/v1/conversations/${id}/prompts/run`, { server: 'nope', name: 'x' })).status).toBe(404);
+    const unknown = await postJson(`/v1/conversations/${id}/prompts/run`, { server: 'demo', name: 'nope' });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json<ErrorBody>()).error.code).toBe('prompt_not_found');
+  });
+
+  it('server-everything: args-prompt with and without its optional argument; resource-prompt embeds a resource', async () => {
+    const id = await createConversation();
+    const preview = async (name: string, args: Record<string, string>) =>
+      (await (await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'everything', name, arguments: args })).json<{ messages: Array<{ parts: Array<{ text: string }> }> }>()).messages;
+    expect((await preview('args-prompt', { city: 'Lyon' }))[0]!.parts[0]!.text).toBe("What's weather in Lyon?");
+    expect((await preview('args-prompt', { city: 'Austin', state: 'Texas' }))[0]!.parts[0]!.text).toBe("What's weather in Austin, Texas?");
+    const embedded = await preview('resource-prompt', { resourceType: 'Text', resourceId: '2' });
+    expect(embedded.map((m) => m.parts[0]!.text).join('\n')).toContain('<resource server="everything" uri="demo://resource/dynamic/text/2"');
+    const missing = await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'everything', name: 'args-prompt', arguments: {} });
+    expect(missing.status).toBe(400);
+    expect((await missing.json<ErrorBody>()).error.message).toContain('"city"');
+  });
+});
+
+describe('POST /v1/conversations/:id/complete', () => {
+  const complete = (id: string, body: unknown) => postJson(`/v1/conversations/${id}/complete`, body);
+
+  it('completes prompt arguments, with and without context (server-everything)', async () => {
+    const id = await createConversation();
+    const ref = { type: 'ref/prompt', name: 'completable-prompt' };
+    const withContext = await complete(id, { server: 'everything', ref, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Engineering' } } });
+    expect(withContext.status).toBe(200);
+    expect((await withContext.json<{ completion: { values: string[] } }>()).completion.values).toEqual(['Alice', 'Bob', 'Charlie']);
+    const without = await complete(id, { server: 'everything', ref, argument: { name: 'name', value: '' } });
+    expect((await without.json<{ completion: { values: string[] } }>()).completion.values).toEqual([]);
+  });
+
+  it('completes template arguments (demo customer ids), and repeats cheaply', async () => {
+    const id = await createConversation();
+    const body = { server: 'demo', ref: { type: 'ref/resource', uri: 'customer://{customerId}/profile' }, argument: { name: 'customerId', value: 'g' } };
+    expect((await (await complete(id, body)).json<{ completion: { values: string[] } }>()).completion.values).toEqual(['globex']);
+    expect((await (await complete(id, body)).json<{ completion: { values: string[] } }>()).completion.values).toEqual(['globex']);
+  });
+
+  it('a server without the completions capability gives an empty list; unknown refs are 404; bad bodies 400', async () => {
+    const id = await createConversation();
+    const none = await complete(id, { server: 'minimal', ref: { type: 'ref/resource', uri: 'mini://x/{y}' }, argument: { name: 'y', value: '' } });
+    expect(none.status).toBe(200);
+    expect((await none.json<{ completion: { values: string[] } }>()).completion.values).toEqual([]);
+    expect((await complete(id, { server: 'demo', ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } })).status).toBe(404);
+    expect((await complete(id, { server: 'demo', ref: { type: 'ref/other' }, argument: { name: 'x', value: '' } })).status).toBe(400);
+  });
+});

@@ -113,3 +113,49 @@ describe('POST /v1/conversations/:id/complete', () => {
     expect((await complete(id, { server: 'demo', ref: { type: 'ref/other' }, argument: { name: 'x', value: '' } })).status).toBe(400);
   });
 });
+
+describe('attachments on a user message', () => {
+  it('the large document arrives whole (in windows); the PDF as a descriptor; recorded in the message', async () => {
+    const id = await createConversation();
+    const full = ((await (await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'docs://test-matrix' })).json<{ contents: Array<{ text: string }> }>()).contents[0]!).text;
+    const model = scriptedModel(() => say('Got them.'));
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const message = await instance.withAttachments(
+        { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Check these' }] },
+        [{ uri: 'docs://test-matrix' }, { server: 'demo', uri: 'docs://quarterly-report.pdf' }],
+        false,
+        { READ_WINDOW_CHARS: 4_000 },
+      );
+      const reader = (await instance.turn([message], { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 })).reader().getReader();
+      while (!(await reader.read()).done);
+    });
+    const user = model.doStreamCalls[0]!.prompt.find((m) => m.role === 'user')!;
+    const texts = user.content.map((p) => (p.type === 'text' ? p.text : ''));
+    expect(texts[0]).toBe('Check these');
+    const windows = texts.filter((t) => t.includes('uri="docs://test-matrix"'));
+    expect(windows).toHaveLength(Math.ceil(full.length / 4_000));
+    expect(windows.map((w) => /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(w)![1]).join('')).toBe(full);
+    expect(texts.at(-1)).toMatch(/^\[Binary resource: application\/pdf, 1\.0 KB/);
+    expect(JSON.stringify(user)).not.toContain('JVBERi0');
+    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ metadata?: { attachments?: unknown } }> }>();
+    expect(messages[0]!.metadata?.attachments).toEqual([
+      { server: 'demo', uri: 'docs://test-matrix' },
+      { server: 'demo', uri: 'docs://quarterly-report.pdf' },
+    ]);
+  });
+
+  it('over HTTP: attachments are accepted; too many → 413; an unknown one → 404; nothing is stored on failure', async () => {
+    const id = await createConversation();
+    const ok = await postJson(`/v1/conversations/${id}/messages`, { text: 'What does this say about estimates?', attachments: [{ server: 'demo', uri: 'task://guidelines' }] });
+    expect(ok.status).toBe(200);
+    await sseChunks(ok);
+    expect(await historyLength(id)).toBe(2);
+
+    const tooMany = await postJson(`/v1/conversations/${id}/messages`, { text: 'all of them', attachments: Array.from({ length: 9 }, () => ({ server: 'demo', uri: 'task://guidelines' })) });
+    expect(tooMany.status).toBe(413);
+    expect((await tooMany.json<ErrorBody>()).error.code).toBe('too_many_attachments');
+    const unknown = await postJson(`/v1/conversations/${id}/messages`, { text: 'this', attachments: [{ server: 'demo', uri: 'customer://nobody/profile' }] });
+    expect(unknown.status).toBe(404);
+    expect(await historyLength(id)).toBe(2);
+  });
+});

@@ -34,6 +34,10 @@ export const SettingsSchema = z.object({
   CATALOG_TOKEN_BUDGET: int(100, 1_500),
   /** Characters of one server's `instructions` in the system prompt (cut with a note past that). */
   INSTRUCTIONS_MAX_CHARS: int(100, 4_000),
+  /** Resources one message may attach (413 past it). */
+  MAX_ATTACHMENTS: int(0, 8),
+  /** Characters of attached text one message may carry in all (413 past it). */
+  MAX_ATTACHMENT_CHARS: int(1_000, 200_000),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
   MAX_STEPS: int(1, 8),
 });

@@ -1,7 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
-import { SendMessageBody, userMessageFrom } from './user-message';
+import { type Attachment, SendMessageBody, userMessageFrom } from './user-message';
 
 /**
  * The WebSocket side of a conversation, speaking the subset of the `agents`
@@ -12,7 +12,7 @@ import { SendMessageBody, userMessageFrom } from './user-message';
  */
 export interface ChatHost {
   messages(): UIMessage[];
-  turn(userMessage: UIMessage): Promise<LiveStream>;
+  turn(userMessage: UIMessage, attachments: Attachment[]): Promise<LiveStream>;
   approve(request: { toolCallId: string; approved: boolean }): Promise<LiveStream>;
   clear(): void;
   /** The running turn and the request id it answers, if any. */
@@ -47,7 +47,7 @@ export async function handleChatFrame(host: ChatHost, connection: ChatConnection
         }
         const parsed = SendMessageBody.safeParse(body);
         if (!parsed.success) throw new ApiError(400, 'invalid_body', 'Send {"messages": [...]} with a user message last');
-        return host.turn(userMessageFrom(parsed.data));
+        return host.turn(userMessageFrom(parsed.data), parsed.data.attachments ?? []);
       });
       return;
     }

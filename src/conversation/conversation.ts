@@ -8,12 +8,14 @@ import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
 import { runTurn } from '../loop/turn';
+import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
 import { renderResource, type ModelView } from '../tools/render';
 import { mcpTools } from '../tools/mcp-tools';
 import { syntheticTools } from '../tools/synthetic';
 import { type ChatHost, handleChatFrame } from './chat-socket';
 import { History, pendingApprovals } from './history';
+import type { Attachment } from './user-message';
 import type { ServerState } from '../mcp/catalog';
 import { McpSessions, type ResourceRead } from '../mcp/sessions';
 import { ServerStateStore } from '../mcp/state-store';
@@ -106,7 +108,10 @@ export class Conversation extends Agent<Env> {
 
   private readonly chatHost: ChatHost = {
     messages: () => this.history.load(),
-    turn: (userMessage) => this.turn([userMessage], resolveModel(this.env as unknown as Record<string, unknown>)),
+    turn: async (userMessage, attachments) => {
+      const model = resolveModel(this.env as unknown as Record<string, unknown>);
+      return this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
+    },
     approve: (request) => this.approve(request, resolveModel(this.env as unknown as Record<string, unknown>)),
     clear: () => this.history.clear(),
     running: () => (this.live && this.liveRequestId ? { id: this.liveRequestId, stream: this.live } : undefined),
@@ -154,14 +159,24 @@ export class Conversation extends Agent<Env> {
    * and the model's answer are saved together when the turn completes; a
    * failed turn saves nothing. The turn goes on if the client disconnects.
    */
-  async sendMessage(userMessage: UIMessage): Promise<Response> {
+  async sendMessage(userMessage: UIMessage, attachments: Attachment[] = []): Promise<Response> {
     try {
-      const stream = await this.turn([userMessage], resolveModel(this.env as unknown as Record<string, unknown>));
+      const model = resolveModel(this.env as unknown as Record<string, unknown>);
+      const stream = await this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
       return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
       if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
       throw error;
     }
+  }
+
+  /** The user message with its attached resources added (read through the cache; limits checked: 413). */
+  async withAttachments(userMessage: UIMessage, attachments: Attachment[], acceptsImages: boolean, overrides: Partial<Settings> = {}): Promise<UIMessage> {
+    if (!attachments.length) return userMessage;
+    const sessions = await this.mcpSessions();
+    const settings = { ...loadConfig(this.env).settings, ...overrides };
+    const { parts, attached } = await attachmentParts(attachments, { sessions, settings, acceptsImages });
+    return { ...userMessage, parts: [...userMessage.parts, ...parts], metadata: { ...(userMessage.metadata as object | undefined), attachments: attached } };
   }
 
   /** The turn being streamed, from its first chunk (204 when none is running). */

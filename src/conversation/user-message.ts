@@ -14,8 +14,17 @@ const UserMessage = z.object({ id: z.string().min(1).max(100).optional(), role: 
  * `{messages}` as `useChat` / `useAgentChat` send it (the last message is the
  * new one; the server's own history is authoritative).
  */
+/** A resource the user (or the application) attaches to this message: read by the host, not by the model. */
+export const Attachment = z.object({ server: z.string().min(1).max(64).optional(), uri: z.string().min(1).max(4096) }).strict();
+export type Attachment = z.infer<typeof Attachment>;
+
 export const SendMessageBody = z
-  .object({ text: z.string().optional(), message: UserMessage.optional(), messages: z.array(z.unknown()).optional() })
+  .object({
+    text: z.string().optional(),
+    message: UserMessage.optional(),
+    messages: z.array(z.unknown()).optional(),
+    attachments: z.array(Attachment).max(100).optional(),
+  })
   .passthrough(); // useChat also sends id, trigger and messageId
 
 export function userMessageFrom(body: z.infer<typeof SendMessageBody>): UIMessage {

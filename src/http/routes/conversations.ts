@@ -71,8 +71,8 @@ export const conversations = new Hono<AppBindings>()
   })
   .post('/:id/messages', async (c) => {
     const stub = await conversationStub(c.env, c.req.param('id'));
-    const userMessage = userMessageFrom(await jsonBody(c, SendMessageBody));
-    return stub.sendMessage(userMessage);
+    const body = await jsonBody(c, SendMessageBody);
+    return stub.sendMessage(userMessageFrom(body), body.attachments ?? []);
   })
   .post('/:id/prompts/run', async (c) => {
     const stub = await conversationStub(c.env, c.req.param('id'));

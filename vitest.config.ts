@@ -11,10 +11,18 @@ import { defineConfig } from 'vitest/config';
  */
 export const TEST_MCP_SERVERS = [
   // complete_task runs without approval here, so tests can see a tool-level error (isError) reach the model.
-  { id: 'demo', url: '/demo/mcp', autoApprove: ['complete_task'] },
+  // The guidelines are pinned; the test matrix too, but it is over PINNED_TOKEN_BUDGET.
+  { id: 'demo', url: '/demo/mcp', autoApprove: ['complete_task'], pin: ['task://guidelines', 'docs://test-matrix'] },
   { id: 'everything', url: 'http://127.0.0.1:3901/mcp', transport: 'streamable-http' },
   // Sends a bearer token from a Worker secret, so tests can check it never leaks.
-  { id: 'faulty', url: 'http://127.0.0.1:3902/mcp', transport: 'streamable-http', headers: { Authorization: 'secret:FAULTY_TOKEN' } },
+  // A required pin: a turn must fail (502) when the server is down rather than run without it.
+  {
+    id: 'faulty',
+    url: 'http://127.0.0.1:3902/mcp',
+    transport: 'streamable-http',
+    headers: { Authorization: 'secret:FAULTY_TOKEN' },
+    pin: [{ uri: 'demo://resource/dynamic/text/1', required: true }],
+  },
   // server-everything over the old HTTP+SSE transport: "auto" must fall back to it.
   // Its prompts are user-only (modelPrompts: false).
   { id: 'legacy', url: 'http://127.0.0.1:3903/sse', transport: 'auto', modelPrompts: false },

@@ -15,7 +15,7 @@ function configError(MCP_SERVERS: string): ApiError {
 
 describe('MCP_SERVERS', () => {
   it('defaults to the demo server when empty', () => {
-    expect(load('').mcpServers).toEqual([{ id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, cacheScope: 'shared', autoApprove: [], modelPrompts: true }]);
+    expect(load('').mcpServers).toEqual([{ id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, cacheScope: 'shared', autoApprove: [], modelPrompts: true, pin: [] }]);
   });
 
   it('accepts absolute URLs, transports and secret-named headers', () => {
@@ -28,6 +28,7 @@ describe('MCP_SERVERS', () => {
       cacheScope: 'shared',
       autoApprove: [],
       modelPrompts: true,
+      pin: [],
     });
   });
 

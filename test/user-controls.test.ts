@@ -159,3 +159,61 @@ describe('attachments on a user message', () => {
     expect(await historyLength(id)).toBe(2);
   });
 });
+
+describe('pinned resources', () => {
+  const systemOf = (model: ReturnType<typeof scriptedModel>, call = 0) => model.doStreamCalls[call]!.prompt.find((m) => m.role === 'system')!.content as string;
+
+  it('a pinned resource is in every model call, current after resources/updated; over budget it stays in the catalog', async () => {
+    const { connectDemoClient } = await import('./helpers/demo-client');
+    const id = await createConversation();
+    const first = scriptedModel(() => say('ok'));
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const reader = (await instance.turn([{ id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], { model: first, acceptsImages: false, spec: 'mock' })).reader().getReader();
+      while (!(await reader.read()).done);
+    });
+    const system = systemOf(first);
+    const guidelinesSection = system.slice(system.indexOf('## Server "demo"'), system.indexOf('## Server "everything"'));
+    expect(guidelinesSection.indexOf('<instructions server="demo">')).toBeLessThan(guidelinesSection.indexOf('Pinned reference material'));
+    expect(guidelinesSection).toContain('<resource server="demo" uri="task://guidelines"');
+    expect(system).toContain('docs://test-matrix (text/markdown'); // in the catalog
+    expect(system).not.toContain('Release recommendation'); // not pinned: over budget
+    expect(system).toContain('shared by everyone.'); // pinned by the minimal server's own annotations
+    expect(system).not.toContain('for one user only'); // not annotated
+
+    const text = `Pinned rules ${crypto.randomUUID()}`;
+    const { client, transport } = await connectDemoClient('editor');
+    await client.callTool({ name: 'update_guidelines', arguments: { text } });
+    await transport.terminateSession();
+    const { waitFor } = await import('./helpers/demo-client');
+    await waitFor(async () => {
+      const next = scriptedModel(() => say('ok'));
+      await runInDurableObject(await conversationStub(id), async (instance) => {
+        const reader = (await instance.turn([{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'again' }] }], { model: next, acceptsImages: false, spec: 'mock' })).reader().getReader();
+        while (!(await reader.read()).done);
+      });
+      return systemOf(next).includes(text) ? true : undefined;
+    }, 'the new guidelines in the system prompt');
+  });
+
+  it('a required pin on a server that is down fails the turn with 502 naming it; nothing is stored', async () => {
+    const { inject } = await import('vitest');
+    const control = inject('faultControlUrl');
+    const id = await createConversation();
+    await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'down' }) });
+    try {
+      const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'hello' });
+      expect(response.status).toBe(502);
+      const body = await response.json<ErrorBody>();
+      expect(body.error.code).toBe('pinned_resource_unavailable');
+      expect(body.error.message).toContain('demo://resource/dynamic/text/1');
+      expect(body.error.message).toContain('"faulty"');
+      expect(await historyLength(id)).toBe(0);
+    } finally {
+      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
+    }
+    const ok = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about owners?' });
+    expect(ok.status).toBe(200);
+    await sseChunks(ok);
+    expect(await historyLength(id)).toBe(2);
+  });
+});

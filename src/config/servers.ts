@@ -33,6 +33,15 @@ export const McpServerConfigSchema = z
     autoApprove: z.array(z.string().min(1)).default([]),
     /** Whether the model may fetch this server's prompts (`invoke_prompt`); false keeps them user-only. */
     modelPrompts: z.boolean().default(true),
+    /**
+     * Resources whose current content goes into every turn's system prompt
+     * (read through the cache, so updates show). A required one that cannot
+     * be read fails the turn (502) rather than letting the model work without it.
+     */
+    pin: z
+      .array(z.union([z.string().min(1), z.object({ uri: z.string().min(1), required: z.boolean().default(false) }).strict()]))
+      .default([])
+      .transform((pins) => pins.map((pin) => (typeof pin === 'string' ? { uri: pin, required: false } : pin))),
   })
   .strict();
 

@@ -34,6 +34,14 @@ export const SettingsSchema = z.object({
   CATALOG_TOKEN_BUDGET: int(100, 1_500),
   /** Characters of one server's `instructions` in the system prompt (cut with a note past that). */
   INSTRUCTIONS_MAX_CHARS: int(100, 4_000),
+  /** Estimated tokens of pinned resource content in the system prompt; a pin past it stays in the catalog only. */
+  PINNED_TOKEN_BUDGET: int(0, 1_000),
+  /**
+   * A server's own annotations pin a resource when its audience includes
+   * "assistant" and its priority is at least this (0–1; the default, 1, only
+   * pins what a server marks top priority).
+   */
+  PIN_PRIORITY_THRESHOLD: z.coerce.number().min(0).max(1).default(1),
   /** Resources one message may attach (413 past it). */
   MAX_ATTACHMENTS: int(0, 8),
   /** Characters of attached text one message may carry in all (413 past it). */

@@ -7,6 +7,7 @@ import { loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
+import { readPinned } from '../loop/pinned';
 import { runTurn } from '../loop/turn';
 import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
@@ -204,6 +205,7 @@ export class Conversation extends Agent<Env> {
     const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
     const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts });
     const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
+    const pinned = await readPinned(sessions, states, sessions.servers, settings);
     this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
     this.live = await runTurn({
       messages: [...history, ...newMessages],
@@ -212,6 +214,7 @@ export class Conversation extends Agent<Env> {
       tools,
       settings,
       modelPrompts,
+      pinned,
       onComplete: (messages) => this.history.save(messages),
     });
     return this.live;

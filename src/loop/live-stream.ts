@@ -11,7 +11,8 @@ export class LiveStream {
   private readonly readers = new Set<ReadableStreamDefaultController<UIMessageChunk>>();
   private finished = false;
 
-  constructor(source: ReadableStream<UIMessageChunk>) {
+  /** `notices` (data chunks) are sent right after the stream's `start` chunk. */
+  constructor(source: ReadableStream<UIMessageChunk>, private readonly notices: UIMessageChunk[] = []) {
     void this.pump(source);
   }
 
@@ -41,8 +42,11 @@ export class LiveStream {
       for (;;) {
         const { done, value } = await iterator.read();
         if (done) break;
-        this.chunks.push(value);
-        for (const reader of this.readers) reader.enqueue(value);
+        const batch = value.type === 'start' ? [value, ...this.notices] : [value];
+        for (const chunk of batch) {
+          this.chunks.push(chunk);
+          for (const reader of this.readers) reader.enqueue(chunk);
+        }
       }
     } finally {
       this.finished = true;

@@ -34,6 +34,8 @@ export interface SystemPromptInput {
   conversationText: string;
   /** Servers whose prompts the model may invoke (others are user-only). */
   modelPrompts: (server: string) => boolean;
+  /** Pinned resource content per server (rendered), placed after its instructions. */
+  pinned?: Map<string, string[]>;
   settings: Pick<Settings, 'CATALOG_TOKEN_BUDGET' | 'INSTRUCTIONS_MAX_CHARS'>;
 }
 
@@ -75,6 +77,8 @@ export function buildSystemPrompt(input: SystemPromptInput): { text: string; sho
         : server.instructions;
       parts.push(`<instructions server="${server.id}">\n${instructions}\n</instructions>`);
     }
+    const pinned = input.pinned?.get(server.id);
+    if (pinned?.length) parts.push(`Pinned reference material (current; do not read these again):\n${pinned.join('\n')}`);
     for (const [kind, title] of [['resource', 'Resources'], ['template', 'Resource templates'], ['prompt', 'Prompts (invoke_prompt)']] as const) {
       const all = lines.filter((l) => l.server === server.id && l.kind === kind);
       const shown = all.filter((l) => keptSet.has(l));

@@ -13,6 +13,8 @@ export interface TurnInput {
   tools: ToolSet;
   settings: Settings;
   modelPrompts: (server: string) => boolean;
+  /** Pinned resources of this turn, and notices about skipped ones. */
+  pinned?: { byServer: Map<string, string[]>; notices: string[] };
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
 }
@@ -37,7 +39,13 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     .slice(-3)
     .flatMap((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')))
     .join(' ');
-  const system = buildSystemPrompt({ servers: input.states, conversationText: recentUserText, modelPrompts: input.modelPrompts, settings: input.settings }).text;
+  const system = buildSystemPrompt({
+    servers: input.states,
+    conversationText: recentUserText,
+    modelPrompts: input.modelPrompts,
+    settings: input.settings,
+    ...(input.pinned ? { pinned: input.pinned.byServer } : {}),
+  }).text;
 
   let failed = false;
   let steps = 0;
@@ -55,6 +63,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     },
   });
 
+  const notices = (input.pinned?.notices ?? []).map((message) => ({ type: 'data-notice' as const, data: { message } }));
   return new LiveStream(result.toUIMessageStream<UIMessage<TurnMetadata>>({
     originalMessages: messages as UIMessage<TurnMetadata>[],
     generateMessageId: () => crypto.randomUUID(),
@@ -71,7 +80,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
     },
     onError: (error) => describeModelError(error),
-  }));
+  }), notices);
 }
 
 /** The error text the stream carries: the cause, without stack traces or credentials. */

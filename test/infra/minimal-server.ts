@@ -10,7 +10,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ListResourcesRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const RESOURCES = [
-  { uri: 'mini://public-note', name: 'public-note', mimeType: 'text/plain', size: 19 },
+  // Top priority for the assistant: pinned by its annotations (PIN_PRIORITY_THRESHOLD defaults to 1).
+  { uri: 'mini://public-note', name: 'public-note', mimeType: 'text/plain', size: 19, annotations: { audience: ['assistant'], priority: 1 } },
   { uri: 'mini://private-note', name: 'private-note', mimeType: 'text/plain', size: 20 },
 ];
 

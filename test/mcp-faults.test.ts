@@ -1,6 +1,7 @@
 import { inject } from 'vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, catalog, conversationStub, createConversation, postJson, read, textOf } from './helpers/api';
+import { waitFor } from './helpers/demo-client';
 
 // The "faulty" server is server-everything behind a fault proxy
 // (test/infra/fault-proxy.ts) whose mode each test sets.
@@ -40,8 +41,14 @@ describe('faults', () => {
     expect(failed.error.message).toContain('MCP server "faulty"');
     await demoStillWorks(id);
 
+    // Failed connects back off (1 s, then doubling): the next request does not wait for the server again.
+    const state = async () => (await (await fetch(`${control}/state`)).json<{ requests: number }>()).requests;
+    const before = await state();
+    expect((await postJson(`/v1/conversations/${id}/resources/read`, { server: 'faulty', uri: freshUri() })).status).toBe(502);
+    expect(await state()).toBe(before); // not even tried
+
     await setMode('pass');
-    expect((await catalog(id)).faulty!.status).toBe('connected');
+    await waitFor(async () => ((await catalog(id)).faulty!.status === 'connected' ? true : undefined), 'the reconnection', 10_000);
     expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource \d+/);
   });
 

@@ -2,7 +2,6 @@ import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kvKey } from '../src/cache/keys';
-import type { CachedResource } from '../src/cache/types';
 import { api, catalog, conversationStub, createConversation, postJson, read, textOf } from './helpers/api';
 import { connectDemoClient, waitFor } from './helpers/demo-client';
 

@@ -211,8 +211,12 @@ describe('pinned resources', () => {
     } finally {
       await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
     }
-    const ok = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about owners?' });
-    expect(ok.status).toBe(200);
+    // The server is back; once its connection back-off has passed, turns run again.
+    const { waitFor } = await import('./helpers/demo-client');
+    const ok = await waitFor(async () => {
+      const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about owners?' });
+      return response.status === 200 ? response : undefined;
+    }, 'a turn after the server is back', 10_000);
     await sseChunks(ok);
     expect(await historyLength(id)).toBe(2);
   });

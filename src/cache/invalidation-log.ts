@@ -8,6 +8,7 @@
  */
 export class InvalidationLog {
   private readonly times = new Map<string, number>();
+  private recorded = 0;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -15,7 +16,7 @@ export class InvalidationLog {
     private readonly retainMs: number,
   ) {
     sql.exec(`CREATE TABLE IF NOT EXISTS cache_invalidations (key TEXT PRIMARY KEY, at INTEGER NOT NULL)`);
-    sql.exec(`DELETE FROM cache_invalidations WHERE at < ?`, Date.now() - retainMs);
+    this.prune();
     for (const row of sql.exec<{ key: string; at: number }>(`SELECT key, at FROM cache_invalidations`)) this.times.set(row.key, row.at);
   }
 
@@ -25,11 +26,19 @@ export class InvalidationLog {
   }
 
   record(key: string, at = Date.now()): void {
+    // Keeps a long-lived conversation's log bounded by what is still useful.
+    if (++this.recorded % 1_000 === 0) this.prune();
     this.times.set(key, at);
     this.sql.exec(
       `INSERT INTO cache_invalidations (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at`,
       key,
       at,
     );
+  }
+
+  private prune(): void {
+    const cutoff = Date.now() - this.retainMs;
+    this.sql.exec(`DELETE FROM cache_invalidations WHERE at < ?`, cutoff);
+    for (const [key, at] of this.times) if (at < cutoff) this.times.delete(key);
   }
 }

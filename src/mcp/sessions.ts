@@ -15,6 +15,9 @@ import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
 
 const COMPLETION_CACHE_MS = 30_000;
+/** Connection retries of a failing server back off from 1 s to 30 s. */
+const CONNECT_BACKOFF_MIN_MS = 1_000;
+const CONNECT_BACKOFF_MAX_MS = 30_000;
 const COMPLETION_CACHE_ENTRIES = 500;
 
 /** What `readResource` returns: the stored contents and where they came from. */
@@ -55,6 +58,8 @@ export class McpSessions {
   /** URIs whose subscription the server refused, per session. */
   private readonly refused = new WeakMap<Client, Set<string>>();
   private readonly completions = new Map<string, { at: number; completion: CompleteResult['completion'] }>();
+  /** Servers that failed to connect: when to try again, and why they failed. */
+  private readonly backoffs = new Map<string, { until: number; delay: number; error: unknown }>();
   /** URIs from `resource_link` tool results, by server (they need not be in any listing). */
   private readonly links = new Map<string, string>();
   /** Why the last set-up of a server failed (kept whole, so a timeout stays a 504). */
@@ -87,13 +92,20 @@ export class McpSessions {
   async ensureServer(id: string): Promise<ServerState> {
     const session = this.session(id);
     const state = this.state(id);
+    // A server that just failed to connect is not tried again at once: a
+    // down or silent server must not make every request wait for it.
+    const backoff = this.backoffs.get(id);
+    if (!session.connected && backoff && Date.now() < backoff.until) throw upstreamError(id, backoff.error);
     let client: Client;
     try {
       client = await session.ensure();
     } catch (error) {
       this.markError(state, error);
+      const delay = Math.min(CONNECT_BACKOFF_MAX_MS, backoff ? backoff.delay * 2 : CONNECT_BACKOFF_MIN_MS);
+      this.backoffs.set(id, { until: Date.now() + delay, delay, error });
       throw upstreamError(id, error);
     }
+    this.backoffs.delete(id);
     let setUp = this.setUps.get(client);
     if (!setUp) {
       setUp = this.setUp(id, client);

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
+import { secureHeaders } from 'hono/secure-headers';
 import { ApiError } from '../errors';
 import { demoMcpRoute } from '../demo/route';
 import { errorResponse, onError, onNotFound } from './errors';
@@ -19,6 +20,16 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export function createApp() {
   return new Hono<AppBindings>()
     .use(requestId())
+    // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
+    // (Not on /demo: the demo MCP server's responses are its own.)
+    .use(
+      '/v1/*',
+      secureHeaders({
+        contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+        crossOriginResourcePolicy: 'same-origin',
+        referrerPolicy: 'no-referrer',
+      }),
+    )
     .use(
       '/v1/*',
       bodyLimit({

@@ -14,6 +14,12 @@ import type { AppBindings } from './types';
  * The Worker's HTTP surface. Cross-cutting concerns are middleware layers
  * (`app.use`), routes are small sub-apps mounted by path.
  */
+const apiSecurityHeaders = secureHeaders({
+  contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  crossOriginResourcePolicy: 'same-origin',
+  referrerPolicy: 'no-referrer',
+});
+
 /** API request bodies above this are refused before they are read (413). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -21,15 +27,9 @@ export function createApp() {
   return new Hono<AppBindings>()
     .use(requestId())
     // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
-    // (Not on /demo: the demo MCP server's responses are its own.)
-    .use(
-      '/v1/*',
-      secureHeaders({
-        contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-        crossOriginResourcePolicy: 'same-origin',
-        referrerPolicy: 'no-referrer',
-      }),
-    )
+    // (Not on /demo, whose MCP responses are its own, nor on WebSocket upgrades,
+    // whose 101 response cannot carry them.)
+    .use('/v1/*', (c, next) => (c.req.header('upgrade') ? next() : apiSecurityHeaders(c, next)))
     .use(
       '/v1/*',
       bodyLimit({

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
@@ -30,6 +31,28 @@ export const TEST_MCP_SERVERS = [
   { id: 'minimal', url: 'http://127.0.0.1:3904/mcp', transport: 'streamable-http', cacheScope: 'shared' },
 ];
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Tests run multi-tenant, as production does: "acme" uses the servers above;
+ * "globex" has its own list, where "minimal" is a different server serving
+ * the same URIs (for cache isolation). test/helpers/api.ts signs requests
+ * as acme's end user "alice" unless a test says otherwise.
+ */
+export const TEST_TENANTS = [
+  { id: 'acme', apiKeySha256: [sha256('test-key-acme')], tokenSecret: 'secret:ACME_TOKEN_SECRET', allowedOrigins: ['https://app.acme.test'] },
+  {
+    id: 'globex',
+    apiKeySha256: [sha256('test-key-globex')],
+    tokenSecret: 'secret:GLOBEX_TOKEN_SECRET',
+    allowedOrigins: ['https://globex.test'],
+    mcpServers: [
+      { id: 'demo', url: '/demo/mcp' },
+      { id: 'minimal', url: 'http://127.0.0.1:3904/alt', transport: 'streamable-http' },
+    ],
+  },
+];
+
 // Tests run inside workerd with the bindings of wrangler.toml (Durable
 // Objects, local KV, the SELF service binding), as in `wrangler dev`.
 export default defineConfig({
@@ -44,6 +67,9 @@ export default defineConfig({
           NOTIFICATION_DEBOUNCE_MS: '50',
           // Stands in for a `wrangler secret`: an MCP server credential.
           FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
+          TENANTS: JSON.stringify(TEST_TENANTS),
+          ACME_TOKEN_SECRET: 'acme-test-signing-secret-0123456789',
+          GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
         },
       },
     }),

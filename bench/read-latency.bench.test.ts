@@ -66,6 +66,7 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
         store: new ServerStateStore(state.storage.sql),
         cache,
         userScope: `user:${id}`,
+        sharedScope: 'shared',
       });
       return { cache, sessions };
     };

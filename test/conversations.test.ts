@@ -1,7 +1,5 @@
-import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-
-const api = (path: string, init?: RequestInit) => exports.default.fetch(`http://localhost${path}`, init);
+import { api } from './helpers/api';
 
 describe('/v1/conversations', () => {
   it('creates a conversation with an unguessable id, reads it back, deletes it', async () => {

@@ -226,6 +226,7 @@ describe('a real server with 10,000 resources', () => {
         store: new ServerStateStore(state.storage.sql),
         cache: new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings),
         userScope: `user:${id}`,
+        sharedScope: 'shared',
       });
       const [listed] = await sessions.catalog();
       expect(listed!.resources).toHaveLength(10_000);

@@ -36,7 +36,7 @@ describe('servers that lack capabilities', () => {
     const first = await read(id, { server: 'minimal', uri: 'mini://public-note' });
     expect(first.ttlMs).toBe(300_000);
     await (await conversationStub(id)).settle();
-    expect(await env.RESOURCE_CACHE.get(await kvKey({ scope: 'shared', server: 'minimal', uri: 'mini://public-note' }))).not.toBeNull();
+    expect(await env.RESOURCE_CACHE.get(await kvKey({ scope: 'tenant:acme', server: 'minimal', uri: 'mini://public-note' }))).not.toBeNull();
   });
 
   it('honours server cache hints: ttlMs, and cacheScope "private" never reaches KV', async () => {
@@ -45,7 +45,7 @@ describe('servers that lack capabilities', () => {
     expect(first.ttlMs).toBe(60_000);
     expect((await read(id, { server: 'minimal', uri: 'mini://private-note' })).cache).toBe('memory');
     await (await conversationStub(id)).settle();
-    for (const scope of ['shared', `user:${id}`]) {
+    for (const scope of ['tenant:acme', 'tenant:acme:user:alice']) {
       expect(await env.RESOURCE_CACHE.get(await kvKey({ scope, server: 'minimal', uri: 'mini://private-note' })), scope).toBeNull();
     }
     // Another conversation (another user) does not get it from any cache.

@@ -243,6 +243,7 @@ describe('optional pins that cannot be read', () => {
         store: new ServerStateStore(state.storage.sql),
         cache: new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings),
         userScope: `user:${id}`,
+        sharedScope: 'shared',
       });
       const pinned = await readPinned(sessions, await sessions.catalog(), [demo], settings);
       expect(pinned.byServer.get('demo')).toHaveLength(1);

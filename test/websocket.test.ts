@@ -1,12 +1,12 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, createConversation } from './helpers/api';
+import { ACME_ALICE, api, createConversation } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 
 type Frame = { type: string; id?: string; body?: string; done?: boolean; error?: boolean; messages?: Array<{ role: string }> };
 
 async function openChat(id: string) {
-  const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket' } });
+  const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', ...ACME_ALICE } });
   expect(response.status).toBe(101);
   const socket = response.webSocket!;
   socket.accept();
@@ -65,7 +65,7 @@ describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
   it('refuses a plain GET and an unknown conversation', async () => {
     const id = await createConversation();
     expect((await api(`/v1/conversations/${id}/ws`)).status).toBe(400);
-    const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, { headers: { Upgrade: 'websocket' } });
+    const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, { headers: { Upgrade: 'websocket', ...ACME_ALICE } });
     expect(unknown.status).toBe(404);
   });
 });

@@ -3,7 +3,7 @@ import { Agent, type Connection, type WSMessage } from 'agents';
 import { createUIMessageStreamResponse, type UIMessage } from 'ai';
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
-import { loadConfig, type Settings } from '../config';
+import { loadConfig, serversOf, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
@@ -21,6 +21,12 @@ import type { ServerState } from '../mcp/catalog';
 import { McpSessions, type ResourceRead } from '../mcp/sessions';
 import { ServerStateStore } from '../mcp/state-store';
 import { toRpcResult, type RpcResult } from './rpc';
+
+/** Who a conversation belongs to. */
+export interface Owner {
+  tenant: string;
+  user: string;
+}
 
 /** Body of `POST /v1/conversations/:id/complete` (validated by the route). */
 export interface CompleteRequestBody {
@@ -65,16 +71,27 @@ export class Conversation extends Agent<Env> {
     // Synchronous SQLite: the schema exists before any RPC method runs.
     this.sql`CREATE TABLE IF NOT EXISTS conversation (
       id TEXT PRIMARY KEY,
-      created_at INTEGER NOT NULL
+      created_at INTEGER NOT NULL,
+      tenant TEXT NOT NULL DEFAULT 'default',
+      user_id TEXT NOT NULL DEFAULT 'anonymous'
     )`;
     this.history = new History(ctx.storage);
   }
 
-  /** Marks this conversation as created. Idempotent. */
-  async create(): Promise<ConversationSnapshot> {
+  /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
+  async create(owner: Owner = { tenant: 'default', user: 'anonymous' }): Promise<ConversationSnapshot> {
     if (this.deleted) throw new Error('conversation was deleted'); // ids are never reused
-    this.sql`INSERT OR IGNORE INTO conversation (id, created_at) VALUES (${this.name}, ${Date.now()})`;
+    this.sql`INSERT OR IGNORE INTO conversation (id, created_at, tenant, user_id) VALUES (${this.name}, ${Date.now()}, ${owner.tenant}, ${owner.user})`;
     return (await this.snapshot())!;
+  }
+
+  /**
+   * Whether `owner` may use this conversation. Anyone else gets 404 from the
+   * routes, as if it did not exist (its existence is not revealed).
+   */
+  async ownedBy(owner: Owner): Promise<boolean> {
+    const row = this.row();
+    return row !== undefined && row.tenant === owner.tenant && row.user_id === owner.user;
   }
 
   async snapshot(): Promise<ConversationSnapshot | null> {
@@ -92,7 +109,7 @@ export class Conversation extends Agent<Env> {
   /** The existence row, or undefined (never created, or deleted). */
   private row() {
     if (this.deleted) return undefined;
-    return this.sql<{ id: string; created_at: number }>`SELECT id, created_at FROM conversation LIMIT 1`[0];
+    return this.sql<{ id: string; created_at: number; tenant: string; user_id: string }>`SELECT id, created_at, tenant, user_id FROM conversation LIMIT 1`[0];
   }
 
   // ---- WebSocket (agents chat protocol; see chat-socket.ts) -------------------
@@ -110,10 +127,10 @@ export class Conversation extends Agent<Env> {
   private readonly chatHost: ChatHost = {
     messages: () => this.history.load(),
     turn: async (userMessage, attachments) => {
-      const model = resolveModel(this.env as unknown as Record<string, unknown>);
+      const model = resolveModel(this.modelEnv());
       return this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
     },
-    approve: (request) => this.approve(request, resolveModel(this.env as unknown as Record<string, unknown>)),
+    approve: (request) => this.approve(request, resolveModel(this.modelEnv())),
     clear: () => this.history.clear(),
     running: () => (this.live && this.liveRequestId ? { id: this.liveRequestId, stream: this.live } : undefined),
     setRunning: (id) => {
@@ -147,9 +164,16 @@ export class Conversation extends Agent<Env> {
     });
   }
 
+  /** The environment model selection reads: the tenant's MODEL, if it has one. */
+  private modelEnv(): Record<string, unknown> {
+    const env = this.env as unknown as Record<string, unknown>;
+    const tenant = loadConfig(this.env).tenants?.find((t) => t.id === this.row()?.tenant);
+    return tenant?.model ? { ...env, MODEL: tenant.model } : env;
+  }
+
   private modelAcceptsImages(): boolean {
     try {
-      return resolveModel(this.env as unknown as Record<string, unknown>).acceptsImages;
+      return resolveModel(this.modelEnv()).acceptsImages;
     } catch {
       return false; // a model that is not configured sees no images
     }
@@ -162,7 +186,7 @@ export class Conversation extends Agent<Env> {
    */
   async sendMessage(userMessage: UIMessage, attachments: Attachment[] = []): Promise<Response> {
     try {
-      const model = resolveModel(this.env as unknown as Record<string, unknown>);
+      const model = resolveModel(this.modelEnv());
       const stream = await this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
       return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
@@ -226,7 +250,7 @@ export class Conversation extends Agent<Env> {
    */
   async respondToApproval(request: { toolCallId: string; approved: boolean; reason?: string | undefined }): Promise<Response> {
     try {
-      const stream = await this.approve(request, resolveModel(this.env as unknown as Record<string, unknown>));
+      const stream = await this.approve(request, resolveModel(this.modelEnv()));
       return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
       if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
@@ -259,7 +283,7 @@ export class Conversation extends Agent<Env> {
    */
   async runPrompt(request: { server: string; name: string; arguments: Record<string, unknown> }, preview: boolean): Promise<Response> {
     try {
-      const model = preview ? undefined : resolveModel(this.env as unknown as Record<string, unknown>);
+      const model = preview ? undefined : resolveModel(this.modelEnv());
       const { description, messages } = await this.preparePrompt(request, model?.acceptsImages ?? this.modelAcceptsImages());
       if (!model) return Response.json({ server: request.server, name: request.name, description, messages });
       const stream = await this.turn(messages, model);
@@ -324,9 +348,12 @@ export class Conversation extends Agent<Env> {
 
   /** The MCP sessions, built on first use after each start (so always with fresh `initialize`s). */
   private async mcpSessions(): Promise<McpSessions> {
-    if (!this.row()) throw notFound(`Conversation ${this.name}`);
+    const row = this.row();
+    if (!row) throw notFound(`Conversation ${this.name}`);
     if (this.sessions) return this.sessions;
-    const { mcpServers, settings } = loadConfig(this.env);
+    const config = loadConfig(this.env);
+    const { settings } = config;
+    const mcpServers = serversOf(config, row.tenant);
     this.cache = new ResourceCache(this.env.RESOURCE_CACHE, new InvalidationLog(this.ctx.storage.sql, settings.KV_MAX_AGE_MS), settings);
     this.sessions = new McpSessions({
       servers: mcpServers,
@@ -334,8 +361,9 @@ export class Conversation extends Agent<Env> {
       settings,
       store: new ServerStateStore(this.ctx.storage.sql),
       cache: this.cache,
-      // Until tenants and auth exist, a conversation stands in for its end user.
-      userScope: `user:${this.name}`,
+      // Cache keys carry the tenant, and for per-user servers the end user too.
+      sharedScope: `tenant:${row.tenant}`,
+      userScope: `tenant:${row.tenant}:user:${row.user_id}`,
     });
     return this.sessions;
   }

@@ -4,6 +4,7 @@ import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { ApiError } from '../errors';
 import { demoMcpRoute } from '../demo/route';
+import { authenticate } from './auth';
 import { errorResponse, onError, onNotFound } from './errors';
 import { conversations } from './routes/conversations';
 import { health } from './routes/health';
@@ -37,6 +38,7 @@ export function createApp() {
         onError: (c) => errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
       }),
     )
+    .use('/v1/*', authenticate)
     .route('/', health)
     .route('/v1/servers', servers)
     .route('/v1/conversations', conversations)

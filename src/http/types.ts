@@ -1,4 +1,14 @@
 import type { RequestIdVariables } from 'hono/request-id';
 
+/** Who a request acts for: a tenant and one of its end users. */
+export interface Principal {
+  tenant: string;
+  user: string;
+  /** True when no tenants are configured (local development): no authentication. */
+  open: boolean;
+  /** Servers a browser token limits this user to, if it does. */
+  servers?: string[];
+}
+
 /** Hono generics shared by every route: Worker bindings and per-request variables. */
-export type AppBindings = { Bindings: Env; Variables: RequestIdVariables };
+export type AppBindings = { Bindings: Env; Variables: RequestIdVariables & { principal: Principal } };

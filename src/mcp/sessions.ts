@@ -36,8 +36,10 @@ export interface McpSessionsOptions {
   settings: Settings;
   store: ServerStateStore;
   cache: ResourceCache;
-  /** Cache scope of this conversation's end user (for per-user servers and `private` results). */
+  /** Cache scope of this conversation's end user (for per-user servers). */
   userScope: string;
+  /** Cache scope shared by every user of this conversation's tenant (for shared servers). */
+  sharedScope: string;
 }
 
 /**
@@ -374,7 +376,7 @@ export class McpSessions {
    */
   private cacheRef(id: string, uri: string): CacheRef {
     const shared = this.configs.get(id)?.cacheScope === 'shared';
-    return { scope: shared ? 'shared' : this.options.userScope, server: id, uri };
+    return { scope: shared ? this.options.sharedScope : this.options.userScope, server: id, uri };
   }
 
   private async load(id: string, uri: string, canNotify: boolean) {

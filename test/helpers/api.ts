@@ -4,14 +4,18 @@ import type { Conversation } from '../../src/conversation/conversation';
 import type { ServerState } from '../../src/mcp/catalog';
 import type { ResourceRead } from '../../src/mcp/sessions';
 
-/** A request to the Worker, as a frontend would send it. */
-export const api = (path: string, init?: RequestInit) => exports.default.fetch(`http://localhost${path}`, init);
+/** Credentials of the test tenants (vitest.config.ts): acme's end user "alice" unless a test says otherwise. */
+export const ACME_ALICE = { authorization: 'Bearer test-key-acme', 'x-end-user': 'alice' };
 
-export const postJson = (path: string, body: unknown) =>
-  api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+/** A request to the Worker, as a tenant's backend would send it (acme, for alice, by default). */
+export const api = (path: string, init: RequestInit = {}, as: Record<string, string> = ACME_ALICE) =>
+  exports.default.fetch(`http://localhost${path}`, { ...init, headers: { ...as, ...Object.fromEntries(new Headers(init.headers)) } });
 
-export async function createConversation(): Promise<string> {
-  const response = await api('/v1/conversations', { method: 'POST' });
+export const postJson = (path: string, body: unknown, as: Record<string, string> = ACME_ALICE) =>
+  api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, as);
+
+export async function createConversation(as: Record<string, string> = ACME_ALICE): Promise<string> {
+  const response = await api('/v1/conversations', { method: 'POST' }, as);
   if (response.status !== 201) throw new Error(`create failed: ${response.status}`);
   return (await response.json<{ id: string }>()).id;
 }

@@ -15,11 +15,12 @@ const RESOURCES = [
   { uri: 'mini://private-note', name: 'private-note', mimeType: 'text/plain', size: 20 },
 ];
 
-function createServer(): Server {
+/** `alt`: the same URIs with other content (another tenant's server), for cache isolation tests. */
+function createServer(alt = false): Server {
   const server = new Server({ name: 'minimal-resources', version: '1.0.0' }, { capabilities: { resources: {} } });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
-    if (params.uri === 'mini://public-note') return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'shared by everyone.' }] };
+    if (params.uri === 'mini://public-note') return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: alt ? 'globex-only text.' : 'shared by everyone.' }] };
     if (params.uri === 'mini://private-note') {
       // Cache hints of the 2026-07-28 revision: per-user content, one minute.
       return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'for one user only...' }], ttlMs: 60_000, cacheScope: 'private' };
@@ -60,7 +61,7 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(methods));
       return;
     }
-    if ((req.url !== '/mcp' && req.url !== '/bulk') || req.method !== 'POST') {
+    if (!['/mcp', '/alt', '/bulk'].includes(req.url ?? '') || req.method !== 'POST') {
       res.writeHead(405).end(); // stateless: no GET stream, no DELETE
       return;
     }
@@ -68,7 +69,7 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string } | Array<{ method?: string }>;
     for (const message of Array.isArray(body) ? body : [body]) if (message.method) methods.push(message.method);
-    const server = req.url === '/bulk' ? createBulkServer() : createServer();
+    const server = req.url === '/bulk' ? createBulkServer() : createServer(req.url === '/alt');
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void server.close());
     await server.connect(transport);

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { getAgentByName } from 'agents';
 import { z } from 'zod';
 import type { Conversation } from '../../conversation/conversation';
@@ -13,6 +13,17 @@ import type { AppBindings } from '../types';
 function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conversation>> {
   if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (expected a UUID)`, 'invalid_id');
   return getAgentByName<Env, Conversation>(env.CONVERSATION, id);
+}
+
+/**
+ * The stub of a conversation the caller owns. Someone else's conversation is
+ * a 404, exactly like one that does not exist: ids reveal nothing.
+ */
+async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') ?? ''): Promise<DurableObjectStub<Conversation>> {
+  const stub = await conversationStub(c.env, id);
+  const { tenant, user } = c.get('principal');
+  if (!(await stub.ownedBy({ tenant, user }))) throw notFound(`Conversation ${id}`);
+  return stub;
 }
 
 const ReadResourceBody = z
@@ -50,59 +61,60 @@ const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved
 export const conversations = new Hono<AppBindings>()
   .post('/', async (c) => {
     const id = newConversationId();
-    const conversation = await (await conversationStub(c.env, id)).create();
+    const { tenant, user } = c.get('principal');
+    const conversation = await (await conversationStub(c.env, id)).create({ tenant, user });
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
   })
   .get('/:id', async (c) => {
     const id = c.req.param('id');
-    const conversation = await (await conversationStub(c.env, id)).snapshot();
+    const conversation = await (await ownedStub(c, id)).snapshot();
     if (!conversation) throw notFound(`Conversation ${id}`);
     return c.json(conversation);
   })
   .delete('/:id', async (c) => {
     const id = c.req.param('id');
-    const removed = await (await conversationStub(c.env, id)).remove();
+    const removed = await (await ownedStub(c, id)).remove();
     if (!removed) throw notFound(`Conversation ${id}`);
     return c.body(null, 204);
   })
   .get('/:id/catalog', async (c) => {
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     return c.json(unwrap(await stub.catalog()));
   })
   .post('/:id/messages', async (c) => {
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     const body = await jsonBody(c, SendMessageBody);
     return stub.sendMessage(userMessageFrom(body), body.attachments ?? []);
   })
   .post('/:id/prompts/run', async (c) => {
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     const body = await jsonBody(c, RunPromptBody);
     return stub.runPrompt(body, c.req.query('preview') === '1' || c.req.query('preview') === 'true');
   })
   .post('/:id/complete', async (c) => {
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     const body = await jsonBody(c, CompleteBody);
     return c.json(unwrap(await stub.complete(body)));
   })
   .post('/:id/approvals', async (c) => {
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     const body = await jsonBody(c, ApprovalBody);
     return stub.respondToApproval(body);
   })
   .get('/:id/ws', async (c) => {
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     if (!(await stub.snapshot())) throw notFound(`Conversation ${c.req.param('id')}`);
     return stub.fetch(c.req.raw);
   })
   .get('/:id/stream', async (c) => {
     // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     return stub.resumeStream();
   })
   .post('/:id/resources/read', async (c) => {
-    const stub = await conversationStub(c.env, c.req.param('id'));
+    const stub = await ownedStub(c);
     const body = await jsonBody(c, ReadResourceBody);
     return c.json(unwrap(await stub.readResource(body)));
   });

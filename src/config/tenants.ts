@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { McpServersSchema } from './servers';
+
+/**
+ * One customer of the service, as written in `TENANTS`. Credentials are
+ * never in config: API keys appear only as SHA-256 hashes, and the token
+ * secret is named (`secret:NAME`), its value a Worker secret.
+ */
+export const TenantSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'id must be 1-32 chars of a-z, 0-9, "_" or "-"'),
+    /** SHA-256 (hex) of each server-to-server API key: `echo -n "$KEY" | sha256sum`. */
+    apiKeySha256: z.array(z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest')).default([]),
+    /** HS256 secret that signs this tenant's browser tokens, named as a Worker secret. */
+    tokenSecret: z.string().regex(/^secret:[A-Za-z0-9_]+$/, 'must name a Worker secret: "secret:NAME"').optional(),
+    /** Browser origins allowed to call the API with this tenant's tokens. */
+    allowedOrigins: z.array(z.string().url()).default([]),
+    /** This tenant's MCP servers (default: MCP_SERVERS). */
+    mcpServers: McpServersSchema.optional(),
+    /** This tenant's model (default: MODEL). */
+    model: z.string().min(1).optional(),
+  })
+  .strict();
+
+export type Tenant = z.infer<typeof TenantSchema>;
+
+export const TenantsSchema = z.array(TenantSchema).min(1).superRefine((tenants, ctx) => {
+  const seen = new Set<string>();
+  for (const [index, tenant] of tenants.entries()) {
+    if (seen.has(tenant.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate tenant id "${tenant.id}"` });
+    seen.add(tenant.id);
+  }
+});

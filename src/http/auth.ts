@@ -1,0 +1,83 @@
+import type { MiddlewareHandler } from 'hono';
+import { verify } from 'hono/jwt';
+import { loadConfig, type Tenant } from '../config';
+import { ApiError } from '../errors';
+import type { AppBindings, Principal } from './types';
+
+/** The `aud` claim every browser token must carry. */
+export const TOKEN_AUDIENCE = 'mcp-ondemand';
+
+const OPEN: Principal = { tenant: 'default', user: 'anonymous', open: true };
+
+/**
+ * Who is calling, on every `/v1` request (and WebSocket upgrade):
+ * - server-to-server: `Authorization: Bearer <API key>`; the key is hashed
+ *   and compared in constant time with each tenant's `apiKeySha256`; the end
+ *   user may be named with `X-End-User`;
+ * - browsers: `Authorization: Bearer <token>` (or `?token=` on a WebSocket
+ *   upgrade, which cannot carry headers): an HS256 JWT signed with the
+ *   tenant's secret, with `tid` (tenant), `sub` (end user), `exp`, and
+ *   `aud: "mcp-ondemand"`.
+ * Without `TENANTS` the service is one open tenant (local development).
+ */
+export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const { tenants } = loadConfig(c.env);
+  if (!tenants) {
+    c.set('principal', OPEN);
+    return next();
+  }
+  const header = c.req.header('authorization');
+  const isUpgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket';
+  const credential = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? (isUpgrade ? c.req.query('token') : undefined);
+  if (!credential) throw unauthorized('Send Authorization: Bearer <API key or token>');
+  const principal =
+    (await fromApiKey(credential, tenants, c.req.header('x-end-user'))) ?? (await fromToken(credential, tenants, c.env as unknown as Record<string, unknown>));
+  c.set('principal', principal);
+  return next();
+};
+
+async function fromApiKey(key: string, tenants: Tenant[], endUser: string | undefined): Promise<Principal | undefined> {
+  if (key.split('.').length === 3) return undefined; // a JWT, not a key
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+  for (const tenant of tenants) {
+    for (const hex of tenant.apiKeySha256) {
+      const expected = Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
+      if (crypto.subtle.timingSafeEqual(digest, expected)) {
+        const user = endUser?.trim() || 'service';
+        if (!/^[\w.@:-]{1,128}$/.test(user)) throw new ApiError(400, 'invalid_end_user', 'X-End-User must be 1-128 of letters, digits and . _ @ : -');
+        return { tenant: tenant.id, user, open: false };
+      }
+    }
+  }
+  throw unauthorized('Unknown API key');
+}
+
+async function fromToken(token: string, tenants: Tenant[], env: Record<string, unknown>): Promise<Principal> {
+  let claims: { tid?: unknown };
+  try {
+    claims = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { tid?: unknown };
+  } catch {
+    throw unauthorized('Malformed token');
+  }
+  const tenant = tenants.find((t) => t.id === claims.tid);
+  if (!tenant?.tokenSecret) throw unauthorized('Token for an unknown tenant');
+  const secret = env[tenant.tokenSecret.slice('secret:'.length)];
+  if (typeof secret !== 'string' || !secret) throw new ApiError(500, 'invalid_config', `Tenant "${tenant.id}": its token secret is not set`);
+  let payload: Record<string, unknown>;
+  try {
+    payload = (await verify(token, secret, { alg: 'HS256', aud: TOKEN_AUDIENCE })) as Record<string, unknown>;
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'JwtTokenExpired') throw new ApiError(401, 'token_expired', 'The token has expired; get a new one from your application');
+    throw unauthorized(`Invalid token (${name.replace(/^Jwt/, '')})`);
+  }
+  if (typeof payload.sub !== 'string' || !payload.sub || typeof payload.exp !== 'number') throw unauthorized('The token needs "sub" and "exp"');
+  return {
+    tenant: tenant.id,
+    user: payload.sub,
+    open: false,
+    ...(Array.isArray(payload.servers) ? { servers: payload.servers.filter((s): s is string => typeof s === 'string') } : {}),
+  };
+}
+
+const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);

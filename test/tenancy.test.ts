@@ -1,0 +1,107 @@
+import { createExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { sign } from 'hono/jwt';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config';
+import { createApp } from '../src/http/app';
+import { ACME_ALICE, api, conversationStub, createConversation, postJson, read } from './helpers/api';
+
+const ACME_BOB = { ...ACME_ALICE, 'x-end-user': 'bob' };
+const GLOBEX = { authorization: 'Bearer test-key-globex', 'x-end-user': 'alice' };
+const now = () => Math.floor(Date.now() / 1000);
+const token = (claims: Record<string, unknown>, secret = 'acme-test-signing-secret-0123456789') =>
+  sign({ tid: 'acme', sub: 'carol', aud: 'mcp-ondemand', exp: now() + 600, ...claims }, secret, 'HS256');
+const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+const errorOf = async (response: Response) => (await response.json<{ error: { code: string; message: string } }>()).error;
+
+describe('authentication', () => {
+  it('refuses missing or unknown credentials with 401 JSON', async () => {
+    const none = await api('/v1/conversations', { method: 'POST' }, {});
+    expect(none.status).toBe(401);
+    expect(await errorOf(none)).toMatchObject({ code: 'unauthorized' });
+    expect((await api('/v1/servers', {}, { authorization: 'Bearer nope' })).status).toBe(401);
+    expect((await api('/health', {}, {})).status).toBe(200); // liveness needs no credentials
+  });
+
+  it('accepts a browser token; refuses expired, tampered, wrong-audience and wrong-tenant ones', async () => {
+    const good = await api('/v1/conversations', { method: 'POST' }, bearer(await token({})));
+    expect(good.status).toBe(201);
+
+    const expired = await api('/v1/conversations', { method: 'POST' }, bearer(await token({ exp: now() - 10 })));
+    expect(expired.status).toBe(401);
+    expect((await errorOf(expired)).code).toBe('token_expired');
+
+    const [h, , s] = (await token({})).split('.');
+    const forgedPayload = btoa(JSON.stringify({ tid: 'acme', sub: 'mallory', aud: 'mcp-ondemand', exp: now() + 600 })).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(`${h}.${forgedPayload}.${s}`))).status).toBe(401);
+
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ aud: 'someone-else' })))).status).toBe(401);
+    // Signed with acme's secret but claiming globex: globex's secret does not verify it.
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'globex' })))).status).toBe(401);
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'initech' })))).status).toBe(401);
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ sub: '' })))).status).toBe(401);
+  });
+
+  it('a WebSocket upgrade authenticates with ?token= (browsers cannot set headers on it)', async () => {
+    const t = await token({ sub: 'dave' });
+    const created = await api('/v1/conversations', { method: 'POST' }, bearer(t));
+    const { id } = await created.json<{ id: string }>();
+    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    expect(ok.status).toBe(101);
+    ok.webSocket?.accept();
+    ok.webSocket?.close();
+    const refused = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket' } });
+    expect(refused.status).toBe(401);
+  });
+});
+
+describe('ownership', () => {
+  it('another user of the same tenant, or another tenant, gets 404 everywhere', async () => {
+    const id = await createConversation(ACME_ALICE);
+    for (const as of [ACME_BOB, GLOBEX]) {
+      expect((await api(`/v1/conversations/${id}`, {}, as)).status).toBe(404);
+      expect((await api(`/v1/conversations/${id}/catalog`, {}, as)).status).toBe(404);
+      expect((await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'task://guidelines' }, as)).status).toBe(404);
+      expect((await postJson(`/v1/conversations/${id}/messages`, { text: 'hi' }, as)).status).toBe(404);
+      expect((await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'x', approved: true }, as)).status).toBe(404);
+      expect((await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'demo', name: 'plan_day', arguments: { hours: '2' } }, as)).status).toBe(404);
+      expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' }, as)).status).toBe(404);
+      const ws = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', ...as } });
+      expect(ws.status).toBe(404);
+    }
+    expect((await api(`/v1/conversations/${id}`)).status).toBe(200); // still there, still alice's
+  });
+});
+
+describe('cache isolation', () => {
+  it('two tenants reading the same URI from different server configs never see each other’s content', async () => {
+    const acme = await createConversation(ACME_ALICE);
+    const globex = await createConversation(GLOBEX);
+    const acmeRead = await read(acme, { server: 'minimal', uri: 'mini://public-note' });
+    await (await conversationStub(acme)).settle(); // acme's copy is in KV now
+    const globexRead = await (await postJson(`/v1/conversations/${globex}/resources/read`, { server: 'minimal', uri: 'mini://public-note' }, GLOBEX)).json<{ cache: string; contents: Array<{ text: string }> }>();
+    expect((acmeRead.contents[0] as { text: string }).text).toBe('shared by everyone.');
+    expect(globexRead.contents[0]!.text).toBe('globex-only text.');
+    expect(globexRead.cache).toBe('miss');
+  });
+
+  it('each tenant sees its own servers', async () => {
+    const servers = async (as: Record<string, string>) => (await (await api('/v1/servers', {}, as)).json<{ servers: Array<{ id: string }> }>()).servers.map((s) => s.id);
+    expect(await servers(GLOBEX)).toEqual(['demo', 'minimal']);
+    expect(await servers(ACME_ALICE)).toContain('everything');
+  });
+});
+
+describe('without TENANTS', () => {
+  it('runs as one open tenant (local development): no credentials needed', async () => {
+    const app = createApp();
+    const open = { ...env, TENANTS: '' } as Env;
+    const response = await app.fetch(new Request('http://localhost/v1/conversations', { method: 'POST' }), open, createExecutionContext());
+    expect(response.status).toBe(201);
+  });
+
+  it('invalid TENANTS is a clear config error', () => {
+    expect(() => loadConfig({ TENANTS: '[{"id":"a","apiKeySha256":["nothex"]}]' })).toThrow(/TENANTS is invalid: \[0\]\.apiKeySha256\[0\]: must be a SHA-256 hex digest/);
+    expect(() => loadConfig({ TENANTS: '[{"id":"a","tokenSecret":"plain-text-secret"}]' })).toThrow(/must name a Worker secret/);
+  });
+});

@@ -105,3 +105,27 @@ describe('without TENANTS', () => {
     expect(() => loadConfig({ TENANTS: '[{"id":"a","tokenSecret":"plain-text-secret"}]' })).toThrow(/must name a Worker secret/);
   });
 });
+
+describe('CORS per tenant', () => {
+  it('answers a preflight for an origin some tenant allows, refuses others', async () => {
+    const preflight = (origin: string) =>
+      exports.default.fetch('http://localhost/v1/conversations', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+    const allowed = await preflight('https://app.acme.test');
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.acme.test');
+    expect(allowed.headers.get('access-control-allow-headers')).toContain('authorization');
+    const refused = await preflight('https://evil.test');
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('a browser request from an origin its own tenant does not allow is 403', async () => {
+    const t = await token({});
+    const ok = await api('/v1/conversations', { method: 'POST' }, { ...bearer(t), origin: 'https://app.acme.test' });
+    expect(ok.status).toBe(201);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.acme.test');
+    // globex's origin is allowed for globex, not for acme's users.
+    const wrong = await api('/v1/conversations', { method: 'POST' }, { ...bearer(t), origin: 'https://globex.test' });
+    expect(wrong.status).toBe(403);
+    expect((await errorOf(wrong)).code).toBe('origin_not_allowed');
+  });
+});

@@ -5,6 +5,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { ApiError } from '../errors';
 import { demoMcpRoute } from '../demo/route';
 import { authenticate } from './auth';
+import { corsPerTenant, originAllowed } from './origins';
 import { errorResponse, onError, onNotFound } from './errors';
 import { conversations } from './routes/conversations';
 import { health } from './routes/health';
@@ -38,7 +39,9 @@ export function createApp() {
         onError: (c) => errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
       }),
     )
+    .use('/v1/*', corsPerTenant)
     .use('/v1/*', authenticate)
+    .use('/v1/*', originAllowed)
     .route('/', health)
     .route('/v1/servers', servers)
     .route('/v1/conversations', conversations)

@@ -46,6 +46,8 @@ export const TEST_TENANTS = [
     apiKeySha256: [sha256('test-key-globex')],
     tokenSecret: 'secret:GLOBEX_TOKEN_SECRET',
     allowedOrigins: ['https://globex.test'],
+    // Low on purpose: the rate-limit test hits it, then waits for the window.
+    limits: { turnsPerUser: 2, windowMs: 2_000 },
     mcpServers: [
       { id: 'demo', url: '/demo/mcp' },
       { id: 'minimal', url: 'http://127.0.0.1:3904/alt', transport: 'streamable-http' },
@@ -68,6 +70,9 @@ export default defineConfig({
           // Stands in for a `wrangler secret`: an MCP server credential.
           FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
           TENANTS: JSON.stringify(TEST_TENANTS),
+          // The suite runs hundreds of turns as acme's alice within a minute.
+          TURNS_PER_MINUTE_PER_USER: '100000',
+          TURNS_PER_MINUTE_PER_TENANT: '100000',
           ACME_TOKEN_SECRET: 'acme-test-signing-secret-0123456789',
           GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
         },

@@ -10,9 +10,16 @@ export class ApiError extends Error {
     readonly status: ContentfulStatusCode,
     readonly code: string,
     message: string,
+    /** Headers the response must carry (e.g. Retry-After on 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+
+  /** This error as an HTTP response (for places that build Responses themselves, like the Durable Object). */
+  toResponse(): Response {
+    return Response.json(this.toJSON(), { status: this.status, headers: this.headers });
   }
 
   toJSON() {

@@ -129,3 +129,23 @@ describe('CORS per tenant', () => {
     expect((await errorOf(wrong)).code).toBe('origin_not_allowed');
   });
 });
+
+describe('turn limits', () => {
+  it('past its limit a user gets 429 with Retry-After, and recovers when the window passes', async () => {
+    const id = await createConversation(GLOBEX); // globex: 2 turns per user per 2 s
+    const turn = () => postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say?' }, GLOBEX);
+    for (let i = 0; i < 2; i++) {
+      const ok = await turn();
+      expect(ok.status).toBe(200);
+      await ok.text();
+    }
+    const limited = await turn();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await errorOf(limited)).code).toBe('rate_limited');
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const again = await turn();
+    expect(again.status).toBe(200);
+    await again.text();
+  });
+});

@@ -46,6 +46,10 @@ export const SettingsSchema = z.object({
   MAX_ATTACHMENTS: int(0, 8),
   /** Characters of attached text one message may carry in all (413 past it). */
   MAX_ATTACHMENT_CHARS: int(1_000, 200_000),
+  /** Turns one end user may start per minute (429 past it). */
+  TURNS_PER_MINUTE_PER_USER: int(1, 30),
+  /** Turns one tenant may start per minute, all users together (429 past it). */
+  TURNS_PER_MINUTE_PER_TENANT: int(1, 600),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
   MAX_STEPS: int(1, 8),
 });

@@ -19,6 +19,15 @@ export const TenantSchema = z
     mcpServers: McpServersSchema.optional(),
     /** This tenant's model (default: MODEL). */
     model: z.string().min(1).optional(),
+    /** This tenant's turn limits (default: TURNS_PER_MINUTE_PER_USER / _PER_TENANT per 60 s). */
+    limits: z
+      .object({
+        turnsPerUser: z.number().int().positive().optional(),
+        turns: z.number().int().positive().optional(),
+        windowMs: z.number().int().min(1_000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

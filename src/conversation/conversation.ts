@@ -8,6 +8,7 @@ import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
 import { readPinned } from '../loop/pinned';
+import { takeTurn } from '../limits/turn-limits';
 import { runTurn } from '../loop/turn';
 import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
@@ -190,7 +191,7 @@ export class Conversation extends Agent<Env> {
       const stream = await this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
       return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
-      if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
+      if (error instanceof ApiError) return error.toResponse();
       throw error;
     }
   }
@@ -220,6 +221,8 @@ export class Conversation extends Agent<Env> {
   async turn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
     const sessions = await this.mcpSessions();
     if (this.live && !this.live.done) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
+    const row = this.row()!;
+    await takeTurn(this.env, loadConfig(this.env), { tenant: row.tenant, user: row.user_id });
     const history = this.history.load();
     if (newMessages.length && pendingApprovals(history).length) {
       throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
@@ -253,7 +256,7 @@ export class Conversation extends Agent<Env> {
       const stream = await this.approve(request, resolveModel(this.modelEnv()));
       return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
-      if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
+      if (error instanceof ApiError) return error.toResponse();
       throw error;
     }
   }
@@ -289,7 +292,7 @@ export class Conversation extends Agent<Env> {
       const stream = await this.turn(messages, model);
       return createUIMessageStreamResponse({ stream: stream.reader() });
     } catch (error) {
-      if (error instanceof ApiError) return Response.json(error.toJSON(), { status: error.status });
+      if (error instanceof ApiError) return error.toResponse();
       throw error;
     }
   }

@@ -72,12 +72,7 @@ async function fromToken(token: string, tenants: Tenant[], env: Record<string, u
     throw unauthorized(`Invalid token (${name.replace(/^Jwt/, '')})`);
   }
   if (typeof payload.sub !== 'string' || !payload.sub || typeof payload.exp !== 'number') throw unauthorized('The token needs "sub" and "exp"');
-  return {
-    tenant: tenant.id,
-    user: payload.sub,
-    open: false,
-    ...(Array.isArray(payload.servers) ? { servers: payload.servers.filter((s): s is string => typeof s === 'string') } : {}),
-  };
+  return { tenant: tenant.id, user: payload.sub, open: false };
 }
 
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);

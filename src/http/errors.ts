@@ -4,7 +4,7 @@ import { ApiError } from '../errors';
 
 /** The one JSON error shape of the API. */
 export function errorResponse(c: Context, error: ApiError) {
-  return c.json(error.toJSON(), error.status);
+  return c.json(error.toJSON(), error.status, error.headers);
 }
 
 /**

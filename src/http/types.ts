@@ -6,8 +6,6 @@ export interface Principal {
   user: string;
   /** True when no tenants are configured (local development): no authentication. */
   open: boolean;
-  /** Servers a browser token limits this user to, if it does. */
-  servers?: string[];
 }
 
 /** Hono generics shared by every route: Worker bindings and per-request variables. */

@@ -70,6 +70,8 @@ export default defineConfig({
           // Stands in for a `wrangler secret`: an MCP server credential.
           FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
           TENANTS: JSON.stringify(TEST_TENANTS),
+          // The test servers are on 127.0.0.1 over http: allowed in tests only.
+          ALLOW_PRIVATE_MCP_URLS: 'true',
           // The suite runs hundreds of turns as acme's alice within a minute.
           TURNS_PER_MINUTE_PER_USER: '100000',
           TURNS_PER_MINUTE_PER_TENANT: '100000',

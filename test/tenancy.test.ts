@@ -149,3 +149,53 @@ describe('turn limits', () => {
     await again.text();
   });
 });
+
+describe('server URLs in production config', () => {
+  const tenants = '[{"id":"a","apiKeySha256":[]}]';
+  it.each([
+    ['http://mcp.example.com/mcp', 'must use https'],
+    ['https://127.0.0.1:3901/mcp', 'private or loopback'],
+    ['https://localhost/mcp', 'private or loopback'],
+    ['https://169.254.169.254/latest', 'private or loopback'],
+    ['https://10.1.2.3/mcp', 'private or loopback'],
+    ['https://[::1]/mcp', 'private or loopback'],
+  ])('with TENANTS, %s is refused (%s)', (url, problem) => {
+    expect(() => loadConfig({ TENANTS: tenants, MCP_SERVERS: JSON.stringify([{ id: 's', url }]) })).toThrow(problem);
+  });
+
+  it('accepts https to public hosts and paths of this Worker; development may opt out', () => {
+    expect(loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"https://mcp.example.com/mcp"},{"id":"d","url":"/demo/mcp"}]' }).mcpServers).toHaveLength(2);
+    expect(loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]', ALLOW_PRIVATE_MCP_URLS: 'true' }).mcpServers).toHaveLength(1);
+    expect(loadConfig({ MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]' }).mcpServers).toHaveLength(1); // no TENANTS: local development
+  });
+});
+
+describe('secrets stay out of the model and the logs', () => {
+  it('a turn with a server that echoes its token: neither the model input nor any log line has it', async () => {
+    const { vi } = await import('vitest');
+    const { callTools, say, scriptedModel } = await import('./helpers/turns');
+    const TOKEN = 'tok_live_9f8e7d6c5b4a3210';
+    const logged: string[] = [];
+    const spies = (['log', 'warn', 'error', 'info', 'debug'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' '))),
+    );
+    const control = (await import('vitest')).inject('faultControlUrl');
+    const id = await createConversation();
+    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/55', server: 'faulty' }], ['everything__echo', { message: 'hi' }]) : say('ok')));
+    try {
+      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
+      const { runScriptedTurn } = await import('./helpers/turns');
+      await runScriptedTurn(id, 'read it', model);
+      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'echo-auth' }) });
+      const failing = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/56', server: 'faulty' }]) : say('ok')));
+      await runScriptedTurn(id, 'read another', failing).catch(() => undefined);
+      const sent = JSON.stringify([...model.doStreamCalls, ...failing.doStreamCalls].map((c) => c.prompt));
+      expect(sent).toContain('faulty'); // the model did hear about the server…
+      expect(sent).not.toContain(TOKEN); // …never its credential
+      expect(logged.join('\n')).not.toContain(TOKEN);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
+    }
+  });
+});

@@ -19,7 +19,7 @@ export interface AppConfig {
   tenants: Tenant[] | null;
 }
 
-type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string } & Partial<Record<keyof Settings, string>>;
+type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string } & Partial<Record<keyof Settings, string>>;
 
 const cache = new Map<string, AppConfig>();
 
@@ -32,7 +32,7 @@ export function loadConfig(env: ConfigEnv): AppConfig {
   const rawServers = env.MCP_SERVERS?.trim() || DEFAULT_MCP_SERVERS;
   const rawSettings = Object.fromEntries(SETTING_NAMES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
   const rawTenants = env.TENANTS?.trim() ?? '';
-  const cacheKey = `${rawServers}\n${JSON.stringify(rawSettings)}\n${rawTenants}`;
+  const cacheKey = `${rawServers}\n${JSON.stringify(rawSettings)}\n${rawTenants}\n${env.ALLOW_PRIVATE_MCP_URLS ?? ''}`;
   const cached = cache.get(cacheKey);
   if (cached) return cached;
 
@@ -60,6 +60,15 @@ export function loadConfig(env: ConfigEnv): AppConfig {
     tenants = parsed.data;
   }
 
+  if (tenants && env.ALLOW_PRIVATE_MCP_URLS !== 'true') {
+    for (const [where, list] of [['MCP_SERVERS', servers.data], ...tenants.map((t) => [`TENANTS ${t.id}`, t.mcpServers ?? []] as const)] as const) {
+      for (const server of list) {
+        const problem = productionUrlProblem(server.url);
+        if (problem) throw new ApiError(500, 'invalid_config', `${where}: server "${server.id}": ${problem}`);
+      }
+    }
+  }
+
   const config: AppConfig = { mcpServers: servers.data, settings: settings.data, tenants };
   cache.set(cacheKey, config);
   return config;
@@ -78,4 +87,20 @@ export function formatIssues(error: z.ZodError): string {
 /** A tenant's MCP servers: its own list, or the service's. */
 export function serversOf(config: AppConfig, tenantId: string): McpServerConfig[] {
   return config.tenants?.find((t) => t.id === tenantId)?.mcpServers ?? config.mcpServers;
+}
+
+const PRIVATE_HOST = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|\[::1?\]|\[f[cd][0-9a-f:]*\]|\[fe80:[0-9a-f:]*\])$/i;
+
+/**
+ * With tenants configured (production), an MCP server URL must be a path of
+ * this Worker or https to a public host: no plain http, no loopback or
+ * private addresses (set ALLOW_PRIVATE_MCP_URLS=true only in development
+ * and tests). Returns what is wrong, or undefined.
+ */
+export function productionUrlProblem(url: string): string | undefined {
+  if (url.startsWith('/')) return undefined;
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:') return `url must use https (got ${parsed.protocol})`;
+  if (PRIVATE_HOST.test(parsed.hostname)) return `url must not point at a private or loopback address (${parsed.hostname})`;
+  return undefined;
 }

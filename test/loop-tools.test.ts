@@ -108,3 +108,17 @@ describe('resuming a stream', () => {
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 });
+
+describe('resource bytes per turn', () => {
+  it('past MAX_RESOURCE_BYTES_PER_TURN, read_resource answers with an error the model can act on', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }], ['read_resource', { uri: 'docs://test-matrix', server: 'demo' }]) : say('ok'),
+    );
+    await runScriptedTurn(id, 'read it twice', model, { MAX_RESOURCE_BYTES_PER_TURN: 20_000 });
+    const [first, second] = results(model);
+    expect(first).toMatchObject({ error: false });
+    expect(second).toMatchObject({ error: true });
+    expect(second!.text).toContain('This turn may read 20000 bytes of resources');
+  });
+});

@@ -199,3 +199,15 @@ describe('secrets stay out of the model and the logs', () => {
     }
   });
 });
+
+describe('a token that limits its user to some servers', () => {
+  it('creates conversations that only see those servers', async () => {
+    const t = await token({ sub: 'erin', servers: ['demo'] });
+    const { id } = await (await api('/v1/conversations', { method: 'POST' }, bearer(t))).json<{ id: string }>();
+    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, bearer(t))).json<{ servers: Array<{ id: string }> }>();
+    expect(servers.map((s) => s.id)).toEqual(['demo']);
+    const other = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'everything', uri: 'demo://resource/dynamic/text/1' }, bearer(t));
+    expect(other.status).toBe(404);
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ servers: 'demo' })))).status).toBe(401);
+  });
+});

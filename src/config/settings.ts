@@ -46,6 +46,8 @@ export const SettingsSchema = z.object({
   MAX_ATTACHMENTS: int(0, 8),
   /** Characters of attached text one message may carry in all (413 past it). */
   MAX_ATTACHMENT_CHARS: int(1_000, 200_000),
+  /** Bytes of resource content the model may read in one turn (read_resource); past it the tool answers with an error. */
+  MAX_RESOURCE_BYTES_PER_TURN: int(1_024, 10 * 1024 * 1024),
   /** Turns one end user may start per minute (429 past it). */
   TURNS_PER_MINUTE_PER_USER: int(1, 30),
   /** Turns one tenant may start per minute, all users together (429 past it). */

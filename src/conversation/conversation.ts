@@ -74,15 +74,17 @@ export class Conversation extends Agent<Env> {
       id TEXT PRIMARY KEY,
       created_at INTEGER NOT NULL,
       tenant TEXT NOT NULL DEFAULT 'default',
-      user_id TEXT NOT NULL DEFAULT 'anonymous'
+      user_id TEXT NOT NULL DEFAULT 'anonymous',
+      servers TEXT
     )`;
     this.history = new History(ctx.storage);
   }
 
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
-  async create(owner: Owner = { tenant: 'default', user: 'anonymous' }): Promise<ConversationSnapshot> {
+  async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<ConversationSnapshot> {
     if (this.deleted) throw new Error('conversation was deleted'); // ids are never reused
-    this.sql`INSERT OR IGNORE INTO conversation (id, created_at, tenant, user_id) VALUES (${this.name}, ${Date.now()}, ${owner.tenant}, ${owner.user})`;
+    const allowed = servers ? JSON.stringify(servers) : null;
+    this.sql`INSERT OR IGNORE INTO conversation (id, created_at, tenant, user_id, servers) VALUES (${this.name}, ${Date.now()}, ${owner.tenant}, ${owner.user}, ${allowed})`;
     return (await this.snapshot())!;
   }
 
@@ -110,7 +112,7 @@ export class Conversation extends Agent<Env> {
   /** The existence row, or undefined (never created, or deleted). */
   private row() {
     if (this.deleted) return undefined;
-    return this.sql<{ id: string; created_at: number; tenant: string; user_id: string }>`SELECT id, created_at, tenant, user_id FROM conversation LIMIT 1`[0];
+    return this.sql<{ id: string; created_at: number; tenant: string; user_id: string; servers: string | null }>`SELECT id, created_at, tenant, user_id, servers FROM conversation LIMIT 1`[0];
   }
 
   // ---- WebSocket (agents chat protocol; see chat-socket.ts) -------------------
@@ -230,7 +232,8 @@ export class Conversation extends Agent<Env> {
     const settings = { ...loadConfig(this.env).settings, ...overrides };
     const states = await sessions.catalog();
     const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
-    const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts });
+    const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
+    const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts, readBudget });
     const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
     const pinned = await readPinned(sessions, states, sessions.servers, settings);
     this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
@@ -356,7 +359,9 @@ export class Conversation extends Agent<Env> {
     if (this.sessions) return this.sessions;
     const config = loadConfig(this.env);
     const { settings } = config;
-    const mcpServers = serversOf(config, row.tenant);
+    // A browser token may limit its user to some of the tenant's servers.
+    const allowed = row.servers ? new Set(JSON.parse(row.servers) as string[]) : undefined;
+    const mcpServers = serversOf(config, row.tenant).filter((server) => !allowed || allowed.has(server.id));
     this.cache = new ResourceCache(this.env.RESOURCE_CACHE, new InvalidationLog(this.ctx.storage.sql, settings.KV_MAX_AGE_MS), settings);
     this.sessions = new McpSessions({
       servers: mcpServers,

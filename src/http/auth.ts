@@ -17,7 +17,8 @@ const OPEN: Principal = { tenant: 'default', user: 'anonymous', open: true };
  * - browsers: `Authorization: Bearer <token>` (or `?token=` on a WebSocket
  *   upgrade, which cannot carry headers): an HS256 JWT signed with the
  *   tenant's secret, with `tid` (tenant), `sub` (end user), `exp`, and
- *   `aud: "mcp-ondemand"`.
+ *   `aud: "mcp-ondemand"`, and optionally `servers` (the tenant's servers
+ *   this user may use, fixed for the conversations the token creates).
  * Without `TENANTS` the service is one open tenant (local development).
  */
 export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
@@ -72,7 +73,9 @@ async function fromToken(token: string, tenants: Tenant[], env: Record<string, u
     throw unauthorized(`Invalid token (${name.replace(/^Jwt/, '')})`);
   }
   if (typeof payload.sub !== 'string' || !payload.sub || typeof payload.exp !== 'number') throw unauthorized('The token needs "sub" and "exp"');
-  return { tenant: tenant.id, user: payload.sub, open: false };
+  const servers = payload.servers;
+  if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === 'string'))) throw unauthorized('"servers" must be a list of server ids');
+  return { tenant: tenant.id, user: payload.sub, open: false, ...(servers ? { servers: servers as string[] } : {}) };
 }
 
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);

@@ -6,6 +6,8 @@ export interface Principal {
   user: string;
   /** True when no tenants are configured (local development): no authentication. */
   open: boolean;
+  /** The servers a browser token limits this user to (its `servers` claim), if it does. */
+  servers?: string[];
 }
 
 /** Hono generics shared by every route: Worker bindings and per-request variables. */

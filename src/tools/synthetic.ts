@@ -20,6 +20,8 @@ export interface ToolContext {
   acceptsImages: boolean;
   /** Whether the model may invoke this server's prompts (config can keep them user-only). */
   modelPrompts: (server: string) => boolean;
+  /** Resource bytes the model may still read this turn (MAX_RESOURCE_BYTES_PER_TURN), shared by every read of the turn. */
+  readBudget: { remaining: number; limit: number };
 }
 
 export const SYNTHETIC_TOOL_NAMES = ['read_resource', 'list_resources', 'list_resource_templates', 'invoke_prompt'] as const;
@@ -122,6 +124,13 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
     }
     throw new Error(error instanceof Error ? error.message : String(error));
   }
+  const bytes = read.contents.reduce((sum, c) => sum + c.size, 0);
+  if (bytes > ctx.readBudget.remaining) {
+    throw new Error(
+      `This turn may read ${ctx.readBudget.limit} bytes of resources and has ${ctx.readBudget.remaining} left; ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,
+    );
+  }
+  ctx.readBudget.remaining -= bytes;
   const view = renderResource(
     { server: id, uri, title, contents: read.contents },
     { windowChars: ctx.settings.READ_WINDOW_CHARS, ...(offset === undefined ? {} : { offset }), images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES },

@@ -61,8 +61,8 @@ const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved
 export const conversations = new Hono<AppBindings>()
   .post('/', async (c) => {
     const id = newConversationId();
-    const { tenant, user } = c.get('principal');
-    const conversation = await (await conversationStub(c.env, id)).create({ tenant, user });
+    const { tenant, user, servers } = c.get('principal');
+    const conversation = await (await conversationStub(c.env, id)).create({ tenant, user }, servers);
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
   })
   .get('/:id', async (c) => {

@@ -5,12 +5,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { getAgentByName } from 'agents';
 import { it } from 'vitest';
-import { InvalidationLog } from '../src/cache/invalidation-log';
-import { ResourceCache } from '../src/cache/resource-cache';
 import { loadConfig } from '../src/config';
 import type { Conversation } from '../src/conversation/conversation';
-import { McpSessions } from '../src/mcp/sessions';
-import { ServerStateStore } from '../src/mcp/state-store';
+import { buildSessions } from '../test/helpers/sessions';
 
 /**
  * readResource latency inside a Conversation Durable Object: memory hit, KV
@@ -56,20 +53,8 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
   const results = await runInDurableObject(stub, async (_instance, state) => {
     const config = loadConfig(env);
     const servers = config.mcpServers.filter((s) => s.id === 'demo');
-    const build = (memoryBytes: number, kvMaxEntryBytes = config.settings.KV_MAX_ENTRY_BYTES) => {
-      const settings = { ...config.settings, MEMORY_CACHE_BYTES: memoryBytes, KV_MAX_ENTRY_BYTES: kvMaxEntryBytes };
-      const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings);
-      const sessions = new McpSessions({
-        servers,
-        env: env as unknown as Env & Record<string, unknown>,
-        settings,
-        store: new ServerStateStore(state.storage.sql),
-        cache,
-        userScope: `user:${id}`,
-        sharedScope: 'shared',
-      });
-      return { cache, sessions };
-    };
+    const build = (memoryBytes: number, kvMaxEntryBytes = config.settings.KV_MAX_ENTRY_BYTES) =>
+      buildSessions(state.storage, servers, { MEMORY_CACHE_BYTES: memoryBytes, KV_MAX_ENTRY_BYTES: kvMaxEntryBytes }, 'bench');
 
     // Baseline: a plain SDK client in this DO, same route to the demo server.
     const direct = new Client({ name: 'bench-direct', version: '1' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
@@ -91,7 +76,7 @@ it('readResource latency: memory hit, KV hit, miss vs a direct MCP read', async 
     const directForKv = await timeBatches(ROUND_TRIP, directRead);
     // A miss: drop the entry first (not timed), so the read goes memory → KV (refused) → server.
     const invalidate = async () => {
-      noMemory.cache.invalidate({ scope: 'shared', server: 'demo', uri: URI });
+      noMemory.cache.invalidate({ scope: 'bench:shared', server: 'demo', uri: URI });
       await noMemory.cache.settled();
     };
     const miss = await timeBatches(ROUND_TRIP, () => noMemory.sessions.readResource('demo', URI), invalidate);

@@ -208,26 +208,12 @@ describe('system prompt budget', () => {
 describe('a real server with 10,000 resources', () => {
   it('is listed whole (20 pages), and the system prompt stays within budget with the relevant entry in it', async () => {
     const { runInDurableObject } = await import('cloudflare:test');
-    const { env } = await import('cloudflare:workers');
-    const { loadConfig } = await import('../src/config');
-    const { InvalidationLog } = await import('../src/cache/invalidation-log');
-    const { ResourceCache } = await import('../src/cache/resource-cache');
-    const { McpSessions } = await import('../src/mcp/sessions');
-    const { ServerStateStore } = await import('../src/mcp/state-store');
+    const { buildSessions } = await import('./helpers/sessions');
     const { conversationStub } = await import('./helpers/api');
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const { settings } = loadConfig(env);
       const bulk = { id: 'bulk', url: 'http://127.0.0.1:3904/bulk', transport: 'streamable-http' as const, headers: {}, cacheScope: 'shared' as const, autoApprove: [], modelPrompts: true, pin: [] };
-      const sessions = new McpSessions({
-        servers: [bulk],
-        env: env as unknown as Env & Record<string, unknown>,
-        settings,
-        store: new ServerStateStore(state.storage.sql),
-        cache: new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings),
-        userScope: `user:${id}`,
-        sharedScope: 'shared',
-      });
+      const { sessions, settings } = buildSessions(state.storage, [bulk]);
       const [listed] = await sessions.catalog();
       expect(listed!.resources).toHaveLength(10_000);
       const prompt = buildSystemPrompt({ servers: [listed!], conversationText: 'What is the total of invoice 7777?', modelPrompts: () => true, settings });

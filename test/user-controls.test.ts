@@ -226,25 +226,14 @@ describe('optional pins that cannot be read', () => {
   it('are skipped with a notice in the stream, right after its start', async () => {
     const { env } = await import('cloudflare:workers');
     const { loadConfig } = await import('../src/config');
-    const { InvalidationLog } = await import('../src/cache/invalidation-log');
-    const { ResourceCache } = await import('../src/cache/resource-cache');
-    const { McpSessions } = await import('../src/mcp/sessions');
-    const { ServerStateStore } = await import('../src/mcp/state-store');
+    const { buildSessions } = await import('./helpers/sessions');
     const { readPinned } = await import('../src/loop/pinned');
     const { LiveStream } = await import('../src/loop/live-stream');
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const { settings, mcpServers } = loadConfig(env);
+      const { mcpServers } = loadConfig(env);
       const demo = { ...mcpServers.find((s) => s.id === 'demo')!, pin: [{ uri: 'task://guidelines', required: false }, { uri: 'customer://nobody/profile', required: false }] };
-      const sessions = new McpSessions({
-        servers: [demo],
-        env: env as unknown as Env & Record<string, unknown>,
-        settings,
-        store: new ServerStateStore(state.storage.sql),
-        cache: new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings),
-        userScope: `user:${id}`,
-        sharedScope: 'shared',
-      });
+      const { sessions, settings } = buildSessions(state.storage, [demo]);
       const pinned = await readPinned(sessions, await sessions.catalog(), [demo], settings);
       expect(pinned.byServer.get('demo')).toHaveLength(1);
       expect(pinned.notices).toEqual([expect.stringContaining('Pinned resource customer://nobody/profile on server "demo" was skipped: ')]);

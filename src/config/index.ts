@@ -36,32 +36,13 @@ export function loadConfig(env: ConfigEnv): AppConfig {
   const cached = cache.get(cacheKey);
   if (cached) return cached;
 
-  let json: unknown;
-  try {
-    json = JSON.parse(rawServers);
-  } catch (error) {
-    throw new ApiError(500, 'invalid_config', `MCP_SERVERS is not valid JSON: ${(error as Error).message}`);
-  }
-  const servers = McpServersSchema.safeParse(json);
-  if (!servers.success) throw new ApiError(500, 'invalid_config', `MCP_SERVERS is invalid: ${formatIssues(servers.error)}`);
+  const mcpServers = parseJsonVar('MCP_SERVERS', rawServers, McpServersSchema);
   const settings = SettingsSchema.safeParse(rawSettings);
   if (!settings.success) throw new ApiError(500, 'invalid_config', `Invalid setting: ${formatIssues(settings.error)}`);
-
-  let tenants: Tenant[] | null = null;
-  if (rawTenants) {
-    let tenantsJson: unknown;
-    try {
-      tenantsJson = JSON.parse(rawTenants);
-    } catch (error) {
-      throw new ApiError(500, 'invalid_config', `TENANTS is not valid JSON: ${(error as Error).message}`);
-    }
-    const parsed = TenantsSchema.safeParse(tenantsJson);
-    if (!parsed.success) throw new ApiError(500, 'invalid_config', `TENANTS is invalid: ${formatIssues(parsed.error)}`);
-    tenants = parsed.data;
-  }
+  const tenants: Tenant[] | null = rawTenants ? parseJsonVar('TENANTS', rawTenants, TenantsSchema) : null;
 
   if (tenants && env.ALLOW_PRIVATE_MCP_URLS !== 'true') {
-    for (const [where, list] of [['MCP_SERVERS', servers.data], ...tenants.map((t) => [`TENANTS ${t.id}`, t.mcpServers ?? []] as const)] as const) {
+    for (const [where, list] of [['MCP_SERVERS', mcpServers], ...tenants.map((t) => [`TENANTS ${t.id}`, t.mcpServers ?? []] as const)] as const) {
       for (const server of list) {
         const problem = productionUrlProblem(server.url);
         if (problem) throw new ApiError(500, 'invalid_config', `${where}: server "${server.id}": ${problem}`);
@@ -69,9 +50,22 @@ export function loadConfig(env: ConfigEnv): AppConfig {
     }
   }
 
-  const config: AppConfig = { mcpServers: servers.data, settings: settings.data, tenants };
+  const config: AppConfig = { mcpServers, settings: settings.data, tenants };
   cache.set(cacheKey, config);
   return config;
+}
+
+/** A JSON Worker var validated by its schema; either failure is `500 invalid_config` naming the var and the field. */
+function parseJsonVar<S extends z.ZodType>(name: string, raw: string, schema: S): z.infer<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new ApiError(500, 'invalid_config', `${name} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ApiError(500, 'invalid_config', `${name} is invalid: ${formatIssues(parsed.error)}`);
+  return parsed.data;
 }
 
 /** `[0].url: url must be …; [1].id: …` — short enough for an error message. */

@@ -40,6 +40,8 @@ describe('authentication', () => {
     expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'globex' })))).status).toBe(401);
     expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'initech' })))).status).toBe(401);
     expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ sub: '' })))).status).toBe(401);
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ sub: 'service' })))).status).toBe(401); // reserved for API-key callers
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer('a.bnVsbA.b'))).status).toBe(401); // a null payload
   });
 
   it('a WebSocket upgrade authenticates with ?token= (browsers cannot set headers on it)', async () => {
@@ -95,9 +97,17 @@ describe('cache isolation', () => {
 describe('without TENANTS', () => {
   it('runs as one open tenant (local development): no credentials needed', async () => {
     const app = createApp();
-    const open = { ...env, TENANTS: '' } as Env;
+    const open = { ...env, TENANTS: '', AUTH_DISABLED: 'true' } as Env;
     const response = await app.fetch(new Request('http://localhost/v1/conversations', { method: 'POST' }), open, createExecutionContext());
     expect(response.status).toBe(201);
+  });
+
+  it('is refused unless AUTH_DISABLED=true says so: a deploy that forgot TENANTS serves no one', async () => {
+    const app = createApp();
+    const forgot = { ...env, TENANTS: '' } as Env;
+    const response = await app.fetch(new Request('http://localhost/v1/conversations', { method: 'POST' }), forgot, createExecutionContext());
+    expect(response.status).toBe(500);
+    expect((await errorOf(response)).code).toBe('invalid_config');
   });
 
   it('invalid TENANTS is a clear config error', () => {
@@ -201,6 +211,14 @@ describe('secrets stay out of the model and the logs', () => {
 });
 
 describe('a token that limits its user to some servers', () => {
+  it('cannot use a conversation of the same user that is not limited the same way', async () => {
+    const unrestricted = await createConversation({ authorization: 'Bearer test-key-acme', 'x-end-user': 'frank' });
+    const limited = await token({ sub: 'frank', servers: ['demo'] });
+    expect((await api(`/v1/conversations/${unrestricted}`, {}, bearer(limited))).status).toBe(404);
+    const { servers } = await (await api('/v1/servers', {}, bearer(limited))).json<{ servers: Array<{ id: string }> }>();
+    expect(servers.map((s) => s.id)).toEqual(['demo']);
+  });
+
   it('creates conversations that only see those servers', async () => {
     const t = await token({ sub: 'erin', servers: ['demo'] });
     const { id } = await (await api('/v1/conversations', { method: 'POST' }, bearer(t))).json<{ id: string }>();

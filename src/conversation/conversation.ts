@@ -64,6 +64,8 @@ export class Conversation extends Agent<Env> {
   private readonly history: History;
   /** The turn being streamed (one at a time: a second message meanwhile is refused with 409). */
   private live: LiveStream | undefined;
+  /** Set while a turn is being started (see `turn`). */
+  private starting = false;
   /** The WebSocket request id the running turn answers (for resuming over WebSocket). */
   private liveRequestId: string | undefined;
 
@@ -92,9 +94,18 @@ export class Conversation extends Agent<Env> {
    * Whether `owner` may use this conversation. Anyone else gets 404 from the
    * routes, as if it did not exist (its existence is not revealed).
    */
-  async ownedBy(owner: Owner): Promise<boolean> {
+  async ownedBy(owner: Owner, servers?: string[]): Promise<boolean> {
     const row = this.row();
-    return row !== undefined && row.tenant === owner.tenant && row.user_id === owner.user;
+    if (row === undefined || row.tenant !== owner.tenant || row.user_id !== owner.user) return false;
+    if (!servers) return true;
+    // A token limited to some servers may only use conversations limited to (a subset of) them.
+    const allowed = new Set(servers);
+    return row.servers !== null && (JSON.parse(row.servers) as string[]).every((id) => allowed.has(id));
+  }
+
+  /** Clients may not write this Agent's state over the WebSocket: all state here is the server's. */
+  override validateStateChange(): void {
+    throw new Error('state is read-only for clients');
   }
 
   async snapshot(): Promise<ConversationSnapshot | null> {
@@ -221,14 +232,25 @@ export class Conversation extends Agent<Env> {
    * messages, or none to continue the conversation (after an approval).
    */
   async turn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+    // Claimed before the first await: a second request arriving while this one
+    // waits on I/O must see the turn as taken.
+    if (this.starting || (this.live && !this.live.done)) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
+    this.starting = true;
+    try {
+      return await this.startTurn(newMessages, model, overrides);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async startTurn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
     const sessions = await this.mcpSessions();
-    if (this.live && !this.live.done) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
-    const row = this.row()!;
-    await takeTurn(this.env, loadConfig(this.env), { tenant: row.tenant, user: row.user_id });
     const history = this.history.load();
     if (newMessages.length && pendingApprovals(history).length) {
       throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
     }
+    const row = this.row()!;
+    await takeTurn(this.env, loadConfig(this.env), { tenant: row.tenant, user: row.user_id });
     const settings = { ...loadConfig(this.env).settings, ...overrides };
     const states = await sessions.catalog();
     const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;

@@ -9,6 +9,9 @@ export const TOKEN_AUDIENCE = 'mcp-ondemand';
 
 const OPEN: Principal = { tenant: 'default', user: 'anonymous', open: true };
 
+/** End-user ids: no ':' (it separates parts of cache scopes), bounded. */
+const END_USER = /^[\w.@-]{1,128}$/;
+
 /**
  * Who is calling, on every `/v1` request (and WebSocket upgrade):
  * - server-to-server: `Authorization: Bearer <API key>`; the key is hashed
@@ -19,11 +22,17 @@ const OPEN: Principal = { tenant: 'default', user: 'anonymous', open: true };
  *   tenant's secret, with `tid` (tenant), `sub` (end user), `exp`, and
  *   `aud: "mcp-ondemand"`, and optionally `servers` (the tenant's servers
  *   this user may use, fixed for the conversations the token creates).
- * Without `TENANTS` the service is one open tenant (local development).
+ * Without `TENANTS`, and only with `AUTH_DISABLED=true` (what `npm start`
+ * sets), the service is one open tenant for local development; without
+ * either, every /v1 request is refused as misconfigured.
  */
 export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   const { tenants } = loadConfig(c.env);
   if (!tenants) {
+    // Open only when asked for: a deploy that forgot TENANTS must not serve everyone.
+    if ((c.env as unknown as Record<string, unknown>).AUTH_DISABLED !== 'true') {
+      throw new ApiError(500, 'invalid_config', 'TENANTS is not set. Configure tenants, or set AUTH_DISABLED=true for local development only');
+    }
     c.set('principal', OPEN);
     return next();
   }
@@ -45,7 +54,7 @@ async function fromApiKey(key: string, tenants: Tenant[], endUser: string | unde
       const expected = Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
       if (crypto.subtle.timingSafeEqual(digest, expected)) {
         const user = endUser?.trim() || 'service';
-        if (!/^[\w.@:-]{1,128}$/.test(user)) throw new ApiError(400, 'invalid_end_user', 'X-End-User must be 1-128 of letters, digits and . _ @ : -');
+        if (!END_USER.test(user)) throw new ApiError(400, 'invalid_end_user', 'X-End-User must be 1-128 of letters, digits and . _ @ -');
         return { tenant: tenant.id, user, open: false };
       }
     }
@@ -53,26 +62,32 @@ async function fromApiKey(key: string, tenants: Tenant[], endUser: string | unde
   throw unauthorized('Unknown API key');
 }
 
+/** One answer for every bad token: nothing about tenants or secrets is revealed before the signature is checked. */
+const invalidToken = () => unauthorized('Invalid token');
+
 async function fromToken(token: string, tenants: Tenant[], env: Record<string, unknown>): Promise<Principal> {
-  let claims: { tid?: unknown };
+  let tid: unknown;
   try {
-    claims = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { tid?: unknown };
+    const claims: unknown = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
+    tid = claims && typeof claims === 'object' ? (claims as { tid?: unknown }).tid : undefined;
   } catch {
-    throw unauthorized('Malformed token');
+    throw invalidToken();
   }
-  const tenant = tenants.find((t) => t.id === claims.tid);
-  if (!tenant?.tokenSecret) throw unauthorized('Token for an unknown tenant');
-  const secret = env[tenant.tokenSecret.slice('secret:'.length)];
-  if (typeof secret !== 'string' || !secret) throw new ApiError(500, 'invalid_config', `Tenant "${tenant.id}": its token secret is not set`);
+  const tenant = tenants.find((t) => t.id === tid);
+  const secret = tenant?.tokenSecret ? env[tenant.tokenSecret.slice('secret:'.length)] : undefined;
+  if (!tenant || typeof secret !== 'string' || !secret) {
+    if (tenant?.tokenSecret) console.error(`tenant "${tenant.id}": its token secret ${tenant.tokenSecret} is not set`);
+    throw invalidToken();
+  }
   let payload: Record<string, unknown>;
   try {
     payload = (await verify(token, secret, { alg: 'HS256', aud: TOKEN_AUDIENCE })) as Record<string, unknown>;
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'JwtTokenExpired') throw new ApiError(401, 'token_expired', 'The token has expired; get a new one from your application');
-    throw unauthorized(`Invalid token (${name.replace(/^Jwt/, '')})`);
+    if ((error as Error).name === 'JwtTokenExpired') throw new ApiError(401, 'token_expired', 'The token has expired; get a new one from your application');
+    throw invalidToken();
   }
-  if (typeof payload.sub !== 'string' || !payload.sub || typeof payload.exp !== 'number') throw unauthorized('The token needs "sub" and "exp"');
+  // The same rule as X-End-User, and never "service" (the name of API-key callers without X-End-User).
+  if (typeof payload.sub !== 'string' || !END_USER.test(payload.sub) || payload.sub === 'service' || typeof payload.exp !== 'number') throw invalidToken();
   const servers = payload.servers;
   if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === 'string'))) throw unauthorized('"servers" must be a list of server ids');
   return { tenant: tenant.id, user: payload.sub, open: false, ...(servers ? { servers: servers as string[] } : {}) };

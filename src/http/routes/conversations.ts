@@ -21,8 +21,8 @@ function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conve
  */
 async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') ?? ''): Promise<DurableObjectStub<Conversation>> {
   const stub = await conversationStub(c.env, id);
-  const { tenant, user } = c.get('principal');
-  if (!(await stub.ownedBy({ tenant, user }))) throw notFound(`Conversation ${id}`);
+  const { tenant, user, servers } = c.get('principal');
+  if (!(await stub.ownedBy({ tenant, user }, servers))) throw notFound(`Conversation ${id}`);
   return stub;
 }
 
@@ -105,8 +105,10 @@ export const conversations = new Hono<AppBindings>()
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
     const stub = await ownedStub(c);
-    if (!(await stub.snapshot())) throw notFound(`Conversation ${c.req.param('id')}`);
-    return stub.fetch(c.req.raw);
+    // The token has done its job: it must not travel on into the Agent (which keeps the URL with the connection).
+    const url = new URL(c.req.url);
+    url.searchParams.delete('token');
+    return stub.fetch(new Request(url, c.req.raw));
   })
   .get('/:id/stream', async (c) => {
     // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.

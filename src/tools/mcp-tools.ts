@@ -4,7 +4,8 @@ import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { McpServerConfig, Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
-import { describeBinary, humanSize, renderResource } from './render';
+import { base64ByteLength } from '../mcp/contents';
+import { humanSize, renderEmbedded } from './render';
 
 export interface McpToolContext {
   sessions: McpSessions;
@@ -81,7 +82,7 @@ export function renderToolResult(server: string, toolName: string, result: CallT
         lines.push(part.text);
         break;
       case 'image': {
-        const size = Math.floor((part.data.length * 3) / 4);
+        const size = base64ByteLength(part.data);
         if (ctx.acceptsImages && size <= ctx.settings.INLINE_IMAGE_MAX_BYTES) {
           images.push({ mediaType: part.mimeType, base64: part.data });
           lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — attached]`);
@@ -89,21 +90,14 @@ export function renderToolResult(server: string, toolName: string, result: CallT
         break;
       }
       case 'audio':
-        lines.push(`[Audio: ${part.mimeType}, ${humanSize(Math.floor((part.data.length * 3) / 4))} — not shown]`);
+        lines.push(`[Audio: ${part.mimeType}, ${humanSize(base64ByteLength(part.data))} — not shown]`);
         break;
       case 'resource_link':
         ctx.sessions.registerLink(server, part.uri);
         lines.push(`[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`);
         break;
       case 'resource': {
-        const r = part.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-        if (typeof r.blob === 'string') lines.push(describeBinary({ uri: r.uri, mimeType: r.mimeType, size: Math.floor((r.blob.length * 3) / 4) }, server));
-        else {
-          const text = r.text ?? '';
-          lines.push(
-            renderResource({ server, uri: r.uri, contents: [{ uri: r.uri, mimeType: r.mimeType ?? 'text/plain', text, size: new TextEncoder().encode(text).byteLength }] }, { windowChars: ctx.settings.READ_WINDOW_CHARS, images: false, maxImageBytes: 0 }).text,
-          );
-        }
+        lines.push(renderEmbedded(server, part.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS));
         break;
       }
     }

@@ -1,7 +1,8 @@
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
-import { describeBinary, humanSize, renderResource } from './render';
+import { base64ByteLength } from '../mcp/contents';
+import { humanSize, renderEmbedded } from './render';
 
 type Part = UIMessage['parts'][number];
 
@@ -24,23 +25,12 @@ export function promptMessages(
       case 'text':
         part = { type: 'text', text: content.text };
         break;
-      case 'resource': {
-        const r = content.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-        part =
-          typeof r.blob === 'string'
-            ? { type: 'text', text: describeBinary({ uri: r.uri, mimeType: r.mimeType, size: Math.floor((r.blob.length * 3) / 4) }, server) }
-            : {
-                type: 'text',
-                text: renderResource(
-                  { server, uri: r.uri, contents: [{ uri: r.uri, mimeType: r.mimeType ?? 'text/plain', text: r.text ?? '', size: new TextEncoder().encode(r.text ?? '').byteLength }] },
-                  // A prompt's resource is given whole: the user chose to send it.
-                  { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0 },
-                ).text,
-              };
+      case 'resource':
+        // A prompt's resource is given whole: the user chose to send it.
+        part = { type: 'text', text: renderEmbedded(server, content.resource as { uri: string }, Number.MAX_SAFE_INTEGER) };
         break;
-      }
       case 'image': {
-        const size = Math.floor((content.data.length * 3) / 4);
+        const size = base64ByteLength(content.data);
         part =
           ctx.acceptsImages && size <= ctx.settings.INLINE_IMAGE_MAX_BYTES
             ? { type: 'file', mediaType: content.mimeType, url: `data:${content.mimeType};base64,${content.data}` }

@@ -1,4 +1,5 @@
 import type { StoredContents } from '../cache/types';
+import { toStoredContents } from '../mcp/contents';
 
 /**
  * What the model sees of resources: the one rendering function used by the
@@ -99,4 +100,13 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
   }
   if (!out.length) out.push(`[Resource ${target.uri} on server ${target.server} is empty]`);
   return { text: out.join('\n'), images, window: { offset, end, total, ...(end < total ? { nextOffset: end } : {}) } };
+}
+
+/**
+ * A resource embedded in a tool result or a prompt message, rendered like a
+ * read: text wrapped (windowed at `windowChars`), a blob described.
+ */
+export function renderEmbedded(server: string, resource: { uri: string; mimeType?: string; text?: string; blob?: string }, windowChars: number): string {
+  const contents = toStoredContents([resource as Parameters<typeof toStoredContents>[0][number]]);
+  return renderResource({ server, uri: resource.uri, contents }, { windowChars, images: false, maxImageBytes: 0 }).text;
 }

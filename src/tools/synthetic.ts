@@ -8,7 +8,7 @@ import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
-import { describeBinary, renderResource, type ModelView } from './render';
+import { describeBinary, renderEmbedded, renderResource, type ModelView } from './render';
 
 /** What the synthetic tools need from the conversation. */
 export interface ToolContext {
@@ -164,23 +164,13 @@ export function renderPrompt(server: string, name: string, result: GetPromptResu
     const content = message.content;
     let text: string;
     if (content.type === 'text') text = content.text;
-    else if (content.type === 'resource') {
-      text = renderResource(
-        { server, uri: content.resource.uri, contents: [withSize(content.resource)] },
-        { windowChars: ctx.settings.READ_WINDOW_CHARS, images: false, maxImageBytes: 0 },
-      ).text;
-    } else if (content.type === 'resource_link') text = `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`;
+    else if (content.type === 'resource') text = renderEmbedded(server, content.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS);
+    else if (content.type === 'resource_link') text = `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`;
     else if (content.type === 'image' || content.type === 'audio') text = `[${content.type === 'image' ? 'Image' : 'Audio'}: ${content.mimeType} — not inlined]`;
     else text = '[Unsupported content]';
     lines.push(`[${message.role}] ${text}`);
   }
   return lines.join('\n');
-}
-
-function withSize(resource: { uri: string; mimeType?: string | undefined; text?: unknown; blob?: unknown }) {
-  if (typeof resource.blob === 'string') return { uri: resource.uri, mimeType: resource.mimeType, blob: resource.blob, size: Math.floor((resource.blob.length * 3) / 4) };
-  const text = typeof resource.text === 'string' ? resource.text : '';
-  return { uri: resource.uri, mimeType: resource.mimeType, text, size: new TextEncoder().encode(text).byteLength };
 }
 
 /** Known URIs that look most like `uri`: shared words first, then a shared prefix. */

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { TEST_PORT_BASE } from './test/infra/ports';
+
+const local = (offset: number, path: string) => `http://127.0.0.1:${TEST_PORT_BASE + offset}${path}`;
 
 /**
  * MCP servers every test conversation connects to: the demo server, the
@@ -14,21 +17,21 @@ export const TEST_MCP_SERVERS = [
   // complete_task runs without approval here, so tests can see a tool-level error (isError) reach the model.
   // The guidelines are pinned; the test matrix too, but it is over PINNED_TOKEN_BUDGET.
   { id: 'demo', url: '/demo/mcp', autoApprove: ['complete_task'], pin: ['task://guidelines', 'docs://test-matrix'] },
-  { id: 'everything', url: 'http://127.0.0.1:3901/mcp', transport: 'streamable-http' },
+  { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http' },
   // Sends a bearer token from a Worker secret, so tests can check it never leaks.
   // A required pin: a turn must fail (502) when the server is down rather than run without it.
   {
     id: 'faulty',
-    url: 'http://127.0.0.1:3902/mcp',
+    url: local(2, '/mcp'),
     transport: 'streamable-http',
     headers: { Authorization: 'secret:FAULTY_TOKEN' },
     pin: [{ uri: 'demo://resource/dynamic/text/1', required: true }],
   },
   // server-everything over the old HTTP+SSE transport: "auto" must fall back to it.
   // Its prompts are user-only (modelPrompts: false).
-  { id: 'legacy', url: 'http://127.0.0.1:3903/sse', transport: 'auto', modelPrompts: false },
+  { id: 'legacy', url: local(3, '/sse'), transport: 'auto', modelPrompts: false },
   // Resources only, no subscribe, cache hints on one resource (test/infra/minimal-server.ts).
-  { id: 'minimal', url: 'http://127.0.0.1:3904/mcp', transport: 'streamable-http', cacheScope: 'shared' },
+  { id: 'minimal', url: local(4, '/mcp'), transport: 'streamable-http', cacheScope: 'shared' },
 ];
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -50,7 +53,7 @@ export const TEST_TENANTS = [
     limits: { turnsPerUser: 2, windowMs: 2_000 },
     mcpServers: [
       { id: 'demo', url: '/demo/mcp' },
-      { id: 'minimal', url: 'http://127.0.0.1:3904/alt', transport: 'streamable-http' },
+      { id: 'minimal', url: local(4, '/alt'), transport: 'streamable-http' },
     ],
   },
 ];

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { buildSystemPrompt, estimateTokens } from '../src/loop/system-prompt';
 import type { ServerState } from '../src/mcp/catalog';
 import { api, catalog, createConversation, postJson, read } from './helpers/api';
@@ -212,7 +212,7 @@ describe('a real server with 10,000 resources', () => {
     const { conversationStub } = await import('./helpers/api');
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const bulk = { id: 'bulk', url: 'http://127.0.0.1:3904/bulk', transport: 'streamable-http' as const, headers: {}, cacheScope: 'shared' as const, autoApprove: [], modelPrompts: true, pin: [] };
+      const bulk = { id: 'bulk', url: inject('minimalUrl').replace(/\/mcp$/, '/bulk'), transport: 'streamable-http' as const, headers: {}, cacheScope: 'shared' as const, autoApprove: [], modelPrompts: true, pin: [] };
       const { sessions, settings } = buildSessions(state.storage, [bulk]);
       const [listed] = await sessions.catalog();
       expect(listed!.resources).toHaveLength(10_000);

@@ -11,10 +11,12 @@ import { startFaultProxy } from './fault-proxy';
 import { startMinimalServer } from './minimal-server';
 
 
-const EVERYTHING_PORT = 3901;
-const PROXY_PORT = 3902;
-const LEGACY_SSE_PORT = 3903;
-const MINIMAL_PORT = 3904;
+import { TEST_PORT_BASE } from './ports';
+
+const EVERYTHING_PORT = TEST_PORT_BASE + 1;
+const PROXY_PORT = TEST_PORT_BASE + 2;
+const LEGACY_SSE_PORT = TEST_PORT_BASE + 3;
+const MINIMAL_PORT = TEST_PORT_BASE + 4;
 const STARTUP_TIMEOUT_MS = 15_000;
 
 const EVERYTHING_ENTRY = fileURLToPath(

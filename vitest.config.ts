@@ -58,40 +58,61 @@ export const TEST_TENANTS = [
   },
 ];
 
-// Tests run inside workerd with the bindings of wrangler.toml (Durable
-// Objects, local KV, the SELF service binding), as in `wrangler dev`.
+// Two projects, one run. "workers": tests inside workerd with the bindings of
+// wrangler.toml (Durable Objects, local KV, the SELF service binding), as in
+// `wrangler dev`. "browser": the chat widget in headless Chromium against the
+// service under `wrangler dev` (test/browser), driven from Node.
 export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: './wrangler.toml' },
-      miniflare: {
-        bindings: {
-          MCP_SERVERS: JSON.stringify(TEST_MCP_SERVERS),
-          // Short enough that the "server hangs" test does not wait 30 s.
-          MCP_REQUEST_TIMEOUT_MS: '3000',
-          NOTIFICATION_DEBOUNCE_MS: '50',
-          // Stands in for a `wrangler secret`: an MCP server credential.
-          FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
-          TENANTS: JSON.stringify(TEST_TENANTS),
-          // The test servers are on 127.0.0.1 over http: allowed in tests only.
-          ALLOW_PRIVATE_MCP_URLS: 'true',
-          // The suite runs hundreds of turns as acme's alice within a minute.
-          TURNS_PER_MINUTE_PER_USER: '100000',
-          TURNS_PER_MINUTE_PER_TENANT: '100000',
-          ACME_TOKEN_SECRET: 'acme-test-signing-secret-0123456789',
-          GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: {
+                MCP_SERVERS: JSON.stringify(TEST_MCP_SERVERS),
+                // Short enough that the "server hangs" test does not wait 30 s.
+                MCP_REQUEST_TIMEOUT_MS: '3000',
+                NOTIFICATION_DEBOUNCE_MS: '50',
+                // Stands in for a `wrangler secret`: an MCP server credential.
+                FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
+                TENANTS: JSON.stringify(TEST_TENANTS),
+                // The test servers are on 127.0.0.1 over http: allowed in tests only.
+                ALLOW_PRIVATE_MCP_URLS: 'true',
+                // The suite runs hundreds of turns as acme's alice within a minute.
+                TURNS_PER_MINUTE_PER_USER: '100000',
+                TURNS_PER_MINUTE_PER_TENANT: '100000',
+                ACME_TOKEN_SECRET: 'acme-test-signing-secret-0123456789',
+                GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
+              },
+            },
+          }),
+        ],
+        test: {
+          name: 'workers',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/browser/**'],
+          globalSetup: ['test/infra/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
-    }),
-  ],
-  test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/infra/global-setup.ts'],
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/browser/global-setup.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          // Starting `wrangler dev` (and building the widget) takes a while on a cold machine.
+          hookTimeout: 180_000,
+        },
+      },
+    ],
     // One file at a time: every conversation connects to the shared fault
     // proxy, so a fault one file injects must not hit another file's test.
     fileParallelism: false,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
     // CI also writes a JSON report, from which .ci/run prints its summary line.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: { json: 'test-results/vitest.json' },

@@ -39,3 +39,28 @@ describe('MODEL', () => {
     expect(error.message).toContain(expected);
   });
 });
+
+describe('the offline stand-in calling MCP tools', () => {
+  const tools = [
+    {
+      type: 'function' as const,
+      name: 'demo__create_task',
+      inputSchema: { type: 'object', properties: { title: { type: 'string' }, estimateHours: { type: 'number' }, assignee: { type: 'string' } } },
+    },
+    { type: 'function' as const, name: 'read_resource', inputSchema: { type: 'object', properties: {} } },
+  ];
+  const ask = async (text: string) =>
+    (await new OfflineModel().doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text }] }], tools })).content[0];
+
+  it('calls a tool the user names verbatim, with its name=value arguments typed by the schema', async () => {
+    expect(await ask('create_task title="Write release notes" estimateHours=2')).toMatchObject({
+      type: 'tool-call',
+      toolName: 'demo__create_task',
+      input: JSON.stringify({ title: 'Write release notes', estimateHours: 2 }),
+    });
+  });
+
+  it('does not call a tool for a question that only talks about its subject', async () => {
+    expect(await ask('How do I create a task for the release?')).toMatchObject({ type: 'text' });
+  });
+});

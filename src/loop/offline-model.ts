@@ -2,6 +2,7 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
+  LanguageModelV4FunctionTool,
   LanguageModelV4GenerateResult,
   LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
@@ -25,14 +26,14 @@ export class OfflineModel implements LanguageModelV4 {
   readonly supportedUrls = {};
 
   async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
-    const step = decide(options.prompt, toolNames(options));
+    const step = decide(options.prompt, options.tools ?? []);
     const content: LanguageModelV4Content[] =
       step.kind === 'text' ? [{ type: 'text', text: step.text }] : [{ type: 'tool-call', toolCallId: step.id, toolName: step.toolName, input: JSON.stringify(step.input) }];
     return { content, finishReason: finish(step), usage: usage(options.prompt, step), warnings: [] };
   }
 
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    const step = decide(options.prompt, toolNames(options));
+    const step = decide(options.prompt, options.tools ?? []);
     const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
     if (step.kind === 'text') {
       parts.push({ type: 'text-start', id: 't0' });
@@ -55,7 +56,6 @@ export class OfflineModel implements LanguageModelV4 {
 
 type Step = { kind: 'text'; text: string } | { kind: 'tool'; id: string; toolName: string; input: Record<string, unknown> };
 
-const toolNames = (options: LanguageModelV4CallOptions) => new Set((options.tools ?? []).map((t) => t.name));
 const finish = (step: Step) => ({ unified: step.kind === 'text' ? ('stop' as const) : ('tool-calls' as const), raw: undefined });
 
 function usage(prompt: LanguageModelV4Prompt, step: Step) {
@@ -68,7 +68,8 @@ function usage(prompt: LanguageModelV4Prompt, step: Step) {
 }
 
 /** What the stand-in does next, from the conversation so far. */
-export function decide(prompt: LanguageModelV4Prompt, tools: Set<string>): Step {
+export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<LanguageModelV4CallOptions['tools']>): Step {
+  const tools = new Set(toolList.map((t) => t.name));
   const system = prompt.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
   const last = prompt[prompt.length - 1];
   const question = lastUserText(prompt);
@@ -88,6 +89,8 @@ export function decide(prompt: LanguageModelV4Prompt, tools: Set<string>): Step 
     }
     return { kind: 'tool', id: stepId, toolName: 'invoke_prompt', input: { server: asksForPrompt.server, name: asksForPrompt.name, arguments: args } };
   }
+  const named = namedToolCall(question, toolList);
+  if (named) return { kind: 'tool', id: stepId, ...named };
   if (/\b(list|which|what)\b.*\b(resources|documents|files|docs)\b/i.test(question) && tools.has('list_resources')) {
     const query = words.filter((w) => !['list', 'resources', 'documents', 'files', 'docs', 'available'].includes(w)).join(' ');
     return { kind: 'tool', id: stepId, toolName: 'list_resources', input: query ? { query } : {} };
@@ -105,13 +108,39 @@ export function decide(prompt: LanguageModelV4Prompt, tools: Set<string>): Step 
   };
 }
 
+/**
+ * An MCP tool (`<server>__<tool>`) the user names verbatim — `create_task
+ * title="Write notes" estimateHours=2` — called with the `name=value`
+ * arguments its input schema declares. Only exact names count, so a question
+ * that merely talks about creating tasks never triggers a tool.
+ */
+function namedToolCall(question: string, tools: NonNullable<LanguageModelV4CallOptions['tools']>): { toolName: string; input: Record<string, unknown> } | undefined {
+  const tool = tools.find(
+    (t): t is LanguageModelV4FunctionTool => t.type === 'function' && t.name.includes('__') && new RegExp(`(^|[^\\w])(${escapeRegExp(t.name)}|${escapeRegExp(t.name.split('__')[1]!)})($|[^\\w])`).test(question),
+  );
+  if (!tool) return undefined;
+  const properties = ((tool.inputSchema as { properties?: Record<string, { type?: string }> }).properties ?? {}) as Record<string, { type?: string }>;
+  const input: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    const match = new RegExp(`(?:^|\\s)${escapeRegExp(name)}\\s*[=:]\\s*(?:"([^"]*)"|(\\S+))`).exec(question);
+    if (!match) continue;
+    const raw = match[1] ?? match[2]!;
+    input[name] = schema.type === 'number' || schema.type === 'integer' ? Number(raw) : schema.type === 'boolean' ? raw === 'true' : raw;
+  }
+  return { toolName: tool.name, input };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const DISCLAIMER = '(Answered by the offline stand-in model, which quotes resources rather than reasoning about them.)';
 
+/** The user's own words: the first text part of the last user message (later parts are attached resources). */
 function lastUserText(prompt: LanguageModelV4Prompt): string {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i]!;
     if (message.role !== 'user') continue;
-    return message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
+    const first = message.content.find((part) => part.type === 'text');
+    return first?.type === 'text' ? first.text : '';
   }
   return '';
 }

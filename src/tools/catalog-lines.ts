@@ -1,6 +1,6 @@
 import type { Prompt, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { terms } from './relevance';
-import { humanSize } from './render';
+import { humanSize } from './human-size';
 
 /**
  * One catalog entry per line, as the model sees it in the system prompt and

@@ -5,7 +5,8 @@ import type { McpServerConfig, Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { base64ByteLength } from '../mcp/contents';
-import { humanSize, renderEmbedded } from './render';
+import { humanSize } from './human-size';
+import { renderEmbedded } from './render';
 
 export interface McpToolContext {
   sessions: McpSessions;

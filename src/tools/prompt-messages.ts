@@ -2,7 +2,8 @@ import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import { base64ByteLength } from '../mcp/contents';
-import { humanSize, renderEmbedded } from './render';
+import { humanSize } from './human-size';
+import { renderEmbedded } from './render';
 
 type Part = UIMessage['parts'][number];
 

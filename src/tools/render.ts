@@ -1,5 +1,6 @@
 import type { StoredContents } from '../cache/types';
 import { toStoredContents } from '../mcp/contents';
+import { humanSize } from './human-size';
 
 /**
  * What the model sees of resources: the one rendering function used by the
@@ -36,18 +37,6 @@ export interface ModelView {
   images: Array<{ mediaType: string; base64: string; uri: string }>;
   /** Text characters in the resource, and where the next window starts (if any). */
   window: { offset: number; end: number; total: number; nextOffset?: number };
-}
-
-export function humanSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
 /** One line for content the model cannot be given: what it is, how big, where it is. */

@@ -2,3 +2,15 @@
 // TEST_PORT_BASE to run a second copy of the suite (another checkout) at the
 // same time without the two fighting over ports.
 export const TEST_PORT_BASE = Number(process.env.TEST_PORT_BASE ?? 3900);
+
+/** The browser tests (test/browser): two `wrangler dev` services and two host pages. */
+export const BROWSER_PORTS = {
+  /** `npm start`'s configuration: the demo page at /. */
+  demoService: TEST_PORT_BASE + 11,
+  /** Multi-tenant, with tokens and allowed origins. */
+  tenantService: TEST_PORT_BASE + 12,
+  /** A customer's page that embeds the widget: an allowed origin. */
+  hostPage: TEST_PORT_BASE + 13,
+  /** A page on an origin no tenant allows. */
+  foreignPage: TEST_PORT_BASE + 14,
+};

@@ -1,0 +1,2 @@
+/** Types for mint-token.mjs (imported by the browser tests). */
+export function mintToken(options: { tenant: string; user: string; secret: string; minutes?: number }): string;

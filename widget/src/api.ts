@@ -1,0 +1,108 @@
+import type { Catalog, CompleteRequest, PromptPreview, Snapshot } from './types';
+
+/**
+ * An error from the service, or about reaching it. `status` 0 means no HTTP
+ * answer: `unreachable` (the service is down or the network is) or
+ * `origin_refused` (the service is up but its CORS policy refuses this page).
+ */
+export class ChatError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The HTTP API of mcp-ondemand, as the widget uses it. The token is read on
+ * every request, so a host page that swaps it (after `token-expired`) is
+ * heard at once.
+ */
+export class ChatApi {
+  constructor(
+    private readonly endpoint: string,
+    private readonly token: () => string | null,
+  ) {}
+
+  createConversation(): Promise<{ id: string }> {
+    return this.json('POST', '/v1/conversations');
+  }
+  conversation(id: string): Promise<Snapshot> {
+    return this.json('GET', `/v1/conversations/${id}`);
+  }
+  catalog(id: string): Promise<Catalog> {
+    return this.json('GET', `/v1/conversations/${id}/catalog`);
+  }
+  complete(id: string, request: CompleteRequest): Promise<{ completion: { values: string[] } }> {
+    return this.json('POST', `/v1/conversations/${id}/complete`, request);
+  }
+  previewPrompt(id: string, prompt: { server: string; name: string; arguments: Record<string, string> }): Promise<PromptPreview> {
+    return this.json('POST', `/v1/conversations/${id}/prompts/run?preview=1`, prompt);
+  }
+
+  /** The turns: each answers with the AI SDK UI message stream (SSE). */
+  sendMessage(id: string, body: { text: string; attachments: Array<{ server: string; uri: string }> }, signal: AbortSignal): Promise<Response> {
+    return this.request('POST', `/v1/conversations/${id}/messages`, body, signal);
+  }
+  runPrompt(id: string, prompt: { server: string; name: string; arguments: Record<string, string> }, signal: AbortSignal): Promise<Response> {
+    return this.request('POST', `/v1/conversations/${id}/prompts/run`, prompt, signal);
+  }
+  answerApproval(id: string, answer: { toolCallId: string; approved: boolean }, signal: AbortSignal): Promise<Response> {
+    return this.request('POST', `/v1/conversations/${id}/approvals`, answer, signal);
+  }
+  /** The running turn from its first chunk, or null when none is running (204). */
+  async resume(id: string, signal: AbortSignal): Promise<Response | null> {
+    const response = await this.request('GET', `/v1/conversations/${id}/stream`, undefined, signal);
+    return response.status === 204 ? null : response;
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await (await this.request(method, path, body)).json()) as T;
+  }
+
+  private async request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = {};
+    const token = this.token();
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(new URL(path, this.endpoint), { method, headers, body: body === undefined ? null : JSON.stringify(body), signal: signal ?? null });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw await this.whyUnreachable();
+    }
+    if (!response.ok) throw await errorOf(response);
+    return response;
+  }
+
+  /**
+   * A failed fetch says nothing about why (the browser hides CORS refusals).
+   * /health answers any origin: if it is reachable, the service is up and
+   * refused this page's origin.
+   */
+  private async whyUnreachable(): Promise<ChatError> {
+    const origin = globalThis.location?.origin ?? 'this page';
+    try {
+      const health = await fetch(new URL('/health', this.endpoint), { cache: 'no-store' });
+      if (health.ok) return new ChatError(0, 'origin_refused', `The chat service does not accept requests from ${origin}.`);
+    } catch {
+      // Down or offline: said below.
+    }
+    return new ChatError(0, 'unreachable', 'The chat service cannot be reached.');
+  }
+}
+
+async function errorOf(response: Response): Promise<ChatError> {
+  const retryAfter = Number(response.headers.get('retry-after')) || undefined;
+  try {
+    const { error } = (await response.json()) as { error?: { code?: string; message?: string } };
+    if (error?.code) return new ChatError(response.status, error.code, error.message ?? response.statusText, retryAfter);
+  } catch {
+    // Not our JSON error (a proxy's page): fall back to the status.
+  }
+  return new ChatError(response.status, `http_${response.status}`, response.statusText || `HTTP ${response.status}`, retryAfter);
+}

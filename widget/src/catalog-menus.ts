@@ -1,0 +1,60 @@
+import type { Option } from './listbox';
+import { humanSize } from './steps';
+import type { Catalog, Prompt, Resource, ResourceTemplate } from './types';
+
+export type PromptChoice = { server: string; prompt: Prompt };
+export type ResourceChoice = { kind: 'resource'; server: string; resource: Resource } | { kind: 'template'; server: string; template: ResourceTemplate };
+
+const MAX_OPTIONS = 50;
+const matches = (query: string, ...fields: Array<string | undefined>) => !query || fields.some((f) => f?.toLowerCase().includes(query.toLowerCase()));
+const connected = (catalog: Catalog) => catalog.servers.filter((s) => s.status === 'connected');
+
+/** The slash menu: every prompt of every connected server whose name or title matches. */
+export function promptOptions(catalog: Catalog, query: string): Option<PromptChoice>[] {
+  return connected(catalog)
+    .flatMap((server) => (server.prompts ?? []).map((prompt) => ({ server: server.id, prompt })))
+    .filter(({ prompt }) => matches(query, prompt.name, prompt.title))
+    .slice(0, MAX_OPTIONS)
+    .map((choice) => ({
+      label: `/${choice.prompt.name}`,
+      detail: [choice.prompt.title ?? choice.prompt.description, choice.server].filter(Boolean).join(' · '),
+      value: choice,
+    }));
+}
+
+/** The @ menu: resources (title, type, size) and templates (filled in by a form) matching the query. */
+export function resourceOptions(catalog: Catalog, query: string): Option<ResourceChoice>[] {
+  const options: Option<ResourceChoice>[] = [];
+  for (const server of connected(catalog)) {
+    for (const resource of server.resources ?? []) {
+      if (!matches(query, resource.title, resource.name, resource.uri)) continue;
+      const meta = [resource.mimeType, resource.size === undefined ? undefined : humanSize(resource.size), server.id].filter(Boolean).join(' · ');
+      options.push({ label: resource.title ?? resource.name, detail: `${resource.uri} · ${meta}`, value: { kind: 'resource', server: server.id, resource } });
+    }
+    for (const template of server.resourceTemplates ?? []) {
+      if (!matches(query, template.title, template.name, template.uriTemplate)) continue;
+      options.push({ label: `${template.title ?? template.name}…`, detail: `${template.uriTemplate} · template · ${server.id}`, value: { kind: 'template', server: server.id, template } });
+    }
+  }
+  return options.slice(0, MAX_OPTIONS);
+}
+
+const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g;
+
+/** The variables of a URI template (RFC 6570 expressions, names only). */
+export function templateVariables(uriTemplate: string): string[] {
+  return [...uriTemplate.matchAll(EXPRESSION)].flatMap((m) => m[2]!.split(',').map((v) => v.replace(/[*:].*$/, '').trim()));
+}
+
+/** A URI from a template: simple and reserved expansion, which is what MCP servers use in practice. */
+export function expandTemplate(uriTemplate: string, values: Record<string, string>): string {
+  return uriTemplate.replace(EXPRESSION, (_, operator: string, names: string) =>
+    names
+      .split(',')
+      .map((name) => {
+        const value = values[name.replace(/[*:].*$/, '').trim()] ?? '';
+        return operator === '+' || operator === '#' ? encodeURI(value) : encodeURIComponent(value);
+      })
+      .join(','),
+  );
+}

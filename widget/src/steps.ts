@@ -1,0 +1,80 @@
+import type { ToolPart } from './types';
+
+export { humanSize } from '../../src/tools/human-size';
+
+/**
+ * One line for a tool step, as a person would say it — "read
+ * task://guidelines (cached)", "described application/pdf 1.0 KB" — and the
+ * text the model actually received, for the expandable detail.
+ */
+export interface StepSummary {
+  label: string;
+  /** What the model was given (tool output, or the error), as text. */
+  received?: string;
+  /** The arguments, when they matter to the reader (MCP tools, approvals). */
+  args?: string;
+  status: 'running' | 'done' | 'error' | 'approval' | 'denied';
+}
+
+interface ReadOutput {
+  server?: string;
+  uri?: string;
+  cache?: 'memory' | 'kv' | 'miss' | 'catalog';
+  text?: string;
+  window?: { offset: number; end: number; total: number; nextOffset?: number };
+}
+
+export function summarizeStep(part: ToolPart): StepSummary {
+  const name = part.type.slice('tool-'.length);
+  const input = (part.input ?? {}) as Record<string, unknown>;
+  const status: StepSummary['status'] =
+    part.state === 'output-error' ? 'error'
+    : part.state === 'output-denied' || part.approval?.approved === false ? 'denied'
+    : part.state === 'approval-requested' ? 'approval'
+    : part.state === 'output-available' ? 'done'
+    : 'running';
+  const received = part.state === 'output-error' ? part.errorText : textOf(part.output);
+  const base = { status, ...(received !== undefined ? { received } : {}) };
+
+  switch (name) {
+    case 'read_resource':
+      return { ...base, label: readLabel(String(input.uri ?? ''), part.output as ReadOutput | undefined, status) };
+    case 'list_resources':
+      return { ...base, label: `listed resources${input.query ? ` matching “${String(input.query)}”` : ''}` };
+    case 'list_resource_templates':
+      return { ...base, label: 'listed resource templates' };
+    case 'invoke_prompt':
+      return { ...base, label: `used the prompt ${String(input.name ?? '')}${input.server ? ` (${String(input.server)})` : ''}` };
+    default: {
+      // An MCP tool, named <server>__<tool>.
+      const [server, tool] = name.includes('__') ? name.split('__', 2) as [string, string] : ['', name];
+      const on = server ? ` on ${server}` : '';
+      const label =
+        status === 'approval' ? `wants to run ${tool}${on}`
+        : status === 'denied' ? `${tool}${on} — denied`
+        : status === 'running' ? `running ${tool}${on}…`
+        : `ran ${tool}${on}`;
+      return { ...base, label, args: JSON.stringify(part.input ?? {}, null, 2) };
+    }
+  }
+}
+
+function readLabel(uri: string, output: ReadOutput | undefined, status: StepSummary['status']): string {
+  if (status === 'running') return `reading ${uri}…`;
+  if (status === 'error' || !output) return `could not read ${uri}`;
+  const binary = /^\[Binary resource: ([^,\]]+), ([^,\]]+)/.exec(output.text ?? '');
+  if (binary) return `described ${binary[1]} ${binary[2] === 'size unknown' ? '(size unknown)' : binary[2]}`;
+  if (output.cache === 'catalog') return `described ${uri} from the catalog`;
+  const window = output.window;
+  const part = window && (window.offset > 0 || window.nextOffset !== undefined) ? `, characters ${window.offset.toLocaleString('en')}–${window.end.toLocaleString('en')} of ${window.total.toLocaleString('en')}` : '';
+  const cached = output.cache === 'memory' || output.cache === 'kv' ? ' (cached)' : '';
+  return `read ${output.uri ?? uri}${cached}${part}`;
+}
+
+function textOf(output: unknown): string | undefined {
+  if (output === undefined) return undefined;
+  if (typeof output === 'string') return output;
+  const text = (output as { text?: unknown }).text;
+  if (typeof text === 'string') return text;
+  return JSON.stringify(output, null, 2);
+}

@@ -1,0 +1,84 @@
+/**
+ * The widget's look, inside its shadow root. Everything a host may want to
+ * change is a CSS custom property (set them on the element or any ancestor);
+ * ::part() names are exported for deeper changes. Applied as a constructed
+ * stylesheet, so a host CSP without 'unsafe-inline' styles does not block it.
+ */
+export const STYLES = `
+:host {
+  --mcp-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  --mcp-font-size: 14px;
+  --mcp-bg: #ffffff;
+  --mcp-fg: #1d2330;
+  --mcp-muted: #5d6678;
+  --mcp-border: #d9dde6;
+  --mcp-accent: #3451b2;
+  --mcp-accent-fg: #ffffff;
+  --mcp-user-bg: #eef1fb;
+  --mcp-assistant-bg: #f7f8fa;
+  --mcp-step-bg: #ffffff;
+  --mcp-error: #b3261e;
+  --mcp-error-bg: #fdecea;
+  --mcp-radius: 10px;
+  --mcp-height: 560px;
+  display: block;
+  height: var(--mcp-height);
+  font: var(--mcp-font-size)/1.45 var(--mcp-font);
+  color: var(--mcp-fg);
+}
+* { box-sizing: border-box; }
+[hidden] { display: none !important; }
+.chat { display: flex; flex-direction: column; height: 100%; background: var(--mcp-bg); border: 1px solid var(--mcp-border); border-radius: var(--mcp-radius); overflow: hidden; position: relative; }
+header { display: flex; align-items: center; gap: 8px; padding: 10px 14px; border-bottom: 1px solid var(--mcp-border); }
+header h2 { font-size: 1em; margin: 0; flex: 1; }
+.status { color: var(--mcp-muted); font-size: .85em; }
+.log { flex: 1; overflow-y: auto; padding: 12px 14px; display: flex; flex-direction: column; gap: 10px; }
+.empty { color: var(--mcp-muted); margin: auto; text-align: center; max-width: 32em; }
+.msg { max-width: 92%; padding: 8px 12px; border-radius: var(--mcp-radius); overflow-wrap: anywhere; }
+.msg.user { align-self: flex-end; background: var(--mcp-user-bg); }
+.msg.assistant { align-self: flex-start; background: var(--mcp-assistant-bg); }
+.msg p, .msg ul, .msg ol, .msg blockquote, .msg pre { margin: .35em 0; }
+.msg blockquote { border-left: 3px solid var(--mcp-border); padding-left: 10px; color: var(--mcp-muted); }
+.msg pre { background: var(--mcp-step-bg); border: 1px solid var(--mcp-border); border-radius: 6px; padding: 6px 8px; overflow-x: auto; white-space: pre-wrap; font-size: .9em; }
+.msg code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
+.msg a { color: var(--mcp-accent); }
+.meta { font-size: .8em; color: var(--mcp-muted); }
+.chips { display: flex; flex-wrap: wrap; gap: 6px; }
+.chip { display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--mcp-border); border-radius: 999px; padding: 2px 10px; font-size: .85em; background: var(--mcp-step-bg); }
+.chip button { border: 0; background: none; cursor: pointer; color: var(--mcp-muted); padding: 0 2px; font-size: 1.1em; line-height: 1; }
+.step { border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-step-bg); margin: .35em 0; font-size: .88em; }
+.step summary { cursor: pointer; padding: 4px 8px; color: var(--mcp-muted); list-style-position: inside; }
+.step[data-status="error"] summary, .step[data-status="denied"] summary { color: var(--mcp-error); }
+.step pre { margin: 0 8px 8px; max-height: 240px; overflow: auto; }
+.step h4 { margin: 6px 8px 2px; font-size: .85em; color: var(--mcp-muted); font-weight: 600; }
+.approval { border: 1px solid var(--mcp-accent); border-radius: 8px; padding: 8px; margin: .35em 0; background: var(--mcp-step-bg); }
+.approval p { margin: 0 0 6px; font-weight: 600; }
+.approval pre { margin: 0 0 8px; }
+.row { display: flex; gap: 8px; flex-wrap: wrap; }
+button.primary, button.secondary { font: inherit; border-radius: 8px; padding: 6px 12px; cursor: pointer; border: 1px solid var(--mcp-accent); }
+button.primary { background: var(--mcp-accent); color: var(--mcp-accent-fg); }
+button.secondary { background: transparent; color: var(--mcp-accent); }
+button:disabled { opacity: .5; cursor: default; }
+:focus-visible { outline: 2px solid var(--mcp-accent); outline-offset: 2px; }
+.notice { font-size: .85em; color: var(--mcp-muted); align-self: center; }
+.alert { margin: 0 14px 8px; padding: 8px 12px; border-radius: 8px; background: var(--mcp-error-bg); color: var(--mcp-error); display: flex; gap: 10px; align-items: flex-start; }
+.alert div { flex: 1; }
+.alert strong { display: block; }
+.composer { border-top: 1px solid var(--mcp-border); padding: 8px 14px 12px; display: flex; flex-direction: column; gap: 6px; position: relative; }
+.input-row { display: flex; gap: 8px; align-items: flex-end; }
+textarea { flex: 1; resize: none; font: inherit; color: inherit; background: var(--mcp-bg); border: 1px solid var(--mcp-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 140px; }
+.hint { font-size: .8em; color: var(--mcp-muted); }
+[role="listbox"] { list-style: none; margin: 0; padding: 4px; border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-bg); box-shadow: 0 6px 24px rgba(0,0,0,.12); max-height: 240px; overflow-y: auto; }
+.menu { position: absolute; left: 14px; right: 14px; bottom: 100%; z-index: 2; }
+[role="option"] { padding: 6px 8px; border-radius: 6px; cursor: pointer; }
+[role="option"][aria-selected="true"] { background: var(--mcp-user-bg); }
+[role="option"] .detail { display: block; font-size: .82em; color: var(--mcp-muted); }
+.form { border: 1px solid var(--mcp-border); border-radius: 8px; padding: 10px; display: flex; flex-direction: column; gap: 8px; background: var(--mcp-assistant-bg); }
+.form h3 { margin: 0; font-size: 1em; }
+.form label { display: flex; flex-direction: column; gap: 2px; font-size: .88em; position: relative; }
+.form input { font: inherit; padding: 6px 8px; border: 1px solid var(--mcp-border); border-radius: 6px; color: inherit; background: var(--mcp-bg); }
+.form [role="listbox"] { max-height: 150px; }
+.form .error { color: var(--mcp-error); font-size: .85em; }
+.preview { white-space: pre-wrap; background: var(--mcp-bg); border: 1px solid var(--mcp-border); border-radius: 6px; padding: 6px 8px; max-height: 160px; overflow: auto; font-size: .88em; margin: 0; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+`;

@@ -1,0 +1,91 @@
+import { h } from './dom';
+import { renderMarkdown } from './markdown';
+import { humanSize as sizeOf, summarizeStep } from './steps';
+import type { Attachment, Message, ToolPart } from './types';
+
+export interface TranscriptContext {
+  /** What the widget knows of an attached resource (from the catalog): for its chip. */
+  describe(server: string, uri: string): Attachment;
+  /** Approve or deny a tool call; undefined while a turn is running. */
+  answer?: ((toolCallId: string, approved: boolean) => void) | undefined;
+}
+
+const isTool = (part: Message['parts'][number]): part is ToolPart => part.type.startsWith('tool-') && 'toolCallId' in part;
+
+/** One message as an element: user text and attachments, or the assistant's text and tool steps. */
+export function renderMessage(message: Message, ctx: TranscriptContext): HTMLElement {
+  const el = h('article', { class: `msg ${message.role}`, 'aria-label': message.role === 'user' ? 'You' : 'Assistant' });
+  if (message.role === 'user') {
+    // Parts after the first are the attached resources as the model got them: shown as chips.
+    const first = message.parts.find((p) => p.type === 'text') as { text: string } | undefined;
+    if (message.metadata?.prompt) el.append(h('div', { class: 'meta' }, `Prompt /${message.metadata.prompt.name} (${message.metadata.prompt.server})`));
+    if (first) el.append(renderMarkdown(first.text));
+    const attached = message.metadata?.attachments ?? [];
+    if (attached.length) el.append(attachmentChips(attached.map((a) => ctx.describe(a.server, a.uri))));
+    return el;
+  }
+  for (const part of message.parts) {
+    if (part.type === 'text') {
+      const text = (part as { text: string }).text;
+      if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text)));
+    } else if (isTool(part)) {
+      el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
+    }
+  }
+  if (!el.childElementCount) el.append(h('span', { class: 'meta', 'aria-label': 'Assistant is thinking' }, '…'));
+  return el;
+}
+
+/** A tool step, one line, expandable to what the model received. */
+function stepDetails(part: ToolPart): HTMLElement {
+  const step = summarizeStep(part);
+  return h(
+    'details',
+    { class: 'step', 'data-status': step.status, 'data-tool': part.type.slice(5) },
+    h('summary', {}, step.label),
+    step.args ? h('h4', {}, 'Arguments') : null,
+    step.args ? h('pre', {}, step.args) : null,
+    step.received !== undefined ? h('h4', {}, step.status === 'error' ? 'Error' : 'What the model received') : null,
+    step.received !== undefined ? h('pre', {}, step.received) : null,
+  );
+}
+
+function approvalCard(part: ToolPart, ctx: TranscriptContext): HTMLElement {
+  const step = summarizeStep(part);
+  const answer = (approved: boolean) => () => ctx.answer?.(part.toolCallId, approved);
+  const disabled = !ctx.answer;
+  return h(
+    'div',
+    { class: 'approval', role: 'group', 'aria-label': 'Tool approval' },
+    h('p', {}, `The assistant ${step.label}. Allow it?`),
+    h('pre', { 'aria-label': 'Arguments' }, step.args ?? '{}'),
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'button', class: 'primary', disabled, onclick: answer(true) }, 'Approve'),
+      h('button', { type: 'button', class: 'secondary', disabled, onclick: answer(false) }, 'Deny'),
+    ),
+  );
+}
+
+/** Chips for resources going with a message: title, type and size; binaries say they are described, not sent. */
+export function attachmentChips(attachments: Attachment[], remove?: (index: number) => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'chips', role: 'list', 'aria-label': 'Attached resources' },
+    ...attachments.map((a, index) =>
+      h(
+        'span',
+        { class: 'chip', role: 'listitem', title: a.uri },
+        attachmentLabel(a),
+        remove ? h('button', { type: 'button', 'aria-label': `Remove ${a.title}`, onclick: () => remove(index) }, '×') : null,
+      ),
+    ),
+  );
+}
+
+export function attachmentLabel(a: Attachment): string {
+  const meta = [a.mimeType, a.size === undefined ? undefined : sizeOf(a.size)].filter(Boolean).join(', ');
+  const binary = a.mimeType && !/^text\/|json|xml|yaml|javascript|markdown/.test(a.mimeType);
+  return `${a.title}${meta ? ` · ${meta}` : ''}${binary ? ' · described, not sent' : ''}`;
+}

@@ -1,0 +1,97 @@
+// The shapes the widget reads from the HTTP API (see the README's API
+// table). Only the fields it uses; the service sends more.
+
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+}
+
+export interface ServerCatalog {
+  id: string;
+  status: string;
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplate[];
+  prompts?: Prompt[];
+  capabilities?: { completions?: object };
+  error?: { code: string; message: string };
+}
+
+export interface Catalog {
+  servers: ServerCatalog[];
+}
+
+/** A part of a UI message (AI SDK `UIMessage`), as far as the widget shows it. */
+export type MessagePart =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | ToolPart
+  | { type: string; [key: string]: unknown };
+
+export interface ToolPart {
+  type: `tool-${string}`;
+  toolCallId: string;
+  state: 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded' | 'output-available' | 'output-error' | 'output-denied';
+  input?: unknown;
+  output?: unknown;
+  errorText?: string;
+  approval?: { id: string; approved?: boolean; reason?: string };
+}
+
+export interface Message {
+  id: string;
+  role: 'user' | 'assistant' | 'system';
+  parts: MessagePart[];
+  metadata?: { attachments?: Array<{ server: string; uri: string }>; prompt?: { server: string; name: string } };
+}
+
+export interface Snapshot {
+  id: string;
+  messages: Message[];
+  pendingApprovals: Array<{ toolCallId: string }>;
+}
+
+export interface PromptPreview {
+  description?: string;
+  messages: Message[];
+}
+
+export interface CompleteRequest {
+  server: string;
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  context?: { arguments: Record<string, string> };
+}
+
+/** A resource chosen to go with the next message. */
+export interface Attachment {
+  server: string;
+  uri: string;
+  title: string;
+  mimeType?: string;
+  size?: number;
+}

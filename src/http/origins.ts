@@ -18,7 +18,8 @@ export const corsPerTenant: MiddlewareHandler<AppBindings> = cors({
   },
   allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
   allowHeaders: ['authorization', 'content-type', 'x-end-user', 'x-request-id', 'last-event-id'],
-  exposeHeaders: ['x-request-id', 'location'],
+  // Retry-After: a browser client (the widget) can say when to try again after a 429.
+  exposeHeaders: ['x-request-id', 'location', 'retry-after'],
   maxAge: 600,
 });
 

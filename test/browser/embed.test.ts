@@ -7,10 +7,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { BROWSER_PORTS } from '../infra/ports';
 import { launchChromium, screenshot } from './chromium';
 import { startHostPage } from './host-pages';
-import { containsText, hidden, visible } from './see';
+import { containsText, hasCount, hasText, hidden, visible } from './see';
 import { startService, type Service } from './service';
 
 const SECRET = 'shop-browser-token-secret-0123456789';
+const OUTAGE_SECRET = 'outage-browser-token-secret-0123456789';
+const TURNS_PER_USER = 3;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let service: Service;
@@ -21,19 +23,38 @@ let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
+  const hostOrigin = `http://127.0.0.1:${BROWSER_PORTS.hostPage}`;
   const tenants = [
     {
       id: 'shop',
       apiKeySha256: [sha256('shop-api-key')],
       tokenSecret: 'secret:SHOP_TOKEN_SECRET',
-      allowedOrigins: [`http://127.0.0.1:${BROWSER_PORTS.hostPage}`],
+      allowedOrigins: [hostOrigin],
+      limits: { turnsPerUser: TURNS_PER_USER, windowMs: 60_000 },
+    },
+    {
+      // A tenant whose CRM server is down, with a pinned resource the turns require.
+      id: 'outage',
+      apiKeySha256: [sha256('outage-api-key')],
+      tokenSecret: 'secret:OUTAGE_TOKEN_SECRET',
+      allowedOrigins: [hostOrigin],
+      mcpServers: [
+        { id: 'demo', url: '/demo/mcp' },
+        { id: 'crm', url: `http://127.0.0.1:${BROWSER_PORTS.nothingListening}/mcp`, transport: 'streamable-http', pin: [{ uri: 'crm://accounts', required: true }] },
+      ],
     },
   ];
   [service, chromium] = await Promise.all([
-    startService(BROWSER_PORTS.tenantService, { TENANTS: JSON.stringify(tenants), SHOP_TOKEN_SECRET: SECRET }),
+    startService(BROWSER_PORTS.tenantService, {
+      TENANTS: JSON.stringify(tenants),
+      SHOP_TOKEN_SECRET: SECRET,
+      OUTAGE_TOKEN_SECRET: OUTAGE_SECRET,
+      // The CRM's URL is on 127.0.0.1: allowed for this test only.
+      ALLOW_PRIVATE_MCP_URLS: 'true',
+    }),
     launchChromium(),
   ]);
-  const host = { serviceUrl: service.url, tenant: 'shop', secret: SECRET };
+  const host = { serviceUrl: service.url, tenants: { shop: SECRET, outage: OUTAGE_SECRET } };
   allowed = await startHostPage({ ...host, port: BROWSER_PORTS.hostPage });
   foreign = await startHostPage({ ...host, port: BROWSER_PORTS.foreignPage });
 });
@@ -112,5 +133,40 @@ describe('the widget embedded in a customer page on another origin', () => {
     await chat().getByRole('button', { name: 'Send' }).click();
     await containsText(chat().locator('article.assistant').last(), 'never more than 8');
     await screenshot(page, '24-token-refreshed');
+  });
+
+  it('says plainly when the person has sent too many messages, and when to try again', async () => {
+    await page.goto(`${allowed.url}/?user=rita`);
+    for (let turn = 1; turn <= TURNS_PER_USER; turn++) {
+      await ask('What do the team guidelines say about estimates?');
+      await hasCount(chat().locator('article.assistant'), turn);
+      await expect.poll(() => chat().locator('[role="log"]').getAttribute('aria-busy')).toBe('false');
+    }
+    await ask('And about owners?');
+    await containsText(alert(), 'Too many messages at once.');
+    await hasText(alert(), /Try again in \d+ s\./);
+    expect(await chat().getByRole('textbox', { name: 'Message' }).inputValue()).toBe('And about owners?');
+    await hasCount(chat().locator('article.user'), TURNS_PER_USER);
+    await screenshot(page, '25-rate-limited');
+    // "Try again" while still limited: refused again, and still nothing lost or doubled.
+    await alert().getByRole('button', { name: 'Try again' }).click();
+    await containsText(alert(), 'Too many messages at once.');
+    expect(await chat().getByRole('textbox', { name: 'Message' }).inputValue()).toBe('And about owners?');
+    await hasCount(chat().locator('article.user'), TURNS_PER_USER);
+  });
+
+  it('says plainly when a connected server is down, in the menu and when a turn needs it', async () => {
+    await page.goto(`${allowed.url}/?user=maria&tenant=outage`);
+    await chat().getByRole('textbox', { name: 'Message' }).fill('@');
+    const down = chat().getByRole('listbox', { name: 'Resources to attach' }).getByRole('option', { name: /crm is unavailable/ });
+    await visible(down);
+    expect(await down.getAttribute('aria-disabled')).toBe('true');
+    await screenshot(page, '26-server-down-menu');
+    await chat().getByRole('textbox', { name: 'Message' }).press('Escape');
+    await ask('What do the team guidelines say about estimates?');
+    await containsText(alert(), 'A connected tool server is not responding.');
+    await containsText(alert(), 'crm://accounts');
+    await visible(alert().getByRole('button', { name: 'Try again' }));
+    await screenshot(page, '27-server-down-turn');
   });
 });

@@ -7,20 +7,21 @@ import { mintToken } from '../../scripts/mint-token.mjs';
 export interface HostPageOptions {
   port: number;
   serviceUrl: string;
-  tenant: string;
-  secret: string;
+  /** Tenant id → its token secret; the first is the default. */
+  tenants: Record<string, string>;
 }
 
 /**
- * GET /?user=<id>&token=valid|expired|bad[&refresh=manual] — the page, its token as asked.
- * GET /token?user=<id> — a fresh token (the page's refresh on `token-expired`).
+ * GET /?user=<id>&token=valid|expired|bad[&tenant=<id>][&refresh=manual] — the page, its token as asked.
+ * GET /token?user=<id>[&tenant=<id>] — a fresh token (the page's refresh on `token-expired`).
  * The page records the widget's events in `window.widgetEvents`.
  */
 export function startHostPage(options: HostPageOptions): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${options.port}`);
     const user = url.searchParams.get('user') ?? 'visitor';
-    const token = (minutes: number) => mintToken({ tenant: options.tenant, user, secret: options.secret, minutes });
+    const tenant = url.searchParams.get('tenant') ?? Object.keys(options.tenants)[0]!;
+    const token = (minutes: number) => mintToken({ tenant, user, secret: options.tenants[tenant] ?? 'unknown-tenant', minutes });
     if (url.pathname === '/token') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: token(10) }));
     } else if (url.pathname === '/host.js') {
@@ -28,7 +29,7 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
     } else if (url.pathname === '/') {
       const kind = url.searchParams.get('token') ?? 'valid';
       const value = kind === 'expired' ? token(-1) : kind === 'bad' ? `${token(10).slice(0, -4)}AAAA` : token(10);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(options.serviceUrl, value, user));
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(options.serviceUrl, value, user, tenant));
     } else {
       res.writeHead(404).end();
     }
@@ -43,13 +44,13 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
 
 const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 
-const page = (service: string, token: string, user: string) => `<!doctype html>
+const page = (service: string, token: string, user: string, tenant: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Acme Shop — help</title><link rel="icon" href="data:,">
 <script src="${attr(service)}/widget/mcp-ondemand-chat.js" defer></script>
 <script src="/host.js" defer></script>
 <style>body{font-family:sans-serif;margin:24px;background:#fafaf5} mcp-ondemand-chat{--mcp-accent:#0b7a53;--mcp-height:600px;max-width:520px}</style>
 </head><body><h1>Acme Shop</h1><p>Signed in as ${attr(user)}.</p>
-<mcp-ondemand-chat endpoint="${attr(service)}" token="${attr(token)}" heading="Acme help" persist="none" data-user="${attr(user)}"></mcp-ondemand-chat>
+<mcp-ondemand-chat endpoint="${attr(service)}" token="${attr(token)}" heading="Acme help" persist="none" data-user="${attr(user)}" data-tenant="${attr(tenant)}"></mcp-ondemand-chat>
 </body></html>`;
 
 // The host's side of the contract: listen to the widget's events; on
@@ -61,7 +62,7 @@ for (const type of ['mcp-ondemand-conversation', 'mcp-ondemand-message', 'mcp-on
 }
 window.refreshToken = async () => {
   const chat = document.querySelector('mcp-ondemand-chat');
-  const response = await fetch('/token?user=' + encodeURIComponent(chat.dataset.user));
+  const response = await fetch('/token?user=' + encodeURIComponent(chat.dataset.user) + '&tenant=' + encodeURIComponent(chat.dataset.tenant));
   chat.setAttribute('token', (await response.json()).token);
 };
 // ?refresh=manual leaves it to the test, so it can look at the expired state first.

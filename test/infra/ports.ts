@@ -13,4 +13,6 @@ export const BROWSER_PORTS = {
   hostPage: TEST_PORT_BASE + 13,
   /** A page on an origin no tenant allows. */
   foreignPage: TEST_PORT_BASE + 14,
+  /** Where an MCP server that is down would be: nothing listens here. */
+  nothingListening: TEST_PORT_BASE + 19,
 };

@@ -9,17 +9,25 @@ const MAX_OPTIONS = 50;
 const matches = (query: string, ...fields: Array<string | undefined>) => !query || fields.some((f) => f?.toLowerCase().includes(query.toLowerCase()));
 const connected = (catalog: Catalog) => catalog.servers.filter((s) => s.status === 'connected');
 
+/** Servers that are down, as options that say so (and cannot be picked): the person knows what is missing. */
+function unavailable<T>(catalog: Catalog): Option<T>[] {
+  return catalog.servers
+    .filter((s) => s.status !== 'connected')
+    .map((s) => ({ label: `${s.id} is unavailable`, detail: s.error ?? 'The server is not responding.', value: undefined as T, disabled: true }));
+}
+
 /** The slash menu: every prompt of every connected server whose name or title matches. */
 export function promptOptions(catalog: Catalog, query: string): Option<PromptChoice>[] {
   return connected(catalog)
     .flatMap((server) => (server.prompts ?? []).map((prompt) => ({ server: server.id, prompt })))
     .filter(({ prompt }) => matches(query, prompt.name, prompt.title))
     .slice(0, MAX_OPTIONS)
-    .map((choice) => ({
+    .map((choice): Option<PromptChoice> => ({
       label: `/${choice.prompt.name}`,
       detail: [choice.prompt.title ?? choice.prompt.description, choice.server].filter(Boolean).join(' · '),
       value: choice,
-    }));
+    }))
+    .concat(unavailable(catalog));
 }
 
 /** The @ menu: resources (title, type, size) and templates (filled in by a form) matching the query. */
@@ -36,7 +44,7 @@ export function resourceOptions(catalog: Catalog, query: string): Option<Resourc
       options.push({ label: `${template.title ?? template.name}…`, detail: `${template.uriTemplate} · template · ${server.id}`, value: { kind: 'template', server: server.id, template } });
     }
   }
-  return options.slice(0, MAX_OPTIONS);
+  return options.slice(0, MAX_OPTIONS).concat(unavailable(catalog));
 }
 
 const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g;

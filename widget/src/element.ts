@@ -294,6 +294,8 @@ export class McpOndemandChat extends HTMLElement {
         this.attachments = attachments;
         this.renderChips();
       },
+      // "Try again" sends what is in the box now (the message, put back).
+      () => void this.submit(),
     );
     if (sent) this.input.focus();
   }
@@ -304,7 +306,7 @@ export class McpOndemandChat extends HTMLElement {
    * there without us). `onRefused` undoes local changes when the service
    * refused the request outright (4xx/5xx before any streaming).
    */
-  private async runTurn(start: Turn, onRefused?: () => void): Promise<boolean> {
+  private async runTurn(start: Turn, onRefused?: () => void, retry: () => void = () => void this.runTurn(start, onRefused)): Promise<boolean> {
     if (this.busy) return false;
     this.setBusy(true, 'Thinking…');
     this.clearAlert();
@@ -315,7 +317,7 @@ export class McpOndemandChat extends HTMLElement {
     } catch (error) {
       onRefused?.();
       this.setBusy(false);
-      this.showError(error, () => void this.runTurn(start, onRefused));
+      this.showError(error, retry);
       return false;
     }
     try {

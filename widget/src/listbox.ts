@@ -4,6 +4,8 @@ export interface Option<T> {
   label: string;
   detail?: string;
   value: T;
+  /** Shown for information (a server that is down), never picked. */
+  disabled?: boolean;
 }
 
 /**
@@ -42,7 +44,13 @@ export class Listbox<T> {
       ...options.map((option, index) =>
         h(
           'li',
-          { role: 'option', id: `${this.el.id}-${index}`, 'aria-selected': String(index === this.active), onmousedown: (e: Event) => (e.preventDefault(), this.pick(index)) },
+          {
+            role: 'option',
+            id: `${this.el.id}-${index}`,
+            'aria-selected': String(index === this.active),
+            'aria-disabled': option.disabled ? 'true' : undefined,
+            onmousedown: (e: Event) => (e.preventDefault(), this.pick(index)),
+          },
           option.label,
           option.detail ? h('span', { class: 'detail' }, option.detail) : null,
         ),
@@ -61,6 +69,7 @@ export class Listbox<T> {
 
   private pick(index: number): void {
     const option = this.options[index];
+    if (option?.disabled) return;
     this.close();
     if (option) this.onPick(option.value);
   }

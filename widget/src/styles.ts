@@ -72,6 +72,7 @@ textarea { flex: 1; resize: none; font: inherit; color: inherit; background: var
 .menu { position: absolute; left: 14px; right: 14px; bottom: 100%; z-index: 2; }
 [role="option"] { padding: 6px 8px; border-radius: 6px; cursor: pointer; }
 [role="option"][aria-selected="true"] { background: var(--mcp-user-bg); }
+[role="option"][aria-disabled="true"] { color: var(--mcp-error); cursor: default; }
 [role="option"] .detail { display: block; font-size: .82em; color: var(--mcp-muted); }
 .form { border: 1px solid var(--mcp-border); border-radius: 8px; padding: 10px; display: flex; flex-direction: column; gap: 8px; background: var(--mcp-assistant-bg); }
 .form h3 { margin: 0; font-size: 1em; }

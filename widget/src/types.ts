@@ -38,7 +38,8 @@ export interface ServerCatalog {
   resourceTemplates?: ResourceTemplate[];
   prompts?: Prompt[];
   capabilities?: { completions?: object };
-  error?: { code: string; message: string };
+  /** Why the server is not connected (its status is then not "connected"). */
+  error?: string;
 }
 
 export interface Catalog {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { TEST_PORT_BASE } from './test/infra/ports';
+import { TEST_PORT_BASE } from './test/infra/ports.ts';
 
 const local = (offset: number, path: string) => `http://127.0.0.1:${TEST_PORT_BASE + offset}${path}`;
 

@@ -98,7 +98,7 @@ describe('the demo page at / (npm start)', () => {
     await hasAttribute(input(), 'aria-activedescendant', /.+/);
     await input().press('Enter');
     const form = chat().getByRole('form', { name: /\/plan_day/ });
-    const hours = form.getByRole('textbox', { name: /hours/ });
+    const hours = form.getByRole('combobox', { name: /hours/ });
     await focused(hours);
     // Suggestions from completion/complete.
     const suggestions = form.getByRole('listbox', { name: 'Suggestions for hours' });
@@ -108,6 +108,10 @@ describe('the demo page at / (npm start)', () => {
     await hours.fill('40');
     await form.getByRole('button', { name: 'Preview' }).click();
     await containsText(form.getByRole('alert'), 'hours');
+    // Run is checked the same way: the form stays, with the reason, and nothing runs.
+    await form.getByRole('button', { name: 'Run' }).click();
+    await containsText(form.getByRole('alert'), 'hours');
+    await hasCount(chat().locator('article'), 0);
     await screenshot(page, '05-prompt-form-refused');
 
     await hours.fill('4');
@@ -150,7 +154,7 @@ describe('the demo page at / (npm start)', () => {
     await input().fill('@customer');
     await chat().getByRole('listbox', { name: 'Resources to attach' }).getByRole('option', { name: /Customer profile/ }).click();
     const form = chat().getByRole('form', { name: /Attach Customer profile/ });
-    const field = form.getByRole('textbox', { name: /customerId/ });
+    const field = form.getByRole('combobox', { name: /customerId/ });
     await field.fill('g');
     const suggestions = form.getByRole('listbox', { name: 'Suggestions for customerId' });
     await visible(suggestions.getByRole('option', { name: 'globex' }));

@@ -31,31 +31,31 @@ export class ChatApi {
     return this.json('POST', '/v1/conversations');
   }
   conversation(id: string): Promise<Snapshot> {
-    return this.json('GET', `/v1/conversations/${id}`);
+    return this.json('GET', `/v1/conversations/${encodeURIComponent(id)}`);
   }
   catalog(id: string): Promise<Catalog> {
-    return this.json('GET', `/v1/conversations/${id}/catalog`);
+    return this.json('GET', `/v1/conversations/${encodeURIComponent(id)}/catalog`);
   }
   complete(id: string, request: CompleteRequest): Promise<{ completion: { values: string[] } }> {
-    return this.json('POST', `/v1/conversations/${id}/complete`, request);
+    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/complete`, request);
   }
   previewPrompt(id: string, prompt: { server: string; name: string; arguments: Record<string, string> }): Promise<PromptPreview> {
-    return this.json('POST', `/v1/conversations/${id}/prompts/run?preview=1`, prompt);
+    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/prompts/run?preview=1`, prompt);
   }
 
   /** The turns: each answers with the AI SDK UI message stream (SSE). */
   sendMessage(id: string, body: { text: string; attachments: Array<{ server: string; uri: string }> }, signal: AbortSignal): Promise<Response> {
-    return this.request('POST', `/v1/conversations/${id}/messages`, body, signal);
+    return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/messages`, body, signal);
   }
   runPrompt(id: string, prompt: { server: string; name: string; arguments: Record<string, string> }, signal: AbortSignal): Promise<Response> {
-    return this.request('POST', `/v1/conversations/${id}/prompts/run`, prompt, signal);
+    return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/prompts/run`, prompt, signal);
   }
   answerApproval(id: string, answer: { toolCallId: string; approved: boolean }, signal: AbortSignal): Promise<Response> {
-    return this.request('POST', `/v1/conversations/${id}/approvals`, answer, signal);
+    return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/approvals`, answer, signal);
   }
   /** The running turn from its first chunk, or null when none is running (204). */
   async resume(id: string, signal: AbortSignal): Promise<Response | null> {
-    const response = await this.request('GET', `/v1/conversations/${id}/stream`, undefined, signal);
+    const response = await this.request('GET', `/v1/conversations/${encodeURIComponent(id)}/stream`, undefined, signal);
     return response.status === 204 ? null : response;
   }
 

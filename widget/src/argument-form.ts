@@ -19,6 +19,8 @@ export interface FormSpec {
   submitLabel: string;
   submit: (values: Record<string, string>) => Promise<void>;
   cancel: () => void;
+  /** Says something to screen readers (how many suggestions there are). */
+  announce: (text: string) => void;
 }
 
 /**
@@ -44,10 +46,15 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
     const label = h('label', {}, `${field.name}${field.required ? ' (required)' : ''}`, input);
     if (field.description) label.append(h('span', { id: descriptionId, class: 'hint' }, field.description));
     if (spec.complete) {
-      const listbox = new Listbox<string>(input, (value) => {
-        input.value = value;
-        input.focus();
-      }, `Suggestions for ${field.name}`);
+      const listbox = new Listbox<string>(
+        input,
+        (value) => {
+          input.value = value;
+          input.focus();
+        },
+        `Suggestions for ${field.name}`,
+        spec.announce,
+      );
       label.append(listbox.el);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const suggest = () => {

@@ -9,8 +9,13 @@ const MAX_OPTIONS = 50;
 const matches = (query: string, ...fields: Array<string | undefined>) => !query || fields.some((f) => f?.toLowerCase().includes(query.toLowerCase()));
 const connected = (catalog: Catalog) => catalog.servers.filter((s) => s.status === 'connected');
 
-/** Servers that are down, as options that say so (and cannot be picked): the person knows what is missing. */
-function unavailable<T>(catalog: Catalog): Option<T>[] {
+/**
+ * Servers that are down, as options that say so (and cannot be picked): the
+ * person knows what is missing. Only on an empty query, so a menu of them
+ * alone never stands between the person and sending "ping @bob".
+ */
+function unavailable<T>(catalog: Catalog, query: string): Option<T>[] {
+  if (query) return [];
   return catalog.servers
     .filter((s) => s.status !== 'connected')
     .map((s) => ({ label: `${s.id} is unavailable`, detail: s.error ?? 'The server is not responding.', value: undefined as T, disabled: true }));
@@ -27,7 +32,7 @@ export function promptOptions(catalog: Catalog, query: string): Option<PromptCho
       detail: [choice.prompt.title ?? choice.prompt.description, choice.server].filter(Boolean).join(' · '),
       value: choice,
     }))
-    .concat(unavailable(catalog));
+    .concat(unavailable(catalog, query));
 }
 
 /** The @ menu: resources (title, type, size) and templates (filled in by a form) matching the query. */
@@ -44,7 +49,7 @@ export function resourceOptions(catalog: Catalog, query: string): Option<Resourc
       options.push({ label: `${template.title ?? template.name}…`, detail: `${template.uriTemplate} · template · ${server.id}`, value: { kind: 'template', server: server.id, template } });
     }
   }
-  return options.slice(0, MAX_OPTIONS).concat(unavailable(catalog));
+  return options.slice(0, MAX_OPTIONS).concat(unavailable(catalog, query));
 }
 
 const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g;

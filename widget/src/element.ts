@@ -1,11 +1,12 @@
 import { ChatApi, ChatError } from './api';
-import { argumentForm } from './argument-form';
-import { expandTemplate, promptOptions, resourceOptions, templateVariables, type PromptChoice, type ResourceChoice } from './catalog-menus';
+import { promptForm, templateForm, type FormDeps } from './catalog-forms';
+import { promptOptions, resourceOptions, type PromptChoice, type ResourceChoice } from './catalog-menus';
 import { h } from './dom';
 import { Listbox } from './listbox';
-import { plainError, type PlainError } from './plain-errors';
+import { plainError } from './plain-errors';
 import { STYLES } from './styles';
-import { attachmentChips, renderMessage } from './transcript';
+import { attachmentChips } from './transcript';
+import { TranscriptView } from './transcript-view';
 import { applyChunk, sseChunks } from './ui-stream';
 import type { Attachment, Catalog, Message, ToolPart } from './types';
 
@@ -13,6 +14,7 @@ import type { Attachment, Catalog, Message, ToolPart } from './types';
 const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src ? new URL((document.currentScript as HTMLScriptElement).src).origin : location.origin;
 const CATALOG_MAX_AGE_MS = 15_000;
 const RESUME_DELAYS_MS = [500, 1_000, 2_000, 4_000];
+const DEFAULT_PLACEHOLDER = 'Ask anything — / for prompts, @ to attach';
 
 type Turn = (signal: AbortSignal) => Promise<Response>;
 
@@ -27,16 +29,16 @@ export class McpOndemandChat extends HTMLElement {
   private readonly root = this.attachShadow({ mode: 'open' });
   private api!: ChatApi;
   private conversationId: string | null = null;
+  private creating: Promise<string> | null = null;
   private catalog: { value: Catalog; at: number } | null = null;
-  private messages: Message[] = [];
-  private views = new Map<Message, HTMLElement>();
   private attachments: Attachment[] = [];
   private busy = false;
-  private retry: (() => void) | null = null;
+  /** Aborted when the element leaves the page: no fetch, stream or timer outlives it. */
+  private lifetime = new AbortController();
   private built = false;
 
   // Built once in connectedCallback.
-  private log!: HTMLElement;
+  private transcript!: TranscriptView;
   private status!: HTMLElement;
   private alert!: HTMLElement;
   private input!: HTMLTextAreaElement;
@@ -48,6 +50,7 @@ export class McpOndemandChat extends HTMLElement {
   private atMenu!: Listbox<ResourceChoice>;
 
   connectedCallback(): void {
+    if (this.lifetime.signal.aborted) this.lifetime = new AbortController();
     if (this.built) return;
     this.built = true;
     this.api = new ChatApi(this.getAttribute('endpoint') || SCRIPT_ORIGIN, () => this.getAttribute('token'));
@@ -56,10 +59,14 @@ export class McpOndemandChat extends HTMLElement {
     if (this.conversationId) void this.load(this.conversationId);
   }
 
+  disconnectedCallback(): void {
+    this.lifetime.abort();
+  }
+
   attributeChangedCallback(name: string, _old: string | null, value: string | null): void {
     if (!this.built) return;
     if (name === 'heading') this.heading.textContent = value || 'Assistant';
-    if (name === 'placeholder') this.input.placeholder = value || defaultPlaceholder;
+    if (name === 'placeholder') this.input.placeholder = value || DEFAULT_PLACEHOLDER;
     // A new token after an expiry: the host has signed the person in again.
     if (name === 'token' && this.alert.dataset.auth === 'expired') this.clearAlert();
   }
@@ -70,17 +77,18 @@ export class McpOndemandChat extends HTMLElement {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(STYLES);
     this.root.adoptedStyleSheets = [sheet];
+    this.transcript = new TranscriptView(this.root, () => ({ describe: (server, uri) => this.describe(server, uri), answer: this.busy ? undefined : this.answer }));
+    const announce = (text: string) => this.transcript.announce(text);
     this.heading = h('h2', {}, this.getAttribute('heading') || 'Assistant');
-    this.status = h('span', { class: 'status', role: 'status', 'aria-live': 'polite' });
-    this.log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: 0, part: 'log' }, emptyState());
+    this.status = h('span', { class: 'status', role: 'status' });
     this.alert = h('div', { class: 'alert', role: 'alert', hidden: true, part: 'alert' });
-    this.input = h('textarea', { rows: 1, 'aria-label': 'Message', placeholder: this.getAttribute('placeholder') || defaultPlaceholder, part: 'input' });
+    this.input = h('textarea', { rows: 1, 'aria-label': 'Message', placeholder: this.getAttribute('placeholder') || DEFAULT_PLACEHOLDER, part: 'input' });
     this.send = h('button', { type: 'submit', class: 'primary', part: 'send' }, 'Send');
     this.chips = h('div', { hidden: true });
     this.formSlot = h('div', { hidden: true });
     // Menus first: their key handling must run before Enter-to-send.
-    this.slashMenu = new Listbox(this.input, (choice) => this.openPromptForm(choice), 'Prompts', 'menu');
-    this.atMenu = new Listbox(this.input, (choice) => this.chooseResource(choice), 'Resources to attach', 'menu');
+    this.slashMenu = new Listbox(this.input, (choice) => this.showForm(promptForm(choice, this.formDeps())), 'Prompts', announce, 'menu');
+    this.atMenu = new Listbox(this.input, (choice) => this.chooseResource(choice), 'Resources to attach', announce, 'menu');
     this.input.addEventListener('input', () => void this.updateMenus());
     this.input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -98,7 +106,9 @@ export class McpOndemandChat extends HTMLElement {
       h('div', { class: 'input-row' }, this.input, this.send),
       h('span', { class: 'hint' }, 'Type / for prompts, @ to attach a resource. Enter sends, Shift+Enter adds a line.'),
     );
-    this.root.append(h('section', { class: 'chat', 'aria-label': 'Chat', part: 'chat' }, h('header', {}, this.heading, this.status), this.log, this.alert, composer));
+    this.root.append(
+      h('section', { class: 'chat', 'aria-label': 'Chat', part: 'chat' }, h('header', {}, this.heading, this.status), this.transcript.el, this.alert, composer, this.transcript.announcerEl),
+    );
   }
 
   // ---- conversation -----------------------------------------------------------
@@ -114,42 +124,57 @@ export class McpOndemandChat extends HTMLElement {
       return null; // storage blocked (third-party iframe, privacy mode)
     }
   }
-
-  private async ensureConversation(): Promise<string> {
-    if (this.conversationId) return this.conversationId;
-    const { id } = await this.api.createConversation();
-    this.conversationId = id;
-    if (this.getAttribute('persist') !== 'none') {
-      try {
-        sessionStorage.setItem(this.storageKey(), id);
-      } catch {
-        // Not kept across reloads; the chat still works.
-      }
+  private remember(id: string | null): void {
+    if (this.getAttribute('persist') === 'none') return;
+    try {
+      if (id) sessionStorage.setItem(this.storageKey(), id);
+      else sessionStorage.removeItem(this.storageKey());
+    } catch {
+      // Not kept across reloads; the chat still works.
     }
-    this.emit('mcp-ondemand-conversation', { id });
-    return id;
+  }
+
+  /** The conversation, created on first use; concurrent callers share one creation. */
+  private ensureConversation(): Promise<string> {
+    if (this.conversationId) return Promise.resolve(this.conversationId);
+    this.creating ??= this.api
+      .createConversation()
+      .then(({ id }) => {
+        this.conversationId = id;
+        this.remember(id);
+        this.emit('mcp-ondemand-conversation', { id });
+        return id;
+      })
+      .finally(() => (this.creating = null));
+    return this.creating;
+  }
+
+  /** Deleted, or not this person's (a token for someone else): the next message starts afresh. */
+  private forgetConversation(): void {
+    this.conversationId = null;
+    this.catalog = null;
+    this.remember(null);
   }
 
   /** An existing conversation: its history, then the turn still running, if any. */
   private async load(id: string): Promise<void> {
+    this.setBusy(true, 'Loading…');
     try {
-      const snapshot = await this.api.conversation(id);
-      this.showMessages(snapshot.messages);
-      await this.follow(new AbortController().signal, null);
+      this.transcript.show((await this.api.conversation(id)).messages);
+      await this.follow(this.lifetime.signal, null);
     } catch (error) {
-      if (error instanceof ChatError && error.status === 404) {
-        this.conversationId = null; // deleted, or another person's: start afresh
-        return;
-      }
-      this.showError(error, () => void this.load(id));
+      if (error instanceof ChatError && error.status === 404) this.forgetConversation();
+      else if (!this.lifetime.signal.aborted) this.showError(error, () => void this.load(id));
+    } finally {
+      this.setBusy(false);
     }
   }
 
   private async reloadHistory(): Promise<void> {
     try {
-      this.showMessages((await this.api.conversation(this.conversationId!)).messages);
+      this.transcript.show((await this.api.conversation(this.conversationId!)).messages);
     } catch (error) {
-      this.showError(error, () => void this.reloadHistory());
+      if (!this.lifetime.signal.aborted) this.showError(error, () => void this.reloadHistory());
     }
   }
 
@@ -158,6 +183,18 @@ export class McpOndemandChat extends HTMLElement {
     const value = await this.api.catalog(await this.ensureConversation());
     this.catalog = { value, at: Date.now() };
     return value;
+  }
+
+  /** What the catalog says of an attached resource, for its chip. */
+  private describe(server: string, uri: string): Attachment {
+    const resource = this.catalog?.value.servers.find((s) => s.id === server)?.resources?.find((r) => r.uri === uri);
+    return {
+      server,
+      uri,
+      title: resource?.title ?? resource?.name ?? uri,
+      ...(resource?.mimeType ? { mimeType: resource.mimeType } : {}),
+      ...(resource?.size !== undefined ? { size: resource.size } : {}),
+    };
   }
 
   // ---- composer: menus, forms, attachments ---------------------------------------
@@ -178,33 +215,27 @@ export class McpOndemandChat extends HTMLElement {
     }
   }
 
-  private openPromptForm({ server, prompt }: PromptChoice): void {
-    this.input.value = '';
+  private formDeps(): FormDeps {
     const id = () => this.ensureConversation();
-    const text = async (values: Record<string, string>) => {
-      const preview = await this.call(async () => this.api.previewPrompt(await id(), { server, name: prompt.name, arguments: values }));
-      return preview.messages.map((m) => m.parts.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('\n')).join('\n\n');
+    return {
+      suggest: async (server, ref, name, value, values) => (await this.api.complete(await id(), { server, ref, argument: { name, value }, context: { arguments: values } })).completion.values,
+      previewPrompt: async (server, name, values) => {
+        const preview = await this.plainly(async () => this.api.previewPrompt(await id(), { server, name, arguments: values }));
+        return preview.messages.map((m) => m.parts.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('\n')).join('\n\n');
+      },
+      runPrompt: async (server, name, values) => {
+        if (this.busy) throw new Error('An answer is still being written. Wait for it to finish, then run the prompt.');
+        this.closeForm();
+        // Shown at once; replaced by the prompt's messages as the service stored them once the turn is over.
+        const args = Object.entries(values).map(([k, v]) => `${k}: ${v}`).join(', ');
+        const placeholder = this.transcript.add({ id: `local-${Date.now()}`, role: 'user', parts: [{ type: 'text', text: args ? `(${args})` : '' }], metadata: { prompt: { server, name } } });
+        const ran = await this.runTurn(async (signal) => this.api.runPrompt(await id(), { server, name, arguments: values }, signal), { onRefused: () => this.transcript.remove(placeholder) });
+        if (ran) await this.reloadHistory();
+      },
+      attach: (attachment) => this.attach(attachment),
+      close: () => this.closeForm(),
+      announce: (text) => this.transcript.announce(text),
     };
-    this.showForm(
-      argumentForm({
-        heading: `/${prompt.name}${prompt.title ? ` — ${prompt.title}` : ''}`,
-        ...(prompt.description ? { description: prompt.description } : {}),
-        fields: (prompt.arguments ?? []).map((a) => ({ name: a.name, required: !!a.required, ...(a.description ? { description: a.description } : {}) })),
-        complete: async (name, value, values) => this.suggest(server, { type: 'ref/prompt', name: prompt.name }, name, value, values),
-        preview: text,
-        submitLabel: 'Run',
-        submit: async (values) => {
-          await this.call(async () => id()); // errors before the form closes stay in the form
-          this.closeForm();
-          // Shown at once; replaced by the prompt's messages as the service stored them once the turn is over.
-          const args = Object.entries(values).map(([k, v]) => `${k}: ${v}`).join(', ');
-          const placeholder = this.addMessage({ id: `local-${Date.now()}`, role: 'user', parts: [{ type: 'text', text: args ? `(${args})` : '' }], metadata: { prompt: { server, name: prompt.name } } });
-          const ran = await this.runTurn(async (signal) => this.api.runPrompt(await id(), { server, name: prompt.name, arguments: values }, signal), () => this.removeMessage(placeholder));
-          if (ran) await this.reloadHistory();
-        },
-        cancel: () => this.closeForm(),
-      }),
-    );
   }
 
   private chooseResource(choice: ResourceChoice): void {
@@ -212,33 +243,9 @@ export class McpOndemandChat extends HTMLElement {
     const caret = this.input.selectionStart ?? this.input.value.length;
     const before = this.input.value.slice(0, caret).replace(/(^|\s)@\S*$/, '$1');
     this.input.value = before + this.input.value.slice(caret);
-    if (choice.kind === 'resource') {
-      const r = choice.resource;
-      return this.attach({ server: choice.server, uri: r.uri, title: r.title ?? r.name, ...(r.mimeType ? { mimeType: r.mimeType } : {}), ...(r.size !== undefined ? { size: r.size } : {}) });
-    }
-    const { template, server } = choice;
-    const variables = templateVariables(template.uriTemplate);
-    this.showForm(
-      argumentForm({
-        heading: `Attach ${template.title ?? template.name}`,
-        description: template.uriTemplate,
-        fields: variables.map((name) => ({ name, required: true })),
-        complete: async (name, value, values) => this.suggest(server, { type: 'ref/resource', uri: template.uriTemplate }, name, value, values),
-        submitLabel: 'Attach',
-        submit: async (values) => {
-          const uri = expandTemplate(template.uriTemplate, values);
-          this.closeForm();
-          this.attach({ server, uri, title: `${template.title ?? template.name}: ${variables.map((v) => values[v]).join(', ')}`, ...(template.mimeType ? { mimeType: template.mimeType } : {}) });
-        },
-        cancel: () => this.closeForm(),
-      }),
-    );
-  }
-
-  private async suggest(server: string, ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, name: string, value: string, values: Record<string, string>) {
-    const id = await this.ensureConversation();
-    const { completion } = await this.api.complete(id, { server, ref, argument: { name, value }, context: { arguments: values } });
-    return completion.values;
+    if (choice.kind === 'template') return this.showForm(templateForm(choice.server, choice.template, this.formDeps()));
+    const r = choice.resource;
+    this.attach({ server: choice.server, uri: r.uri, title: r.title ?? r.name, ...(r.mimeType ? { mimeType: r.mimeType } : {}), ...(r.size !== undefined ? { size: r.size } : {}) });
   }
 
   private attach(attachment: Attachment): void {
@@ -259,6 +266,7 @@ export class McpOndemandChat extends HTMLElement {
   }
 
   private showForm(form: HTMLFormElement): void {
+    this.input.value = '';
     this.formSlot.replaceChildren(form);
     this.formSlot.hidden = false;
     (form.querySelector('input') ?? form.querySelector('button'))?.focus();
@@ -273,7 +281,9 @@ export class McpOndemandChat extends HTMLElement {
 
   private async submit(): Promise<void> {
     const text = this.input.value.trim();
-    if (!text || this.busy || this.slashMenu.isOpen || this.atMenu.isOpen) return;
+    if (!text || this.busy) return;
+    this.slashMenu.close();
+    this.atMenu.close();
     const attachments = this.attachments;
     const mine: Message = {
       id: `local-${Date.now()}`,
@@ -284,18 +294,20 @@ export class McpOndemandChat extends HTMLElement {
     this.input.value = '';
     this.attachments = [];
     this.renderChips();
-    this.addMessage(mine);
+    this.transcript.add(mine);
     const sent = await this.runTurn(
       async (signal) => this.api.sendMessage(await this.ensureConversation(), { text, attachments: attachments.map(({ server, uri }) => ({ server, uri })) }, signal),
-      () => {
+      {
         // Refused before it was stored: take the message back into the box, nothing is lost.
-        this.removeMessage(mine);
-        if (!this.input.value) this.input.value = text;
-        this.attachments = attachments;
-        this.renderChips();
+        onRefused: () => {
+          this.transcript.remove(mine);
+          if (!this.input.value) this.input.value = text;
+          this.attachments = attachments;
+          this.renderChips();
+        },
+        // "Try again" sends what is in the box now (the message, put back).
+        retry: () => void this.submit(),
       },
-      // "Try again" sends what is in the box now (the message, put back).
-      () => void this.submit(),
     );
     if (sent) this.input.focus();
   }
@@ -306,163 +318,129 @@ export class McpOndemandChat extends HTMLElement {
    * there without us). `onRefused` undoes local changes when the service
    * refused the request outright (4xx/5xx before any streaming).
    */
-  private async runTurn(start: Turn, onRefused?: () => void, retry: () => void = () => void this.runTurn(start, onRefused)): Promise<boolean> {
-    if (this.busy) return false;
-    this.setBusy(true, 'Thinking…');
-    this.clearAlert();
-    const controller = new AbortController();
-    let response: Response;
-    try {
-      response = await start(controller.signal);
-    } catch (error) {
-      onRefused?.();
-      this.setBusy(false);
-      this.showError(error, retry);
+  private async runTurn(start: Turn, options: { onRefused?: () => void; retry?: () => void } = {}): Promise<boolean> {
+    const retry = options.retry ?? (() => void this.runTurn(start, options));
+    if (this.busy) {
+      options.onRefused?.();
+      this.showError(new ChatError(409, 'turn_in_progress', 'A turn is already running.'));
       return false;
     }
+    const signal = this.lifetime.signal;
+    this.setBusy(true, 'Thinking…');
+    this.clearAlert();
     try {
-      await this.follow(controller.signal, response);
+      let response: Response;
+      try {
+        response = await start(signal);
+      } catch (error) {
+        if (signal.aborted) return false;
+        if (error instanceof ChatError && error.code === 'not_found') this.forgetConversation();
+        options.onRefused?.();
+        this.showError(error, retry);
+        return false;
+      }
+      await this.follow(signal, response);
+      return true;
     } finally {
       this.setBusy(false);
     }
-    return true;
+  }
+
+  /** Follows the turn running on the service (after a dropped stream, from "Try again"). */
+  private async resumeTurn(): Promise<void> {
+    if (this.busy || !this.conversationId) return;
+    this.setBusy(true, 'Reconnecting…');
+    try {
+      await this.follow(this.lifetime.signal, null);
+    } finally {
+      this.setBusy(false);
+    }
   }
 
   /** Streams `response` (or the running turn, when null) into the transcript, resuming after drops. */
   private async follow(signal: AbortSignal, response: Response | null): Promise<void> {
     let current = response;
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      const resumed = current === null;
       try {
-        if (!current) current = await this.api.resume(this.conversationId!, signal);
+        current ??= await this.api.resume(this.conversationId!, signal);
         if (!current) {
           // Nothing running: the turn finished while we were away; its result is in the history.
           if (attempt > 0) await this.reloadHistory();
           return;
         }
-        if (await this.consume(current)) {
-          // A resumed turn may have started before this page saw it: the history is the full story.
-          if (attempt > 0) await this.reloadHistory();
+        if (await this.consume(current, resumed)) {
+          // A resumed stream may have begun before this page saw it: the history is the full story.
+          if (resumed) await this.reloadHistory();
           return;
         }
       } catch (error) {
-        if (error instanceof ChatError || attempt >= RESUME_DELAYS_MS.length) {
-          this.showError(error, () => void this.follow(signal, null));
-          return;
-        }
+        if (signal.aborted) return;
+        if (error instanceof ChatError) return this.showError(error, () => void this.resumeTurn());
+        // Otherwise the stream broke: try again below.
+      }
+      if (attempt >= RESUME_DELAYS_MS.length) {
+        return this.showError(new Error('The connection dropped and could not be re-established.'), () => void this.resumeTurn());
       }
       current = null;
-      this.setBusy(true, 'Connection lost — reconnecting…');
+      this.status.textContent = 'Connection lost — reconnecting…';
       await new Promise((resolve) => setTimeout(resolve, RESUME_DELAYS_MS[attempt]));
     }
   }
 
-  /** One response's chunks into its message. True when the turn finished; false when the stream broke off. */
-  private async consume(response: Response): Promise<boolean> {
+  /** One response's chunks into its message. True when the turn ended; false when the stream broke off. */
+  private async consume(response: Response, resumed: boolean): Promise<boolean> {
     let message: Message | null = null;
-    let finished = false;
+    let ended = false;
+    let failed = false;
     for await (const chunk of sseChunks(response.body!)) {
       if (chunk.type === 'start') {
-        // A continuation (after an approval) streams into the message it continues;
-        // a resumed stream starts that message again from its first chunk.
-        const existing = this.messages.find((m) => m.id === chunk.messageId);
-        message = existing && !(response.url.endsWith('/stream')) ? existing : { id: chunk.messageId ?? '', role: 'assistant', parts: [] };
-        if (existing && message !== existing) this.replaceMessage(existing, message);
-        else if (!existing) this.addMessage(message);
+        const existing = this.transcript.find(chunk.messageId);
+        if (existing && !resumed) {
+          message = existing; // a continuation (after an approval) streams into the message it continues
+        } else {
+          // A new message; or a resumed stream, replayed from its first chunk onto the message as stored.
+          message = this.transcript.storedCopy(chunk.messageId) ?? { id: chunk.messageId ?? '', role: 'assistant', parts: [] };
+          if (existing) this.transcript.replace(existing, message);
+          else this.transcript.add(message);
+        }
       }
-      message ??= this.addMessage({ id: '', role: 'assistant', parts: [] });
+      message ??= this.transcript.add({ id: '', role: 'assistant', parts: [] });
       const said = applyChunk(message, chunk);
-      if (said?.notice) this.log.append(h('p', { class: 'notice' }, said.notice));
-      if (said?.error) this.showError(new ChatError(502, 'turn_failed', said.error));
-      if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') finished = true;
-      this.scheduleRender(message);
+      if (said?.error) {
+        failed = true;
+        this.showError(new ChatError(502, 'turn_failed', said.error));
+      }
+      if (chunk.type === 'abort') failed = true;
+      if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') ended = true;
+      this.transcript.scheduleRender(message);
     }
-    if (message && finished) this.emit('mcp-ondemand-message', { message });
-    return finished;
+    if (message && ended && !failed) {
+      const text = message.parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join(' ');
+      this.transcript.announce(`Assistant: ${text}`);
+      this.emit('mcp-ondemand-message', { message: structuredClone(message) });
+    }
+    return ended;
   }
 
   private answer = (toolCallId: string, approved: boolean): void => {
     // Shown as answered at once; the stream that follows continues the same message.
-    const message = this.messages.find((m) => m.parts.some((p) => (p as { toolCallId?: string }).toolCallId === toolCallId));
+    const message = this.transcript.all().find((m) => m.parts.some((p) => (p as { toolCallId?: string }).toolCallId === toolCallId));
     const part = message?.parts.find((p) => (p as { toolCallId?: string }).toolCallId === toolCallId) as ToolPart | undefined;
-    if (message && part?.approval) {
-      part.state = 'approval-responded';
-      part.approval.approved = approved;
-      this.renderNow(message);
-    }
-    void this.runTurn(async (signal) => this.api.answerApproval(this.conversationId!, { toolCallId, approved }, signal));
-  };
-
-  // ---- transcript ---------------------------------------------------------------------
-
-  private showMessages(messages: Message[]): void {
-    this.messages = [];
-    this.views.clear();
-    this.log.replaceChildren();
-    if (!messages.length) this.log.append(emptyState());
-    for (const message of messages) this.addMessage(message);
-  }
-
-  private addMessage(message: Message): Message {
-    this.log.querySelector('.empty')?.remove();
-    this.messages.push(message);
-    const view = renderMessage(message, this.context());
-    this.views.set(message, view);
-    this.log.append(view);
-    this.log.scrollTop = this.log.scrollHeight;
-    return message;
-  }
-
-  private replaceMessage(old: Message, message: Message): void {
-    this.messages[this.messages.indexOf(old)] = message;
-    const view = this.views.get(old);
-    this.views.delete(old);
-    const fresh = renderMessage(message, this.context());
-    view?.replaceWith(fresh);
-    this.views.set(message, fresh);
-  }
-
-  private removeMessage(message: Message): void {
-    this.messages = this.messages.filter((m) => m !== message);
-    this.views.get(message)?.remove();
-    this.views.delete(message);
-  }
-
-  private pending = new Set<Message>();
-  /** Re-renders a streaming message at most once a frame. */
-  private scheduleRender(message: Message): void {
-    if (this.pending.has(message)) return;
-    this.pending.add(message);
-    requestAnimationFrame(() => this.renderNow(message));
-  }
-  private renderNow(message: Message): void {
-    this.pending.delete(message);
-    const view = this.views.get(message);
-    if (!view) return;
-    // Keep open what the person opened.
-    const open = new Set([...view.querySelectorAll('details[open]')].map((d) => [...view.querySelectorAll('details')].indexOf(d as HTMLDetailsElement)));
-    const fresh = renderMessage(message, this.context());
-    [...fresh.querySelectorAll('details')].forEach((d, i) => open.has(i) && d.setAttribute('open', ''));
-    view.replaceWith(fresh);
-    this.views.set(message, fresh);
-    const atBottom = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 80;
-    if (atBottom) this.log.scrollTop = this.log.scrollHeight;
-  }
-
-  private context() {
-    return {
-      describe: (server: string, uri: string): Attachment => {
-        const resource = this.catalog?.value.servers.find((s) => s.id === server)?.resources?.find((r) => r.uri === uri);
-        return {
-          server,
-          uri,
-          title: resource?.title ?? resource?.name ?? uri,
-          ...(resource?.mimeType ? { mimeType: resource.mimeType } : {}),
-          ...(resource?.size !== undefined ? { size: resource.size } : {}),
-        };
-      },
-      answer: this.busy ? undefined : this.answer,
+    const show = (state: ToolPart['state'], decision?: boolean) => {
+      if (!message || !part?.approval) return;
+      part.state = state;
+      if (decision === undefined) delete part.approval.approved;
+      else part.approval.approved = decision;
+      this.transcript.renderNow(message);
     };
-  }
+    show('approval-responded', approved);
+    this.input.focus();
+    void this.runTurn(async (signal) => this.api.answerApproval(this.conversationId!, { toolCallId, approved }, signal), {
+      // Refused (expired token, limit): the question is still open; ask it again.
+      onRefused: () => show('approval-requested'),
+    });
+  };
 
   // ---- status and errors ----------------------------------------------------------------
 
@@ -470,13 +448,15 @@ export class McpOndemandChat extends HTMLElement {
     this.busy = busy;
     this.send.disabled = busy;
     this.status.textContent = status;
-    this.log.setAttribute('aria-busy', String(busy));
+    this.transcript.setStreaming(busy);
     // Approval buttons are live only between turns.
-    for (const message of this.messages) if (message.role === 'assistant' && message.parts.some((p) => (p as { state?: string }).state === 'approval-requested')) this.renderNow(message);
+    for (const message of this.transcript.all()) {
+      if (message.role === 'assistant' && message.parts.some((p) => (p as { state?: string }).state === 'approval-requested')) this.transcript.renderNow(message);
+    }
   }
 
-  /** Runs `fn`; a failure is reported in plain words (and thrown on, for a form to show). */
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn`; a failure is rethrown in plain words (for a form to show next to the input). */
+  private async plainly<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (error) {
@@ -486,17 +466,17 @@ export class McpOndemandChat extends HTMLElement {
   }
 
   private showError(error: unknown, retry?: () => void): void {
-    const plain: PlainError = plainError(error);
-    this.retry = plain.retryable && retry ? retry : null;
+    const plain = plainError(error);
+    const again = plain.retryable && retry ? retry : null;
     this.alert.dataset.auth = plain.authExpired ? 'expired' : '';
     this.alert.dataset.code = error instanceof ChatError ? error.code : 'connection_lost';
     this.alert.replaceChildren(
       h('div', {}, h('strong', {}, plain.title), plain.detail),
-      ...(this.retry ? [h('button', { type: 'button', class: 'secondary', onclick: () => (this.clearAlert(), this.retry?.()) }, 'Try again')] : []),
+      ...(again ? [h('button', { type: 'button', class: 'secondary', onclick: () => (this.clearAlert(), again()) }, 'Try again')] : []),
     );
     this.alert.hidden = false;
     this.status.textContent = '';
-    const detail = error instanceof ChatError ? { status: error.status, code: error.code, message: error.message } : { status: 0, code: 'connection_lost', message: String(error) };
+    const detail = error instanceof ChatError ? { status: error.status, code: error.code, message: error.message } : { status: 0, code: 'connection_lost', message: String((error as Error)?.message ?? error) };
     this.emit('mcp-ondemand-error', { ...detail, title: plain.title });
     if (plain.authExpired) this.emit('mcp-ondemand-token-expired', { code: detail.code });
   }
@@ -510,10 +490,4 @@ export class McpOndemandChat extends HTMLElement {
   private emit(type: string, detail: unknown): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
-}
-
-const defaultPlaceholder = 'Ask anything — / for prompts, @ to attach';
-
-function emptyState(): HTMLElement {
-  return h('p', { class: 'empty' }, 'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or @ to attach a resource.');
 }

@@ -9,26 +9,34 @@ export interface Option<T> {
 }
 
 /**
- * A listbox popup driven from a text field (ARIA combobox pattern): the
- * field keeps focus; arrows move the active option, Enter or Tab picks it,
- * Escape closes. Used for the slash menu, the @ menu and argument
- * completions.
+ * A listbox popup driven from a text field, which keeps focus: arrows move
+ * the active option, Enter picks it, Escape (or Tab, moving on) closes.
+ * An `<input>` becomes an ARIA combobox; the message textarea (a textbox
+ * that may have two menus, / and @) points `aria-controls` and
+ * `aria-activedescendant` at whichever menu is open. A polite status line
+ * says how many options there are.
  */
 export class Listbox<T> {
   readonly el: HTMLUListElement;
   private options: Option<T>[] = [];
   private active = -1;
+  private readonly combobox: boolean;
 
   constructor(
     private readonly field: HTMLInputElement | HTMLTextAreaElement,
     private readonly onPick: (value: T) => void,
-    label: string,
+    private readonly label: string,
+    private readonly announce: (text: string) => void,
     className = '',
   ) {
     this.el = h('ul', { role: 'listbox', id: uid('listbox'), 'aria-label': label, class: className, hidden: true });
-    field.setAttribute('aria-controls', this.el.id);
-    field.setAttribute('aria-expanded', 'false');
-    field.setAttribute('aria-autocomplete', 'list');
+    this.combobox = field instanceof HTMLInputElement;
+    if (this.combobox) {
+      field.setAttribute('role', 'combobox');
+      field.setAttribute('aria-autocomplete', 'list');
+      field.setAttribute('aria-controls', this.el.id);
+      field.setAttribute('aria-expanded', 'false');
+    }
     field.addEventListener('keydown', (event) => this.onKey(event as KeyboardEvent));
     field.addEventListener('blur', () => setTimeout(() => this.close(), 150));
   }
@@ -38,8 +46,11 @@ export class Listbox<T> {
   }
 
   show(options: Option<T>[]): void {
+    if (!options.length) return this.close();
+    const count = options.filter((o) => !o.disabled).length;
+    if (!this.isOpen || count !== this.options.filter((o) => !o.disabled).length) this.announce(`${this.label}: ${count} ${count === 1 ? 'option' : 'options'}`);
     this.options = options;
-    this.active = options.length ? 0 : -1;
+    this.active = options.findIndex((o) => !o.disabled);
     this.el.replaceChildren(
       ...options.map((option, index) =>
         h(
@@ -56,36 +67,48 @@ export class Listbox<T> {
         ),
       ),
     );
-    this.el.hidden = options.length === 0;
-    this.field.setAttribute('aria-expanded', String(!this.el.hidden));
+    this.el.hidden = false;
+    this.field.setAttribute('aria-controls', this.el.id);
+    if (this.combobox) this.field.setAttribute('aria-expanded', 'true');
     this.highlight();
   }
 
   close(): void {
+    if (!this.isOpen) return;
     this.el.hidden = true;
-    this.field.setAttribute('aria-expanded', 'false');
+    this.options = [];
+    this.active = -1;
+    if (this.combobox) this.field.setAttribute('aria-expanded', 'false');
+    else if (this.field.getAttribute('aria-controls') === this.el.id) this.field.removeAttribute('aria-controls');
     this.field.removeAttribute('aria-activedescendant');
   }
 
   private pick(index: number): void {
     const option = this.options[index];
-    if (option?.disabled) return;
+    if (!option || option.disabled) return;
     this.close();
-    if (option) this.onPick(option.value);
+    this.onPick(option.value);
   }
 
   private onKey(event: KeyboardEvent): void {
     if (!this.isOpen) return;
-    const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1 };
-    if (event.key in moves) {
-      this.active = (this.active + moves[event.key]! + this.options.length) % this.options.length;
+    const selectable = this.options.map((o, i) => (o.disabled ? -1 : i)).filter((i) => i >= 0);
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      if (!selectable.length) return;
+      const at = selectable.indexOf(this.active);
+      const next = event.key === 'ArrowDown' ? at + 1 : at - 1;
+      this.active = selectable[(next + selectable.length) % selectable.length]!;
       this.highlight();
-    } else if (event.key === 'Enter' || event.key === 'Tab') {
-      if (this.active < 0) return;
+    } else if (event.key === 'Enter') {
+      // Nothing to pick: the Enter is the field's (send the message).
+      if (this.active < 0) return this.close();
       this.pick(this.active);
     } else if (event.key === 'Escape') {
       this.close();
-    } else return;
+    } else {
+      if (event.key === 'Tab') this.close();
+      return;
+    }
     event.preventDefault();
     event.stopImmediatePropagation();
   }
@@ -96,6 +119,6 @@ export class Listbox<T> {
     if (current) {
       this.field.setAttribute('aria-activedescendant', current.id);
       current.scrollIntoView?.({ block: 'nearest' });
-    }
+    } else this.field.removeAttribute('aria-activedescendant');
   }
 }

@@ -73,7 +73,8 @@ export function renderMarkdown(source: string, doc: Document = document): Docume
 }
 
 // Underscore emphasis only at word boundaries, as in CommonMark: snake_case and demo__tool stay as written.
-const INLINE = /`([^`]+)`|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)/g;
+// Link parts are bounded, so hostile text ("[[[[…") cannot make the match take seconds.
+const INLINE = /`([^`]+)`|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^[\]\n]{1,300})\]\(([^)\s]{1,2048})\)/g;
 
 function inline(text: string, doc: Document): DocumentFragment {
   const fragment = doc.createDocumentFragment();
@@ -103,6 +104,7 @@ function link(label: string, href: string, doc: Document): Node {
   a.href = url.href;
   a.target = '_blank';
   a.rel = 'noopener noreferrer nofollow';
-  a.textContent = label;
+  // A label that is not the address itself also shows where the link goes.
+  a.textContent = label === href || label === url.href ? label : `${label} (${url.protocol === 'mailto:' ? url.pathname : url.host})`;
   return a;
 }

@@ -19,8 +19,10 @@ export function plainError(error: unknown): PlainError {
     case 'unreachable':
       return { title: 'The chat service cannot be reached.', detail: 'Check your connection; the service may also be down.', retryable: true };
     case 'origin_refused':
+      // Most likely CORS; a network blip between the two requests looks the same, so trying again is offered.
+      return { title: 'This site is not allowed to use this chat service.', detail: `${detail} The site's administrator must add it to the service's allowed origins.`, retryable: true };
     case 'origin_not_allowed':
-      return { title: 'This site is not allowed to use this chat service.', detail: `${detail} The site's administrator must add it to the service's allowed origins.`, retryable: false };
+      return { title: 'This site is not allowed to use this chat service.', detail: `${detail}. The site's administrator must add it to the service's allowed origins.`, retryable: false };
     case 'token_expired':
       return { title: 'Your chat session has expired.', detail: 'Reload the page or sign in again to continue.', retryable: false, authExpired: true };
     case 'unauthorized':
@@ -41,7 +43,7 @@ export function plainError(error: unknown): PlainError {
     case 'invalid_config':
       return { title: 'The chat service is not set up correctly.', detail, retryable: false };
     case 'not_found':
-      return { title: 'This conversation no longer exists.', detail: 'Start a new one.', retryable: false };
+      return { title: 'This conversation no longer exists.', detail: 'Try again to start a new one.', retryable: true };
     default:
       if (error.status === 413) return { title: 'That is too much to send at once.', detail, retryable: false };
       if (error.status >= 500) return { title: 'The chat service ran into a problem.', detail, retryable: true };

@@ -12,6 +12,8 @@ export const STYLES = `
   --mcp-fg: #1d2330;
   --mcp-muted: #5d6678;
   --mcp-border: #d9dde6;
+  /* Borders of fields: 3:1 against the background (WCAG 1.4.11). */
+  --mcp-field-border: #858d9f;
   --mcp-accent: #3451b2;
   --mcp-accent-fg: #ffffff;
   --mcp-user-bg: #eef1fb;
@@ -66,18 +68,18 @@ button:disabled { opacity: .5; cursor: default; }
 .alert strong { display: block; }
 .composer { border-top: 1px solid var(--mcp-border); padding: 8px 14px 12px; display: flex; flex-direction: column; gap: 6px; position: relative; }
 .input-row { display: flex; gap: 8px; align-items: flex-end; }
-textarea { flex: 1; resize: none; font: inherit; color: inherit; background: var(--mcp-bg); border: 1px solid var(--mcp-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 140px; }
+textarea { flex: 1; resize: none; font: inherit; color: inherit; background: var(--mcp-bg); border: 1px solid var(--mcp-field-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 140px; }
 .hint { font-size: .8em; color: var(--mcp-muted); }
 [role="listbox"] { list-style: none; margin: 0; padding: 4px; border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-bg); box-shadow: 0 6px 24px rgba(0,0,0,.12); max-height: 240px; overflow-y: auto; }
 .menu { position: absolute; left: 14px; right: 14px; bottom: 100%; z-index: 2; }
 [role="option"] { padding: 6px 8px; border-radius: 6px; cursor: pointer; }
-[role="option"][aria-selected="true"] { background: var(--mcp-user-bg); }
+[role="option"][aria-selected="true"] { background: var(--mcp-user-bg); box-shadow: inset 3px 0 0 var(--mcp-accent); }
 [role="option"][aria-disabled="true"] { color: var(--mcp-error); cursor: default; }
 [role="option"] .detail { display: block; font-size: .82em; color: var(--mcp-muted); }
 .form { border: 1px solid var(--mcp-border); border-radius: 8px; padding: 10px; display: flex; flex-direction: column; gap: 8px; background: var(--mcp-assistant-bg); }
 .form h3 { margin: 0; font-size: 1em; }
 .form label { display: flex; flex-direction: column; gap: 2px; font-size: .88em; position: relative; }
-.form input { font: inherit; padding: 6px 8px; border: 1px solid var(--mcp-border); border-radius: 6px; color: inherit; background: var(--mcp-bg); }
+.form input { font: inherit; padding: 6px 8px; border: 1px solid var(--mcp-field-border); border-radius: 6px; color: inherit; background: var(--mcp-bg); }
 .form [role="listbox"] { max-height: 150px; }
 .form .error { color: var(--mcp-error); font-size: .85em; }
 .preview { white-space: pre-wrap; background: var(--mcp-bg); border: 1px solid var(--mcp-border); border-radius: 6px; padding: 6px 8px; max-height: 160px; overflow: auto; font-size: .88em; margin: 0; }

@@ -30,7 +30,13 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
       if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text)));
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
+    } else if (part.type === 'data-notice') {
+      const text = ((part as { data?: { message?: unknown } }).data?.message);
+      if (typeof text === 'string') el.append(h('p', { class: 'notice' }, text));
     }
+  }
+  if (message.metadata?.finishReason === 'step-limit') {
+    el.append(h('p', { class: 'notice' }, 'The assistant stopped after the most steps one answer may take. Ask it to go on if you need more.'));
   }
   if (!el.childElementCount) el.append(h('span', { class: 'meta', 'aria-label': 'Assistant is thinking' }, '…'));
   return el;
@@ -86,6 +92,7 @@ export function attachmentChips(attachments: Attachment[], remove?: (index: numb
 
 export function attachmentLabel(a: Attachment): string {
   const meta = [a.mimeType, a.size === undefined ? undefined : sizeOf(a.size)].filter(Boolean).join(', ');
-  const binary = a.mimeType && !/^text\/|json|xml|yaml|javascript|markdown/.test(a.mimeType);
-  return `${a.title}${meta ? ` · ${meta}` : ''}${binary ? ' · described, not sent' : ''}`;
+  // Binaries other than images reach the model as a description only; images may be sent to a model that can see them.
+  const described = a.mimeType && !/^text\/|^image\/|json|xml|yaml|javascript|markdown/.test(a.mimeType);
+  return `${a.title}${meta ? ` · ${meta}` : ''}${described ? ' · described, not sent' : ''}`;
 }

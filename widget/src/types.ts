@@ -67,7 +67,7 @@ export interface Message {
   id: string;
   role: 'user' | 'assistant' | 'system';
   parts: MessagePart[];
-  metadata?: { attachments?: Array<{ server: string; uri: string }>; prompt?: { server: string; name: string } };
+  metadata?: { attachments?: Array<{ server: string; uri: string }>; prompt?: { server: string; name: string }; finishReason?: string; [key: string]: unknown };
 }
 
 export interface Snapshot {

@@ -13,36 +13,52 @@ export interface StreamChunk {
   errorText?: string;
   approvalId?: string;
   data?: unknown;
+  transient?: boolean;
+  messageMetadata?: Record<string, unknown>;
 }
 
 /**
- * The chunks of a server-sent-events body, in order. Written here rather than
- * taken from `ai` (whose reader would be most of the widget's size): the
- * format is `data: <json>` events ending with `data: [DONE]`.
+ * The chunks of a server-sent-events body. Written here rather than taken
+ * from `ai` (whose reader would be most of the widget's size): the format is
+ * `data: <json>` events ending with `data: [DONE]`. Any line ending (LF,
+ * CRLF, CR) is accepted; a last event without its blank line still counts.
+ * If the reader stops early (an error, the element removed), the body is
+ * cancelled so it does not keep streaming in the background.
  */
 export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamChunk> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  let complete = false;
+  const events = function* (final: boolean) {
+    // A trailing CR may be the first half of a CRLF split across reads: keep it for the next one.
+    const text = final ? buffer : buffer.replace(/\r$/, '');
+    const rest = buffer.slice(text.length);
+    const blocks = text.replace(/\r\n?/g, '\n').split('\n\n');
+    buffer = (final ? '' : blocks.pop()!) + rest;
+    for (const block of blocks) {
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data && data !== '[DONE]') yield JSON.parse(data) as StreamChunk;
+    }
+  };
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = event
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trimStart())
-          .join('\n');
-        if (!data || data === '[DONE]') continue;
-        yield JSON.parse(data) as StreamChunk;
+      if (done) {
+        buffer += decoder.decode();
+        yield* events(true);
+        complete = true;
+        return;
       }
+      buffer += decoder.decode(value, { stream: true });
+      yield* events(false);
     }
   } finally {
+    if (!complete) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
 }
@@ -50,11 +66,12 @@ export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerat
 /**
  * Applies one chunk to the assistant message being streamed, the way the AI
  * SDK's own reader builds a `UIMessage`, so a live message and one loaded
- * from history render the same. Returns a notice or error text to show, if
- * the chunk carries one.
+ * from history render the same. Returns the error text to show, if the
+ * chunk carries one.
  */
-export function applyChunk(message: Message, chunk: StreamChunk): { notice?: string; error?: string } | undefined {
+export function applyChunk(message: Message, chunk: StreamChunk): { error?: string } | undefined {
   const tool = (id: string | undefined) => message.parts.find((p): p is ToolPart => 'toolCallId' in p && p.toolCallId === id);
+  if (chunk.messageMetadata) message.metadata = { ...message.metadata, ...chunk.messageMetadata };
   switch (chunk.type) {
     case 'start':
       if (chunk.messageId) message.id = chunk.messageId;
@@ -96,8 +113,10 @@ export function applyChunk(message: Message, chunk: StreamChunk): { notice?: str
     }
     case 'tool-output-error':
     case 'tool-input-error': {
+      // An invalid tool call (input error) may arrive with no part before it.
       const part = tool(chunk.toolCallId);
       if (part) Object.assign(part, { state: 'output-error', errorText: chunk.errorText });
+      else message.parts.push({ type: `tool-${chunk.toolName}`, toolCallId: chunk.toolCallId ?? '', state: 'output-error', input: chunk.input, errorText: chunk.errorText ?? '' });
       return;
     }
     case 'tool-output-denied': {
@@ -108,10 +127,8 @@ export function applyChunk(message: Message, chunk: StreamChunk): { notice?: str
     case 'error':
       return { error: chunk.errorText ?? 'The answer failed.' };
     default:
-      if (chunk.type.startsWith('data-')) {
-        const text = (chunk.data as { message?: unknown } | undefined)?.message;
-        if (typeof text === 'string') return { notice: text };
-      }
+      // Data parts belong to the message, as in the AI SDK (so a replay or a reload shows them once).
+      if (chunk.type.startsWith('data-') && !chunk.transient) message.parts.push({ type: chunk.type, data: chunk.data });
       return;
   }
 }

@@ -1,0 +1,113 @@
+import { h } from './dom';
+import { renderMessage, type TranscriptContext } from './transcript';
+import type { Message } from './types';
+
+/**
+ * The conversation log: the messages, their elements, and re-rendering a
+ * streaming message at most once a frame. Focus inside a re-rendered message
+ * (an open step, a button) is put back on the same control. While a turn
+ * streams the log is not a live region (a screen reader would hear the whole
+ * answer again on every frame); the finished answer is announced once.
+ */
+export class TranscriptView {
+  readonly el: HTMLElement;
+  private readonly announcer: HTMLElement;
+  private messages: Message[] = [];
+  private views = new Map<Message, HTMLElement>();
+  /** Messages as the service stored them (the last history load), by id. */
+  private stored = new Map<string, Message>();
+  private pending = new Set<Message>();
+
+  constructor(
+    private readonly root: ShadowRoot,
+    private readonly context: () => TranscriptContext,
+  ) {
+    this.el = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: 0, part: 'log' }, emptyState());
+    this.announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
+  }
+
+  get announcerEl(): HTMLElement {
+    return this.announcer;
+  }
+
+  /** Quiet while a turn streams; the answer is announced when it is done. */
+  setStreaming(streaming: boolean): void {
+    this.el.setAttribute('aria-busy', String(streaming));
+    this.el.setAttribute('aria-live', streaming ? 'off' : 'polite');
+  }
+
+  announce(text: string): void {
+    this.announcer.textContent = text.length > 600 ? `${text.slice(0, 600)}…` : text;
+  }
+
+  all(): readonly Message[] {
+    return this.messages;
+  }
+  find(id: string | undefined): Message | undefined {
+    return id ? this.messages.find((m) => m.id === id) : undefined;
+  }
+  /** A copy of the message as last loaded from the history, to replay a resumed stream onto. */
+  storedCopy(id: string | undefined): Message | undefined {
+    const message = id ? this.stored.get(id) : undefined;
+    return message ? structuredClone(message) : undefined;
+  }
+
+  show(messages: Message[]): void {
+    this.messages = [];
+    this.views.clear();
+    this.stored = new Map(messages.map((m) => [m.id, structuredClone(m)]));
+    this.el.replaceChildren();
+    if (!messages.length) this.el.append(emptyState());
+    for (const message of messages) this.add(message);
+  }
+
+  add(message: Message): Message {
+    this.el.querySelector('.empty')?.remove();
+    this.messages.push(message);
+    const view = renderMessage(message, this.context());
+    this.views.set(message, view);
+    this.el.append(view);
+    this.el.scrollTop = this.el.scrollHeight;
+    return message;
+  }
+
+  replace(old: Message, message: Message): void {
+    this.messages[this.messages.indexOf(old)] = message;
+    const view = this.views.get(old);
+    this.views.delete(old);
+    this.views.set(message, view ?? h('article'));
+    this.renderNow(message);
+  }
+
+  remove(message: Message): void {
+    this.messages = this.messages.filter((m) => m !== message);
+    this.views.get(message)?.remove();
+    this.views.delete(message);
+  }
+
+  scheduleRender(message: Message): void {
+    if (this.pending.has(message)) return;
+    this.pending.add(message);
+    requestAnimationFrame(() => this.renderNow(message));
+  }
+
+  renderNow(message: Message): void {
+    this.pending.delete(message);
+    const view = this.views.get(message);
+    if (!view) return;
+    const controls = (el: Element) => [...el.querySelectorAll('summary, a, button')];
+    const focused = controls(view).indexOf(this.root.activeElement as Element);
+    const open = new Set([...view.querySelectorAll('details')].flatMap((d, i) => (d.open ? [i] : [])));
+    const atBottom = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 80;
+    const fresh = renderMessage(message, this.context());
+    [...fresh.querySelectorAll('details')].forEach((d, i) => open.has(i) && d.setAttribute('open', ''));
+    view.replaceWith(fresh);
+    this.views.set(message, fresh);
+    if (focused >= 0) (controls(fresh)[focused] as HTMLElement | undefined)?.focus();
+    if (atBottom) this.el.scrollTop = this.el.scrollHeight;
+  }
+}
+
+function emptyState(): HTMLElement {
+  return h('p', { class: 'empty' }, 'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or @ to attach a resource.');
+}

@@ -14,7 +14,7 @@ import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
 import { renderResource, type ModelView } from '../tools/render';
 import { mcpTools } from '../tools/mcp-tools';
-import { syntheticTools } from '../tools/synthetic';
+import { describedFromCatalog, syntheticTools } from '../tools/synthetic';
 import { type ChatHost, handleChatFrame } from './chat-socket';
 import { History, pendingApprovals } from './history';
 import type { Attachment } from './user-message';
@@ -36,6 +36,9 @@ export interface CompleteRequestBody {
   argument: { name: string; value: string };
   context?: { arguments?: Record<string, string> | undefined } | undefined;
 }
+
+/** `POST …/resources/read` of a binary described from the catalog: nothing was downloaded, so no contents. */
+export type CatalogRead = Omit<ResourceRead, 'cache'> & { cache: 'catalog' };
 
 /** What `GET /v1/conversations/:id` returns. */
 export interface ConversationSnapshot {
@@ -163,13 +166,17 @@ export class Conversation extends Agent<Env> {
    * resolves to one server. Returns the stored contents and, under `model`,
    * exactly what the model would see for this read (the same rendering).
    */
-  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<ResourceRead & { model: ModelView }>> {
+  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<(ResourceRead | CatalogRead) & { model: ModelView }>> {
     return toRpcResult(async () => {
       const sessions = await this.mcpSessions();
       const { settings } = loadConfig(this.env);
       const server = request.server ?? (await sessions.resolveServer(request.uri));
+      const state = await sessions.ensureServer(server);
+      const listing = state.resources.find((r) => r.uri === request.uri);
+      // A binary the catalog lists as too large to inline is described, not downloaded (as read_resource does).
+      const described = listing && describedFromCatalog(listing, server, settings);
+      if (described) return { server, uri: request.uri, cache: 'catalog' as const, fetchedAt: state.fetchedAt.resources ?? Date.now(), contents: [], model: described };
       const read = await sessions.readResource(server, request.uri);
-      const listing = (await sessions.ensureServer(server)).resources.find((r) => r.uri === request.uri);
       const model = renderResource(
         { server, uri: request.uri, title: listing?.title ?? listing?.name, contents: read.contents },
         { windowChars: settings.READ_WINDOW_CHARS, offset: request.offset ?? 0, images: this.modelAcceptsImages(), maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES },

@@ -83,6 +83,8 @@ export class Conversation extends Agent<Env> {
       servers TEXT
     )`;
     this.history = new History(ctx.storage);
+    // A new instance: no turn runs here yet, so one still marked pending was cut by an abort.
+    this.history.recoverInterrupted();
   }
 
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
@@ -252,7 +254,7 @@ export class Conversation extends Agent<Env> {
 
   private async startTurn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
     const sessions = await this.mcpSessions();
-    const history = this.history.load();
+    const history = this.history.forModel();
     if (newMessages.length && pendingApprovals(history).length) {
       throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
     }
@@ -266,16 +268,24 @@ export class Conversation extends Agent<Env> {
     const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
     const pinned = await readPinned(sessions, states, sessions.servers, settings);
     this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
-    this.live = await runTurn({
-      messages: [...history, ...newMessages],
-      states,
-      model,
-      tools,
-      settings,
-      modelPrompts,
-      pinned,
-      onComplete: (messages) => this.history.save(messages),
-    });
+    // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
+    this.history.begin(newMessages, newMessages.length ? undefined : history.at(-1));
+    try {
+      this.live = await runTurn({
+        messages: [...history, ...newMessages],
+        states,
+        model,
+        tools,
+        settings,
+        modelPrompts,
+        pinned,
+        onComplete: (messages) => this.history.save(messages),
+        onFailed: () => this.history.rollback(),
+      });
+    } catch (error) {
+      this.history.rollback();
+      throw error;
+    }
     return this.live;
   }
 

@@ -38,7 +38,7 @@ describe('faults', () => {
     const failed = await failedRead(id, freshUri());
     expect(failed.status).toBe(502);
     expect(failed.error.code).toBe('upstream_error');
-    expect(failed.error.message).toContain('MCP server "faulty"');
+    expect(failed.error.message).toContain('MCP server "faulty" could not be connected to');
     await demoStillWorks(id);
 
     // Failed connects back off (1 s, then doubling): the next request does not wait for the server again.
@@ -258,5 +258,28 @@ describe('notification storm (10,000 in one burst on the notification stream)', 
     expect((await read(id, { server: 'faulty', uri })).cache).toBe('memory');
     // The storm itself read nothing: only our own re-read reached the server.
     expect(((await proxyState()).methods['resources/read'] ?? 0) - readsBefore).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('server refuses connections (nothing listens on its port)', () => {
+  it('502 naming the server and the cause; other servers unaffected', async () => {
+    const { runInDurableObject } = await import('cloudflare:test');
+    const { buildSessions } = await import('./helpers/sessions');
+    const id = await createConversation();
+    const refused = { id: 'refused', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http', headers: {}, autoApprove: [], modelPrompts: true, pin: [], cacheScope: 'shared' } as never;
+    const demo = { id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, autoApprove: [], modelPrompts: true, pin: [], cacheScope: 'shared' } as never;
+    const outcome = await runInDurableObject(await conversationStub(id), async (_i, state) => {
+      const { sessions } = buildSessions(state.storage, [refused, demo]);
+      const states = await sessions.catalog();
+      const error = await sessions.readResource('refused', 'x://y').catch((e: { status: number; code: string; message: string }) => ({ status: e.status, code: e.code, message: e.message }));
+      const guidelines = await sessions.readResource('demo', 'task://guidelines');
+      await sessions.closeAll();
+      return { states: states.map((s) => [s.id, s.status, s.error]), error, demoRead: guidelines.contents.length };
+    });
+    expect(outcome.states).toContainEqual(['demo', 'connected', undefined]);
+    expect(outcome.states.find((s) => s[0] === 'refused')?.[1]).toBe('error');
+    expect(outcome.error).toMatchObject({ status: 502, code: 'upstream_error' });
+    expect((outcome.error as { message: string }).message).toBe('MCP server "refused" could not be connected to: Network connection lost.');
+    expect(outcome.demoRead).toBe(1);
   });
 });

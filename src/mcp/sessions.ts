@@ -100,7 +100,7 @@ export class McpSessions {
     // A server that just failed to connect is not tried again at once: a
     // down or silent server must not make every request wait for it.
     const backoff = this.backoffs.get(id);
-    if (!session.connected && backoff && Date.now() < backoff.until) throw upstreamError(id, backoff.error);
+    if (!session.connected && backoff && Date.now() < backoff.until) throw upstreamError(id, backoff.error, true);
     let client: Client;
     try {
       client = await session.ensure();
@@ -108,7 +108,7 @@ export class McpSessions {
       this.markError(state, error);
       const delay = Math.min(CONNECT_BACKOFF_MAX_MS, backoff ? backoff.delay * 2 : CONNECT_BACKOFF_MIN_MS);
       this.backoffs.set(id, { until: Date.now() + delay, delay, error });
-      throw upstreamError(id, error);
+      throw upstreamError(id, error, true);
     }
     this.backoffs.delete(id);
     let setUp = this.setUps.get(client);

@@ -111,14 +111,16 @@ describe('50 MB binaries', () => {
 
   it('listed without a size: the read stops at MCP_MAX_RESPONSE_BYTES with a clear 502; memory stays bounded', async () => {
     const id = await createConversation(HOSTILE);
-    await readVia(id, { server: 'demo', uri: 'task://guidelines' }); // connect first: measure the read alone
+    await api(`/v1/conversations/${id}/catalog`, {}, HOSTILE); // connect first: measure the read alone
     let failed!: ApiRead;
     const growth = await peakGrowthKb(async () => (failed = await readVia(id, { server: 'hostile', uri: 'hostile://unsized-binary' })));
     console.info(`50 MB binary without a size: workerd peak RSS +${(growth / MB).toFixed(1)} MiB`);
     expect(failed.status).toBe(502);
     expect(failed.body.error.code).toBe('upstream_error');
     expect(failed.body.error.message).toBe('MCP server "hostile" failed: the server sent a message larger than 16777216 bytes (MCP_MAX_RESPONSE_BYTES); it was not read');
-    expect(growth).toBeLessThan(64 * MB);
+    // A process-wide upper bound (GC timing moves it: 0.3-52 MiB seen). Without the limit
+    // the same read grew workerd by 461 MiB (docs/RELIABILITY.md).
+    expect(growth).toBeLessThan(100 * MB);
     await stillUsable(id);
   });
 });

@@ -56,6 +56,17 @@ export const TEST_TENANTS = [
       { id: 'minimal', url: local(4, '/alt'), transport: 'streamable-http' },
     ],
   },
+  // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
+  {
+    id: 'hostile',
+    apiKeySha256: [sha256('test-key-hostile')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'demo', url: '/demo/mcp' },
+      { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http' },
+      { id: 'hugelist', url: local(4, '/huge-list'), transport: 'streamable-http' },
+    ],
+  },
 ];
 
 // Two projects, one run. "workers": tests inside workerd with the bindings of

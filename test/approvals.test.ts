@@ -2,7 +2,7 @@ import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import type { UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
-import { connectDemoClient } from './helpers/demo-client';
+import { demoTaskTitles } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 
 type Pending = { toolCallId: string; toolName: string; input: { title?: string }; approvalId: string };
@@ -17,12 +17,7 @@ async function approveWith(id: string, toolCallId: string, approved: boolean, mo
   });
 }
 
-async function openTaskTitles() {
-  const { client, transport } = await connectDemoClient('checker');
-  const result = await client.callTool({ name: 'list_tasks', arguments: { status: 'all' } });
-  await transport.terminateSession();
-  return (result.structuredContent as { tasks: Array<{ title: string }> }).tasks.map((t) => t.title);
-}
+const openTaskTitles = demoTaskTitles;
 
 describe('MCP tools as <server>__<tool>', () => {
   it('a read-only tool runs without approval and its result reaches the model', async () => {

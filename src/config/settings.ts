@@ -22,6 +22,14 @@ export const SettingsSchema = z.object({
   MEMORY_CACHE_BYTES: int(0, 16 * 1024 * 1024),
   /** Timeout of one MCP request (initialize, list, read…). */
   MCP_REQUEST_TIMEOUT_MS: int(100, 30_000),
+  /**
+   * Largest single message (JSON body or SSE event) accepted from an MCP
+   * server; past it the request fails with a 502 naming the limit. Bounds the
+   * memory one read can take in the 128 MB isolate (see docs/RELIABILITY.md).
+   */
+  MCP_MAX_RESPONSE_BYTES: int(1_024, 16 * 1024 * 1024),
+  /** Deepest nesting accepted in a server's result (deeper is refused with a 502: it would overflow the stack later). */
+  MCP_MAX_RESULT_DEPTH: int(8, 100),
   /** Notifications arriving within this window lead to one catalog refresh. */
   NOTIFICATION_DEBOUNCE_MS: int(0, 250),
   /** Upper bound on pages followed for one list call (tools, resources, templates, prompts) (a server that never ends its cursor chain). */

@@ -14,7 +14,7 @@ import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
 import { renderResource, type ModelView } from '../tools/render';
 import { mcpTools } from '../tools/mcp-tools';
-import { syntheticTools } from '../tools/synthetic';
+import { describedFromCatalog, syntheticTools } from '../tools/synthetic';
 import { type ChatHost, handleChatFrame } from './chat-socket';
 import { History, pendingApprovals } from './history';
 import type { Attachment } from './user-message';
@@ -36,6 +36,9 @@ export interface CompleteRequestBody {
   argument: { name: string; value: string };
   context?: { arguments?: Record<string, string> | undefined } | undefined;
 }
+
+/** `POST …/resources/read` of a binary described from the catalog: nothing was downloaded, so no contents. */
+export type CatalogRead = Omit<ResourceRead, 'cache'> & { cache: 'catalog' };
 
 /** What `GET /v1/conversations/:id` returns. */
 export interface ConversationSnapshot {
@@ -80,6 +83,8 @@ export class Conversation extends Agent<Env> {
       servers TEXT
     )`;
     this.history = new History(ctx.storage);
+    // A new instance: no turn runs here yet, so one still marked pending was cut by an abort.
+    this.history.recoverInterrupted();
   }
 
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
@@ -163,13 +168,17 @@ export class Conversation extends Agent<Env> {
    * resolves to one server. Returns the stored contents and, under `model`,
    * exactly what the model would see for this read (the same rendering).
    */
-  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<ResourceRead & { model: ModelView }>> {
+  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<(ResourceRead | CatalogRead) & { model: ModelView }>> {
     return toRpcResult(async () => {
       const sessions = await this.mcpSessions();
       const { settings } = loadConfig(this.env);
       const server = request.server ?? (await sessions.resolveServer(request.uri));
+      const state = await sessions.ensureServer(server);
+      const listing = state.resources.find((r) => r.uri === request.uri);
+      // A binary the catalog lists as too large to inline is described, not downloaded (as read_resource does).
+      const described = listing && describedFromCatalog(listing, server, settings);
+      if (described) return { server, uri: request.uri, cache: 'catalog' as const, fetchedAt: state.fetchedAt.resources ?? Date.now(), contents: [], model: described };
       const read = await sessions.readResource(server, request.uri);
-      const listing = (await sessions.ensureServer(server)).resources.find((r) => r.uri === request.uri);
       const model = renderResource(
         { server, uri: request.uri, title: listing?.title ?? listing?.name, contents: read.contents },
         { windowChars: settings.READ_WINDOW_CHARS, offset: request.offset ?? 0, images: this.modelAcceptsImages(), maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES },
@@ -245,7 +254,7 @@ export class Conversation extends Agent<Env> {
 
   private async startTurn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
     const sessions = await this.mcpSessions();
-    const history = this.history.load();
+    const history = this.history.forModel();
     if (newMessages.length && pendingApprovals(history).length) {
       throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
     }
@@ -259,16 +268,24 @@ export class Conversation extends Agent<Env> {
     const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
     const pinned = await readPinned(sessions, states, sessions.servers, settings);
     this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
-    this.live = await runTurn({
-      messages: [...history, ...newMessages],
-      states,
-      model,
-      tools,
-      settings,
-      modelPrompts,
-      pinned,
-      onComplete: (messages) => this.history.save(messages),
-    });
+    // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
+    this.history.begin(newMessages, newMessages.length ? undefined : history.at(-1));
+    try {
+      this.live = await runTurn({
+        messages: [...history, ...newMessages],
+        states,
+        model,
+        tools,
+        settings,
+        modelPrompts,
+        pinned,
+        onComplete: (messages) => this.history.save(messages),
+        onFailed: () => this.history.rollback(),
+      });
+    } catch (error) {
+      this.history.rollback();
+      throw error;
+    }
     return this.live;
   }
 

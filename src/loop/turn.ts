@@ -17,6 +17,8 @@ export interface TurnInput {
   pinned?: { byServer: Map<string, string[]>; notices: string[] };
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
+  /** Called once when the turn ended without completing (the model or a step failed). */
+  onFailed?: () => void;
 }
 
 /** Finish metadata on the assistant message: what a UI shows as "done", "stopped at the step limit", tokens used. */
@@ -78,6 +80,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     },
     onFinish: ({ messages: finalMessages, outcome }) => {
       if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
+      else input.onFailed?.();
     },
     onError: (error) => describeModelError(error),
   }), notices);

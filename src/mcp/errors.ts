@@ -39,10 +39,15 @@ export function describeUpstreamError(error: unknown): string {
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… [${text.length - MAX_ERROR_CHARS} more characters]` : text;
 }
 
-/** The client-facing error for a failed MCP call: 504 on timeout, else 502, naming the server. */
-export function upstreamError(server: string, error: unknown): ApiError {
+/**
+ * The client-facing error for a failed MCP call: 504 on timeout, else 502,
+ * naming the server. `connecting`: the failure was reaching the server at
+ * all (refused, reset, DNS…), which workerd reports only as "Network
+ * connection lost" — the message says which step failed.
+ */
+export function upstreamError(server: string, error: unknown, connecting = false): ApiError {
   if (error instanceof ApiError) return error;
   const cause = describeUpstreamError(error);
   if (isTimeout(error)) return new ApiError(504, 'upstream_timeout', `MCP server "${server}" did not answer in time: ${cause}`);
-  return new ApiError(502, 'upstream_error', `MCP server "${server}" failed: ${cause}`);
+  return new ApiError(502, 'upstream_error', `MCP server "${server}" ${connecting ? 'could not be connected to' : 'failed'}: ${cause}`);
 }

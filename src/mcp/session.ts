@@ -12,6 +12,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import pkg from '../../package.json' with { type: 'json' };
 import type { McpServerConfig, Settings } from '../config';
 import { isSessionExpired } from './errors';
+import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
 /** What a session reports to its owner. */
@@ -47,7 +48,7 @@ export class McpSession {
   constructor(
     readonly config: McpServerConfig,
     private readonly env: TransportEnv,
-    private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS'>,
+    private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH'>,
     private readonly events: SessionEvents,
   ) {}
 
@@ -72,13 +73,16 @@ export class McpSession {
    */
   async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
     const client = await this.ensure();
+    let result: T;
     try {
-      return await request(client, this.requestOptions);
+      result = await request(client, this.requestOptions);
     } catch (error) {
       if (!isSessionExpired(error)) throw error;
       await this.reset(client);
-      return request(await this.ensure(), this.requestOptions);
+      result = await request(await this.ensure(), this.requestOptions);
     }
+    assertDepthAtMost(result, this.settings.MCP_MAX_RESULT_DEPTH);
+    return result;
   }
 
   /**
@@ -104,7 +108,7 @@ export class McpSession {
     let lastError: unknown;
     for (const kind of kinds) {
       const client = this.newClient();
-      const transport = createTransport(this.config, this.env, kind);
+      const transport = createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES);
       try {
         await client.connect(transport, this.requestOptions);
         this.kind = kind;

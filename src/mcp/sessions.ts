@@ -19,6 +19,8 @@ const COMPLETION_CACHE_MS = 30_000;
 const CONNECT_BACKOFF_MIN_MS = 1_000;
 const CONNECT_BACKOFF_MAX_MS = 30_000;
 const COMPLETION_CACHE_ENTRIES = 500;
+/** A notification storm that never pauses still gets a catalog refresh every this many debounce windows. */
+const REFRESH_MAX_WAIT_WINDOWS = 20;
 
 /** What `readResource` returns: the stored contents and where they came from. */
 export interface ResourceRead {
@@ -66,7 +68,8 @@ export class McpSessions {
   private readonly links = new Map<string, string>();
   /** Why the last set-up of a server failed (kept whole, so a timeout stays a 504). */
   private readonly setUpErrors = new Map<string, unknown>();
-  private readonly refreshes = new Map<string, { kinds: Set<CatalogKind>; timer: ReturnType<typeof setTimeout> | null; chain: Promise<void> }>();
+  /** Pending catalog refreshes per server: the catalogs due, the debounce timer, when the burst began, the refresh running. */
+  private readonly refreshes = new Map<string, { kinds: Set<CatalogKind>; timer: ReturnType<typeof setTimeout> | null; firstAt: number; chain: Promise<void> }>();
   /** Servers that had a session in this Durable Object's lifetime. */
   private readonly opened = new Set<string>();
   /** Catalog refreshes run (one per debounced burst); for tests and benchmarks. */
@@ -97,7 +100,7 @@ export class McpSessions {
     // A server that just failed to connect is not tried again at once: a
     // down or silent server must not make every request wait for it.
     const backoff = this.backoffs.get(id);
-    if (!session.connected && backoff && Date.now() < backoff.until) throw upstreamError(id, backoff.error);
+    if (!session.connected && backoff && Date.now() < backoff.until) throw upstreamError(id, backoff.error, true);
     let client: Client;
     try {
       client = await session.ensure();
@@ -105,7 +108,7 @@ export class McpSessions {
       this.markError(state, error);
       const delay = Math.min(CONNECT_BACKOFF_MAX_MS, backoff ? backoff.delay * 2 : CONNECT_BACKOFF_MIN_MS);
       this.backoffs.set(id, { until: Date.now() + delay, delay, error });
-      throw upstreamError(id, error);
+      throw upstreamError(id, error, true);
     }
     this.backoffs.delete(id);
     let setUp = this.setUps.get(client);
@@ -425,12 +428,27 @@ export class McpSessions {
     this.options.cache.invalidate(this.cacheRef(id, uri));
   }
 
-  /** A burst of list_changed notifications leads to one refresh per catalog. */
+  /**
+   * A burst of list_changed notifications leads to one refresh per catalog.
+   * Trailing debounce: every notification pushes the refresh back by
+   * NOTIFICATION_DEBOUNCE_MS, so a burst is refreshed once, after it ends —
+   * however long the Durable Object takes to work through it (10,000 in one
+   * burst used to cost one refresh per window while they were being handled).
+   * A storm that never pauses is still refreshed every
+   * REFRESH_MAX_WAIT_WINDOWS windows, so the catalog cannot go stale for good.
+   */
   private scheduleRefresh(id: string, kinds: CatalogKind[]) {
     let refresh = this.refreshes.get(id);
-    if (!refresh) this.refreshes.set(id, (refresh = { kinds: new Set(), timer: null, chain: Promise.resolve() }));
+    if (!refresh) this.refreshes.set(id, (refresh = { kinds: new Set(), timer: null, firstAt: 0, chain: Promise.resolve() }));
     for (const kind of kinds) refresh.kinds.add(kind);
-    if (refresh.timer) return;
+    const now = Date.now();
+    const window = this.options.settings.NOTIFICATION_DEBOUNCE_MS;
+    if (refresh.timer) {
+      if (now - refresh.firstAt >= window * REFRESH_MAX_WAIT_WINDOWS) return; // due soon anyway
+      clearTimeout(refresh.timer);
+    } else {
+      refresh.firstAt = now;
+    }
     const current = refresh;
     current.timer = setTimeout(() => {
       current.timer = null;
@@ -442,7 +460,7 @@ export class McpSessions {
           console.warn(`MCP server "${id}": catalog refresh failed (${describeUpstreamError(error)})`),
         );
       });
-    }, this.options.settings.NOTIFICATION_DEBOUNCE_MS);
+    }, window);
   }
 
   /** The notification stream died: the next use opens a new session, which re-lists everything. */

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '../config';
 import { ApiError } from '../errors';
+import { limitResponses } from './response-limit';
 
 /** Where this Worker's own routes appear to live, for `url: "/demo/mcp"` entries. */
 const SELF_ORIGIN = 'http://self.internal';
@@ -46,11 +47,15 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
-/** Builds the client transport of one server. Paths of this Worker go through the SELF binding. */
-export function createTransport(server: McpServerConfig, env: TransportEnv, kind: TransportKind): Transport {
+/**
+ * Builds the client transport of one server. Paths of this Worker go through
+ * the SELF binding. No message from the server may exceed `maxResponseBytes`.
+ */
+export function createTransport(server: McpServerConfig, env: TransportEnv, kind: TransportKind, maxResponseBytes: number): Transport {
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
-  const fetchImpl: typeof fetch = isSelf ? (input, init) => env.SELF.fetch(input, init) : (input, init) => fetch(input, init);
+  const direct: typeof fetch = isSelf ? (input, init) => env.SELF.fetch(input, init) : (input, init) => fetch(input, init);
+  const fetchImpl = limitResponses(direct, maxResponseBytes);
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };
   return kind === 'sse'
     ? new SSEClientTransport(url, { fetch: fetchImpl, requestInit })

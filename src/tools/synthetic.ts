@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Settings } from '../config';
 import { ApiError } from '../errors';
 import type { ServerState } from '../mcp/catalog';
+import { base64ByteLength } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
@@ -109,11 +110,8 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
   const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
   const listing = ctx.states.find((s) => s.id === id)?.resources.find((r) => r.uri === uri);
   const title = listing?.title ?? listing?.name;
-  if (listing && isLargeBinaryListing(listing, ctx)) {
-    // The catalog already says what it is: describe it without downloading it.
-    const text = `${describeBinary({ uri, mimeType: listing.mimeType, size: listing.size, title }, id)} (described from the catalog; not downloaded)`;
-    return { server: id, uri, cache: 'catalog', text, images: [], window: { offset: 0, end: 0, total: 0 } };
-  }
+  const described = listing && describedFromCatalog(listing, id, ctx.settings);
+  if (described) return { server: id, uri, cache: 'catalog', ...described };
   let read;
   try {
     read = await ctx.sessions.readResource(id, uri);
@@ -124,26 +122,35 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
     }
     throw new Error(error instanceof Error ? error.message : String(error));
   }
-  const bytes = read.contents.reduce((sum, c) => sum + c.size, 0);
-  if (bytes > ctx.readBudget.remaining) {
-    throw new Error(
-      `This turn may read ${ctx.readBudget.limit} bytes of resources and has ${ctx.readBudget.remaining} left; ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,
-    );
-  }
-  ctx.readBudget.remaining -= bytes;
   const view = renderResource(
     { server: id, uri, title, contents: read.contents },
     { windowChars: ctx.settings.READ_WINDOW_CHARS, ...(offset === undefined ? {} : { offset }), images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES },
   );
+  // The budget counts what reaches the model — this window and its images —
+  // not the whole resource: charging a 5 MB document's full size for every
+  // window let a turn read two windows of it, not the document.
+  const bytes = new TextEncoder().encode(view.text).byteLength + view.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0);
+  if (bytes > ctx.readBudget.remaining) {
+    throw new Error(
+      `This turn may read ${ctx.readBudget.limit} bytes of resources and has ${ctx.readBudget.remaining} left; this part of ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,
+    );
+  }
+  ctx.readBudget.remaining -= bytes;
   return { server: id, uri, cache: read.cache, ...view };
 }
 
-/** A binary (non-text) listing whose size alone says it cannot be inlined. */
-function isLargeBinaryListing(listing: Resource, ctx: ToolContext): boolean {
+/**
+ * What the model sees of a binary whose listing alone says it cannot be
+ * inlined (non-text, larger than INLINE_IMAGE_MAX_BYTES): a description from
+ * the catalog, without downloading it. Undefined when it must be read.
+ * `read_resource` and `POST …/resources/read` both use it.
+ */
+export function describedFromCatalog(listing: Resource, server: string, settings: Pick<Settings, 'INLINE_IMAGE_MAX_BYTES'>): ModelView | undefined {
   const mime = listing.mimeType ?? '';
-  if (!mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime)) return false;
-  if (listing.size === undefined) return false;
-  return listing.size > ctx.settings.INLINE_IMAGE_MAX_BYTES;
+  if (!mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime)) return undefined;
+  if (listing.size === undefined || listing.size <= settings.INLINE_IMAGE_MAX_BYTES) return undefined;
+  const text = `${describeBinary({ uri: listing.uri, mimeType: listing.mimeType, size: listing.size, title: listing.title ?? listing.name }, server)} (described from the catalog; not downloaded)`;
+  return { text, images: [], window: { offset: 0, end: 0, total: 0 } };
 }
 
 export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {

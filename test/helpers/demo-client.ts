@@ -18,6 +18,14 @@ export async function connectDemoClient(name = 'test-client') {
   return { client, transport, notifications };
 }
 
+/** Titles of every task on the demo server, asked by a separate client (what a user would check). */
+export async function demoTaskTitles(): Promise<string[]> {
+  const { client, transport } = await connectDemoClient('checker');
+  const result = await client.callTool({ name: 'list_tasks', arguments: { status: 'all' } });
+  await transport.terminateSession();
+  return (result.structuredContent as { tasks: Array<{ title: string }> }).tasks.map((t) => t.title);
+}
+
 /** Polls until `read` gives a value (notifications arrive asynchronously over SSE). */
 export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

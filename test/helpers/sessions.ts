@@ -8,11 +8,11 @@ import { ServerStateStore } from '../../src/mcp/state-store';
 /**
  * MCP sessions built by hand inside a Durable Object (through
  * `runInDurableObject`), for tests and benchmarks that need servers or
- * settings the Worker's config does not have.
+ * settings the Worker's config does not have (or a KV namespace that fails on purpose).
  */
-export function buildSessions(storage: DurableObjectStorage, servers: McpServerConfig[], overrides: Partial<Settings> = {}, scope = 'test') {
+export function buildSessions(storage: DurableObjectStorage, servers: McpServerConfig[], overrides: Partial<Settings> = {}, scope = 'test', kv: KVNamespace = env.RESOURCE_CACHE) {
   const settings = { ...loadConfig(env).settings, ...overrides };
-  const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(storage.sql, settings.KV_MAX_AGE_MS), settings);
+  const cache = new ResourceCache(kv, new InvalidationLog(storage.sql, settings.KV_MAX_AGE_MS), settings);
   const sessions = new McpSessions({
     servers,
     env: env as unknown as Env & Record<string, unknown>,

@@ -15,6 +15,8 @@ export const FAULT_MODES = [
   'hang',
   'cut-stream',
   'echo-auth',
+  'unknown-id',
+  'duplicate',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -59,6 +61,54 @@ function carriesRequestWithId(body: Buffer): boolean {
   }
 }
 
+/**
+ * Calls `onEvent` with each whole SSE event (up to and including its blank
+ * line) of an upstream stream, so the proxy can add, repeat or inject events
+ * at event boundaries rather than in the middle of one.
+ */
+function eachEvent(source: http.IncomingMessage, onEvent: (event: string) => void, onEnd: () => void): void {
+  let buffer = '';
+  source.setEncoding('utf8');
+  source.on('data', (chunk: string) => {
+    buffer += chunk.replace(/\r\n/g, '\n');
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      onEvent(buffer.slice(0, end + 2));
+      buffer = buffer.slice(end + 2);
+    }
+  });
+  source.on('end', () => {
+    if (buffer) onEvent(buffer);
+    onEnd();
+  });
+}
+
+/** True if an SSE event carries a JSON-RPC response (a result or an error for an id). */
+function isResponseEvent(event: string): boolean {
+  const data = event
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trimStart())
+    .join('\n');
+  try {
+    const message = JSON.parse(data) as Record<string, unknown>;
+    return 'id' in message && ('result' in message || 'error' in message);
+  } catch {
+    return false;
+  }
+}
+
+/** JSON-RPC methods of a request body (one message or a batch). */
+function methodsOf(body: Buffer): string[] {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => (typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : []));
+  } catch {
+    return [];
+  }
+}
+
+const sseEvent = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
 // With a content-length, the client sees a complete response that is wrong,
 // not a truncated chunked one: the fault is in the content, not the framing.
 function send(res: http.ServerResponse, status: number, type: string, body: string): void {
@@ -78,6 +128,10 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
   /** Sessions that `expire-session` made unknown (those seen before it was set). */
   let expired = new Set<string>();
   const hanging = new Set<http.ServerResponse>();
+  /** Requests received per JSON-RPC method (e.g. how many `resources/list` a notification storm caused). */
+  let methods: Record<string, number> = {};
+  /** Open standalone GET SSE streams to clients: where `notify` injects server notifications. */
+  const notificationStreams = new Set<http.ServerResponse>();
   // No keep-alive upstream: a pooled socket the server has just timed out is a
   // spurious ECONNRESET we would then blame on the client under test.
   const agent = new http.Agent({ keepAlive: false });
@@ -97,11 +151,20 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
 
   async function control(req: http.IncomingMessage, res: http.ServerResponse, action: string): Promise<void> {
     if (req.method === 'GET' && action === 'state') {
-      return sendJson(res, 200, { mode, requests, deletes, sessionsSeen: sessions.size });
+      return sendJson(res, 200, { mode, requests, deletes, sessionsSeen: sessions.size, methods, notificationStreams: notificationStreams.size });
+    }
+    if (req.method === 'POST' && action === 'notify') {
+      // A notification storm: `count` copies of one notification, written in one
+      // burst into every open GET stream, as a misbehaving server would send them.
+      const { method, params, count = 1 } = JSON.parse((await readBody(req)).toString('utf8')) as { method: string; params?: object; count?: number };
+      const event = sseEvent({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+      for (const stream of notificationStreams) stream.write(event.repeat(count));
+      return sendJson(res, 200, { streams: notificationStreams.size, sent: count });
     }
     if (req.method === 'POST' && action === 'reset') {
       setMode('pass');
       requests = 0;
+      methods = {};
       sessions.clear();
       res.writeHead(204).end();
       return;
@@ -123,7 +186,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
     sendJson(res, 404, { error: 'unknown control endpoint' });
   }
 
-  function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, cutStream: boolean): void {
+  function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, fault: FaultMode): void {
     const headers = endToEnd(req.headers);
     if (body.length > 0) headers['content-length'] = body.length;
     const upReq = http.request(
@@ -148,7 +211,32 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
           if (!upRes.complete) res.destroy();
         });
         const isSse = String(upRes.headers['content-type'] ?? '').includes('text/event-stream');
-        if (cutStream && req.method === 'POST' && isSse) {
+        if (isSse && req.method === 'GET') {
+          // Forwarded event by event, so that `notify` never lands inside an upstream event.
+          notificationStreams.add(res);
+          res.on('close', () => notificationStreams.delete(res));
+          eachEvent(upRes, (event) => res.write(event), () => res.end());
+          return;
+        }
+        if (isSse && req.method === 'POST' && fault === 'unknown-id') {
+          // A response to a request we never sent, ahead of the real one.
+          res.write(sseEvent({ jsonrpc: '2.0', id: 987_654_321, result: { contents: [{ uri: 'stray://answer', text: 'for nobody' }] } }));
+          upRes.pipe(res);
+          return;
+        }
+        if (isSse && req.method === 'POST' && fault === 'duplicate') {
+          // Every response twice; the copy carries a different result, which must not win.
+          eachEvent(
+            upRes,
+            (event) => {
+              res.write(event);
+              if (isResponseEvent(event)) res.write(event.replace(/"result":\{/, '"result":{"duplicate":true,'));
+            },
+            () => res.end(),
+          );
+          return;
+        }
+        if (fault === 'cut-stream' && req.method === 'POST' && isSse) {
           let budget = 20;
           upRes.on('data', (chunk: Buffer) => {
             if (budget <= 0) return;
@@ -212,11 +300,12 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
         break;
     }
     const body = await readBody(req);
+    for (const method of methodsOf(body)) methods[method] = (methods[method] ?? 0) + 1;
     if (mode === 'invalid-jsonrpc' && req.method === 'POST' && carriesRequestWithId(body)) {
       sendJson(res, 200, { hello: 'world' });
       return;
     }
-    forward(req, res, body, mode === 'cut-stream');
+    forward(req, res, body, mode);
   }
 
   const server = http.createServer((req, res) => {

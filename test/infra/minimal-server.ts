@@ -3,11 +3,16 @@
 // the 2026 revision's cache hints on one resource, and records every method
 // it receives (GET /__methods) so tests can check that the host never calls
 // what a server did not announce. Stateless Streamable HTTP (JSON responses).
-// The same port serves /bulk, a server listing 10,000 resources.
+// The same port serves /bulk, a server listing 10,000 resources, the large
+// and hostile servers of hostile-server.ts (/hostile, /huge-list), GET
+// /__reads (URIs those read) and /__memory (workerd's memory; POST resets
+// its peak; see workerd-memory.ts).
 import http from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ListResourcesRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createHostileServer, createHugeListServer, deepJsonResponse, isResourcesList, reads, readsUri, writeHugeList, writeUnsizedBinary } from './hostile-server';
+import { resetWorkerdPeak, workerdMemory } from './workerd-memory';
 
 const RESOURCES = [
   // Top priority for the assistant: pinned by its annotations (PIN_PRIORITY_THRESHOLD defaults to 1).
@@ -61,7 +66,16 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(methods));
       return;
     }
-    if (!['/mcp', '/alt', '/bulk'].includes(req.url ?? '') || req.method !== 'POST') {
+    if (req.url === '/__reads') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reads));
+      return;
+    }
+    if (req.url === '/__memory') {
+      if (req.method === 'POST') resetWorkerdPeak();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(workerdMemory()));
+      return;
+    }
+    if (!['/mcp', '/alt', '/bulk', '/hostile', '/huge-list'].includes(req.url ?? '') || req.method !== 'POST') {
       res.writeHead(405).end(); // stateless: no GET stream, no DELETE
       return;
     }
@@ -69,8 +83,21 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string } | Array<{ method?: string }>;
     for (const message of Array.isArray(body) ? body : [body]) if (message.method) methods.push(message.method);
-    const server = req.url === '/bulk' ? createBulkServer() : createServer(req.url === '/alt');
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Answers no SDK server could give (too deep to stringify), or that must stream (of unannounced size).
+    if (req.url === '/hostile' && readsUri(body, 'hostile://deep-json')) {
+      reads.push('hostile://deep-json');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(deepJsonResponse(body.id));
+      return;
+    }
+    if (req.url === '/hostile' && readsUri(body, 'hostile://unsized-binary')) {
+      reads.push('hostile://unsized-binary');
+      return writeUnsizedBinary(res, body.id);
+    }
+    if (req.url === '/huge-list' && isResourcesList(body)) return writeHugeList(res, body.id);
+    const server =
+      req.url === '/bulk' ? createBulkServer() : req.url === '/hostile' ? createHostileServer() : req.url === '/huge-list' ? createHugeListServer() : createServer(req.url === '/alt');
+    // /huge-list answers in SSE, the others in JSON: both response paths of the client get a hostile answer.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: req.url !== '/huge-list' });
     res.on('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, body);

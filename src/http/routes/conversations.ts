@@ -6,6 +6,7 @@ import { isConversationId, newConversationId } from '../../conversation/ids';
 import { unwrap } from '../../conversation/rpc';
 import { SendMessageBody, userMessageFrom } from '../../conversation/user-message';
 import { badRequest, notFound } from '../../errors';
+import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
 import type { AppBindings } from '../types';
 
@@ -84,12 +85,12 @@ export const conversations = new Hono<AppBindings>()
   .post('/:id/messages', async (c) => {
     const stub = await ownedStub(c);
     const body = await jsonBody(c, SendMessageBody);
-    return stub.sendMessage(userMessageFrom(body), body.attachments ?? []);
+    return turnStream(await stub.sendMessage(userMessageFrom(body), body.attachments ?? []));
   })
   .post('/:id/prompts/run', async (c) => {
     const stub = await ownedStub(c);
     const body = await jsonBody(c, RunPromptBody);
-    return stub.runPrompt(body, c.req.query('preview') === '1' || c.req.query('preview') === 'true');
+    return turnStream(await stub.runPrompt(body, c.req.query('preview') === '1' || c.req.query('preview') === 'true'));
   })
   .post('/:id/complete', async (c) => {
     const stub = await ownedStub(c);
@@ -99,7 +100,7 @@ export const conversations = new Hono<AppBindings>()
   .post('/:id/approvals', async (c) => {
     const stub = await ownedStub(c);
     const body = await jsonBody(c, ApprovalBody);
-    return stub.respondToApproval(body);
+    return turnStream(await stub.respondToApproval(body));
   })
   .get('/:id/ws', async (c) => {
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
@@ -113,7 +114,7 @@ export const conversations = new Hono<AppBindings>()
   .get('/:id/stream', async (c) => {
     // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
     const stub = await ownedStub(c);
-    return stub.resumeStream();
+    return turnStream(await stub.resumeStream());
   })
   .post('/:id/resources/read', async (c) => {
     const stub = await ownedStub(c);

@@ -1,0 +1,108 @@
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { UIMessage, UIMessageChunk } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { api, conversationStub, createConversation } from './helpers/api';
+import { demoTaskTitles } from './helpers/demo-client';
+import { callTools, runScriptedTurn, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
+
+/** A model that starts answering, then never finishes (the Durable Object is aborted meanwhile). */
+function stalledModel(text: string) {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          controller.enqueue({ type: 'text-start', id: 't' });
+          controller.enqueue({ type: 'text-delta', id: 't', delta: text });
+        },
+      }),
+    }),
+  });
+}
+
+/** Reads the turn's stream until its first text arrives: the turn is then mid-answer. */
+async function untilText(stream: ReadableStream<UIMessageChunk>) {
+  const reader = stream.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) if (r.value.type === 'text-delta') return;
+  throw new Error('the turn ended before any text');
+}
+
+const snapshot = async (id: string) =>
+  (await api(`/v1/conversations/${id}`)).json<{ messages: Array<UIMessage & { metadata?: { interrupted?: string } }>; pendingApprovals: unknown[] }>();
+
+
+describe('Durable Object aborted mid-turn', () => {
+  it('the user message is kept, marked interrupted; no half answer; a resumed stream names the cause; the next turn works', async () => {
+    const id = await createConversation();
+    const stub = await conversationStub(id);
+    await runInDurableObject(stub, async (instance) => {
+      const live = await instance.turn([userMessage('what changed in the guidelines?')], { model: stalledModel('The guidelines now'), acceptsImages: false, spec: 'mock' });
+      await untilText(live.reader());
+    });
+    // A client following the turn (GET …/stream) when the object goes away.
+    const following = await api(`/v1/conversations/${id}/stream`);
+    expect(following.status).toBe(200);
+    const body = following.text();
+    await abortAllDurableObjects();
+    expect(await body).toContain('"type":"error"');
+    expect(await body).toContain('The conversation restarted before this turn finished');
+
+    const after = await snapshot(id);
+    expect(after.messages.map((m) => m.role)).toEqual(['user']);
+    expect(after.messages[0]!.metadata?.interrupted).toContain('not answered');
+    expect(JSON.stringify(after.messages)).not.toContain('The guidelines now');
+    expect(after.pendingApprovals).toEqual([]);
+
+    const next = scriptedModel(() => say('Here is the answer.'));
+    await runScriptedTurn(id, 'what changed in the guidelines? (again)', next);
+    // The interrupted message is not sent to the model (it would be answered twice).
+    expect(JSON.stringify(next.doStreamCalls[0]!.prompt)).not.toContain('what changed in the guidelines?"');
+    const final = await snapshot(id);
+    expect(final.messages.map((m) => [m.role, Boolean(m.metadata?.interrupted)])).toEqual([
+      ['user', true],
+      ['user', false],
+      ['assistant', false],
+    ]);
+    expect(new Set(final.messages.map((m) => m.id)).size).toBe(3);
+  });
+
+  it('a turn that fails (not aborted) still leaves the history as it was', async () => {
+    const id = await createConversation();
+    const failing = new MockLanguageModelV4({ doStream: async () => Promise.reject(new Error('model exploded')) });
+    await runScriptedTurn(id, 'hello?', failing);
+    expect((await snapshot(id)).messages).toEqual([]);
+  });
+});
+
+describe('Durable Object aborted mid-approval', () => {
+  it('the approved call is settled as "interrupted, may have run", never re-run; the next turn works', async () => {
+    const id = await createConversation();
+    const title = `Interrupted task ${crypto.randomUUID().slice(0, 8)}`;
+    await runScriptedTurn(id, 'create a task', scriptedModel(() => callTools(['demo__create_task', { title }])));
+    const { pendingApprovals } = await (await api(`/v1/conversations/${id}`)).json<{ pendingApprovals: Array<{ toolCallId: string }> }>();
+    const toolCallId = pendingApprovals[0]!.toolCallId;
+
+    // Approved: the tool runs, then the model stalls and the object is aborted.
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const live = await instance.approve({ toolCallId, approved: true }, { model: stalledModel('Done, I created'), acceptsImages: false, spec: 'mock' });
+      await untilText(live.reader());
+    });
+    await abortAllDurableObjects();
+
+    const after = await snapshot(id);
+    expect(after.pendingApprovals).toEqual([]);
+    expect(after.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const part = after.messages[1]!.parts.find((p) => 'toolCallId' in p) as { state: string; errorText?: string };
+    expect(part.state).toBe('output-error');
+    expect(part.errorText).toContain('whether it ran is unknown');
+    expect((await demoTaskTitles()).filter((t) => t === title)).toHaveLength(1); // it ran once, and was not run again
+
+    const next = scriptedModel(() => say('Noted.'));
+    await runScriptedTurn(id, 'did it work?', next);
+    expect(toolResults(next.doStreamCalls[0]!.prompt)[0]).toMatchObject({ toolName: 'demo__create_task', error: true });
+    const final = await snapshot(id);
+    expect(final.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect((await demoTaskTitles()).filter((t) => t === title)).toHaveLength(1);
+  });
+});

@@ -11,7 +11,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import pkg from '../../package.json' with { type: 'json' };
 import type { McpServerConfig, Settings } from '../config';
-import { isSessionExpired } from './errors';
+import { isConnectionLost, isSessionExpired } from './errors';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
 /** What a session reports to its owner. */
@@ -68,13 +68,16 @@ export class McpSession {
 
   /**
    * Runs one request. If the server no longer knows our session (it
-   * restarted, or expired it), opens a fresh session and retries once.
+   * restarted, or expired it), opens a fresh session and retries once. An
+   * idempotent request (anything but a tool call: `idempotent: false`) whose
+   * connection dropped is retried once on the same session.
    */
-  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
+  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true } = {}): Promise<T> {
     const client = await this.ensure();
     try {
       return await request(client, this.requestOptions);
     } catch (error) {
+      if (idempotent && isConnectionLost(error)) return request(client, this.requestOptions);
       if (!isSessionExpired(error)) throw error;
       await this.reset(client);
       return request(await this.ensure(), this.requestOptions);

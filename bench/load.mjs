@@ -8,9 +8,11 @@
 //
 //   npm run bench:load                          # N = 50, 200, 500; M = 6
 //   LOAD_N=50 LOAD_TURNS=4 npm run bench:load   # a quick check
+//   LOAD_FROM=run.log npm run bench:load        # re-render the BENCH_LOAD lines of a saved run's output
 //
 // Ports: wrangler dev 8795 (inspector 8796), server-everything 6911, its
 // counting proxy 6912 (LOAD_PORT, LOAD_INSPECTOR_PORT, LOAD_HELPER_PORT).
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createConversation, catalog, deleteConversation, percentile, readResource, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
@@ -186,12 +188,15 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 function render(runs, m) {
   const rows = runs.map(
     (r) =>
-      `| ${r.n} | ${fmt(r.turns)} | ${fmt(r.wallMs / 1000, 1)} s | ${fmt(r.turnsPerSecond, 1)} | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.firstTurnP50)} / ${fmt(r.laterTurnP50)} ms | **${r.errors}** | ${pct(r.cache.all.hitRatio)} (${fmt(r.cache.all.memory)} memory, ${fmt(r.cache.all.kv)} KV, ${fmt(r.cache.all.miss)} miss) | ${fmt(r.cache.everything.miss)} / ${fmt(r.upstreamReadsEverything)} | ${fmt(r.workerd.rssStartMiB)} → ${fmt(r.workerd.rssPeakMiB)} MiB | ${fmt(r.workerd.cpuPercentOfOneCore)} % |`,
+      `| ${r.n} | ${fmt(r.turns)} | ${fmt(r.wallMs / 1000, 1)} s | ${fmt(r.turnsPerSecond, 1)} | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.firstTurnP50)} / ${fmt(r.laterTurnP50)} ms | **${r.errors}** | ${pct(r.cache.all.hitRatio)} (${fmt(r.cache.all.memory)} memory, ${fmt(r.cache.all.kv)} KV, ${fmt(r.cache.all.miss)} miss) | ${fmt(r.cache.everything.miss)} / ${fmt(r.upstreamReadsEverything)} / ${fmt(r.upstreamSessionsEverything)} | ${fmt(r.workerd.rssStartMiB)} → ${fmt(r.workerd.rssPeakMiB)} MiB | ${fmt(r.workerd.cpuPercentOfOneCore)} % |`,
   );
-  const last = runs[runs.length - 1];
+  // The per-turn table comes from the largest run without errors (a turn that failed to read skews its bytes).
+  const last = runs.filter((r) => !r.errors).at(-1) ?? runs[runs.length - 1];
   const byTurn = last.bytes.ours.map((ours, i) => `| ${i + 1} | ${QUESTIONS[i % QUESTIONS.length].text} | ${kb(ours)} | ${kb(last.bytes.naive[i])} | ${fmt(last.bytes.naive[i] / ours, 1)}× |`);
   const perRun = runs.map((r) => `N = ${r.n}: ours ${kb(mean(r.bytes.ours))}, naive ${kb(mean(r.bytes.naive))} per turn (${fmt(mean(r.bytes.naive) / mean(r.bytes.ours), 1)}×)`).join(' · ');
-  const problems = runs.filter((r) => r.errors || r.deleteFailures).map((r) => `N = ${r.n}: ${r.errors} errors, ${r.deleteFailures} failed deletes; first: ${r.errorSamples.join(' | ')}`);
+  const problems = runs
+    .filter((r) => r.errors || r.deleteFailures)
+    .map((r) => `N = ${r.n}: ${r.errors} errors, ${r.deleteFailures} failed deletes; distinct first ones: ${[...new Set(r.errorSamples)].map((e) => `"${e}"`).join(', ')}`);
   return `## Load: concurrent conversations through wrangler dev
 
 Command: \`npm run bench:load\` (bench/load.mjs; \`LOAD_N\` and \`LOAD_TURNS\` override N and M) · ${machineLine(m)}
@@ -207,13 +212,13 @@ The load generator runs on the same ${m.cores} cores as workerd and server-every
 ${runs.map((r) => `${fmt(r.loadAverageBefore, 2)} at N = ${r.n}`).join(', ')}). workerd figures add up its two processes under wrangler (a small proxy in front, and
 the Worker's), sampled from /proc every 250 ms.
 
-| N | turns | wall time | turns/s | p50 turn | p99 turn | p50 first / later turns | errors | cache hit ratio (reads by source) | server-everything: misses / reads it received | workerd RSS start → peak | workerd CPU (% of one core) |
+| N | turns | wall time | turns/s | p50 turn | p99 turn | p50 first / later turns | errors | cache hit ratio (reads by source) | server-everything: misses / reads it received / sessions opened | workerd RSS start → peak | workerd CPU (% of one core) |
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 An error is any turn whose HTTP status was not 200, whose stream carried an \`error\` chunk or a failed tool call, ended
 without \`finish\`, or read anything but the one resource its question names; and any failed conversation create.
-${problems.length ? `Errors seen: ${problems.join('; ')}` : 'Every turn of every run completed and read the expected resource.'}
+${problems.length ? `Errors seen: ${problems.join('; ')}. Why, and what it means: docs/RELIABILITY-load.md ("Load").` : 'Every turn of every run completed and read the expected resource.'}
 Cache hit ratio: the \`cache\` field of every \`read_resource\` result in the streams (memory = the conversation's own
 memory layer, KV = a copy another conversation wrote, miss = an MCP \`resources/read\`); the server's own count of
 \`resources/read\` is beside it as a check. The first turn includes the conversation's MCP set-up (two sessions:
@@ -223,7 +228,7 @@ initialize, catalogs, subscriptions). Conversations were deleted after each run 
 
 Same run. Ours: what the model received, summed over the turn's two steps — the offline model reports
 ⌈JSON length of the AI SDK prompt / 4⌉ as input tokens for each call, so this is 4 × inputTokens (characters of
-system prompt with the catalog, history, question, tool call and result). Naive: the same conversation with every text
+system prompt with the catalog, history, question, tool call and result); per turn from the N = ${last.n} run. Naive: the same conversation with every text
 resource of both servers (${last.bytes.naiveTextResources} documents: ${last.bytes.resources}; ${last.bytes.naiveBinariesSkipped} binaries left out,
 in its favour; templates cannot be pasted) in the system prompt (${kb(last.bytes.naiveSystemBytes)}), and one model call per turn, serialised
 the same way. History counts in both: our tool results stay in the history, so our later turns carry earlier reads.
@@ -239,12 +244,18 @@ Mean per turn: ${perRun}.
 
 const m = machine();
 const runs = [];
-for (const n of NS) {
-  console.log(`load: N = ${n}, M = ${TURNS} …`);
-  const result = await runOnce(n);
-  console.log(`BENCH_LOAD ${JSON.stringify(result)}`);
-  runs.push(result);
-  await sleep(1000);
+if (process.env.LOAD_FROM) {
+  for (const match of readFileSync(process.env.LOAD_FROM, 'utf8').matchAll(/^BENCH_LOAD (\{.*\})$/gm)) runs.push(JSON.parse(match[1]));
+  if (!runs.length) throw new Error(`no BENCH_LOAD lines in ${process.env.LOAD_FROM}`);
+  if (process.env.LOAD_MEASURED) m.date = process.env.LOAD_MEASURED;
+} else {
+  for (const n of NS) {
+    console.log(`load: N = ${n}, M = ${TURNS} …`);
+    const result = await runOnce(n);
+    console.log(`BENCH_LOAD ${JSON.stringify(result)}`);
+    runs.push(result);
+    await sleep(1000);
+  }
 }
 const section = render(runs, m);
 console.log(`\n${section}`);

@@ -2,8 +2,9 @@
 // bench/vitest.config.ts), collects their BENCH_RESULT lines and writes
 // BENCHMARKS.md with the command and the machine. Usage: npm run bench
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { writeSection } from './lib/report.mjs';
 
 const run = spawnSync('vitest', ['run', '--config', 'bench/vitest.config.ts'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, shell: false });
 process.stdout.write(run.stdout.split('\n').filter((l) => !l.includes('Sourcemap')).join('\n'));
@@ -103,6 +104,6 @@ Targets: p50 ≤ 5 ms (${overhead.p50 <= 5 ? 'met' : 'missed'}), p99 ≤ 20 ms (
 `);
 }
 
-const header = '# Benchmarks\n\nEvery figure here comes from a script in `bench/`, run by `npm run bench`, which rewrites this file. Ratios are against a baseline run in the same process.\n\n';
-writeFileSync('BENCHMARKS.md', header + sections.join('\n'));
+// Only this script's own section: `npm run bench:load` owns another one.
+writeSection('BENCHMARKS.md', 'bench', sections.join('\n'));
 console.log(`\n${sections.join('\n')}`);

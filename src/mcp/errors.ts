@@ -17,6 +17,16 @@ export function isSessionExpired(error: unknown): boolean {
   return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
 }
 
+/**
+ * The connection dropped before an answer came: typically a pooled
+ * keep-alive connection that the server closed as idle just as the request
+ * went out (Node servers close idle sockets after 5 s). workerd's fetch says
+ * "Network connection lost".
+ */
+export function isConnectionLost(error: unknown): boolean {
+  return error instanceof Error && /network connection lost/i.test(error.message);
+}
+
 export function isTimeout(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }

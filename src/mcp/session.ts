@@ -11,7 +11,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import pkg from '../../package.json' with { type: 'json' };
 import type { McpServerConfig, Settings } from '../config';
-import { isSessionExpired } from './errors';
+import { isConnectionLost, isSessionExpired } from './errors';
 import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
@@ -69,17 +69,23 @@ export class McpSession {
 
   /**
    * Runs one request. If the server no longer knows our session (it
-   * restarted, or expired it), opens a fresh session and retries once.
+   * restarted, or expired it), opens a fresh session and retries once. An
+   * idempotent request (anything but a tool call: `idempotent: false`) whose
+   * connection dropped is retried once on the same session.
    */
-  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>): Promise<T> {
+  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true } = {}): Promise<T> {
     const client = await this.ensure();
     let result: T;
     try {
       result = await request(client, this.requestOptions);
     } catch (error) {
-      if (!isSessionExpired(error)) throw error;
-      await this.reset(client);
-      result = await request(await this.ensure(), this.requestOptions);
+      if (idempotent && isConnectionLost(error)) {
+        result = await request(client, this.requestOptions);
+      } else {
+        if (!isSessionExpired(error)) throw error;
+        await this.reset(client);
+        result = await request(await this.ensure(), this.requestOptions);
+      }
     }
     assertDepthAtMost(result, this.settings.MCP_MAX_RESULT_DEPTH);
     return result;

@@ -150,7 +150,7 @@ export class McpSessions {
     const state = await this.ensureServer(id);
     if (!state.capabilities?.tools) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer tools`);
     try {
-      return (await this.session(id).call((client, options) => client.callTool({ name, arguments: args }, undefined, options))) as CallToolResult;
+      return (await this.session(id).call((client, options) => client.callTool({ name, arguments: args }, undefined, options), { idempotent: false })) as CallToolResult;
     } catch (error) {
       throw upstreamError(id, error);
     }

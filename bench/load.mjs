@@ -1,0 +1,263 @@
+// Load benchmark: N concurrent conversations, each running M turns with the
+// offline model against the demo MCP server and server-everything, through a
+// real `wrangler dev` (workerd) on this machine, over HTTP. Reports turns/s,
+// turn latency, errors, cache hit ratio and workerd memory/CPU, and compares
+// the prompt bytes of each turn with the naive approach (every resource of
+// both servers pasted into the prompt), computed from the same servers in the
+// same run. Writes its own section of BENCHMARKS.md.
+//
+//   npm run bench:load                          # N = 50, 200, 500; M = 6
+//   LOAD_N=50 LOAD_TURNS=4 npm run bench:load   # a quick check
+//   LOAD_FROM=run.log npm run bench:load        # re-render the BENCH_LOAD lines of a saved run's output
+//
+// Ports: wrangler dev 8795 (inspector 8796), server-everything 6911, its
+// counting proxy 6912 (LOAD_PORT, LOAD_INSPECTOR_PORT, LOAD_HELPER_PORT).
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { createConversation, catalog, deleteConversation, percentile, readResource, runTurn } from './lib/client.mjs';
+import { machine, machineLine, writeSection } from './lib/report.mjs';
+import { startEverything, startWrangler, UNLIMITED_TURNS } from './lib/stack.mjs';
+
+const NS = (process.env.LOAD_N ?? '50,200,500').split(',').map(Number);
+const TURNS = Number(process.env.LOAD_TURNS ?? 6);
+const PORT = Number(process.env.LOAD_PORT ?? 8795);
+const INSPECTOR_PORT = Number(process.env.LOAD_INSPECTOR_PORT ?? 8796);
+const HELPER_PORT = Number(process.env.LOAD_HELPER_PORT ?? 6911);
+const WRITE = process.env.LOAD_WRITE !== '0';
+
+/** Turn i of every conversation asks QUESTIONS[i % 6]: both servers, two documents each, then the first two again. */
+const QUESTIONS = [
+  { text: 'What do the team guidelines say about estimates?', server: 'demo', uri: 'task://guidelines' },
+  { text: 'How does the architecture document describe transports?', server: 'everything', uri: 'demo://resource/static/document/architecture.md' },
+  { text: 'Which products does the release test matrix cover?', server: 'demo', uri: 'docs://test-matrix' },
+  { text: 'What features does the features document list?', server: 'everything', uri: 'demo://resource/static/document/features.md' },
+  { text: 'What do the team guidelines say about closing a task?', server: 'demo', uri: 'task://guidelines' },
+  { text: 'What does the architecture document say about the server structure?', server: 'everything', uri: 'demo://resource/static/document/architecture.md' },
+];
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** One conversation: create, M turns in sequence, then delete. */
+async function conversation(base, turns, results) {
+  let id;
+  try {
+    id = await createConversation(base);
+  } catch (error) {
+    results.setupFailures.push(`create: ${error.message}`);
+    return;
+  }
+  const history = [];
+  for (let i = 0; i < turns; i++) {
+    const question = QUESTIONS[i % QUESTIONS.length];
+    const turn = await runTurn(base, id, question.text);
+    const read = turn.reads[0];
+    if (!turn.problems.length && (turn.reads.length !== 1 || read.server !== question.server || read.uri !== question.uri)) {
+      turn.problems.push(`expected one read of ${question.server} ${question.uri}, got ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}`);
+    }
+    results.turns.push({ index: i, ms: turn.ms, reads: turn.reads.map(({ server, cache }) => ({ server, cache })), inputTokens: turn.metadata?.usage?.inputTokens, problems: turn.problems });
+    history.push({ question: question.text, answer: turn.answer });
+  }
+  results.histories.push(history);
+  results.ids.push(id);
+}
+
+/**
+ * The naive host's prompt for each turn of a conversation: every text
+ * resource of both servers pasted into the system prompt after each server's
+ * instructions, then the conversation (questions and the same answers),
+ * one model call per turn. Serialised like the offline model's own measure
+ * (JSON of the AI SDK prompt), so the two counts compare.
+ */
+async function naivePrompts(base, history) {
+  const id = await createConversation(base);
+  const { servers } = await catalog(base, id);
+  const parts = [];
+  let binaries = 0;
+  let textResources = 0;
+  for (const server of servers) {
+    parts.push(`## Server "${server.id}"\n${server.instructions ?? ''}`);
+    for (const resource of server.resources) {
+      const read = await readResource(base, id, server.id, resource.uri);
+      for (const content of read.contents) {
+        if (content.text === undefined) {
+          binaries++; // a naive host would decode it as text or drop it; counted as nothing here (in its favour)
+          continue;
+        }
+        textResources++;
+        parts.push(`<resource uri="${content.uri}" mime="${content.mimeType ?? ''}">\n${content.text}\n</resource>`);
+      }
+    }
+  }
+  await deleteConversation(base, id);
+  const system = `You are a helpful assistant. These are the documents of the connected servers:\n\n${parts.join('\n\n')}`;
+  const bytes = [];
+  const messages = [{ role: 'system', content: system }];
+  for (const { question, answer } of history) {
+    messages.push({ role: 'user', content: [{ type: 'text', text: question }] });
+    bytes.push(JSON.stringify(messages).length);
+    messages.push({ role: 'assistant', content: [{ type: 'text', text: answer }] });
+  }
+  return { bytes, systemBytes: system.length, textResources, binaries, resources: servers.map((s) => `${s.id}: ${s.resources.length}`).join(', ') };
+}
+
+async function runOnce(n) {
+  const everything = await startEverything({ port: HELPER_PORT, proxyPort: HELPER_PORT + 1 });
+  let wrangler;
+  try {
+    wrangler = await startWrangler({
+      port: PORT,
+      inspectorPort: INSPECTOR_PORT,
+      vars: { AUTH_DISABLED: 'true', ...UNLIMITED_TURNS, MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }, { id: 'everything', url: everything.url }]) },
+    });
+    const results = { turns: [], histories: [], ids: [], setupFailures: [] };
+    const rss = [];
+    const before = wrangler.workerd();
+    const loadAverage = os.loadavg()[0];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        rss.push(wrangler.workerd().rss);
+        await sleep(250);
+      }
+    })();
+
+    const started = performance.now();
+    await Promise.all(Array.from({ length: n }, () => conversation(wrangler.base, TURNS, results)));
+    const wallMs = performance.now() - started;
+    const cpuMs = wrangler.workerd().cpuMs - before.cpuMs;
+    sampling = false;
+    await sampler;
+    const rssPeak = Math.max(...rss);
+    const upstream = everything.counts();
+
+    // Conversations are deleted after the measurement (their MCP sessions end with DELETE).
+    const deleteFailures = [];
+    await Promise.all(results.ids.map((id) => deleteConversation(wrangler.base, id).catch((e) => deleteFailures.push(e.message))));
+    const rssAfterDelete = wrangler.workerd().rss;
+
+    const naive = await naivePrompts(wrangler.base, results.histories[0] ?? []);
+
+    const turns = results.turns;
+    const failed = turns.filter((t) => t.problems.length);
+    const reads = turns.flatMap((t) => t.reads);
+    const by = (server) => {
+      const mine = reads.filter((r) => server === undefined || r.server === server);
+      const count = (source) => mine.filter((r) => r.cache === source).length;
+      return { reads: mine.length, memory: count('memory'), kv: count('kv'), miss: count('miss'), hitRatio: mine.length ? (count('memory') + count('kv')) / mine.length : NaN };
+    };
+    const oursBytes = Array.from({ length: TURNS }, (_, i) => {
+      const values = turns.filter((t) => t.index === i && t.inputTokens !== undefined).map((t) => t.inputTokens * 4);
+      return values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN;
+    });
+    const ms = turns.filter((t) => !t.problems.length).map((t) => t.ms);
+    const firstMs = turns.filter((t) => !t.problems.length && t.index === 0).map((t) => t.ms);
+    const laterMs = turns.filter((t) => !t.problems.length && t.index > 0).map((t) => t.ms);
+    return {
+      n,
+      turnsPerConversation: TURNS,
+      turns: turns.length,
+      errors: failed.length + results.setupFailures.length,
+      errorSamples: [...results.setupFailures, ...failed.flatMap((t) => t.problems)].slice(0, 5),
+      deleteFailures: deleteFailures.length,
+      wallMs,
+      turnsPerSecond: turns.length / (wallMs / 1000),
+      p50: percentile(ms, 50),
+      p99: percentile(ms, 99),
+      max: percentile(ms, 100),
+      firstTurnP50: percentile(firstMs, 50),
+      laterTurnP50: percentile(laterMs, 50),
+      laterTurnP99: percentile(laterMs, 99),
+      cache: { all: by(), demo: by('demo'), everything: by('everything') },
+      upstreamReadsEverything: upstream['resources/read'] ?? 0,
+      upstreamSessionsEverything: upstream.initialize ?? 0,
+      workerd: { rssStartMiB: before.rss / 2 ** 20, rssPeakMiB: rssPeak / 2 ** 20, rssAfterDeleteMiB: rssAfterDelete / 2 ** 20, cpuPercentOfOneCore: (cpuMs / wallMs) * 100 },
+      loadAverageBefore: loadAverage,
+      bytes: { ours: oursBytes, naive: naive.bytes, naiveSystemBytes: naive.systemBytes, naiveTextResources: naive.textResources, naiveBinariesSkipped: naive.binaries, resources: naive.resources },
+    };
+  } finally {
+    await wrangler?.stop();
+    await everything.stop();
+  }
+}
+
+const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const kb = (x) => `${fmt(x / 1000, 1)} KB`;
+const pct = (x) => `${fmt(x * 100, 1)} %`;
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function render(runs, m) {
+  const rows = runs.map(
+    (r) =>
+      `| ${r.n} | ${fmt(r.turns)} | ${fmt(r.wallMs / 1000, 1)} s | ${fmt(r.turnsPerSecond, 1)} | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.firstTurnP50)} / ${fmt(r.laterTurnP50)} ms | **${r.errors}** | ${pct(r.cache.all.hitRatio)} (${fmt(r.cache.all.memory)} memory, ${fmt(r.cache.all.kv)} KV, ${fmt(r.cache.all.miss)} miss) | ${fmt(r.cache.everything.miss)} / ${fmt(r.upstreamReadsEverything)} / ${fmt(r.upstreamSessionsEverything)} | ${fmt(r.workerd.rssStartMiB)} → ${fmt(r.workerd.rssPeakMiB)} MiB | ${fmt(r.workerd.cpuPercentOfOneCore)} % |`,
+  );
+  // The per-turn table comes from the largest run without errors (a turn that failed to read skews its bytes).
+  const last = runs.filter((r) => !r.errors).at(-1) ?? runs[runs.length - 1];
+  const byTurn = last.bytes.ours.map((ours, i) => `| ${i + 1} | ${QUESTIONS[i % QUESTIONS.length].text} | ${kb(ours)} | ${kb(last.bytes.naive[i])} | ${fmt(last.bytes.naive[i] / ours, 1)}× |`);
+  const perRun = runs.map((r) => `N = ${r.n}: ours ${kb(mean(r.bytes.ours))}, naive ${kb(mean(r.bytes.naive))} per turn (${fmt(mean(r.bytes.naive) / mean(r.bytes.ours), 1)}×)`).join(' · ');
+  const problems = runs
+    .filter((r) => r.errors || r.deleteFailures)
+    .map((r) => `N = ${r.n}: ${r.errors} errors, ${r.deleteFailures} failed deletes; distinct first ones: ${[...new Set(r.errorSamples)].map((e) => `"${e}"`).join(', ')}`);
+  return `## Load: concurrent conversations through wrangler dev
+
+Command: \`npm run bench:load\` (bench/load.mjs; \`LOAD_N\` and \`LOAD_TURNS\` override N and M) · ${machineLine(m)}
+
+N conversations at once, each running M = ${runs[0].turnsPerConversation} turns in sequence over HTTP (POST /v1/conversations, then
+POST /v1/conversations/:id/messages, reading each SSE stream to its end) against one local \`wrangler dev\`
+(one workerd process, fresh state for each N) with two MCP servers: the demo server inside the Worker and
+@modelcontextprotocol/server-everything (a Node process on 127.0.0.1, behind a proxy that counts what reaches it).
+Model: \`offline\`, so every turn is two model steps (read_resource, then the answer) and all the time is ours and the
+servers'. The turns ask, in order: ${QUESTIONS.map((q) => `"${q.text}" (${q.server})`).join(', ')}.
+Turn limits are raised for the run (\`TURNS_PER_MINUTE_PER_USER\`/\`_PER_TENANT\` = 10⁸): every conversation is the same end user.
+The load generator runs on the same ${m.cores} cores as workerd and server-everything (1-minute load average before each run:
+${runs.map((r) => `${fmt(r.loadAverageBefore, 2)} at N = ${r.n}`).join(', ')}). workerd figures add up its two processes under wrangler (a small proxy in front, and
+the Worker's), sampled from /proc every 250 ms.
+
+| N | turns | wall time | turns/s | p50 turn | p99 turn | p50 first / later turns | errors | cache hit ratio (reads by source) | server-everything: misses / reads it received / sessions opened | workerd RSS start → peak | workerd CPU (% of one core) |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+An error is any turn whose HTTP status was not 200, whose stream carried an \`error\` chunk or a failed tool call, ended
+without \`finish\`, or read anything but the one resource its question names; and any failed conversation create.
+${problems.length ? `Errors seen: ${problems.join('; ')}. Why, and what it means: docs/RELIABILITY-load.md ("Load").` : 'Every turn of every run completed and read the expected resource.'}
+Cache hit ratio: the \`cache\` field of every \`read_resource\` result in the streams (memory = the conversation's own
+memory layer, KV = a copy another conversation wrote, miss = an MCP \`resources/read\`); the server's own count of
+\`resources/read\` is beside it as a check. The first turn includes the conversation's MCP set-up (two sessions:
+initialize, catalogs, subscriptions). Conversations were deleted after each run (${runs.map((r) => `${r.deleteFailures} failed deletes at N = ${r.n}`).join(', ')}).
+
+### Bytes sent to the model per turn: catalog vs pasting every resource
+
+Same run. Ours: what the model received, summed over the turn's two steps — the offline model reports
+⌈JSON length of the AI SDK prompt / 4⌉ as input tokens for each call, so this is 4 × inputTokens (characters of
+system prompt with the catalog, history, question, tool call and result); per turn from the N = ${last.n} run. Naive: the same conversation with every text
+resource of both servers (${last.bytes.naiveTextResources} documents: ${last.bytes.resources}; ${last.bytes.naiveBinariesSkipped} binaries left out,
+in its favour; templates cannot be pasted) in the system prompt (${kb(last.bytes.naiveSystemBytes)}), and one model call per turn, serialised
+the same way. History counts in both: our tool results stay in the history, so our later turns carry earlier reads.
+Neither count includes tool definitions (the same MCP tools in both; ours adds the four synthetic tools).
+
+| turn | question | ours | naive | naive / ours |
+|---|---|---|---|---|
+${byTurn.join('\n')}
+
+Mean per turn: ${perRun}.
+`;
+}
+
+const m = machine();
+const runs = [];
+if (process.env.LOAD_FROM) {
+  for (const match of readFileSync(process.env.LOAD_FROM, 'utf8').matchAll(/^BENCH_LOAD (\{.*\})$/gm)) runs.push(JSON.parse(match[1]));
+  if (!runs.length) throw new Error(`no BENCH_LOAD lines in ${process.env.LOAD_FROM}`);
+  if (process.env.LOAD_MEASURED) m.date = process.env.LOAD_MEASURED;
+} else {
+  for (const n of NS) {
+    console.log(`load: N = ${n}, M = ${TURNS} …`);
+    const result = await runOnce(n);
+    console.log(`BENCH_LOAD ${JSON.stringify(result)}`);
+    runs.push(result);
+    await sleep(1000);
+  }
+}
+const section = render(runs, m);
+console.log(`\n${section}`);
+if (WRITE) writeSection('BENCHMARKS.md', 'bench-load', section);
+process.exit(runs.some((r) => r.errors) ? 1 : 0);

@@ -6,7 +6,7 @@ function sessionWithClient() {
   const session = new McpSession(
     { id: 'x', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http' } as ConstructorParameters<typeof McpSession>[0],
     {} as ConstructorParameters<typeof McpSession>[1],
-    { MCP_REQUEST_TIMEOUT_MS: 1_000 },
+    { MCP_REQUEST_TIMEOUT_MS: 1_000, MCP_MAX_RESPONSE_BYTES: 16 * 1024 * 1024, MCP_MAX_RESULT_DEPTH: 100 },
     { onNotification: () => {} } as unknown as ConstructorParameters<typeof McpSession>[3],
   );
   (session as unknown as { client: object }).client = {};

@@ -227,3 +227,33 @@ describe('a real server with 10,000 resources', () => {
     });
   });
 });
+
+describe('reads from earlier turns', () => {
+  it('are sent again up to a budget; older ones become a note naming them, while the history keeps them whole', async () => {
+    const id = await createConversation();
+    const full = (await read(id, { server: 'demo', uri: 'docs://test-matrix' })).contents[0] as { text: string };
+    const readMatrix = () =>
+      scriptedModel((_call, index) => (index === 0 ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }]) : say('Done.')));
+    const settings = { EARLIER_READS_BUDGET_CHARS: 20_000 };
+    await runScriptedTurn(id, 'Read the matrix (1).', readMatrix(), settings);
+    await runScriptedTurn(id, 'Read the matrix (2).', readMatrix(), settings);
+    const third = readMatrix();
+    await runScriptedTurn(id, 'Read the matrix (3).', third, settings);
+
+    // The third turn's first step: turn 2's read (newest) whole, turn 1's replaced by a note.
+    const earlier = toolResults(third.doStreamCalls[0]!.prompt).filter((r) => r.toolName === 'read_resource');
+    expect(earlier).toHaveLength(2);
+    expect(earlier[0]!.text).toBe(
+      `[Read in an earlier turn and not repeated here: docs://test-matrix on server "demo" (${(earlier[1]!.text.length).toLocaleString('en')} characters). Call read_resource again if you need it.]`,
+    );
+    expect(earlier[1]!.text).toContain(full.text.slice(0, 2_000));
+    // This turn's own read is sent whole.
+    const current = toolResults(third.doStreamCalls[1]!.prompt).filter((r) => r.toolName === 'read_resource');
+    expect(current.at(-1)!.text).toContain(full.text.slice(0, 2_000));
+    // The history, which the person sees, still has every read whole.
+    const history = await (await api(`/v1/conversations/${id}`)).json() as { messages: Array<{ parts: Array<{ type: string; output?: { text?: string } }> }> };
+    const stored = history.messages.flatMap((m) => m.parts).filter((p) => p.type === 'tool-read_resource');
+    expect(stored).toHaveLength(3);
+    for (const part of stored) expect(part.output!.text).toContain(full.text.slice(0, 2_000));
+  });
+});

@@ -36,6 +36,12 @@ export const SettingsSchema = z.object({
   MCP_MAX_LIST_PAGES: int(1, 100),
   /** Characters of resource text per `read_resource` window; longer text continues in further windows. */
   READ_WINDOW_CHARS: int(1_000, 24_000),
+  /**
+   * Characters of resources read in earlier turns that are sent to the model
+   * again; older reads are replaced by a note naming them (the history keeps
+   * them whole). See loop/earlier-reads.ts.
+   */
+  EARLIER_READS_BUDGET_CHARS: int(0, 24_000),
   /** Images up to this size go to models that accept images as image parts; larger ones are described. */
   INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024),
   /** Token budget of the catalog in the system prompt (estimated at 3.3 characters a token). */

@@ -3,6 +3,7 @@ import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { ResolvedModel } from './models';
+import { elideEarlierReads } from './earlier-reads';
 import { buildSystemPrompt } from './system-prompt';
 
 export interface TurnInput {
@@ -54,7 +55,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
   const result = streamText({
     model: input.model.model,
     system,
-    messages: await convertToModelMessages(messages, { tools: input.tools }),
+    messages: await convertToModelMessages(elideEarlierReads(messages, input.settings.EARLIER_READS_BUDGET_CHARS), { tools: input.tools }),
     tools: input.tools,
     stopWhen: stepCountIs(input.settings.MAX_STEPS),
     onError: () => {

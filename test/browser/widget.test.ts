@@ -182,7 +182,8 @@ describe('the demo page at / (npm start)', () => {
     await screenshot(page, '12-approved');
 
     await ask('create_task title="Delete the backlog"');
-    await chat().getByRole('group', { name: 'Tool approval' }).getByRole('button', { name: 'Deny' }).click();
+    // By keyboard this time: the buttons are reachable and answer to Enter.
+    await chat().getByRole('group', { name: 'Tool approval' }).getByRole('button', { name: 'Deny' }).press('Enter');
     expect(await answerText()).toContain('The tool call was denied');
     await visible(step('create_task on demo — denied'));
     await screenshot(page, '13-denied');

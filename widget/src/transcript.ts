@@ -22,6 +22,9 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
     if (first) el.append(renderMarkdown(first.text));
     const attached = message.metadata?.attachments ?? [];
     if (attached.length) el.append(attachmentChips(attached.map((a) => ctx.describe(a.server, a.uri))));
+    // The service restarted during this message's turn: it was kept, but not answered.
+    const interrupted = message.metadata?.interrupted;
+    if (typeof interrupted === 'string') el.append(h('p', { class: 'notice' }, interrupted));
     return el;
   }
   for (const part of message.parts) {

@@ -380,6 +380,10 @@ export class Conversation extends Agent<Env> {
     if (!this.row()) return false;
     this.deleted = true;
     await this.sessions?.closeAll();
+    // Nothing of this conversation outlives it, even if the runtime keeps the instance a while.
+    this.sessions = undefined;
+    this.cache = undefined;
+    this.live = undefined;
     await this.destroy();
     return true;
   }

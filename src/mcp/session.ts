@@ -99,7 +99,12 @@ export class McpSession {
    */
   async reset(only?: Client): Promise<void> {
     const client = this.client;
-    if (!client || (only && client !== only)) return;
+    if (!client || (only && client !== only)) {
+      // A client that closed on its own may leave its transport behind: close that too.
+      if (!client && !only) await this.transport?.close().catch(() => {});
+      this.transport = undefined;
+      return;
+    }
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;

@@ -231,7 +231,11 @@ export class McpSessions {
   /** Ends every session (tells the servers, best effort). */
   async closeAll(): Promise<void> {
     for (const refresh of this.refreshes.values()) if (refresh.timer) clearTimeout(refresh.timer);
+    this.refreshes.clear();
     await Promise.allSettled([...this.sessions.values()].map((session) => session.reset()));
+    this.sessions.clear();
+    this.completions.clear();
+    this.backoffs.clear();
   }
 
   /** Resolves when no catalog refresh is pending or running (tests, benchmarks). */

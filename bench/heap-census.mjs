@@ -2,13 +2,13 @@
 // heap usage, then a heap snapshot (which collects garbage first) counted by
 // constructor name — how many Conversation sessions, demo-server sessions,
 // streams… are alive. Used to tell a leak in our objects from memory the
-// runtime keeps outside the heap (docs/RELIABILITY-load.md, "Soak").
+// runtime keeps outside the heap (docs/RELIABILITY.md, "Soak").
 //
 //   node bench/heap-census.mjs ws://127.0.0.1:<port>/core:user:mcp-ondemand [Name,Name…]
 //
 // The URL is workerd's own inspector (not wrangler's proxy on --inspector-port):
 // `ss -ltnp | grep workerd` lists its ports, `curl 127.0.0.1:<port>/json` the targets.
-// Reads the figures the soak section of docs/RELIABILITY-load.md quotes.
+// Reads the figures the soak section of docs/RELIABILITY.md quotes.
 const url = process.argv[2];
 const names = (process.argv[3] ?? 'McpSessions,McpSession,ResourceCache,LiveStream,McpServer,WebStandardStreamableHTTPServerTransport,workerd / DurableObjectBase').split(',');
 if (!url) throw new Error('usage: node bench/heap-census.mjs <inspector WebSocket URL> [names]');

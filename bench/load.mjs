@@ -218,7 +218,7 @@ ${rows.join('\n')}
 
 An error is any turn whose HTTP status was not 200, whose stream carried an \`error\` chunk or a failed tool call, ended
 without \`finish\`, or read anything but the one resource its question names; and any failed conversation create.
-${problems.length ? `Errors seen: ${problems.join('; ')}. Why, and what it means: docs/RELIABILITY-load.md ("Load").` : 'Every turn of every run completed and read the expected resource.'}
+${problems.length ? `Errors seen: ${problems.join('; ')}. Why, and what it means: docs/RELIABILITY.md ("Load").` : 'Every turn of every run completed and read the expected resource.'}
 Cache hit ratio: the \`cache\` field of every \`read_resource\` result in the streams (memory = the conversation's own
 memory layer, KV = a copy another conversation wrote, miss = an MCP \`resources/read\`); the server's own count of
 \`resources/read\` is beside it as a check. The first turn includes the conversation's MCP set-up (two sessions:
@@ -231,7 +231,9 @@ Same run. Ours: what the model received, summed over the turn's two steps — th
 system prompt with the catalog, history, question, tool call and result); per turn from the N = ${last.n} run. Naive: the same conversation with every text
 resource of both servers (${last.bytes.naiveTextResources} documents: ${last.bytes.resources}; ${last.bytes.naiveBinariesSkipped} binaries left out,
 in its favour; templates cannot be pasted) in the system prompt (${kb(last.bytes.naiveSystemBytes)}), and one model call per turn, serialised
-the same way. History counts in both: our tool results stay in the history, so our later turns carry earlier reads.
+the same way. History counts in both: our later turns carry earlier turns' reads, up to EARLIER_READS_BUDGET_CHARS (24,000 by default,
+one read window; older reads are sent as a one-line note), at both steps of a turn, so ours levels off at about twice that
+plus the catalog and the conversation's text, while naive stays at the size of the corpus (48 KB here: a small corpus).
 Neither count includes tool definitions (the same MCP tools in both; ours adds the four synthetic tools).
 
 | turn | question | ours | naive | naive / ours |

@@ -10,7 +10,7 @@
 // Env: SOAK_MINUTES (10), SOAK_CONVERSATIONS (20 at a time), SOAK_TURNS (20
 // turns each, then it is deleted and a new one starts), SOAK_UPDATE_MS (2000),
 // SOAK_GRACE_MS (1000), SOAK_PORT (8797; inspector +1), SOAK_HELPER_PORT (6921, +1),
-// SOAK_WRITE (1: write docs/RELIABILITY-load.md's result section; default only for a full run).
+// SOAK_WRITE (1: write docs/RELIABILITY.md's result section; default only for a full run).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import os from 'node:os';
@@ -276,5 +276,5 @@ Command: \`npm run soak\` (bench/soak.mjs) · ${machineLine(m)} · 1-minute load
 RSS by minute (MiB): ${perMinute}.
 `;
 console.log(`\n${section}`);
-if (WRITE) writeSection('docs/RELIABILITY-load.md', 'soak-result', section);
+if (WRITE) writeSection('docs/RELIABILITY.md', 'soak-result', section);
 process.exit(r.violations || r.errors ? 1 : 0);

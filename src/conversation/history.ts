@@ -51,7 +51,8 @@ export class History {
   begin(newMessages: UIMessage[], continues?: UIMessage): void {
     this.storage.transactionSync(() => {
       this.storage.sql.exec(`DELETE FROM turn_pending`);
-      this.save(newMessages, false);
+      // Written directly (not through save(), which compares with every stored message): this runs on every turn.
+      for (const message of newMessages) this.upsert(message);
       for (const message of newMessages) this.storage.sql.exec(`INSERT INTO turn_pending (id, kind) VALUES (?, 'new')`, message.id);
       if (continues) this.storage.sql.exec(`INSERT INTO turn_pending (id, kind) VALUES (?, 'continues')`, continues.id);
     });
@@ -98,15 +99,13 @@ export class History {
     );
     const changed = messages.filter((message) => stored.get(message.id) !== JSON.stringify(message));
     this.storage.transactionSync(() => {
-      for (const message of changed) {
-        this.storage.sql.exec(
-          `INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`,
-          message.id,
-          JSON.stringify(message),
-        );
-      }
+      for (const message of changed) this.upsert(message);
       if (completesTurn) this.storage.sql.exec(`DELETE FROM turn_pending`);
     });
+  }
+
+  private upsert(message: UIMessage): void {
+    this.storage.sql.exec(`INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`, message.id, JSON.stringify(message));
   }
 }
 

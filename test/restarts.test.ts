@@ -73,6 +73,20 @@ describe('Durable Object aborted mid-turn', () => {
     await runScriptedTurn(id, 'hello?', failing);
     expect((await snapshot(id)).messages).toEqual([]);
   });
+
+  it('a failed turn that resent a stored message (useChat regenerate) does not delete it', async () => {
+    const id = await createConversation();
+    await runScriptedTurn(id, 'keep me', scriptedModel(() => say('Kept.')));
+    const before = (await snapshot(id)).messages;
+    const stored = before.find((m) => m.role === 'user')!;
+    const failing = new MockLanguageModelV4({ doStream: async () => Promise.reject(new Error('model exploded')) });
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const live = await instance.turn([stored as UIMessage], { model: failing, acceptsImages: false, spec: 'mock' });
+      const reader = live.reader().getReader();
+      while (!(await reader.read()).done); // to the end: the failure and the rollback
+    });
+    expect((await snapshot(id)).messages).toEqual(before);
+  });
 });
 
 describe('Durable Object aborted mid-approval', () => {

@@ -52,8 +52,13 @@ export class History {
     this.storage.transactionSync(() => {
       this.storage.sql.exec(`DELETE FROM turn_pending`);
       // Written directly (not through save(), which compares with every stored message): this runs on every turn.
-      for (const message of newMessages) this.upsert(message);
-      for (const message of newMessages) this.storage.sql.exec(`INSERT INTO turn_pending (id, kind) VALUES (?, 'new')`, message.id);
+      // Only messages not stored yet count as this turn's: a client may resend one (useChat's regenerate), and a
+      // rollback must never delete what an earlier turn saved.
+      for (const message of newMessages) {
+        if (this.storage.sql.exec(`SELECT 1 FROM messages WHERE id = ?`, message.id).toArray().length) continue;
+        this.upsert(message);
+        this.storage.sql.exec(`INSERT INTO turn_pending (id, kind) VALUES (?, 'new')`, message.id);
+      }
       if (continues) this.storage.sql.exec(`INSERT INTO turn_pending (id, kind) VALUES (?, 'continues')`, continues.id);
     });
   }

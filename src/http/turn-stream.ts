@@ -19,7 +19,8 @@ export function turnStream(response: Response): Response {
       } catch (error) {
         const cause = error instanceof Error ? error.message : String(error);
         const chunk = { type: 'error', errorText: `${INTERRUPTED_REASON} (cause: ${cause})` };
-        controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(chunk)}\n\n`));
+        // Blank line first: the break may have come in the middle of an event, which must end before ours starts.
+        controller.enqueue(new TextEncoder().encode(`\n\ndata: ${JSON.stringify(chunk)}\n\n`));
         controller.close();
       }
     },

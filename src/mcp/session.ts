@@ -99,9 +99,11 @@ export class McpSession {
    */
   async reset(only?: Client): Promise<void> {
     const client = this.client;
-    if (!client || (only && client !== only)) {
+    // Another caller already replaced that client: the current session is the newer one; leave it be.
+    if (only && client !== only) return;
+    if (!client) {
       // A client that closed on its own may leave its transport behind: close that too.
-      if (!client && !only) await this.transport?.close().catch(() => {});
+      await this.transport?.close().catch(() => {});
       this.transport = undefined;
       return;
     }

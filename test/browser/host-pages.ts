@@ -42,7 +42,7 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
   });
 }
 
-const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const page = (service: string, token: string, user: string, tenant: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Acme Shop — help</title><link rel="icon" href="data:,">

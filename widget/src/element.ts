@@ -340,6 +340,14 @@ export class McpOndemandChat extends HTMLElement {
         return false;
       }
       await this.follow(signal, response);
+      if (this.turnFailed !== null) {
+        // The service stored nothing of a failed turn: show the history as it is, and give the message back.
+        const reason = this.turnFailed;
+        await this.reloadHistory();
+        options.onRefused?.();
+        this.showError(new ChatError(502, 'turn_failed', reason), retry);
+        return false;
+      }
       return true;
     } finally {
       this.setBusy(false);
@@ -384,12 +392,19 @@ export class McpOndemandChat extends HTMLElement {
       }
       current = null;
       this.status.textContent = 'Connection lost — reconnecting…';
-      await new Promise((resolve) => setTimeout(resolve, RESUME_DELAYS_MS[attempt]));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RESUME_DELAYS_MS[attempt]);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
     }
   }
 
+  /** The last consumed turn ended with an error chunk (the service kept nothing of it). */
+  private turnFailed: string | null = null;
+
   /** One response's chunks into its message. True when the turn ended; false when the stream broke off. */
   private async consume(response: Response, resumed: boolean): Promise<boolean> {
+    this.turnFailed = null;
     let message: Message | null = null;
     let ended = false;
     let failed = false;
@@ -409,6 +424,7 @@ export class McpOndemandChat extends HTMLElement {
       const said = applyChunk(message, chunk);
       if (said?.error) {
         failed = true;
+        this.turnFailed = said.error;
         this.showError(new ChatError(502, 'turn_failed', said.error));
       }
       if (chunk.type === 'abort') failed = true;

@@ -74,17 +74,21 @@ export class McpSession {
    * connection dropped is retried once on the same session.
    */
   async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true } = {}): Promise<T> {
-    const client = await this.ensure();
-    let result: T;
-    try {
-      result = await request(client, this.requestOptions);
-    } catch (error) {
-      if (idempotent && isConnectionLost(error)) {
+    let client = await this.ensure();
+    let result: T | undefined;
+    // At most one retry for each cause: a dropped connection (often a restarting server), then an expired session.
+    for (let retriedLost = false, retriedExpired = false; ; ) {
+      try {
         result = await request(client, this.requestOptions);
-      } else {
-        if (!isSessionExpired(error)) throw error;
-        await this.reset(client);
-        result = await request(await this.ensure(), this.requestOptions);
+        break;
+      } catch (error) {
+        if (idempotent && !retriedLost && isConnectionLost(error)) {
+          retriedLost = true;
+        } else if (!retriedExpired && isSessionExpired(error)) {
+          retriedExpired = true;
+          await this.reset(client);
+          client = await this.ensure();
+        } else throw error;
       }
     }
     assertDepthAtMost(result, this.settings.MCP_MAX_RESULT_DEPTH);

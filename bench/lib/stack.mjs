@@ -172,9 +172,10 @@ export async function startEverything({ port, proxyPort }) {
 /**
  * `wrangler dev` on `port` with `vars`, state in a fresh temporary directory
  * (so every run starts cold: no KV or Durable Object state from before).
+ * Also used by the browser tests (test/browser/service.ts).
  * `workerd()` samples the memory and CPU time of its workerd processes.
  */
-export async function startWrangler({ port, inspectorPort, vars }) {
+export async function startWrangler({ port, inspectorPort, vars, startupTimeoutMs = 60_000 }) {
   if (await portOpen(port)) throw new Error(`port ${port} is in use`);
   const persist = mkdtempSync(path.join(os.tmpdir(), 'mcp-ondemand-load-'));
   const args = [WRANGLER_ENTRY, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persist, '--show-interactive-dev-session=false'];
@@ -192,7 +193,7 @@ export async function startWrangler({ port, inspectorPort, vars }) {
     }
   };
   try {
-    await waitFor('wrangler dev', healthy, 60_000, wrangler.child, wrangler.output);
+    await waitFor('wrangler dev', healthy, startupTimeoutMs, wrangler.child, wrangler.output);
   } catch (error) {
     await wrangler.stop();
     rmSync(persist, { recursive: true, force: true });

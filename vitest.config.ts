@@ -56,6 +56,40 @@ export const TEST_TENANTS = [
       { id: 'minimal', url: local(4, '/alt'), transport: 'streamable-http' },
     ],
   },
+  // Protocol eras (test/era-*.test.ts): the SDK v2 servers in each of their modes (test/infra/v2-servers.ts),
+  // the naive 2025 port, server-everything, and the demo server spoken in each era.
+  {
+    id: 'eras',
+    apiKeySha256: [sha256('test-key-eras')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'strict', url: local(5, '/strict'), transport: 'streamable-http' },
+      { id: 'fallback', url: local(5, '/fallback'), transport: 'streamable-http' },
+      { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http' },
+      // The same server spoken in 2025-11-25: its real sessions, GET stream and resources/subscribe.
+      { id: 'stateful2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25' },
+      // The SDK's defaults forced to 2025: no session, GET 405, subscribe refused (-32601).
+      // (These two cannot notify: a short TTL, so tests can see it expire.)
+      { id: 'fallback2025', url: local(5, '/fallback'), transport: 'streamable-http', protocol: '2025-11-25', ttlMs: 1_500 },
+      // A 2026-only server asked for 2025: refused with -32022.
+      { id: 'strict2025', url: local(5, '/strict'), transport: 'streamable-http', protocol: '2025-11-25' },
+      { id: 'naive', url: local(5, '/naive'), transport: 'streamable-http', ttlMs: 1_500 },
+      { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http' },
+      { id: 'demo', url: '/demo/mcp' },
+      { id: 'demo2025', url: '/demo/mcp', protocol: '2025-11-25' },
+    ],
+  },
+  // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
+  {
+    id: 'limited',
+    apiKeySha256: [sha256('test-key-limited')],
+    allowedOrigins: [],
+    limits: { conversationsPerUser: 4, liveConversationsPerUser: 2 },
+    mcpServers: [
+      { id: 'demo2025', url: '/demo/mcp', protocol: '2025-11-25' },
+      { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http' },
+    ],
+  },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   {
     id: 'hostile',
@@ -94,6 +128,9 @@ export default defineConfig({
                 // The suite runs hundreds of turns as acme's alice within a minute.
                 TURNS_PER_MINUTE_PER_USER: '100000',
                 TURNS_PER_MINUTE_PER_TENANT: '100000',
+                // …and creates hundreds of conversations, all connected at once (limits are tested in a tenant of their own).
+                CONVERSATIONS_PER_MINUTE_PER_USER: '100000',
+                LIVE_CONVERSATIONS_PER_USER: '100000',
                 ACME_TOKEN_SECRET: 'acme-test-signing-secret-0123456789',
                 GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
               },

@@ -2,6 +2,7 @@ import { createApp } from './http/app';
 
 export { Conversation } from './conversation/conversation';
 export { DemoMcpServer } from './demo/durable-object';
+export { LiveConversations } from './limits/live-conversations';
 export { RateLimiter } from './limits/rate-limiter';
 
 const app = createApp();

@@ -15,7 +15,9 @@ function configError(MCP_SERVERS: string): ApiError {
 
 describe('MCP_SERVERS', () => {
   it('defaults to the demo server when empty', () => {
-    expect(load('').mcpServers).toEqual([{ id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, cacheScope: 'shared', autoApprove: [], modelPrompts: true, pin: [] }]);
+    expect(load('').mcpServers).toEqual([
+      { id: 'demo', url: '/demo/mcp', transport: 'auto', protocol: 'auto', headers: {}, cacheScope: 'shared', trustNotifications: false, autoApprove: [], modelPrompts: true, pin: [] },
+    ]);
   });
 
   it('accepts absolute URLs, transports and secret-named headers', () => {
@@ -24,8 +26,10 @@ describe('MCP_SERVERS', () => {
       id: 'tracker',
       url: 'https://mcp.example.com/mcp',
       transport: 'sse',
+      protocol: 'auto',
       headers: { Authorization: 'secret:TRACKER_TOKEN' },
       cacheScope: 'shared',
+      trustNotifications: false,
       autoApprove: [],
       modelPrompts: true,
       pin: [],
@@ -41,6 +45,8 @@ describe('MCP_SERVERS', () => {
     ['[{"id":"a","url":"/a","transport":"stdio"}]', '[0].transport'],
     ['[{"id":"a","url":"/a","token":"x"}]', 'Unrecognized key'],
     ['[{"id":"a","url":"/a","cacheScope":"world"}]', '[0].cacheScope'],
+    ['[{"id":"a","url":"/a","protocol":"2024-11-05"}]', '[0].protocol'],
+    ['[{"id":"a","url":"/a","trustNotifications":"yes"}]', '[0].trustNotifications'],
   ])('rejects %s with a message naming the problem', (raw, expected) => {
     const error = configError(raw);
     expect(error).toBeInstanceOf(ApiError);
@@ -52,8 +58,13 @@ describe('MCP_SERVERS', () => {
 
 describe('settings', () => {
   it('has defaults and reads numeric vars', () => {
-    expect(loadConfig({}).settings.RESOURCE_TTL_MS).toBe(300_000);
-    expect(loadConfig({ RESOURCE_TTL_MS: '60000' }).settings.RESOURCE_TTL_MS).toBe(60_000);
+    expect(loadConfig({}).settings).toMatchObject({ RESOURCE_TTL_MS: 60_000, CACHE_MAX_AGE_MS: 300_000, MCP_IDLE_MS: 600_000, LIVE_CONVERSATIONS_PER_USER: 10 });
+    expect(loadConfig({ RESOURCE_TTL_MS: '30000' }).settings.RESOURCE_TTL_MS).toBe(30_000);
+  });
+
+  it('reads KV_MAX_AGE_MS, the older name of CACHE_MAX_AGE_MS, unless the new one is set', () => {
+    expect(loadConfig({ KV_MAX_AGE_MS: '120000' }).settings.CACHE_MAX_AGE_MS).toBe(120_000);
+    expect(loadConfig({ KV_MAX_AGE_MS: '120000', CACHE_MAX_AGE_MS: '90000' }).settings.CACHE_MAX_AGE_MS).toBe(90_000);
   });
 
   it('rejects a non-numeric or out-of-range value naming the setting', () => {

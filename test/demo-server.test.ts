@@ -1,25 +1,32 @@
 import { exports } from 'cloudflare:workers';
-import { McpError, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type ListResourcesResult, type Resource } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_URL, connectDemoClient, waitFor } from './helpers/demo-client';
 
 type Connected = Awaited<ReturnType<typeof connectDemoClient>>;
 const open: Connected[] = [];
-async function connect(name?: string) {
-  const connected = await connectDemoClient(name);
+/** A client of the demo server: 2026-07-28 unless a test asks for a 2025-11-25 session. */
+async function connect(name?: string, protocol: 'auto' | '2025-11-25' = 'auto') {
+  const connected = await connectDemoClient(name, { protocol });
   open.push(connected);
   return connected;
 }
 afterEach(async () => {
-  await Promise.all(open.splice(0).map(({ transport }) => transport.terminateSession().catch(() => {})));
+  await Promise.all(
+    open.splice(0).map(async ({ client, transport }) => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    }),
+  );
 });
 
+/** Every page of resources/list, page by page as the server sends them (the SDK's own walk would hide the pages). */
 async function listAllResources(client: Connected['client']) {
   const resources: Resource[] = [];
   const pages: number[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listResources(cursor ? { cursor } : {});
+    const page = (await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} })) as ListResourcesResult;
     pages.push(page.resources.length);
     resources.push(...page.resources);
     cursor = page.nextCursor;
@@ -27,11 +34,12 @@ async function listAllResources(client: Connected['client']) {
   return { resources, pages };
 }
 
-async function mcpError(promise: Promise<unknown>): Promise<McpError> {
+async function mcpError(promise: Promise<unknown>): Promise<ProtocolError> {
   try {
     await promise;
   } catch (error) {
-    return error as McpError;
+    if (error instanceof ProtocolError) return error;
+    throw error;
   }
   throw new Error('expected an MCP error');
 }
@@ -46,9 +54,25 @@ const textOf = (contents: { text?: unknown; blob?: unknown }) => {
   return contents.text;
 };
 
-describe('demo MCP server: session', () => {
-  it('initialises with server info, instructions and capabilities', async () => {
-    const { client } = await connect();
+describe('demo MCP server: both protocol eras', () => {
+  it('2026-07-28: server/discover gives server info, instructions, capabilities and cache hints; no session', async () => {
+    const { client, transport } = await connect();
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(transport.sessionId).toBeUndefined();
+    expect(client.getServerVersion()).toMatchObject({ name: 'acme-tasks-demo' });
+    expect(client.getInstructions()).toContain('task://guidelines');
+    expect(client.getServerCapabilities()).toMatchObject({ resources: { subscribe: true, listChanged: true } });
+    expect(client.getDiscoverResult()).toMatchObject({ supportedVersions: expect.arrayContaining(['2026-07-28']), ttlMs: 3_600_000, cacheScope: 'public' });
+    // Cache hints as the demo declares them: the guidelines short-lived and private, the test matrix public.
+    expect(await client.readResource({ uri: 'task://guidelines' })).toMatchObject({ ttlMs: 30_000, cacheScope: 'private' });
+    expect(await client.readResource({ uri: 'docs://test-matrix' })).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+  });
+
+  it('2025-11-25: initialize gives a session with server info, instructions and capabilities, and no cache hints', async () => {
+    const { client, transport } = await connect('legacy', '2025-11-25');
+    expect(client.getProtocolEra()).toBe('legacy');
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(client.getServerVersion()).toMatchObject({ name: 'acme-tasks-demo' });
     expect(client.getInstructions()).toContain('task://guidelines');
     expect(client.getServerCapabilities()).toMatchObject({
@@ -57,9 +81,11 @@ describe('demo MCP server: session', () => {
       prompts: {},
       completions: {},
     });
+    const read = await client.readResource({ uri: 'task://guidelines' });
+    expect(read).not.toHaveProperty('ttlMs');
   });
 
-  it('answers 404 for an unknown session id and forgets a deleted session', async () => {
+  it('answers 404 for an unknown 2025 session id and forgets a deleted session', async () => {
     const unknown = await exports.default.fetch(DEMO_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' },
@@ -67,10 +93,11 @@ describe('demo MCP server: session', () => {
     });
     expect(unknown.status).toBe(404);
 
-    const { client, transport } = await connectDemoClient();
+    const { client, transport } = await connectDemoClient('deleter', { protocol: '2025-11-25' });
     const sessionId = transport.sessionId!;
     await client.ping();
     await transport.terminateSession();
+    await client.close();
     const after = await exports.default.fetch(DEMO_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
@@ -172,7 +199,8 @@ describe('demo MCP server: customer template', () => {
   it('rejects an unknown customer id with a clear resource-not-found error', async () => {
     const { client } = await connect();
     const error = await mcpError(client.readResource({ uri: 'customer://nobody/profile' }));
-    expect(error.code).toBe(-32002);
+    expect(error.code).toBe(-32602); // resource not found, as 2026-07-28 says
+    expect(error.data).toEqual({ uri: 'customer://nobody/profile' });
     expect(error.message).toContain('Unknown customer "nobody"');
     expect(error.message).toContain('acme');
   });
@@ -271,17 +299,64 @@ describe('demo MCP server: tools', () => {
   });
 });
 
-describe('demo MCP server: notifications', () => {
-  it('notifies subscribers when the guidelines change, and serves the new text', async () => {
+describe('demo MCP server: notifications (2026-07-28, subscriptions/listen)', () => {
+  it('notifies a listener of the URIs it asked for, and of list changes', async () => {
     const watcher = await connect('watcher');
     const editor = await connect('editor');
+    const updated: string[] = [];
+    let listChanged = 0;
+    watcher.client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
+    watcher.client.setNotificationHandler('notifications/resources/list_changed', () => void listChanged++);
+    const subscription = await watcher.client.listen({ resourceSubscriptions: ['task://guidelines'], resourcesListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ resourceSubscriptions: ['task://guidelines'], resourcesListChanged: true });
+
+    const text = `Guidelines v-${crypto.randomUUID()}: ship small.`;
+    await editor.client.callTool({ name: 'update_guidelines', arguments: { text } });
+    await waitFor(() => updated.includes('task://guidelines'), 'resources/updated on the listener');
+    expect(textOf((await watcher.client.readResource({ uri: 'task://guidelines' })).contents[0]!)).toBe(text);
+
+    const slug = `retro-${crypto.randomUUID().slice(0, 8)}`;
+    await editor.client.callTool({ name: 'publish_document', arguments: { slug, title: 'Sprint retro', markdown: '# Retro' } });
+    await waitFor(() => listChanged > 0, 'resources/list_changed on the listener');
+    // A URI it did not ask for: nothing (the published document is updated by publishing it again).
+    await editor.client.callTool({ name: 'publish_document', arguments: { slug, title: 'Sprint retro', markdown: '# Retro, v2' } });
+    await editor.client.callTool({ name: 'update_guidelines', arguments: { text: `${text} (2)` } });
+    await waitFor(() => updated.length >= 2, 'the second guidelines update');
+    expect(updated).not.toContain(`docs://published/${slug}`);
+    await subscription.close();
+    expect(await subscription.closed).toBe('local');
+  });
+
+  it('a change made by a 2025 session reaches 2026 listeners, and the other way round', async () => {
+    const modern = await connect('modern-watcher');
+    const legacy = await connect('legacy-watcher', '2025-11-25');
+    const editor = await connect('editor');
+    const heardByModern: string[] = [];
+    modern.client.setNotificationHandler('notifications/resources/updated', (n) => void heardByModern.push(n.params.uri));
+    await modern.client.listen({ resourceSubscriptions: ['task://guidelines'] });
+    await legacy.client.subscribeResource({ uri: 'task://guidelines' });
+
+    await editor.client.callTool({ name: 'update_guidelines', arguments: { text: `From 2026 ${crypto.randomUUID()}` } });
+    await waitFor(() => legacy.notifications.find((n) => n.method === 'notifications/resources/updated'), 'the 2025 session to hear a 2026 change');
+    await waitFor(() => heardByModern.length === 1, 'the 2026 listener');
+
+    const legacyEditor = await connect('legacy-editor', '2025-11-25');
+    await legacyEditor.client.callTool({ name: 'update_guidelines', arguments: { text: `From 2025 ${crypto.randomUUID()}` } });
+    await waitFor(() => heardByModern.length === 2, 'the 2026 listener to hear a 2025 change');
+  });
+});
+
+describe('demo MCP server: notifications (2025-11-25 sessions)', () => {
+  it('notifies subscribers when the guidelines change, and serves the new text', async () => {
+    const watcher = await connect('watcher', '2025-11-25');
+    const editor = await connect('editor', '2025-11-25');
     await watcher.client.subscribeResource({ uri: 'task://guidelines' });
 
     const text = `Guidelines v-${crypto.randomUUID()}: ship small.`;
     await editor.client.callTool({ name: 'update_guidelines', arguments: { text } });
 
     await waitFor(
-      () => watcher.notifications.find((n) => n.method === 'notifications/resources/updated' && n.params?.uri === 'task://guidelines'),
+      () => watcher.notifications.find((n) => n.method === 'notifications/resources/updated' && (n.params as { uri?: string })?.uri === 'task://guidelines'),
       'resources/updated on the watcher',
     );
     expect(textOf((await watcher.client.readResource({ uri: 'task://guidelines' })).contents[0]!)).toBe(text);
@@ -290,7 +365,7 @@ describe('demo MCP server: notifications', () => {
   });
 
   it('delivers the update to the session that made it inside its POST response stream', async () => {
-    const self = await connect('self-editor');
+    const self = await connect('self-editor', '2025-11-25');
     await self.client.subscribeResource({ uri: 'task://guidelines' });
     await self.client.callTool({ name: 'update_guidelines', arguments: { text: 'Only in-stream.' } });
     // The notification arrived before the tool result, on the same stream: no waiting needed.
@@ -298,8 +373,8 @@ describe('demo MCP server: notifications', () => {
   });
 
   it('stops notifying after unsubscribe', async () => {
-    const watcher = await connect('watcher');
-    const editor = await connect('editor');
+    const watcher = await connect('watcher', '2025-11-25');
+    const editor = await connect('editor', '2025-11-25');
     await watcher.client.subscribeResource({ uri: 'task://guidelines' });
     await watcher.client.unsubscribeResource({ uri: 'task://guidelines' });
     await editor.client.callTool({ name: 'update_guidelines', arguments: { text: 'Nobody is listening.' } });
@@ -308,14 +383,14 @@ describe('demo MCP server: notifications', () => {
   });
 
   it('refuses to subscribe to an unknown URI', async () => {
-    const { client } = await connect();
+    const { client } = await connect('subscriber', '2025-11-25');
     const error = await mcpError(client.subscribeResource({ uri: 'task://unknown' }));
-    expect(error.code).toBe(-32002);
+    expect(error.code).toBe(-32602);
   });
 
   it('announces list_changed when a document is published, and serves it', async () => {
-    const watcher = await connect('watcher');
-    const publisher = await connect('publisher');
+    const watcher = await connect('watcher', '2025-11-25');
+    const publisher = await connect('publisher', '2025-11-25');
     const slug = `retro-${crypto.randomUUID().slice(0, 8)}`;
     const before = (await listAllResources(watcher.client)).resources.length;
 

@@ -1,7 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
-import { api, conversationStub, createConversation, postJson } from './helpers/api';
+import { api, conversationStub, createConversation, mcpSessionsOf, postJson } from './helpers/api';
 import { demoTaskTitles } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 import { renderResource } from '../src/tools/render';
@@ -57,9 +57,9 @@ describe('a 5 MB text resource', () => {
 
     // Follow every continuation, as a model would: the windows tile the document exactly.
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const read = await (instance as unknown as { sessions: { readResource(s: string, u: string): Promise<{ cache: string; contents: any[] }> } }).sessions.readResource('hostile', 'hostile://big-text');
+      const read = await mcpSessionsOf(instance)!.readResource('hostile', 'hostile://big-text', { reuseSince: 0 });
       expect(read.cache).toBe('memory');
-      const original = read.contents[0].text as string;
+      const original = (read.contents[0] as { text: string }).text;
       let offset: number | undefined = 0;
       let rebuilt = '';
       let windows = 0;
@@ -96,7 +96,7 @@ describe('a 5 MB text resource', () => {
 });
 
 describe('50 MB binaries', () => {
-  it('listed with a size: described from the catalog, never downloaded (tool and API alike)', async () => {
+  it('listed with a size: described from the catalog, never downloaded (tool, API and attachments alike)', async () => {
     const id = await createConversation(HOSTILE);
     const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'hostile://sized-binary', server: 'hostile' }]) : say('it is an archive')));
     await runScriptedTurn(id, 'what is in the archive?', model);
@@ -106,6 +106,14 @@ describe('50 MB binaries', () => {
     const viaApi = await readVia(id, { server: 'hostile', uri: 'hostile://sized-binary' });
     expect(viaApi.status).toBe(200);
     expect(viaApi.body).toMatchObject({ cache: 'catalog', contents: [], model: { text: result!.text } });
+
+    // Attached to a message, it is described the same way (attachments used to download it).
+    const attached = await postJson(`/v1/conversations/${id}/messages`, { text: 'and this archive?', attachments: [{ server: 'hostile', uri: 'hostile://sized-binary' }] }, HOSTILE);
+    expect(attached.status).toBe(200);
+    await attached.text();
+    const { messages } = await (await api(`/v1/conversations/${id}`, {}, HOSTILE)).json<{ messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }> }>();
+    const userParts = messages.filter((m) => m.role === 'user').at(-1)!.parts;
+    expect(userParts.map((p) => p.text)).toContain(result!.text);
     expect(await serverReads()).not.toContain('hostile://sized-binary');
   });
 

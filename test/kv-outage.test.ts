@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { InvalidationLog } from '../src/cache/invalidation-log';
 import { kvKey } from '../src/cache/keys';
 import { ResourceCache } from '../src/cache/resource-cache';
-import type { McpServerConfig } from '../src/config';
 import { conversationStub, createConversation } from './helpers/api';
+import { plainPlan, TEST_CACHE_SETTINGS, textLoad } from './helpers/cache';
 import { buildSessions } from './helpers/sessions';
 
 // KV failing on purpose: the real local KV, with some operations made to throw.
@@ -27,7 +27,7 @@ function failing(ops: Op[]): KVNamespace & { failures: number } {
 }
 
 /** The minimal server (no subscribe, so its reads are shared through KV). */
-const minimal: McpServerConfig = { id: 'minimal', url: inject('minimalUrl'), transport: 'streamable-http', cacheScope: 'shared', headers: {}, autoApprove: [], modelPrompts: true, pin: [] } as McpServerConfig;
+const minimal = { id: 'minimal', url: inject('minimalUrl'), transport: 'streamable-http', cacheScope: 'shared' } as const;
 const URI = 'mini://public-note';
 
 /** Reads URI through fresh sessions (a new conversation) whose cache uses `kv`; returns the read and the scope's KV key. */
@@ -35,11 +35,11 @@ async function readWith(kv: KVNamespace, scope: string) {
   const id = await createConversation();
   return runInDurableObject(await conversationStub(id), async (_i, state) => {
     const { sessions, cache } = buildSessions(state.storage, [minimal], {}, scope, kv);
-    const first = await sessions.readResource('minimal', URI);
-    const second = await sessions.readResource('minimal', URI);
+    const first = await sessions.readResource('minimal', URI, { reuseSince: Date.now() });
+    const second = await sessions.readResource('minimal', URI, { reuseSince: Date.now() });
     await cache.settled();
     await sessions.closeAll();
-    return { first, second, key: await kvKey({ scope: `${scope}:shared`, server: 'minimal', uri: URI }) };
+    return { first, second, key: await kvKey(`${scope}:shared`, { server: 'minimal', uri: URI }) };
   });
 }
 
@@ -50,7 +50,8 @@ describe('KV outage: the cache falls back to the server, a read the server can a
     const { first, second, key } = await readWith(kv, scope);
     expect(first).toMatchObject({ cache: 'miss', contents: [{ text: 'shared by everyone.' }] });
     expect(second.cache).toBe('memory');
-    expect(kv.failures).toBe(1);
+    // One lookup under the user's key and one under the tenant's: before the first read, nobody knows whether the copy is private.
+    expect(kv.failures).toBe(2);
     expect(await env.RESOURCE_CACHE.get(key)).toContain('shared by everyone.');
   });
 
@@ -70,20 +71,19 @@ describe('KV outage: the cache falls back to the server, a read the server can a
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_i, state) => {
       const kv = failing(['delete']);
-      const settings = { KV_MAX_AGE_MS: 300_000, KV_MAX_ENTRY_BYTES: 1 << 20, MEMORY_CACHE_BYTES: 1 << 20 };
-      const ref = { scope: `kv-delete-${id}`, server: 'demo', uri: 'task://guidelines' };
-      const contents = (text: string) => ({ contents: [{ uri: ref.uri, mimeType: 'text/plain', text, size: text.length }] });
-      const cache = new ResourceCache(kv, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings);
-      await cache.read(ref, async () => contents('old'));
+      const scope = `kv-delete-${id}`;
+      const ref = { server: 'demo', uri: 'task://guidelines' };
+      const cache = new ResourceCache(kv, new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS), { shared: scope, user: `${scope}:user` }, TEST_CACHE_SETTINGS);
+      await cache.read(ref, plainPlan(), textLoad(ref.uri, 'old'));
       await cache.settled();
-      const key = await kvKey(ref);
+      const key = await kvKey(scope, ref);
       expect(await env.RESOURCE_CACHE.get(key)).toContain('old');
 
       cache.invalidate(ref); // resources/updated
       await cache.settled();
       expect(kv.failures).toBe(1);
       expect(await env.RESOURCE_CACHE.get(key)).toContain('old'); // the delete failed
-      const after = await cache.read(ref, async () => contents('new'));
+      const after = await cache.read(ref, plainPlan(), textLoad(ref.uri, 'new'));
       expect(after.source).toBe('miss');
       expect(after.entry.contents[0]).toMatchObject({ text: 'new' });
     });

@@ -221,7 +221,7 @@ describe('a real server with 10,000 resources', () => {
       expect(prompt.text).toContain('bulk://invoices/7777');
       expect(prompt.text).toContain(`… ${prompt.hidden} more not shown`);
       expect(prompt.hidden).toBeGreaterThan(9_000);
-      const read = await sessions.readResource('bulk', 'bulk://invoices/7777');
+      const read = await sessions.readResource('bulk', 'bulk://invoices/7777', { reuseSince: Date.now() });
       expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ invoice: 7777, customer: 'Globex' });
       await sessions.closeAll();
     });

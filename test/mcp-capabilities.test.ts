@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { InvalidationLog } from '../src/cache/invalidation-log';
 import { kvKey } from '../src/cache/keys';
 import { ResourceCache } from '../src/cache/resource-cache';
-import { catalog, conversationStub, createConversation, read, textOf } from './helpers/api';
+import { catalog, conversationStub, createConversation, postJson, read, textOf } from './helpers/api';
+import { plainPlan, TEST_CACHE_SETTINGS, textLoad } from './helpers/cache';
 
 describe('servers that lack capabilities', () => {
   it('a resources-only server works, and nothing it did not announce is ever called', async () => {
@@ -24,6 +25,7 @@ describe('servers that lack capabilities', () => {
     expect(tool).toMatchObject({ ok: false, error: { status: 400, code: 'unsupported' } });
 
     const methods = await (await fetch(inject('minimalUrl').replace('/mcp', '/__methods'))).json<string[]>();
+    // A 2025 server: the probe (server/discover) was refused, then initialize.
     expect(methods).toContain('initialize');
     expect(methods).toContain('resources/list');
     for (const never of ['tools/list', 'tools/call', 'prompts/list', 'resources/subscribe', 'completion/complete']) {
@@ -31,25 +33,29 @@ describe('servers that lack capabilities', () => {
     }
   });
 
-  it('a server that cannot notify gets the configured TTL; its entries are shared through KV', async () => {
+  it('a server that cannot notify gets RESOURCE_TTL_MS; its entries are shared through KV within the tenant', async () => {
     const id = await createConversation();
     const first = await read(id, { server: 'minimal', uri: 'mini://public-note' });
-    expect(first.ttlMs).toBe(300_000);
+    expect(first.freshness).toEqual({ notifications: false, ttlMs: 60_000 });
     await (await conversationStub(id)).settle();
-    expect(await env.RESOURCE_CACHE.get(await kvKey({ scope: 'tenant:acme', server: 'minimal', uri: 'mini://public-note' }))).not.toBeNull();
+    expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:acme', { server: 'minimal', uri: 'mini://public-note' }))).not.toBeNull();
   });
 
-  it('honours server cache hints: ttlMs, and cacheScope "private" never reaches KV', async () => {
+  it('honours cache hints a 2025 server sends: ttlMs, and a "private" copy only under its end user\'s key', async () => {
     const id = await createConversation();
     const first = await read(id, { server: 'minimal', uri: 'mini://private-note' });
-    expect(first.ttlMs).toBe(60_000);
+    expect(first.hint).toEqual({ ttlMs: 60_000, cacheScope: 'private' });
+    expect(first.freshness).toEqual({ notifications: false, ttlMs: 60_000 });
     expect((await read(id, { server: 'minimal', uri: 'mini://private-note' })).cache).toBe('memory');
     await (await conversationStub(id)).settle();
-    for (const scope of ['tenant:acme', 'tenant:acme:user:alice']) {
-      expect(await env.RESOURCE_CACHE.get(await kvKey({ scope, server: 'minimal', uri: 'mini://private-note' })), scope).toBeNull();
-    }
-    // Another conversation (another user) does not get it from any cache.
-    expect((await read(await createConversation(), { server: 'minimal', uri: 'mini://private-note' })).cache).toBe('miss');
+    const ref = { server: 'minimal', uri: 'mini://private-note' };
+    expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:acme', ref))).toBeNull();
+    expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:acme:user:alice', ref))).not.toBeNull();
+    // The same user's next conversation gets it from KV; another user of the tenant never does.
+    expect((await read(await createConversation(), ref)).cache).toBe('kv');
+    const bob = { authorization: 'Bearer test-key-acme', 'x-end-user': 'bob' };
+    const response = await postJson(`/v1/conversations/${await createConversation(bob)}/resources/read`, ref, bob);
+    expect((await response.json<{ cache: string }>()).cache).toBe('miss');
   });
 });
 
@@ -74,18 +80,17 @@ describe('KV outage (injected)', () => {
     const id = await createConversation();
     const { runInDurableObject } = await import('cloudflare:test');
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const settings = { KV_MAX_AGE_MS: 300_000, KV_MAX_ENTRY_BYTES: 1 << 20, MEMORY_CACHE_BYTES: 1 << 20 };
-      const cache = new ResourceCache(broken, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings);
-      const ref = { scope: 'shared', server: 'demo', uri: 'task://guidelines' };
-      const load = async () => ({ contents: [{ uri: ref.uri, mimeType: 'text/plain', text: 'from the server', size: 15 }] });
-      const first = await cache.read(ref, load);
+      const cache = new ResourceCache(broken, new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS), { shared: 'shared', user: 'user' }, TEST_CACHE_SETTINGS);
+      const ref = { server: 'demo', uri: 'task://guidelines' };
+      const load = textLoad(ref.uri, 'from the server');
+      const first = await cache.read(ref, plainPlan(), load);
       expect(first.source).toBe('miss');
       expect(first.entry.contents[0]).toMatchObject({ text: 'from the server' });
       await cache.settled(); // the failed KV write is logged, not thrown
-      expect((await cache.read(ref, load)).source).toBe('memory');
+      expect((await cache.read(ref, plainPlan(), load)).source).toBe('memory');
       cache.invalidate(ref);
       await cache.settled();
-      expect((await cache.read(ref, load)).source).toBe('miss');
+      expect((await cache.read(ref, plainPlan(), load)).source).toBe('miss');
     });
   });
 });
@@ -95,23 +100,21 @@ describe('invalidation vs a read in flight (injected timing)', () => {
     const id = await createConversation();
     const { runInDurableObject } = await import('cloudflare:test');
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const settings = { KV_MAX_AGE_MS: 300_000, KV_MAX_ENTRY_BYTES: 1 << 20, MEMORY_CACHE_BYTES: 1 << 20 };
-      const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, settings.KV_MAX_AGE_MS), settings);
-      const ref = { scope: `test:${id}`, server: 'demo', uri: 'task://race' };
+      const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS), { shared: `test:${id}`, user: `test:${id}:user` }, TEST_CACHE_SETTINGS);
+      const ref = { server: 'demo', uri: 'task://race' };
       let releaseOld!: () => void;
       const oldLoad = new Promise<void>((resolve) => (releaseOld = resolve));
-      const contents = (text: string) => [{ uri: ref.uri, mimeType: 'text/plain', text, size: text.length }];
 
-      const before = cache.read(ref, async () => {
+      const before = cache.read(ref, plainPlan(), async () => {
         await oldLoad; // the server answered before the update, but the answer is slow to arrive
-        return { contents: contents('old') };
+        return textLoad(ref.uri, 'old')();
       });
       cache.invalidate(ref); // resources/updated arrives meanwhile
-      const after = cache.read(ref, async () => ({ contents: contents('new') }));
+      const after = cache.read(ref, plainPlan(), textLoad(ref.uri, 'new'));
       releaseOld();
       expect((await after).entry.contents[0]).toMatchObject({ text: 'new' });
       expect((await before).entry.contents[0]).toMatchObject({ text: 'old' }); // its own caller started before the update
-      expect((await cache.read(ref, async () => ({ contents: contents('never') }))).entry.contents[0]).toMatchObject({ text: 'new' });
+      expect((await cache.read(ref, plainPlan(), textLoad(ref.uri, 'never'))).entry.contents[0]).toMatchObject({ text: 'new' });
     });
   });
 });

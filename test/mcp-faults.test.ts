@@ -270,11 +270,11 @@ describe('server refuses connections (nothing listens on its port)', () => {
     const demo = { id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, autoApprove: [], modelPrompts: true, pin: [], cacheScope: 'shared' } as never;
     const outcome = await runInDurableObject(await conversationStub(id), async (_i, state) => {
       const { sessions } = buildSessions(state.storage, [refused, demo]);
-      const states = await sessions.catalog();
-      const error = await sessions.readResource('refused', 'x://y').catch((e: { status: number; code: string; message: string }) => ({ status: e.status, code: e.code, message: e.message }));
-      const guidelines = await sessions.readResource('demo', 'task://guidelines');
+      const states = (await sessions.catalog()).map((s) => [s.id, s.status, s.error]);
+      const error = await sessions.readResource('refused', 'x://y', { reuseSince: Date.now() }).catch((e: { status: number; code: string; message: string }) => ({ status: e.status, code: e.code, message: e.message }));
+      const guidelines = await sessions.readResource('demo', 'task://guidelines', { reuseSince: Date.now() });
       await sessions.closeAll();
-      return { states: states.map((s) => [s.id, s.status, s.error]), error, demoRead: guidelines.contents.length };
+      return { states, error, demoRead: guidelines.contents.length };
     });
     expect(outcome.states).toContainEqual(['demo', 'connected', undefined]);
     expect(outcome.states.find((s) => s[0] === 'refused')?.[1]).toBe('error');

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { McpSession } from '../src/mcp/session';
+import { McpServerConfigSchema } from '../src/config/servers';
+import { McpConnection } from '../src/mcp/connection';
 
-/** A session whose live client is a stand-in, so `call` runs without a server. */
+/** A connection whose live client is a stand-in, so `call` runs without a server (the failures are injected). */
 function sessionWithClient() {
-  const session = new McpSession(
-    { id: 'x', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http' } as ConstructorParameters<typeof McpSession>[0],
-    {} as ConstructorParameters<typeof McpSession>[1],
-    { MCP_REQUEST_TIMEOUT_MS: 1_000, MCP_MAX_RESPONSE_BYTES: 16 * 1024 * 1024, MCP_MAX_RESULT_DEPTH: 100 },
-    { onNotification: () => {} } as unknown as ConstructorParameters<typeof McpSession>[3],
+  const connection = new McpConnection(
+    McpServerConfigSchema.parse({ id: 'x', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http' }),
+    {} as ConstructorParameters<typeof McpConnection>[1],
+    { MCP_REQUEST_TIMEOUT_MS: 1_000, MCP_MAX_RESPONSE_BYTES: 16 * 1024 * 1024, MCP_MAX_RESULT_DEPTH: 100, MCP_MAX_LIST_PAGES: 100 },
+    { onNotification: () => {}, onStreamLost: () => {} },
+    { prior: () => undefined, save: () => {} },
   );
-  (session as unknown as { client: object }).client = {};
-  return session;
+  (connection as unknown as { client: object }).client = { getProtocolEra: () => 'legacy' };
+  return connection;
 }
 
 /** A request that fails with `error` the first `failures` times, then answers "ok". */
@@ -27,7 +29,7 @@ function flaky(error: Error, failures = 1) {
 // workerd's fetch fails with "Network connection lost." when a pooled
 // keep-alive connection was closed by the server as the request went out
 // (seen under `npm run bench:load`).
-describe('McpSession.call on a dropped connection', () => {
+describe('McpConnection.call on a dropped connection', () => {
   it('retries an idempotent request once', async () => {
     const { request, attempts } = flaky(new Error('Network connection lost.'));
     await expect(sessionWithClient().call(request)).resolves.toBe('ok');

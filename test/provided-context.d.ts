@@ -8,5 +8,7 @@ declare module 'vitest' {
     faultyUrl: string;
     faultControlUrl: string;
     minimalUrl: string;
+    /** The SDK v2 servers (test/infra/v2-servers.ts): `${v2Url}/<mode>`, control at `${v2Url}/__control/<mode>/…`. */
+    v2Url: string;
   }
 }

@@ -1,29 +1,31 @@
 import { env } from 'cloudflare:workers';
-import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
 import { SessionTable } from '../src/demo/sessions';
-import { api, conversationStub, createConversation, read } from './helpers/api';
+import { api, createConversation, postJson } from './helpers/api';
+import { waitFor } from './helpers/demo-client';
 
 const demo = () => env.DEMO_MCP.getByName('demo');
-
-/** The MCP session id a conversation holds with a server (what the server knows it by). */
-async function sessionIdOf(id: string, server: string): Promise<string | undefined> {
-  return runInDurableObject(await conversationStub(id), (instance) => {
-    const sessions = (instance as unknown as { sessions?: { sessions: Map<string, { transport?: { sessionId?: string } }> } }).sessions;
-    return sessions?.sessions.get(server)?.transport?.sessionId;
-  });
-}
+const ERAS = { authorization: 'Bearer test-key-eras', 'x-end-user': 'alice' };
+const stateful = async () => (await fetch(`${inject('v2Url')}/__control/stateful/state`)).json<{ listens: number; sessions: number; deletes: number }>();
 
 describe('releasing a deleted conversation', () => {
-  it('after DELETE the demo server holds no session for that conversation', async () => {
-    const id = await createConversation();
-    await read(id, { server: 'demo', uri: 'task://guidelines' });
-    const sessionId = await sessionIdOf(id, 'demo');
-    expect(sessionId).toBeTruthy();
-    expect(await demo().hasSession(sessionId!)).toBe(true);
+  it('after DELETE the servers hold nothing of it: 2026 listen streams closed, 2025 sessions ended', async () => {
+    const id = await createConversation(ERAS);
+    const [demoListens, demoSessions, v2] = [await demo().listenerCount(), await demo().sessionCount(), await stateful()];
+    for (const server of ['demo', 'demo2025']) expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'task://guidelines' }, ERAS)).status).toBe(200);
+    for (const server of ['stateful', 'stateful2025']) expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'v2://notes/public' }, ERAS)).status).toBe(200);
+    expect(await demo().listenerCount()).toBe(demoListens + 1);
+    expect(await demo().sessionCount()).toBe(demoSessions + 1);
+    expect(await stateful()).toMatchObject({ listens: v2.listens + 1, sessions: v2.sessions + 1 });
 
-    expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' })).status).toBe(204);
-    expect(await demo().hasSession(sessionId!)).toBe(false);
+    expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' }, ERAS)).status).toBe(204);
+    expect(await demo().sessionCount()).toBe(demoSessions);
+    await waitFor(async () => ((await demo().listenerCount()) === demoListens ? true : undefined), 'the demo listen stream to close');
+    const after = await stateful();
+    expect(after.sessions).toBe(v2.sessions);
+    expect(after.deletes).toBe(v2.deletes + 1);
+    await waitFor(async () => ((await stateful()).listens === v2.listens ? true : undefined), 'the v2 listen stream to close');
   });
 });
 

@@ -234,7 +234,7 @@ describe('optional pins that cannot be read', () => {
       const { mcpServers } = loadConfig(env);
       const demo = { ...mcpServers.find((s) => s.id === 'demo')!, pin: [{ uri: 'task://guidelines', required: false }, { uri: 'customer://nobody/profile', required: false }] };
       const { sessions, settings } = buildSessions(state.storage, [demo]);
-      const pinned = await readPinned(sessions, await sessions.catalog(), [demo], settings);
+      const pinned = await readPinned(sessions, await sessions.catalog(), [demo], settings, Date.now());
       expect(pinned.byServer.get('demo')).toHaveLength(1);
       expect(pinned.notices).toEqual([expect.stringContaining('Pinned resource customer://nobody/profile on server "demo" was skipped: ')]);
 

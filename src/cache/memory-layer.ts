@@ -38,9 +38,9 @@ export class MemoryLayer {
     this.bytes -= entry.bytes;
   }
 
-  /** Keys whose entry matches `predicate` (for dropping a server's vanished URIs). */
-  keysWhere(predicate: (entry: CachedResource) => boolean): string[] {
-    return [...this.entries].filter(([, entry]) => predicate(entry)).map(([key]) => key);
+  /** Every key, as a snapshot (callers delete while they go). */
+  keys(): string[] {
+    return [...this.entries.keys()];
   }
 
   get size() {

@@ -2,17 +2,27 @@ import type { Settings } from '../config';
 import type { InvalidationLog } from './invalidation-log';
 import { kvKey, memoryKey } from './keys';
 import { MemoryLayer } from './memory-layer';
-import type { CacheRef, CacheSource, CachedResource, StoredContents } from './types';
+import type { CacheHint, CacheRef, CacheSource, CachedResource, KvScope, StoredContents } from './types';
 
-/** Invalidation-log key for "everything of this server" (cannot collide with a memory key, which has two NULs). */
-const serverKey = (server: string) => `server\u0000${server}`;
+/** Invalidation-log key for "everything of this server" (cannot collide with a memory key, which has one NUL). */
+const serverKey = (server: string) => `server\u0000${server}\u0000*`;
 
-/** What a loader returns: the server's contents and its cache hint, if any. */
+/** What a loader returns: the server's contents, its hint, and where in KV the copy may go. */
 export interface LoadedResource {
   contents: StoredContents[];
-  ttlMs?: number;
-  /** false for results the server marked `cacheScope: "private"`: kept in this conversation's memory only, never in KV. */
-  shareable?: boolean;
+  hint?: CacheHint;
+  /** KV key space for this copy; `null` keeps it in this conversation's memory only. */
+  kvScope: KvScope | null;
+}
+
+/** How one read may use the cache (decided by cache/policy.ts for this server and moment). */
+export interface ReadPlan {
+  /** KV key spaces to look in, most specific first. */
+  kvScopes: KvScope[];
+  /** Resolves when the read may go to the server: its notification channel covers the URI, or never will. */
+  ready: Promise<unknown>;
+  /** Whether a cached copy may be served; asked after `ready`. */
+  servable(entry: CachedResource): boolean;
 }
 
 export interface CacheReadResult {
@@ -21,12 +31,14 @@ export interface CacheReadResult {
 }
 
 /**
- * The resource cache of one conversation: in-memory layer → Workers KV →
- * the MCP server (the `load` callback). Guarantees, for this conversation:
- * after `invalidate(ref)` returns, no read that starts later is answered with
- * content fetched before it — not from memory (dropped), not from KV (the
- * invalidation time is logged and older copies are refused), and not from a
- * read that was in flight (its result is not stored).
+ * The resource cache of one conversation (one end user): in-memory layer →
+ * Workers KV → the MCP server (the `load` callback). Whether a copy may be
+ * served is the policy's call (`plan.servable`); what this class guarantees,
+ * for this conversation: after `invalidate(ref)` returns, no read that starts
+ * later is answered with content fetched before it — not from memory
+ * (dropped), not from KV (the invalidation time is logged and older copies
+ * are refused), and not from a read that was in flight (its result is not
+ * stored).
  */
 export class ResourceCache {
   private readonly memory: MemoryLayer;
@@ -36,6 +48,8 @@ export class ResourceCache {
   private readonly serverEpochs = new Map<string, number>();
   /** Concurrent misses of one key share one upstream read. */
   private readonly inflight = new Map<string, Promise<CachedResource>>();
+  /** The KV key space each URI's copies were last seen in (public or private): one KV lookup instead of two. */
+  private readonly kvScopes = new Map<string, KvScope>();
   private readonly pendingDeletes = new Set<string>();
   /** KV writes and deletes still running (awaited by `settled()`). */
   private readonly pending = new Set<Promise<unknown>>();
@@ -43,22 +57,32 @@ export class ResourceCache {
   constructor(
     private readonly kv: KVNamespace,
     private readonly log: InvalidationLog,
-    private readonly settings: Pick<Settings, 'KV_MAX_AGE_MS' | 'KV_MAX_ENTRY_BYTES' | 'MEMORY_CACHE_BYTES'>,
+    /** KV scope strings of this conversation: its tenant's, and its end user's. */
+    private readonly scopes: Record<KvScope, string>,
+    private readonly settings: Pick<Settings, 'CACHE_MAX_AGE_MS' | 'KV_MAX_ENTRY_BYTES' | 'MEMORY_CACHE_BYTES'>,
   ) {
     this.memory = new MemoryLayer(settings.MEMORY_CACHE_BYTES);
   }
 
-  async read(ref: CacheRef, load: () => Promise<LoadedResource>): Promise<CacheReadResult> {
-    const key = memoryKey(ref);
-    const now = Date.now();
-    const hit = this.memory.get(key);
-    if (hit && this.isFresh(key, hit, now)) return { entry: hit, source: 'memory' };
-    if (hit) this.memory.delete(key);
+  /** The KV key space copies of `ref` were last seen in, if known. */
+  knownScope(ref: CacheRef): KvScope | undefined {
+    return this.kvScopes.get(memoryKey(ref));
+  }
 
-    const fromKv = await this.readKv(ref, key, now);
-    if (fromKv) {
-      this.memory.set(key, fromKv);
-      return { entry: fromKv, source: 'kv' };
+  async read(ref: CacheRef, plan: ReadPlan, load: () => Promise<LoadedResource>): Promise<CacheReadResult> {
+    const key = memoryKey(ref);
+    const hit = this.memory.get(key);
+    // KV is looked up while the notification channel is being set up: the first read of a URI pays one round trip, not two.
+    const fromKv = hit ? undefined : this.readKv(ref, key, plan.kvScopes);
+    await plan.ready;
+    if (hit) {
+      if (this.notInvalidated(key, hit) && plan.servable(hit)) return { entry: hit, source: 'memory' };
+      this.memory.delete(key);
+    }
+    const copy = await (fromKv ?? this.readKv(ref, key, plan.kvScopes));
+    if (copy && plan.servable(copy)) {
+      this.memory.set(key, copy);
+      return { entry: copy, source: 'kv' };
     }
     return { entry: await this.loadOnce(ref, key, load), source: 'miss' };
   }
@@ -76,23 +100,24 @@ export class ResourceCache {
     this.inflight.delete(key); // a later read must not join a load that started before this
     if (this.pendingDeletes.has(key)) return;
     this.pendingDeletes.add(key);
+    const known = this.kvScopes.get(key);
+    const scopes: KvScope[] = known ? [known] : ['user', 'shared'];
     this.track(
-      kvKey(ref)
-        .then((k) => this.kv.delete(k))
-        .finally(() => this.pendingDeletes.delete(key)),
+      Promise.all(scopes.map(async (scope) => this.kv.delete(await kvKey(this.scopes[scope], ref)))).finally(() => this.pendingDeletes.delete(key)),
       'delete',
     );
   }
 
   /**
    * Forgets everything of one server that was fetched until now, without
-   * knowing which URIs: used when notifications may have been missed (the
-   * notification stream was lost, or the server dropped our session).
+   * knowing which URIs: used when notifications may have been missed (a
+   * notification stream was lost, the server dropped our session, the
+   * sessions were released while idle).
    */
   invalidateServer(server: string): void {
-    for (const key of this.memory.keysWhere((entry) => entry.server === server)) this.memory.delete(key);
+    for (const key of this.memory.keys()) if (key.startsWith(`${server}\u0000`)) this.memory.delete(key);
     this.serverEpochs.set(server, (this.serverEpochs.get(server) ?? 0) + 1);
-    for (const key of this.inflight.keys()) if (key.includes(`\u0000${server}\u0000`)) this.inflight.delete(key);
+    for (const key of this.inflight.keys()) if (key.startsWith(`${server}\u0000`)) this.inflight.delete(key);
     this.log.record(serverKey(server));
   }
 
@@ -101,27 +126,35 @@ export class ResourceCache {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  get stats() {
-    return this.memory.size;
+  /** Not fetched before an invalidation of its URI or its server. */
+  private notInvalidated(key: string, entry: CachedResource): boolean {
+    return entry.fetchedAt > this.log.at(key) && entry.fetchedAt > this.log.at(serverKey(entry.server));
   }
 
-  private isFresh(key: string, entry: CachedResource, now: number): boolean {
-    if (entry.fetchedAt <= this.log.at(key) || entry.fetchedAt <= this.log.at(serverKey(entry.server))) return false;
-    return entry.ttlMs === undefined || now - entry.fetchedAt < entry.ttlMs;
-  }
-
-  private async readKv(ref: CacheRef, key: string, now: number): Promise<CachedResource | undefined> {
-    let value: CachedResource | null;
-    try {
-      value = await this.kv.get<CachedResource>(await kvKey(ref), 'json');
-    } catch (error) {
-      // A KV outage must never fail a read the server can answer.
-      console.warn(`resource cache: KV read failed, reading from the server (${(error as Error).message})`);
-      return undefined;
+  /** The freshest usable KV copy among the key spaces to try (KV errors are a miss: the server can answer). */
+  private async readKv(ref: CacheRef, key: string, scopes: KvScope[]): Promise<CachedResource | undefined> {
+    const now = Date.now();
+    const found = await Promise.all(
+      scopes.map(async (scope) => {
+        try {
+          const value = await this.kv.get<CachedResource>(await kvKey(this.scopes[scope], ref), 'json');
+          return value ? { scope, value } : undefined;
+        } catch (error) {
+          console.warn(`resource cache: KV read failed, reading from the server (${(error as Error).message})`);
+          return undefined;
+        }
+      }),
+    );
+    let best: { scope: KvScope; value: CachedResource } | undefined;
+    for (const candidate of found) {
+      if (!candidate) continue;
+      const { value } = candidate;
+      if (value.server !== ref.server || value.uri !== ref.uri || !Array.isArray(value.contents) || typeof value.fetchedAt !== 'number') continue;
+      if (now - value.fetchedAt >= this.settings.CACHE_MAX_AGE_MS || !this.notInvalidated(key, value)) continue;
+      if (!best || value.fetchedAt > best.value.fetchedAt) best = candidate;
     }
-    if (!value || value.server !== ref.server || value.uri !== ref.uri || !Array.isArray(value.contents)) return undefined;
-    if (now - value.fetchedAt > this.settings.KV_MAX_AGE_MS) return undefined;
-    return this.isFresh(key, value, now) ? value : undefined;
+    if (best) this.kvScopes.set(key, best.scope);
+    return best?.value;
   }
 
   private loadOnce(ref: CacheRef, key: string, load: () => Promise<LoadedResource>): Promise<CachedResource> {
@@ -138,12 +171,15 @@ export class ResourceCache {
           contents: loaded.contents,
           fetchedAt,
           bytes: loaded.contents.reduce((sum, c) => sum + c.size, 0),
-          ...(loaded.ttlMs === undefined ? {} : { ttlMs: loaded.ttlMs }),
+          ...(loaded.hint ? { hint: loaded.hint } : {}),
         };
         const invalidatedMeanwhile = (this.generations.get(key) ?? 0) !== generation || (this.serverEpochs.get(ref.server) ?? 0) !== epoch;
         if (!invalidatedMeanwhile) {
           this.memory.set(key, entry);
-          if (loaded.shareable !== false && entry.bytes <= this.settings.KV_MAX_ENTRY_BYTES) this.writeKv(ref, entry, key);
+          if (loaded.kvScope) {
+            this.kvScopes.set(key, loaded.kvScope);
+            if (entry.bytes <= this.settings.KV_MAX_ENTRY_BYTES) this.writeKv(ref, entry, key, loaded.kvScope);
+          }
         }
         return entry;
       })
@@ -154,14 +190,13 @@ export class ResourceCache {
     return promise;
   }
 
-  private writeKv(ref: CacheRef, entry: CachedResource, key: string) {
+  private writeKv(ref: CacheRef, entry: CachedResource, key: string, scope: KvScope) {
     // A delete still pending predates this write: a later invalidation must send its own.
     this.pendingDeletes.delete(key);
-    const lifetimeMs = Math.min(entry.ttlMs ?? this.settings.KV_MAX_AGE_MS, this.settings.KV_MAX_AGE_MS);
-    // KV's minimum expiration is 60 s; freshness is checked on read anyway.
-    const expirationTtl = Math.max(60, Math.ceil(lifetimeMs / 1000));
+    // KV's minimum expiration is 60 s; freshness is checked on every read anyway.
+    const expirationTtl = Math.max(60, Math.ceil(this.settings.CACHE_MAX_AGE_MS / 1000));
     this.track(
-      kvKey(ref).then((k) => this.kv.put(k, JSON.stringify(entry), { expirationTtl })),
+      kvKey(this.scopes[scope], ref).then((k) => this.kv.put(k, JSON.stringify(entry), { expirationTtl })),
       'write',
     );
   }

@@ -7,15 +7,26 @@ export type StoredContents = {
   _meta?: Record<string, unknown>;
 } & ({ text: string } | { blob: string });
 
-/** What the cache keeps for one (scope, server, URI). */
+/** A server's cache hint (2026-07-28 results carry one; 2025 results never do). */
+export interface CacheHint {
+  /** How long the result may be considered fresh; 0 = stale at once. */
+  ttlMs: number;
+  /** `private`: only within the same authorization context (here: the same end user). */
+  cacheScope: 'public' | 'private';
+}
+
+/** Which KV key space a copy lives in: the tenant's shared one, or the end user's own. */
+export type KvScope = 'shared' | 'user';
+
+/** What the cache keeps for one (server, URI). */
 export interface CachedResource {
   server: string;
   uri: string;
   contents: StoredContents[];
   /** When the read that produced this *started* (ms since epoch): a conservative age. */
   fetchedAt: number;
-  /** Lifetime, when one applies (server hint, or no `subscribe` support). */
-  ttlMs?: number;
+  /** The server's hint, when it sent one. Freshness is decided at read time (cache/policy.ts). */
+  hint?: CacheHint;
   /** Sum of `contents[].size`. */
   bytes: number;
 }
@@ -23,9 +34,8 @@ export interface CachedResource {
 /** Which layer answered a read. */
 export type CacheSource = 'memory' | 'kv' | 'miss';
 
-/** Identifies a cached resource. `scope` separates users/tenants whose content differs. */
+/** Identifies a cached resource within one conversation (one end user). */
 export interface CacheRef {
-  scope: string;
   server: string;
   uri: string;
 }

@@ -19,7 +19,7 @@ export interface AppConfig {
   tenants: Tenant[] | null;
 }
 
-type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string } & Partial<Record<keyof Settings, string>>;
+type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string; KV_MAX_AGE_MS?: string } & Partial<Record<keyof Settings, string>>;
 
 const cache = new Map<string, AppConfig>();
 
@@ -31,6 +31,8 @@ const cache = new Map<string, AppConfig>();
 export function loadConfig(env: ConfigEnv): AppConfig {
   const rawServers = env.MCP_SERVERS?.trim() || DEFAULT_MCP_SERVERS;
   const rawSettings = Object.fromEntries(SETTING_NAMES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  // The older name of CACHE_MAX_AGE_MS, for deployments that still set it.
+  if (!rawSettings.CACHE_MAX_AGE_MS && env.KV_MAX_AGE_MS) rawSettings.CACHE_MAX_AGE_MS = env.KV_MAX_AGE_MS;
   const rawTenants = env.TENANTS?.trim() ?? '';
   const cacheKey = `${rawServers}\n${JSON.stringify(rawSettings)}\n${rawTenants}\n${env.ALLOW_PRIVATE_MCP_URLS ?? ''}`;
   const cached = cache.get(cacheKey);

@@ -15,16 +15,28 @@ export const McpServerConfigSchema = z
       .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'id must be 1-32 chars of a-z, 0-9, "_" or "-", starting with a letter or digit'),
     url: z.string().refine((url) => url.startsWith('/') || URL.canParse(url), 'url must be absolute or a path of this Worker'),
     transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
+    /**
+     * Protocol revision: `auto` asks the server (`server/discover`) and falls
+     * back to 2025-11-25 `initialize` for older servers; a revision pins it.
+     */
+    protocol: z.enum(['auto', '2026-07-28', '2025-11-25']).default('auto'),
     headers: z.record(z.string(), z.string()).default({}),
     /**
-     * Who may share this server's cached resources: `shared` (everyone using
-     * this deployment) or `user` (one end user; until tenants and auth exist,
-     * one conversation). Results a server marks `cacheScope: "private"` are
-     * always per user, whatever this says.
+     * Who may share this server's cached resources in KV: `shared` (every end
+     * user of the tenant) or `user` (one end user). A result the server marks
+     * `cacheScope: "private"` (2026 hint) is per user whatever this says, and
+     * `"public"` is shared within the tenant unless this says `user`.
      */
     cacheScope: z.enum(['shared', 'user']).default('shared'),
     /** Overrides `RESOURCE_TTL_MS` for this server's resources. */
     ttlMs: z.number().int().positive().optional(),
+    /**
+     * Reuse a cached copy for as long as this server's notification channel
+     * covers it, even past the server's `ttlMs` (SDK servers send `ttlMs: 0`
+     * when their author set nothing). Only for servers known to notify every
+     * change; `CACHE_MAX_AGE_MS` still applies.
+     */
+    trustNotifications: z.boolean().default(false),
     /**
      * Tools of this server that run without asking the user, besides those
      * annotated `readOnlyHint: true` (which always do). Every other tool call

@@ -7,19 +7,39 @@ const int = (min: number, fallback: number) => z.coerce.number().int().min(min).
  * (Vars are strings; `coerce` turns them into numbers and rejects garbage.)
  */
 export const SettingsSchema = z.object({
-  /** Cache lifetime of a resource from a server that cannot notify changes (no `subscribe`). */
-  RESOURCE_TTL_MS: int(1_000, 5 * 60_000),
   /**
-   * Oldest KV copy a conversation accepts. KV is shared and eventually
-   * consistent, and a conversation only hears about changes while it is
-   * subscribed, so this bounds how stale a copy written by another
-   * conversation (or before a restart) can be.
+   * Lifetime of a cached resource that no live notification channel covers
+   * and whose server gave no `ttlMs` (2025 servers that cannot notify: no
+   * session, no GET stream, subscription refused). See the freshness
+   * contract in docs/ARCHITECTURE.md.
    */
-  KV_MAX_AGE_MS: int(1_000, 5 * 60_000),
+  RESOURCE_TTL_MS: int(1_000, 60_000),
+  /**
+   * Oldest cached copy (memory or KV) ever served, whatever notifications or
+   * hints say; also the cap on a server's `ttlMs`. A conversation hears of
+   * changes only from its own channel, and a server may notify some
+   * sessions and not others (one process per session behind a gateway), so
+   * this bounds staleness for every kind of server. `KV_MAX_AGE_MS` is read
+   * as an older name of it.
+   */
+  CACHE_MAX_AGE_MS: int(1_000, 5 * 60_000),
   /** Resources bigger than this are cached in memory only (KV values are limited to 25 MiB). */
   KV_MAX_ENTRY_BYTES: int(1_024, 5 * 1024 * 1024),
   /** Bytes of resource contents each conversation keeps in memory (least recently used go first). */
   MEMORY_CACHE_BYTES: int(0, 16 * 1024 * 1024),
+  /**
+   * A conversation unused this long releases its MCP sessions: listen
+   * streams closed, 2025 sessions ended (`DELETE`). The next use opens fresh
+   * ones (and distrusts what was cached meanwhile).
+   */
+  MCP_IDLE_MS: int(1_000, 10 * 60_000),
+  /**
+   * How long a "this server speaks only 2025" verdict is reused before the
+   * server is probed again with `server/discover` (servers get upgraded).
+   */
+  ERA_VERDICT_MAX_AGE_MS: int(0, 24 * 3_600_000),
+  /** Resource URIs one conversation follows per server (2026 listen filter or 2025 subscriptions); past it, reads rely on TTLs. */
+  MAX_SUBSCRIBED_URIS: int(0, 256),
   /** Timeout of one MCP request (initialize, list, read…). */
   MCP_REQUEST_TIMEOUT_MS: int(100, 30_000),
   /**
@@ -64,6 +84,14 @@ export const SettingsSchema = z.object({
   MAX_RESOURCE_BYTES_PER_TURN: int(1_024, 10 * 1024 * 1024),
   /** Turns one end user may start per minute (429 past it). */
   TURNS_PER_MINUTE_PER_USER: int(1, 30),
+  /** Conversations one end user may create per minute (429 past it). */
+  CONVERSATIONS_PER_MINUTE_PER_USER: int(1, 20),
+  /**
+   * Conversations of one end user that may hold live MCP sessions at once.
+   * Past it the least recently used idle one is released; when none is idle,
+   * 429 with Retry-After.
+   */
+  LIVE_CONVERSATIONS_PER_USER: int(1, 10),
   /** Turns one tenant may start per minute, all users together (429 past it). */
   TURNS_PER_MINUTE_PER_TENANT: int(1, 600),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */

@@ -22,12 +22,19 @@ export const TenantSchema = z
     mcpServers: McpServersSchema.optional(),
     /** This tenant's model (default: MODEL). */
     model: z.string().min(1).optional(),
-    /** This tenant's turn limits (default: TURNS_PER_MINUTE_PER_USER / _PER_TENANT per 60 s). */
+    /**
+     * This tenant's limits (defaults: TURNS_PER_MINUTE_PER_USER / _PER_TENANT
+     * per 60 s, CONVERSATIONS_PER_MINUTE_PER_USER, LIVE_CONVERSATIONS_PER_USER).
+     */
     limits: z
       .object({
         turnsPerUser: z.number().int().positive().optional(),
         turns: z.number().int().positive().optional(),
         windowMs: z.number().int().min(1_000).optional(),
+        /** Conversations one end user may create per minute. */
+        conversationsPerUser: z.number().int().positive().optional(),
+        /** Conversations of one end user holding live MCP sessions at once. */
+        liveConversationsPerUser: z.number().int().positive().optional(),
       })
       .strict()
       .optional(),

@@ -1,9 +1,7 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Agent, type Connection, type WSMessage } from 'agents';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Agent, getAgentByName, type Connection, type WSMessage } from 'agents';
 import { createUIMessageStreamResponse, type UIMessage } from 'ai';
-import { InvalidationLog } from '../cache/invalidation-log';
-import { ResourceCache } from '../cache/resource-cache';
-import { loadConfig, serversOf, type Settings } from '../config';
+import { loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
@@ -12,15 +10,15 @@ import { takeTurn } from '../limits/turn-limits';
 import { runTurn } from '../loop/turn';
 import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
-import { renderResource, type ModelView } from '../tools/render';
 import { mcpTools } from '../tools/mcp-tools';
-import { describedFromCatalog, syntheticTools } from '../tools/synthetic';
+import { viewResource, type ResourceView } from '../tools/resource-view';
+import { syntheticTools } from '../tools/synthetic';
 import { type ChatHost, handleChatFrame } from './chat-socket';
 import { History, pendingApprovals } from './history';
 import type { Attachment } from './user-message';
 import type { ServerState } from '../mcp/catalog';
-import { McpSessions, type ResourceRead } from '../mcp/sessions';
-import { ServerStateStore } from '../mcp/state-store';
+import type { McpSessions } from '../mcp/sessions';
+import { LiveSessions } from './live-sessions';
 import { toRpcResult, type RpcResult } from './rpc';
 
 /** Who a conversation belongs to. */
@@ -36,9 +34,6 @@ export interface CompleteRequestBody {
   argument: { name: string; value: string };
   context?: { arguments?: Record<string, string> | undefined } | undefined;
 }
-
-/** `POST …/resources/read` of a binary described from the catalog: nothing was downloaded, so no contents. */
-export type CatalogRead = Omit<ResourceRead, 'cache'> & { cache: 'catalog' };
 
 /** What `GET /v1/conversations/:id` returns. */
 export interface ConversationSnapshot {
@@ -62,8 +57,8 @@ export interface ConversationSnapshot {
 export class Conversation extends Agent<Env> {
   /** Set by `remove()`: storage is gone, and this instance is about to be aborted. */
   private deleted = false;
-  private sessions: McpSessions | undefined;
-  private cache: ResourceCache | undefined;
+  /** The MCP sessions: built on first use, released when idle (see live-sessions.ts). */
+  private liveMcp: LiveSessions | undefined;
   private readonly history: History;
   /** The turn being streamed (one at a time: a second message meanwhile is refused with 409). */
   private live: LiveStream | undefined;
@@ -166,24 +161,20 @@ export class Conversation extends Agent<Env> {
   /**
    * A resource read through the cache; `server` may be omitted when the URI
    * resolves to one server. Returns the stored contents and, under `model`,
-   * exactly what the model would see for this read (the same rendering).
+   * exactly what the model would see for this read (the same function).
    */
-  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<(ResourceRead | CatalogRead) & { model: ModelView }>> {
+  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<Omit<ResourceView, 'target'>>> {
     return toRpcResult(async () => {
       const sessions = await this.mcpSessions();
       const { settings } = loadConfig(this.env);
-      const server = request.server ?? (await sessions.resolveServer(request.uri));
-      const state = await sessions.ensureServer(server);
-      const listing = state.resources.find((r) => r.uri === request.uri);
-      // A binary the catalog lists as too large to inline is described, not downloaded (as read_resource does).
-      const described = listing && describedFromCatalog(listing, server, settings);
-      if (described) return { server, uri: request.uri, cache: 'catalog' as const, fetchedAt: state.fetchedAt.resources ?? Date.now(), contents: [], model: described };
-      const read = await sessions.readResource(server, request.uri);
-      const model = renderResource(
-        { server, uri: request.uri, title: listing?.title ?? listing?.name, contents: read.contents },
-        { windowChars: settings.READ_WINDOW_CHARS, offset: request.offset ?? 0, images: this.modelAcceptsImages(), maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES },
-      );
-      return { ...read, model };
+      const { target: _, ...view } = await viewResource(sessions, request, {
+        windowChars: settings.READ_WINDOW_CHARS,
+        offset: request.offset ?? 0,
+        images: this.modelAcceptsImages(),
+        maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES,
+        reuseSince: Date.now(),
+      });
+      return view;
     });
   }
 
@@ -223,7 +214,7 @@ export class Conversation extends Agent<Env> {
     if (!attachments.length) return userMessage;
     const sessions = await this.mcpSessions();
     const settings = { ...loadConfig(this.env).settings, ...overrides };
-    const { parts, attached } = await attachmentParts(attachments, { sessions, settings, acceptsImages });
+    const { parts, attached } = await attachmentParts(attachments, { sessions, settings, acceptsImages, reuseSince: Date.now() });
     return { ...userMessage, parts: [...userMessage.parts, ...parts], metadata: { ...(userMessage.metadata as object | undefined), attachments: attached } };
   }
 
@@ -261,12 +252,14 @@ export class Conversation extends Agent<Env> {
     const row = this.row()!;
     await takeTurn(this.env, loadConfig(this.env), { tenant: row.tenant, user: row.user_id });
     const settings = { ...loadConfig(this.env).settings, ...overrides };
-    const states = await sessions.catalog();
+    // Reads of this turn may share what the server marks stale at once (ttlMs 0); the next turn reads again.
+    const turnStartedAt = Date.now();
+    const states = await sessions.catalog(turnStartedAt);
     const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
     const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
-    const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts, readBudget });
+    const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts, readBudget, turnStartedAt });
     const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
-    const pinned = await readPinned(sessions, states, sessions.servers, settings);
+    const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
     this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
     this.history.begin(newMessages, newMessages.length ? undefined : history.at(-1));
@@ -279,8 +272,14 @@ export class Conversation extends Agent<Env> {
         settings,
         modelPrompts,
         pinned,
-        onComplete: (messages) => this.history.save(messages),
-        onFailed: () => this.history.rollback(),
+        onComplete: (messages) => {
+          this.history.save(messages);
+          this.liveMcp?.touch();
+        },
+        onFailed: () => {
+          this.history.rollback();
+          this.liveMcp?.touch();
+        },
       });
     } catch (error) {
       this.history.rollback();
@@ -379,43 +378,56 @@ export class Conversation extends Agent<Env> {
   async remove(): Promise<boolean> {
     if (!this.row()) return false;
     this.deleted = true;
-    await this.sessions?.closeAll();
     // Nothing of this conversation outlives it, even if the runtime keeps the instance a while.
-    this.sessions = undefined;
-    this.cache = undefined;
+    await this.liveMcp?.close();
+    this.liveMcp = undefined;
     this.live = undefined;
     await this.destroy();
     return true;
   }
 
-  /** For tests and benchmarks: waits until background KV writes and catalog refreshes are done. */
-  async settle(): Promise<{ refreshes: number }> {
-    await this.sessions?.idle();
-    await this.cache?.settled();
-    return { refreshes: this.sessions?.refreshCount ?? 0 };
+  /**
+   * Another conversation of the same end user needs to connect and the user
+   * is at LIVE_CONVERSATIONS_PER_USER: release this one's MCP sessions unless
+   * a turn runs here. A conversation that holds none (restarted, deleted)
+   * just leaves the count.
+   */
+  async yieldSessions(): Promise<boolean> {
+    if (this.liveMcp) return this.liveMcp.yield();
+    const row = this.row();
+    if (row) await this.env.LIVE_CONVERSATIONS.getByName(`${row.tenant}:${row.user_id}`).release(this.name);
+    return true;
   }
 
-  /** The MCP sessions, built on first use after each start (so always with fresh `initialize`s). */
+  /** The idle alarm (scheduled by LiveSessions): releases the MCP sessions after MCP_IDLE_MS unused. */
+  async releaseIdleSessions(lease: string): Promise<void> {
+    await this.liveMcp?.releaseIdle(lease);
+  }
+
+  /** For tests and benchmarks: waits until background KV writes and catalog refreshes are done. */
+  async settle(): Promise<{ refreshes: number }> {
+    const { sessions, cache } = this.liveMcp?.current ?? {};
+    await sessions?.idle();
+    await cache?.settled();
+    return { refreshes: sessions?.refreshCount ?? 0 };
+  }
+
+  /** The MCP sessions, ready for use (built on first use after each start, leased, idle clock restarted). */
   private async mcpSessions(): Promise<McpSessions> {
     const row = this.row();
     if (!row) throw notFound(`Conversation ${this.name}`);
-    if (this.sessions) return this.sessions;
-    const config = loadConfig(this.env);
-    const { settings } = config;
-    // A browser token may limit its user to some of the tenant's servers.
-    const allowed = row.servers ? new Set(JSON.parse(row.servers) as string[]) : undefined;
-    const mcpServers = serversOf(config, row.tenant).filter((server) => !allowed || allowed.has(server.id));
-    this.cache = new ResourceCache(this.env.RESOURCE_CACHE, new InvalidationLog(this.ctx.storage.sql, settings.KV_MAX_AGE_MS), settings);
-    this.sessions = new McpSessions({
-      servers: mcpServers,
-      env: this.env as unknown as Env & Record<string, unknown>,
-      settings,
-      store: new ServerStateStore(this.ctx.storage.sql),
-      cache: this.cache,
-      // Cache keys carry the tenant, and for per-user servers the end user too.
-      sharedScope: `tenant:${row.tenant}`,
-      userScope: `tenant:${row.tenant}:user:${row.user_id}`,
+    this.liveMcp ??= new LiveSessions({
+      env: this.env,
+      name: this.name,
+      storage: this.ctx.storage,
+      owner: { tenant: row.tenant, user: row.user_id, servers: row.servers ? (JSON.parse(row.servers) as string[]) : undefined },
+      busy: () => this.starting || (this.live !== undefined && !this.live.done),
+      scheduleIdleCheck: async (delayMs, lease) => {
+        await this.schedule(Math.ceil(delayMs / 1000), 'releaseIdleSessions', lease);
+      },
+      yieldSessions: async (other) => (await getAgentByName<Env, Conversation>(this.env.CONVERSATION, other)).yieldSessions(),
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
     });
-    return this.sessions;
+    return this.liveMcp.use();
   }
 }

@@ -1,4 +1,4 @@
-import type { Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { Resource } from '@modelcontextprotocol/server';
 import { LOGO_PNG_BASE64, REPORT_PDF_BASE64 } from './content/binaries';
 import { TEST_MATRIX_MARKDOWN } from './content/test-matrix';
 import type { DemoStore } from './store';

@@ -1,11 +1,11 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { createDemoServer } from './server';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
+import { createDemoServer, type DemoChanges } from './server';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions';
 import { DemoStore } from './store';
 
-interface DemoSession {
+/** One 2025-11-25 session: its server instance, transport and subscriptions. */
+interface LegacySession {
   server: McpServer;
   transport: WebStandardStreamableHTTPServerTransport;
   subscriptions: Set<string>;
@@ -14,19 +14,27 @@ interface DemoSession {
 const DEFAULT_PAGE_SIZE = 3;
 
 /**
- * The demo MCP server (Streamable HTTP, stateful sessions). One instance
- * serves every session, so a change made through one session (say
- * `update_guidelines`) can notify the sessions subscribed to it: MCP's
- * notifications are per session, and sessions live here, in memory.
+ * The demo MCP server, speaking both protocol eras at one URL:
  *
- * If this object restarts, its sessions are gone and clients get 404 on
- * their session id, which is the spec's signal to initialise again. Its
- * state (tasks, guidelines, documents) is in SQLite and survives.
+ * - **2026-07-28** (stateless): every request is served by a fresh server
+ *   instance through the SDK's `createMcpHandler` (`legacy: 'reject'`, since
+ *   2025 traffic is routed here first); change notifications reach clients
+ *   on their `subscriptions/listen` streams through the handler's bus.
+ * - **2025-11-25** (sessions): `initialize` opens a session
+ *   (`Mcp-Session-Id`) with its own server instance and transport, kept in
+ *   memory (`SessionTable`); notifications go to subscribed sessions on
+ *   their GET streams.
+ *
+ * One instance serves everyone, so a change made in one era reaches
+ * followers in both. If this object restarts, 2025 sessions are gone (their
+ * clients get 404 and initialise again) and listen streams end (2026 clients
+ * listen again); tasks, guidelines and documents are in SQLite and survive.
  */
 export class DemoMcpServer extends DurableObject<Env> {
   private readonly store: DemoStore;
-  private readonly sessions: SessionTable<DemoSession>;
+  private readonly sessions: SessionTable<LegacySession>;
   private readonly pageSize: number;
+  private readonly modern: McpHttpHandler;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -34,19 +42,29 @@ export class DemoMcpServer extends DurableObject<Env> {
     const pageSize = Number(env.DEMO_PAGE_SIZE);
     this.pageSize = Number.isInteger(pageSize) && pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
     this.sessions = new SessionTable(sessionLimits(env), (session) => endSession(session));
+    this.modern = createMcpHandler(() => createDemoServer({ store: this.store, pageSize: this.pageSize, changes: this.changesFrom(undefined) }), {
+      legacy: 'reject',
+      onerror: (error) => console.warn('demo MCP (2026):', error.message),
+    });
   }
 
-  /** Whether a session is live here (operators and tests: a deleted conversation must leave none behind). */
+  /** Whether a 2025 session is live here (operators and tests: a released conversation must leave none behind). */
   async hasSession(id: string): Promise<boolean> {
     return this.sessions.has(id);
   }
 
-  /** How many sessions are live here. */
+  /** How many 2025 sessions are live here. */
   async sessionCount(): Promise<number> {
     return this.sessions.size;
   }
 
+  /** How many 2026 `subscriptions/listen` streams are open here. */
+  async listenerCount(): Promise<number> {
+    return (this.modern.bus as { listenerCount?: number }).listenerCount ?? 0;
+  }
+
   override async fetch(request: Request): Promise<Response> {
+    if (!(await isLegacyRequest(request))) return this.modern.fetch(request);
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = this.sessions.get(sessionId, Date.now());
@@ -57,20 +75,15 @@ export class DemoMcpServer extends DurableObject<Env> {
     return this.openSession(request);
   }
 
-  /** A POST without a session id must be `initialize`; the transport checks that. */
+  /** A 2025 POST without a session id must be `initialize`; the transport checks that. */
   private async openSession(request: Request): Promise<Response> {
     this.sessions.makeRoom(Date.now());
     const subscriptions = new Set<string>();
-    const server = createDemoServer({
-      store: this.store,
-      pageSize: this.pageSize,
-      subscriptions,
-      broadcastUpdated: (uri) => this.broadcast((s) => s.subscriptions.has(uri) && s.server.server.sendResourceUpdated({ uri }), server),
-      broadcastListChanged: () => this.broadcast((s) => s.server.sendResourceListChanged(), server),
-    });
+    let self: LegacySession | undefined;
+    const server = createDemoServer({ store: this.store, pageSize: this.pageSize, changes: this.changesFrom(() => self), legacySubscriptions: subscriptions });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id) => void this.sessions.add(id, { server, transport, subscriptions }, Date.now()),
+      onsessioninitialized: (id) => void this.sessions.add(id, (self = { server, transport, subscriptions }), Date.now()),
       onsessionclosed: (id) => void this.sessions.delete(id),
     });
     await server.connect(transport);
@@ -79,14 +92,31 @@ export class DemoMcpServer extends DurableObject<Env> {
     return response;
   }
 
-  /** Runs `send` for every session but `origin`; one dead stream never blocks the others. */
-  private broadcast(send: (session: DemoSession) => unknown, origin: McpServer) {
-    for (const session of this.sessions.values()) {
-      if (session.server === origin) continue;
-      Promise.resolve()
-        .then(() => send(session))
-        .catch((error) => console.warn('demo MCP: notification not delivered:', (error as Error).message));
-    }
+  /**
+   * How changes made through one instance are announced: on 2026 listen
+   * streams (the handler's bus filters by what each stream asked for), and
+   * to every 2025 session but the one that made the change (which heard of
+   * it in its own response stream).
+   */
+  private changesFrom(origin: (() => LegacySession | undefined) | undefined): DemoChanges {
+    const toSessions = (send: (session: LegacySession) => Promise<void>) => {
+      for (const session of this.sessions.values()) {
+        if (session === origin?.()) continue;
+        send(session).catch((error) => console.warn('demo MCP: notification not delivered:', (error as Error).message));
+      }
+    };
+    return {
+      resourceUpdated: (uri) => {
+        this.modern.notify.resourceUpdated(uri);
+        toSessions(async (s) => {
+          if (s.subscriptions.has(uri)) await s.server.server.sendResourceUpdated({ uri });
+        });
+      },
+      resourcesChanged: () => {
+        this.modern.notify.resourcesChanged();
+        toSessions(async (s) => s.server.sendResourceListChanged());
+      },
+    };
   }
 }
 
@@ -101,7 +131,7 @@ function sessionLimits(env: Env): SessionLimits {
 }
 
 /** Closes the session's streams (its GET stream ends, so the client notices) and its server. */
-async function endSession(session: DemoSession): Promise<void> {
+async function endSession(session: LegacySession): Promise<void> {
   await session.transport.close();
   await session.server.close();
 }

@@ -1,30 +1,13 @@
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  McpError,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+import { completable, McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type CacheHint } from '@modelcontextprotocol/server';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
-import {
-  CUSTOMER_TEMPLATE,
-  GUIDELINES_URI,
-  PUBLISHED_TEMPLATE,
-  STATIC_RESOURCES,
-  listAllResources,
-  paginate,
-  publishedUri,
-} from './catalog';
+import { CUSTOMER_TEMPLATE, GUIDELINES_URI, PUBLISHED_TEMPLATE, STATIC_RESOURCES, listAllResources, paginate, publishedUri } from './catalog';
 import { CUSTOMERS, findCustomer } from './content/customers';
 import type { DemoStore } from './store';
 
-/** MCP's "resource not found" error code (2025-06-18 and later). */
-export const RESOURCE_NOT_FOUND = -32002;
+/** "Resource not found" as 2026-07-28 has it: -32602 with the URI in `data` (2025 clients accept it too). */
+export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
 
 const INSTRUCTIONS = `Acme Tasks is the team's task tracker.
 - Tasks: list_tasks shows open work (read-only); create_task and complete_task change it.
@@ -34,47 +17,71 @@ const INSTRUCTIONS = `Acme Tasks is the team's task tracker.
 - publish_document adds docs://published/{slug} documents (announced with resources/list_changed).
 - The plan_day prompt turns the open tasks and the guidelines into a day plan; review_guidelines embeds the guidelines for review.`;
 
-/** What a session needs from the Durable Object that hosts it. */
-export interface DemoSessionHost {
+/**
+ * Cache hints of the 2026-07-28 revision (only 2026 results carry them).
+ * Catalogs and fixed documents are the same for everyone and change rarely
+ * (and list_changed announces changes); the guidelines change often and are
+ * marked private, as per-team data would be; customer profiles are private.
+ */
+const HOUR = 3_600_000;
+export const DEMO_CACHE_HINTS = {
+  methods: {
+    'server/discover': { ttlMs: HOUR, cacheScope: 'public' },
+    'tools/list': { ttlMs: HOUR, cacheScope: 'public' },
+    'prompts/list': { ttlMs: HOUR, cacheScope: 'public' },
+    'resources/list': { ttlMs: 5 * 60_000, cacheScope: 'public' },
+    'resources/templates/list': { ttlMs: HOUR, cacheScope: 'public' },
+    'resources/read': { ttlMs: 5 * 60_000, cacheScope: 'public' },
+  },
+  guidelines: { ttlMs: 30_000, cacheScope: 'private' },
+  customers: { ttlMs: 60_000, cacheScope: 'private' },
+} satisfies { methods: Record<string, CacheHint>; guidelines: CacheHint; customers: CacheHint };
+
+/** How a change made through one request reaches everyone who follows it. */
+export interface DemoChanges {
+  /** `uri` changed: 2026 listen streams that asked for it, and 2025 sessions subscribed to it. */
+  resourceUpdated(uri: string): void;
+  /** The resource list changed (a document was published). */
+  resourcesChanged(): void;
+}
+
+/** What one server instance needs from the Durable Object that hosts it. */
+export interface DemoServerHost {
   store: DemoStore;
   /** Entries per `resources/list` page. */
   pageSize: number;
-  /** URIs this session subscribed to. */
-  subscriptions: Set<string>;
-  /** Tells every *other* session subscribed to `uri` that it changed. */
-  broadcastUpdated(uri: string): void;
-  /** Tells every *other* session that the resource list changed. */
-  broadcastListChanged(): void;
+  changes: DemoChanges;
+  /**
+   * Set for the instance of one 2025 session: the URIs it subscribed to
+   * (`resources/subscribe` exists only in that era; 2026 clients ask for
+   * URIs when they open `subscriptions/listen`).
+   */
+  legacySubscriptions?: Set<string>;
 }
 
-type SendNotification = (notification: ServerNotification) => Promise<void>;
-
 /**
- * Builds the MCP server of one session. State lives in the shared store; the
- * per-session parts are the subscriptions and the SDK's protocol state.
+ * Builds one instance of the demo MCP server (SDK v2 `McpServer`): per
+ * request for 2026-07-28 traffic, per session for 2025-11-25. State lives in
+ * the shared store, so every instance sees the same tasks and documents.
  */
-export function createDemoServer(host: DemoSessionHost): McpServer {
-  const { store } = host;
+export function createDemoServer(host: DemoServerHost): McpServer {
+  const { store, changes } = host;
   const server = new McpServer(
     { name: 'acme-tasks-demo', title: 'Acme Tasks (demo)', version: pkg.version },
     {
       instructions: INSTRUCTIONS,
       capabilities: { resources: { subscribe: true, listChanged: true }, tools: {}, prompts: {}, completions: {} },
+      cacheHints: DEMO_CACHE_HINTS.methods,
       // ajv compiles validators with `new Function`, which workerd forbids.
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },
   );
 
-  /** The calling session hears about its own change inside its POST response stream. */
-  const notifySelfUpdated = async (send: SendNotification, uri: string) => {
-    if (host.subscriptions.has(uri)) await send({ method: 'notifications/resources/updated', params: { uri } });
-    host.broadcastUpdated(uri);
-  };
-
   // ---- resources -------------------------------------------------------
   for (const resource of STATIC_RESOURCES) {
     const { uri, name, ...metadata } = resource.listing;
-    server.registerResource(name, uri, metadata, () => ({ contents: [resource.read(store)] }));
+    const cacheHint = uri === GUIDELINES_URI ? DEMO_CACHE_HINTS.guidelines : undefined;
+    server.registerResource(name, uri, { ...metadata, ...(cacheHint ? { cacheHint } : {}) }, () => ({ contents: [resource.read(store)] }));
   }
 
   server.registerResource(
@@ -83,15 +90,11 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
       list: undefined,
       complete: { customerId: (value) => CUSTOMERS.map((c) => c.id).filter((id) => id.startsWith(value.toLowerCase())) },
     }),
-    { title: 'Customer profile', description: 'Plan, seats, account manager and open tickets of one customer.', mimeType: 'application/json' },
+    { title: 'Customer profile', description: 'Plan, seats, account manager and open tickets of one customer.', mimeType: 'application/json', cacheHint: DEMO_CACHE_HINTS.customers },
     (uri, { customerId }) => {
       const customer = findCustomer(String(customerId));
       if (!customer) {
-        throw new McpError(
-          RESOURCE_NOT_FOUND,
-          `Unknown customer "${String(customerId)}". Known customer ids: ${CUSTOMERS.map((c) => c.id).join(', ')}`,
-          { uri: uri.href },
-        );
+        throw new ProtocolError(RESOURCE_NOT_FOUND, `Unknown customer "${String(customerId)}". Known customer ids: ${CUSTOMERS.map((c) => c.id).join(', ')}`, { uri: uri.href });
       }
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(customer, null, 2) }] };
     },
@@ -106,10 +109,21 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     { title: 'Published document', description: 'A markdown document published with publish_document.', mimeType: 'text/markdown' },
     (uri, { slug }) => {
       const doc = store.document(String(slug));
-      if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No published document "${String(slug)}"`, { uri: uri.href });
+      if (!doc) throw new ProtocolError(RESOURCE_NOT_FOUND, `No published document "${String(slug)}"`, { uri: uri.href });
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: doc.markdown }] };
     },
   );
+
+  /**
+   * A 2025 session that changed something hears of it inside its own POST
+   * response stream (as the spec allows for related messages); everyone
+   * else through `changes`. 2026 responses carry no change notifications:
+   * those travel only on listen streams.
+   */
+  const updated = async (uri: string, notify: (n: { method: 'notifications/resources/updated'; params: { uri: string } }) => Promise<void>) => {
+    if (host.legacySubscriptions?.has(uri)) await notify({ method: 'notifications/resources/updated', params: { uri } });
+    changes.resourceUpdated(uri);
+  };
 
   // ---- tools -----------------------------------------------------------
   server.registerTool(
@@ -117,7 +131,7 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     {
       title: 'List tasks',
       description: 'Lists tasks, open ones by default.',
-      inputSchema: { status: z.enum(['open', 'done', 'all']).default('open').describe('Which tasks to list') },
+      inputSchema: z.object({ status: z.enum(['open', 'done', 'all']).default('open').describe('Which tasks to list') }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ status }) => {
@@ -131,11 +145,11 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     {
       title: 'Create task',
       description: 'Creates an open task. Follow task://guidelines (one owner, estimates of at most 8 hours).',
-      inputSchema: {
+      inputSchema: z.object({
         title: z.string().trim().min(1).max(200).describe('What needs doing'),
         assignee: z.string().trim().min(1).max(80).optional().describe('Owner of the task'),
         estimateHours: z.number().positive().max(8).optional().describe('Estimate in hours (at most 8)'),
-      },
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (input) => {
@@ -149,7 +163,7 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     {
       title: 'Complete task',
       description: 'Marks a task as done.',
-      inputSchema: { id: z.number().int().positive().describe('Task id') },
+      inputSchema: z.object({ id: z.number().int().positive().describe('Task id') }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ id }) => {
@@ -164,12 +178,12 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     {
       title: 'Update guidelines',
       description: 'Replaces the text of task://guidelines. Subscribers are notified.',
-      inputSchema: { text: z.string().trim().min(1).max(20_000).describe('The new guidelines, in full') },
+      inputSchema: z.object({ text: z.string().trim().min(1).max(20_000).describe('The new guidelines, in full') }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async ({ text }, extra) => {
+    async ({ text }, ctx) => {
       store.setGuidelines(text);
-      await notifySelfUpdated(extra.sendNotification, GUIDELINES_URI);
+      await updated(GUIDELINES_URI, ctx.mcpReq.notify);
       return { content: [{ type: 'text', text: `Guidelines updated (${text.length} characters).` }] };
     },
   );
@@ -179,21 +193,21 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     {
       title: 'Publish document',
       description: 'Publishes a markdown document as docs://published/{slug}; clients are told the resource list changed.',
-      inputSchema: {
+      inputSchema: z.object({
         slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).describe('URL-safe name, e.g. "retro-2026-11"'),
         title: z.string().trim().min(1).max(200),
         markdown: z.string().min(1).max(200_000),
-      },
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async ({ slug, title, markdown }, extra) => {
+    async ({ slug, title, markdown }, ctx) => {
       const { created } = store.publish({ slug, title, markdown });
       const uri = publishedUri(slug);
       if (created) {
-        await extra.sendNotification({ method: 'notifications/resources/list_changed' });
-        host.broadcastListChanged();
+        if (host.legacySubscriptions) await ctx.mcpReq.notify({ method: 'notifications/resources/list_changed' });
+        changes.resourcesChanged();
       } else {
-        await notifySelfUpdated(extra.sendNotification, uri);
+        await updated(uri, ctx.mcpReq.notify);
       }
       return { content: [{ type: 'text', text: `${created ? 'Published' : 'Updated'} ${uri}` }, { type: 'resource_link', uri, name: slug, title, mimeType: 'text/markdown' }] };
     },
@@ -205,16 +219,14 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     {
       title: 'Plan my day',
       description: 'A day plan from the open tasks and the team guidelines.',
-      argsSchema: {
-        hours: completable(z.string().describe('Hours available today, 0.5 to 16'), (value) =>
-          ['1', '2', '4', '6', '8'].filter((h) => h.startsWith(value)),
-        ),
-      },
+      argsSchema: z.object({
+        hours: completable(z.string().describe('Hours available today, 0.5 to 16'), (value) => ['1', '2', '4', '6', '8'].filter((h) => h.startsWith(value))),
+      }),
     },
     ({ hours }) => {
       const value = Number(hours.trim());
       if (hours.trim() === '' || !Number.isFinite(value) || value < 0.5 || value > 16) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid argument "hours": expected a number of hours between 0.5 and 16, got "${hours}"`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid argument "hours": expected a number of hours between 0.5 and 16, got "${hours}"`);
       }
       const open = store.listTasks('open');
       const taskLines = open.length
@@ -240,7 +252,7 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     {
       title: 'Review the guidelines',
       description: 'Embeds the current team guidelines and asks for a critical review.',
-      argsSchema: { focus: z.string().max(200).optional().describe('Aspect to focus the review on, e.g. "estimates"') },
+      argsSchema: z.object({ focus: z.string().max(200).optional().describe('Aspect to focus the review on, e.g. "estimates"') }),
     },
     ({ focus }) => ({
       messages: [
@@ -253,33 +265,36 @@ export function createDemoServer(host: DemoSessionHost): McpServer {
     }),
   );
 
-  // ---- subscriptions and pagination (beyond what McpServer does itself) --
-  const knownUri = (uri: string) => {
-    if (STATIC_RESOURCES.some((r) => r.listing.uri === uri)) return true;
-    const published = /^docs:\/\/published\/(.+)$/.exec(uri);
-    if (published) return store.document(published[1]!) !== undefined;
-    const customer = /^customer:\/\/([^/]+)\/profile$/.exec(uri);
-    return customer ? findCustomer(customer[1]!) !== undefined : false;
-  };
-  server.server.setRequestHandler(SubscribeRequestSchema, ({ params }) => {
-    if (!knownUri(params.uri)) throw new McpError(RESOURCE_NOT_FOUND, `Resource ${params.uri} not found`, { uri: params.uri });
-    host.subscriptions.add(params.uri);
-    return {};
-  });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, ({ params }) => {
-    host.subscriptions.delete(params.uri);
-    return {};
-  });
+  // ---- pagination, and subscriptions of 2025 sessions (beyond what McpServer does itself) --
   // Replaces McpServer's own (unpaginated) resources/list so that published
   // documents are listed and clients must follow nextCursor.
-  server.server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => {
+  server.server.setRequestHandler('resources/list', ({ params }) => {
     try {
       const { page, nextCursor } = paginate(listAllResources(store), params?.cursor, host.pageSize);
       return nextCursor ? { resources: page, nextCursor } : { resources: page };
     } catch (error) {
-      throw new McpError(ErrorCode.InvalidParams, (error as Error).message);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, (error as Error).message);
     }
   });
-
+  const subscriptions = host.legacySubscriptions;
+  if (subscriptions) {
+    server.server.setRequestHandler('resources/subscribe', ({ params }) => {
+      if (!knownUri(store, params.uri)) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource ${params.uri} not found`, { uri: params.uri });
+      subscriptions.add(params.uri);
+      return {};
+    });
+    server.server.setRequestHandler('resources/unsubscribe', ({ params }) => {
+      subscriptions.delete(params.uri);
+      return {};
+    });
+  }
   return server;
+}
+
+function knownUri(store: DemoStore, uri: string): boolean {
+  if (STATIC_RESOURCES.some((r) => r.listing.uri === uri)) return true;
+  const published = /^docs:\/\/published\/(.+)$/.exec(uri);
+  if (published) return store.document(published[1]!) !== undefined;
+  const customer = /^customer:\/\/([^/]+)\/profile$/.exec(uri);
+  return customer ? findCustomer(customer[1]!) !== undefined : false;
 }

@@ -2,7 +2,7 @@ import type { McpServerConfig, Settings } from '../config';
 import { ApiError } from '../errors';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
-import { renderResource } from '../tools/render';
+import { viewResource } from '../tools/resource-view';
 import { estimateTokens } from './system-prompt';
 
 export interface PinnedContent {
@@ -25,6 +25,8 @@ export async function readPinned(
   states: ServerState[],
   configs: McpServerConfig[],
   settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD'>,
+  /** When the turn started (pins are read once per turn). */
+  reuseSince: number,
 ): Promise<PinnedContent> {
   const byServer = new Map<string, string[]>();
   const notices: string[] = [];
@@ -40,12 +42,7 @@ export async function readPinned(
       let text: string;
       try {
         if (state.status !== 'connected') throw new Error(state.error ?? 'server unavailable');
-        const read = await sessions.readResource(state.id, uri);
-        const listing = state.resources.find((r) => r.uri === uri);
-        text = renderResource(
-          { server: state.id, uri, title: listing?.title ?? listing?.name, contents: read.contents },
-          { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0 },
-        ).text;
+        text = (await viewResource(sessions, { server: state.id, uri }, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince })).model.text;
       } catch (error) {
         const cause = error instanceof Error ? error.message : String(error);
         if (required) throw new ApiError(502, 'pinned_resource_unavailable', `Pinned resource ${uri} on server "${state.id}" could not be read: ${cause}`);

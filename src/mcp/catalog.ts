@@ -1,4 +1,5 @@
-import type { Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import type { CacheHint } from '../cache/types';
 
 export type CatalogKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 export const CATALOG_KINDS: readonly CatalogKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];
@@ -12,6 +13,23 @@ export interface CatalogItems {
 
 export type ServerStatus = 'connected' | 'error' | 'not_connected';
 
+/**
+ * A server's capabilities as we keep them: the SDK's `ServerCapabilities`
+ * with its open-ended members (`experimental`, `extensions`: recursive JSON
+ * types) kept as plain records — the recursive types are more than the
+ * Durable Object RPC types can map.
+ */
+export interface ServerCapabilities {
+  tools?: { listChanged?: boolean };
+  prompts?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  completions?: object;
+  logging?: object;
+  experimental?: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+  [other: string]: unknown;
+}
+
 /** What the conversation knows about one server; persisted, so it survives restarts. */
 export interface ServerState extends CatalogItems {
   id: string;
@@ -19,13 +37,16 @@ export interface ServerState extends CatalogItems {
   /** Why the last connect or refresh failed (no credentials in it). */
   error?: string;
   serverInfo?: Implementation;
+  /** The protocol revision spoken with this server (`2026-07-28`, `2025-11-25`, …). */
   protocolVersion?: string;
   capabilities?: ServerCapabilities;
   instructions?: string;
-  /** When the current session was initialised (ms since epoch). */
+  /** When the current connection was made (ms since epoch). */
   connectedAt?: number;
   /** When each catalog was last fetched from the server (ms since epoch). */
   fetchedAt: Partial<Record<CatalogKind, number>>;
+  /** The server's cache hint on each catalog (2026 servers), which decides when it is listed again. */
+  cacheHints?: Partial<Record<CatalogKind, CacheHint>>;
 }
 
 export function emptyServerState(id: string): ServerState {

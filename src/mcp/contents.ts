@@ -1,4 +1,4 @@
-import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { StoredContents } from '../cache/types';
 
 /** Decoded byte length of base64 text, without decoding it. */

@@ -1,20 +1,46 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { ApiError } from '../errors';
 import { redactSecrets } from './transport';
 
+/** "Unsupported protocol version" (2026-07-28): `data.supported` lists what the server speaks. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
 /** "Resource not found": -32002 in older revisions, -32602 (invalid params) in newer ones. */
-export function isResourceNotFound(error: unknown): error is McpError {
-  return error instanceof McpError && (error.code === -32002 || error.code === ErrorCode.InvalidParams);
+export function isResourceNotFound(error: unknown): error is ProtocolError {
+  return error instanceof ProtocolError && (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams);
+}
+
+export function isMethodNotFound(error: unknown): boolean {
+  return error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound;
+}
+
+/** The JSON-RPC error in an HTTP error's body, if the server sent one. */
+export function rpcErrorOf(error: unknown): { code: number; message: string; data?: unknown } | undefined {
+  if (!(error instanceof SdkHttpError)) return undefined;
+  const text = (error.data as { text?: unknown } | undefined)?.text;
+  if (typeof text !== 'string') return undefined;
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
+    if (typeof body.error?.code !== 'number') return undefined;
+    return { code: body.error.code, message: String(body.error.message ?? ''), data: body.error.data };
+  } catch {
+    return undefined;
+  }
+}
+
+export function httpStatusOf(error: unknown): number | undefined {
+  return error instanceof SdkHttpError ? error.status : undefined;
 }
 
 /**
- * The server forgot our session: 404 is the spec's answer; some servers
- * (server-everything among them) answer 400 for an unknown session id.
+ * The server forgot our 2025 session: 404 is the spec's answer; some servers
+ * (server-everything among them) answer 400 naming the session, or "Server
+ * not initialized".
  */
 export function isSessionExpired(error: unknown): boolean {
-  if (!(error instanceof StreamableHTTPError)) return false;
-  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
+  const status = httpStatusOf(error);
+  if (status === 404) return true;
+  return status === 400 && /session|not initialized/i.test(rpcErrorOf(error)?.message ?? (error as Error).message);
 }
 
 /**
@@ -28,7 +54,44 @@ export function isConnectionLost(error: unknown): boolean {
 }
 
 export function isTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+}
+
+/** MissingRequiredClientCapability (2026-07-28): the server would ask for input (elicitation, sampling) we did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
+
+/**
+ * The server answered with an `input_required` result (2026 multi-round-trip
+ * request: it wants the user to answer an elicitation, or the client to
+ * sample). This service cannot answer those yet, so the call fails with what
+ * the server asked for.
+ */
+export class InputRequiredError extends Error {
+  constructor(readonly inputRequests: Record<string, { method?: string; params?: { message?: string; mode?: string } }>) {
+    super('the server asked for input');
+  }
+}
+
+/** An `input_required` answer, or a refusal to ask for input we cannot give (-32021): what the server wanted, in words. */
+export function describeInputRequired(error: unknown): string | undefined {
+  if (error instanceof InputRequiredError) {
+    const requests = Object.values(error.inputRequests);
+    return requests.length ? requests.map(describeInputRequest).join(', ') : 'input from the user';
+  }
+  if (error instanceof ProtocolError && error.code === MISSING_CLIENT_CAPABILITY) {
+    const wanted = Object.keys((error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities ?? {});
+    return `${wanted.length ? wanted.join(', ') : 'a client capability'} (${error.message})`;
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.UnsupportedResultType) return 'input from the user';
+  return undefined;
+}
+
+function describeInputRequest(request: { method?: string; params?: { message?: string; mode?: string } }): string {
+  const said = request.params?.message ? ` ("${request.params.message.slice(0, 200)}")` : '';
+  if (request.method === 'elicitation/create') return `the user to ${request.params?.mode === 'url' ? 'open a link' : 'fill in a form'}${said}`;
+  if (request.method === 'sampling/createMessage') return 'a model completion (sampling)';
+  if (request.method === 'roots/list') return 'the list of roots';
+  return `a ${request.method ?? 'request'}`;
 }
 
 /** Longest upstream error text passed on (servers may echo whole bodies). */
@@ -41,22 +104,41 @@ const MAX_ERROR_CHARS = 300;
  */
 export function describeUpstreamError(error: unknown): string {
   let text: string;
-  if (error instanceof McpError) text = error.message.replace(/^(MCP error -?\d+: )+/, ''); // the SDK prefixes on both ends
-  else if (error instanceof StreamableHTTPError && error.code !== undefined) text = `HTTP ${error.code}: ${error.message}`;
+  const rpc = rpcErrorOf(error);
+  if (rpc?.code === UNSUPPORTED_PROTOCOL_VERSION) text = unsupportedVersionText(rpc.data);
+  else if (rpc) text = `HTTP ${httpStatusOf(error)}: ${rpc.message}`;
+  else if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION) text = unsupportedVersionText(error.data);
+  else if (error instanceof SdkHttpError) {
+    // The body, when there is one, often says why (a proxy's page, a gateway's message); secrets are masked below.
+    const body = (error.data as { text?: unknown } | undefined)?.text;
+    text = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}${typeof body === 'string' && body.trim() ? `: ${body.trim()}` : ''}`;
+  }
+  // "Version negotiation probe failed: <cause>": the cause is what the user needs (refused, reset, DNS…).
+  else if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause instanceof Error) text = error.cause.message;
   else if (error instanceof Error) text = error.message;
   else text = String(error);
-  text = redactSecrets(text);
+  text = redactSecrets(text.replace(/^(MCP error -?\d+: )+/, '')); // v1-SDK servers prefix their messages
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… [${text.length - MAX_ERROR_CHARS} more characters]` : text;
 }
 
+function unsupportedVersionText(data: unknown): string {
+  const { supported, requested } = (data ?? {}) as { supported?: unknown; requested?: unknown };
+  const list = Array.isArray(supported) ? supported.map(String).join(', ') : 'not said';
+  return `the server does not support MCP protocol version ${typeof requested === 'string' ? requested : 'we asked for'}; it supports: ${list}`;
+}
+
 /**
- * The client-facing error for a failed MCP call: 504 on timeout, else 502,
- * naming the server. `connecting`: the failure was reaching the server at
- * all (refused, reset, DNS…), which workerd reports only as "Network
- * connection lost" — the message says which step failed.
+ * The client-facing error for a failed MCP call: 504 on timeout, 502
+ * otherwise, naming the server. `connecting`: the failure was reaching the
+ * server at all (refused, reset, DNS…), which workerd reports only as
+ * "Network connection lost" — the message says which step failed.
  */
 export function upstreamError(server: string, error: unknown, connecting = false): ApiError {
   if (error instanceof ApiError) return error;
+  const wanted = describeInputRequired(error);
+  if (wanted) {
+    return new ApiError(502, 'input_required', redactSecrets(`MCP server "${server}" needs ${wanted} before it can answer; this service cannot provide that yet`));
+  }
   const cause = describeUpstreamError(error);
   if (isTimeout(error)) return new ApiError(504, 'upstream_timeout', `MCP server "${server}" did not answer in time: ${cause}`);
   return new ApiError(502, 'upstream_error', `MCP server "${server}" ${connecting ? 'could not be connected to' : 'failed'}: ${cause}`);

@@ -1,7 +1,8 @@
-import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation } from '@modelcontextprotocol/client';
+import type { ServerCapabilities } from './catalog';
 import { publicServerInfo, type McpServerConfig, type Settings } from '../config';
 import { describeUpstreamError } from './errors';
-import { McpSession } from './session';
+import { McpConnection } from './connection';
 import type { TransportEnv } from './transport';
 
 export interface ServerProbe extends ReturnType<typeof publicServerInfo> {
@@ -9,6 +10,8 @@ export interface ServerProbe extends ReturnType<typeof publicServerInfo> {
   error?: string;
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
+  /** The protocol revision the server speaks with us (`2026-07-28`, `2025-11-25`, …). */
+  protocolVersion?: string;
   /** When this status was observed (results are reused for `maxAgeMs`). */
   checkedAt: string;
 }
@@ -16,8 +19,8 @@ export interface ServerProbe extends ReturnType<typeof publicServerInfo> {
 const recent = new Map<string, { at: number; probe: Promise<ServerProbe> }>();
 
 /**
- * Live status of each configured server: `initialize`, then close the
- * session. Results are shared by the requests of one isolate for
+ * Live status of each configured server: `server/discover` (2026) or
+ * `initialize` (2025), then the session is ended. Results are shared by the requests of one isolate for
  * `maxAgeMs`, so a busy status page does not hammer the servers.
  */
 export function probeServers(servers: McpServerConfig[], env: TransportEnv, settings: Settings, maxAgeMs = 30_000): Promise<ServerProbe[]> {
@@ -36,19 +39,23 @@ export function probeServers(servers: McpServerConfig[], env: TransportEnv, sett
 
 async function probeServer(server: McpServerConfig, env: TransportEnv, settings: Settings): Promise<ServerProbe> {
   const checkedAt = new Date().toISOString();
-  const session = new McpSession(server, env, settings, { onNotification: () => {}, onStreamLost: () => {} });
+  // No stored verdict here (no conversation): the probe asks the server.
+  const connection = new McpConnection(server, env, settings, { onNotification: () => {}, onStreamLost: () => {} }, { prior: () => undefined, save: () => {} });
   try {
-    const client = await session.ensure();
+    const client = await connection.ensure();
+    const serverInfo = client.getServerVersion();
+    const protocolVersion = client.getNegotiatedProtocolVersion();
     return {
       ...publicServerInfo(server),
       status: 'connected',
-      serverInfo: client.getServerVersion(),
-      capabilities: client.getServerCapabilities(),
+      ...(serverInfo ? { serverInfo } : {}),
+      capabilities: client.getServerCapabilities() ?? {},
+      ...(protocolVersion ? { protocolVersion } : {}),
       checkedAt,
     };
   } catch (error) {
     return { ...publicServerInfo(server), status: 'error', error: describeUpstreamError(error), checkedAt };
   } finally {
-    await session.reset();
+    await connection.reset();
   }
 }

@@ -1,4 +1,4 @@
-import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt } from '@modelcontextprotocol/client';
 import { ApiError } from '../errors';
 
 /** Longest prompt argument value accepted (the server may have its own, smaller limit). */

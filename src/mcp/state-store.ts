@@ -1,4 +1,5 @@
 import { emptyServerState, type CatalogKind, type ServerState } from './catalog';
+import type { EraVerdict } from './era';
 
 type ServerRow = { id: string; state: string };
 type CatalogRow = { server: string; kind: CatalogKind; items: string; fetched_at: number };
@@ -6,8 +7,9 @@ type CatalogRow = { server: string; kind: CatalogKind; items: string; fetched_at
 /**
  * Persists what a conversation knows of its MCP servers in DO SQLite:
  * status, server info, capabilities, instructions, each catalog with the
- * time it was fetched, and the subscriptions we want. Nothing from config
- * (URLs, headers) is stored here, so no credential ever reaches storage.
+ * time it was fetched, the URIs it follows (notification filters), and each
+ * server's protocol era verdict. Nothing from config (URLs, headers) is
+ * stored here, so no credential ever reaches storage.
  */
 export class ServerStateStore {
   constructor(private readonly sql: SqlStorage) {
@@ -17,6 +19,17 @@ export class ServerStateStore {
       PRIMARY KEY (server, kind)
     )`);
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_subscriptions (server TEXT NOT NULL, uri TEXT NOT NULL, PRIMARY KEY (server, uri))`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_eras (server TEXT PRIMARY KEY, verdict TEXT NOT NULL)`);
+  }
+
+  verdict(id: string): EraVerdict | undefined {
+    const row = this.sql.exec<{ verdict: string }>(`SELECT verdict FROM mcp_eras WHERE server = ?`, id).toArray()[0];
+    return row ? (JSON.parse(row.verdict) as EraVerdict) : undefined;
+  }
+
+  saveVerdict(id: string, verdict: EraVerdict | undefined): void {
+    if (!verdict) this.sql.exec(`DELETE FROM mcp_eras WHERE server = ?`, id);
+    else this.sql.exec(`INSERT INTO mcp_eras (server, verdict) VALUES (?, ?) ON CONFLICT(server) DO UPDATE SET verdict = excluded.verdict`, id, JSON.stringify(verdict));
   }
 
   load(id: string): ServerState {

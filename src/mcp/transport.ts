@@ -1,9 +1,8 @@
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../config';
 import { ApiError } from '../errors';
 import { limitResponses } from './response-limit';
+import { watchGetStream, type GetStreamWatcher } from './get-stream';
 
 /** Where this Worker's own routes appear to live, for `url: "/demo/mcp"` entries. */
 const SELF_ORIGIN = 'http://self.internal';
@@ -48,16 +47,29 @@ export function redactSecrets(text: string): string {
 }
 
 /**
- * Builds the client transport of one server. Paths of this Worker go through
- * the SELF binding. No message from the server may exceed `maxResponseBytes`.
+ * Builds the client transport of one server (SDK v2). Paths of this Worker
+ * go through the SELF binding. No message from the server may exceed
+ * `maxResponseBytes`. `getStream` learns whether a 2025 server's standalone
+ * GET stream (its notification channel) is open.
  */
-export function createTransport(server: McpServerConfig, env: TransportEnv, kind: TransportKind, maxResponseBytes: number): Transport {
+export function createTransport(
+  server: McpServerConfig,
+  env: TransportEnv,
+  kind: TransportKind,
+  maxResponseBytes: number,
+  getStream?: GetStreamWatcher,
+): Transport {
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
   const direct: typeof fetch = isSelf ? (input, init) => env.SELF.fetch(input, init) : (input, init) => fetch(input, init);
-  const fetchImpl = limitResponses(direct, maxResponseBytes);
+  const limited = limitResponses(direct, maxResponseBytes);
+  const fetchImpl = getStream ? watchGetStream(limited, getStream) : limited;
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };
   return kind === 'sse'
     ? new SSEClientTransport(url, { fetch: fetchImpl, requestInit })
-    : new StreamableHTTPClientTransport(url, { fetch: fetchImpl, requestInit, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } });
+    : new StreamableHTTPClientTransport(url, {
+        fetch: fetchImpl,
+        requestInit,
+        reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 },
+      });
 }

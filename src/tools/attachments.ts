@@ -3,6 +3,7 @@ import type { Settings } from '../config';
 import { ApiError } from '../errors';
 import type { McpSessions } from '../mcp/sessions';
 import { renderResource } from './render';
+import { viewResource } from './resource-view';
 
 type Part = UIMessage['parts'][number];
 
@@ -15,7 +16,13 @@ type Part = UIMessage['parts'][number];
  */
 export async function attachmentParts(
   attachments: Array<{ server?: string | undefined; uri: string }>,
-  ctx: { sessions: McpSessions; settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES' | 'MAX_ATTACHMENTS' | 'MAX_ATTACHMENT_CHARS'>; acceptsImages: boolean },
+  ctx: {
+    sessions: McpSessions;
+    settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES' | 'MAX_ATTACHMENTS' | 'MAX_ATTACHMENT_CHARS'>;
+    acceptsImages: boolean;
+    /** When the turn these attachments start was asked for. */
+    reuseSince: number;
+  },
 ): Promise<{ parts: Part[]; attached: Array<{ server: string; uri: string }> }> {
   if (attachments.length > ctx.settings.MAX_ATTACHMENTS) {
     throw new ApiError(413, 'too_many_attachments', `${attachments.length} attachments; a message may carry at most ${ctx.settings.MAX_ATTACHMENTS}`);
@@ -23,24 +30,21 @@ export async function attachmentParts(
   const parts: Part[] = [];
   const attached: Array<{ server: string; uri: string }> = [];
   let chars = 0;
+  const options = { windowChars: ctx.settings.READ_WINDOW_CHARS, images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES };
   for (const attachment of attachments) {
-    const server = attachment.server ?? (await ctx.sessions.resolveServer(attachment.uri));
-    const read = await ctx.sessions.readResource(server, attachment.uri);
-    const listing = (await ctx.sessions.ensureServer(server)).resources.find((r) => r.uri === attachment.uri);
-    chars += read.contents.reduce((sum, c) => sum + ('text' in c ? c.text.length : 0), 0);
+    const view = await viewResource(ctx.sessions, attachment, { ...options, reuseSince: ctx.reuseSince });
+    chars += view.contents.reduce((sum, c) => sum + ('text' in c ? c.text.length : 0), 0);
     if (chars > ctx.settings.MAX_ATTACHMENT_CHARS) {
       throw new ApiError(413, 'attachments_too_large', `Attached text exceeds ${ctx.settings.MAX_ATTACHMENT_CHARS} characters (at ${attachment.uri})`);
     }
-    const target = { server, uri: attachment.uri, title: listing?.title ?? listing?.name, contents: read.contents };
-    const options = { windowChars: ctx.settings.READ_WINDOW_CHARS, images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES };
     // Every window, in order: the whole document, in the same parts read_resource would give.
-    for (let offset = 0, first = true; first || offset > 0; first = false) {
-      const view = renderResource(target, { ...options, offset });
-      parts.push({ type: 'text', text: view.text.replace(/\n\[Showing characters [^\]]*\]$/, '') });
-      if (first) for (const image of view.images) parts.push({ type: 'file', mediaType: image.mediaType, url: `data:${image.mediaType};base64,${image.base64}` });
-      offset = view.window.nextOffset ?? 0;
+    for (let model = view.model; ; ) {
+      parts.push({ type: 'text', text: model.text.replace(/\n\[Showing characters [^\]]*\]$/, '') });
+      for (const image of model.images) parts.push({ type: 'file', mediaType: image.mediaType, url: `data:${image.mediaType};base64,${image.base64}` });
+      if (model.window.nextOffset === undefined) break;
+      model = renderResource(view.target, { ...options, offset: model.window.nextOffset });
     }
-    attached.push({ server, uri: attachment.uri });
+    attached.push({ server: view.server, uri: attachment.uri });
   }
   return { parts, attached };
 }

@@ -1,5 +1,5 @@
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { McpServerConfig, Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';

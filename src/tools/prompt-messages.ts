@@ -1,4 +1,4 @@
-import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult } from '@modelcontextprotocol/client';
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import { base64ByteLength } from '../mcp/contents';

@@ -1,4 +1,4 @@
-import type { GetPromptResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult } from '@modelcontextprotocol/client';
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import { tool, type ToolSet } from 'ai';
 import { z } from 'zod';
@@ -9,7 +9,8 @@ import { base64ByteLength } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
-import { describeBinary, renderEmbedded, renderResource, type ModelView } from './render';
+import { renderEmbedded, type ModelView } from './render';
+import { viewResource } from './resource-view';
 
 /** What the synthetic tools need from the conversation. */
 export interface ToolContext {
@@ -23,9 +24,9 @@ export interface ToolContext {
   modelPrompts: (server: string) => boolean;
   /** Resource bytes the model may still read this turn (MAX_RESOURCE_BYTES_PER_TURN), shared by every read of the turn. */
   readBudget: { remaining: number; limit: number };
+  /** When this turn started: reads the server marks stale at once may still be shared within the turn. */
+  turnStartedAt: number;
 }
-
-export const SYNTHETIC_TOOL_NAMES = ['read_resource', 'list_resources', 'list_resource_templates', 'invoke_prompt'] as const;
 
 const LIST_PAGE = 50;
 
@@ -107,14 +108,15 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
 }
 
 async function readForModel(ctx: ToolContext, uri: string, server: string | undefined, offset: number | undefined): Promise<ReadResourceOutput> {
-  const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
-  const listing = ctx.states.find((s) => s.id === id)?.resources.find((r) => r.uri === uri);
-  const title = listing?.title ?? listing?.name;
-  const described = listing && describedFromCatalog(listing, id, ctx.settings);
-  if (described) return { server: id, uri, cache: 'catalog', ...described };
-  let read;
+  let view;
   try {
-    read = await ctx.sessions.readResource(id, uri);
+    view = await viewResource(ctx.sessions, { server, uri }, {
+      windowChars: ctx.settings.READ_WINDOW_CHARS,
+      ...(offset === undefined ? {} : { offset }),
+      images: ctx.acceptsImages,
+      maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
+      reuseSince: ctx.turnStartedAt,
+    });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'resource_not_found') {
       const near = closestUris(uri, ctx.states);
@@ -122,35 +124,18 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
     }
     throw new Error(error instanceof Error ? error.message : String(error));
   }
-  const view = renderResource(
-    { server: id, uri, title, contents: read.contents },
-    { windowChars: ctx.settings.READ_WINDOW_CHARS, ...(offset === undefined ? {} : { offset }), images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES },
-  );
+  if (view.cache === 'catalog') return { server: view.server, uri, cache: 'catalog', ...view.model };
   // The budget counts what reaches the model — this window and its images —
   // not the whole resource: charging a 5 MB document's full size for every
   // window let a turn read two windows of it, not the document.
-  const bytes = new TextEncoder().encode(view.text).byteLength + view.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0);
+  const bytes = new TextEncoder().encode(view.model.text).byteLength + view.model.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0);
   if (bytes > ctx.readBudget.remaining) {
     throw new Error(
       `This turn may read ${ctx.readBudget.limit} bytes of resources and has ${ctx.readBudget.remaining} left; this part of ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,
     );
   }
   ctx.readBudget.remaining -= bytes;
-  return { server: id, uri, cache: read.cache, ...view };
-}
-
-/**
- * What the model sees of a binary whose listing alone says it cannot be
- * inlined (non-text, larger than INLINE_IMAGE_MAX_BYTES): a description from
- * the catalog, without downloading it. Undefined when it must be read.
- * `read_resource` and `POST …/resources/read` both use it.
- */
-export function describedFromCatalog(listing: Resource, server: string, settings: Pick<Settings, 'INLINE_IMAGE_MAX_BYTES'>): ModelView | undefined {
-  const mime = listing.mimeType ?? '';
-  if (!mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime)) return undefined;
-  if (listing.size === undefined || listing.size <= settings.INLINE_IMAGE_MAX_BYTES) return undefined;
-  const text = `${describeBinary({ uri: listing.uri, mimeType: listing.mimeType, size: listing.size, title: listing.title ?? listing.name }, server)} (described from the catalog; not downloaded)`;
-  return { text, images: [], window: { offset: 0, end: 0, total: 0 } };
+  return { server: view.server, uri, cache: view.cache, ...view.model };
 }
 
 export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {

@@ -2,7 +2,7 @@ import { env, exports } from 'cloudflare:workers';
 import { getAgentByName } from 'agents';
 import type { Conversation } from '../../src/conversation/conversation';
 import type { ServerState } from '../../src/mcp/catalog';
-import type { ResourceRead } from '../../src/mcp/sessions';
+import type { McpSessions, ResourceRead } from '../../src/mcp/sessions';
 
 /** Credentials of the test tenants (vitest.config.ts): acme's end user "alice" unless a test says otherwise. */
 export const ACME_ALICE = { authorization: 'Bearer test-key-acme', 'x-end-user': 'alice' };
@@ -31,6 +31,14 @@ export async function read(id: string, body: { server?: string; uri: string }): 
   const response = await postJson(`/v1/conversations/${id}/resources/read`, body);
   if (response.status !== 200) throw new Error(`read failed: ${response.status} ${await response.text()}`);
   return response.json<ResourceRead>();
+}
+
+/**
+ * The MCP sessions a conversation holds right now, from inside its Durable
+ * Object (`runInDurableObject`): what no route exposes (live connections).
+ */
+export function mcpSessionsOf(instance: Conversation): McpSessions | undefined {
+  return (instance as unknown as { liveMcp?: { current: { sessions?: McpSessions } } }).liveMcp?.current.sessions;
 }
 
 /** The conversation's Durable Object, for what no HTTP route exposes yet (tool calls, settling background work). */

@@ -1,16 +1,21 @@
 import { exports } from 'cloudflare:workers';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
-import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, type Notification } from '@modelcontextprotocol/client';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 
 export const DEMO_URL = 'http://localhost/demo/mcp';
 
-/** An official MCP SDK client talking Streamable HTTP to the Worker's /demo/mcp route. */
-export async function connectDemoClient(name = 'test-client') {
-  const notifications: ServerNotification[] = [];
-  const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  client.fallbackNotificationHandler = async (notification) => void notifications.push(notification as ServerNotification);
+/**
+ * An official MCP SDK (v2) client talking Streamable HTTP to the Worker's
+ * /demo/mcp route: 2026-07-28 by default (`server/discover`), or a 2025-11-25
+ * session (`initialize`) when a test needs that era.
+ */
+export async function connectDemoClient(name = 'test-client', { protocol = 'auto' }: { protocol?: 'auto' | '2025-11-25' } = {}) {
+  const notifications: Notification[] = [];
+  const client = new Client(
+    { name, version: '1.0.0' },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), versionNegotiation: { mode: protocol === 'auto' ? 'auto' : 'legacy' } },
+  );
+  client.fallbackNotificationHandler = async (notification) => void notifications.push(notification);
   const transport = new StreamableHTTPClientTransport(new URL(DEMO_URL), {
     fetch: (input, init) => exports.default.fetch(input, init),
   });
@@ -20,9 +25,9 @@ export async function connectDemoClient(name = 'test-client') {
 
 /** Titles of every task on the demo server, asked by a separate client (what a user would check). */
 export async function demoTaskTitles(): Promise<string[]> {
-  const { client, transport } = await connectDemoClient('checker');
+  const { client } = await connectDemoClient('checker');
   const result = await client.callTool({ name: 'list_tasks', arguments: { status: 'all' } });
-  await transport.terminateSession();
+  await client.close();
   return (result.structuredContent as { tasks: Array<{ title: string }> }).tasks.map((t) => t.title);
 }
 

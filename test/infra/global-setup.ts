@@ -9,14 +9,14 @@ import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { startFaultProxy } from './fault-proxy';
 import { startMinimalServer } from './minimal-server';
-
-
 import { TEST_PORT_BASE } from './ports';
+import { startV2Servers } from './v2-servers';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
 const PROXY_PORT = TEST_PORT_BASE + 2;
 const LEGACY_SSE_PORT = TEST_PORT_BASE + 3;
 const MINIMAL_PORT = TEST_PORT_BASE + 4;
+const V2_PORT = TEST_PORT_BASE + 5;
 const STARTUP_TIMEOUT_MS = 15_000;
 
 const EVERYTHING_ENTRY = fileURLToPath(
@@ -107,6 +107,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push((await startEverything('sse', LEGACY_SSE_PORT)).stop);
     const minimal = await startMinimalServer(MINIMAL_PORT);
     stops.push(() => minimal.close());
+    const v2 = await startV2Servers(V2_PORT);
+    stops.push(() => v2.close());
   } catch (err) {
     await stopAll();
     throw err;
@@ -116,6 +118,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('faultyUrl', `http://127.0.0.1:${PROXY_PORT}/mcp`);
   project.provide('faultControlUrl', `http://127.0.0.1:${PROXY_PORT}/__control`);
   project.provide('minimalUrl', `http://127.0.0.1:${MINIMAL_PORT}/mcp`);
+  project.provide('v2Url', `http://127.0.0.1:${V2_PORT}`);
 
   return stopAll;
 }

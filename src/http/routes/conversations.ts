@@ -5,7 +5,9 @@ import type { Conversation } from '../../conversation/conversation';
 import { isConversationId, newConversationId } from '../../conversation/ids';
 import { unwrap } from '../../conversation/rpc';
 import { SendMessageBody, userMessageFrom } from '../../conversation/user-message';
+import { loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
+import { takeConversation } from '../../limits/conversation-limits';
 import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
 import type { AppBindings } from '../types';
@@ -63,6 +65,7 @@ export const conversations = new Hono<AppBindings>()
   .post('/', async (c) => {
     const id = newConversationId();
     const { tenant, user, servers } = c.get('principal');
+    await takeConversation(c.env, loadConfig(c.env), { tenant, user });
     const conversation = await (await conversationStub(c.env, id)).create({ tenant, user }, servers);
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
   })
@@ -80,7 +83,8 @@ export const conversations = new Hono<AppBindings>()
   })
   .get('/:id/catalog', async (c) => {
     const stub = await ownedStub(c);
-    return c.json(unwrap(await stub.catalog()));
+    const catalog = unwrap(await stub.catalog());
+    return c.json(catalog);
   })
   .post('/:id/messages', async (c) => {
     const stub = await ownedStub(c);

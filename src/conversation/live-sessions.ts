@@ -1,0 +1,139 @@
+import { InvalidationLog } from '../cache/invalidation-log';
+import { ResourceCache } from '../cache/resource-cache';
+import { loadConfig, serversOf } from '../config';
+import { leaseLiveSessions } from '../limits/conversation-limits';
+import { McpSessions } from '../mcp/sessions';
+import { ServerStateStore } from '../mcp/state-store';
+
+/** The registry hears of a conversation's use at most this often (it orders releases by it). */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface LiveSessionsHost {
+  env: Env;
+  /** The conversation id. */
+  name: string;
+  storage: DurableObjectStorage;
+  owner: { tenant: string; user: string; servers: string[] | undefined };
+  /** A turn is being started or streamed: sessions are in use. */
+  busy(): boolean;
+  /** Calls `releaseIdle(lease)` in about `delayMs` (a Durable Object alarm). */
+  scheduleIdleCheck(delayMs: number, lease: string): Promise<void>;
+  /** Asks another conversation of the same user to release its sessions; false if it is busy. */
+  yieldSessions(other: string): Promise<boolean>;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/**
+ * A conversation's MCP sessions over time: built on first use after each
+ * start (so every start means fresh connections), counted against the end
+ * user's LIVE_CONVERSATIONS_PER_USER while they are open, and released —
+ * listen streams closed, 2025 sessions ended — once the conversation has
+ * been unused for MCP_IDLE_MS. The next use connects anew.
+ */
+export class LiveSessions {
+  private sessions: McpSessions | undefined;
+  private cache: ResourceCache | undefined;
+  /** The registry counts this conversation as holding live sessions. */
+  private leased = false;
+  /** Names each lease, so an idle check scheduled for an earlier one (or before a restart) does nothing. */
+  private lease = '';
+  private lastUsedAt = 0;
+  private touchedAt = 0;
+
+  constructor(private readonly host: LiveSessionsHost) {}
+
+  /** The sessions, ready to use: leased within the user's limit, the idle clock restarted. */
+  async use(): Promise<McpSessions> {
+    const config = loadConfig(this.host.env);
+    if (!this.leased) {
+      await leaseLiveSessions(this.host.env, config, this.host.owner, this.host.name, (other) => this.host.yieldSessions(other));
+      this.leased = true;
+      this.lease = crypto.randomUUID();
+      this.touchedAt = Date.now();
+      await this.host.scheduleIdleCheck(config.settings.MCP_IDLE_MS, this.lease);
+    }
+    this.lastUsedAt = Date.now();
+    if (this.lastUsedAt - this.touchedAt > TOUCH_EVERY_MS) {
+      this.touchedAt = this.lastUsedAt;
+      this.host.waitUntil(this.registry().touch(this.host.name).catch(() => {}));
+    }
+    return (this.sessions ??= this.build());
+  }
+
+  /** The sessions if built (for settling in tests), without counting as a use. */
+  get current(): { sessions: McpSessions | undefined; cache: ResourceCache | undefined } {
+    return { sessions: this.sessions, cache: this.cache };
+  }
+
+  /** Counts as a use without touching MCP (the end of a turn). */
+  touch(): void {
+    this.lastUsedAt = Date.now();
+  }
+
+  /**
+   * The idle alarm: releases the sessions if unused for MCP_IDLE_MS and no
+   * turn runs; otherwise checks again when that time would be up.
+   */
+  async releaseIdle(lease: string): Promise<void> {
+    if (!this.leased || lease !== this.lease) return; // released meanwhile, or a check from before a restart
+    const idleMs = loadConfig(this.host.env).settings.MCP_IDLE_MS;
+    const remaining = this.lastUsedAt + idleMs - Date.now();
+    if (this.host.busy() || remaining > 0) return this.host.scheduleIdleCheck(Math.max(remaining, 1_000), lease);
+    await this.release();
+  }
+
+  /** When this conversation last used its sessions, and its current lease (tests, operators). */
+  get usage(): { lastUsedAt: number; lease: string; leased: boolean } {
+    return { lastUsedAt: this.lastUsedAt, lease: this.lease, leased: this.leased };
+  }
+
+  /** Another conversation of this user needs room: release unless a turn runs. */
+  async yield(): Promise<boolean> {
+    if (this.host.busy()) return false;
+    await this.release();
+    return true;
+  }
+
+  /** Closes every connection and leaves the registry (idle, yielded, or deleted). */
+  async release(): Promise<void> {
+    this.leased = false;
+    await this.sessions?.release();
+    await this.registry()
+      .release(this.host.name)
+      .catch((error) => console.warn(`live conversations: release failed (${(error as Error).message})`));
+  }
+
+  /** For a deleted conversation: nothing of it outlives it. */
+  async close(): Promise<void> {
+    await this.release();
+    this.sessions = undefined;
+    this.cache = undefined;
+  }
+
+  private registry() {
+    return this.host.env.LIVE_CONVERSATIONS.getByName(`${this.host.owner.tenant}:${this.host.owner.user}`);
+  }
+
+  private build(): McpSessions {
+    const config = loadConfig(this.host.env);
+    const { settings } = config;
+    const { tenant, user, servers } = this.host.owner;
+    // A browser token may limit its user to some of the tenant's servers.
+    const allowed = servers ? new Set(servers) : undefined;
+    const mcpServers = serversOf(config, tenant).filter((server) => !allowed || allowed.has(server.id));
+    // KV keys carry the tenant, and for private copies the end user too.
+    this.cache = new ResourceCache(
+      this.host.env.RESOURCE_CACHE,
+      new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS),
+      { shared: `tenant:${tenant}`, user: `tenant:${tenant}:user:${user}` },
+      settings,
+    );
+    return new McpSessions({
+      servers: mcpServers,
+      env: this.host.env as unknown as Env & Record<string, unknown>,
+      settings,
+      store: new ServerStateStore(this.host.storage.sql),
+      cache: this.cache,
+    });
+  }
+}

@@ -1,0 +1,43 @@
+import { DurableObject } from 'cloudflare:workers';
+
+/**
+ * The conversations of one end user that hold live MCP sessions (one object
+ * per tenant and end user), least recently used first. A conversation asks
+ * before it connects (`acquire`); past the limit it is told which others to
+ * ask to release theirs. Kept in SQLite, so a restart of this object does
+ * not forget who holds sessions.
+ */
+export class LiveConversations extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS live (id TEXT PRIMARY KEY, last_used INTEGER NOT NULL)`);
+  }
+
+  /** Counts `id` as live if there is room; otherwise names the others, least recently used first. */
+  async acquire(id: string, limit: number): Promise<{ ok: true } | { ok: false; others: string[] }> {
+    const sql = this.ctx.storage.sql;
+    const now = Date.now();
+    if (sql.exec(`UPDATE live SET last_used = ? WHERE id = ?`, now, id).rowsWritten) return { ok: true };
+    const count = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM live`).one().n;
+    if (count < limit) {
+      sql.exec(`INSERT INTO live (id, last_used) VALUES (?, ?)`, id, now);
+      return { ok: true };
+    }
+    return { ok: false, others: sql.exec<{ id: string }>(`SELECT id FROM live ORDER BY last_used`).toArray().map((r) => r.id) };
+  }
+
+  /** `id` was used (sent at most once a minute per conversation). */
+  async touch(id: string): Promise<void> {
+    this.ctx.storage.sql.exec(`UPDATE live SET last_used = ? WHERE id = ?`, Date.now(), id);
+  }
+
+  /** `id` released its sessions. */
+  async release(id: string): Promise<void> {
+    this.ctx.storage.sql.exec(`DELETE FROM live WHERE id = ?`, id);
+  }
+
+  /** How many conversations hold live sessions (tests, operators). */
+  async count(): Promise<number> {
+    return this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM live`).one().n;
+  }
+}

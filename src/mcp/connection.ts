@@ -1,0 +1,284 @@
+import {
+  Client,
+  isInputRequiredResult,
+  StreamableHTTPClientTransport,
+  type CacheKey,
+  type NotificationMethod as SdkNotificationMethod,
+  type PriorDiscovery,
+  type RequestOptions,
+  type ResponseCacheStore,
+  type Transport,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
+import pkg from '../../package.json' with { type: 'json' };
+import type { McpServerConfig, Settings } from '../config';
+import { verdictOf, type EraVerdict } from './era';
+import { httpStatusOf, InputRequiredError, isConnectionLost, isSessionExpired, rpcErrorOf } from './errors';
+import { GetStreamState } from './get-stream';
+import { assertDepthAtMost } from './result-depth';
+import { createTransport, type TransportEnv, type TransportKind } from './transport';
+
+export type NotificationMethod =
+  | 'notifications/resources/updated'
+  | 'notifications/resources/list_changed'
+  | 'notifications/tools/list_changed'
+  | 'notifications/prompts/list_changed';
+
+const NOTIFICATION_METHODS: readonly NotificationMethod[] = [
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+];
+
+/** What a connection reports to its owner. */
+export interface ConnectionEvents {
+  /** Change notifications: 2026 listen streams, 2025 GET streams and POST response streams alike. */
+  onNotification(method: NotificationMethod, params: { uri?: string }): void;
+  /** The 2025 GET stream (that era's notification channel) ended or broke: notifications may be missed. */
+  onStreamLost(): void;
+}
+
+/** Where the era verdict of this server is kept (DO storage). */
+export interface VerdictStore {
+  prior(): PriorDiscovery | undefined;
+  save(verdict: EraVerdict | undefined): void;
+}
+
+/**
+ * The SDK's own response cache would sit unseen in front of ours (it caches
+ * by the server's self-reported identity, in memory, with its own TTL rules):
+ * a store that keeps nothing switches it off. Our cache (src/cache) decides
+ * freshness; tool definitions for `callTool` come from our catalog.
+ */
+const NO_RESPONSE_CACHE: ResponseCacheStore = {
+  get: () => undefined,
+  set: () => 0,
+  delete: (_key: CacheKey) => {},
+  evict: () => {},
+  clear: () => {},
+};
+
+/**
+ * One connection to one MCP server, over the official SDK v2 client:
+ * 2026-07-28 when the server speaks it (`server/discover`, or a stored
+ * discover result: no round trip), 2025-11-25 `initialize` otherwise, and the
+ * old HTTP+SSE transport only for a server that refuses Streamable HTTP
+ * outright. Requests are retried where that is safe (see `call`).
+ */
+export class McpConnection {
+  private client: Client | undefined;
+  private transport: Transport | undefined;
+  private connecting: Promise<Client> | undefined;
+  /** Transport that worked last time, so a reconnect does not probe again. */
+  private kind: TransportKind | undefined;
+  /** This connection adopted a stored verdict instead of probing: if it turns out wrong, probe. */
+  private fromPrior = false;
+  /** The 2025 standalone GET stream of the current connection. */
+  private stream = new GetStreamState(() => {});
+
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly env: TransportEnv,
+    private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'>,
+    private readonly events: ConnectionEvents,
+    private readonly verdicts: VerdictStore,
+  ) {}
+
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** The live client, if connected. */
+  get current(): Client | undefined {
+    return this.client;
+  }
+
+  /** `modern` (2026-07-28) or `legacy` (2025-11-25 and older); undefined when not connected. */
+  get era(): 'modern' | 'legacy' | undefined {
+    return this.client?.getProtocolEra();
+  }
+
+  /** The current connection's 2025 GET stream: open since when, or refused. */
+  get getStream(): GetStreamState {
+    return this.stream;
+  }
+
+  /** The 2025 session id, if the server gave one (stateless servers do not). */
+  get sessionId(): string | undefined {
+    return this.transport instanceof StreamableHTTPClientTransport ? this.transport.sessionId : undefined;
+  }
+
+  get requestOptions(): RequestOptions {
+    // `input_required` results come back to `call`, which names what the server wanted (we answer none).
+    return { timeout: this.settings.MCP_REQUEST_TIMEOUT_MS, allowInputRequired: true };
+  }
+
+  /** The live client, connecting first if needed (concurrent callers share one connect). */
+  async ensure(): Promise<Client> {
+    if (this.client) return this.client;
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  /**
+   * Runs one request, retrying once for each cause where that is safe:
+   * - a stored era verdict that is wrong (the server was replaced by an
+   *   older or newer one): forget it, probe, retry;
+   * - the server no longer knows our 2025 session (it restarted, or expired
+   *   it): open a fresh session, retry;
+   * - the connection dropped before an answer (a pooled keep-alive
+   *   connection the server had just closed): retry on the same session —
+   *   except tool calls (`idempotent: false`), which may have run;
+   * - a concurrent request replaced the connection under this one: retry on
+   *   the new one (idempotent requests only).
+   */
+  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true } = {}): Promise<T> {
+    let client = await this.ensure();
+    let result: T | undefined;
+    for (let retriedLost = false, retriedExpired = false, retriedVerdict = false, retriedReplaced = false; ; ) {
+      try {
+        result = await request(client, this.requestOptions);
+        break;
+      } catch (error) {
+        if (idempotent && !retriedReplaced && client !== this.client) {
+          // The connection was replaced (or closed) while this request was on it: once more on the current one.
+          retriedReplaced = true;
+          client = await this.ensure();
+        } else if (!retriedVerdict && this.fromPrior && client === this.client && isWrongEra(error, client)) {
+          retriedVerdict = true;
+          this.verdicts.save(undefined);
+          await this.reset(client);
+          client = await this.ensure();
+        } else if (idempotent && !retriedLost && isConnectionLost(error)) {
+          retriedLost = true;
+        } else if (!retriedExpired && client.getProtocolEra() === 'legacy' && isSessionExpired(error)) {
+          retriedExpired = true;
+          await this.reset(client);
+          client = await this.ensure();
+        } else throw error;
+      }
+    }
+    if (isInputRequiredResult(result)) throw new InputRequiredError((result.inputRequests ?? {}) as InputRequiredError['inputRequests']);
+    assertDepthAtMost(result, this.settings.MCP_MAX_RESULT_DEPTH);
+    return result;
+  }
+
+  /**
+   * Ends the current connection — for a 2025 session, `DELETE` to the server
+   * (best effort, bounded wait) so it can free it — and makes the next call
+   * connect anew. With `only`, does nothing if that client was already
+   * replaced (a concurrent caller reconnected first).
+   */
+  async reset(only?: Client): Promise<void> {
+    const client = this.client;
+    if (only && client !== only) return;
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    }
+    if (client) await client.close().catch(() => {});
+    else await transport?.close().catch(() => {});
+  }
+
+  private async open(): Promise<Client> {
+    const kinds: TransportKind[] = this.kind ? [this.kind] : this.config.transport === 'auto' ? ['streamable-http', 'sse'] : [this.config.transport];
+    let lastError: unknown;
+    for (const kind of kinds) {
+      // A stored verdict applies to Streamable HTTP; the old SSE transport is 2024-era only.
+      const prior = kind === 'streamable-http' && this.config.protocol === 'auto' ? this.verdicts.prior() : undefined;
+      const client = this.newClient(kind === 'sse' ? 'legacy' : negotiationMode(this.config.protocol));
+      const stream = new GetStreamState(() => {
+        if (this.client === client) this.events.onStreamLost();
+      });
+      const transport = createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, kind === 'streamable-http' ? stream : undefined);
+      try {
+        await client.connect(transport, { ...this.requestOptions, ...(prior ? { prior } : {}) });
+        this.kind = kind;
+        this.client = client;
+        this.transport = transport;
+        this.stream = stream;
+        this.fromPrior = prior !== undefined;
+        if (!prior && kind === 'streamable-http' && this.config.protocol === 'auto') this.verdicts.save(verdictOf(client, Date.now()));
+        return client;
+      } catch (error) {
+        lastError = error;
+        await client.close().catch(() => {});
+        // A stored verdict the server now refuses (a 2025 verdict, and the server speaks only 2026): probe instead.
+        if (prior && httpStatusOf(error) !== undefined) {
+          this.verdicts.save(undefined);
+          return this.open();
+        }
+        if (!refusesStreamableHttp(error)) break;
+      }
+    }
+    throw lastError;
+  }
+
+  private newClient(mode: VersionNegotiationMode): Client {
+    const client = new Client(
+      { name: pkg.name, version: pkg.version },
+      {
+        capabilities: {},
+        // ajv compiles validators with `new Function`, which workerd forbids.
+        jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+        versionNegotiation: { mode },
+        responseCacheStore: NO_RESPONSE_CACHE,
+        // Past this many pages the SDK's walk throws; list-all.ts then keeps what fits and says so.
+        listMaxPages: this.settings.MCP_MAX_LIST_PAGES,
+        // We answer no elicitation or sampling (and declare neither): an `input_required` result is an error `call` names.
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    for (const method of NOTIFICATION_METHODS) {
+      client.setNotificationHandler(method as SdkNotificationMethod, (notification: { params?: object }) => {
+        if (this.client === client) this.events.onNotification(method, (notification.params ?? {}) as { uri?: string });
+      });
+    }
+    client.onerror = (error) => {
+      // Responses for unknown or duplicate ids, empty SSE events and a GET
+      // stream's reconnect attempts land here: harmless to the requests.
+      if (/Maximum reconnection attempts/i.test(error.message) && this.client === client) {
+        void this.reset(client);
+        this.events.onStreamLost();
+      }
+    };
+    client.onclose = () => {
+      if (this.client === client) this.client = undefined;
+    };
+    return client;
+  }
+}
+
+function negotiationMode(protocol: McpServerConfig['protocol']): VersionNegotiationMode {
+  if (protocol === '2025-11-25') return 'legacy';
+  if (protocol === '2026-07-28') return { pin: '2026-07-28' };
+  return 'auto';
+}
+
+/**
+ * Fall back to the old HTTP+SSE transport only when the server answered but
+ * refused Streamable HTTP (400, 404 or 405) without a JSON-RPC error in the
+ * body — a JSON-RPC error means a Streamable HTTP server that said why (a
+ * version it does not speak, say), and that reason must reach the user.
+ */
+function refusesStreamableHttp(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status !== undefined && [400, 404, 405].includes(status) && rpcErrorOf(error) === undefined;
+}
+
+/**
+ * A request refused in a way that says the stored era verdict is wrong: a
+ * 2026 request to a server that wants `initialize` first (HTTP 400 without a
+ * 2026 error code), or a 2025 request refused as an unsupported version.
+ */
+function isWrongEra(error: unknown, client: Client): boolean {
+  const status = httpStatusOf(error);
+  if (status === undefined || ![400, 404, 405].includes(status)) return false;
+  const code = rpcErrorOf(error)?.code;
+  if (client.getProtocolEra() === 'legacy') return code === -32022;
+  return code === undefined || code === -32000 || code === -32600;
+}

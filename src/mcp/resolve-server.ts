@@ -1,0 +1,30 @@
+import { UriTemplate } from '@modelcontextprotocol/client';
+import { ApiError } from '../errors';
+import type { ServerState } from './catalog';
+
+/**
+ * The server a URI belongs to: the one a tool's `resource_link` named, else
+ * the one whose catalog lists it, else whose template matches it, else the
+ * only server with resources. Ambiguity is the caller's to resolve (400
+ * naming the candidates).
+ */
+export function resolveServer(uri: string, states: ServerState[], linked: string | undefined): string {
+  if (linked) return linked;
+  const listing = states.filter((s) => s.resources.some((r) => r.uri === uri)).map((s) => s.id);
+  const candidates = listing.length ? listing : states.filter((s) => s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))).map((s) => s.id);
+  if (candidates.length === 1) return candidates[0]!;
+  if (candidates.length > 1) {
+    throw new ApiError(400, 'ambiguous_uri', `${uri} belongs to several servers (${candidates.join(', ')}); say which with "server"`);
+  }
+  const withResources = states.filter((s) => s.capabilities?.resources).map((s) => s.id);
+  if (withResources.length === 1) return withResources[0]!;
+  throw new ApiError(404, 'resource_not_found', `No server lists or templates ${uri}; say which server with "server" (one of: ${withResources.join(', ') || 'none'})`);
+}
+
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,71 @@
+import type { Resource } from '@modelcontextprotocol/client';
+import type { CacheSource, StoredContents } from '../cache/types';
+import type { McpSessions, ResourceRead } from '../mcp/sessions';
+import { describeBinary, renderResource, type ModelView, type RenderOptions, type RenderTarget } from './render';
+
+/** One resource as the model (and the API) sees it, with where it came from. */
+export interface ResourceView {
+  server: string;
+  uri: string;
+  /** `catalog`: a binary described from its listing, never downloaded (no contents). */
+  cache: CacheSource | 'catalog';
+  /** When the content was fetched from the server (for `catalog`: when the listing was). */
+  fetchedAt: number;
+  /** The server's cache hint and how long this copy may be served (absent for `catalog`). */
+  hint?: ResourceRead['hint'];
+  freshness?: ResourceRead['freshness'];
+  contents: StoredContents[];
+  /** What the model receives for this window. */
+  model: ModelView;
+  /** The rendering input, for callers that need further windows (attachments). */
+  target: RenderTarget;
+}
+
+export interface ViewOptions extends Pick<RenderOptions, 'windowChars' | 'images' | 'maxImageBytes' | 'offset'> {
+  /** Start of the turn (or request) this read is part of: what the server says is stale at once may be shared within it. */
+  reuseSince: number;
+}
+
+/**
+ * Reads one resource for display: the one path the `read_resource` tool,
+ * `POST …/resources/read`, attachments and pinned resources share, so they
+ * cannot disagree. Resolves the server when not given, describes a binary
+ * the catalog lists as too large to inline without downloading it, reads
+ * everything else through the cache, and renders the window asked for.
+ */
+export async function viewResource(sessions: McpSessions, request: { server?: string | undefined; uri: string }, options: ViewOptions): Promise<ResourceView> {
+  const server = request.server ?? (await sessions.resolveServer(request.uri));
+  const state = await sessions.ensureServer(server);
+  const listing = state.resources.find((r) => r.uri === request.uri);
+  const title = listing?.title ?? listing?.name;
+  const described = listing && describedFromCatalog(listing, server, options.maxImageBytes);
+  if (described) {
+    return { server, uri: request.uri, cache: 'catalog', fetchedAt: state.fetchedAt.resources ?? Date.now(), contents: [], model: described, target: { server, uri: request.uri, title, contents: [] } };
+  }
+  const read = await sessions.readResource(server, request.uri, { reuseSince: options.reuseSince });
+  const target: RenderTarget = { server, uri: request.uri, title, contents: read.contents };
+  return {
+    server,
+    uri: request.uri,
+    cache: read.cache,
+    fetchedAt: read.fetchedAt,
+    ...(read.hint ? { hint: read.hint } : {}),
+    freshness: read.freshness,
+    contents: read.contents,
+    model: renderResource(target, options),
+    target,
+  };
+}
+
+/**
+ * What the model sees of a binary whose listing alone says it cannot be
+ * inlined (non-text, larger than `maxImageBytes`: INLINE_IMAGE_MAX_BYTES): a description from
+ * the catalog, without downloading it. Undefined when it must be read.
+ */
+export function describedFromCatalog(listing: Resource, server: string, maxImageBytes: number): ModelView | undefined {
+  const mime = listing.mimeType ?? '';
+  if (!mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime)) return undefined;
+  if (listing.size === undefined || listing.size <= maxImageBytes) return undefined;
+  const text = `${describeBinary({ uri: listing.uri, mimeType: listing.mimeType, size: listing.size, title: listing.title ?? listing.name }, server)} (described from the catalog; not downloaded)`;
+  return { text, images: [], window: { offset: 0, end: 0, total: 0 } };
+}

@@ -1,0 +1,289 @@
+// MCP servers built on the official SDK v2 (`@modelcontextprotocol/server`),
+// one per way a server can be deployed today, each on its own path of one
+// port (TEST_PORT_BASE + 5), each with its own state so tests never cross:
+//
+//   /strict    2026-07-28 only: createMcpHandler(…, { legacy: 'reject' })
+//   /fallback  the SDK's defaults: 2026-07-28, and 2025 requests answered
+//              statelessly (no session, GET 405, resources/subscribe -32601)
+//   /stateful  2026-07-28 plus real 2025-11-25 sessions (isLegacyRequest →
+//              WebStandardStreamableHTTPServerTransport, GET stream, subscribe)
+//   /naive     a naive stateless port of a 2025 server (SDK v1, no session):
+//              accepts resources/subscribe with {} and can never notify
+//
+// Control (see README.md): GET /__control/<mode>/state, POST
+// /__control/<mode>/edit {uri, text} and /add {name, text} (changes made outside MCP),
+// /__control/<mode>/cut-listens (the server drops its listen streams),
+// /__control/<mode>/restart (graceful: listen streams end, sessions are gone).
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  inputRequired,
+  isLegacyRequest,
+  McpServer,
+  ProtocolError,
+  WebStandardStreamableHTTPServerTransport,
+  type CacheHint,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import { Server as V1Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport as V1Transport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+export type V2Mode = 'strict' | 'fallback' | 'stateful' | 'naive';
+export const V2_MODES: readonly V2Mode[] = ['strict', 'fallback', 'stateful', 'naive'];
+
+/** The resources every mode serves, with the cache hints their 2026 reads carry. */
+const INITIAL_NOTES: Record<string, { text: string; hint?: CacheHint }> = {
+  'v2://notes/public': { text: 'public note, version 1', hint: { ttlMs: 60_000, cacheScope: 'public' } },
+  'v2://notes/private': { text: 'private note, version 1', hint: { ttlMs: 60_000, cacheScope: 'private' } },
+  'v2://notes/short': { text: 'short-lived note, version 1', hint: { ttlMs: 1_500, cacheScope: 'public' } },
+  // No hint: what an SDK server sends when its author set nothing (ttlMs 0, private).
+  'v2://notes/volatile': { text: 'volatile note, version 1' },
+};
+
+/** One mode's state: its resources, what it has seen, its 2025 sessions. */
+class ModeState {
+  notes = new Map(Object.entries(INITIAL_NOTES).map(([uri, note]) => [uri, { ...note }]));
+  methods: Record<string, number> = {};
+  deletes = 0;
+  sessions = new Map<string, { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; subscriptions: Set<string> }>();
+  /** Open responses carrying `subscriptions/listen` streams (to cut them). */
+  listenResponses = new Set<ServerResponse>();
+  handler!: McpHttpHandler;
+}
+
+const states = new Map<V2Mode, ModeState>();
+
+/** A change (from a tool or from outside): 2026 listen streams and subscribed 2025 sessions hear of it. */
+function publishUpdate(state: ModeState, uri: string, except?: McpServer) {
+  state.handler.notify.resourceUpdated(uri);
+  for (const session of state.sessions.values()) {
+    if (session.server !== except && session.subscriptions.has(uri)) void session.server.server.sendResourceUpdated({ uri }).catch(() => {});
+  }
+}
+
+/** A note was added: 2026 requests build their servers afresh; a 2025 session's long-lived server learns it here. */
+function publishListChanged(state: ModeState, uri: string) {
+  state.handler.notify.resourcesChanged();
+  for (const session of state.sessions.values()) {
+    registerNote(session.server, state, uri);
+    session.server.sendResourceListChanged();
+  }
+}
+
+function registerNote(server: McpServer, state: ModeState, uri: string) {
+  const hint = state.notes.get(uri)?.hint;
+  server.registerResource(uri.split('/').pop()!, uri, { mimeType: 'text/plain', ...(hint ? { cacheHint: hint } : {}) }, () => ({
+    contents: [{ uri, mimeType: 'text/plain', text: state.notes.get(uri)!.text }],
+  }));
+}
+
+/** The server of one request (2026) or one 2025 session: the same definitions for both eras. */
+function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: Set<string> }): McpServer {
+  const server = new McpServer(
+    { name: `v2-${mode}`, version: '2.4.0' },
+    {
+      capabilities: { resources: { subscribe: true, listChanged: true }, tools: { listChanged: true } },
+      instructions: `SDK v2 test server (${mode}).`,
+      cacheHints: { 'resources/list': { ttlMs: 60_000, cacheScope: 'public' }, 'tools/list': { ttlMs: 60_000, cacheScope: 'public' }, 'server/discover': { ttlMs: 60_000, cacheScope: 'public' } },
+    },
+  );
+  for (const uri of state.notes.keys()) registerNote(server, state, uri);
+  server.registerTool('edit', { description: 'Replaces the text of a note', inputSchema: z.object({ uri: z.string(), text: z.string() }) }, ({ uri, text }) => {
+    const note = state.notes.get(uri);
+    if (!note) return { isError: true, content: [{ type: 'text', text: `no note ${uri}` }] };
+    note.text = text;
+    publishUpdate(state, uri);
+    return { content: [{ type: 'text', text: `edited ${uri}` }] };
+  });
+  server.registerTool('add', { description: 'Adds a note', inputSchema: z.object({ name: z.string(), text: z.string() }) }, ({ name, text }) => {
+    state.notes.set(`v2://notes/${name}`, { text });
+    publishListChanged(state, `v2://notes/${name}`);
+    return { content: [{ type: 'text', text: `added v2://notes/${name}` }] };
+  });
+  // Needs the user to confirm (elicitation): a client that declared no elicitation capability is refused (-32021).
+  server.registerTool('confirm_delete', { description: 'Deletes everything after asking', inputSchema: z.object({}) }, (_args, ctx) => {
+    const answer = ctx.mcpReq.inputResponses?.confirm;
+    if (!answer) return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Delete every note?', requestedSchema: z.object({ ok: z.boolean() }) }) } });
+    return { content: [{ type: 'text', text: 'deleted' }] };
+  });
+  if (session) {
+    server.server.setRequestHandler('resources/subscribe', ({ params }) => {
+      if (!state.notes.has(params.uri)) throw new ProtocolError(-32602, `Resource ${params.uri} not found`, { uri: params.uri });
+      session.subscriptions.add(params.uri);
+      return {};
+    });
+    server.server.setRequestHandler('resources/unsubscribe', ({ params }) => {
+      session.subscriptions.delete(params.uri);
+      return {};
+    });
+  }
+  return server;
+}
+
+function newHandler(mode: V2Mode, state: ModeState): McpHttpHandler {
+  return createMcpHandler(() => buildServer(mode, state), { legacy: mode === 'fallback' ? 'stateless' : 'reject', onerror: () => {} });
+}
+
+/** A 2025 request to the stateful server: its session, or `initialize` opening one. */
+async function legacySession(mode: V2Mode, state: ModeState, request: Request): Promise<Response> {
+  const id = request.headers.get('mcp-session-id');
+  if (id) {
+    const session = state.sessions.get(id);
+    if (!session) return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
+    return session.transport.handleRequest(request);
+  }
+  const subscriptions = new Set<string>();
+  const server = buildServer(mode, state, { subscriptions });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => crypto.randomUUID(),
+    onsessioninitialized: (sid) => void state.sessions.set(sid, { server, transport, subscriptions }),
+    onsessionclosed: (sid) => void state.sessions.delete(sid),
+  });
+  await server.connect(transport);
+  return transport.handleRequest(request);
+}
+
+/** The naive 2025 port: a fresh SDK v1 server per request, no session, subscribe "accepted", never a notification. */
+function naiveServer(state: ModeState): V1Server {
+  const server = new V1Server({ name: 'v2-naive', version: '1.0.0' }, { capabilities: { resources: { subscribe: true }, tools: {} } });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...state.notes.keys()].map((uri) => ({ uri, name: uri.split('/').pop()!, mimeType: 'text/plain' })) }));
+  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
+    const note = state.notes.get(params.uri);
+    if (!note) throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
+    return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: note.text }] };
+  });
+  server.setRequestHandler(SubscribeRequestSchema, () => ({}));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'edit', inputSchema: { type: 'object', properties: { uri: { type: 'string' }, text: { type: 'string' } }, required: ['uri', 'text'] } }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
+    const { uri, text } = params.arguments as { uri: string; text: string };
+    const note = state.notes.get(uri);
+    if (note) note.text = text;
+    return { content: [{ type: 'text', text: `edited ${uri}` }] };
+  });
+  return server;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+function countMethods(state: ModeState, body: unknown) {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const method = (message as { method?: unknown } | undefined)?.method;
+    if (typeof method === 'string') state.methods[method] = (state.methods[method] ?? 0) + 1;
+  }
+}
+
+async function control(mode: V2Mode, action: string, req: IncomingMessage, res: ServerResponse) {
+  const state = states.get(mode)!;
+  if (action === 'state') {
+    const listens = (state.handler.bus as unknown as { listenerCount: number }).listenerCount;
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ listens, sessions: state.sessions.size, deletes: state.deletes, methods: state.methods }));
+  }
+  if (action === 'edit') {
+    // `silent`: the change is made but nobody is told (a gateway running one server process per session notifies only that session).
+    const { uri, text, silent } = (await readJson(req)) as { uri: string; text: string; silent?: boolean };
+    state.notes.get(uri)!.text = text;
+    if (mode !== 'naive' && !silent) publishUpdate(state, uri);
+  } else if (action === 'add') {
+    const { name, text } = (await readJson(req)) as { name: string; text: string };
+    state.notes.set(`v2://notes/${name}`, { text });
+    if (mode !== 'naive') publishListChanged(state, `v2://notes/${name}`);
+  } else if (action === 'cut-listens') {
+    for (const response of state.listenResponses) response.destroy();
+    state.listenResponses.clear();
+  } else if (action === 'restart') {
+    const old = state.handler;
+    state.handler = newHandler(mode, state);
+    await old.close();
+    for (const session of state.sessions.values()) await session.transport.close();
+    state.sessions.clear();
+  } else if (action === 'reset') {
+    state.methods = {};
+    state.deletes = 0;
+  }
+  res.writeHead(204).end();
+}
+
+export async function startV2Servers(port: number): Promise<{ close(): Promise<void> }> {
+  for (const mode of V2_MODES) {
+    const state = new ModeState();
+    state.handler = newHandler(mode, state);
+    states.set(mode, state);
+  }
+  const nodeHandlers = new Map(
+    V2_MODES.filter((mode) => mode !== 'naive').map((mode) => {
+      const state = states.get(mode)!;
+      const face = {
+        fetch: async (request: Request) => (mode === 'stateful' && (await isLegacyRequest(request)) ? legacySession(mode, state, request) : state.handler.fetch(request)),
+      };
+      return [mode, toNodeHandler(face, { onerror: () => {} })] as const;
+    }),
+  );
+  const httpServer = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const [, first, mode, action] = url.pathname.split('/') as [string, string, V2Mode, string];
+    if (first === '__control' && states.has(mode)) return control(mode, action, req, res);
+    const target = first as V2Mode;
+    const state = states.get(target);
+    if (!state) return void res.writeHead(404).end();
+    if (req.method === 'DELETE') state.deletes++;
+    if (req.headers['mcp-method']) countMethods(state, { method: req.headers['mcp-method'] });
+    // A server that answers input_required whatever the client declared (not an SDK server: written by hand).
+    if (req.headers['mcp-name'] === 'confirm_raw') {
+      const body = (await readJson(req)) as { id: unknown };
+      const result = { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Really delete?', requestedSchema: { type: 'object', properties: {} } } } } };
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
+    }
+    if (req.headers['mcp-method'] === 'subscriptions/listen') {
+      state.listenResponses.add(res);
+      res.on('close', () => state.listenResponses.delete(res));
+    }
+    if (target === 'naive') {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const body = await readJson(req);
+      countMethods(state, body);
+      const server = naiveServer(state);
+      const transport = new V1Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => void server.close());
+      await server.connect(transport);
+      return transport.handleRequest(req, res, body);
+    }
+    // Headers go out at once: toNodeHandler writes them with the first body
+    // chunk, and a 2025 GET stream's first chunk may come 15 s later.
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      const result = writeHead(...args);
+      res.flushHeaders();
+      return result;
+    }) as typeof res.writeHead;
+    if (!req.headers['mcp-method'] && req.method === 'POST') {
+      // 2025 traffic carries no Mcp-Method header: count its methods from the body, then hand the parsed body on.
+      const body = await readJson(req);
+      countMethods(state, body);
+      (req as IncomingMessage & { body?: unknown }).body = body;
+    }
+    await nodeHandlers.get(target)!(req as IncomingMessage & { body?: unknown }, res, (req as IncomingMessage & { body?: unknown }).body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    close: async () => {
+      for (const state of states.values()) await state.handler.close().catch(() => {});
+      await new Promise<void>((resolve) => {
+        httpServer.closeAllConnections();
+        httpServer.close(() => resolve());
+      });
+    },
+  };
+}

@@ -24,44 +24,73 @@ const workerd = JSON.parse(readFileSync('node_modules/workerd/package.json', 'ut
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const ms = (x) => (Math.abs(x) < 0.1 ? `${(x * 1000).toFixed(1)} µs` : `${x.toFixed(2)} ms`);
 const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(3)}×` : 'n/a');
-const r = latency.results;
-const row = (name, ours, base) =>
-  `| ${name} | ${ours.reads} (batches of ${ours.batch}) | ${ms(ours.p50)} | ${ms(ours.p99)} | ${ms(base.p50)} | ${ms(base.p99)} | ${ratio(ours.p50, base.p50)} | ${ms(ours.p50 - base.p50)} |`;
+const { modern, legacy } = latency.eras;
+const cells = (ours, base) => `${ms(ours.p50)} | ${ms(ours.p99)} | ${ms(base.p50)} | ${ratio(ours.p50, base.p50)}`;
+const row = (name, key, baseKey) => `| ${name} | ${modern[key].reads} | ${cells(modern[key], modern[baseKey])} | ${cells(legacy[key], legacy[baseKey])} |`;
+const met = (x) => (x ? 'met' : 'missed');
 
-const section = `## Resource reads inside the Conversation Durable Object
+const section = `## Resource reads inside the Conversation Durable Object, per protocol era
 
 Command: \`npm run bench\` · measured ${new Date().toISOString().slice(0, 10)} · mcp-ondemand ${pkg.version} · workerd ${workerd} (local, via @cloudflare/vitest-plugin) · Node ${process.versions.node} · ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB
 
-\`McpSessions.readResource('demo', '${latency.uri}')\` next to a plain MCP SDK client in the same DO
-reading the same resource from the demo server (the baseline: one MCP round trip, no cache), run side by side in one
-process (baseline: ${r.directForKv.reads} reads per row). workerd's clock ticks in whole milliseconds here, so each sample is
-the mean of one batch of consecutive reads; p50/p99 are over those samples. "Miss after an update": the entry is invalidated before each read (not timed), as a
-\`resources/updated\` does; the read pays a KV lookup (which finds the copy deleted, or refuses it as older than the
-invalidation — it could instead find a fresh copy another conversation wrote after the update) and the MCP round trip. "Cold miss": a
-URI the conversation never read (1,000 distinct published documents): the conversation first subscribes to it (one MCP
-round trip, alongside a KV lookup that finds nothing), then reads it (a second round trip). Subscribing before the first
-read is deliberate: an update between a read and a later subscription would never be heard of.
+\`McpSessions.readResource('demo', '${latency.uri}')\` with the demo server spoken in **2026-07-28** (stateless,
+\`subscriptions/listen\`, cache hints: the guidelines are fresh for 30 s, private) and in **2025-11-25** (a session, its GET
+stream, \`resources/subscribe\`), each next to a plain MCP SDK v2 client of the same era in the same DO reading the same
+resource (the baseline: one MCP round trip, the SDK's own cache off), run side by side in one process. workerd's clock
+ticks in whole milliseconds here, so each sample is the mean of one batch of consecutive reads; p50/p99 are over those
+samples. "Miss after an update": the copy is invalidated before each read (not timed), as a \`resources/updated\` does; for
+2 s after such a notification the read goes straight to the server (a KV lookup would find nothing newer). "Cold miss": a
+URI the conversation never read (published documents): it is first watched — 2025: \`resources/subscribe\`; 2026: a wider
+\`subscriptions/listen\` stream, acknowledged before the old one is closed — alongside a KV lookup that finds nothing,
+then read. Watching before the first read is deliberate: an update between a read and a later subscription would never
+be heard of. The last rows compare it with a plain client doing the same watch + read by hand.
 
-| read | reads | p50 | p99 | direct read p50 | direct read p99 | ratio (p50) | p50 − direct |
-|---|---|---|---|---|---|---|---|
-${row('memory hit', r.memoryHit, r.directForMemory)}
-${row('KV hit', r.kvHit, r.directForKv)}
-${row('miss after an update', r.miss, r.directForMiss)}
-${row('cold miss (never read)', r.coldMiss, r.directForColdMiss)}
-${row('cold miss vs direct subscribe + read', r.coldMiss, r.directSubscribeRead)}
-${row('cold miss, KV writes off, vs direct subscribe + read', r.coldMissNoKvWrites, r.directSubscribeRead)}
+| read | reads | 2026 p50 | 2026 p99 | direct p50 | ratio | 2025 p50 | 2025 p99 | direct p50 | ratio |
+|---|---|---|---|---|---|---|---|---|---|
+${row('memory hit', 'memoryHit', 'directForMemory')}
+${row('KV hit', 'kvHit', 'directForKv')}
+${row('miss after an update', 'miss', 'directForMiss')}
+${row('cold miss (never read)', 'coldMiss', 'directForColdMiss')}
+${row('cold miss vs direct watch + read', 'coldMiss', 'directSubscribeRead')}
+${row('cold miss, KV writes off, vs direct watch + read', 'coldMissNoKvWrites', 'directSubscribeRead')}
 
-Targets (issue "MCP sessions … edge cache"): memory hit p50 well under 1 ms (${r.memoryHit.p50 < 1 ? 'met' : 'missed'});
-KV hit p50 ≤ 5 ms locally (${r.kvHit.p50 <= 5 ? 'met' : 'missed'}); a miss within 2 ms of the direct read (after an update:
-${r.miss.p50 - r.directForMiss.p50 <= 2 ? 'met' : 'missed'}; a URI's first read: ${r.coldMiss.p50 - r.directForColdMiss.p50 <= 2 ? 'met' : 'missed'} against a plain read, as it pays the
-subscription's round trip too; against a plain client doing the same subscribe + read: ${r.coldMiss.p50 - r.directSubscribeRead.p50 <= 2 ? 'met' : 'missed'},
-and ${r.coldMissNoKvWrites.p50 - r.directSubscribeRead.p50 <= 2 ? 'met' : 'missed'} with KV writes off). Back-to-back cold reads are the worst case for the
-background KV write of each read, which competes with the next read's KV lookup in local miniflare; the last row shows
-the rest of the cost (the KV lookup and the subscription row written to SQLite).
-Local KV is miniflare's (SQLite on disk), not Cloudflare's edge KV; production KV hits are typically slower for cold keys.
+Targets: memory hit p50 well under 1 ms (2026: ${met(modern.memoryHit.p50 < 1)}, 2025: ${met(legacy.memoryHit.p50 < 1)}); KV hit p50 ≤ 5 ms locally
+(${met(modern.kvHit.p50 <= 5)}, ${met(legacy.kvHit.p50 <= 5)}); a miss after an update within 2 ms of the direct read (${met(modern.miss.p50 - modern.directForMiss.p50 <= 2)},
+${met(legacy.miss.p50 - legacy.directForMiss.p50 <= 2)}); a URI's first read within 2 ms of a plain client doing the same watch + read
+(${met(modern.coldMiss.p50 - modern.directSubscribeRead.p50 <= 2)}, ${met(legacy.coldMiss.p50 - legacy.directSubscribeRead.p50 <= 2)}; with KV writes off: ${met(modern.coldMissNoKvWrites.p50 - modern.directSubscribeRead.p50 <= 2)}, ${met(legacy.coldMissNoKvWrites.p50 - legacy.directSubscribeRead.p50 <= 2)}).
+Back-to-back cold reads are the worst case for the background KV write of each read, which competes with the next read's KV
+lookup in local miniflare. Local KV is miniflare's (SQLite on disk), not Cloudflare's edge KV; production KV hits are
+typically slower for cold keys.
 `;
 
 const sections = [section];
+
+const fresh = results['update-to-fresh'];
+if (fresh) {
+  const { modern: m, legacy: l } = fresh.eras;
+  const line = (name, era) =>
+    `| ${name} | ${era.updates} | ${era.acknowledged.p50} / ${era.acknowledged.p99} ms | ${era.notified ? `${era.notified.p50} / ${era.notified.p99} ms` : 'n/a'} | **${era.ours.p50} / ${era.ours.p99} ms** | ${era.peer.p50} / ${era.peer.p99} ms | ${ratio(era.ours.p50, era.peer.p50)} | ${era.staleAfterAck.ours} / ${era.staleAfterAck.peer} |`;
+  sections.push(`## Update-to-fresh latency, per protocol era
+
+Command: \`npm run bench\` (bench/update-to-fresh.bench.test.ts) · same machine and run as above
+
+Another client changes the demo's guidelines (\`update_guidelines\`); the server applies the change, notifies, and answers.
+From the moment the change was sent: when the server's answer arrived (acknowledged), when the notification reached the
+conversation (it drops its copy), and when a read in a conversation that had read the old text first returned the new one —
+next to a plain MCP SDK v2 client with its own response cache (which honours the 30 s hint) and its own notification
+channel (2026: \`listen\`; 2025: \`resources/subscribe\`), the peer a developer would write by hand. Updates alternate
+between the two readers; each reads once the change is acknowledged, and again until the text is new. In 2025 the SDK's
+cache never serves (no hints on 2025 results), so the peer reads the server every time: always fresh, never cached.
+
+| era | updates | acknowledged p50 / p99 | notified p50 / p99 | **first fresh read p50 / p99** | plain SDK client p50 / p99 | ratio (p50) | stale reads after the answer (ours / peer) |
+|---|---|---|---|---|---|---|---|
+${line('2026-07-28', m)}
+${line('2025-11-25', l)}
+
+No read after the server's answer returned the old text, in either era (last column). workerd's clock ticks in whole
+milliseconds and moves only between I/O events.
+`);
+}
 
 const context = results['context-cost'];
 if (context) {

@@ -11,8 +11,7 @@
 // turns each, then it is deleted and a new one starts), SOAK_UPDATE_MS (2000),
 // SOAK_GRACE_MS (1000), SOAK_PORT (8797; inspector +1), SOAK_HELPER_PORT (6921, +1),
 // SOAK_WRITE (1: write docs/RELIABILITY.md's result section; default only for a full run).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import os from 'node:os';
 import { createConversation, deleteConversation, readResource, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
@@ -27,7 +26,7 @@ const PORT = Number(process.env.SOAK_PORT ?? 8797);
 const HELPER_PORT = Number(process.env.SOAK_HELPER_PORT ?? 6921);
 const WRITE = process.env.SOAK_WRITE ? process.env.SOAK_WRITE === '1' : MINUTES >= 10;
 const SAMPLE_MS = 5000;
-const KV_MAX_AGE_MS = 300_000; // the default of the setting: the staleness bound for reads the guarantee does not cover
+const CACHE_MAX_AGE_MS = 300_000; // the default of the setting: the staleness bound for reads the guarantee does not cover
 const URI = 'task://guidelines';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -47,7 +46,7 @@ const versionOf = (text) => {
 
 /** The updater: its own MCP session with the demo server; version k is committed when update_guidelines returns. */
 async function startUpdater(base) {
-  const client = new Client({ name: 'soak-updater', version: '1' });
+  const client = new Client({ name: 'soak-updater', version: '1' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/demo/mcp`)));
   const commits = []; // commits[k - 1] = time (ms since epoch) update k was acknowledged
   const sent = []; // sent[k - 1] = time update k was sent (the server applied it after this)
@@ -103,7 +102,7 @@ async function startUpdater(base) {
  *   still on its way. Counted, with how long after the acknowledgement.
  * - not covered: the conversation's first read, and reads before any update
  *   reached it, may get another conversation's KV copy (docs/ARCHITECTURE.md,
- *   "Limits of those guarantees"): checked against the KV_MAX_AGE_MS bound
+ *   "Limits of those guarantees"): checked against the CACHE_MAX_AGE_MS bound
  *   instead — the revision must have been current within that long.
  */
 function check(stats, updater, conversation, startedAt, text, how) {
@@ -128,7 +127,7 @@ function check(stats, updater, conversation, startedAt, text, how) {
     const staleMs = startedAt - updater.commits[got];
     stats.uncoveredStale++;
     stats.maxUncoveredStaleMs = Math.max(stats.maxUncoveredStaleMs, staleMs);
-    if (staleMs > KV_MAX_AGE_MS) stats.violations.push({ how, got, latest, staleMs, uncovered: true });
+    if (staleMs > CACHE_MAX_AGE_MS) stats.violations.push({ how, got, latest, staleMs, uncovered: true });
   }
 }
 
@@ -266,7 +265,7 @@ Command: \`npm run soak\` (bench/soak.mjs) · ${machineLine(m)} · 1-minute load
 | updates of task://guidelines | ${fmt(r.updates)} (every ${fmt(r.updateMs / 1000, 1)} s), ${r.updateFailures} failed |
 | reads checked | ${fmt(r.reads)} (${fmt(r.turnReads)} by the model in a turn, ${fmt(r.directReads)} through POST …/resources/read); ${fmt(r.versionsSeen)} distinct revisions seen |
 | reads covered by the guarantee (the conversation was subscribed when an update was sent, acknowledged ≥ ${fmt(r.graceMs)} ms before the read) | ${fmt(r.covered)} |
-| violations: a covered read older than that update, or any read older than KV_MAX_AGE_MS (300 s) | **${r.violations}** — ${held(r.violations === 0)} |
+| violations: a covered read older than that update, or any read older than CACHE_MAX_AGE_MS (300 s) | **${r.violations}** — ${held(r.violations === 0)} |
 | covered reads of an older revision within ${fmt(r.graceMs)} ms of an update's acknowledgement (notification on its way) | ${fmt(r.inFlight)} (latest ${fmt(r.maxInFlightMs)} ms after the acknowledgement) |
 | reads not covered (a conversation's first reads, before it heard of any update) that returned a superseded revision | ${fmt(r.uncoveredStale)} (at most ${fmt(r.maxUncoveredStaleMs / 1000, 1)} s after it was superseded; bound 300 s) |
 | errors (failed turns, reads, creates, deletes) | **${r.errors}**${r.errors ? ` — first: ${r.errorSamples.join(' | ')}` : ''} |

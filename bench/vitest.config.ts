@@ -9,8 +9,17 @@ export default defineConfig({
       wrangler: { configPath: './wrangler.toml' },
       // The demo server pages 3 at a time to exercise pagination; the benchmark
       // publishes 1,000 documents and should not measure 334-page re-listings.
-      // The loop benchmark runs hundreds of turns a minute for one user.
-      miniflare: { bindings: { AUTH_DISABLED: 'true', DEMO_PAGE_SIZE: '500', TURNS_PER_MINUTE_PER_USER: '1000000', TURNS_PER_MINUTE_PER_TENANT: '1000000' } },
+      // The loop benchmark runs hundreds of turns a minute for one user, in many conversations.
+      miniflare: {
+        bindings: {
+          AUTH_DISABLED: 'true',
+          DEMO_PAGE_SIZE: '500',
+          TURNS_PER_MINUTE_PER_USER: '1000000',
+          TURNS_PER_MINUTE_PER_TENANT: '1000000',
+          CONVERSATIONS_PER_MINUTE_PER_USER: '1000000',
+          LIVE_CONVERSATIONS_PER_USER: '1000000',
+        },
+      },
     }),
   ],
   test: {

@@ -59,11 +59,13 @@ export function reuseWindowMs(hint: CacheHint | undefined, covered: boolean, pol
 /**
  * The KV key space a result goes to: a `private` result only ever under the
  * end user's key, a `public` one under the tenant's, a hint-less (2025) one
- * as the server's config says. `null`: not worth writing — a copy that is
- * stale at once cannot serve another turn, let alone another conversation.
+ * as the server's config says. `null`: not to be shared — a copy that is
+ * stale at once serves the turn that fetched it, not another conversation
+ * (even with `trustNotifications`, which vouches for this conversation's
+ * channel, not for another's).
  */
 export function kvScopeFor(hint: CacheHint | undefined, policy: ServerCachePolicy): KvScope | null {
-  if (hint && hint.ttlMs <= 0 && !policy.trustNotifications) return null;
+  if (hint && hint.ttlMs <= 0) return null;
   if (policy.perUser || hint?.cacheScope === 'private') return 'user';
   return 'shared';
 }

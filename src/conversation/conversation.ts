@@ -18,7 +18,7 @@ import { History, pendingApprovals } from './history';
 import type { Attachment } from './user-message';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
-import { LiveSessions } from './live-sessions';
+import { liveRegistry, LiveSessions } from './live-sessions';
 import { toRpcResult, type RpcResult } from './rpc';
 
 /** Who a conversation belongs to. */
@@ -155,7 +155,7 @@ export class Conversation extends Agent<Env> {
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
   async catalog(): Promise<RpcResult<{ servers: ServerState[] }>> {
-    return toRpcResult(async () => ({ servers: await (await this.mcpSessions()).catalog() }));
+    return toRpcResult(() => this.withMcp(async (sessions) => ({ servers: await sessions.catalog() })));
   }
 
   /**
@@ -164,18 +164,19 @@ export class Conversation extends Agent<Env> {
    * exactly what the model would see for this read (the same function).
    */
   async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<Omit<ResourceView, 'target'>>> {
-    return toRpcResult(async () => {
-      const sessions = await this.mcpSessions();
-      const { settings } = loadConfig(this.env);
-      const { target: _, ...view } = await viewResource(sessions, request, {
-        windowChars: settings.READ_WINDOW_CHARS,
-        offset: request.offset ?? 0,
-        images: this.modelAcceptsImages(),
-        maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES,
-        reuseSince: Date.now(),
-      });
-      return view;
-    });
+    return toRpcResult(() =>
+      this.withMcp(async (sessions) => {
+        const { settings } = loadConfig(this.env);
+        const { target: _, ...view } = await viewResource(sessions, request, {
+          windowChars: settings.READ_WINDOW_CHARS,
+          offset: request.offset ?? 0,
+          images: this.modelAcceptsImages(),
+          maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES,
+          reuseSince: Date.now(),
+        });
+        return view;
+      }),
+    );
   }
 
   /** The environment model selection reads: the tenant's MODEL, if it has one. */
@@ -212,9 +213,8 @@ export class Conversation extends Agent<Env> {
   /** The user message with its attached resources added (read through the cache; limits checked: 413). */
   async withAttachments(userMessage: UIMessage, attachments: Attachment[], acceptsImages: boolean, overrides: Partial<Settings> = {}): Promise<UIMessage> {
     if (!attachments.length) return userMessage;
-    const sessions = await this.mcpSessions();
     const settings = { ...loadConfig(this.env).settings, ...overrides };
-    const { parts, attached } = await attachmentParts(attachments, { sessions, settings, acceptsImages, reuseSince: Date.now() });
+    const { parts, attached } = await this.withMcp((sessions) => attachmentParts(attachments, { sessions, settings, acceptsImages, reuseSince: Date.now() }));
     return { ...userMessage, parts: [...userMessage.parts, ...parts], metadata: { ...(userMessage.metadata as object | undefined), attachments: attached } };
   }
 
@@ -243,8 +243,11 @@ export class Conversation extends Agent<Env> {
     }
   }
 
-  private async startTurn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
-    const sessions = await this.mcpSessions();
+  private startTurn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
+    return this.withMcp((sessions) => this.startTurnWith(sessions, newMessages, model, overrides));
+  }
+
+  private async startTurnWith(sessions: McpSessions, newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
     const history = this.history.forModel();
     if (newMessages.length && pendingApprovals(history).length) {
       throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
@@ -340,16 +343,14 @@ export class Conversation extends Agent<Env> {
 
   /** A prompt's messages, ready to be a turn's input (validated, fetched, rendered). */
   async preparePrompt(request: { server: string; name: string; arguments: Record<string, unknown> }, acceptsImages: boolean) {
-    const sessions = await this.mcpSessions();
     const { settings } = loadConfig(this.env);
-    const result = await sessions.getPrompt(request.server, request.name, request.arguments);
+    const result = await this.withMcp((sessions) => sessions.getPrompt(request.server, request.name, request.arguments));
     return { description: result.description, messages: promptMessages(request.server, request.name, result, { settings, acceptsImages }) };
   }
 
   /** `completion/complete` for a prompt or resource-template argument (argument menus in a UI). */
   async complete(request: CompleteRequestBody): Promise<RpcResult<{ server: string; completion: { values: string[]; total?: number | undefined; hasMore?: boolean | undefined } }>> {
-    return toRpcResult(async () => {
-      const sessions = await this.mcpSessions();
+    return toRpcResult(() => this.withMcp(async (sessions) => {
       const state = await sessions.ensureServer(request.server);
       // Without the capability there is nothing to complete: an empty list, whatever the ref.
       if (!state.capabilities?.completions) return { server: request.server, completion: { values: [], hasMore: false } };
@@ -366,20 +367,22 @@ export class Conversation extends Agent<Env> {
       }
       const { server, ...params } = request;
       return { server, completion: await sessions.complete(server, params) };
-    });
+    }));
   }
 
   /** Calls an MCP tool in this conversation's session with that server (the tool loop's path to MCP tools). */
   async callTool(request: { server: string; name: string; arguments: Record<string, unknown> }): Promise<RpcResult<CallToolResult>> {
-    return toRpcResult(async () => (await this.mcpSessions()).callTool(request.server, request.name, request.arguments));
+    return toRpcResult(() => this.withMcp((sessions) => sessions.callTool(request.server, request.name, request.arguments)));
   }
 
   /** Deletes all of this conversation's storage and ends its MCP sessions. Returns false if it did not exist. */
   async remove(): Promise<boolean> {
-    if (!this.row()) return false;
+    const row = this.row();
+    if (!row) return false;
     this.deleted = true;
     // Nothing of this conversation outlives it, even if the runtime keeps the instance a while.
-    await this.liveMcp?.close();
+    if (this.liveMcp) await this.liveMcp.close();
+    else await liveRegistry(this.env, ownerOf(row)).release(this.name); // a restarted instance still counted as live
     this.liveMcp = undefined;
     this.live = undefined;
     await this.destroy();
@@ -389,19 +392,21 @@ export class Conversation extends Agent<Env> {
   /**
    * Another conversation of the same end user needs to connect and the user
    * is at LIVE_CONVERSATIONS_PER_USER: release this one's MCP sessions unless
-   * a turn runs here. A conversation that holds none (restarted, deleted)
-   * just leaves the count.
+   * it is using them. One that holds none (restarted, deleted) just leaves
+   * the count — the caller says whose count, since a deleted one no longer knows.
    */
-  async yieldSessions(): Promise<boolean> {
+  async yieldSessions(owner: { tenant: string; user: string }): Promise<boolean> {
     if (this.liveMcp) return this.liveMcp.yield();
-    const row = this.row();
-    if (row) await this.env.LIVE_CONVERSATIONS.getByName(`${row.tenant}:${row.user_id}`).release(this.name);
+    await liveRegistry(this.env, owner).release(this.name);
     return true;
   }
 
   /** The idle alarm (scheduled by LiveSessions): releases the MCP sessions after MCP_IDLE_MS unused. */
   async releaseIdleSessions(lease: string): Promise<void> {
-    await this.liveMcp?.releaseIdle(lease);
+    if (this.liveMcp) return this.liveMcp.releaseIdle(lease);
+    // A restarted instance holds no sessions, but may still be counted as holding them.
+    const row = this.row();
+    if (row) await liveRegistry(this.env, ownerOf(row)).release(this.name);
   }
 
   /** For tests and benchmarks: waits until background KV writes and catalog refreshes are done. */
@@ -412,22 +417,25 @@ export class Conversation extends Agent<Env> {
     return { refreshes: sessions?.refreshCount ?? 0 };
   }
 
-  /** The MCP sessions, ready for use (built on first use after each start, leased, idle clock restarted). */
-  private async mcpSessions(): Promise<McpSessions> {
+  /** Runs `work` with the MCP sessions (built on first use after each start, leased, not released while it runs). */
+  private withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T> {
     const row = this.row();
-    if (!row) throw notFound(`Conversation ${this.name}`);
+    if (!row) return Promise.reject(notFound(`Conversation ${this.name}`));
+    const owner = ownerOf(row);
     this.liveMcp ??= new LiveSessions({
       env: this.env,
       name: this.name,
       storage: this.ctx.storage,
-      owner: { tenant: row.tenant, user: row.user_id, servers: row.servers ? (JSON.parse(row.servers) as string[]) : undefined },
-      busy: () => this.starting || (this.live !== undefined && !this.live.done),
+      owner: { ...owner, servers: row.servers ? (JSON.parse(row.servers) as string[]) : undefined },
+      turnRunning: () => this.starting || (this.live !== undefined && !this.live.done),
       scheduleIdleCheck: async (delayMs, lease) => {
         await this.schedule(Math.ceil(delayMs / 1000), 'releaseIdleSessions', lease);
       },
-      yieldSessions: async (other) => (await getAgentByName<Env, Conversation>(this.env.CONVERSATION, other)).yieldSessions(),
+      yieldSessions: async (other) => (await getAgentByName<Env, Conversation>(this.env.CONVERSATION, other)).yieldSessions(owner),
       waitUntil: (promise) => this.ctx.waitUntil(promise),
     });
-    return this.liveMcp.use();
+    return this.liveMcp.use(work);
   }
 }
+
+const ownerOf = (row: { tenant: string; user_id: string }) => ({ tenant: row.tenant, user: row.user_id });

@@ -5,6 +5,9 @@ import { leaseLiveSessions } from '../limits/conversation-limits';
 import { McpSessions } from '../mcp/sessions';
 import { ServerStateStore } from '../mcp/state-store';
 
+/** The count of an end user's conversations with live MCP sessions (src/limits/live-conversations.ts). */
+export const liveRegistry = (env: Env, owner: { tenant: string; user: string }) => env.LIVE_CONVERSATIONS.getByName(`${owner.tenant}:${owner.user}`);
+
 /** The registry hears of a conversation's use at most this often (it orders releases by it). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -14,8 +17,8 @@ export interface LiveSessionsHost {
   name: string;
   storage: DurableObjectStorage;
   owner: { tenant: string; user: string; servers: string[] | undefined };
-  /** A turn is being started or streamed: sessions are in use. */
-  busy(): boolean;
+  /** A turn is being started or streamed (its tools use the sessions until it ends). */
+  turnRunning(): boolean;
   /** Calls `releaseIdle(lease)` in about `delayMs` (a Durable Object alarm). */
   scheduleIdleCheck(delayMs: number, lease: string): Promise<void>;
   /** Asks another conversation of the same user to release its sessions; false if it is busy. */
@@ -39,25 +42,37 @@ export class LiveSessions {
   private lease = '';
   private lastUsedAt = 0;
   private touchedAt = 0;
+  /** Requests using the sessions right now: they are not released under them. */
+  private inUse = 0;
 
   constructor(private readonly host: LiveSessionsHost) {}
 
-  /** The sessions, ready to use: leased within the user's limit, the idle clock restarted. */
-  async use(): Promise<McpSessions> {
-    const config = loadConfig(this.host.env);
-    if (!this.leased) {
-      await leaseLiveSessions(this.host.env, config, this.host.owner, this.host.name, (other) => this.host.yieldSessions(other));
-      this.leased = true;
-      this.lease = crypto.randomUUID();
-      this.touchedAt = Date.now();
-      await this.host.scheduleIdleCheck(config.settings.MCP_IDLE_MS, this.lease);
+  /**
+   * Runs `work` with the sessions: leased within the user's limit first, the
+   * idle clock restarted, and not released (idle, or to make room) while it
+   * runs.
+   */
+  async use<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T> {
+    this.inUse++;
+    try {
+      if (!this.leased) {
+        const config = loadConfig(this.host.env);
+        await leaseLiveSessions(this.host.env, config, this.host.owner, this.host.name, (other) => this.host.yieldSessions(other));
+        this.leased = true;
+        this.lease = crypto.randomUUID();
+        this.touchedAt = Date.now();
+        await this.host.scheduleIdleCheck(config.settings.MCP_IDLE_MS, this.lease);
+      }
+      this.touch();
+      return await work((this.sessions ??= this.build()));
+    } finally {
+      this.inUse--;
+      this.lastUsedAt = Date.now();
     }
-    this.lastUsedAt = Date.now();
-    if (this.lastUsedAt - this.touchedAt > TOUCH_EVERY_MS) {
-      this.touchedAt = this.lastUsedAt;
-      this.host.waitUntil(this.registry().touch(this.host.name).catch(() => {}));
-    }
-    return (this.sessions ??= this.build());
+  }
+
+  private busy(): boolean {
+    return this.inUse > 0 || this.host.turnRunning();
   }
 
   /** The sessions if built (for settling in tests), without counting as a use. */
@@ -65,9 +80,13 @@ export class LiveSessions {
     return { sessions: this.sessions, cache: this.cache };
   }
 
-  /** Counts as a use without touching MCP (the end of a turn). */
+  /** Counts as a use (the end of a turn, say). The registry hears of it at most once a minute. */
   touch(): void {
     this.lastUsedAt = Date.now();
+    if (this.leased && this.lastUsedAt - this.touchedAt > TOUCH_EVERY_MS) {
+      this.touchedAt = this.lastUsedAt;
+      this.host.waitUntil(this.registry().touch(this.host.name).catch(() => {}));
+    }
   }
 
   /**
@@ -78,7 +97,7 @@ export class LiveSessions {
     if (!this.leased || lease !== this.lease) return; // released meanwhile, or a check from before a restart
     const idleMs = loadConfig(this.host.env).settings.MCP_IDLE_MS;
     const remaining = this.lastUsedAt + idleMs - Date.now();
-    if (this.host.busy() || remaining > 0) return this.host.scheduleIdleCheck(Math.max(remaining, 1_000), lease);
+    if (this.busy() || remaining > 0) return this.host.scheduleIdleCheck(Math.max(remaining, 1_000), lease);
     await this.release();
   }
 
@@ -89,7 +108,7 @@ export class LiveSessions {
 
   /** Another conversation of this user needs room: release unless a turn runs. */
   async yield(): Promise<boolean> {
-    if (this.host.busy()) return false;
+    if (this.busy()) return false;
     await this.release();
     return true;
   }
@@ -111,7 +130,7 @@ export class LiveSessions {
   }
 
   private registry() {
-    return this.host.env.LIVE_CONVERSATIONS.getByName(`${this.host.owner.tenant}:${this.host.owner.user}`);
+    return liveRegistry(this.host.env, this.host.owner);
   }
 
   private build(): McpSessions {

@@ -30,17 +30,15 @@ export async function leaseLiveSessions(
 ): Promise<void> {
   const limit = tenantOf(config, owner).liveConversationsPerUser ?? config.settings.LIVE_CONVERSATIONS_PER_USER;
   const registry = env.LIVE_CONVERSATIONS.getByName(`${owner.tenant}:${owner.user}`);
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // Each other conversation is asked at most once, least recently used first; one that is gone leaves the count.
+  const asked = new Set<string>();
+  for (;;) {
     const lease = await registry.acquire(id, limit);
     if (lease.ok) return;
-    let freed = false;
-    for (const other of lease.others) {
-      if (other !== id && (await yieldSessions(other))) {
-        freed = true;
-        break;
-      }
-    }
-    if (!freed) break;
+    const next = lease.others.find((other) => other !== id && !asked.has(other));
+    if (next === undefined) break;
+    asked.add(next);
+    await yieldSessions(next);
   }
   throw new ApiError(
     429,

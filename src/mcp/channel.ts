@@ -22,6 +22,8 @@ export interface NotificationChannel {
   listChangesSince(kind: CatalogKind): number | undefined;
   /** The URIs this channel covers (they are asked for again when it is re-opened). */
   readonly uris: readonly string[];
+  /** The channel failed to open and should be replaced (tried again on a later use). */
+  broken(now: number): boolean;
   /** Ends the channel (listen streams closed; a 2025 session is ended by its connection). */
   close(): Promise<void>;
 }

@@ -150,6 +150,8 @@ export class McpConnection {
           retriedVerdict = true;
           this.verdicts.save(undefined);
           await this.reset(client);
+          // The next request probes; a tool call is not sent twice (it was refused, but nobody can be sure).
+          if (!idempotent) throw error;
           client = await this.ensure();
         } else if (idempotent && !retriedLost && isConnectionLost(error)) {
           retriedLost = true;
@@ -178,7 +180,9 @@ export class McpConnection {
     this.client = undefined;
     this.transport = undefined;
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-      await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+      if (timer !== undefined) clearTimeout(timer);
     }
     if (client) await client.close().catch(() => {});
     else await transport?.close().catch(() => {});
@@ -202,7 +206,8 @@ export class McpConnection {
         this.transport = transport;
         this.stream = stream;
         this.fromPrior = prior !== undefined;
-        if (!prior && kind === 'streamable-http' && this.config.protocol === 'auto') this.verdicts.save(verdictOf(client, Date.now()));
+        // Kept for the next connection (protocol "auto") and for the discover hint's expiry (any 2026 server).
+        if (!prior && kind === 'streamable-http' && this.config.protocol !== '2025-11-25') this.verdicts.save(verdictOf(client, Date.now()));
         return client;
       } catch (error) {
         lastError = error;

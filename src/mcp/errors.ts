@@ -72,8 +72,13 @@ export class InputRequiredError extends Error {
   }
 }
 
-/** An `input_required` answer, or a refusal to ask for input we cannot give (-32021): what the server wanted, in words. */
+/** An `input_required` answer, or a refusal to ask for input we cannot give (-32021): what the server wanted, in words (bounded, secrets masked). */
 export function describeInputRequired(error: unknown): string | undefined {
+  const wanted = inputRequiredText(error);
+  return wanted === undefined ? undefined : bounded(wanted);
+}
+
+function inputRequiredText(error: unknown): string | undefined {
   if (error instanceof InputRequiredError) {
     const requests = Object.values(error.inputRequests);
     return requests.length ? requests.map(describeInputRequest).join(', ') : 'input from the user';
@@ -114,11 +119,16 @@ export function describeUpstreamError(error: unknown): string {
     text = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}${typeof body === 'string' && body.trim() ? `: ${body.trim()}` : ''}`;
   }
   // "Version negotiation probe failed: <cause>": the cause is what the user needs (refused, reset, DNS…).
-  else if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause instanceof Error) text = error.cause.message;
+  else if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause instanceof Error) return describeUpstreamError(error.cause);
   else if (error instanceof Error) text = error.message;
   else text = String(error);
-  text = redactSecrets(text.replace(/^(MCP error -?\d+: )+/, '')); // v1-SDK servers prefix their messages
-  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… [${text.length - MAX_ERROR_CHARS} more characters]` : text;
+  return bounded(text.replace(/^(MCP error -?\d+: )+/, '')); // v1-SDK servers prefix their messages
+}
+
+/** Upstream text as we pass it on: secrets masked, at most MAX_ERROR_CHARS. */
+function bounded(text: string): string {
+  const masked = redactSecrets(text);
+  return masked.length > MAX_ERROR_CHARS ? `${masked.slice(0, MAX_ERROR_CHARS)}… [${masked.length - MAX_ERROR_CHARS} more characters]` : masked;
 }
 
 function unsupportedVersionText(data: unknown): string {
@@ -137,7 +147,7 @@ export function upstreamError(server: string, error: unknown, connecting = false
   if (error instanceof ApiError) return error;
   const wanted = describeInputRequired(error);
   if (wanted) {
-    return new ApiError(502, 'input_required', redactSecrets(`MCP server "${server}" needs ${wanted} before it can answer; this service cannot provide that yet`));
+    return new ApiError(502, 'input_required', `MCP server "${server}" needs ${wanted} before it can answer; this service cannot provide that yet`);
   }
   const cause = describeUpstreamError(error);
   if (isTimeout(error)) return new ApiError(504, 'upstream_timeout', `MCP server "${server}" did not answer in time: ${cause}`);

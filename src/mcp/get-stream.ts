@@ -18,6 +18,8 @@ export function watchGetStream(fetchImpl: typeof fetch, watcher: GetStreamWatche
   return async (input, init) => {
     const response = await fetchImpl(input, init);
     if ((init?.method ?? 'GET').toUpperCase() !== 'GET') return response;
+    // A GET with Last-Event-ID resumes a POST response stream: not the session's notification stream.
+    if (new Headers(init?.headers).has('last-event-id')) return response;
     const isStream = response.ok && (response.headers.get('content-type') ?? '').includes('text/event-stream') && response.body;
     if (!isStream) {
       watcher.refused(response.status);
@@ -60,9 +62,11 @@ export class GetStreamState implements GetStreamWatcher {
   openSince: number | undefined;
   /** The HTTP status of a refused GET (405: a stateless server). */
   refusedStatus: number | undefined;
+  /** The first GET was answered, either way. */
+  answered = false;
   private settle!: () => void;
   /** Resolves once the first GET was answered, either way. */
-  readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
+  readonly settled = new Promise<void>((resolve) => (this.settle = () => ((this.answered = true), resolve())));
 
   constructor(private readonly onClosed: () => void) {}
 

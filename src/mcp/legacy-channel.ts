@@ -74,6 +74,11 @@ export class LegacyChannel implements NotificationChannel {
     this.subscribed.clear();
   }
 
+  /** A 2025 channel is as good as its session: a lost GET stream ends the session instead. */
+  broken(): boolean {
+    return false;
+  }
+
   /** Whether this session can ever notify: subscribe announced, a session id, a GET stream the server did not refuse. */
   private async canNotify(): Promise<boolean> {
     if (!this.capabilities?.resources?.subscribe || !this.live()) return false;
@@ -81,7 +86,11 @@ export class LegacyChannel implements NotificationChannel {
     // The SDK opens the GET stream just after `initialize`: a first read waits a moment for its answer, so
     // that it is covered when the server answers at once. Some servers answer only with their first event
     // (15 s later): the read goes ahead, uncovered until the stream is open.
-    await Promise.race([stream.settled, new Promise((resolve) => setTimeout(resolve, GET_STREAM_WAIT_MS))]);
+    if (!stream.answered) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([stream.settled, new Promise((resolve) => (timer = setTimeout(resolve, GET_STREAM_WAIT_MS)))]);
+      if (timer !== undefined) clearTimeout(timer);
+    }
     return stream.refusedStatus === undefined;
   }
 

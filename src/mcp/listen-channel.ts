@@ -3,6 +3,9 @@ import type { CatalogKind, ServerCapabilities } from './catalog';
 import type { NotificationChannel } from './channel';
 import { describeUpstreamError } from './errors';
 
+/** A channel whose `listen` failed is replaced (and tried again) on a use this long after. */
+const LISTEN_RETRY_MS = 30_000;
+
 interface Stream {
   subscription: McpSubscription;
   /** What the server agreed to: URIs with the time they became covered, and the list kinds. */
@@ -28,6 +31,8 @@ export class ListenChannel implements NotificationChannel {
   private readonly refused = new Set<string>();
   private widening: Promise<void> | undefined;
   private ended = false;
+  /** When the last `listen` failed (server down, refused, timed out). */
+  private failedAt: number | undefined;
 
   constructor(
     private readonly client: Client,
@@ -64,6 +69,11 @@ export class ListenChannel implements NotificationChannel {
     return this.stream?.lists[kind];
   }
 
+  /** No stream since a `listen` failed, LISTEN_RETRY_MS ago or more: a new channel should try again. */
+  broken(now: number): boolean {
+    return !this.stream && !this.ended && this.failedAt !== undefined && now - this.failedAt >= LISTEN_RETRY_MS;
+  }
+
   async close(): Promise<void> {
     this.ended = true;
     const stream = this.stream;
@@ -91,6 +101,7 @@ export class ListenChannel implements NotificationChannel {
       // No stream, no coverage: reads rely on TTLs. Said once per attempt, not fatal.
       console.warn(`MCP listen failed (${describeUpstreamError(error)}); cached copies rely on TTLs`);
       for (const uri of asked) this.refused.add(uri);
+      this.failedAt = Date.now();
       return;
     }
     if (this.ended) return void subscription.close();
@@ -112,8 +123,8 @@ export class ListenChannel implements NotificationChannel {
       this.ended = true;
       this.onLost(how === 'graceful' ? 'the server ended the listen stream' : 'the listen stream was lost');
     });
-    // The old stream is closed only now that the new one is acknowledged: no gap.
-    await previous?.subscription.close();
+    // The old stream is closed only now that the new one is acknowledged: no gap. Nobody waits for it.
+    void previous?.subscription.close().catch(() => {});
   }
 
   private filterFor(uris: string[]): SubscriptionFilter {

@@ -68,6 +68,8 @@ export class ServerLink {
   /** This link had a connection in this Durable Object's lifetime: a new one may have missed notifications. */
   private hadConnection = false;
   private discovering: Promise<void> | undefined;
+  /** URIs written to the followed list in this Durable Object's lifetime (one write each, not one per read). */
+  private readonly remembered = new Set<string>();
 
   constructor(private readonly options: ServerLinkOptions) {
     const { config, settings, store } = options;
@@ -94,7 +96,8 @@ export class ServerLink {
     );
     this.catalogs = new CatalogRefresher(this.state, this.connection, store, settings, (uris) => {
       for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
-      store.removeSubscriptions(this.id, uris);
+      store.unfollow(this.id, uris);
+      for (const uri of uris) this.remembered.delete(uri);
     });
   }
 
@@ -118,7 +121,11 @@ export class ServerLink {
       await setUp;
       if (this.connection.current !== client && this.connection.connected && attempt < 2) continue;
       if (this.state.status === 'error') throw upstreamError(this.id, this.setUpError ?? new Error(this.state.error));
-      // A channel the server ended (or lost) is opened again on the next use.
+      // A channel the server ended (or lost), or that failed to open a while ago, is opened again on the next use.
+      if (this.channel?.broken(Date.now())) {
+        void this.channel.close().catch(() => {});
+        this.channel = undefined;
+      }
       if (!this.channel && this.connection.current === client) await this.openChannel(client);
       return this.state;
     }
@@ -244,16 +251,18 @@ export class ServerLink {
       }
       this.setUpError = undefined;
     } catch (error) {
+      // A set-up overtaken by a newer connection (replaced meanwhile) says nothing about that one.
+      if (this.connection.current !== client) return;
       this.setUpError = error;
       this.markError(error);
       await this.connection.reset(client);
     }
-    this.options.store.saveHeader(state);
+    if (this.connection.current === client) this.options.store.saveHeader(state);
   }
 
   private async openChannel(client: Client): Promise<void> {
     const { settings, store } = this.options;
-    const followed = store.subscriptions(this.id);
+    const followed = store.followed(this.id, settings.MAX_SUBSCRIBED_URIS);
     if (client.getProtocolEra() === 'modern') {
       const channel = new ListenChannel(client, this.state.capabilities, this.connection.requestOptions, settings.MAX_SUBSCRIBED_URIS, (reason) => {
         if (this.channel === channel) this.onChannelLost(reason);
@@ -267,9 +276,11 @@ export class ServerLink {
     }
   }
 
-  /** A URI the channel now covers is asked for again when the channel is re-opened (restart, new session). */
+  /** A URI the channel now covers is asked for again when the channel is re-opened (restart, new session). Written once per start. */
   private remember(channel: NotificationChannel, uri: string) {
-    if (channel.coveredSince(uri) !== undefined) this.options.store.addSubscription(this.id, uri);
+    if (this.remembered.has(uri) || channel.coveredSince(uri) === undefined) return;
+    this.remembered.add(uri);
+    this.options.store.follow(this.id, uri);
   }
 
   /** `server/discover` again in the background when its hint expired: instructions and capabilities may have changed. */
@@ -338,14 +349,18 @@ export class ServerLink {
   private onChannelLost(reason: string) {
     console.warn(`MCP server "${this.id}": ${reason}; cached entries dropped, catalogs listed again`);
     this.options.cache.invalidateServer(this.id);
+    const channel = this.channel;
     this.channel = undefined;
-    const kinds = CATALOG_KINDS.filter((kind): kind is CatalogKind => supports(this.state.capabilities, kind));
-    if (this.connection.era === 'modern') this.catalogs.schedule(kinds);
-    else {
-      // A 2025 session without its GET stream cannot notify: the next use opens a new session (which lists everything).
-      void this.connection.reset();
-      this.state.status = 'not_connected';
-      this.options.store.saveHeader(this.state);
+    void channel?.close().catch(() => {});
+    const client = this.connection.current;
+    if (!client) return; // the connection is gone too: the next use connects (and lists) anew
+    if (client.getProtocolEra() === 'modern') {
+      this.catalogs.schedule(CATALOG_KINDS.filter((kind): kind is CatalogKind => supports(this.state.capabilities, kind)));
+      return;
     }
+    // A 2025 session without its GET stream cannot notify: the next use opens a new session (which lists everything).
+    void this.connection.reset(client);
+    this.state.status = 'not_connected';
+    this.options.store.saveHeader(this.state);
   }
 }

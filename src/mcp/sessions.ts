@@ -13,6 +13,9 @@ import type { TransportEnv } from './transport';
 
 export type { ResourceRead } from './server-link';
 
+/** `resource_link` URIs remembered per conversation (oldest forgotten first). */
+const MAX_LINKED_URIS = 1_000;
+
 export interface McpSessionsOptions {
   servers: McpServerConfig[];
   env: TransportEnv;
@@ -135,15 +138,19 @@ export class McpSessions {
     });
   }
 
-  /** A `resource_link` a tool returned: its URI resolves to that server from now on. */
+  /** A `resource_link` a tool returned: its URI resolves to that server from now on (the last MAX_LINKED_URIS of them). */
   registerLink(id: string, uri: string): void {
+    this.linkedUris.delete(uri);
     this.linkedUris.set(uri, id);
+    if (this.linkedUris.size > MAX_LINKED_URIS) this.linkedUris.delete(this.linkedUris.keys().next().value!);
   }
 
-  /** The server a URI belongs to (see resolve-server.ts). */
+  /** The server a URI belongs to (see resolve-server.ts), from the catalogs as they are (nothing is listed again for it). */
   async resolveServer(uri: string): Promise<string> {
     const linked = this.linkedUris.get(uri);
-    return linked ?? resolveServer(uri, await this.catalog(), undefined);
+    if (linked) return linked;
+    await Promise.allSettled([...this.links.values()].map((link) => link.ensure()));
+    return resolveServer(uri, [...this.links.values()].map((link) => link.state), undefined);
   }
 
   /**

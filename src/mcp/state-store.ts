@@ -18,7 +18,8 @@ export class ServerStateStore {
       server TEXT NOT NULL, kind TEXT NOT NULL, items TEXT NOT NULL, fetched_at INTEGER NOT NULL,
       PRIMARY KEY (server, kind)
     )`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_subscriptions (server TEXT NOT NULL, uri TEXT NOT NULL, PRIMARY KEY (server, uri))`);
+    // (mcp_subscriptions, of earlier versions, is no longer read: it had no time to order by.)
+    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_followed (server TEXT NOT NULL, uri TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (server, uri))`);
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_eras (server TEXT PRIMARY KEY, verdict TEXT NOT NULL)`);
   }
 
@@ -64,15 +65,16 @@ export class ServerStateStore {
     );
   }
 
-  subscriptions(id: string): string[] {
-    return this.sql.exec<{ uri: string }>(`SELECT uri FROM mcp_subscriptions WHERE server = ? ORDER BY uri`, id).toArray().map((r) => r.uri);
+  /** The URIs this conversation follows on a server (asked for again on a new channel), most recently followed first. */
+  followed(id: string, limit: number): string[] {
+    return this.sql.exec<{ uri: string }>(`SELECT uri FROM mcp_followed WHERE server = ? ORDER BY at DESC LIMIT ?`, id, limit).toArray().map((r) => r.uri);
   }
 
-  addSubscription(id: string, uri: string): void {
-    this.sql.exec(`INSERT OR IGNORE INTO mcp_subscriptions (server, uri) VALUES (?, ?)`, id, uri);
+  follow(id: string, uri: string): void {
+    this.sql.exec(`INSERT INTO mcp_followed (server, uri, at) VALUES (?, ?, ?) ON CONFLICT(server, uri) DO UPDATE SET at = excluded.at`, id, uri, Date.now());
   }
 
-  removeSubscriptions(id: string, uris: string[]): void {
-    for (const uri of uris) this.sql.exec(`DELETE FROM mcp_subscriptions WHERE server = ? AND uri = ?`, id, uri);
+  unfollow(id: string, uris: string[]): void {
+    for (const uri of uris) this.sql.exec(`DELETE FROM mcp_followed WHERE server = ? AND uri = ?`, id, uri);
   }
 }

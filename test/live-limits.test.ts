@@ -44,6 +44,22 @@ describe('per-end-user limits on conversations', () => {
     expect(await demo().sessionCount()).toBe(sessionsBefore + 2);
   });
 
+  it('a conversation counted as live that restarted, or was deleted since, makes room when asked', async () => {
+    const { abortAllDurableObjects } = await import('cloudflare:test');
+    const as = userOf();
+    const [a, b, c] = [await createConversation(as), await createConversation(as), await createConversation(as)];
+    expect((await read(a, as)).status).toBe(200);
+    expect((await read(b, as)).status).toBe(200);
+    await abortAllDurableObjects(); // a and b restart: their sessions are gone, their places in the count are not
+    expect(await live(as)).toBe(2);
+    expect((await api(`/v1/conversations/${a}`, { method: 'DELETE' }, as)).status).toBe(204);
+    expect(await live(as)).toBe(1); // deleting leaves the count even without live sessions
+    expect((await read(c, as)).status).toBe(200);
+    const d = await createConversation(as);
+    expect((await read(d, as)).status).toBe(200); // b, restarted and idle, made room
+    expect(await live(as)).toBe(2);
+  });
+
   it('live sessions: when every other conversation is in the middle of a turn, 429 with Retry-After', async () => {
     const as = userOf();
     const [a, b, c] = [await createConversation(as), await createConversation(as), await createConversation(as)];

@@ -67,25 +67,37 @@ describe('protocol eras: what each server speaks and how it can notify', () => {
   });
 });
 
-/** The servers that notify (2026 listen streams, 2025 sessions with a GET stream) and the mode behind each. */
+/** How a test changes a resource behind each notifying server's back: the v2 servers' control, or a demo colleague's tool call. */
+async function changeOn(server: string, uri: string, text: string) {
+  const modes: Record<string, Mode> = { strict: 'strict', fallback: 'fallback', stateful: 'stateful', stateful2025: 'stateful' };
+  if (modes[server]) return void (await control(modes[server], 'edit', { uri, text }));
+  const { connectDemoClient } = await import('./helpers/demo-client');
+  const { client } = await connectDemoClient('colleague');
+  await client.callTool({ name: 'update_guidelines', arguments: { text } });
+  await client.close();
+}
+
+/** The servers that notify (2026 listen streams, 2025 sessions with a GET stream), each with a resource its hint keeps fresh for a while. */
 const NOTIFYING = [
-  ['strict', 'strict'],
-  ['fallback', 'fallback'],
-  ['stateful', 'stateful'],
-  ['stateful2025', 'stateful'],
+  ['strict', 'v2://notes/public'],
+  ['fallback', 'v2://notes/public'],
+  ['stateful', 'v2://notes/public'],
+  ['stateful2025', 'v2://notes/public'],
+  ['demo', 'task://guidelines'],
+  ['demo2025', 'task://guidelines'],
 ] as const;
 
 describe('freshness: the first read after a change returns the new text, in this conversation and another', () => {
-  it.each(NOTIFYING)('%s (notified)', async (server, mode) => {
-    const uri = 'v2://notes/public'; // hinted 60 s: only a notification can make it fresh sooner
+  it.each(NOTIFYING)('%s (notified)', async (server, uri) => {
+    // Only a notification can make these fresh sooner than their hints (60 s, 30 s), or ever (2025: covered, no TTL).
     const [a, b] = [await createConversation(ALICE), await createConversation(ALICE)];
     const before = await readAs(a, server, uri);
     await (await conversationStub(a)).settle(); // its KV copy is written
-    expect((await readAs(b, server, uri)).cache).not.toBe('miss'); // b gets a's copy (2026: public KV copy; 2025: none, a miss is fine too)
+    await readAs(b, server, uri); // b follows the URI too (from a's KV copy or the server)
     expect((await readAs(a, server, uri)).cache).toBe('memory');
 
     const text = `edited ${crypto.randomUUID()}`;
-    await control(mode, 'edit', { uri, text });
+    await changeOn(server, uri, text);
     for (const id of [a, b]) {
       const fresh = await waitFor(async () => {
         const read = await readAs(id, server, uri);
@@ -138,6 +150,17 @@ describe('freshness: the first read after a change returns the new text, in this
 });
 
 describe('list_changed: a resource added on the server appears in the catalog', () => {
+  it.each(['demo', 'demo2025'])('%s (a colleague publishes a document)', async (server) => {
+    const id = await createConversation(ALICE);
+    await catalogOf(id);
+    const slug = `notes-${crypto.randomUUID().slice(0, 8)}`;
+    const { connectDemoClient } = await import('./helpers/demo-client');
+    const { client } = await connectDemoClient('colleague');
+    await client.callTool({ name: 'publish_document', arguments: { slug, title: 'Notes', markdown: '# Notes' } });
+    await client.close();
+    await waitFor(async () => (await catalogOf(id))[server]!.resources.some((r) => r.uri === `docs://published/${slug}`), `${server}: the new document in the catalog`);
+  });
+
   it.each([
     ['strict', 'strict'],
     ['fallback', 'fallback'],

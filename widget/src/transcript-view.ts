@@ -32,6 +32,8 @@ export class TranscriptView {
 
   /** Quiet while a turn streams; the answer is announced when it is done. */
   setStreaming(streaming: boolean): void {
+    // A render still waiting for its frame goes out now: "done" must never show (or announce) half an answer.
+    if (!streaming) for (const message of [...this.pending]) this.renderNow(message);
     this.el.setAttribute('aria-busy', String(streaming));
     this.el.setAttribute('aria-live', streaming ? 'off' : 'polite');
   }

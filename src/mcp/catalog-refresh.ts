@@ -1,7 +1,8 @@
-import { hintOf } from '../cache/policy';
+import { hintOf, isServable, type ServerCachePolicy } from '../cache/policy';
 import type { Settings } from '../config';
-import { supports, type CatalogKind, type ServerState } from './catalog';
+import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import type { McpConnection } from './connection';
+import { verdictOf } from './era';
 import { describeUpstreamError, isMethodNotFound } from './errors';
 import { listAll } from './list-all';
 import type { ServerStateStore } from './state-store';
@@ -10,10 +11,11 @@ import type { ServerStateStore } from './state-store';
 const REFRESH_MAX_WAIT_WINDOWS = 20;
 
 /**
- * Lists one server's catalogs (tools, resources, templates, prompts), now or
- * debounced after `list_changed` notifications, and keeps them in the
- * server's state and in storage. A resource that vanished from the list is
- * invalidated in the cache.
+ * Lists one server's catalogs (tools, resources, templates, prompts): now,
+ * debounced after `list_changed` notifications, or when the freshness
+ * contract calls them stale; keeps them in the server's state and in
+ * storage. A resource that vanished from the list is invalidated in the
+ * cache. Also asks `server/discover` again when its hint expired.
  */
 export class CatalogRefresher {
   private pending = new Set<CatalogKind>();
@@ -22,14 +24,57 @@ export class CatalogRefresher {
   private chain: Promise<void> = Promise.resolve();
   /** Debounced refreshes run (one per burst); for tests and benchmarks. */
   count = 0;
+  private discovering: Promise<void> | undefined;
 
   constructor(
     private readonly state: ServerState,
     private readonly connection: McpConnection,
     private readonly store: ServerStateStore,
     private readonly settings: Pick<Settings, 'NOTIFICATION_DEBOUNCE_MS' | 'MCP_MAX_LIST_PAGES'>,
+    private readonly policy: ServerCachePolicy,
     private readonly onVanished: (uris: string[]) => void,
   ) {}
+
+  /**
+   * Lists again every catalog the freshness contract calls stale — its
+   * `ttlMs` passed (`0`: once per turn), or, without a hint, it is older than
+   * CACHE_MAX_AGE_MS — and asks `server/discover` again in the background
+   * when its hint expired. `listCoveredSince`: since when a live channel
+   * delivers that catalog's `list_changed`.
+   */
+  async refreshStale(reuseSince: number, listCoveredSince: (kind: CatalogKind) => number | undefined): Promise<void> {
+    const now = Date.now();
+    const catalogPolicy = { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs };
+    const stale = CATALOG_KINDS.filter((kind) => {
+      if (!supports(this.state.capabilities, kind)) return false;
+      const fetchedAt = this.state.fetchedAt[kind];
+      const hint = this.state.cacheHints?.[kind];
+      const entry = { fetchedAt: fetchedAt ?? 0, ...(hint ? { hint } : {}) };
+      return fetchedAt === undefined || !isServable(entry, { now, coveredSince: listCoveredSince(kind), reuseSince }, catalogPolicy);
+    });
+    if (stale.length) await Promise.all(stale.map((kind) => this.refresh(kind)));
+    this.rediscoverIfStale(reuseSince);
+  }
+
+  /** `server/discover` again in the background when its hint expired: instructions and capabilities may have changed. */
+  private rediscoverIfStale(reuseSince: number) {
+    const client = this.connection.current;
+    if (!client || client.getProtocolEra() !== 'modern' || this.discovering) return;
+    const verdict = this.store.verdict(this.state.id);
+    if (verdict?.kind !== 'modern') return;
+    const hint = hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern');
+    if (isServable({ fetchedAt: verdict.at, ...(hint ? { hint } : {}) }, { now: Date.now(), coveredSince: undefined, reuseSince }, this.policy)) return;
+    this.discovering = this.connection
+      .call(async (c, options) => {
+        const discover = await c.discover(options);
+        this.state.capabilities = discover.capabilities;
+        this.state.instructions = discover.instructions;
+        this.store.saveVerdict(this.state.id, verdictOf(c, Date.now()));
+        this.store.saveHeader(this.state);
+      })
+      .catch((error) => console.warn(`MCP server "${this.state.id}": server/discover failed (${describeUpstreamError(error)})`))
+      .finally(() => (this.discovering = undefined));
+  }
 
   /** Lists `kind` now (if the server announced it) and stores it with its fetch time and hint. */
   async refresh(kind: CatalogKind): Promise<void> {

@@ -8,6 +8,8 @@ import type { CatalogKind } from './catalog';
  * acknowledged channel has covered its URI since before it was fetched.
  */
 export interface NotificationChannel {
+  /** Opens the channel: the list kinds, and the URIs followed before (a restart, a new session). */
+  open(uris: readonly string[]): Promise<void>;
   /**
    * Makes sure changes of `uri` will be heard, before its first read (an
    * update between our read and our subscription would never be heard of).

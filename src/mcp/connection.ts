@@ -19,18 +19,15 @@ import { GetStreamState } from './get-stream';
 import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
-export type NotificationMethod =
-  | 'notifications/resources/updated'
-  | 'notifications/resources/list_changed'
-  | 'notifications/tools/list_changed'
-  | 'notifications/prompts/list_changed';
-
-const NOTIFICATION_METHODS: readonly NotificationMethod[] = [
+/** The change notifications a connection passes on. */
+const NOTIFICATION_METHODS = [
   'notifications/resources/updated',
   'notifications/resources/list_changed',
   'notifications/tools/list_changed',
   'notifications/prompts/list_changed',
-];
+] as const;
+
+export type NotificationMethod = (typeof NOTIFICATION_METHODS)[number];
 
 /** What a connection reports to its owner. */
 export interface ConnectionEvents {

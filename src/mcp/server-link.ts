@@ -1,41 +1,23 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { hintOf, isServable, kvScopeFor, kvScopesToTry, reuseWindowMs, type ServerCachePolicy } from '../cache/policy';
+import type { ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
-import type { CacheHint, CacheSource, StoredContents } from '../cache/types';
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError } from '../errors';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import { CatalogRefresher } from './catalog-refresh';
 import type { NotificationChannel } from './channel';
 import { McpConnection, type NotificationMethod } from './connection';
-import { toStoredContents } from './contents';
-import { priorFrom, verdictOf } from './era';
-import { describeUpstreamError, isResourceNotFound, upstreamError } from './errors';
+import { priorFrom } from './era';
+import { describeUpstreamError, upstreamError } from './errors';
 import { LegacyChannel } from './legacy-channel';
 import { ListenChannel } from './listen-channel';
+import { readThroughCache, type ResourceRead } from './resource-read';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
 
 /** Connection retries of a failing server back off from 1 s to 30 s. */
 const CONNECT_BACKOFF_MIN_MS = 1_000;
 const CONNECT_BACKOFF_MAX_MS = 30_000;
-
-/** What `read` returns: the stored contents and where they came from. */
-export interface ResourceRead {
-  server: string;
-  uri: string;
-  cache: CacheSource;
-  fetchedAt: number;
-  /** The server's cache hint, when it sent one. */
-  hint?: CacheHint;
-  /**
-   * How this copy stays fresh: whether a live notification channel covers
-   * the URI, and how long after `fetchedAt` it may be served (0: only within
-   * the turn that fetched it) unless a notification invalidates it sooner.
-   */
-  freshness: { notifications: boolean; ttlMs: number };
-  contents: StoredContents[];
-}
 
 export interface ServerLinkOptions {
   config: McpServerConfig;
@@ -67,7 +49,6 @@ export class ServerLink {
   private setUpError: unknown;
   /** This link had a connection in this Durable Object's lifetime: a new one may have missed notifications. */
   private hadConnection = false;
-  private discovering: Promise<void> | undefined;
   /** URIs written to the followed list in this Durable Object's lifetime (one write each, not one per read). */
   private readonly remembered = new Set<string>();
 
@@ -94,7 +75,7 @@ export class ServerLink {
         save: (verdict) => store.saveVerdict(this.id, verdict),
       },
     );
-    this.catalogs = new CatalogRefresher(this.state, this.connection, store, settings, (uris) => {
+    this.catalogs = new CatalogRefresher(this.state, this.connection, store, settings, this.policy, (uris) => {
       for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
       store.unfollow(this.id, uris);
       for (const uri of uris) this.remembered.delete(uri);
@@ -148,24 +129,9 @@ export class ServerLink {
     }
   }
 
-  /**
-   * Lists again every catalog the freshness contract says is stale — its
-   * `ttlMs` passed (`0`: once per turn), or, without a hint, no live channel
-   * delivers its `list_changed` and it is older than CACHE_MAX_AGE_MS — and
-   * asks `server/discover` again in the background when its hint expired.
-   */
-  async refreshStale(reuseSince: number): Promise<void> {
-    const now = Date.now();
-    const catalogPolicy = { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs };
-    const stale = CATALOG_KINDS.filter((kind) => {
-      if (!supports(this.state.capabilities, kind)) return false;
-      const fetchedAt = this.state.fetchedAt[kind];
-      const hint = this.state.cacheHints?.[kind];
-      const entry = { fetchedAt: fetchedAt ?? 0, ...(hint ? { hint } : {}) };
-      return fetchedAt === undefined || !isServable(entry, { now, coveredSince: this.channel?.listChangesSince(kind), reuseSince }, catalogPolicy);
-    });
-    if (stale.length) await Promise.all(stale.map((kind) => this.catalogs.refresh(kind)));
-    this.rediscoverIfStale(reuseSince);
+  /** Lists again the catalogs the freshness contract calls stale (see CatalogRefresher.refreshStale). */
+  refreshStale(reuseSince: number): Promise<void> {
+    return this.catalogs.refreshStale(reuseSince, (kind) => this.channel?.listChangesSince(kind));
   }
 
   /** Reads through the cache (memory → KV → server) under the freshness contract (cache/policy.ts). */
@@ -173,35 +139,8 @@ export class ServerLink {
     const state = await this.ensure();
     if (!state.capabilities?.resources) throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
     const channel = this.channel;
-    // The URI is watched before the server is read: an update landing between
-    // our read and our subscription would never be heard of. Memory and KV
-    // are looked up meanwhile, so only a URI's first read pays the round trip.
-    const watched = channel ? channel.watch(uri).then(() => this.remember(channel, uri)) : Promise.resolve();
-    const ready = watched.catch(() => {}); // a server that cannot be reached fails the read itself, below
-    const ref = { server: this.id, uri };
-    const { entry, source } = await this.options.cache.read(
-      ref,
-      {
-        kvScopes: kvScopesToTry(this.options.cache.knownScope(ref), this.policy),
-        ready,
-        servable: (copy) => isServable(copy, { now: Date.now(), coveredSince: channel?.coveredSince(uri), reuseSince }, this.policy),
-      },
-      async () => {
-        await watched;
-        return this.load(uri);
-      },
-    );
-    const since = channel?.coveredSince(uri);
-    const covered = since !== undefined && entry.fetchedAt >= since;
-    return {
-      server: this.id,
-      uri,
-      cache: source,
-      fetchedAt: entry.fetchedAt,
-      ...(entry.hint ? { hint: entry.hint } : {}),
-      freshness: { notifications: covered, ttlMs: reuseWindowMs(entry.hint, covered, this.policy) },
-      contents: entry.contents,
-    };
+    const { cache } = this.options;
+    return readThroughCache({ server: this.id, uri, reuseSince, cache, policy: this.policy, connection: this.connection, channel, onWatched: () => channel && this.remember(channel, uri) });
   }
 
   /**
@@ -262,18 +201,15 @@ export class ServerLink {
 
   private async openChannel(client: Client): Promise<void> {
     const { settings, store } = this.options;
-    const followed = store.followed(this.id, settings.MAX_SUBSCRIBED_URIS);
-    if (client.getProtocolEra() === 'modern') {
-      const channel = new ListenChannel(client, this.state.capabilities, this.connection.requestOptions, settings.MAX_SUBSCRIBED_URIS, (reason) => {
-        if (this.channel === channel) this.onChannelLost(reason);
-      });
-      this.channel = channel;
-      await channel.open(followed);
-    } else {
-      const channel = new LegacyChannel(this.id, this.connection, this.state.capabilities, settings.MAX_SUBSCRIBED_URIS);
-      this.channel = channel;
-      await channel.open(followed);
-    }
+    const max = settings.MAX_SUBSCRIBED_URIS;
+    const channel: NotificationChannel =
+      client.getProtocolEra() === 'modern'
+        ? new ListenChannel(client, this.state.capabilities, this.connection.requestOptions, max, (reason) => {
+            if (this.channel === channel) this.onChannelLost(reason);
+          })
+        : new LegacyChannel(this.id, this.connection, this.state.capabilities, max);
+    this.channel = channel;
+    await channel.open(store.followed(this.id, max));
   }
 
   /** A URI the channel now covers is asked for again when the channel is re-opened (restart, new session). Written once per start. */
@@ -283,45 +219,10 @@ export class ServerLink {
     this.options.store.follow(this.id, uri);
   }
 
-  /** `server/discover` again in the background when its hint expired: instructions and capabilities may have changed. */
-  private rediscoverIfStale(reuseSince: number) {
-    const client = this.connection.current;
-    const verdict = this.options.store.verdict(this.id);
-    if (!client || client.getProtocolEra() !== 'modern' || verdict?.kind !== 'modern' || this.discovering) return;
-    const hint = hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern');
-    if (isServable({ fetchedAt: verdict.at, ...(hint ? { hint } : {}) }, { now: Date.now(), coveredSince: undefined, reuseSince }, this.policy)) return;
-    this.discovering = this.connection
-      .call(async (c, options) => {
-        const discover = await c.discover(options);
-        this.state.capabilities = discover.capabilities;
-        this.state.instructions = discover.instructions;
-        this.options.store.saveVerdict(this.id, verdictOf(c, Date.now()));
-        this.options.store.saveHeader(this.state);
-      })
-      .catch((error) => console.warn(`MCP server "${this.id}": server/discover failed (${describeUpstreamError(error)})`))
-      .finally(() => (this.discovering = undefined));
-  }
-
   private markError(error: unknown) {
     this.state.status = 'error';
     this.state.error = describeUpstreamError(error);
     this.options.store.saveHeader(this.state);
-  }
-
-  // ---- reads ----------------------------------------------------------------
-
-  private async load(uri: string) {
-    let result;
-    try {
-      result = await this.connection.call((client, options) => client.readResource({ uri }, options));
-    } catch (error) {
-      if (isResourceNotFound(error)) {
-        throw new ApiError(404, 'resource_not_found', `MCP server "${this.id}" has no resource ${uri}: ${describeUpstreamError(error)}`);
-      }
-      throw upstreamError(this.id, error);
-    }
-    const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, this.connection.era ?? 'legacy');
-    return { contents: toStoredContents(result.contents), ...(hint ? { hint } : {}), kvScope: kvScopeFor(hint, this.policy) };
   }
 
   // ---- notifications ----------------------------------------------------------

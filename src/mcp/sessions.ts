@@ -7,11 +7,12 @@ import { CompletionCache } from './completions';
 import { describeUpstreamError, upstreamError } from './errors';
 import { validatePromptArguments } from './prompt-arguments';
 import { resolveServer } from './resolve-server';
-import { ServerLink, type ResourceRead } from './server-link';
+import type { ResourceRead } from './resource-read';
+import { ServerLink } from './server-link';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
 
-export type { ResourceRead } from './server-link';
+export type { ResourceRead } from './resource-read';
 
 /** `resource_link` URIs remembered per conversation (oldest forgotten first). */
 const MAX_LINKED_URIS = 1_000;

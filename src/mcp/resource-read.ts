@@ -1,0 +1,89 @@
+import { hintOf, isServable, kvScopeFor, kvScopesToTry, reuseWindowMs, type ServerCachePolicy } from '../cache/policy';
+import type { ResourceCache } from '../cache/resource-cache';
+import type { CacheHint, CacheSource, StoredContents } from '../cache/types';
+import { ApiError } from '../errors';
+import type { NotificationChannel } from './channel';
+import type { McpConnection } from './connection';
+import { toStoredContents } from './contents';
+import { describeUpstreamError, isResourceNotFound, upstreamError } from './errors';
+
+/** What a read returns: the stored contents and where they came from. */
+export interface ResourceRead {
+  server: string;
+  uri: string;
+  cache: CacheSource;
+  fetchedAt: number;
+  /** The server's cache hint, when it sent one. */
+  hint?: CacheHint;
+  /**
+   * How this copy stays fresh: whether a live notification channel covers
+   * the URI, and how long after `fetchedAt` it may be served (0: only within
+   * the turn that fetched it) unless a notification invalidates it sooner.
+   */
+  freshness: { notifications: boolean; ttlMs: number };
+  contents: StoredContents[];
+}
+
+export interface ReadContext {
+  server: string;
+  uri: string;
+  /** Start of the turn (or request) this read belongs to. */
+  reuseSince: number;
+  cache: ResourceCache;
+  policy: ServerCachePolicy;
+  connection: McpConnection;
+  /** The server's notification channel, if it has one now. */
+  channel: NotificationChannel | undefined;
+  /** The channel now watches the URI (acknowledged, or refused). */
+  onWatched?: () => void;
+}
+
+/**
+ * One resource read through the cache (memory → KV → server) under the
+ * freshness contract (cache/policy.ts). The URI is watched before the server
+ * is read — an update landing between our read and our subscription would
+ * never be heard of — while memory and KV are looked up, so only a URI's
+ * first read pays the watch's round trip.
+ */
+export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> {
+  const { server, uri, reuseSince, cache, policy, channel } = ctx;
+  const watched = channel ? channel.watch(uri).then(() => ctx.onWatched?.()) : Promise.resolve();
+  const ready = watched.catch(() => {}); // a server that cannot be reached fails the read itself, below
+  const ref = { server, uri };
+  const { entry, source } = await cache.read(
+    ref,
+    {
+      kvScopes: kvScopesToTry(cache.knownScope(ref), policy),
+      ready,
+      servable: (copy) => isServable(copy, { now: Date.now(), coveredSince: channel?.coveredSince(uri), reuseSince }, policy),
+    },
+    async () => {
+      await watched;
+      return load(ctx);
+    },
+  );
+  const since = channel?.coveredSince(uri);
+  const covered = since !== undefined && entry.fetchedAt >= since;
+  return {
+    server,
+    uri,
+    cache: source,
+    fetchedAt: entry.fetchedAt,
+    ...(entry.hint ? { hint: entry.hint } : {}),
+    freshness: { notifications: covered, ttlMs: reuseWindowMs(entry.hint, covered, policy) },
+    contents: entry.contents,
+  };
+}
+
+/** `resources/read` from the server: its contents, its hint, and where in KV the copy may go. */
+async function load({ server, uri, connection, policy }: ReadContext) {
+  let result;
+  try {
+    result = await connection.call((client, options) => client.readResource({ uri }, options));
+  } catch (error) {
+    if (isResourceNotFound(error)) throw new ApiError(404, 'resource_not_found', `MCP server "${server}" has no resource ${uri}: ${describeUpstreamError(error)}`);
+    throw upstreamError(server, error);
+  }
+  const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, connection.era ?? 'legacy');
+  return { contents: toStoredContents(result.contents), ...(hint ? { hint } : {}), kvScope: kvScopeFor(hint, policy) };
+}

@@ -5,27 +5,20 @@ import { loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
-import { readPinned } from '../loop/pinned';
 import { takeTurn } from '../limits/turn-limits';
 import { runTurn } from '../loop/turn';
+import { prepareTurnContext } from '../loop/turn-context';
 import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
-import { mcpTools } from '../tools/mcp-tools';
 import { viewResource, type ResourceView } from '../tools/resource-view';
-import { syntheticTools } from '../tools/synthetic';
 import { type ChatHost, handleChatFrame } from './chat-socket';
-import { History, pendingApprovals } from './history';
+import { answerApproval, History, pendingApprovals } from './history';
 import type { Attachment } from './user-message';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { liveRegistry, LiveSessions } from './live-sessions';
+import { ConversationRecordStore, isOwnedBy, type Owner } from './record';
 import { toRpcResult, type RpcResult } from './rpc';
-
-/** Who a conversation belongs to. */
-export interface Owner {
-  tenant: string;
-  user: string;
-}
 
 /** Body of `POST /v1/conversations/:id/complete` (validated by the route). */
 export interface CompleteRequestBody {
@@ -60,6 +53,7 @@ export class Conversation extends Agent<Env> {
   /** The MCP sessions: built on first use, released when idle (see live-sessions.ts). */
   private liveMcp: LiveSessions | undefined;
   private readonly history: History;
+  private readonly record: ConversationRecordStore;
   /** The turn being streamed (one at a time: a second message meanwhile is refused with 409). */
   private live: LiveStream | undefined;
   /** Set while a turn is being started (see `turn`). */
@@ -69,14 +63,8 @@ export class Conversation extends Agent<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // Synchronous SQLite: the schema exists before any RPC method runs.
-    this.sql`CREATE TABLE IF NOT EXISTS conversation (
-      id TEXT PRIMARY KEY,
-      created_at INTEGER NOT NULL,
-      tenant TEXT NOT NULL DEFAULT 'default',
-      user_id TEXT NOT NULL DEFAULT 'anonymous',
-      servers TEXT
-    )`;
+    // Synchronous SQLite: the schemas exist before any RPC method runs.
+    this.record = new ConversationRecordStore(ctx.storage);
     this.history = new History(ctx.storage);
     // A new instance: no turn runs here yet, so one still marked pending was cut by an abort.
     this.history.recoverInterrupted();
@@ -85,8 +73,7 @@ export class Conversation extends Agent<Env> {
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
   async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<ConversationSnapshot> {
     if (this.deleted) throw new Error('conversation was deleted'); // ids are never reused
-    const allowed = servers ? JSON.stringify(servers) : null;
-    this.sql`INSERT OR IGNORE INTO conversation (id, created_at, tenant, user_id, servers) VALUES (${this.name}, ${Date.now()}, ${owner.tenant}, ${owner.user}, ${allowed})`;
+    this.record.create(this.name, owner, servers);
     return (await this.snapshot())!;
   }
 
@@ -95,12 +82,8 @@ export class Conversation extends Agent<Env> {
    * routes, as if it did not exist (its existence is not revealed).
    */
   async ownedBy(owner: Owner, servers?: string[]): Promise<boolean> {
-    const row = this.row();
-    if (row === undefined || row.tenant !== owner.tenant || row.user_id !== owner.user) return false;
-    if (!servers) return true;
-    // A token limited to some servers may only use conversations limited to (a subset of) them.
-    const allowed = new Set(servers);
-    return row.servers !== null && (JSON.parse(row.servers) as string[]).every((id) => allowed.has(id));
+    const record = this.row();
+    return record !== undefined && isOwnedBy(record, owner, servers);
   }
 
   /** Clients may not write this Agent's state over the WebSocket: all state here is the server's. */
@@ -114,16 +97,15 @@ export class Conversation extends Agent<Env> {
     const messages = this.history.load();
     return {
       id: row.id,
-      createdAt: new Date(row.created_at).toISOString(),
+      createdAt: new Date(row.createdAt).toISOString(),
       messages,
       pendingApprovals: pendingApprovals(messages).map(({ messageIndex: _, ...approval }) => approval),
     };
   }
 
-  /** The existence row, or undefined (never created, or deleted). */
+  /** The existence record, or undefined (never created, or deleted). */
   private row() {
-    if (this.deleted) return undefined;
-    return this.sql<{ id: string; created_at: number; tenant: string; user_id: string; servers: string | null }>`SELECT id, created_at, tenant, user_id, servers FROM conversation LIMIT 1`[0];
+    return this.deleted ? undefined : this.record.read();
   }
 
   // ---- WebSocket (agents chat protocol; see chat-socket.ts) -------------------
@@ -182,7 +164,7 @@ export class Conversation extends Agent<Env> {
   /** The environment model selection reads: the tenant's MODEL, if it has one. */
   private modelEnv(): Record<string, unknown> {
     const env = this.env as unknown as Record<string, unknown>;
-    const tenant = loadConfig(this.env).tenants?.find((t) => t.id === this.row()?.tenant);
+    const tenant = loadConfig(this.env).tenants?.find((t) => t.id === this.row()?.owner.tenant);
     return tenant?.model ? { ...env, MODEL: tenant.model } : env;
   }
 
@@ -200,14 +182,10 @@ export class Conversation extends Agent<Env> {
    * failed turn saves nothing. The turn goes on if the client disconnects.
    */
   async sendMessage(userMessage: UIMessage, attachments: Attachment[] = []): Promise<Response> {
-    try {
+    return streamResponse(async () => {
       const model = resolveModel(this.modelEnv());
-      const stream = await this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
-      return createUIMessageStreamResponse({ stream: stream.reader() });
-    } catch (error) {
-      if (error instanceof ApiError) return error.toResponse();
-      throw error;
-    }
+      return this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
+    });
   }
 
   /** The user message with its attached resources added (read through the cache; limits checked: 413). */
@@ -252,29 +230,18 @@ export class Conversation extends Agent<Env> {
     if (newMessages.length && pendingApprovals(history).length) {
       throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
     }
-    const row = this.row()!;
-    await takeTurn(this.env, loadConfig(this.env), { tenant: row.tenant, user: row.user_id });
+    await takeTurn(this.env, loadConfig(this.env), this.row()!.owner);
     const settings = { ...loadConfig(this.env).settings, ...overrides };
-    // Reads of this turn may share what the server marks stale at once (ttlMs 0); the next turn reads again.
-    const turnStartedAt = Date.now();
-    const states = await sessions.catalog(turnStartedAt);
-    const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
-    const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
-    const synthetic = syntheticTools({ sessions, states, settings, acceptsImages: model.acceptsImages, modelPrompts, readBudget, turnStartedAt });
-    const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages: model.acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
-    const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
+    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now());
     this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
     this.history.begin(newMessages, newMessages.length ? undefined : history.at(-1));
     try {
       this.live = await runTurn({
+        ...context,
         messages: [...history, ...newMessages],
-        states,
         model,
-        tools,
         settings,
-        modelPrompts,
-        pinned,
         onComplete: (messages) => {
           this.history.save(messages);
           this.liveMcp?.touch();
@@ -296,27 +263,14 @@ export class Conversation extends Agent<Env> {
    * tool runs if approved; the model is told if denied). Returns the stream.
    */
   async respondToApproval(request: { toolCallId: string; approved: boolean; reason?: string | undefined }): Promise<Response> {
-    try {
-      const stream = await this.approve(request, resolveModel(this.modelEnv()));
-      return createUIMessageStreamResponse({ stream: stream.reader() });
-    } catch (error) {
-      if (error instanceof ApiError) return error.toResponse();
-      throw error;
-    }
+    return streamResponse(() => this.approve(request, resolveModel(this.modelEnv())));
   }
 
   /** `respondToApproval` with a given model (tests pass a scripted one). */
   async approve(request: { toolCallId: string; approved: boolean; reason?: string | undefined }, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
     if (!this.row()) throw notFound(`Conversation ${this.name}`);
-    const history = this.history.load();
-    const pending = pendingApprovals(history).find((p) => p.toolCallId === request.toolCallId);
-    if (!pending) throw new ApiError(404, 'approval_not_found', `No tool call ${request.toolCallId} is waiting for approval`);
-    const message = history[pending.messageIndex]!;
-    message.parts = message.parts.map((part) =>
-      'toolCallId' in part && part.toolCallId === request.toolCallId && part.state === 'approval-requested'
-        ? ({ ...part, state: 'approval-responded', approval: { ...part.approval, approved: request.approved, ...(request.reason ? { reason: request.reason } : {}) } } as unknown as typeof part)
-        : part,
-    );
+    const message = answerApproval(this.history.load(), request);
+    if (!message) throw new ApiError(404, 'approval_not_found', `No tool call ${request.toolCallId} is waiting for approval`);
     // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
     this.history.save([message]);
     return this.turn([], model, overrides);
@@ -329,16 +283,12 @@ export class Conversation extends Agent<Env> {
    * are saved with it. With `preview`, returns the messages and stores nothing.
    */
   async runPrompt(request: { server: string; name: string; arguments: Record<string, unknown> }, preview: boolean): Promise<Response> {
-    try {
+    return streamResponse(async () => {
       const model = preview ? undefined : resolveModel(this.modelEnv());
       const { description, messages } = await this.preparePrompt(request, model?.acceptsImages ?? this.modelAcceptsImages());
       if (!model) return Response.json({ server: request.server, name: request.name, description, messages });
-      const stream = await this.turn(messages, model);
-      return createUIMessageStreamResponse({ stream: stream.reader() });
-    } catch (error) {
-      if (error instanceof ApiError) return error.toResponse();
-      throw error;
-    }
+      return this.turn(messages, model);
+    });
   }
 
   /** A prompt's messages, ready to be a turn's input (validated, fetched, rendered). */
@@ -350,24 +300,8 @@ export class Conversation extends Agent<Env> {
 
   /** `completion/complete` for a prompt or resource-template argument (argument menus in a UI). */
   async complete(request: CompleteRequestBody): Promise<RpcResult<{ server: string; completion: { values: string[]; total?: number | undefined; hasMore?: boolean | undefined } }>> {
-    return toRpcResult(() => this.withMcp(async (sessions) => {
-      const state = await sessions.ensureServer(request.server);
-      // Without the capability there is nothing to complete: an empty list, whatever the ref.
-      if (!state.capabilities?.completions) return { server: request.server, completion: { values: [], hasMore: false } };
-      if (request.ref.type === 'ref/prompt') {
-        const name = request.ref.name;
-        if (state.capabilities?.prompts && !state.prompts.some((p) => p.name === name)) {
-          throw new ApiError(404, 'prompt_not_found', `MCP server "${request.server}" has no prompt "${name}"`);
-        }
-      } else {
-        const uri = request.ref.uri;
-        if (state.capabilities?.resources && !state.resourceTemplates.some((t) => t.uriTemplate === uri)) {
-          throw new ApiError(404, 'template_not_found', `MCP server "${request.server}" has no resource template "${uri}"`);
-        }
-      }
-      const { server, ...params } = request;
-      return { server, completion: await sessions.complete(server, params) };
-    }));
+    const { server, ...params } = request;
+    return toRpcResult(() => this.withMcp(async (sessions) => ({ server, completion: await sessions.complete(server, params) })));
   }
 
   /** Calls an MCP tool in this conversation's session with that server (the tool loop's path to MCP tools). */
@@ -382,7 +316,7 @@ export class Conversation extends Agent<Env> {
     this.deleted = true;
     // Nothing of this conversation outlives it, even if the runtime keeps the instance a while.
     if (this.liveMcp) await this.liveMcp.close();
-    else await liveRegistry(this.env, ownerOf(row)).release(this.name); // a restarted instance still counted as live
+    else await liveRegistry(this.env, row.owner).release(this.name); // a restarted instance still counted as live
     this.liveMcp = undefined;
     this.live = undefined;
     await this.destroy();
@@ -406,7 +340,7 @@ export class Conversation extends Agent<Env> {
     if (this.liveMcp) return this.liveMcp.releaseIdle(lease);
     // A restarted instance holds no sessions, but may still be counted as holding them.
     const row = this.row();
-    if (row) await liveRegistry(this.env, ownerOf(row)).release(this.name);
+    if (row) await liveRegistry(this.env, row.owner).release(this.name);
   }
 
   /** For tests and benchmarks: waits until background KV writes and catalog refreshes are done. */
@@ -421,12 +355,12 @@ export class Conversation extends Agent<Env> {
   private withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T> {
     const row = this.row();
     if (!row) return Promise.reject(notFound(`Conversation ${this.name}`));
-    const owner = ownerOf(row);
+    const { owner } = row;
     this.liveMcp ??= new LiveSessions({
       env: this.env,
       name: this.name,
       storage: this.ctx.storage,
-      owner: { ...owner, servers: row.servers ? (JSON.parse(row.servers) as string[]) : undefined },
+      owner: { ...owner, servers: row.servers },
       turnRunning: () => this.starting || (this.live !== undefined && !this.live.done),
       scheduleIdleCheck: async (delayMs, lease) => {
         await this.schedule(Math.ceil(delayMs / 1000), 'releaseIdleSessions', lease);
@@ -438,4 +372,13 @@ export class Conversation extends Agent<Env> {
   }
 }
 
-const ownerOf = (row: { tenant: string; user_id: string }) => ({ tenant: row.tenant, user: row.user_id });
+/** A turn's stream as an SSE response (or a response as it is); an ApiError becomes its JSON error response. */
+async function streamResponse(start: () => Promise<LiveStream | Response>): Promise<Response> {
+  try {
+    const result = await start();
+    return result instanceof Response ? result : createUIMessageStreamResponse({ stream: result.reader() });
+  } catch (error) {
+    if (error instanceof ApiError) return error.toResponse();
+    throw error;
+  }
+}

@@ -136,6 +136,22 @@ export function pendingApprovals(messages: UIMessage[]): PendingApproval[] {
   });
 }
 
+/**
+ * The message holding the tool call `toolCallId` waits on, with the user's
+ * answer recorded in it; undefined if no such call is waiting.
+ */
+export function answerApproval(messages: UIMessage[], answer: { toolCallId: string; approved: boolean; reason?: string | undefined }): UIMessage | undefined {
+  const pending = pendingApprovals(messages).find((p) => p.toolCallId === answer.toolCallId);
+  if (!pending) return undefined;
+  const message = messages[pending.messageIndex]!;
+  message.parts = message.parts.map((part) =>
+    'toolCallId' in part && part.toolCallId === answer.toolCallId && part.state === 'approval-requested'
+      ? ({ ...part, state: 'approval-responded', approval: { ...part.approval, approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) } } as unknown as typeof part)
+      : part,
+  );
+  return message;
+}
+
 /** An approved call whose run was cut becomes an error result; a denied one, the denial it already was. */
 function settleInterruptedApproval(part: UIMessage['parts'][number]): UIMessage['parts'][number] {
   if (!('toolCallId' in part) || part.state !== 'approval-responded') return part;

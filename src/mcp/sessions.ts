@@ -121,12 +121,21 @@ export class McpSessions {
 
   /**
    * `completion/complete` for a prompt or template argument. A server without
-   * the capability gives an empty list, not an error.
+   * the capability gives an empty list, not an error; a prompt or template
+   * its catalog does not list is a 404.
    */
   async complete(id: string, request: CompleteRequest['params']): Promise<CompleteResult['completion']> {
     const link = this.link(id);
     const state = await link.ensure();
     if (!state.capabilities?.completions) return { values: [], hasMore: false };
+    const { ref } = request;
+    if (ref.type === 'ref/prompt') {
+      if (state.capabilities.prompts && !state.prompts.some((p) => p.name === ref.name)) {
+        throw new ApiError(404, 'prompt_not_found', `MCP server "${id}" has no prompt "${ref.name}"`);
+      }
+    } else if (state.capabilities.resources && !state.resourceTemplates.some((t) => t.uriTemplate === ref.uri)) {
+      throw new ApiError(404, 'template_not_found', `MCP server "${id}" has no resource template "${ref.uri}"`);
+    }
     return this.completions.get(id, request, async () => {
       try {
         return (await link.connection.call((client, options) => client.complete(request, options))).completion;

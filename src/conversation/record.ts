@@ -1,0 +1,61 @@
+/** Who a conversation belongs to. */
+export interface Owner {
+  tenant: string;
+  user: string;
+}
+
+/** That a conversation exists, whose it is, and which servers it may use (all, when unset). */
+export interface ConversationRecord {
+  id: string;
+  createdAt: number;
+  owner: Owner;
+  servers: string[] | undefined;
+}
+
+/**
+ * The conversation's existence row in DO SQLite. Every Durable Object id
+ * "exists", so existence is explicit: written once by `create`, read by
+ * every other method before it does anything.
+ */
+export class ConversationRecordStore {
+  constructor(private readonly storage: DurableObjectStorage) {
+    storage.sql.exec(`CREATE TABLE IF NOT EXISTS conversation (
+      id TEXT PRIMARY KEY,
+      created_at INTEGER NOT NULL,
+      tenant TEXT NOT NULL DEFAULT 'default',
+      user_id TEXT NOT NULL DEFAULT 'anonymous',
+      servers TEXT
+    )`);
+  }
+
+  /** Writes the row unless it exists (idempotent: the first owner stays). */
+  create(id: string, owner: Owner, servers: string[] | undefined): void {
+    this.storage.sql.exec(
+      `INSERT OR IGNORE INTO conversation (id, created_at, tenant, user_id, servers) VALUES (?, ?, ?, ?, ?)`,
+      id,
+      Date.now(),
+      owner.tenant,
+      owner.user,
+      servers ? JSON.stringify(servers) : null,
+    );
+  }
+
+  read(): ConversationRecord | undefined {
+    const row = this.storage.sql
+      .exec<{ id: string; created_at: number; tenant: string; user_id: string; servers: string | null }>(`SELECT id, created_at, tenant, user_id, servers FROM conversation LIMIT 1`)
+      .toArray()[0];
+    if (!row) return undefined;
+    return { id: row.id, createdAt: row.created_at, owner: { tenant: row.tenant, user: row.user_id }, servers: row.servers === null ? undefined : (JSON.parse(row.servers) as string[]) };
+  }
+}
+
+/**
+ * Whether `owner` may use the conversation. A token limited to some servers
+ * may only use conversations limited to (a subset of) them.
+ */
+export function isOwnedBy(record: ConversationRecord, owner: Owner, servers?: string[]): boolean {
+  if (record.owner.tenant !== owner.tenant || record.owner.user !== owner.user) return false;
+  if (!servers) return true;
+  const allowed = new Set(servers);
+  return record.servers !== undefined && record.servers.every((id) => allowed.has(id));
+}

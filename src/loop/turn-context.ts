@@ -1,0 +1,32 @@
+import type { ToolSet } from 'ai';
+import type { Settings } from '../config';
+import type { ServerState } from '../mcp/catalog';
+import type { McpSessions } from '../mcp/sessions';
+import { mcpTools } from '../tools/mcp-tools';
+import { syntheticTools } from '../tools/synthetic';
+import { readPinned, type PinnedContent } from './pinned';
+
+/** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */
+export interface TurnContext {
+  states: ServerState[];
+  tools: ToolSet;
+  modelPrompts: (server: string) => boolean;
+  pinned: PinnedContent;
+}
+
+/**
+ * Gathers a turn's context: catalogs listed again where the freshness
+ * contract calls them stale, the synthetic tools (with this turn's resource
+ * byte budget) plus each server's MCP tools, and the pinned resources.
+ * `turnStartedAt` lets the reads of this turn share what a server marks stale
+ * at once (ttlMs 0); the next turn reads again.
+ */
+export async function prepareTurnContext(sessions: McpSessions, settings: Settings, acceptsImages: boolean, turnStartedAt: number): Promise<TurnContext> {
+  const states = await sessions.catalog(turnStartedAt);
+  const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
+  const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
+  const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt });
+  const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
+  const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
+  return { states, tools, modelPrompts, pinned };
+}

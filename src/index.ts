@@ -1,6 +1,7 @@
 import { createApp } from './http/app';
 
 export { Conversation } from './conversation/conversation';
+export { ConversationDirectory } from './conversation/directory';
 export { DemoMcpServer } from './demo/durable-object';
 export { LiveConversations } from './limits/live-conversations';
 export { RateLimiter } from './limits/rate-limiter';

@@ -10,7 +10,7 @@ const pendingOf = async (id: string) => (await (await api(`/v1/conversations/${i
 
 async function approveWith(id: string, toolCallId: string, approved: boolean, model: ReturnType<typeof scriptedModel>) {
   return runInDurableObject(await conversationStub(id), async (instance) => {
-    const reader = (await instance.approve({ toolCallId, approved }, { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
+    const reader = (await instance.approve({ toolCallId, approved }, { model, acceptsImages: false, spec: 'mock' }))!.reader().getReader();
     const chunks: UIMessageChunk[] = [];
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
     return chunks;

@@ -39,7 +39,7 @@ describe('/v1/conversations', () => {
       const response = await api('/v1/conversations/not-a-uuid', { method });
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({
-        error: { code: 'invalid_id', message: '"not-a-uuid" is not a conversation id (expected a UUID)' },
+        error: { code: 'invalid_id', message: '"not-a-uuid" is not a conversation id (16-128 letters, digits, "-" or "_")' },
       });
     }
   });

@@ -1,8 +1,11 @@
+import { runInDurableObject } from 'cloudflare:test';
+import type { UIMessageChunk } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
+import { OfflineModel } from '../src/loop/offline-model';
 import { buildSystemPrompt, estimateTokens } from '../src/loop/system-prompt';
 import type { ServerState } from '../src/mcp/catalog';
-import { api, catalog, createConversation, postJson, read } from './helpers/api';
-import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults } from './helpers/turns';
+import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
+import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
 
 const systemOf = (prompt: { role: string; content: unknown }[]) => prompt.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
 const sentToModel = (model: ReturnType<typeof scriptedModel>) => JSON.stringify(model.doStreamCalls.map((c) => c.prompt));
@@ -90,13 +93,37 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     expect(unknown!.text).toContain('Closest known URIs: docs://test-matrix');
   });
 
-  it('stops at the step limit with a clear finish reason', async () => {
+  it('at the step limit, one last step without tools answers; the finish chunk and the metadata agree', async () => {
     const id = await createConversation();
-    const model = scriptedModel(() => callTools(['list_resources', {}]));
+    const model = scriptedModel((call) => (call.tools?.length ? callTools(['list_resources', {}]) : say('I listed the resources three times; what is left: reading them.')));
     const chunks = await runScriptedTurn(id, 'loop forever', model, { MAX_STEPS: 3 });
-    expect(model.doStreamCalls).toHaveLength(3);
-    const finish = chunks.find((c) => c.type === 'finish') as { messageMetadata?: { finishReason?: string } };
-    expect(finish.messageMetadata?.finishReason).toBe('step-limit');
+    // Three steps with tools, then one without any, told why.
+    expect(model.doStreamCalls).toHaveLength(4);
+    expect(model.doStreamCalls.slice(0, 3).every((call) => (call.tools?.length ?? 0) > 0)).toBe(true);
+    const last = model.doStreamCalls[3]!;
+    expect(last.tools ?? []).toEqual([]);
+    expect(JSON.stringify(last.prompt[0])).toContain('You have used all 3 tool steps of this turn');
+    expect(textOfChunks(chunks)).toContain('what is left: reading them');
+    const finish = chunks.find((c) => c.type === 'finish') as { finishReason?: string; messageMetadata?: { finishReason?: string; stepLimitReached?: boolean } };
+    expect(finish.finishReason).toBe('stop');
+    expect(finish.messageMetadata).toMatchObject({ finishReason: 'stop', stepLimitReached: true });
+    // Saved with the answer, so a reload shows it too.
+    const saved = (await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; metadata?: { stepLimitReached?: boolean } }> }>()).messages;
+    expect(saved.at(-1)).toMatchObject({ role: 'assistant', metadata: { stepLimitReached: true } });
+  });
+
+  it('the offline model answers at the step limit too (MAX_STEPS 1)', async () => {
+    const id = await createConversation();
+    const stub = await conversationStub(id);
+    const chunks = await runInDurableObject(stub, async (instance) => {
+      const live = await instance.turn([userMessage('What do the team guidelines say about estimates?')], { model: new OfflineModel(), acceptsImages: false, spec: 'offline' }, { MAX_STEPS: 1 });
+      const all: UIMessageChunk[] = [];
+      const reader = live.reader().getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(r.value);
+      return all;
+    });
+    expect(chunks.filter((c) => c.type === 'tool-input-available')).toHaveLength(1);
+    expect(textOfChunks(chunks)).toContain('Estimate in hours');
   });
 });
 

@@ -38,7 +38,7 @@ describe('Durable Object aborted mid-turn', () => {
     const stub = await conversationStub(id);
     await runInDurableObject(stub, async (instance) => {
       const live = await instance.turn([userMessage('what changed in the guidelines?')], { model: stalledModel('The guidelines now'), acceptsImages: false, spec: 'mock' });
-      await untilText(live.reader());
+      await untilText(live!.reader());
     });
     // A client following the turn (GET …/stream) when the object goes away.
     const following = await api(`/v1/conversations/${id}/stream`);
@@ -100,7 +100,7 @@ describe('Durable Object aborted mid-approval', () => {
     // Approved: the tool runs, then the model stalls and the object is aborted.
     await runInDurableObject(await conversationStub(id), async (instance) => {
       const live = await instance.approve({ toolCallId, approved: true }, { model: stalledModel('Done, I created'), acceptsImages: false, spec: 'mock' });
-      await untilText(live.reader());
+      await untilText(live!.reader());
     });
     await abortAllDurableObjects();
 

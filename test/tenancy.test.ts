@@ -44,16 +44,24 @@ describe('authentication', () => {
     expect((await api('/v1/conversations', { method: 'POST' }, bearer('a.bnVsbA.b'))).status).toBe(401); // a null payload
   });
 
-  it('a WebSocket upgrade authenticates with ?token= (browsers cannot set headers on it)', async () => {
+  it('a WebSocket upgrade authenticates with the token as a subprotocol, never in the URL', async () => {
     const t = await token({ sub: 'dave' });
     const created = await api('/v1/conversations', { method: 'POST' }, bearer(t));
     const { id } = await created.json<{ id: string }>();
-    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${t}` } });
     expect(ok.status).toBe(101);
+    // The browser needs one protocol chosen: ours, never the token echoed back.
+    expect(ok.headers.get('sec-websocket-protocol')).toBe('mcp-ondemand');
     ok.webSocket?.accept();
     ok.webSocket?.close();
+    const inUrl = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    expect(inUrl.status).toBe(401);
+    expect((await inUrl.json<{ error: { message: string } }>()).error.message).toContain('not accepted');
     const refused = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket' } });
     expect(refused.status).toBe(401);
+    // Someone else's token names no conversation of theirs: 404.
+    const other = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${await token({ sub: 'erin' })}` } });
+    expect(other.status).toBe(404);
   });
 });
 

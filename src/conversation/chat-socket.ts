@@ -1,105 +1,285 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
-import { type Attachment, SendMessageBody, userMessageFrom } from './user-message';
 
 /**
- * The WebSocket side of a conversation, speaking the subset of the `agents`
- * chat protocol that `useAgentChat` relies on: the transcript on connect,
- * `cf_agent_use_chat_request` → streamed `cf_agent_use_chat_response` frames,
- * tool approvals, clearing, and resuming a running turn after a reconnect.
- * The turn itself is the same as over HTTP.
+ * The WebSocket side of a conversation: the chat protocol of `agents`'
+ * `useAgentChat` (agents 0.32 / @cloudflare/ai-chat 0.12), as the hook
+ * speaks it — see docs/ARCHITECTURE.md ("Chat protocols") for the frames.
+ *
+ * Every tab of a conversation sees every turn live. A turn's chunks go out
+ * once, to every connection that is attached to it; a connection that
+ * joins mid-turn (a reload, a second tab, the tab that answered an
+ * approval and waits for the continuation) is kept out of the live frames
+ * until it acknowledges the resume, then gets everything so far as
+ * `replay: true` frames and the rest live: each chunk exactly once.
  */
 export interface ChatHost {
-  messages(): UIMessage[];
-  turn(userMessage: UIMessage, attachments: Attachment[]): Promise<LiveStream>;
-  approve(request: { toolCallId: string; approved: boolean }): Promise<LiveStream>;
+  connections(): Iterable<ChatConnection>;
+  /** The transcript sent on connect and after changes (bounded: see `transcriptForClients`). */
+  transcript(): UIMessage[];
+  /** A `cf_agent_use_chat_request` body: a message, a regeneration, or approval answers; undefined when nothing runs. */
+  request(body: unknown): Promise<LiveStream | undefined>;
+  /** Records a decision or a client tool's result; `ready` when nothing in the step waits any more. */
+  answer(answer: ChatAnswer): { message: UIMessage; ready: boolean };
+  /** The turn goes on after every call of its step is answered. */
+  continueTurn(): Promise<LiveStream>;
+  busy(): boolean;
+  stop(): boolean;
   clear(): void;
-  /** The running turn and the request id it answers, if any. */
-  running(): { id: string; stream: LiveStream } | undefined;
-  setRunning(id: string, stream: LiveStream): void;
-  broadcast(frame: object, except?: string): void;
+  /** The client set its messages: only these ids stay (a client may remove messages, not rewrite them). */
+  keepOnly(ids: string[]): void;
 }
+
+export type ChatAnswer =
+  | { kind: 'approval'; toolCallId: string; approved: boolean }
+  | { kind: 'tool-result'; toolCallId: string; output: unknown; errorText?: string | undefined };
 
 export interface ChatConnection {
   id: string;
   send(data: string): void;
 }
 
-type Frame = { type?: string; id?: string; init?: { body?: unknown }; toolCallId?: string; approved?: boolean; probeId?: string };
+/** The turn being streamed over the sockets (the last one stays until the next starts, for late acknowledgements). */
+interface SocketTurn {
+  id: string;
+  continuation: boolean;
+  /** Chunk bodies sent so far, in order (`seq` is the index). */
+  bodies: string[];
+  done: boolean;
+  outcome: 'completed' | 'error' | 'aborted';
+  /** Connections told to resume this turn that have not acknowledged yet: no live frames for them. */
+  pending: Set<string>;
+}
 
-export async function handleChatFrame(host: ChatHost, connection: ChatConnection, raw: string | ArrayBuffer): Promise<void> {
-  let frame: Frame;
-  try {
-    frame = JSON.parse(typeof raw === 'string' ? raw : new TextDecoder().decode(raw)) as Frame;
-  } catch {
-    return; // not ours (the Agent base class has its own frames)
+type Frame = {
+  type?: string;
+  id?: string;
+  init?: { body?: unknown };
+  toolCallId?: string;
+  approved?: boolean;
+  autoContinue?: boolean;
+  output?: unknown;
+  state?: string;
+  errorText?: string;
+  probeId?: string;
+  messages?: Array<{ id?: unknown }>;
+};
+
+const RESPONSE = 'cf_agent_use_chat_response';
+
+export class ChatSocket {
+  private turn: SocketTurn | undefined;
+  /** Tabs that answered a tool call and will probe for the continuation: kept out of its live frames until they do. */
+  private readonly awaitingProbe = new Set<string>();
+  /** Tabs that probed while a turn was being started (told `pending`): told `resuming` once it streams. */
+  private readonly awaitingStart = new Set<string>();
+
+  constructor(private readonly host: ChatHost) {}
+
+  connected(connection: ChatConnection): void {
+    // `connect: true`: the hook keeps messages it sent while the socket was still opening (this list may predate them).
+    send(connection, { type: 'cf_agent_chat_messages', messages: this.host.transcript(), connect: true });
+    const turn = this.turn;
+    if (turn && !turn.done) {
+      // As AIChatAgent does: told at once, and kept out of live frames until it acknowledges (the hook dedupes the probe's answer).
+      turn.pending.add(connection.id);
+      send(connection, { type: 'cf_agent_stream_resuming', id: turn.id });
+    }
   }
-  switch (frame.type) {
-    case 'cf_agent_use_chat_request': {
-      const id = frame.id ?? crypto.randomUUID();
-      await respond(host, connection, id, async () => {
-        let body: unknown;
-        try {
-          body = typeof frame.init?.body === 'string' ? JSON.parse(frame.init.body) : frame.init?.body;
-        } catch {
-          throw new ApiError(400, 'invalid_json', 'Request body is not valid JSON');
-        }
-        const parsed = SendMessageBody.safeParse(body);
-        if (!parsed.success) throw new ApiError(400, 'invalid_body', 'Send {"messages": [...]} with a user message last');
-        return host.turn(userMessageFrom(parsed.data), parsed.data.attachments ?? []);
-      });
-      return;
+
+  closed(connection: { id: string }): void {
+    this.turn?.pending.delete(connection.id);
+    this.awaitingProbe.delete(connection.id);
+    this.awaitingStart.delete(connection.id);
+  }
+
+  async received(connection: ChatConnection, raw: string): Promise<void> {
+    let frame: Frame;
+    try {
+      frame = JSON.parse(raw) as Frame;
+    } catch {
+      return; // not ours
     }
-    case 'cf_agent_tool_approval': {
-      const { toolCallId, approved } = frame;
-      if (typeof toolCallId !== 'string' || typeof approved !== 'boolean') return;
-      await respond(host, connection, crypto.randomUUID(), () => host.approve({ toolCallId, approved }), true);
-      return;
-    }
-    case 'cf_agent_chat_clear':
-      host.clear();
-      host.broadcast({ type: 'cf_agent_chat_clear' }, connection.id);
-      return;
-    case 'cf_agent_stream_resume_request': {
-      const running = host.running();
-      if (!running || running.stream.done) {
-        connection.send(JSON.stringify({ type: 'cf_agent_stream_resume_none', ...(frame.probeId ? { probeId: frame.probeId } : {}) }));
+    switch (frame.type) {
+      case 'cf_agent_use_chat_request':
+        return this.request(connection, frame);
+      case 'cf_agent_tool_approval':
+        if (typeof frame.toolCallId !== 'string' || typeof frame.approved !== 'boolean') return;
+        return this.answered(connection, { kind: 'approval', toolCallId: frame.toolCallId, approved: frame.approved }, frame.autoContinue !== false);
+      case 'cf_agent_tool_result':
+        if (typeof frame.toolCallId !== 'string') return;
+        return this.answered(
+          connection,
+          { kind: 'tool-result', toolCallId: frame.toolCallId, output: frame.output, ...(frame.state === 'output-error' ? { errorText: frame.errorText ?? 'The client tool failed' } : {}) },
+          frame.autoContinue !== false && frame.state !== 'output-error',
+        );
+      case 'cf_agent_chat_request_cancel':
+        // The hook sends the id of the turn it shows — its own, or another tab's it observes: either way, the one running.
+        this.host.stop();
+        return;
+      case 'cf_agent_chat_clear':
+        this.host.stop();
+        this.host.clear();
+        this.broadcast({ type: 'cf_agent_chat_clear' }, connection.id);
+        return;
+      case 'cf_agent_chat_messages': {
+        if (!Array.isArray(frame.messages)) return;
+        if (!this.host.busy()) this.host.keepOnly(frame.messages.flatMap((m) => (typeof m?.id === 'string' ? [m.id] : [])));
+        // Everyone (the sender too, when a running turn kept it from applying) converges on what the server holds.
+        this.broadcast({ type: 'cf_agent_chat_messages', messages: this.host.transcript() }, this.host.busy() ? undefined : connection.id);
         return;
       }
-      connection.send(JSON.stringify({ type: 'cf_agent_stream_resuming', id: running.id, ...(frame.probeId ? { probeId: frame.probeId } : {}) }));
+      case 'cf_agent_stream_resume_request':
+        return this.probed(connection, frame.probeId);
+      case 'cf_agent_stream_resume_ack':
+        return this.acknowledged(connection, frame.id);
+    }
+  }
+
+  private async request(connection: ChatConnection, frame: Frame): Promise<void> {
+    const id = typeof frame.id === 'string' ? frame.id : crypto.randomUUID();
+    let stream: LiveStream | undefined;
+    try {
+      let body: unknown;
+      try {
+        body = typeof frame.init?.body === 'string' ? JSON.parse(frame.init.body) : frame.init?.body;
+      } catch {
+        throw new ApiError(400, 'invalid_json', 'Request body is not valid JSON');
+      }
+      stream = await this.host.request(body);
+    } catch (error) {
+      send(connection, { type: RESPONSE, id, body: errorText(error), done: true, error: true });
       return;
     }
-    case 'cf_agent_stream_resume_ack': {
-      const running = host.running();
-      if (running && running.id === frame.id) await pipe(running.stream, connection, running.id, { replay: true });
+    if (!stream) {
+      // Approval answers recorded; other calls of the step still wait.
+      send(connection, { type: RESPONSE, id, body: '', done: true });
+      this.broadcast({ type: 'cf_agent_chat_messages', messages: this.host.transcript() });
       return;
     }
+    await this.pipe(id, stream, false, connection.id);
+  }
+
+  private async answered(connection: ChatConnection, answer: ChatAnswer, autoContinue: boolean): Promise<void> {
+    let result: { message: UIMessage; ready: boolean };
+    try {
+      result = this.host.answer(answer);
+    } catch (error) {
+      send(connection, { type: 'cf_agent_chat_messages', messages: this.host.transcript() });
+      console.warn(`chat socket: ${answer.kind} for ${answer.toolCallId} refused: ${errorText(error)}`);
+      return;
+    }
+    this.broadcast({ type: 'cf_agent_message_updated', message: result.message });
+    if (!result.ready || !autoContinue) return;
+    // The hook probes for the continuation (a new request id, `continuation: true` frames): until then, no live frames for it.
+    this.awaitingProbe.add(connection.id);
+    const id = crypto.randomUUID();
+    let stream: LiveStream;
+    try {
+      stream = await this.host.continueTurn();
+    } catch (error) {
+      for (const waiting of [...this.awaitingProbe, ...this.awaitingStart]) this.sendTo(waiting, { type: 'cf_agent_stream_resume_none' });
+      this.awaitingProbe.clear();
+      this.awaitingStart.clear();
+      this.broadcast({ type: RESPONSE, id, body: errorText(error), done: true, error: true, continuation: true });
+      return;
+    }
+    await this.pipe(id, stream, true);
+  }
+
+  private probed(connection: ChatConnection, probeId: string | undefined): void {
+    const probe = probeId ? { probeId } : {};
+    const turn = this.turn;
+    if (turn && (!turn.done || turn.pending.has(connection.id))) {
+      turn.pending.add(connection.id);
+      this.awaitingProbe.delete(connection.id);
+      send(connection, { type: 'cf_agent_stream_resuming', id: turn.id, ...probe });
+    } else if (this.host.busy() || this.awaitingProbe.has(connection.id)) {
+      // A turn is being started (its MCP sessions, its context): it is announced when it streams.
+      this.awaitingProbe.delete(connection.id);
+      this.awaitingStart.add(connection.id);
+      send(connection, { type: 'cf_agent_stream_pending', ...probe });
+    } else send(connection, { type: 'cf_agent_stream_resume_none', reason: 'idle', ...probe });
+  }
+
+  /** Everything so far as replay frames, then live: in one synchronous step, so nothing is missed or sent twice. */
+  private acknowledged(connection: ChatConnection, id: string | undefined): void {
+    const turn = this.turn;
+    if (!turn || turn.id !== id || !turn.pending.delete(connection.id)) return;
+    const flags = turn.continuation ? { continuation: true } : {};
+    turn.bodies.forEach((body, seq) => send(connection, { type: RESPONSE, id, body, done: false, replay: true, seq, ...flags }));
+    if (turn.done) send(connection, { type: RESPONSE, id, body: '', done: true, replay: true, outcome: turn.outcome, ...flags });
+    else send(connection, { type: RESPONSE, id, body: '', done: false, replay: true, replayComplete: true, ...flags });
+  }
+
+  /** Streams a turn to every attached connection; `sender` started it (it reads its own request's frames). */
+  private async pipe(id: string, stream: LiveStream, continuation: boolean, sender?: string): Promise<void> {
+    const turn: SocketTurn = { id, continuation, bodies: [], done: false, outcome: 'completed', pending: new Set(this.awaitingProbe) };
+    this.turn = turn;
+    this.awaitingProbe.clear();
+    for (const waiting of this.awaitingStart) {
+      turn.pending.add(waiting);
+      this.sendTo(waiting, { type: 'cf_agent_stream_resuming', id });
+    }
+    this.awaitingStart.clear();
+    if (!continuation) {
+      // Other tabs get the new user message (saved when the turn started) before the answer that follows it.
+      const transcript = this.host.transcript();
+      for (const connection of this.host.connections()) {
+        if (connection.id !== sender && !turn.pending.has(connection.id)) send(connection, { type: 'cf_agent_chat_messages', messages: transcript });
+      }
+    }
+    const flags = continuation ? { continuation: true } : {};
+    const reader = stream.reader().getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      let chunk: UIMessageChunk = next.value;
+      if (chunk.type === 'error') turn.outcome = 'error';
+      if (chunk.type === 'abort') turn.outcome = 'aborted';
+      // A continuation extends the client's last assistant message: its start must not name a new one.
+      if (continuation && chunk.type === 'start') chunk = { type: 'start' };
+      const body = JSON.stringify(chunk);
+      turn.bodies.push(body);
+      this.sendToTurn(turn, { type: RESPONSE, id, body, done: false, seq: turn.bodies.length - 1, ...flags });
+    }
+    turn.done = true;
+    // The turn is saved by now (the stream ends after its onFinish): other tabs get the saved transcript before `done`…
+    const transcript = this.host.transcript();
+    for (const connection of this.host.connections()) {
+      if (connection.id !== sender && !turn.pending.has(connection.id)) send(connection, { type: 'cf_agent_chat_messages', messages: transcript });
+    }
+    this.sendToTurn(turn, { type: RESPONSE, id, body: '', done: true, outcome: turn.outcome, ...flags });
+    // …and every attached tab the answer as saved (a stopped turn's tool calls settled, its metadata), after its stream closed.
+    const answer = transcript.at(-1);
+    if (answer?.role === 'assistant') {
+      for (const connection of this.host.connections()) if (!turn.pending.has(connection.id)) send(connection, { type: 'cf_agent_message_updated', message: answer });
+    }
+  }
+
+  private sendToTurn(turn: SocketTurn, frame: object): void {
+    const data = JSON.stringify(frame);
+    for (const connection of this.host.connections()) if (!turn.pending.has(connection.id)) trySend(connection, data);
+  }
+
+  private broadcast(frame: object, except?: string): void {
+    const data = JSON.stringify(frame);
+    for (const connection of this.host.connections()) if (connection.id !== except) trySend(connection, data);
+  }
+
+  private sendTo(id: string, frame: object): void {
+    for (const connection of this.host.connections()) if (connection.id === id) send(connection, frame);
   }
 }
 
-/** Runs one turn for a request and streams it to the connection; errors become an error frame. */
-async function respond(host: ChatHost, connection: ChatConnection, id: string, start: () => Promise<LiveStream>, continuation = false) {
-  let stream: LiveStream;
+const send = (connection: ChatConnection, frame: object) => trySend(connection, JSON.stringify(frame));
+
+/** A connection may close between the moment it was listed and the send: that is not an error. */
+function trySend(connection: ChatConnection, data: string): void {
   try {
-    stream = await start();
-  } catch (error) {
-    const message = error instanceof ApiError ? error.message : 'Internal error';
-    connection.send(JSON.stringify({ type: 'cf_agent_use_chat_response', id, body: message, done: true, error: true }));
-    return;
+    connection.send(data);
+  } catch {
+    // closed meanwhile; its close handler forgets it
   }
-  host.setRunning(id, stream);
-  await pipe(stream, connection, id, { continuation });
-  host.broadcast({ type: 'cf_agent_chat_messages', messages: host.messages() }, connection.id);
 }
 
-async function pipe(stream: LiveStream, connection: ChatConnection, id: string, flags: { continuation?: boolean; replay?: boolean }) {
-  const reader = stream.reader().getReader();
-  let failed = false;
-  for (let next = await reader.read(); !next.done; next = await reader.read()) {
-    const chunk: UIMessageChunk = next.value;
-    if (chunk.type === 'error') failed = true;
-    connection.send(JSON.stringify({ type: 'cf_agent_use_chat_response', id, body: JSON.stringify(chunk), done: false, ...(flags.continuation ? { continuation: true } : {}) }));
-  }
-  connection.send(JSON.stringify({ type: 'cf_agent_use_chat_response', id, body: '', done: true, outcome: failed ? 'error' : 'completed', ...(flags.continuation ? { continuation: true } : {}) }));
-}
+const errorText = (error: unknown) => (error instanceof ApiError ? error.message : 'Internal error');

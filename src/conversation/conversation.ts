@@ -1,26 +1,33 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Agent, getAgentByName, type Connection, type WSMessage } from 'agents';
 import { createUIMessageStreamResponse, type UIMessage } from 'ai';
-import { loadConfig, type Settings } from '../config';
+import { formatIssues, loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { resolveModel, type ResolvedModel } from '../loop/models';
-import { takeTurn } from '../limits/turn-limits';
-import { runTurn } from '../loop/turn';
-import { prepareTurnContext } from '../loop/turn-context';
 import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
 import { viewResource, type ResourceView } from '../tools/resource-view';
-import { type ChatHost, handleChatFrame } from './chat-socket';
-import { answerApproval, History, pendingApprovals } from './history';
+import { ChatSocket } from './chat-socket';
+import { answerApproval, answeredAndReady, answerToolCall, History, openToolCalls, pendingApprovals } from './history';
 import type { Attachment } from './user-message';
+import { chatAction, type ChatAction, ChatRequestBody } from './chat-request';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { liveRegistry, LiveSessions } from './live-sessions';
+import { TurnRunner } from './turns';
+import { directoryOf } from './directory';
 import { ConversationRecordStore, isOwnedBy, type Owner } from './record';
 import { toRpcResult, type RpcResult } from './rpc';
 
 /** Body of `POST /v1/conversations/:id/complete` (validated by the route). */
+/** A user's decision on a tool call waiting for approval. */
+export interface ApprovalAnswer {
+  toolCallId: string;
+  approved: boolean;
+  reason?: string | undefined;
+}
+
 export interface CompleteRequestBody {
   server: string;
   ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
@@ -32,6 +39,8 @@ export interface CompleteRequestBody {
 export interface ConversationSnapshot {
   id: string;
   createdAt: string;
+  /** The title the user set, if any. */
+  title?: string;
   /** AI SDK `UIMessage[]`; filled by the tool loop. */
   messages: unknown[];
   /** Tool calls waiting for a user's decision. */
@@ -54,18 +63,22 @@ export class Conversation extends Agent<Env> {
   private liveMcp: LiveSessions | undefined;
   private readonly history: History;
   private readonly record: ConversationRecordStore;
-  /** The turn being streamed (one at a time: a second message meanwhile is refused with 409). */
-  private live: LiveStream | undefined;
-  /** Set while a turn is being started (see `turn`). */
-  private starting = false;
-  /** The WebSocket request id the running turn answers (for resuming over WebSocket). */
-  private liveRequestId: string | undefined;
+  /** The turns: one at a time (a second is refused with 409), each stoppable. */
+  private readonly turns: TurnRunner;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Synchronous SQLite: the schemas exist before any RPC method runs.
     this.record = new ConversationRecordStore(ctx.storage);
     this.history = new History(ctx.storage);
+    this.turns = new TurnRunner({
+      env,
+      history: this.history,
+      owner: () => this.row()!.owner,
+      withMcp: (work) => this.withMcp(work),
+      ended: () => this.liveMcp?.touch(),
+      saved: (messages) => this.ctx.waitUntil(this.listActivity(messages)),
+    });
     // A new instance: no turn runs here yet, so one still marked pending was cut by an abort.
     this.history.recoverInterrupted();
   }
@@ -74,6 +87,8 @@ export class Conversation extends Agent<Env> {
   async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<ConversationSnapshot> {
     if (this.deleted) throw new Error('conversation was deleted'); // ids are never reused
     this.record.create(this.name, owner, servers);
+    const row = this.row()!;
+    await directoryOf(this.env, row.owner).created(row.id, row.createdAt, row.servers);
     return (await this.snapshot())!;
   }
 
@@ -84,6 +99,13 @@ export class Conversation extends Agent<Env> {
   async ownedBy(owner: Owner, servers?: string[]): Promise<boolean> {
     const record = this.row();
     return record !== undefined && isOwnedBy(record, owner, servers);
+  }
+
+  /** For `POST /v1/chat`, where the client names the conversation: does it exist, and is it `owner`'s? */
+  async claimState(owner: Owner, servers?: string[]): Promise<'absent' | 'owned' | 'foreign'> {
+    const record = this.row();
+    if (!record) return this.deleted ? 'foreign' : 'absent'; // a deleted id is never handed out again
+    return isOwnedBy(record, owner, servers) ? 'owned' : 'foreign';
   }
 
   /** Clients may not write this Agent's state over the WebSocket: all state here is the server's. */
@@ -98,9 +120,33 @@ export class Conversation extends Agent<Env> {
     return {
       id: row.id,
       createdAt: new Date(row.createdAt).toISOString(),
+      ...(row.title ? { title: row.title } : {}),
       messages,
       pendingApprovals: pendingApprovals(messages).map(({ messageIndex: _, ...approval }) => approval),
     };
+  }
+
+  /** Sets (or, with "", clears) the title lists show. */
+  async setTitle(title: string): Promise<{ id: string; title: string }> {
+    const row = this.row();
+    if (!row) throw notFound(`Conversation ${this.name}`);
+    this.record.setTitle(title);
+    await directoryOf(this.env, row.owner).titled(row.id, title);
+    return { id: row.id, title };
+  }
+
+  /** The threads list hears of every saved turn (its order, and a title from the first message). */
+  private async listActivity(messages: UIMessage[]): Promise<void> {
+    const row = this.row();
+    if (!row) return;
+    const first = messages.find((m) => m.role === 'user');
+    const firstText = first?.parts.map((p) => (p.type === 'text' ? p.text : '')).join(' ');
+    await directoryOf(this.env, row.owner).active(row.id, Date.now(), firstText);
+  }
+
+  /** The messages, as `useAgentChat` loads them first; null when the conversation does not exist. */
+  async transcript(): Promise<UIMessage[] | null> {
+    return this.row() ? this.history.load() : null;
   }
 
   /** The existence record, or undefined (never created, or deleted). */
@@ -112,28 +158,41 @@ export class Conversation extends Agent<Env> {
 
   override async onConnect(connection: Connection): Promise<void> {
     if (!this.row()) return connection.close(4004, 'conversation not found');
-    connection.send(JSON.stringify({ type: 'cf_agent_chat_messages', messages: this.history.load(), connect: true }));
+    this.sockets.connected(connection);
   }
 
   override async onMessage(connection: Connection, message: WSMessage): Promise<void> {
     if (!this.row() || typeof message !== 'string') return;
-    await handleChatFrame(this.chatHost, connection, message);
+    await this.sockets.received(connection, message);
   }
 
-  private readonly chatHost: ChatHost = {
-    messages: () => this.history.load(),
-    turn: async (userMessage, attachments) => {
-      const model = resolveModel(this.modelEnv());
-      return this.turn([await this.withAttachments(userMessage, attachments, model.acceptsImages)], model);
+  override async onClose(connection: Connection): Promise<void> {
+    this.sockets.closed(connection);
+  }
+
+  private readonly sockets = new ChatSocket({
+    connections: () => this.getConnections(),
+    transcript: () => this.history.load(),
+    request: async (body) => {
+      const parsed = ChatRequestBody.safeParse(body);
+      if (!parsed.success) throw new ApiError(400, 'invalid_body', `Send {"messages": [...]} with a user message last: ${formatIssues(parsed.error)}`);
+      if (parsed.data.clientTools) this.turns.offerClientTools(parsed.data.clientTools);
+      return this.chatTurn(chatAction(parsed.data), resolveModel(this.modelEnv()));
     },
-    approve: (request) => this.approve(request, resolveModel(this.modelEnv())),
+    answer: (answer) => {
+      const messages = this.history.load();
+      const message = answer.kind === 'approval' ? answerApproval(messages, answer) : answerToolCall(messages, answer);
+      if (!message) throw new ApiError(404, 'not_waiting', `No tool call ${answer.toolCallId} is waiting for this answer`);
+      this.history.save([message], false);
+      const after = [...messages.slice(0, -1), message];
+      return { message, ready: !pendingApprovals(after).length && !openToolCalls(after).length };
+    },
+    continueTurn: () => this.turns.start({ kind: 'continue' }, resolveModel(this.modelEnv())),
+    busy: () => this.turns.busy,
+    stop: () => this.turns.stop(),
     clear: () => this.history.clear(),
-    running: () => (this.live && this.liveRequestId ? { id: this.liveRequestId, stream: this.live } : undefined),
-    setRunning: (id) => {
-      this.liveRequestId = id;
-    },
-    broadcast: (frame, except) => this.broadcast(JSON.stringify(frame), except ? [except] : []),
-  };
+    keepOnly: (ids) => this.history.keepOnly(ids),
+  });
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
   async catalog(): Promise<RpcResult<{ servers: ServerState[] }>> {
@@ -188,6 +247,34 @@ export class Conversation extends Agent<Env> {
     });
   }
 
+  /**
+   * A chat client's request (`useChat` over HTTP, with the AI SDK's own
+   * body): a new message, a regeneration, or the user's approval answers.
+   */
+  async chat(body: ChatRequestBody): Promise<Response> {
+    return streamResponse(async () => (await this.chatTurn(chatAction(body), resolveModel(this.modelEnv()))) ?? this.waitingResponse());
+  }
+
+  /** Runs what a chat request asks for (HTTP and WebSocket alike). */
+  async chatTurn(action: ChatAction, model: ResolvedModel): Promise<LiveStream | undefined> {
+    switch (action.kind) {
+      case 'message':
+        return this.turn([await this.withAttachments(action.message, action.attachments, model.acceptsImages)], model);
+      case 'regenerate':
+        return this.regenerate(action.messageId, model);
+      case 'approvals': {
+        // The client's copy may also carry answers the server already acted on: only calls still waiting count.
+        const stored = this.history.load();
+        const waiting = new Set(pendingApprovals(stored).map((p) => p.toolCallId));
+        const answers = action.answers.filter((a) => waiting.has(a.toolCallId));
+        if (answers.length) return this.approve(answers, model);
+        // Answered already (over the WebSocket, without automatic continuation): the client now asks the turn to go on.
+        if (answeredAndReady(stored)) return this.turns.start({ kind: 'continue' }, model);
+        throw new ApiError(404, 'approval_not_found', 'None of the answered tool calls is waiting for approval');
+      }
+    }
+  }
+
   /** The user message with its attached resources added (read through the cache; limits checked: 413). */
   async withAttachments(userMessage: UIMessage, attachments: Attachment[], acceptsImages: boolean, overrides: Partial<Settings> = {}): Promise<UIMessage> {
     if (!attachments.length) return userMessage;
@@ -199,8 +286,9 @@ export class Conversation extends Agent<Env> {
   /** The turn being streamed, from its first chunk (204 when none is running). */
   async resumeStream(): Promise<Response> {
     if (!this.row()) return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
-    if (!this.live || this.live.done) return new Response(null, { status: 204 });
-    return createUIMessageStreamResponse({ stream: this.live.reader() });
+    const running = this.turns.running;
+    if (!running) return new Response(null, { status: 204 });
+    return createUIMessageStreamResponse({ stream: running.reader() });
   }
 
   /**
@@ -210,70 +298,52 @@ export class Conversation extends Agent<Env> {
    * messages, or none to continue the conversation (after an approval).
    */
   async turn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
-    // Claimed before the first await: a second request arriving while this one
-    // waits on I/O must see the turn as taken.
-    if (this.starting || (this.live && !this.live.done)) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish');
-    this.starting = true;
-    try {
-      return await this.startTurn(newMessages, model, overrides);
-    } finally {
-      this.starting = false;
-    }
+    return this.turns.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' }, model, overrides);
   }
 
-  private startTurn(newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
-    return this.withMcp((sessions) => this.startTurnWith(sessions, newMessages, model, overrides));
+  /** A new answer in place of `messageId` (or the last answer): useChat's `regenerate()`. */
+  async regenerate(messageId: string | undefined, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+    if (!this.row()) throw notFound(`Conversation ${this.name}`);
+    return this.turns.start({ kind: 'regenerate', messageId }, model, overrides);
   }
 
-  private async startTurnWith(sessions: McpSessions, newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings>): Promise<LiveStream> {
-    const history = this.history.forModel();
-    if (newMessages.length && pendingApprovals(history).length) {
-      throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
-    }
-    await takeTurn(this.env, loadConfig(this.env), this.row()!.owner);
-    const settings = { ...loadConfig(this.env).settings, ...overrides };
-    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now());
-    this.liveRequestId = undefined; // set by the WebSocket handler when it started this turn
-    // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
-    this.history.begin(newMessages, newMessages.length ? undefined : history.at(-1));
-    try {
-      this.live = await runTurn({
-        ...context,
-        messages: [...history, ...newMessages],
-        model,
-        settings,
-        onComplete: (messages) => {
-          this.history.save(messages);
-          this.liveMcp?.touch();
-        },
-        onFailed: () => {
-          this.history.rollback();
-          this.liveMcp?.touch();
-        },
-      });
-    } catch (error) {
-      this.history.rollback();
-      throw error;
-    }
-    return this.live;
+  /** Stops the running turn: the model request and its MCP requests are aborted; the partial answer is kept. */
+  async stop(): Promise<{ stopped: boolean }> {
+    if (!this.row()) throw notFound(`Conversation ${this.name}`);
+    return { stopped: this.turns.stop() };
   }
 
   /**
    * Answers a tool call waiting for approval and continues the turn (the
    * tool runs if approved; the model is told if denied). Returns the stream.
    */
-  async respondToApproval(request: { toolCallId: string; approved: boolean; reason?: string | undefined }): Promise<Response> {
-    return streamResponse(() => this.approve(request, resolveModel(this.modelEnv())));
+  async respondToApproval(request: ApprovalAnswer): Promise<Response> {
+    return streamResponse(async () => (await this.approve(request, resolveModel(this.modelEnv()))) ?? this.waitingResponse());
+  }
+
+  /** Some calls of the step are answered, others still wait: 202 with what still waits. */
+  private waitingResponse(): Response {
+    const waiting = pendingApprovals(this.history.load()).map(({ messageIndex: _, ...approval }) => approval);
+    return Response.json({ pendingApprovals: waiting }, { status: 202 });
   }
 
   /** `respondToApproval` with a given model (tests pass a scripted one). */
-  async approve(request: { toolCallId: string; approved: boolean; reason?: string | undefined }, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+  async approve(request: ApprovalAnswer | ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
     if (!this.row()) throw notFound(`Conversation ${this.name}`);
-    const message = answerApproval(this.history.load(), request);
-    if (!message) throw new ApiError(404, 'approval_not_found', `No tool call ${request.toolCallId} is waiting for approval`);
+    if (this.turns.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+    const answers = Array.isArray(request) ? request : [request];
+    let messages = this.history.load();
+    let message: UIMessage | undefined;
+    for (const answer of answers) {
+      message = answerApproval(messages, answer);
+      if (!message) throw new ApiError(404, 'approval_not_found', `No tool call ${answer.toolCallId} is waiting for approval`);
+      messages = [...messages.slice(0, -1), message];
+    }
     // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
-    this.history.save([message]);
-    return this.turn([], model, overrides);
+    this.history.save([message!]);
+    // Another call of the same step still waits: the turn goes on once every one is answered.
+    if (pendingApprovals(messages).length) return undefined;
+    return this.turns.start({ kind: 'continue' }, model, overrides);
   }
 
   /**
@@ -318,7 +388,8 @@ export class Conversation extends Agent<Env> {
     if (this.liveMcp) await this.liveMcp.close();
     else await liveRegistry(this.env, row.owner).release(this.name); // a restarted instance still counted as live
     this.liveMcp = undefined;
-    this.live = undefined;
+    this.turns.forget();
+    await directoryOf(this.env, row.owner).removed(row.id);
     await this.destroy();
     return true;
   }
@@ -361,7 +432,7 @@ export class Conversation extends Agent<Env> {
       name: this.name,
       storage: this.ctx.storage,
       owner: { ...owner, servers: row.servers },
-      turnRunning: () => this.starting || (this.live !== undefined && !this.live.done),
+      turnRunning: () => this.turns.busy,
       scheduleIdleCheck: async (delayMs, lease) => {
         await this.schedule(Math.ceil(delayMs / 1000), 'releaseIdleSessions', lease);
       },

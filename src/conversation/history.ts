@@ -36,6 +36,16 @@ export class History {
     return this.load().filter((message) => !(message.metadata as { interrupted?: unknown } | undefined)?.interrupted);
   }
 
+  /** Keeps only the messages `ids` names (a chat client removed the others with `setMessages`). */
+  keepOnly(ids: string[]): void {
+    const keep = new Set(ids);
+    const gone = this.load().filter((m) => !keep.has(m.id));
+    if (!gone.length) return;
+    this.storage.transactionSync(() => {
+      for (const message of gone) this.storage.sql.exec(`DELETE FROM messages WHERE id = ?`, message.id);
+    });
+  }
+
   /** Forgets every message (the chat protocol's "clear"). */
   clear(): void {
     this.storage.transactionSync(() => {
@@ -88,10 +98,7 @@ export class History {
       if (kind === 'new') changed.push({ ...message, metadata: { ...(message.metadata as object | undefined), interrupted: INTERRUPTED_REASON } });
       else changed.push({ ...message, parts: message.parts.map(settleInterruptedApproval) });
     }
-    this.storage.transactionSync(() => {
-      this.save(changed, false);
-      this.storage.sql.exec(`DELETE FROM turn_pending`);
-    });
+    this.storage.transactionSync(() => this.write(changed, true));
   }
 
   /**
@@ -99,14 +106,27 @@ export class History {
    * (same id) updated, unchanged ones not rewritten.
    */
   save(messages: UIMessage[], completesTurn = true): void {
+    this.storage.transactionSync(() => this.write(messages, completesTurn));
+  }
+
+  /**
+   * A regenerated answer: the message `fromId` and every later one go, and
+   * the turn's conversation is saved — in one transaction, so a failed
+   * regeneration (which never gets here) leaves the old answer in place.
+   */
+  replaceFrom(fromId: string, messages: UIMessage[]): void {
+    this.storage.transactionSync(() => {
+      this.storage.sql.exec(`DELETE FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?)`, fromId);
+      this.write(messages, true);
+    });
+  }
+
+  private write(messages: UIMessage[], completesTurn: boolean): void {
     const stored = new Map(
       this.storage.sql.exec<{ id: string; message: string }>(`SELECT id, message FROM messages`).toArray().map((row) => [row.id, row.message]),
     );
-    const changed = messages.filter((message) => stored.get(message.id) !== JSON.stringify(message));
-    this.storage.transactionSync(() => {
-      for (const message of changed) this.upsert(message);
-      if (completesTurn) this.storage.sql.exec(`DELETE FROM turn_pending`);
-    });
+    for (const message of messages) if (stored.get(message.id) !== JSON.stringify(message)) this.upsert(message);
+    if (completesTurn) this.storage.sql.exec(`DELETE FROM turn_pending`);
   }
 
   private upsert(message: UIMessage): void {
@@ -157,4 +177,56 @@ function settleInterruptedApproval(part: UIMessage['parts'][number]): UIMessage[
   if (!('toolCallId' in part) || part.state !== 'approval-responded') return part;
   if (!part.approval.approved) return { ...part, state: 'output-denied' } as unknown as typeof part;
   return { ...part, state: 'output-error', errorText: INTERRUPTED_TOOL } as unknown as typeof part;
+}
+
+/**
+ * Where a regeneration cuts the history, as `useChat`'s `regenerate()` does
+ * on the client: at the assistant message `messageId` (or the last message),
+ * or just after it when it is a user message. What stays must end with the
+ * user message to answer again.
+ */
+export function regenerationCut(messages: UIMessage[], messageId?: string): { keep: number; replaceFrom: string | undefined } | undefined {
+  const index = messageId === undefined ? messages.length - 1 : messages.findIndex((m) => m.id === messageId);
+  const target = messages[index];
+  if (!target) return undefined;
+  const keep = target.role === 'assistant' ? index : index + 1;
+  if (messages[keep - 1]?.role !== 'user') return undefined;
+  return { keep, replaceFrom: messages[keep]?.id };
+}
+
+/** Tool calls in the last assistant message still waiting for a client's result (tools the client runs: `useAgentChat`'s client tools). */
+export function openToolCalls(messages: UIMessage[]): string[] {
+  const last = messages.at(-1);
+  if (!last || last.role !== 'assistant') return [];
+  return last.parts.flatMap((part) => ('toolCallId' in part && part.state === 'input-available' && !part.providerExecuted ? [part.toolCallId] : []));
+}
+
+/** The last message with a client tool's result recorded in it; undefined if no such call is waiting. */
+export function answerToolCall(messages: UIMessage[], answer: { toolCallId: string; output: unknown; errorText?: string | undefined }): UIMessage | undefined {
+  if (!openToolCalls(messages).includes(answer.toolCallId)) return undefined;
+  const message = messages.at(-1)!;
+  return {
+    ...message,
+    parts: message.parts.map((part) =>
+      'toolCallId' in part && part.toolCallId === answer.toolCallId
+        ? ({ ...part, ...(answer.errorText !== undefined ? { state: 'output-error', errorText: answer.errorText } : { state: 'output-available', output: answer.output ?? null }) } as unknown as typeof part)
+        : part,
+    ),
+  };
+}
+
+/** A new message while client tool calls still wait: they get an error result, so the history stays valid for the model. */
+export function settleOpenToolCalls(messages: UIMessage[]): UIMessage | undefined {
+  const open = openToolCalls(messages);
+  if (!open.length) return undefined;
+  let message = messages.at(-1)!;
+  for (const toolCallId of open) message = answerToolCall([...messages.slice(0, -1), message], { toolCallId, output: undefined, errorText: 'The client gave no result for this call before the next message.' })!;
+  return message;
+}
+
+/** The last assistant message has answered calls and nothing waits: the turn can go on. */
+export function answeredAndReady(messages: UIMessage[]): boolean {
+  const last = messages.at(-1);
+  if (!last || last.role !== 'assistant' || pendingApprovals(messages).length || openToolCalls(messages).length) return false;
+  return last.parts.some((part) => 'toolCallId' in part && part.state === 'approval-responded');
 }

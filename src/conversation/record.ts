@@ -10,6 +10,8 @@ export interface ConversationRecord {
   createdAt: number;
   owner: Owner;
   servers: string[] | undefined;
+  /** A title the user set (`PATCH`); otherwise lists show the first words of the first message. */
+  title: string | undefined;
 }
 
 /**
@@ -26,6 +28,13 @@ export class ConversationRecordStore {
       user_id TEXT NOT NULL DEFAULT 'anonymous',
       servers TEXT
     )`);
+    // Added after the first release: objects created before have the table without it.
+    const columns = storage.sql.exec<{ name: string }>(`PRAGMA table_info(conversation)`).toArray();
+    if (!columns.some((c) => c.name === 'title')) storage.sql.exec(`ALTER TABLE conversation ADD COLUMN title TEXT`);
+  }
+
+  setTitle(title: string): void {
+    this.storage.sql.exec(`UPDATE conversation SET title = ?`, title || null);
   }
 
   /** Writes the row unless it exists (idempotent: the first owner stays). */
@@ -42,10 +51,18 @@ export class ConversationRecordStore {
 
   read(): ConversationRecord | undefined {
     const row = this.storage.sql
-      .exec<{ id: string; created_at: number; tenant: string; user_id: string; servers: string | null }>(`SELECT id, created_at, tenant, user_id, servers FROM conversation LIMIT 1`)
+      .exec<{ id: string; created_at: number; tenant: string; user_id: string; servers: string | null; title: string | null }>(
+        `SELECT id, created_at, tenant, user_id, servers, title FROM conversation LIMIT 1`,
+      )
       .toArray()[0];
     if (!row) return undefined;
-    return { id: row.id, createdAt: row.created_at, owner: { tenant: row.tenant, user: row.user_id }, servers: row.servers === null ? undefined : (JSON.parse(row.servers) as string[]) };
+    return {
+      id: row.id,
+      createdAt: row.created_at,
+      owner: { tenant: row.tenant, user: row.user_id },
+      servers: row.servers === null ? undefined : (JSON.parse(row.servers) as string[]),
+      title: row.title ?? undefined,
+    };
   }
 }
 

@@ -7,6 +7,7 @@ import { demoMcpRoute } from '../demo/route';
 import { authenticate } from './auth';
 import { corsPerTenant, originAllowed } from './origins';
 import { errorResponse, onError, onNotFound } from './errors';
+import { chat } from './routes/chat';
 import { conversations } from './routes/conversations';
 import { health } from './routes/health';
 import { servers } from './routes/servers';
@@ -45,6 +46,7 @@ export function createApp() {
     .route('/', health)
     .route('/v1/servers', servers)
     .route('/v1/conversations', conversations)
+    .route('/v1/chat', chat)
     .route('/demo', demoMcpRoute)
     .notFound(onNotFound)
     .onError(onError);

@@ -4,6 +4,16 @@ import { loadConfig, type Tenant } from '../config';
 import { ApiError } from '../errors';
 import type { AppBindings, Principal } from './types';
 
+/** The WebSocket subprotocol the service answers with; a browser token rides next to it as `bearer.<token>`. */
+export const WS_SUBPROTOCOL = 'mcp-ondemand';
+export const TOKEN_SUBPROTOCOL_PREFIX = 'bearer.';
+
+/** The token offered as a WebSocket subprotocol, if any. */
+export function subprotocolToken(header: string | undefined): string | undefined {
+  const offered = header?.split(',').map((p) => p.trim()) ?? [];
+  return offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX))?.slice(TOKEN_SUBPROTOCOL_PREFIX.length) || undefined;
+}
+
 /** The `aud` claim every browser token must carry. */
 export const TOKEN_AUDIENCE = 'mcp-ondemand';
 
@@ -17,8 +27,9 @@ const END_USER = /^[\w.@-]{1,128}$/;
  * - server-to-server: `Authorization: Bearer <API key>`; the key is hashed
  *   and compared in constant time with each tenant's `apiKeySha256`; the end
  *   user may be named with `X-End-User`;
- * - browsers: `Authorization: Bearer <token>` (or `?token=` on a WebSocket
- *   upgrade, which cannot carry headers): an HS256 JWT signed with the
+ * - browsers: `Authorization: Bearer <token>` (on a WebSocket upgrade,
+ *   which cannot carry headers, as the subprotocol `bearer.<token>` next to
+ *   `mcp-ondemand` — never in the URL, which lands in logs): an HS256 JWT signed with the
  *   tenant's secret, with `tid` (tenant), `sub` (end user), `exp`, and
  *   `aud: "mcp-ondemand"`, and optionally `servers` (the tenant's servers
  *   this user may use, fixed for the conversations the token creates).
@@ -38,8 +49,11 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   }
   const header = c.req.header('authorization');
   const isUpgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket';
-  const credential = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? (isUpgrade ? c.req.query('token') : undefined);
-  if (!credential) throw unauthorized('Send Authorization: Bearer <API key or token>');
+  const credential = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? (isUpgrade ? subprotocolToken(c.req.header('sec-websocket-protocol')) : undefined);
+  if (!credential) {
+    if (isUpgrade && c.req.query('token')) throw unauthorized(`A token in the URL is not accepted (URLs land in logs): send it as the WebSocket subprotocol "${TOKEN_SUBPROTOCOL_PREFIX}<token>" next to "${WS_SUBPROTOCOL}"`);
+    throw unauthorized(isUpgrade ? `Send Authorization: Bearer <API key>, or the subprotocols "${WS_SUBPROTOCOL}" and "${TOKEN_SUBPROTOCOL_PREFIX}<token>"` : 'Send Authorization: Bearer <API key or token>');
+  }
   const principal =
     (await fromApiKey(credential, tenants, c.req.header('x-end-user'))) ?? (await fromToken(credential, tenants, c.env as unknown as Record<string, unknown>));
   c.set('principal', principal);

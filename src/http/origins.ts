@@ -16,7 +16,7 @@ export const corsPerTenant: MiddlewareHandler<AppBindings> = cors({
     if (!tenants) return origin;
     return tenants.some((t) => t.allowedOrigins.includes(origin)) ? origin : null;
   },
-  allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
   allowHeaders: ['authorization', 'content-type', 'x-end-user', 'x-request-id', 'last-event-id'],
   // Retry-After: a browser client (the widget) can say when to try again after a 429.
   exposeHeaders: ['x-request-id', 'location', 'retry-after'],

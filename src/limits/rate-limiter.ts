@@ -18,4 +18,9 @@ export class RateLimiter extends DurableObject<Env> {
     this.hits.push(now);
     return { allowed: true, retryAfterMs: 0 };
   }
+
+  /** Returns the latest unit taken (a later check of the same request refused it: it must not count). */
+  async giveBack(): Promise<void> {
+    this.hits.pop();
+  }
 }

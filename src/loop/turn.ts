@@ -20,12 +20,21 @@ export interface TurnInput {
   onComplete: (messages: UIMessage[]) => void;
   /** Called once when the turn ended without completing (the model or a step failed). */
   onFailed?: () => void;
+  /** Stops the turn (the user pressed stop): reaches the model request and every tool's MCP request. */
+  abortSignal?: AbortSignal;
+  /** Called once, with the whole conversation (the partial answer settled, see `settleStopped`), when the turn was stopped. */
+  onStopped?: (messages: UIMessage[]) => void;
 }
 
 /** Finish metadata on the assistant message: what a UI shows as "done", "stopped at the step limit", tokens used. */
 export interface TurnMetadata {
   model: string;
+  /** The last step's finish reason, as the `finish` chunk says it; `stopped` when the user stopped the turn. */
   finishReason: string;
+  /** Every tool step of the turn was used: the last step answered without tools (see STEP_LIMIT_NOTE). */
+  stepLimitReached?: boolean;
+  /** The user stopped the turn: the answer is partial. */
+  stopped?: boolean;
   usage?: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
 }
 
@@ -57,7 +66,10 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     system,
     messages: await convertToModelMessages(elideEarlierReads(messages, input.settings.EARLIER_READS_BUDGET_CHARS), { tools: input.tools }),
     tools: input.tools,
-    stopWhen: stepCountIs(input.settings.MAX_STEPS),
+    // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave.
+    stopWhen: stepCountIs(input.settings.MAX_STEPS + 1),
+    prepareStep: ({ stepNumber }) => (stepNumber >= input.settings.MAX_STEPS ? { activeTools: [], toolChoice: 'none', system: `${system}\n\n${stepLimitNote(input.settings.MAX_STEPS)}` } : undefined),
+    ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
     onError: () => {
       failed = true;
     },
@@ -72,19 +84,47 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     generateMessageId: () => crypto.randomUUID(),
     messageMetadata: ({ part }) => {
       if (part.type !== 'finish') return undefined;
-      const stoppedAtLimit = steps >= input.settings.MAX_STEPS && part.finishReason === 'tool-calls';
       return {
         model: input.model.spec,
-        finishReason: stoppedAtLimit ? 'step-limit' : part.finishReason,
+        finishReason: part.finishReason,
+        ...(steps > input.settings.MAX_STEPS ? { stepLimitReached: true } : {}),
         usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
       };
     },
-    onFinish: ({ messages: finalMessages, outcome }) => {
-      if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
+    onFinish: ({ messages: finalMessages, outcome, isAborted }) => {
+      if (isAborted || outcome.status === 'aborted' || input.abortSignal?.aborted) input.onStopped?.(settleStopped(finalMessages, input.model.spec));
+      else if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
       else input.onFailed?.();
     },
     onError: (error) => describeModelError(error),
   }), notices);
+}
+
+/** What the model is told in the extra step past MAX_STEPS (the step where it has no tools). */
+export function stepLimitNote(maxSteps: number): string {
+  return `You have used all ${maxSteps} tool steps of this turn and can call no more tools now. Answer the user with what you have: say what you read or did, what you found, and what is left undone — the user can ask you to go on.`;
+}
+
+const STOPPED_TOOL = 'Stopped by the user before this tool call finished; whether it took effect on the server is unknown.';
+
+/**
+ * The conversation after a stop: the partial answer is kept, marked
+ * `stopped`, and made valid history — text parts end, a tool call that had
+ * no result gets an error result saying it was stopped (the model must not
+ * see a call without a result; the user must not think it ran).
+ */
+export function settleStopped(messages: UIMessage[], model: string): UIMessage[] {
+  const last = messages.at(-1);
+  if (!last || last.role !== 'assistant') return messages;
+  const parts = last.parts.map((part) => {
+    if ((part.type === 'text' || part.type === 'reasoning') && part.state === 'streaming') return { ...part, state: 'done' as const };
+    if ('toolCallId' in part && (part.state === 'input-streaming' || part.state === 'input-available' || part.state === 'approval-responded')) {
+      return { ...part, state: 'output-error', input: part.input ?? {}, errorText: STOPPED_TOOL } as unknown as typeof part;
+    }
+    return part;
+  });
+  const metadata = { ...(last.metadata as object | undefined), model, finishReason: 'stopped', stopped: true } satisfies Partial<TurnMetadata>;
+  return [...messages.slice(0, -1), { ...last, parts, metadata }];
 }
 
 /** The error text the stream carries: the cause, without stack traces or credentials. */

@@ -131,14 +131,18 @@ export class McpConnection {
    * - a concurrent request replaced the connection under this one: retry on
    *   the new one (idempotent requests only).
    */
-  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true } = {}): Promise<T> {
+  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true, signal }: { idempotent?: boolean; signal?: AbortSignal } = {}): Promise<T> {
+    signal?.throwIfAborted();
     let client = await this.ensure();
+    // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
+    const options = signal ? { ...this.requestOptions, signal } : this.requestOptions;
     let result: T | undefined;
     for (let retriedLost = false, retriedExpired = false, retriedVerdict = false, retriedReplaced = false; ; ) {
       try {
-        result = await request(client, this.requestOptions);
+        result = await request(client, options);
         break;
       } catch (error) {
+        if (signal?.aborted) throw error;
         if (idempotent && !retriedReplaced && client !== this.client) {
           // The connection was replaced (or closed) while this request was on it: once more on the current one.
           retriedReplaced = true;

@@ -84,7 +84,7 @@ export class McpSessions {
   }
 
   /** Calls one MCP tool of one server and returns its result as the server sent it. */
-  async callTool(id: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  async callTool(id: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const link = this.link(id);
     const state = await link.ensure();
     if (!state.capabilities?.tools) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer tools`);
@@ -93,6 +93,7 @@ export class McpSessions {
     try {
       return (await link.connection.call((client, options) => client.callTool({ name, arguments: args }, { ...options, ...(toolDefinition ? { toolDefinition } : {}) }), {
         idempotent: false,
+        ...(signal ? { signal } : {}),
       })) as CallToolResult;
     } catch (error) {
       throw upstreamError(id, error);

@@ -52,10 +52,11 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): ToolSet {
         description: `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`,
         inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
         needsApproval: !autoApproved,
-        execute: async (args: unknown): Promise<McpToolOutput> => {
+        execute: async (args: unknown, { abortSignal }): Promise<McpToolOutput> => {
           let result: CallToolResult;
           try {
-            result = await ctx.sessions.callTool(state.id, mcpTool.name, (args ?? {}) as Record<string, unknown>);
+            // A stop cancels the request on the server too (notifications/cancelled, or the aborted HTTP request).
+            result = await ctx.sessions.callTool(state.id, mcpTool.name, (args ?? {}) as Record<string, unknown>, abortSignal);
           } catch (error) {
             throw new Error(error instanceof Error ? error.message : String(error));
           }

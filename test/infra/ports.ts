@@ -13,6 +13,10 @@ export const BROWSER_PORTS = {
   hostPage: TEST_PORT_BASE + 13,
   /** A page on an origin no tenant allows. */
   foreignPage: TEST_PORT_BASE + 14,
+  /** The chat-clients tests: the service (tokens, a fake model), the clients' page, the fake model. */
+  clientService: TEST_PORT_BASE + 15,
+  clientPage: TEST_PORT_BASE + 16,
+  fakeModel: TEST_PORT_BASE + 17,
   /** Where an MCP server that is down would be: nothing listens here. */
   nothingListening: TEST_PORT_BASE + 19,
 };

@@ -53,6 +53,10 @@ export class ChatApi {
   answerApproval(id: string, answer: { toolCallId: string; approved: boolean }, signal: AbortSignal): Promise<Response> {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/approvals`, answer, signal);
   }
+  /** Stops the running turn (its stream then ends with an `abort` chunk; the partial answer is kept). */
+  stop(id: string): Promise<{ stopped: boolean }> {
+    return this.json('DELETE', `/v1/conversations/${encodeURIComponent(id)}/stream`);
+  }
   /** The running turn from its first chunk, or null when none is running (204). */
   async resume(id: string, signal: AbortSignal): Promise<Response | null> {
     const response = await this.request('GET', `/v1/conversations/${encodeURIComponent(id)}/stream`, undefined, signal);

@@ -43,6 +43,7 @@ export class McpOndemandChat extends HTMLElement {
   private alert!: HTMLElement;
   private input!: HTMLTextAreaElement;
   private send!: HTMLButtonElement;
+  private stopButton!: HTMLButtonElement;
   private chips!: HTMLElement;
   private formSlot!: HTMLElement;
   private heading!: HTMLElement;
@@ -84,6 +85,7 @@ export class McpOndemandChat extends HTMLElement {
     this.alert = h('div', { class: 'alert', role: 'alert', hidden: true, part: 'alert' });
     this.input = h('textarea', { rows: 1, 'aria-label': 'Message', placeholder: this.getAttribute('placeholder') || DEFAULT_PLACEHOLDER, part: 'input' });
     this.send = h('button', { type: 'submit', class: 'primary', part: 'send' }, 'Send');
+    this.stopButton = h('button', { type: 'button', part: 'stop', hidden: true, onclick: () => void this.stop() }, 'Stop');
     this.chips = h('div', { hidden: true });
     this.formSlot = h('div', { hidden: true });
     // Menus first: their key handling must run before Enter-to-send.
@@ -103,7 +105,7 @@ export class McpOndemandChat extends HTMLElement {
       this.atMenu.el,
       this.formSlot,
       this.chips,
-      h('div', { class: 'input-row' }, this.input, this.send),
+      h('div', { class: 'input-row' }, this.input, this.send, this.stopButton),
       h('span', { class: 'hint' }, 'Type / for prompts, @ to attach a resource. Enter sends, Shift+Enter adds a line.'),
     );
     this.root.append(
@@ -460,9 +462,24 @@ export class McpOndemandChat extends HTMLElement {
 
   // ---- status and errors ----------------------------------------------------------------
 
+  /** Stops the turn on the service: the model and its tool calls stop; what was written stays, marked stopped. */
+  private async stop(): Promise<void> {
+    if (!this.busy || !this.conversationId) return;
+    this.stopButton.disabled = true;
+    try {
+      await this.api.stop(this.conversationId);
+    } catch (error) {
+      this.showError(error);
+    } finally {
+      this.stopButton.disabled = false;
+    }
+  }
+
   private setBusy(busy: boolean, status = ''): void {
     this.busy = busy;
     this.send.disabled = busy;
+    this.send.hidden = busy;
+    this.stopButton.hidden = !busy;
     this.status.textContent = status;
     this.transcript.setStreaming(busy);
     // Approval buttons are live only between turns.

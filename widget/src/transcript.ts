@@ -38,9 +38,10 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
       if (typeof text === 'string') el.append(h('p', { class: 'notice' }, text));
     }
   }
-  if (message.metadata?.finishReason === 'step-limit') {
-    el.append(h('p', { class: 'notice' }, 'The assistant stopped after the most steps one answer may take. Ask it to go on if you need more.'));
+  if (message.metadata?.stepLimitReached) {
+    el.append(h('p', { class: 'notice' }, 'The assistant used the most tool steps one answer may take, and answered with what it had. Ask it to go on if you need more.'));
   }
+  if (message.metadata?.stopped) el.append(h('p', { class: 'notice' }, 'Stopped.'));
   if (!el.childElementCount) el.append(h('span', { class: 'meta', 'aria-label': 'Assistant is thinking' }, '…'));
   return el;
 }

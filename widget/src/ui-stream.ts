@@ -126,6 +126,15 @@ export function applyChunk(message: Message, chunk: StreamChunk): { error?: stri
     }
     case 'error':
       return { error: chunk.errorText ?? 'The answer failed.' };
+    case 'abort':
+      // Stopped: settled as the service saves it (a call without a result is not shown as still running).
+      message.metadata = { ...message.metadata, finishReason: 'stopped', stopped: true };
+      for (const part of message.parts) {
+        if ('toolCallId' in part && (part.state === 'input-streaming' || part.state === 'input-available' || part.state === 'approval-responded')) {
+          Object.assign(part, { state: 'output-error', errorText: 'Stopped by the user before this tool call finished; whether it took effect on the server is unknown.' });
+        }
+      }
+      return;
     default:
       // Data parts belong to the message, as in the AI SDK (so a replay or a reload shows them once).
       if (chunk.type.startsWith('data-') && !chunk.transient) message.parts.push({ type: chunk.type, data: chunk.data });

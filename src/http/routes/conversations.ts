@@ -1,33 +1,17 @@
-import { Hono, type Context } from 'hono';
-import { getAgentByName } from 'agents';
+import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Conversation } from '../../conversation/conversation';
-import { isConversationId, newConversationId } from '../../conversation/ids';
+import { newConversationId } from '../../conversation/ids';
 import { unwrap } from '../../conversation/rpc';
 import { SendMessageBody, userMessageFrom } from '../../conversation/user-message';
-import { loadConfig } from '../../config';
+import { decodeCursor, directoryOf, TITLE_MAX_CHARS } from '../../conversation/directory';
+import { formatIssues, loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
+import { WS_SUBPROTOCOL } from '../auth';
+import { conversationStub, ownedStub } from '../conversation-stub';
 import { takeConversation } from '../../limits/conversation-limits';
 import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
 import type { AppBindings } from '../types';
-
-/** The conversation's Durable Object stub, after validating the id's shape. */
-function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conversation>> {
-  if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (expected a UUID)`, 'invalid_id');
-  return getAgentByName<Env, Conversation>(env.CONVERSATION, id);
-}
-
-/**
- * The stub of a conversation the caller owns. Someone else's conversation is
- * a 404, exactly like one that does not exist: ids reveal nothing.
- */
-async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') ?? ''): Promise<DurableObjectStub<Conversation>> {
-  const stub = await conversationStub(c.env, id);
-  const { tenant, user, servers } = c.get('principal');
-  if (!(await stub.ownedBy({ tenant, user }, servers))) throw notFound(`Conversation ${id}`);
-  return stub;
-}
 
 const ReadResourceBody = z
   .object({
@@ -58,6 +42,13 @@ const RunPromptBody = z
   })
   .strict();
 
+const TitleBody = z.object({ title: z.string().trim().max(TITLE_MAX_CHARS) }).strict();
+
+const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(500).optional(),
+});
+
 const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(1_000).optional() }).strict();
 
 /** `/v1/conversations`: create, read and delete conversations; their catalog and resource reads. */
@@ -68,6 +59,19 @@ export const conversations = new Hono<AppBindings>()
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
     const conversation = await (await conversationStub(c.env, id)).create({ tenant, user }, servers);
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
+  })
+  .get('/', async (c) => {
+    // The caller's threads, from their directory: no conversation's Durable Object is woken to list them.
+    const query = ListQuery.safeParse(c.req.query());
+    if (!query.success) throw badRequest(`Invalid query: ${formatIssues(query.error)}`, 'invalid_query');
+    if (query.data.cursor && !decodeCursor(query.data.cursor)) throw badRequest('"cursor" is not one this API gave out', 'invalid_query');
+    const { tenant, user, servers } = c.get('principal');
+    return c.json(await directoryOf(c.env, { tenant, user }).list(query.data.limit, query.data.cursor, servers));
+  })
+  .patch('/:id', async (c) => {
+    const stub = await ownedStub(c);
+    const { title } = await jsonBody(c, TitleBody);
+    return c.json(await stub.setTitle(title));
   })
   .get('/:id', async (c) => {
     const id = c.req.param('id');
@@ -110,15 +114,31 @@ export const conversations = new Hono<AppBindings>()
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
     const stub = await ownedStub(c);
-    // The token has done its job: it must not travel on into the Agent (which keeps the URL with the connection).
-    const url = new URL(c.req.url);
-    url.searchParams.delete('token');
-    return stub.fetch(new Request(url, c.req.raw));
+    // The credential has done its job: it must not travel on into the Agent (which keeps the request with the connection).
+    const headers = new Headers(c.req.raw.headers);
+    const offered = headers.get('sec-websocket-protocol');
+    headers.delete('sec-websocket-protocol');
+    headers.delete('authorization');
+    const response = await stub.fetch(new Request(c.req.url, { headers }));
+    if (response.status !== 101 || !offered) return response;
+    // A browser that offered subprotocols accepts the socket only if one is chosen: ours, never the token.
+    return new Response(null, { status: 101, webSocket: response.webSocket, headers: { 'Sec-WebSocket-Protocol': WS_SUBPROTOCOL } });
+  })
+  .get('/:id/ws/get-messages', async (c) => {
+    // useAgentChat's default first load (it fetches <socket URL>/get-messages): the transcript as a JSON array.
+    const messages = await (await ownedStub(c)).transcript();
+    if (!messages) throw notFound(`Conversation ${c.req.param('id')}`);
+    return c.json(messages);
   })
   .get('/:id/stream', async (c) => {
     // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
     const stub = await ownedStub(c);
     return turnStream(await stub.resumeStream());
+  })
+  .delete('/:id/stream', async (c) => {
+    // Stop the running turn: the model request and its MCP requests are aborted, the partial answer kept.
+    const stub = await ownedStub(c);
+    return c.json(await stub.stop());
   })
   .post('/:id/resources/read', async (c) => {
     const stub = await ownedStub(c);

@@ -1,0 +1,164 @@
+import { jsonSchema, tool, type ToolSet, type UIMessage } from 'ai';
+import { loadConfig, type Settings } from '../config';
+import { ApiError } from '../errors';
+import { takeTurn } from '../limits/turn-limits';
+import type { LiveStream } from '../loop/live-stream';
+import type { ResolvedModel } from '../loop/models';
+import { runTurn } from '../loop/turn';
+import { prepareTurnContext } from '../loop/turn-context';
+import type { McpSessions } from '../mcp/sessions';
+import { type History, pendingApprovals, regenerationCut, settleOpenToolCalls } from './history';
+import type { Owner } from './record';
+
+/**
+ * What starts a turn:
+ * - `message`: new input (a user message, or a prompt's messages);
+ * - `continue`: the conversation goes on after the user answered an
+ *   approval (no new input, and not a new turn for the rate limiter);
+ * - `regenerate`: a new answer replaces `messageId` (or the last answer) once it completes.
+ */
+export type TurnRequest = { kind: 'message'; newMessages: UIMessage[] } | { kind: 'continue' } | { kind: 'regenerate'; messageId?: string | undefined };
+
+/** A tool the chat client runs itself (`useAgentChat`'s tools with `execute`): the model may call it; the client sends the result. */
+export interface ClientTool {
+  name: string;
+  description?: string | undefined;
+  parameters?: unknown;
+}
+
+export interface TurnHost {
+  env: Env;
+  history: History;
+  owner(): Owner;
+  withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
+  /** The turn ended (saved, stopped or failed): the sessions' idle clock restarts. */
+  ended(): void;
+  /** The turn's messages were saved (completed or stopped). */
+  saved(messages: UIMessage[]): void;
+}
+
+/**
+ * The turns of one conversation: one at a time (a second is refused with
+ * 409), each stoppable. The running turn's stream stays readable until the
+ * next starts, for clients that resume.
+ */
+export class TurnRunner {
+  private live: LiveStream | undefined;
+  /** Set while a turn is being started: claimed before the first await, so a second request sees the turn as taken. */
+  private starting = false;
+  private controller: AbortController | undefined;
+  /** The client tools of the latest chat request: a continuation after their results offers them again. */
+  private clientTools: ClientTool[] = [];
+
+  constructor(private readonly host: TurnHost) {}
+
+  /** A turn is being started or streamed. */
+  get busy(): boolean {
+    return this.starting || (this.live !== undefined && !this.live.done);
+  }
+
+  /** The turn being streamed, if one is. */
+  get running(): LiveStream | undefined {
+    return this.live && !this.live.done ? this.live : undefined;
+  }
+
+  /** The client tools a chat request declared (kept for the continuations of its turn). */
+  offerClientTools(tools: ClientTool[]): void {
+    this.clientTools = tools;
+  }
+
+  async start(request: TurnRequest, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+    if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+    this.starting = true;
+    // Made now: a stop that comes while the turn is still being set up stops it too.
+    const controller = (this.controller = new AbortController());
+    try {
+      return await this.host.withMcp((sessions) => this.startWith(sessions, request, model, overrides, controller.signal));
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  /** Stops the running turn (its partial answer is kept, marked stopped). False when none is running. */
+  stop(): boolean {
+    if (!this.busy || !this.controller || this.controller.signal.aborted) return false;
+    this.controller.abort(new DOMException('Stopped by the user', 'AbortError'));
+    return true;
+  }
+
+  /** For `remove()`: the running turn is stopped and nothing of it is kept in memory. */
+  forget(): void {
+    this.controller?.abort();
+    this.live = undefined;
+  }
+
+  private async startWith(sessions: McpSessions, request: TurnRequest, model: ResolvedModel, overrides: Partial<Settings>, abortSignal: AbortSignal): Promise<LiveStream> {
+    const { history } = this.host;
+    const stored = history.load();
+    let base = stored;
+    let newMessages: UIMessage[] = [];
+    let replaceFrom: string | undefined;
+    if (request.kind === 'message') {
+      newMessages = request.newMessages;
+      if (pendingApprovals(stored).length) {
+        throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
+      }
+      const settled = settleOpenToolCalls(stored);
+      if (settled) {
+        history.save([settled], false);
+        base = [...stored.slice(0, -1), settled];
+      }
+    } else if (request.kind === 'regenerate') {
+      const cut = regenerationCut(stored, request.messageId);
+      if (!cut) throw new ApiError(404, 'message_not_found', request.messageId ? `No message ${request.messageId} to regenerate` : 'There is no answer to regenerate');
+      base = stored.slice(0, cut.keep);
+      replaceFrom = cut.replaceFrom;
+    }
+    const config = loadConfig(this.host.env);
+    if (request.kind !== 'continue') await takeTurn(this.host.env, config, this.host.owner());
+    const settings = { ...config.settings, ...overrides };
+    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now());
+    context.tools = { ...clientToolSet(this.clientTools, context.tools), ...context.tools };
+    // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
+    history.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);
+    const save = (messages: UIMessage[]) => {
+      if (replaceFrom) history.replaceFrom(replaceFrom, messages);
+      else history.save(messages);
+      this.host.saved(messages);
+      this.host.ended();
+    };
+    try {
+      this.live = await runTurn({
+        ...context,
+        // Interrupted turns' messages are shown to users, never to the model.
+        messages: [...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted), ...newMessages],
+        model,
+        settings,
+        abortSignal,
+        onComplete: save,
+        onStopped: save,
+        onFailed: () => {
+          history.rollback();
+          this.host.ended();
+        },
+      });
+    } catch (error) {
+      history.rollback();
+      throw error;
+    }
+    return this.live;
+  }
+}
+
+/** Client tools as the model sees them: no `execute` (the turn ends at the call; the client answers). Names of ours win. */
+function clientToolSet(tools: ClientTool[], ours: ToolSet): ToolSet {
+  const set: ToolSet = {};
+  for (const clientTool of tools) {
+    if (ours[clientTool.name] || !/^[a-zA-Z0-9_-]{1,64}$/.test(clientTool.name)) continue;
+    set[clientTool.name] = tool({
+      description: `[runs in the user's app] ${clientTool.description ?? clientTool.name}`,
+      inputSchema: jsonSchema((clientTool.parameters ?? { type: 'object', properties: {} }) as Parameters<typeof jsonSchema>[0]),
+    });
+  }
+  return set;
+}

@@ -1,0 +1,23 @@
+import type { Context } from 'hono';
+import { getAgentByName } from 'agents';
+import type { Conversation } from '../conversation/conversation';
+import { isConversationId } from '../conversation/ids';
+import { badRequest, notFound } from '../errors';
+import type { AppBindings } from './types';
+
+/** The conversation's Durable Object stub, after validating the id's shape (400 before any object is addressed). */
+export function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conversation>> {
+  if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (16-128 letters, digits, "-" or "_")`, 'invalid_id');
+  return getAgentByName<Env, Conversation>(env.CONVERSATION, id);
+}
+
+/**
+ * The stub of a conversation the caller owns. Someone else's conversation is
+ * a 404, exactly like one that does not exist: ids reveal nothing.
+ */
+export async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') ?? ''): Promise<DurableObjectStub<Conversation>> {
+  const stub = await conversationStub(c.env, id);
+  const { tenant, user, servers } = c.get('principal');
+  if (!(await stub.ownedBy({ tenant, user }, servers))) throw notFound(`Conversation ${id}`);
+  return stub;
+}

@@ -90,6 +90,14 @@ export const TEST_TENANTS = [
       { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http' },
     ],
   },
+  // Turn limits (test/chat-turns.test.ts): the tenant's limit is above one user's, below two users'.
+  {
+    id: 'metered',
+    apiKeySha256: [sha256('test-key-metered')],
+    allowedOrigins: [],
+    limits: { turns: 3, turnsPerUser: 2, windowMs: 60_000 },
+    mcpServers: [{ id: 'demo', url: '/demo/mcp' }],
+  },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   {
     id: 'hostile',

@@ -16,6 +16,8 @@ import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { liveRegistry, LiveSessions } from './live-sessions';
 import { TurnRunner } from './turns';
+import { messagesBefore, transcriptWindow } from './transcript';
+import { SqlLargeResultStore } from './large-result-store';
 import { directoryOf } from './directory';
 import { ConversationRecordStore, isOwnedBy, type Owner } from './record';
 import { toRpcResult, type RpcResult } from './rpc';
@@ -62,6 +64,7 @@ export class Conversation extends Agent<Env> {
   /** The MCP sessions: built on first use, released when idle (see live-sessions.ts). */
   private liveMcp: LiveSessions | undefined;
   private readonly history: History;
+  private readonly largeResults: SqlLargeResultStore;
   private readonly record: ConversationRecordStore;
   /** The turns: one at a time (a second is refused with 409), each stoppable. */
   private readonly turns: TurnRunner;
@@ -71,9 +74,11 @@ export class Conversation extends Agent<Env> {
     // Synchronous SQLite: the schemas exist before any RPC method runs.
     this.record = new ConversationRecordStore(ctx.storage);
     this.history = new History(ctx.storage);
+    this.largeResults = new SqlLargeResultStore(ctx.storage);
     this.turns = new TurnRunner({
       env,
       history: this.history,
+      largeResults: this.largeResults,
       owner: () => this.row()!.owner,
       withMcp: (work) => this.withMcp(work),
       ended: () => this.liveMcp?.touch(),
@@ -144,9 +149,24 @@ export class Conversation extends Agent<Env> {
     await directoryOf(this.env, row.owner).active(row.id, Date.now(), firstText);
   }
 
-  /** The messages, as `useAgentChat` loads them first; null when the conversation does not exist. */
+  /** The newest messages, as `useAgentChat` loads them first (one frame's worth); null when the conversation does not exist. */
   async transcript(): Promise<UIMessage[] | null> {
-    return this.row() ? this.history.load() : null;
+    return this.row() ? transcriptWindow(this.history.load()).messages : null;
+  }
+
+  /** Older messages, a page at a time (`GET …/messages?before=`). */
+  async messagesPage(before: string | undefined, limit: number): Promise<RpcResult<{ messages: UIMessage[]; hasMore: boolean }>> {
+    return toRpcResult(async () => {
+      if (!this.row()) throw notFound(`Conversation ${this.name}`);
+      const page = messagesBefore(this.history.load(), before, limit);
+      if (!page) throw new ApiError(404, 'message_not_found', `No message ${before} in this conversation`);
+      return page;
+    });
+  }
+
+  private clearAll(): void {
+    this.history.clear();
+    this.largeResults.clear();
   }
 
   /** The existence record, or undefined (never created, or deleted). */
@@ -155,6 +175,11 @@ export class Conversation extends Agent<Env> {
   }
 
   // ---- WebSocket (agents chat protocol; see chat-socket.ts) -------------------
+
+  /** The chat hook needs none of the Agent's own frames (identity, state, its MCP client's servers): the transcript comes first. */
+  override shouldSendProtocolMessages(): boolean {
+    return false;
+  }
 
   override async onConnect(connection: Connection): Promise<void> {
     if (!this.row()) return connection.close(4004, 'conversation not found');
@@ -172,7 +197,7 @@ export class Conversation extends Agent<Env> {
 
   private readonly sockets = new ChatSocket({
     connections: () => this.getConnections(),
-    transcript: () => this.history.load(),
+    transcript: () => transcriptWindow(this.history.load()).messages,
     request: async (body) => {
       const parsed = ChatRequestBody.safeParse(body);
       if (!parsed.success) throw new ApiError(400, 'invalid_body', `Send {"messages": [...]} with a user message last: ${formatIssues(parsed.error)}`);
@@ -190,8 +215,13 @@ export class Conversation extends Agent<Env> {
     continueTurn: () => this.turns.start({ kind: 'continue' }, resolveModel(this.modelEnv())),
     busy: () => this.turns.busy,
     stop: () => this.turns.stop(),
-    clear: () => this.history.clear(),
-    keepOnly: (ids) => this.history.keepOnly(ids),
+    clear: () => this.clearAll(),
+    keepOnly: (ids) => {
+      // An empty list clears; otherwise only messages the client was shown (the transcript window) can be removed by leaving them out.
+      if (!ids.length) return this.clearAll();
+      const keep = new Set(ids);
+      this.history.remove(transcriptWindow(this.history.load()).messages.flatMap((m) => (keep.has(m.id) ? [] : [m.id])));
+    },
   });
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */

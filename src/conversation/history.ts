@@ -1,4 +1,5 @@
 import type { UIMessage } from 'ai';
+import { rowPieces } from './large-result-store';
 
 /** Why a message carries `metadata.interrupted`: shown to users, kept out of the model's input. */
 export const INTERRUPTED_REASON = 'The conversation restarted before this turn finished; it was not answered. Send it again to retry.';
@@ -20,15 +21,26 @@ const INTERRUPTED_TOOL = 'The conversation restarted while this approved tool ca
 export class History {
   constructor(private readonly storage: DurableObjectStorage) {
     storage.sql.exec(`CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, message TEXT NOT NULL)`);
+    // A message longer than a row holds goes on in row-sized pieces here (SQLite values are limited to 2 MB in production).
+    storage.sql.exec(`CREATE TABLE IF NOT EXISTS message_overflow (id TEXT NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (id, n))`);
     // Messages of the turn in progress: the new user message(s), or the assistant message an approval continues.
     storage.sql.exec(`CREATE TABLE IF NOT EXISTS turn_pending (id TEXT PRIMARY KEY, kind TEXT NOT NULL)`);
   }
 
   load(): UIMessage[] {
-    return this.storage.sql
-      .exec<{ message: string }>(`SELECT message FROM messages ORDER BY seq`)
-      .toArray()
-      .map((row) => JSON.parse(row.message) as UIMessage);
+    return [...this.stored().values()].map((json) => JSON.parse(json) as UIMessage);
+  }
+
+  /** Every message as stored (JSON, pieces joined), by id, in order. */
+  private stored(): Map<string, string> {
+    const overflow = new Map<string, string[]>();
+    for (const row of this.storage.sql.exec<{ id: string; text: string }>(`SELECT id, text FROM message_overflow ORDER BY id, n`)) {
+      const pieces = overflow.get(row.id) ?? [];
+      pieces.push(row.text);
+      overflow.set(row.id, pieces);
+    }
+    const rows = this.storage.sql.exec<{ id: string; message: string }>(`SELECT id, message FROM messages ORDER BY seq`).toArray();
+    return new Map(rows.map((row) => [row.id, row.message + (overflow.get(row.id)?.join('') ?? '')]));
   }
 
   /** The history as the model gets it: without messages of interrupted turns. */
@@ -36,13 +48,15 @@ export class History {
     return this.load().filter((message) => !(message.metadata as { interrupted?: unknown } | undefined)?.interrupted);
   }
 
-  /** Keeps only the messages `ids` names (a chat client removed the others with `setMessages`). */
-  keepOnly(ids: string[]): void {
-    const keep = new Set(ids);
-    const gone = this.load().filter((m) => !keep.has(m.id));
+  /** Removes the messages `ids` names (a chat client removed them with `setMessages`). */
+  remove(ids: string[]): void {
+    const gone = ids.filter((id) => this.stored().has(id));
     if (!gone.length) return;
     this.storage.transactionSync(() => {
-      for (const message of gone) this.storage.sql.exec(`DELETE FROM messages WHERE id = ?`, message.id);
+      for (const id of gone) {
+        this.storage.sql.exec(`DELETE FROM messages WHERE id = ?`, id);
+        this.storage.sql.exec(`DELETE FROM message_overflow WHERE id = ?`, id);
+      }
     });
   }
 
@@ -50,6 +64,7 @@ export class History {
   clear(): void {
     this.storage.transactionSync(() => {
       this.storage.sql.exec(`DELETE FROM messages`);
+      this.storage.sql.exec(`DELETE FROM message_overflow`);
       this.storage.sql.exec(`DELETE FROM turn_pending`);
     });
   }
@@ -76,6 +91,7 @@ export class History {
   /** The turn failed (the user saw the error): its new messages go, as if it never started. */
   rollback(): void {
     this.storage.transactionSync(() => {
+      this.storage.sql.exec(`DELETE FROM message_overflow WHERE id IN (SELECT id FROM turn_pending WHERE kind = 'new')`);
       this.storage.sql.exec(`DELETE FROM messages WHERE id IN (SELECT id FROM turn_pending WHERE kind = 'new')`);
       this.storage.sql.exec(`DELETE FROM turn_pending`);
     });
@@ -116,21 +132,23 @@ export class History {
    */
   replaceFrom(fromId: string, messages: UIMessage[]): void {
     this.storage.transactionSync(() => {
+      this.storage.sql.exec(`DELETE FROM message_overflow WHERE id IN (SELECT id FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?))`, fromId);
       this.storage.sql.exec(`DELETE FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?)`, fromId);
       this.write(messages, true);
     });
   }
 
   private write(messages: UIMessage[], completesTurn: boolean): void {
-    const stored = new Map(
-      this.storage.sql.exec<{ id: string; message: string }>(`SELECT id, message FROM messages`).toArray().map((row) => [row.id, row.message]),
-    );
+    const stored = this.stored();
     for (const message of messages) if (stored.get(message.id) !== JSON.stringify(message)) this.upsert(message);
     if (completesTurn) this.storage.sql.exec(`DELETE FROM turn_pending`);
   }
 
   private upsert(message: UIMessage): void {
-    this.storage.sql.exec(`INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`, message.id, JSON.stringify(message));
+    const [first, ...rest] = rowPieces(JSON.stringify(message));
+    this.storage.sql.exec(`INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`, message.id, first!);
+    this.storage.sql.exec(`DELETE FROM message_overflow WHERE id = ?`, message.id);
+    rest.forEach((piece, n) => this.storage.sql.exec(`INSERT INTO message_overflow (id, n, text) VALUES (?, ?, ?)`, message.id, n, piece));
   }
 }
 

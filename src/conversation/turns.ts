@@ -7,6 +7,7 @@ import type { ResolvedModel } from '../loop/models';
 import { runTurn } from '../loop/turn';
 import { prepareTurnContext } from '../loop/turn-context';
 import type { McpSessions } from '../mcp/sessions';
+import type { LargeResultStore } from '../tools/large-results';
 import { type History, pendingApprovals, regenerationCut, settleOpenToolCalls } from './history';
 import type { Owner } from './record';
 
@@ -29,6 +30,7 @@ export interface ClientTool {
 export interface TurnHost {
   env: Env;
   history: History;
+  largeResults: LargeResultStore;
   owner(): Owner;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
   /** The turn ended (saved, stopped or failed): the sessions' idle clock restarts. */
@@ -117,7 +119,7 @@ export class TurnRunner {
     const config = loadConfig(this.host.env);
     if (request.kind !== 'continue') await takeTurn(this.host.env, config, this.host.owner());
     const settings = { ...config.settings, ...overrides };
-    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now());
+    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now(), this.host.largeResults);
     context.tools = { ...clientToolSet(this.clientTools, context.tools), ...context.tools };
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
     history.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);

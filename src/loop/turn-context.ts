@@ -3,6 +3,7 @@ import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { mcpTools } from '../tools/mcp-tools';
+import type { LargeResultStore } from '../tools/large-results';
 import { syntheticTools } from '../tools/synthetic';
 import { readPinned, type PinnedContent } from './pinned';
 
@@ -21,12 +22,18 @@ export interface TurnContext {
  * `turnStartedAt` lets the reads of this turn share what a server marks stale
  * at once (ttlMs 0); the next turn reads again.
  */
-export async function prepareTurnContext(sessions: McpSessions, settings: Settings, acceptsImages: boolean, turnStartedAt: number): Promise<TurnContext> {
+export async function prepareTurnContext(
+  sessions: McpSessions,
+  settings: Settings,
+  acceptsImages: boolean,
+  turnStartedAt: number,
+  largeResults?: LargeResultStore,
+): Promise<TurnContext> {
   const states = await sessions.catalog(turnStartedAt);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
-  const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt });
-  const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages }, new Set(Object.keys(synthetic))), ...synthetic };
+  const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });
+  const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults }, new Set(Object.keys(synthetic))), ...synthetic };
   const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
   return { states, tools, modelPrompts, pinned };
 }

@@ -6,6 +6,7 @@ import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from './human-size';
+import { toolResultUri, type LargeResultStore } from './large-results';
 import { renderEmbedded } from './render';
 
 export interface McpToolContext {
@@ -14,6 +15,8 @@ export interface McpToolContext {
   configs: McpServerConfig[];
   settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
   acceptsImages: boolean;
+  /** Where results longer than one window are kept whole (read on with read_resource). */
+  largeResults?: LargeResultStore | undefined;
 }
 
 /** What an MCP tool call gives the model: text, and images for models that take them. */
@@ -52,7 +55,7 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): ToolSet {
         description: `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`,
         inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
         needsApproval: !autoApproved,
-        execute: async (args: unknown, { abortSignal }): Promise<McpToolOutput> => {
+        execute: async (args: unknown, { abortSignal, toolCallId }): Promise<McpToolOutput> => {
           let result: CallToolResult;
           try {
             // A stop cancels the request on the server too (notifications/cancelled, or the aborted HTTP request).
@@ -60,7 +63,7 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): ToolSet {
           } catch (error) {
             throw new Error(error instanceof Error ? error.message : String(error));
           }
-          const output = renderToolResult(state.id, mcpTool.name, result, ctx);
+          const output = windowLongResult(renderToolResult(state.id, mcpTool.name, result, ctx), toolCallId, ctx);
           if (result.isError) throw new Error(output.text || `${mcpTool.name} failed`);
           return output;
         },
@@ -72,6 +75,23 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): ToolSet {
     }
   }
   return tools;
+}
+
+/**
+ * A result longer than one window: the model (and the history) get the first
+ * window and where the rest is — kept whole in the conversation, read on
+ * with read_resource like a long document. Without a store, the whole text.
+ */
+export function windowLongResult(output: McpToolOutput, toolCallId: string, ctx: Pick<McpToolContext, 'settings' | 'largeResults'>): McpToolOutput {
+  const window = ctx.settings.READ_WINDOW_CHARS;
+  if (!ctx.largeResults || output.text.length <= window) return output;
+  const uri = toolResultUri(toolCallId);
+  ctx.largeResults.put(uri, output.server, output.text);
+  const next = JSON.stringify({ uri, offset: window });
+  return {
+    ...output,
+    text: `${output.text.slice(0, window)}\n[Showing characters 0-${window} of ${output.text.length} of this result. The rest is kept: call read_resource with ${next} for the next part.]`,
+  };
 }
 
 /** Maps an MCP tool result faithfully: text, images, links (made readable), embedded resources (wrapped or described). */

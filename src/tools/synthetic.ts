@@ -9,7 +9,8 @@ import { base64ByteLength } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
-import { renderEmbedded, type ModelView } from './render';
+import { isToolResultUri, type LargeResultStore } from './large-results';
+import { renderEmbedded, renderResource, type ModelView } from './render';
 import { viewResource } from './resource-view';
 
 /** What the synthetic tools need from the conversation. */
@@ -26,6 +27,8 @@ export interface ToolContext {
   readBudget: { remaining: number; limit: number };
   /** When this turn started: reads the server marks stale at once may still be shared within the turn. */
   turnStartedAt: number;
+  /** Long tool results of this conversation (`tool-result://…`), read window by window like resources. */
+  largeResults?: LargeResultStore | undefined;
 }
 
 const LIST_PAGE = 50;
@@ -108,6 +111,7 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
 }
 
 async function readForModel(ctx: ToolContext, uri: string, server: string | undefined, offset: number | undefined): Promise<ReadResourceOutput> {
+  if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset));
   let view;
   try {
     view = await viewResource(ctx.sessions, { server, uri }, {
@@ -125,17 +129,35 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
     throw new Error(error instanceof Error ? error.message : String(error));
   }
   if (view.cache === 'catalog') return { server: view.server, uri, cache: 'catalog', ...view.model };
+  return charged(ctx, uri, { server: view.server, uri, cache: view.cache, ...view.model });
+}
+
+/** A window of a long tool result kept by this conversation. */
+function readLargeResult(ctx: ToolContext, uri: string, offset: number | undefined): ReadResourceOutput {
+  const kept = ctx.largeResults?.get(uri);
+  if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
+  const model = renderResource({ server: kept.server, uri, contents: [{ uri, mimeType: 'text/plain', text: kept.text, size: kept.text.length }] }, {
+    windowChars: ctx.settings.READ_WINDOW_CHARS,
+    ...(offset === undefined ? {} : { offset }),
+    images: false,
+    maxImageBytes: 0,
+  });
+  return { server: kept.server, uri, cache: 'memory', ...model };
+}
+
+/** Charges what reaches the model against the turn's read budget (or refuses the read). */
+function charged(ctx: ToolContext, uri: string, output: ReadResourceOutput): ReadResourceOutput {
   // The budget counts what reaches the model — this window and its images —
   // not the whole resource: charging a 5 MB document's full size for every
   // window let a turn read two windows of it, not the document.
-  const bytes = new TextEncoder().encode(view.model.text).byteLength + view.model.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0);
+  const bytes = new TextEncoder().encode(output.text).byteLength + output.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0);
   if (bytes > ctx.readBudget.remaining) {
     throw new Error(
       `This turn may read ${ctx.readBudget.limit} bytes of resources and has ${ctx.readBudget.remaining} left; this part of ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,
     );
   }
   ctx.readBudget.remaining -= bytes;
-  return { server: view.server, uri, cache: view.cache, ...view.model };
+  return output;
 }
 
 export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {

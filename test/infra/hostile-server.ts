@@ -5,7 +5,7 @@
 // nested 100,000 levels deep, and (/huge-list) a 100 MB resources/list.
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListResourcesRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { BIG_TEXT_CHARS, BINARY_BYTES, DEEP_LEVELS } from './hostile-sizes';
 
@@ -64,8 +64,13 @@ const RESOURCES = [
 /** URIs read so far (GET /__reads on the minimal server): proves what was never downloaded. */
 export const reads: string[] = [];
 
+/** `big_report` answers 5 MB of text. */
+const TOOLS = [{ name: 'big_report', description: 'The full activity report (very long)', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } }];
+
 export function createHostileServer(): Server {
-  const server = new Server({ name: 'hostile-resources', version: '1.0.0' }, { capabilities: { resources: {} } });
+  const server = new Server({ name: 'hostile-resources', version: '1.0.0' }, { capabilities: { resources: {}, tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: payloads().text }] }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
     const { uri } = params;

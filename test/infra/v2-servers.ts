@@ -51,6 +51,8 @@ class ModeState {
   sessions = new Map<string, { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; subscriptions: Set<string> }>();
   /** Open responses carrying `subscriptions/listen` streams (to cut them). */
   listenResponses = new Set<ServerResponse>();
+  /** How each `slow_job` call ended: "started", then "cancelled" (the client cancelled it) or "finished". */
+  jobs: string[] = [];
   handler!: McpHttpHandler;
 }
 
@@ -102,6 +104,16 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
     state.notes.set(`v2://notes/${name}`, { text });
     publishListChanged(state, `v2://notes/${name}`);
     return { content: [{ type: 'text', text: `added v2://notes/${name}` }] };
+  });
+  // Takes 20 s unless the client cancels it (2025: notifications/cancelled on its session; 2026: the request's stream aborted).
+  server.registerTool('slow_job', { description: 'A job that takes a long time', inputSchema: z.object({}), annotations: { readOnlyHint: true } }, async (_args, ctx) => {
+    state.jobs.push('started');
+    const outcome = await new Promise<string>((resolve) => {
+      const timer = setTimeout(() => resolve('finished'), 20_000);
+      ctx.mcpReq.signal.addEventListener('abort', () => (clearTimeout(timer), resolve('cancelled')));
+    });
+    state.jobs.push(outcome);
+    return { content: [{ type: 'text', text: `job ${outcome}` }] };
   });
   // Needs the user to confirm (elicitation): a client that declared no elicitation capability is refused (-32021).
   server.registerTool('confirm_delete', { description: 'Deletes everything after asking', inputSchema: z.object({}) }, (_args, ctx) => {
@@ -186,7 +198,7 @@ async function control(mode: V2Mode, action: string, req: IncomingMessage, res: 
   const state = states.get(mode)!;
   if (action === 'state') {
     const listens = (state.handler.bus as unknown as { listenerCount: number }).listenerCount;
-    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ listens, sessions: state.sessions.size, deletes: state.deletes, methods: state.methods }));
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ listens, sessions: state.sessions.size, deletes: state.deletes, methods: state.methods, jobs: state.jobs }));
   }
   if (action === 'edit') {
     // `silent`: the change is made but nobody is told (a gateway running one server process per session notifies only that session).

@@ -49,6 +49,8 @@ const ListQuery = z.object({
   cursor: z.string().max(500).optional(),
 });
 
+const PageQuery = z.object({ before: z.string().min(1).max(200).optional(), limit: z.coerce.number().int().min(1).max(200).default(50) });
+
 const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(1_000).optional() }).strict();
 
 /** `/v1/conversations`: create, read and delete conversations; their catalog and resource reads. */
@@ -84,6 +86,13 @@ export const conversations = new Hono<AppBindings>()
     const removed = await (await ownedStub(c, id)).remove();
     if (!removed) throw notFound(`Conversation ${id}`);
     return c.body(null, 204);
+  })
+  .get('/:id/messages', async (c) => {
+    // Older messages, a page at a time (the WebSocket transcript carries the newest only).
+    const query = PageQuery.safeParse(c.req.query());
+    if (!query.success) throw badRequest(`Invalid query: ${formatIssues(query.error)}`, 'invalid_query');
+    const stub = await ownedStub(c);
+    return c.json(unwrap(await stub.messagesPage(query.data.before, query.data.limit)));
   })
   .get('/:id/catalog', async (c) => {
     const stub = await ownedStub(c);

@@ -40,8 +40,10 @@ export const SettingsSchema = z.object({
   ERA_VERDICT_MAX_AGE_MS: int(0, 24 * 3_600_000),
   /** Resource URIs one conversation follows per server (2026 listen filter or 2025 subscriptions); past it, reads rely on TTLs. */
   MAX_SUBSCRIBED_URIS: int(0, 256),
-  /** Timeout of one MCP request (initialize, list, read…). */
+  /** Timeout of one MCP request (initialize, list, read…); it stops counting while the user answers the server's question. */
   MCP_REQUEST_TIMEOUT_MS: int(100, 30_000),
+  /** How long a server's question to the user (elicitation) waits for an answer; then it is cancelled. */
+  ELICITATION_TIMEOUT_MS: int(1_000, 10 * 60_000),
   /**
    * Largest single message (JSON body or SSE event) accepted from an MCP
    * server; past it the request fails with a 502 naming the limit. Bounds the

@@ -29,6 +29,8 @@ export interface ChatHost {
   clear(): void;
   /** The client set its messages: only these ids stay (a client may remove messages, not rewrite them). */
   keepOnly(ids: string[]): void;
+  /** The user's answer to a server's question during the running turn. */
+  answerElicitation(id: string, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined }): void;
 }
 
 export type ChatAnswer =
@@ -64,6 +66,8 @@ type Frame = {
   errorText?: string;
   probeId?: string;
   messages?: Array<{ id?: unknown }>;
+  action?: string;
+  content?: Record<string, unknown>;
 };
 
 const RESPONSE = 'cf_agent_use_chat_response';
@@ -128,6 +132,16 @@ export class ChatSocket {
         if (!this.host.busy()) this.host.keepOnly(frame.messages.flatMap((m) => (typeof m?.id === 'string' ? [m.id] : [])));
         // Everyone (the sender too, when a running turn kept it from applying) converges on what the server holds.
         this.broadcast({ type: 'cf_agent_chat_messages', messages: this.host.transcript() }, this.host.busy() ? undefined : connection.id);
+        return;
+      }
+      case 'mcp_elicitation_response': {
+        // Ours, not the hook's: a client sends it with the socket (`agent.send`) to answer a data-elicitation part.
+        if (typeof frame.id !== 'string' || (frame.action !== 'accept' && frame.action !== 'decline' && frame.action !== 'cancel')) return;
+        try {
+          this.host.answerElicitation(frame.id, { action: frame.action, content: frame.content });
+        } catch (error) {
+          send(connection, { type: 'mcp_elicitation_error', id: frame.id, error: { code: error instanceof ApiError ? error.code : 'internal_error', message: errorText(error) } });
+        }
         return;
       }
       case 'cf_agent_stream_resume_request':

@@ -16,6 +16,7 @@ import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { liveRegistry, LiveSessions } from './live-sessions';
 import { TurnRunner } from './turns';
+import type { ElicitationAnswer } from '../loop/elicitations';
 import { messagesBefore, transcriptWindow } from './transcript';
 import { SqlLargeResultStore } from './large-result-store';
 import { directoryOf } from './directory';
@@ -215,6 +216,7 @@ export class Conversation extends Agent<Env> {
     continueTurn: () => this.turns.start({ kind: 'continue' }, resolveModel(this.modelEnv())),
     busy: () => this.turns.busy,
     stop: () => this.turns.stop(),
+    answerElicitation: (id, answer) => this.turns.answerElicitation(id, answer),
     clear: () => this.clearAll(),
     keepOnly: (ids) => {
       // An empty list clears; otherwise only messages the client was shown (the transcript window) can be removed by leaving them out.
@@ -335,6 +337,15 @@ export class Conversation extends Agent<Env> {
   async regenerate(messageId: string | undefined, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
     if (!this.row()) throw notFound(`Conversation ${this.name}`);
     return this.turns.start({ kind: 'regenerate', messageId }, model, overrides);
+  }
+
+  /** The user's answer to a server's question asked during the running turn (the turn's stream goes on). */
+  async answerElicitation(id: string, answer: ElicitationAnswer): Promise<RpcResult<{ answered: string }>> {
+    return toRpcResult(async () => {
+      if (!this.row()) throw notFound(`Conversation ${this.name}`);
+      this.turns.answerElicitation(id, answer);
+      return { answered: id };
+    });
   }
 
   /** Stops the running turn: the model request and its MCP requests are aborted; the partial answer is kept. */
@@ -468,6 +479,7 @@ export class Conversation extends Agent<Env> {
       },
       yieldSessions: async (other) => (await getAgentByName<Env, Conversation>(this.env.CONVERSATION, other)).yieldSessions(owner),
       waitUntil: (promise) => this.ctx.waitUntil(promise),
+      elicit: (server, params, signal) => this.turns.elicit(server, params, signal),
     });
     return this.liveMcp.use(work);
   }

@@ -3,6 +3,7 @@ import { ResourceCache } from '../cache/resource-cache';
 import { loadConfig, serversOf } from '../config';
 import { leaseLiveSessions } from '../limits/conversation-limits';
 import { McpSessions } from '../mcp/sessions';
+import type { Elicit } from '../mcp/server-link';
 import { ServerStateStore } from '../mcp/state-store';
 
 /** The count of an end user's conversations with live MCP sessions (src/limits/live-conversations.ts). */
@@ -24,6 +25,8 @@ export interface LiveSessionsHost {
   /** Asks another conversation of the same user to release its sessions; false if it is busy. */
   yieldSessions(other: string): Promise<boolean>;
   waitUntil(promise: Promise<unknown>): void;
+  /** A server asks the user something during a turn. */
+  elicit?: Elicit | undefined;
 }
 
 /**
@@ -153,6 +156,7 @@ export class LiveSessions {
       settings,
       store: new ServerStateStore(this.host.storage.sql),
       cache: this.cache,
+      elicit: this.host.elicit,
     });
   }
 }

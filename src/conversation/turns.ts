@@ -8,6 +8,8 @@ import { runTurn } from '../loop/turn';
 import { prepareTurnContext } from '../loop/turn-context';
 import type { McpSessions } from '../mcp/sessions';
 import type { LargeResultStore } from '../tools/large-results';
+import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import { type History, pendingApprovals, regenerationCut, settleOpenToolCalls } from './history';
 import type { Owner } from './record';
 
@@ -51,6 +53,8 @@ export class TurnRunner {
   private controller: AbortController | undefined;
   /** The client tools of the latest chat request: a continuation after their results offers them again. */
   private clientTools: ClientTool[] = [];
+  /** The questions servers ask the user during the running turn. */
+  private elicitations: TurnElicitations | undefined;
 
   constructor(private readonly host: TurnHost) {}
 
@@ -86,6 +90,18 @@ export class TurnRunner {
     if (!this.busy || !this.controller || this.controller.signal.aborted) return false;
     this.controller.abort(new DOMException('Stopped by the user', 'AbortError'));
     return true;
+  }
+
+  /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */
+  async elicit(server: string, params: ElicitRequestFormParams, signal: AbortSignal | undefined): Promise<ElicitResult> {
+    if (!this.busy || !this.elicitations) return { action: 'cancel' };
+    return this.elicitations.ask(server, params, signal);
+  }
+
+  /** The user's answer to a server's question (404 when none waits with that id; 400 when it does not fit the schema). */
+  answerElicitation(id: string, answer: ElicitationAnswer): void {
+    if (!this.elicitations) throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
+    this.elicitations.answer(id, answer);
   }
 
   /** For `remove()`: the running turn is stopped and nothing of it is kept in memory. */
@@ -137,6 +153,9 @@ export class TurnRunner {
         model,
         settings,
         abortSignal,
+        onWriter: (write) => {
+          this.elicitations = new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal);
+        },
         onComplete: save,
         onStopped: save,
         onFailed: () => {

@@ -1,4 +1,4 @@
-import { completable, McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type CacheHint } from '@modelcontextprotocol/server';
+import { completable, inputRequired, McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type CacheHint } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
@@ -170,6 +170,31 @@ export function createDemoServer(host: DemoServerHost): McpServer {
       const task = store.completeTask(id);
       if (!task) return { isError: true, content: [{ type: 'text', text: `No task #${id}. Use list_tasks to see task ids.` }] };
       return { content: [{ type: 'text', text: `Task #${task.id} is done: ${task.title}` }], structuredContent: { task } };
+    },
+  );
+
+  // Asks the user before it answers (elicitation): a form in the chat, in both protocol eras (2025 gets elicitation/create).
+  server.registerTool(
+    'weekly_report',
+    {
+      title: 'Weekly report',
+      description: 'A report of the tasks; asks the user which tasks and how detailed.',
+      inputSchema: z.object({}),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (_args, ctx) => {
+      const answer = ctx.mcpReq.inputResponses?.scope as { action?: string; content?: { status?: 'open' | 'done' | 'all'; detailed?: boolean } } | undefined;
+      if (!answer) {
+        const requestedSchema = z.object({
+          status: z.enum(['open', 'done', 'all']).describe('Which tasks'),
+          detailed: z.boolean().default(false).describe('One line per task'),
+        });
+        return inputRequired({ inputRequests: { scope: inputRequired.elicit({ message: 'Which tasks should the weekly report cover?', requestedSchema }) } });
+      }
+      if (answer.action !== 'accept' || !answer.content?.status) return { content: [{ type: 'text', text: `No report: the user chose "${answer.action}".` }] };
+      const tasks = store.listTasks(answer.content.status);
+      const lines = answer.content.detailed ? tasks.map((t) => `- #${t.id} ${t.title} (${t.status})`) : [];
+      return { content: [{ type: 'text', text: [`Weekly report: ${tasks.length} ${answer.content.status} task(s).`, ...lines].join('\n') }] };
     },
   );
 

@@ -1,4 +1,4 @@
-import { convertToModelMessages, stepCountIs, streamText, type ToolSet, type UIMessage } from 'ai';
+import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
 import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
@@ -24,6 +24,8 @@ export interface TurnInput {
   abortSignal?: AbortSignal;
   /** Called once, with the whole conversation (the partial answer settled, see `settleStopped`), when the turn was stopped. */
   onStopped?: (messages: UIMessage[]) => void;
+  /** Receives the function that adds chunks of our own to the answer's stream (a server's question to the user). */
+  onWriter?: (write: (chunk: UIMessageChunk) => void) => void;
 }
 
 /** Finish metadata on the assistant message: what a UI shows as "done", "stopped at the step limit", tokens used. */
@@ -79,25 +81,35 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
   });
 
   const notices = (input.pinned?.notices ?? []).map((message) => ({ type: 'data-notice' as const, data: { message } }));
-  return new LiveStream(result.toUIMessageStream<UIMessage<TurnMetadata>>({
+  const stream = createUIMessageStream<UIMessage<TurnMetadata>>({
     originalMessages: messages as UIMessage<TurnMetadata>[],
-    generateMessageId: () => crypto.randomUUID(),
-    messageMetadata: ({ part }) => {
-      if (part.type !== 'finish') return undefined;
-      return {
-        model: input.model.spec,
-        finishReason: part.finishReason,
-        ...(steps > input.settings.MAX_STEPS ? { stepLimitReached: true } : {}),
-        usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
-      };
+    generateId: () => crypto.randomUUID(),
+    execute: ({ writer }) => {
+      input.onWriter?.((chunk) => writer.write(chunk as never));
+      writer.merge(
+        result.toUIMessageStream<UIMessage<TurnMetadata>>({
+          messageMetadata: ({ part }) => {
+            if (part.type !== 'finish') return undefined;
+            return {
+              model: input.model.spec,
+              finishReason: part.finishReason,
+              ...(steps > input.settings.MAX_STEPS ? { stepLimitReached: true } : {}),
+              usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
+            };
+          },
+          onError: (error) => describeModelError(error),
+        }),
+      );
     },
     onFinish: ({ messages: finalMessages, outcome, isAborted }) => {
       if (isAborted || outcome.status === 'aborted' || input.abortSignal?.aborted) input.onStopped?.(settleStopped(finalMessages, input.model.spec));
-      else if (!failed && outcome.status === 'completed') input.onComplete(finalMessages);
+      // The merged model stream declares no outcome to this outer stream: a failure shows as `failed` (streamText's onError) or a failed outcome.
+      else if (!failed && outcome.status !== 'failed') input.onComplete(finalMessages);
       else input.onFailed?.();
     },
     onError: (error) => describeModelError(error),
-  }), notices);
+  });
+  return new LiveStream(stream, notices);
 }
 
 /** What the model is told in the extra step past MAX_STEPS (the step where it has no tools). */

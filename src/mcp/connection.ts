@@ -1,7 +1,10 @@
 import {
   Client,
-  isInputRequiredResult,
+  SdkError,
+  SdkErrorCode,
   StreamableHTTPClientTransport,
+  type ElicitRequestFormParams,
+  type ElicitResult,
   type CacheKey,
   type NotificationMethod as SdkNotificationMethod,
   type PriorDiscovery,
@@ -14,7 +17,8 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/valida
 import pkg from '../../package.json' with { type: 'json' };
 import type { McpServerConfig, Settings } from '../config';
 import { verdictOf, type EraVerdict } from './era';
-import { httpStatusOf, InputRequiredError, isConnectionLost, isSessionExpired, rpcErrorOf } from './errors';
+import { anySignal, PausableDeadline } from './deadline';
+import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf } from './errors';
 import { GetStreamState } from './get-stream';
 import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
@@ -35,6 +39,12 @@ export interface ConnectionEvents {
   onNotification(method: NotificationMethod, params: { uri?: string }): void;
   /** The 2025 GET stream (that era's notification channel) ended or broke: notifications may be missed. */
   onStreamLost(): void;
+  /**
+   * The server asks the user something (a form): 2025 `elicitation/create`,
+   * or a 2026 `input_required` result the SDK hands to the same handler.
+   * Without it, the capability is not declared and servers cannot ask.
+   */
+  onElicitation?: ((params: ElicitRequestFormParams, signal: AbortSignal | undefined) => Promise<ElicitResult>) | undefined;
 }
 
 /** Where the era verdict of this server is kept (DO storage). */
@@ -74,11 +84,13 @@ export class McpConnection {
   private fromPrior = false;
   /** The 2025 standalone GET stream of the current connection. */
   private stream = new GetStreamState(() => {});
+  /** Time limits of the requests in flight: paused while the user answers a server's question. */
+  private readonly deadlines = new Set<PausableDeadline>();
 
   constructor(
     readonly config: McpServerConfig,
     private readonly env: TransportEnv,
-    private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'>,
+    private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'>,
     private readonly events: ConnectionEvents,
     private readonly verdicts: VerdictStore,
   ) {}
@@ -108,8 +120,8 @@ export class McpConnection {
   }
 
   get requestOptions(): RequestOptions {
-    // `input_required` results come back to `call`, which names what the server wanted (we answer none).
-    return { timeout: this.settings.MCP_REQUEST_TIMEOUT_MS, allowInputRequired: true };
+    // A backstop only: `call` enforces MCP_REQUEST_TIMEOUT_MS itself, paused while the user answers a question.
+    return { timeout: this.settings.MCP_REQUEST_TIMEOUT_MS + this.settings.ELICITATION_TIMEOUT_MS };
   }
 
   /** The live client, connecting first if needed (concurrent callers share one connect). */
@@ -134,15 +146,28 @@ export class McpConnection {
   async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true, signal }: { idempotent?: boolean; signal?: AbortSignal } = {}): Promise<T> {
     signal?.throwIfAborted();
     let client = await this.ensure();
+    // Our own time limit (it pauses while the user answers the server); the SDK's is only a backstop.
+    const timeout = this.settings.MCP_REQUEST_TIMEOUT_MS;
+    const deadline = new PausableDeadline(timeout, () => new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout }));
+    this.deadlines.add(deadline);
     // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
-    const options = signal ? { ...this.requestOptions, signal } : this.requestOptions;
+    const options: RequestOptions = { ...this.requestOptions, signal: anySignal(signal, deadline.signal) };
+    try {
+      return await this.callWith(client, request, options, idempotent, signal);
+    } finally {
+      deadline.clear();
+      this.deadlines.delete(deadline);
+    }
+  }
+
+  private async callWith<T>(client: Client, request: (client: Client, options: RequestOptions) => Promise<T>, options: RequestOptions, idempotent: boolean, signal?: AbortSignal): Promise<T> {
     let result: T | undefined;
     for (let retriedLost = false, retriedExpired = false, retriedVerdict = false, retriedReplaced = false; ; ) {
       try {
         result = await request(client, options);
         break;
       } catch (error) {
-        if (signal?.aborted) throw error;
+        if (options.signal?.aborted) throw error; // stopped, or out of time: never retried
         if (idempotent && !retriedReplaced && client !== this.client) {
           // The connection was replaced (or closed) while this request was on it: once more on the current one.
           retriedReplaced = true;
@@ -163,7 +188,6 @@ export class McpConnection {
         } else throw error;
       }
     }
-    if (isInputRequiredResult(result)) throw new InputRequiredError((result.inputRequests ?? {}) as InputRequiredError['inputRequests']);
     assertDepthAtMost(result, this.settings.MCP_MAX_RESULT_DEPTH);
     return result;
   }
@@ -228,17 +252,31 @@ export class McpConnection {
     const client = new Client(
       { name: pkg.name, version: pkg.version },
       {
-        capabilities: {},
+        // Form elicitation only when there is someone to ask (a conversation's turn); never sampling or roots.
+        capabilities: this.events.onElicitation ? { elicitation: { form: {} } } : {},
         // ajv compiles validators with `new Function`, which workerd forbids.
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
         versionNegotiation: { mode },
         responseCacheStore: NO_RESPONSE_CACHE,
         // Past this many pages the SDK's walk throws; list-all.ts then keeps what fits and says so.
         listMaxPages: this.settings.MCP_MAX_LIST_PAGES,
-        // We answer no elicitation or sampling (and declare neither): an `input_required` result is an error `call` names.
-        inputRequired: { autoFulfill: false },
+        // 2026 `input_required` results are fulfilled through the same handler as 2025 requests (below), then retried.
+        inputRequired: { autoFulfill: true, maxRounds: 5 },
       },
     );
+    const elicit = this.events.onElicitation;
+    if (elicit) {
+      client.setRequestHandler('elicitation/create', async (request, ctx) => {
+        // URL mode (open a page) is not declared; a server that asks anyway is declined.
+        if (request.params.mode === 'url') return { action: 'decline' };
+        for (const deadline of this.deadlines) deadline.pause();
+        try {
+          return await elicit(request.params as ElicitRequestFormParams, (ctx as { mcpReq?: { signal?: AbortSignal } }).mcpReq?.signal);
+        } finally {
+          for (const deadline of this.deadlines) deadline.resume();
+        }
+      });
+    }
     for (const method of NOTIFICATION_METHODS) {
       client.setNotificationHandler(method as SdkNotificationMethod, (notification: { params?: object }) => {
         if (this.client === client) this.events.onNotification(method, (notification.params ?? {}) as { uri?: string });

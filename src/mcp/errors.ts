@@ -60,29 +60,13 @@ export function isTimeout(error: unknown): boolean {
 /** MissingRequiredClientCapability (2026-07-28): the server would ask for input (elicitation, sampling) we did not declare. */
 export const MISSING_CLIENT_CAPABILITY = -32021;
 
-/**
- * The server answered with an `input_required` result (2026 multi-round-trip
- * request: it wants the user to answer an elicitation, or the client to
- * sample). This service cannot answer those yet, so the call fails with what
- * the server asked for.
- */
-export class InputRequiredError extends Error {
-  constructor(readonly inputRequests: Record<string, { method?: string; params?: { message?: string; mode?: string } }>) {
-    super('the server asked for input');
-  }
-}
-
-/** An `input_required` answer, or a refusal to ask for input we cannot give (-32021): what the server wanted, in words (bounded, secrets masked). */
+/** A refusal to ask for input we cannot give (-32021: sampling, roots, URL elicitation): what the server wanted, in words (bounded, secrets masked). */
 export function describeInputRequired(error: unknown): string | undefined {
   const wanted = inputRequiredText(error);
   return wanted === undefined ? undefined : bounded(wanted);
 }
 
 function inputRequiredText(error: unknown): string | undefined {
-  if (error instanceof InputRequiredError) {
-    const requests = Object.values(error.inputRequests);
-    return requests.length ? requests.map(describeInputRequest).join(', ') : 'input from the user';
-  }
   if (error instanceof ProtocolError && error.code === MISSING_CLIENT_CAPABILITY) {
     const wanted = Object.keys((error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities ?? {});
     return `${wanted.length ? wanted.join(', ') : 'a client capability'} (${error.message})`;
@@ -91,13 +75,6 @@ function inputRequiredText(error: unknown): string | undefined {
   return undefined;
 }
 
-function describeInputRequest(request: { method?: string; params?: { message?: string; mode?: string } }): string {
-  const said = request.params?.message ? ` ("${request.params.message.slice(0, 200)}")` : '';
-  if (request.method === 'elicitation/create') return `the user to ${request.params?.mode === 'url' ? 'open a link' : 'fill in a form'}${said}`;
-  if (request.method === 'sampling/createMessage') return 'a model completion (sampling)';
-  if (request.method === 'roots/list') return 'the list of roots';
-  return `a ${request.method ?? 'request'}`;
-}
 
 /** Longest upstream error text passed on (servers may echo whole bodies). */
 const MAX_ERROR_CHARS = 300;
@@ -145,6 +122,10 @@ function unsupportedVersionText(data: unknown): string {
  */
 export function upstreamError(server: string, error: unknown, connecting = false): ApiError {
   if (error instanceof ApiError) return error;
+  // Asked, answered (elicitation), and asked again past the SDK's round limit: a server that never settles.
+  if (error instanceof SdkError && error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
+    return new ApiError(502, 'input_required', `MCP server "${server}" kept asking for input after it was answered: ${bounded(error.message)}`);
+  }
   const wanted = describeInputRequired(error);
   if (wanted) {
     return new ApiError(502, 'input_required', `MCP server "${server}" needs ${wanted} before it can answer; this service cannot provide that yet`);

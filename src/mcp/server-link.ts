@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { McpServerConfig, Settings } from '../config';
@@ -25,7 +25,12 @@ export interface ServerLinkOptions {
   settings: Settings;
   store: ServerStateStore;
   cache: ResourceCache;
+  /** Asks the user what a server wants to know (elicitation); absent: the capability is not declared. */
+  elicit?: Elicit | undefined;
 }
+
+/** A server's question to the user, answered (or declined, or cancelled) by them. */
+export type Elicit = (server: string, params: ElicitRequestFormParams, signal: AbortSignal | undefined) => Promise<ElicitResult>;
 
 /**
  * Everything one conversation has to do with one MCP server: the
@@ -69,6 +74,7 @@ export class ServerLink {
       {
         onNotification: (method, params) => this.onNotification(method, params),
         onStreamLost: () => this.onChannelLost('the notification stream was lost'),
+        onElicitation: options.elicit ? (params, signal) => options.elicit!(this.id, params, signal) : undefined,
       },
       {
         prior: () => priorFrom(store.verdict(this.id), Date.now(), settings.ERA_VERDICT_MAX_AGE_MS),

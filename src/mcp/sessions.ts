@@ -8,7 +8,7 @@ import { describeUpstreamError, upstreamError } from './errors';
 import { validatePromptArguments } from './prompt-arguments';
 import { resolveServer } from './resolve-server';
 import type { ResourceRead } from './resource-read';
-import { ServerLink } from './server-link';
+import { ServerLink, type Elicit } from './server-link';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
 
@@ -23,6 +23,8 @@ export interface McpSessionsOptions {
   settings: Settings;
   store: ServerStateStore;
   cache: ResourceCache;
+  /** Asks the user what a server wants to know (elicitation, during a turn). */
+  elicit?: Elicit | undefined;
 }
 
 /**

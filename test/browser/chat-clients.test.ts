@@ -94,6 +94,9 @@ async function newConversation(token: string): Promise<string> {
   return ((await response.json()) as { id: string }).id;
 }
 
+type Question = { id: string; status: string; message: string };
+const questionIn = (messages: UIMessage[]) => messages.flatMap((m) => m.parts).find((p) => p.type === 'data-elicitation') as { data: Question } | undefined;
+
 const toolPart = (messages: UIMessage[]) => messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p) as { toolCallId: string; state: string } | undefined;
 
 /** Waits until the slow answer is being written (a few words in). */
@@ -170,6 +173,19 @@ describe('useChat (HTTP) with only `api` set', () => {
     expect(saved.map((m) => m.id)).toEqual([first[0]!.id, after[1]!.id]);
     const sent = model.requests.at(-1)!.messages.filter((m) => m.role !== 'system');
     expect(sent.map((m) => m.role)).toEqual(['user']);
+  });
+
+  it('a server\'s question arrives as a form part; declining over HTTP completes the server\'s call', async () => {
+    const token = await tokenFor(newUser().user);
+    const id = chatId();
+    const { page } = await openClient('http', id, token);
+    void page.evaluate(() => window.chat!.send('give me the weekly report'));
+    await expect.poll(async () => questionIn((await state(page)).messages)?.data.status, { timeout: 20_000 }).toBe('pending');
+    const asked = questionIn((await state(page)).messages)!.data;
+    expect(asked.message).toBe('Which tasks should the weekly report cover?');
+    await page.evaluate((questionId) => window.chat!.answerElicitation(questionId, 'decline'), asked.id);
+    await expect.poll(async () => lastText(page), { timeout: 20_000 }).toContain('No report: the user chose "decline"');
+    expect(questionIn(await settled(page))?.data.status).toBe('decline');
   });
 
   it('a reload in the middle of a turn resumes it (resumeStream) and the answer arrives whole, once', async () => {
@@ -289,6 +305,18 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     expect(textOf(saved.at(-1)).match(/Done:/g)).toHaveLength(1);
   });
 
+  it('a server\'s question answered over the socket (accept with the form\'s values)', async () => {
+    const token = await tokenFor(newUser().user);
+    const id = await newConversation(token);
+    const client = await openClient('ws', id, token);
+    void client.page.evaluate(() => window.chat!.send('give me the weekly report'));
+    await expect.poll(async () => questionIn((await state(client.page)).messages)?.data.status, { timeout: 20_000 }).toBe('pending');
+    const asked = questionIn((await state(client.page)).messages)!.data;
+    await client.page.evaluate((questionId) => window.chat!.answerElicitation(questionId, 'accept', { status: 'all', detailed: true }), asked.id);
+    await expect.poll(async () => lastText(client.page), { timeout: 20_000 }).toContain('Done: Weekly report:');
+    expect(questionIn(await settled(client.page))?.data).toMatchObject({ status: 'accept' });
+  });
+
   it('regenerate replaces the answer on the server too', async () => {
     const token = await tokenFor(newUser().user);
     const id = await newConversation(token);
@@ -299,5 +327,55 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     await expect.poll(async () => (await stored(id, token)).at(-1)?.id, { timeout: 20_000 }).not.toBe(first[1]!.id);
     const saved = await stored(id, token);
     expect(saved.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+});
+
+describe('the chat widget on a SaaS page (the same service, a slow model)', () => {
+  async function openWidget(token: string) {
+    const context = await chromium.browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${clientPage.url}/widget?${new URLSearchParams({ service: service.url, token })}`);
+    const chat = page.locator('mcp-ondemand-chat');
+    const input = chat.getByRole('textbox', { name: 'Message' });
+    await expect.poll(() => input.isEnabled(), { timeout: 15_000 }).toBe(true);
+    const ask = async (text: string) => {
+      await input.fill(text);
+      await input.press('Enter');
+    };
+    const idle = async () => expect.poll(() => chat.locator('[role="log"]').getAttribute('aria-busy'), { timeout: 30_000 }).toBe('false');
+    return { page, chat, ask, idle };
+  }
+
+  it('Stop stops the turn on the service: the model call is aborted, the answer so far stays, marked stopped', async () => {
+    const { chat, ask, idle } = await openWidget(await tokenFor(newUser().user));
+    const abortedBefore = model.aborted;
+    await ask('write slowly for the widget');
+    await expect.poll(async () => (await chat.locator('article.assistant').last().innerText()).split(' ').length, { timeout: 15_000 }).toBeGreaterThan(5);
+    await chat.getByRole('button', { name: 'Stop' }).click();
+    await idle();
+    await expect.poll(() => model.aborted, { timeout: 10_000 }).toBe(abortedBefore + 1);
+    const answer = await chat.locator('article.assistant').last().innerText();
+    expect(answer).toContain('word0');
+    expect(answer).toContain('Stopped.');
+    expect(answer).not.toContain('word199');
+    await expect.poll(() => chat.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
+    await ask('one more');
+    await idle();
+    expect(await chat.locator('article.assistant').last().innerText()).toContain('You said: one more');
+  });
+
+  it('a server\'s question is a form in the widget; the answer goes back and the turn finishes with it', async () => {
+    const { chat, ask, idle } = await openWidget(await tokenFor(newUser().user));
+    await ask('give me the weekly report please');
+    const form = chat.getByRole('group', { name: 'demo asks' });
+    await expect.poll(() => form.isVisible(), { timeout: 20_000 }).toBe(true);
+    await form.getByRole('combobox').selectOption('all');
+    await form.getByRole('checkbox').check();
+    await form.getByRole('button', { name: 'Send answer' }).click();
+    await idle();
+    const answer = await chat.locator('article.assistant').last().innerText();
+    expect(answer).toContain('You answered: status = all, detailed = true');
+    expect(answer).toContain('Done: Weekly report:');
   });
 });

@@ -8,6 +8,7 @@
 //   "slowly"                    → 200 words, one every 40 ms (time to press stop)
 //   "create a task called X"    → calls demo__create_task {title: X} (needs approval)
 //   "where am I"                → calls the client tool get_location
+//   "weekly report"             → calls demo__weekly_report (the server then asks the user a question)
 //   no tools offered            → "Final answer without tools."
 //   anything else               → "You said: <the words>"
 import { createServer, type Server } from 'node:http';
@@ -32,6 +33,7 @@ function decide(body: FakeModel['requests'][number]): Step {
   if (/slowly/i.test(text)) return { text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), delayMs: 40 };
   const task = text.match(/create a task called ([\w -]+)/i);
   if (task) return { tool: 'demo__create_task', args: { title: task[1]!.trim() } };
+  if (/weekly report/i.test(text)) return { tool: 'demo__weekly_report', args: {} };
   if (/where am i/i.test(text) && body.tools.some((t) => t.function.name === 'get_location')) return { tool: 'get_location', args: {} };
   return { text: `You said: ${text}` };
 }

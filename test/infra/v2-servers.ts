@@ -115,11 +115,13 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
     state.jobs.push(outcome);
     return { content: [{ type: 'text', text: `job ${outcome}` }] };
   });
-  // Needs the user to confirm (elicitation): a client that declared no elicitation capability is refused (-32021).
+  // Needs the user to confirm (elicitation): 2026 asks with an input_required result; a 2025 session gets elicitation/create.
+  // A client that declared no elicitation capability is refused (-32021).
   server.registerTool('confirm_delete', { description: 'Deletes everything after asking', inputSchema: z.object({}) }, (_args, ctx) => {
-    const answer = ctx.mcpReq.inputResponses?.confirm;
-    if (!answer) return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Delete every note?', requestedSchema: z.object({ ok: z.boolean() }) }) } });
-    return { content: [{ type: 'text', text: 'deleted' }] };
+    const answer = ctx.mcpReq.inputResponses?.confirm as { action?: string; content?: { ok?: boolean } } | undefined;
+    if (!answer) return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Delete every note?', requestedSchema: z.object({ ok: z.boolean(), reason: z.string().optional() }) }) } });
+    const deleted = answer.action === 'accept' && answer.content?.ok === true;
+    return { content: [{ type: 'text', text: deleted ? 'deleted' : `kept everything (${answer.action}${answer.action === 'accept' ? ', not confirmed' : ''})` }] };
   });
   if (session) {
     server.server.setRequestHandler('resources/subscribe', ({ params }) => {

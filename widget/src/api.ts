@@ -53,6 +53,10 @@ export class ChatApi {
   answerApproval(id: string, answer: { toolCallId: string; approved: boolean }, signal: AbortSignal): Promise<Response> {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/approvals`, answer, signal);
   }
+  /** The user's answer to a server's question (a `data-elicitation` part); the running turn goes on. */
+  answerElicitation(id: string, elicitationId: string, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }): Promise<unknown> {
+    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/elicitations/${encodeURIComponent(elicitationId)}`, answer);
+  }
   /** Stops the running turn (its stream then ends with an `abort` chunk; the partial answer is kept). */
   stop(id: string): Promise<{ stopped: boolean }> {
     return this.json('DELETE', `/v1/conversations/${encodeURIComponent(id)}/stream`);

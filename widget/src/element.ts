@@ -78,7 +78,11 @@ export class McpOndemandChat extends HTMLElement {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(STYLES);
     this.root.adoptedStyleSheets = [sheet];
-    this.transcript = new TranscriptView(this.root, () => ({ describe: (server, uri) => this.describe(server, uri), answer: this.busy ? undefined : this.answer }));
+    this.transcript = new TranscriptView(this.root, () => ({
+      describe: (server, uri) => this.describe(server, uri),
+      answer: this.busy ? undefined : this.answer,
+      elicit: this.elicit,
+    }));
     const announce = (text: string) => this.transcript.announce(text);
     this.heading = h('h2', {}, this.getAttribute('heading') || 'Assistant');
     this.status = h('span', { class: 'status', role: 'status' });
@@ -440,6 +444,12 @@ export class McpOndemandChat extends HTMLElement {
     }
     return ended;
   }
+
+  /** A server's question answered: the running turn (whose stream this widget is reading) goes on with it. */
+  private elicit = (elicitationId: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): void => {
+    if (!this.conversationId) return;
+    this.api.answerElicitation(this.conversationId, elicitationId, { action, ...(content ? { content } : {}) }).catch((error: unknown) => this.showError(error));
+  };
 
   private answer = (toolCallId: string, approved: boolean): void => {
     // Shown as answered at once; the stream that follows continues the same message.

@@ -1,4 +1,5 @@
 import { h } from './dom';
+import { elicitationCard, type Elicitation, type ElicitationAnswer } from './elicitation-form';
 import { renderMarkdown } from './markdown';
 import { humanSize as sizeOf, summarizeStep } from './steps';
 import type { Attachment, Message, ToolPart } from './types';
@@ -8,6 +9,8 @@ export interface TranscriptContext {
   describe(server: string, uri: string): Attachment;
   /** Approve or deny a tool call; undefined while a turn is running. */
   answer?: ((toolCallId: string, approved: boolean) => void) | undefined;
+  /** Answer a server's question (asked while the turn runs, so always available). */
+  elicit?: ElicitationAnswer | undefined;
 }
 
 const isTool = (part: Message['parts'][number]): part is ToolPart => part.type.startsWith('tool-') && 'toolCallId' in part;
@@ -33,6 +36,9 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
       if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text)));
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
+    } else if (part.type === 'data-elicitation') {
+      const question = (part as { data?: Elicitation }).data;
+      if (question) el.append(elicitationCard(question, ctx.elicit));
     } else if (part.type === 'data-notice') {
       const text = ((part as { data?: { message?: unknown } }).data?.message);
       if (typeof text === 'string') el.append(h('p', { class: 'notice' }, text));

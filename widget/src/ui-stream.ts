@@ -136,8 +136,13 @@ export function applyChunk(message: Message, chunk: StreamChunk): { error?: stri
       }
       return;
     default:
-      // Data parts belong to the message, as in the AI SDK (so a replay or a reload shows them once).
-      if (chunk.type.startsWith('data-') && !chunk.transient) message.parts.push({ type: chunk.type, data: chunk.data });
+      // Data parts belong to the message, as in the AI SDK (so a replay or a reload shows them once);
+      // one with an id replaces the earlier part of that type and id (a question, then its answer).
+      if (chunk.type.startsWith('data-') && !chunk.transient) {
+        const same = chunk.id === undefined ? undefined : message.parts.find((p) => p.type === chunk.type && (p as { id?: string }).id === chunk.id);
+        if (same) (same as { data?: unknown }).data = chunk.data;
+        else message.parts.push({ type: chunk.type, ...(chunk.id === undefined ? {} : { id: chunk.id }), data: chunk.data });
+      }
       return;
   }
 }

@@ -51,6 +51,14 @@ const ListQuery = z.object({
 
 const PageQuery = z.object({ before: z.string().min(1).max(200).optional(), limit: z.coerce.number().int().min(1).max(200).default(50) });
 
+const ElicitationAnswerBody = z
+  .object({
+    action: z.enum(['accept', 'decline', 'cancel']),
+    /** With `accept`: the form's values, checked against the server's schema. */
+    content: z.record(z.string(), z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)])).optional(),
+  })
+  .strict();
+
 const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(1_000).optional() }).strict();
 
 /** `/v1/conversations`: create, read and delete conversations; their catalog and resource reads. */
@@ -118,6 +126,12 @@ export const conversations = new Hono<AppBindings>()
     const stub = await ownedStub(c);
     const body = await jsonBody(c, ApprovalBody);
     return turnStream(await stub.respondToApproval(body));
+  })
+  .post('/:id/elicitations/:elicitationId', async (c) => {
+    // The user's answer to a server's question (a data-elicitation part of the running turn); the turn's stream goes on.
+    const stub = await ownedStub(c);
+    const body = await jsonBody(c, ElicitationAnswerBody);
+    return c.json(unwrap(await stub.answerElicitation(c.req.param('elicitationId'), body)));
   })
   .get('/:id/ws', async (c) => {
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.

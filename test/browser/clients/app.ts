@@ -26,6 +26,8 @@ interface Driver {
   approve(toolCallId: string, approved: boolean): Promise<void>;
   clear(): void;
   addToolOutput(toolCallId: string, output: unknown): Promise<void>;
+  /** Answers a server's question (a data-elicitation part): over HTTP, or as a frame on the socket. */
+  answerElicitation(id: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): Promise<void>;
 }
 declare global {
   interface Window {
@@ -37,7 +39,16 @@ window.errors = [];
 
 type Chat = Pick<ReturnType<typeof useChat>, 'messages' | 'status' | 'sendMessage' | 'stop' | 'regenerate' | 'addToolApprovalResponse' | 'setMessages' | 'addToolOutput' | 'error'>;
 
-function expose(chat: Chat, extra: { clear(): void; stop(): Promise<void> }) {
+const answerOverHttp = async (id: string, action: string, content?: Record<string, unknown>) => {
+  const response = await fetch(`${service}/v1/conversations/${conversation}/elicitations/${id}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ action, ...(content ? { content } : {}) }),
+  });
+  if (!response.ok) throw new Error(`answer refused: ${response.status}`);
+};
+
+function expose(chat: Chat, extra: { clear(): void; stop(): Promise<void>; answerElicitation?: Driver['answerElicitation'] }) {
   window.chat = {
     status: chat.status,
     messages: chat.messages,
@@ -50,6 +61,7 @@ function expose(chat: Chat, extra: { clear(): void; stop(): Promise<void> }) {
     },
     clear: extra.clear,
     addToolOutput: async (toolCallId, output) => void chat.addToolOutput({ tool: 'get_location', toolCallId, output } as never),
+    answerElicitation: extra.answerElicitation ?? answerOverHttp,
   };
   if (chat.error) window.errors.push(chat.error.message);
 }
@@ -109,7 +121,11 @@ function SocketClient() {
       if (toolCall.toolName === 'get_location') addToolOutput({ toolCallId: toolCall.toolCallId, output: { city: 'Lisbon' } });
     },
   } as unknown as Parameters<typeof useAgentChat>[0]);
-  expose(chat as unknown as Chat, { clear: () => chat.clearHistory(), stop: async () => chat.stop() });
+  expose(chat as unknown as Chat, {
+    clear: () => chat.clearHistory(),
+    stop: async () => chat.stop(),
+    answerElicitation: async (id, action, content) => void agent.send(JSON.stringify({ type: 'mcp_elicitation_response', id, action, content })),
+  });
   return h(Transcript, { chat: chat as unknown as Chat });
 }
 

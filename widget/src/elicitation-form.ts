@@ -1,0 +1,77 @@
+import { h } from './dom';
+
+/** A server's question as the stream carries it (src/loop/elicitations.ts). */
+export interface Elicitation {
+  id: string;
+  server: string;
+  message: string;
+  requestedSchema: { properties?: Record<string, FieldSchema>; required?: string[] };
+  status: 'pending' | 'accept' | 'decline' | 'cancel' | 'expired';
+  content?: Record<string, unknown>;
+}
+
+interface FieldSchema {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: string[];
+  default?: unknown;
+}
+
+export type ElicitationAnswer = (id: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) => void;
+
+/**
+ * A server's question as a form (the flat schemas elicitation allows:
+ * text, numbers, yes/no, one of a list), or, once answered, what was
+ * answered. The service checks the answer against the server's schema too.
+ */
+export function elicitationCard(question: Elicitation, answer: ElicitationAnswer | undefined): HTMLElement {
+  const label = `${question.server} asks`;
+  if (question.status !== 'pending') {
+    const said =
+      question.status === 'accept'
+        ? `You answered: ${Object.entries(question.content ?? {}).map(([k, v]) => `${k} = ${String(v)}`).join(', ') || 'yes'}`
+        : question.status === 'expired'
+          ? 'Nobody answered in time; the question was cancelled.'
+          : question.status === 'decline'
+            ? 'You declined.'
+            : 'Cancelled.';
+    return h('div', { class: 'approval', role: 'group', 'aria-label': label }, h('p', {}, `${question.server}: ${question.message}`), h('p', { class: 'meta' }, said));
+  }
+  const fields = Object.entries(question.requestedSchema.properties ?? {}).map(([name, schema]) => field(name, schema, question.requestedSchema.required?.includes(name) ?? false));
+  const read = (): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => f.value()));
+  const disabled = !answer;
+  const form = h(
+    'form',
+    { class: 'approval', role: 'group', 'aria-label': label, onsubmit: (e: Event) => (e.preventDefault(), answer?.(question.id, 'accept', read())) },
+    h('p', {}, `${question.server}: ${question.message}`),
+    ...fields.map((f) => f.el),
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'submit', class: 'primary', disabled }, 'Send answer'),
+      h('button', { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'decline') }, 'Decline'),
+      h('button', { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'cancel') }, 'Cancel'),
+    ),
+  );
+  return form;
+}
+
+function field(name: string, schema: FieldSchema, required: boolean): { el: HTMLElement; value(): Array<[string, unknown]> } {
+  const text = schema.title ?? schema.description ?? name;
+  if (schema.type === 'boolean') {
+    const input = h('input', { type: 'checkbox', name, checked: schema.default === true }) as HTMLInputElement;
+    return { el: h('label', { class: 'field' }, input, ` ${text}`), value: () => [[name, input.checked]] };
+  }
+  if (schema.enum) {
+    const select = h('select', { name, required }, ...schema.enum.map((option) => h('option', { value: option, selected: schema.default === option }, option))) as HTMLSelectElement;
+    return { el: h('label', { class: 'field' }, `${text} `, select), value: () => [[name, select.value]] };
+  }
+  const numeric = schema.type === 'number' || schema.type === 'integer';
+  const input = h('input', { type: numeric ? 'number' : 'text', name, required, ...(schema.type === 'integer' ? { step: '1' } : {}) }) as HTMLInputElement;
+  if (schema.default !== undefined) input.value = String(schema.default);
+  return {
+    el: h('label', { class: 'field' }, `${text} `, input),
+    value: () => (input.value === '' ? [] : [[name, numeric ? Number(input.value) : input.value]]),
+  };
+}

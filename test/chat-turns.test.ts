@@ -9,7 +9,7 @@ import type { UIMessage } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
-import { callTools, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
+import { approveWith, callTools, say, scriptedModel, sseChunks, textOfChunks, toolResults, turnUntilApproval, userMessage } from './helpers/turns';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
 
 const HOSTILE = { authorization: 'Bearer test-key-hostile', 'x-end-user': 'mallory' };
@@ -174,17 +174,7 @@ describe('turn limits that do not trap users', () => {
     const who = metered('ann');
     const id = await createConversation(who);
     const model = scriptedModel((call) => (call.prompt.some((m) => m.role === 'tool') ? say('Created.') : callTools(['demo__create_task', { title: 'Limits' }])));
-    await runInDurableObject(await conversationStub(id), async (instance) => {
-      const first = await instance.turn([userMessage('create a task')], { model, acceptsImages: false, spec: 'mock' });
-      const reader = first.reader().getReader();
-      while (!(await reader.read()).done);
-    });
-    const [pending] = (await (await api(`/v1/conversations/${id}`, {}, who)).json<{ pendingApprovals: Array<{ toolCallId: string }> }>()).pendingApprovals;
-    await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await instance.approve({ toolCallId: pending!.toolCallId, approved: true }, { model, acceptsImages: false, spec: 'mock' });
-      const reader = live!.reader().getReader();
-      while (!(await reader.read()).done);
-    });
+    await approveWith(id, await turnUntilApproval(id, 'create a task', model), model);
     // Two turns per user: the approval did not use the second.
     const second = await postJson(`/v1/conversations/${id}/messages`, { text: 'hello' }, who);
     expect(second.status).toBe(200);

@@ -4,12 +4,11 @@
 // session. Both become the same form in the turn's stream, answered through
 // the HTTP API (the widget and the WebSocket use the same path), checked
 // against the server's schema; the server's call completes with the answer.
-import { runInDurableObject } from 'cloudflare:test';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { ElicitationRecord } from '../src/loop/elicitations';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
-import { callTools, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
+import { approveWith, callTools, say, scriptedModel, toolResults, turnUntilApproval } from './helpers/turns';
 
 const ERAS = { authorization: 'Bearer test-key-eras', 'x-end-user': 'asked' };
 
@@ -54,16 +53,7 @@ for (const [server, era] of [
       const id = await createConversation(ERAS);
       const model = scriptedModel((call, index) => (index === 0 ? callTools([`${server}__confirm_delete`, {}]) : say(`The server said: ${toolResults(call.prompt)[0]?.text}`)));
       // confirm_delete changes data: it waits for approval first, then asks its own question.
-      await runInDurableObject(await conversationStub(id), async (instance) => {
-        const live = await instance.turn([userMessage('delete all notes')], { model, acceptsImages: false, spec: 'mock' });
-        const reader = live.reader().getReader();
-        while (!(await reader.read()).done);
-      });
-      const [pending] = (await (await api(`/v1/conversations/${id}`, {}, ERAS)).json<{ pendingApprovals: Array<{ toolCallId: string }> }>()).pendingApprovals;
-      await runInDurableObject(await conversationStub(id), async (instance) => {
-        await instance.approve({ toolCallId: pending!.toolCallId, approved: true }, { model, acceptsImages: false, spec: 'mock' });
-      });
-
+      await approveWith(id, await turnUntilApproval(id, 'delete all notes', model), model, false);
       const stream = await follow(id);
       const asked = await stream.until(() => question(stream.chunks, 'pending'), 'a question');
       expect(asked).toMatchObject({ server, message: 'Delete every note?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
@@ -88,16 +78,8 @@ for (const [server, era] of [
 
     it('decline goes back to the server as decline', async () => {
       const id = await createConversation(ERAS);
-      const model = scriptedModel((call, index) => (index === 0 ? callTools([`${server}__confirm_delete`, {}]) : say('ok')));
-      await runInDurableObject(await conversationStub(id), async (instance) => {
-        const live = await instance.turn([userMessage('delete all notes')], { model, acceptsImages: false, spec: 'mock' });
-        const reader = live.reader().getReader();
-        while (!(await reader.read()).done);
-      });
-      const [pending] = (await (await api(`/v1/conversations/${id}`, {}, ERAS)).json<{ pendingApprovals: Array<{ toolCallId: string }> }>()).pendingApprovals;
-      await runInDurableObject(await conversationStub(id), async (instance) => {
-        await instance.approve({ toolCallId: pending!.toolCallId, approved: true }, { model, acceptsImages: false, spec: 'mock' });
-      });
+      const model = scriptedModel((_call, index) => (index === 0 ? callTools([`${server}__confirm_delete`, {}]) : say('ok')));
+      await approveWith(id, await turnUntilApproval(id, 'delete all notes', model), model, false);
       const stream = await follow(id);
       const asked = await stream.until(() => question(stream.chunks, 'pending'), 'a question');
       expect((await postJson(`/v1/conversations/${id}/elicitations/${asked.id}`, { action: 'decline' }, ERAS)).status).toBe(200);

@@ -280,6 +280,19 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     await expect.poll(() => b.page.evaluate(() => window.chat?.messages.length), { timeout: 15_000 }).toBe(0);
   });
 
+  it('setMessages([]) empties the conversation on the service too: nothing comes back on reconnect', async () => {
+    const token = await tokenFor(newUser().user);
+    const id = await newConversation(token);
+    const client = await openClient('ws', id, token);
+    await client.page.evaluate(() => window.chat!.send('remember this'));
+    await settled(client.page);
+    expect(await stored(id, token)).toHaveLength(2);
+    await client.page.evaluate(() => window.chat!.setMessages([]));
+    await expect.poll(async () => (await stored(id, token)).length, { timeout: 10_000 }).toBe(0);
+    await client.page.reload();
+    await expect.poll(() => client.page.evaluate(() => window.chat?.messages.length), { timeout: 15_000 }).toBe(0);
+  });
+
   it('a reload mid-turn resumes: everything so far replayed, the rest live, each word once', async () => {
     const token = await tokenFor(newUser().user);
     const id = await newConversation(token);

@@ -29,6 +29,7 @@ beforeEach(async () => {
   pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(`${service.url}/`);
+  await countTurns();
 });
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
@@ -42,13 +43,46 @@ const assistant = () => chat().locator('article.assistant');
 const lastAnswer = () => assistant().last();
 const step = (label: string | RegExp) => chat().locator('details.step summary', { hasText: label });
 
+/**
+ * Turns the widget finished, counted from its own `mcp-ondemand-message`
+ * event (one per completed turn). A test waits for *its* turn to end — the
+ * count past what it was when the test acted, and the log idle — never for
+ * a fixed time, the first text, or an idle log that may still be the
+ * previous turn's.
+ */
+async function countTurns(): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { turnsEnded: number };
+    w.turnsEnded = 0;
+    document.querySelector('mcp-ondemand-chat')!.addEventListener('mcp-ondemand-message', () => w.turnsEnded++);
+  });
+}
+const turnsEnded = () => page.evaluate(() => (window as unknown as { turnsEnded?: number }).turnsEnded ?? 0);
+let turnsBefore = 0;
+
+/** The next turn starts now: answerText() waits for it to end. */
+async function markTurn(): Promise<void> {
+  turnsBefore = await turnsEnded();
+}
+
 async function ask(text: string): Promise<void> {
+  await markTurn();
   await input().fill(text);
   await input().press('Enter');
 }
 
-/** Waits until the turn is over (the log is no longer busy) and returns the last answer's text. */
+/** Answers the approval card (once it can be answered: the paused turn is over) and starts the continued turn. */
+async function decide(button: 'Approve' | 'Deny', how: 'click' | 'Enter' = 'click'): Promise<void> {
+  const target = chat().getByRole('group', { name: 'Tool approval' }).getByRole('button', { name: button });
+  await expect.poll(() => target.isEnabled(), { timeout: 20_000 }).toBe(true);
+  await markTurn();
+  if (how === 'click') await target.click();
+  else await target.press('Enter');
+}
+
+/** Waits until the turn started last is over (it ended, and the log is idle) and returns the last answer's text. */
 async function answerText(): Promise<string> {
+  await expect.poll(turnsEnded, { timeout: 20_000 }).toBeGreaterThan(turnsBefore);
   await expect.poll(() => chat().locator('[role="log"]').getAttribute('aria-busy'), { timeout: 20_000 }).toBe('false');
   return (await lastAnswer().innerText()).trim();
 }
@@ -119,6 +153,7 @@ describe('the demo page at / (npm start)', () => {
     await containsText(form.getByLabel('Prompt preview'), 'Plan my day: I have 4 hours of focused time.');
     await screenshot(page, '06-prompt-preview');
 
+    await markTurn();
     await form.getByRole('button', { name: 'Run' }).click();
     await hasCount(form, 0);
     await answerText();
@@ -176,23 +211,26 @@ describe('the demo page at / (npm start)', () => {
     await containsText(card, 'wants to run create_task on demo');
     await containsText(card.getByLabel('Arguments'), '"title": "Write release notes"');
     await screenshot(page, '11-approval-requested');
-    await card.getByRole('button', { name: 'Approve' }).click();
+    await decide('Approve');
     expect(await answerText()).toMatch(/Created task #\d+: Write release notes/);
     await visible(step('ran create_task on demo'));
     await screenshot(page, '12-approved');
 
     await ask('create_task title="Delete the backlog"');
     // By keyboard this time: the buttons are reachable and answer to Enter.
-    await chat().getByRole('group', { name: 'Tool approval' }).getByRole('button', { name: 'Deny' }).press('Enter');
+    await decide('Deny', 'Enter');
     expect(await answerText()).toContain('The tool call was denied');
     await visible(step('create_task on demo — denied'));
     await screenshot(page, '13-denied');
 
-    // Only the approved task exists.
+    // Only the approved task exists: what list_tasks returned (the step's own output, not the model's prose).
     await ask('list_tasks status=all');
-    const tasks = await answerText();
-    expect(tasks).toContain('Write release notes');
-    expect(tasks).not.toContain('Delete the backlog');
+    await answerText();
+    const listed = lastAnswer().locator('details.step', { has: page.locator('summary', { hasText: 'ran list_tasks on demo' }) });
+    await listed.locator('summary').click();
+    const received = listed.locator('pre').last();
+    await containsText(received, 'Write release notes');
+    expect(await received.innerText()).not.toContain('Delete the backlog');
   });
 
   it('resumes after the connection drops mid-answer, without losing or repeating anything', async () => {
@@ -223,7 +261,7 @@ describe('the demo page at / (npm start)', () => {
   it('renders markup in resource text and model output as text, never as HTML', async () => {
     // A document whose text is hostile markup, published through the demo server's tool.
     await ask('publish_document slug=markup-test title="Markup test" markdown="<img src=x onerror=window.pwned=1> **bold** <script>window.pwned=2</script>"');
-    await chat().getByRole('group', { name: 'Tool approval' }).getByRole('button', { name: 'Approve' }).click();
+    await decide('Approve');
     await answerText();
     // The demo server announces the new document (list_changed); wait until the catalog shows it.
     await expect.poll(async () => JSON.stringify(await (await fetch(`${service.url}/v1/conversations/${await conversationId()}/catalog`)).json()), { timeout: 10_000 }).toContain('docs://published/markup-test');

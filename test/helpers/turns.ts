@@ -92,3 +92,28 @@ export async function runScriptedTurn(id: string, text: string, model: MockLangu
     return chunks;
   });
 }
+
+/**
+ * Runs a turn with a scripted model to its end (a tool call waiting for
+ * approval, as the script makes it) and returns the waiting call's id.
+ */
+export async function turnUntilApproval(id: string, text: string, model: MockLanguageModelV4): Promise<string> {
+  const stub = await conversationStub(id);
+  await runInDurableObject(stub, async (instance) => {
+    const live = await instance.turn([userMessage(text)], { model, acceptsImages: false, spec: 'mock' });
+    const reader = live.reader().getReader();
+    while (!(await reader.read()).done);
+  });
+  const pending = await runInDurableObject(stub, async (instance) => (await instance.snapshot())!.pendingApprovals as Array<{ toolCallId: string }>);
+  return pending[0]!.toolCallId;
+}
+
+/** Approves a waiting call with a scripted model; with `wait`, until the continued turn ends. */
+export async function approveWith(id: string, toolCallId: string, model: MockLanguageModelV4, wait = true): Promise<void> {
+  await runInDurableObject(await conversationStub(id), async (instance) => {
+    const live = await instance.approve({ toolCallId, approved: true }, { model, acceptsImages: false, spec: 'mock' });
+    if (!wait || !live) return;
+    const reader = live.reader().getReader();
+    while (!(await reader.read()).done);
+  });
+}

@@ -176,11 +176,13 @@ export class McpOndemandChat extends HTMLElement {
     }
   }
 
-  private async reloadHistory(): Promise<void> {
+  private async reloadHistory(): Promise<boolean> {
     try {
       this.transcript.show((await this.api.conversation(this.conversationId!)).messages);
+      return true;
     } catch (error) {
       if (!this.lifetime.signal.aborted) this.showError(error, () => void this.reloadHistory());
+      return false;
     }
   }
 
@@ -379,8 +381,9 @@ export class McpOndemandChat extends HTMLElement {
       try {
         current ??= await this.api.resume(this.conversationId!, signal);
         if (!current) {
-          // Nothing running: the turn finished while we were away; its result is in the history.
-          if (attempt > 0) await this.reloadHistory();
+          // Nothing running: the turn finished while we were away; its result is in the history,
+          // and the host hears of it as of any finished turn.
+          if (attempt > 0 && (await this.reloadHistory())) this.announceAnswer(this.transcript.all().at(-1));
           return;
         }
         if (await this.consume(current, resumed)) {
@@ -437,12 +440,16 @@ export class McpOndemandChat extends HTMLElement {
       if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') ended = true;
       this.transcript.scheduleRender(message);
     }
-    if (message && ended && !failed) {
-      const text = message.parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join(' ');
-      this.transcript.announce(`Assistant: ${text}`);
-      this.emit('mcp-ondemand-message', { message: structuredClone(message) });
-    }
+    if (message && ended && !failed) this.announceAnswer(message);
     return ended;
+  }
+
+  /** A finished answer: read out to screen readers, and told to the host page (`mcp-ondemand-message`). */
+  private announceAnswer(message: Message | undefined): void {
+    if (message?.role !== 'assistant') return;
+    const text = message.parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join(' ');
+    this.transcript.announce(`Assistant: ${text}`);
+    this.emit('mcp-ondemand-message', { message: structuredClone(message) });
   }
 
   /** A server's question answered: the running turn (whose stream this widget is reading) goes on with it. */

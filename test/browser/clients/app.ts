@@ -25,6 +25,8 @@ interface Driver {
   regenerate(): Promise<void>;
   approve(toolCallId: string, approved: boolean): Promise<void>;
   clear(): void;
+  /** The hook's own setMessages (useAgentChat sends the list to the service). */
+  setMessages(messages: UIMessage[]): void;
   addToolOutput(toolCallId: string, output: unknown): Promise<void>;
   /** Answers a server's question (a data-elicitation part): over HTTP, or as a frame on the socket. */
   answerElicitation(id: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): Promise<void>;
@@ -60,6 +62,7 @@ function expose(chat: Chat, extra: { clear(): void; stop(): Promise<void>; answe
       await chat.addToolApprovalResponse({ id: part!.approval!.id, approved });
     },
     clear: extra.clear,
+    setMessages: (messages) => chat.setMessages(messages),
     addToolOutput: async (toolCallId, output) => void chat.addToolOutput({ tool: 'get_location', toolCallId, output } as never),
     answerElicitation: extra.answerElicitation ?? answerOverHttp,
   };

@@ -1,7 +1,7 @@
 import type { UIMessage } from 'ai';
 import { z } from 'zod';
 import { badRequest } from '../errors';
-import type { ApprovalAnswer } from './conversation';
+import type { ApprovalAnswer } from './history';
 import { Attachment, userMessageFrom } from './user-message';
 
 /**

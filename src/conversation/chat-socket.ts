@@ -1,6 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
+import type { ToolCallAnswer } from './history';
 
 /**
  * The WebSocket side of a conversation: the chat protocol of `agents`'
@@ -21,7 +22,7 @@ export interface ChatHost {
   /** A `cf_agent_use_chat_request` body: a message, a regeneration, or approval answers; undefined when nothing runs. */
   request(body: unknown): Promise<LiveStream | undefined>;
   /** Records a decision or a client tool's result; `ready` when nothing in the step waits any more. */
-  answer(answer: ChatAnswer): { message: UIMessage; ready: boolean };
+  answer(answer: ToolCallAnswer): { message: UIMessage; ready: boolean };
   /** The turn goes on after every call of its step is answered. */
   continueTurn(): Promise<LiveStream>;
   busy(): boolean;
@@ -32,10 +33,6 @@ export interface ChatHost {
   /** The user's answer to a server's question during the running turn. */
   answerElicitation(id: string, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined }): void;
 }
-
-export type ChatAnswer =
-  | { kind: 'approval'; toolCallId: string; approved: boolean }
-  | { kind: 'tool-result'; toolCallId: string; output: unknown; errorText?: string | undefined };
 
 export interface ChatConnection {
   id: string;
@@ -175,7 +172,7 @@ export class ChatSocket {
     await this.pipe(id, stream, false, connection.id);
   }
 
-  private async answered(connection: ChatConnection, answer: ChatAnswer, autoContinue: boolean): Promise<void> {
+  private async answered(connection: ChatConnection, answer: ToolCallAnswer, autoContinue: boolean): Promise<void> {
     let result: { message: UIMessage; ready: boolean };
     try {
       result = this.host.answer(answer);

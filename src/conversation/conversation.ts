@@ -9,7 +9,7 @@ import { attachmentParts } from '../tools/attachments';
 import { promptMessages } from '../tools/prompt-messages';
 import { viewResource, type ResourceView } from '../tools/resource-view';
 import { ChatSocket } from './chat-socket';
-import { answerApproval, answeredAndReady, answerToolCall, History, openToolCalls, pendingApprovals } from './history';
+import { type ApprovalAnswer, History, pendingApprovals } from './history';
 import type { Attachment } from './user-message';
 import { chatAction, type ChatAction, ChatRequestBody } from './chat-request';
 import type { ServerState } from '../mcp/catalog';
@@ -24,13 +24,6 @@ import { ConversationRecordStore, isOwnedBy, type Owner } from './record';
 import { toRpcResult, type RpcResult } from './rpc';
 
 /** Body of `POST /v1/conversations/:id/complete` (validated by the route). */
-/** A user's decision on a tool call waiting for approval. */
-export interface ApprovalAnswer {
-  toolCallId: string;
-  approved: boolean;
-  reason?: string | undefined;
-}
-
 export interface CompleteRequestBody {
   server: string;
   ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
@@ -205,14 +198,7 @@ export class Conversation extends Agent<Env> {
       if (parsed.data.clientTools) this.turns.offerClientTools(parsed.data.clientTools);
       return this.chatTurn(chatAction(parsed.data), resolveModel(this.modelEnv()));
     },
-    answer: (answer) => {
-      const messages = this.history.load();
-      const message = answer.kind === 'approval' ? answerApproval(messages, answer) : answerToolCall(messages, answer);
-      if (!message) throw new ApiError(404, 'not_waiting', `No tool call ${answer.toolCallId} is waiting for this answer`);
-      this.history.save([message], false);
-      const after = [...messages.slice(0, -1), message];
-      return { message, ready: !pendingApprovals(after).length && !openToolCalls(after).length };
-    },
+    answer: (answer) => this.turns.record(answer),
     continueTurn: () => this.turns.start({ kind: 'continue' }, resolveModel(this.modelEnv())),
     busy: () => this.turns.busy,
     stop: () => this.turns.stop(),
@@ -294,16 +280,8 @@ export class Conversation extends Agent<Env> {
         return this.turn([await this.withAttachments(action.message, action.attachments, model.acceptsImages)], model);
       case 'regenerate':
         return this.regenerate(action.messageId, model);
-      case 'approvals': {
-        // The client's copy may also carry answers the server already acted on: only calls still waiting count.
-        const stored = this.history.load();
-        const waiting = new Set(pendingApprovals(stored).map((p) => p.toolCallId));
-        const answers = action.answers.filter((a) => waiting.has(a.toolCallId));
-        if (answers.length) return this.approve(answers, model);
-        // Answered already (over the WebSocket, without automatic continuation): the client now asks the turn to go on.
-        if (answeredAndReady(stored)) return this.turns.start({ kind: 'continue' }, model);
-        throw new ApiError(404, 'approval_not_found', 'None of the answered tool calls is waiting for approval');
-      }
+      case 'approvals':
+        return this.turns.approveFromClient(action.answers, model);
     }
   }
 
@@ -371,20 +349,7 @@ export class Conversation extends Agent<Env> {
   /** `respondToApproval` with a given model (tests pass a scripted one). */
   async approve(request: ApprovalAnswer | ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
     if (!this.row()) throw notFound(`Conversation ${this.name}`);
-    if (this.turns.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
-    const answers = Array.isArray(request) ? request : [request];
-    let messages = this.history.load();
-    let message: UIMessage | undefined;
-    for (const answer of answers) {
-      message = answerApproval(messages, answer);
-      if (!message) throw new ApiError(404, 'approval_not_found', `No tool call ${answer.toolCallId} is waiting for approval`);
-      messages = [...messages.slice(0, -1), message];
-    }
-    // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
-    this.history.save([message!]);
-    // Another call of the same step still waits: the turn goes on once every one is answered.
-    if (pendingApprovals(messages).length) return undefined;
-    return this.turns.start({ kind: 'continue' }, model, overrides);
+    return this.turns.approve(Array.isArray(request) ? request : [request], model, overrides);
   }
 
   /**

@@ -152,6 +152,18 @@ export class History {
   }
 }
 
+/** A user's decision on a tool call waiting for approval. */
+export interface ApprovalAnswer {
+  toolCallId: string;
+  approved: boolean;
+  reason?: string | undefined;
+}
+
+/** What answers a waiting tool call: the user's decision, or the result of a tool the client runs. */
+export type ToolCallAnswer =
+  | ({ kind: 'approval' } & ApprovalAnswer)
+  | { kind: 'tool-result'; toolCallId: string; output: unknown; errorText?: string | undefined };
+
 /** A tool call waiting for the user's decision. */
 export interface PendingApproval {
   toolCallId: string;
@@ -178,7 +190,7 @@ export function pendingApprovals(messages: UIMessage[]): PendingApproval[] {
  * The message holding the tool call `toolCallId` waits on, with the user's
  * answer recorded in it; undefined if no such call is waiting.
  */
-export function answerApproval(messages: UIMessage[], answer: { toolCallId: string; approved: boolean; reason?: string | undefined }): UIMessage | undefined {
+export function answerApproval(messages: UIMessage[], answer: ApprovalAnswer): UIMessage | undefined {
   const pending = pendingApprovals(messages).find((p) => p.toolCallId === answer.toolCallId);
   if (!pending) return undefined;
   const message = messages[pending.messageIndex]!;

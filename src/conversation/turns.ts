@@ -10,7 +10,7 @@ import type { McpSessions } from '../mcp/sessions';
 import type { LargeResultStore } from '../tools/large-results';
 import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
-import { type History, pendingApprovals, regenerationCut, settleOpenToolCalls } from './history';
+import { type ApprovalAnswer, answerApproval, answeredAndReady, answerToolCall, type History, openToolCalls, pendingApprovals, regenerationCut, settleOpenToolCalls, type ToolCallAnswer } from './history';
 import type { Owner } from './record';
 
 /**
@@ -90,6 +90,55 @@ export class TurnRunner {
     if (!this.busy || !this.controller || this.controller.signal.aborted) return false;
     this.controller.abort(new DOMException('Stopped by the user', 'AbortError'));
     return true;
+  }
+
+  /**
+   * The user's decisions on tool calls waiting for approval; the turn goes
+   * on (the tool runs if approved; the model is told if denied) once every
+   * call of the step is answered — until then, undefined.
+   */
+  async approve(answers: ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
+    if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+    let messages = this.host.history.load();
+    let message: UIMessage | undefined;
+    for (const answer of answers) {
+      message = answerApproval(messages, answer);
+      if (!message) throw new ApiError(404, 'approval_not_found', `No tool call ${answer.toolCallId} is waiting for approval`);
+      messages = [...messages.slice(0, -1), message];
+    }
+    // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
+    this.host.history.save([message!]);
+    if (pendingApprovals(messages).length) return undefined;
+    return this.start({ kind: 'continue' }, model, overrides);
+  }
+
+  /**
+   * Approval answers as a chat client sends them: its copy of the assistant
+   * message, which may also carry answers the server already acted on (only
+   * calls still waiting count), or — answered before over the WebSocket,
+   * without automatic continuation — just the request to go on.
+   */
+  async approveFromClient(answers: ApprovalAnswer[], model: ResolvedModel): Promise<LiveStream | undefined> {
+    const stored = this.host.history.load();
+    const waiting = new Set(pendingApprovals(stored).map((p) => p.toolCallId));
+    const fresh = answers.filter((a) => waiting.has(a.toolCallId));
+    if (fresh.length) return this.approve(fresh, model);
+    if (answeredAndReady(stored)) return this.start({ kind: 'continue' }, model);
+    throw new ApiError(404, 'approval_not_found', 'None of the answered tool calls is waiting for approval');
+  }
+
+  /**
+   * Records a decision or a client tool's result without continuing (the
+   * WebSocket continues separately, under its own request id). `ready` when
+   * nothing in the step waits any more.
+   */
+  record(answer: ToolCallAnswer): { message: UIMessage; ready: boolean } {
+    const messages = this.host.history.load();
+    const message = answer.kind === 'approval' ? answerApproval(messages, answer) : answerToolCall(messages, answer);
+    if (!message) throw new ApiError(404, 'not_waiting', `No tool call ${answer.toolCallId} is waiting for this answer`);
+    this.host.history.save([message], false);
+    const after = [...messages.slice(0, -1), message];
+    return { message, ready: !pendingApprovals(after).length && !openToolCalls(after).length };
   }
 
   /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */

@@ -219,4 +219,21 @@ describe('WebSocket edge cases (hand-built frames)', () => {
     expect(frames.find((f) => f.id === 'r1')).toMatchObject({ type: 'cf_agent_use_chat_response', done: true, error: true });
     socket.close();
   });
+
+  it('a tab that probes while its own request starts is told there is nothing to resume, and reads its answer once', async () => {
+    const id = await createConversation(HOSTILE);
+    const { socket, frames } = await open(id);
+    const body = JSON.stringify({ messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What do the team guidelines say about estimates?' }] }] });
+    // As the hook does on a fast send after mount: the request, then its page-load probe.
+    socket.send(JSON.stringify({ type: 'cf_agent_use_chat_request', id: 'r2', init: { method: 'POST', body } }));
+    socket.send(JSON.stringify({ type: 'cf_agent_stream_resume_request', probeId: 'p2' }));
+    await waitFor(() => frames.find((f) => f.id === 'r2' && f.done), 'the end of the turn', 10_000);
+    expect(frames.find((f) => f.probeId === 'p2')).toEqual({ type: 'cf_agent_stream_resume_none', reason: 'idle', probeId: 'p2' });
+    const mine = frames.filter((f) => f.id === 'r2');
+    expect(mine.some((f) => f.replay)).toBe(false);
+    expect(mine.filter((f) => f.done)).toHaveLength(1);
+    const seqs = mine.filter((f) => f.body).map((f) => f.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i)); // every chunk once, in order
+    socket.close();
+  });
 });

@@ -28,6 +28,8 @@ export interface ChatHost {
   busy(): boolean;
   stop(): boolean;
   clear(): void;
+  /** The turn streaming now, however it was started. */
+  running(): { stream: LiveStream; continuation: boolean } | undefined;
   /** The client set its messages: only these ids stay (a client may remove messages, not rewrite them). */
   keepOnly(ids: string[]): void;
   /** The user's answer to a server's question during the running turn. */
@@ -42,6 +44,9 @@ export interface ChatConnection {
 /** The turn being streamed over the sockets (the last one stays until the next starts, for late acknowledgements). */
 interface SocketTurn {
   id: string;
+  stream: LiveStream;
+  /** The connection whose request this turn answers (it reads its own request's frames). */
+  sender: string | undefined;
   continuation: boolean;
   /** Chunk bodies sent so far, in order (`seq` is the index). */
   bodies: string[];
@@ -75,10 +80,17 @@ export class ChatSocket {
   private readonly awaitingProbe = new Set<string>();
   /** Tabs that probed while a turn was being started (told `pending`): told `resuming` once it streams. */
   private readonly awaitingStart = new Set<string>();
+  /** A turn is being started from a socket frame: it is piped by that frame's handler, not by `observe`. */
+  private startingHere = false;
+  /** The connection whose chat request is being started. */
+  private requester: string | undefined;
 
   constructor(private readonly host: ChatHost) {}
 
   connected(connection: ChatConnection): void {
+    // A turn started elsewhere while no tab was connected: it is followed from now on (from its first chunk).
+    const running = this.host.running();
+    if (running) this.observe(running.stream, running.continuation, true);
     // `connect: true`: the hook keeps messages it sent while the socket was still opening (this list may predate them).
     send(connection, { type: 'cf_agent_chat_messages', messages: this.host.transcript(), connect: true });
     const turn = this.turn;
@@ -158,10 +170,13 @@ export class ChatSocket {
       } catch {
         throw new ApiError(400, 'invalid_json', 'Request body is not valid JSON');
       }
-      stream = await this.host.request(body);
+      this.requester = connection.id;
+      stream = await this.startHere(() => this.host.request(body));
     } catch (error) {
       send(connection, { type: RESPONSE, id, body: errorText(error), done: true, error: true });
       return;
+    } finally {
+      this.requester = undefined;
     }
     if (!stream) {
       // Approval answers recorded; other calls of the step still wait.
@@ -188,7 +203,7 @@ export class ChatSocket {
     const id = crypto.randomUUID();
     let stream: LiveStream;
     try {
-      stream = await this.host.continueTurn();
+      stream = await this.startHere(() => this.host.continueTurn());
     } catch (error) {
       for (const waiting of [...this.awaitingProbe, ...this.awaitingStart]) this.sendTo(waiting, { type: 'cf_agent_stream_resume_none' });
       this.awaitingProbe.clear();
@@ -199,10 +214,34 @@ export class ChatSocket {
     await this.pipe(id, stream, true);
   }
 
+  /**
+   * A turn started elsewhere (the HTTP API, the widget, `useChat`): every
+   * tab sees it live too, under a request id of its own.
+   */
+  observe(stream: LiveStream, continuation: boolean, joining = false): void {
+    if (this.startingHere || this.turn?.stream === stream) return;
+    // With no tab connected nobody needs it (yet): a tab that connects mid-turn starts following it (`connected`).
+    if (!joining && !first(this.host.connections())) return;
+    void this.pipe(crypto.randomUUID(), stream, continuation);
+  }
+
+  private async startHere<T>(start: () => Promise<T>): Promise<T> {
+    this.startingHere = true;
+    try {
+      return await start();
+    } finally {
+      this.startingHere = false;
+    }
+  }
+
   private probed(connection: ChatConnection, probeId: string | undefined): void {
     const probe = probeId ? { probeId } : {};
     const turn = this.turn;
-    if (turn && (!turn.done || turn.pending.has(connection.id))) {
+    // The tab whose own request is starting or streaming reads that request's frames: nothing to resume for it.
+    // (Told "resuming" for its own request, the hook would open a second reader of the same turn.)
+    if (connection.id === this.requester || (turn && !turn.done && turn.sender === connection.id)) {
+      send(connection, { type: 'cf_agent_stream_resume_none', reason: 'idle', ...probe });
+    } else if (turn && (!turn.done || turn.pending.has(connection.id))) {
       turn.pending.add(connection.id);
       this.awaitingProbe.delete(connection.id);
       send(connection, { type: 'cf_agent_stream_resuming', id: turn.id, ...probe });
@@ -226,7 +265,7 @@ export class ChatSocket {
 
   /** Streams a turn to every attached connection; `sender` started it (it reads its own request's frames). */
   private async pipe(id: string, stream: LiveStream, continuation: boolean, sender?: string): Promise<void> {
-    const turn: SocketTurn = { id, continuation, bodies: [], done: false, outcome: 'completed', pending: new Set(this.awaitingProbe) };
+    const turn: SocketTurn = { id, stream, sender, continuation, bodies: [], done: false, outcome: 'completed', pending: new Set(this.awaitingProbe) };
     this.turn = turn;
     this.awaitingProbe.clear();
     for (const waiting of this.awaitingStart) {
@@ -281,6 +320,11 @@ export class ChatSocket {
     for (const connection of this.host.connections()) if (connection.id === id) send(connection, frame);
   }
 }
+
+const first = <T>(items: Iterable<T>): T | undefined => {
+  for (const item of items) return item;
+  return undefined;
+};
 
 const send = (connection: ChatConnection, frame: object) => trySend(connection, JSON.stringify(frame));
 

@@ -77,6 +77,7 @@ export class Conversation extends Agent<Env> {
       withMcp: (work) => this.withMcp(work),
       ended: () => this.liveMcp?.touch(),
       saved: (messages) => this.ctx.waitUntil(this.listActivity(messages)),
+      started: (stream, continuation) => this.sockets.observe(stream, continuation),
     });
     // A new instance: no turn runs here yet, so one still marked pending was cut by an abort.
     this.history.recoverInterrupted();
@@ -201,6 +202,7 @@ export class Conversation extends Agent<Env> {
     answer: (answer) => this.turns.record(answer),
     continueTurn: () => this.turns.start({ kind: 'continue' }, resolveModel(this.modelEnv())),
     busy: () => this.turns.busy,
+    running: () => this.turns.runningTurn,
     stop: () => this.turns.stop(),
     answerElicitation: (id, answer) => this.turns.answerElicitation(id, answer),
     clear: () => this.clearAll(),

@@ -39,6 +39,8 @@ export interface TurnHost {
   ended(): void;
   /** The turn's messages were saved (completed or stopped). */
   saved(messages: UIMessage[]): void;
+  /** A turn started streaming (`continuation`: it goes on from the last assistant message). */
+  started(stream: LiveStream, continuation: boolean): void;
 }
 
 /**
@@ -66,6 +68,14 @@ export class TurnRunner {
   /** The turn being streamed, if one is. */
   get running(): LiveStream | undefined {
     return this.live && !this.live.done ? this.live : undefined;
+  }
+
+  /** The turn being streamed continues the last assistant message (after an approval). */
+  private continuing = false;
+
+  get runningTurn(): { stream: LiveStream; continuation: boolean } | undefined {
+    const stream = this.running;
+    return stream ? { stream, continuation: this.continuing } : undefined;
   }
 
   /** The client tools a chat request declared (kept for the continuations of its turn). */
@@ -216,6 +226,8 @@ export class TurnRunner {
       history.rollback();
       throw error;
     }
+    this.continuing = request.kind === 'continue';
+    this.host.started(this.live, this.continuing);
     return this.live;
   }
 }

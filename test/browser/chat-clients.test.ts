@@ -293,6 +293,23 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     await expect.poll(() => client.page.evaluate(() => window.chat?.messages.length), { timeout: 15_000 }).toBe(0);
   });
 
+  it('a turn started over HTTP (the widget, useChat) reaches the WebSocket tabs live, once', async () => {
+    const token = await tokenFor(newUser().user);
+    const id = await newConversation(token);
+    const tab = await openClient('ws', id, token);
+    const posted = fetch(`${service.url}/v1/conversations/${id}/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'write slowly over http' }),
+    }).then((r) => r.text());
+    await expect.poll(async () => (await lastText(tab.page)).split(' ').length, { timeout: 15_000 }).toBeGreaterThan(5);
+    await posted; // the HTTP caller's stream ends with the turn
+    await expect.poll(async () => lastText(tab.page), { timeout: 15_000 }).toContain('word199');
+    const text = await lastText(tab.page);
+    expect(text.match(/word0 /g)).toHaveLength(1);
+    expect((await state(tab.page)).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
   it('a reload mid-turn resumes: everything so far replayed, the rest live, each word once', async () => {
     const token = await tokenFor(newUser().user);
     const id = await newConversation(token);

@@ -103,7 +103,7 @@ export class McpSessions {
   }
 
   /** `prompts/get`, after checking the arguments against the prompt's declaration (400 naming the argument). */
-  async getPrompt(id: string, name: string, args: Record<string, unknown>): Promise<GetPromptResult> {
+  async getPrompt(id: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<GetPromptResult> {
     const link = this.link(id);
     const state = await link.ensure();
     if (!state.capabilities?.prompts) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer prompts`);
@@ -113,7 +113,7 @@ export class McpSessions {
     }
     const valid = validatePromptArguments(prompt, args, id);
     try {
-      return await link.connection.call((client, options) => client.getPrompt({ name, arguments: valid }, options));
+      return await link.connection.call((client, options) => client.getPrompt({ name, arguments: valid }, options), signal ? { signal } : {});
     } catch (error) {
       if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
         throw new ApiError(400, 'invalid_argument', `Prompt "${name}" on server "${id}": ${describeUpstreamError(error)}`);

@@ -101,9 +101,10 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
         name: z.string(),
         arguments: z.record(z.string(), z.string()).default({}),
       }),
-      execute: async ({ server, name, arguments: args }) => {
+      execute: async ({ server, name, arguments: args }, { abortSignal }) => {
         if (!ctx.modelPrompts(server)) throw new Error(`The prompts of server "${server}" are for users only; they cannot be invoked by the model.`);
-        const result = await asToolError(ctx.sessions.getPrompt(server, name, args));
+        // A stop cancels prompts/get on the server too, like a tool call.
+        const result = await asToolError(ctx.sessions.getPrompt(server, name, args, abortSignal));
         return renderPrompt(server, name, result, ctx);
       },
     }),

@@ -9,7 +9,7 @@ import type { UIMessage } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
-import { approveWith, callTools, say, scriptedModel, sseChunks, textOfChunks, toolResults, turnUntilApproval, userMessage } from './helpers/turns';
+import { approveWith, callTools, say, scriptedModel, sseChunks, stalledModel, textOfChunks, toolResults, turnUntilApproval, untilText, userMessage } from './helpers/turns';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
 
 const HOSTILE = { authorization: 'Bearer test-key-hostile', 'x-end-user': 'mallory' };
@@ -217,6 +217,23 @@ describe('WebSocket edge cases (hand-built frames)', () => {
     socket.send(JSON.stringify({ type: 'cf_agent_use_chat_request', id: 'r1', init: { method: 'POST', body: '{"messages":[]}' } }));
     await waitFor(() => frames.find((f) => f.id === 'r1'), 'the error frame');
     expect(frames.find((f) => f.id === 'r1')).toMatchObject({ type: 'cf_agent_use_chat_response', done: true, error: true });
+    socket.close();
+  });
+
+  it('clear while a turn streams: the turn is stopped and ended first, and nothing of the history comes back', async () => {
+    const id = await createConversation(HOSTILE);
+    await sseChunks(await postJson(`/v1/conversations/${id}/messages`, { text: 'hello' }, HOSTILE));
+    const { socket, frames } = await open(id);
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const live = await instance.turn([userMessage('and more')], { model: stalledModel('A partial'), acceptsImages: false, spec: 'mock' });
+      await untilText(live.reader());
+    });
+    socket.send(JSON.stringify({ type: 'cf_agent_chat_clear' }));
+    // The stopped turn's save (the whole history it started from) lands before the clear, never after it.
+    await waitFor(async () => (await snapshot(id, HOSTILE)).messages.length === 0, 'the history to be empty', 10_000);
+    expect(await (await api(`/v1/conversations/${id}/stream`, { method: 'DELETE' }, HOSTILE)).json()).toEqual({ stopped: false });
+    expect((await snapshot(id, HOSTILE)).messages).toEqual([]);
+    expect(frames.some((f) => f.type === 'cf_agent_use_chat_response' && f.done)).toBe(true); // this tab saw the stopped turn end
     socket.close();
   });
 

@@ -1,33 +1,12 @@
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';
 import { demoTaskTitles } from './helpers/demo-client';
-import { callTools, runScriptedTurn, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, stalledModel, toolResults, untilText, userMessage } from './helpers/turns';
 
 /** A model that starts answering, then never finishes (the Durable Object is aborted meanwhile). */
-function stalledModel(text: string) {
-  return new MockLanguageModelV4({
-    doStream: async () => ({
-      stream: new ReadableStream<LanguageModelV4StreamPart>({
-        start(controller) {
-          controller.enqueue({ type: 'text-start', id: 't' });
-          controller.enqueue({ type: 'text-delta', id: 't', delta: text });
-        },
-      }),
-    }),
-  });
-}
-
-/** Reads the turn's stream until its first text arrives: the turn is then mid-answer. */
-async function untilText(stream: ReadableStream<UIMessageChunk>) {
-  const reader = stream.getReader();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) if (r.value.type === 'text-delta') return;
-  throw new Error('the turn ended before any text');
-}
-
 const snapshot = async (id: string) =>
   (await api(`/v1/conversations/${id}`)).json<{ messages: Array<UIMessage & { metadata?: { interrupted?: string } }>; pendingApprovals: unknown[] }>();
 

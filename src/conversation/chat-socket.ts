@@ -26,6 +26,8 @@ export interface ChatHost {
   /** The turn goes on after every call of its step is answered. */
   continueTurn(): Promise<LiveStream>;
   busy(): boolean;
+  /** Resolves when no turn is being started or streamed. */
+  whenIdle(): Promise<void>;
   stop(): boolean;
   clear(): void;
   /** The turn streaming now, however it was started. */
@@ -80,10 +82,10 @@ export class ChatSocket {
   private readonly awaitingProbe = new Set<string>();
   /** Tabs that probed while a turn was being started (told `pending`): told `resuming` once it streams. */
   private readonly awaitingStart = new Set<string>();
-  /** A turn is being started from a socket frame: it is piped by that frame's handler, not by `observe`. */
-  private startingHere = false;
-  /** The connection whose chat request is being started. */
-  private requester: string | undefined;
+  /** Turns being started from socket frames (a refused one may overlap one that starts): piped by their frames' handlers, not by `observe`. */
+  private startingHere = 0;
+  /** Connections whose chat requests are being started, with how many each. */
+  private readonly requesters = new Map<string, number>();
 
   constructor(private readonly host: ChatHost) {}
 
@@ -132,7 +134,9 @@ export class ChatSocket {
         this.host.stop();
         return;
       case 'cf_agent_chat_clear':
+        // A running turn is stopped and its end awaited first: its save would otherwise bring the cleared history back.
         this.host.stop();
+        await this.host.whenIdle();
         this.host.clear();
         this.broadcast({ type: 'cf_agent_chat_clear' }, connection.id);
         return;
@@ -170,13 +174,17 @@ export class ChatSocket {
       } catch {
         throw new ApiError(400, 'invalid_json', 'Request body is not valid JSON');
       }
-      this.requester = connection.id;
-      stream = await this.startHere(() => this.host.request(body));
+      this.requesters.set(connection.id, (this.requesters.get(connection.id) ?? 0) + 1);
+      try {
+        stream = await this.startHere(() => this.host.request(body));
+      } finally {
+        const left = (this.requesters.get(connection.id) ?? 1) - 1;
+        if (left > 0) this.requesters.set(connection.id, left);
+        else this.requesters.delete(connection.id);
+      }
     } catch (error) {
       send(connection, { type: RESPONSE, id, body: errorText(error), done: true, error: true });
       return;
-    } finally {
-      this.requester = undefined;
     }
     if (!stream) {
       // Approval answers recorded; other calls of the step still wait.
@@ -219,18 +227,18 @@ export class ChatSocket {
    * tab sees it live too, under a request id of its own.
    */
   observe(stream: LiveStream, continuation: boolean, joining = false): void {
-    if (this.startingHere || this.turn?.stream === stream) return;
+    if (this.startingHere > 0 || this.turn?.stream === stream) return;
     // With no tab connected nobody needs it (yet): a tab that connects mid-turn starts following it (`connected`).
     if (!joining && !first(this.host.connections())) return;
     void this.pipe(crypto.randomUUID(), stream, continuation);
   }
 
   private async startHere<T>(start: () => Promise<T>): Promise<T> {
-    this.startingHere = true;
+    this.startingHere++;
     try {
       return await start();
     } finally {
-      this.startingHere = false;
+      this.startingHere--;
     }
   }
 
@@ -239,7 +247,7 @@ export class ChatSocket {
     const turn = this.turn;
     // The tab whose own request is starting or streaming reads that request's frames: nothing to resume for it.
     // (Told "resuming" for its own request, the hook would open a second reader of the same turn.)
-    if (connection.id === this.requester || (turn && !turn.done && turn.sender === connection.id)) {
+    if (this.requesters.has(connection.id) || (turn && !turn.done && turn.sender === connection.id)) {
       send(connection, { type: 'cf_agent_stream_resume_none', reason: 'idle', ...probe });
     } else if (turn && (!turn.done || turn.pending.has(connection.id))) {
       turn.pending.add(connection.id);

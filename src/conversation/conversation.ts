@@ -202,6 +202,7 @@ export class Conversation extends Agent<Env> {
     answer: (answer) => this.turns.record(answer),
     continueTurn: () => this.turns.start({ kind: 'continue' }, resolveModel(this.modelEnv())),
     busy: () => this.turns.busy,
+    whenIdle: () => this.turns.whenIdle(),
     running: () => this.turns.runningTurn,
     stop: () => this.turns.stop(),
     answerElicitation: (id, answer) => this.turns.answerElicitation(id, answer),

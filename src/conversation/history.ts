@@ -50,7 +50,8 @@ export class History {
 
   /** Removes the messages `ids` names (a chat client removed them with `setMessages`). */
   remove(ids: string[]): void {
-    const gone = ids.filter((id) => this.stored().has(id));
+    const stored = this.stored();
+    const gone = ids.filter((id) => stored.has(id));
     if (!gone.length) return;
     this.storage.transactionSync(() => {
       for (const id of gone) {

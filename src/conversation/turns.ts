@@ -55,8 +55,10 @@ export class TurnRunner {
   private controller: AbortController | undefined;
   /** The client tools of the latest chat request: a continuation after their results offers them again. */
   private clientTools: ClientTool[] = [];
-  /** The questions servers ask the user during the running turn. */
+  /** The questions servers ask the user during the running turn (none while a turn is set up or after it ended). */
   private elicitations: TurnElicitations | undefined;
+  /** The turn being set up, if one is. */
+  private setUp: Promise<unknown> | undefined;
 
   constructor(private readonly host: TurnHost) {}
 
@@ -86,13 +88,23 @@ export class TurnRunner {
   async start(request: TurnRequest, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
     this.starting = true;
+    this.elicitations = undefined;
     // Made now: a stop that comes while the turn is still being set up stops it too.
     const controller = (this.controller = new AbortController());
+    const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, model, overrides, controller.signal));
+    this.setUp = setUp;
     try {
-      return await this.host.withMcp((sessions) => this.startWith(sessions, request, model, overrides, controller.signal));
+      return await setUp;
     } finally {
       this.starting = false;
+      this.setUp = undefined;
     }
+  }
+
+  /** Resolves when no turn is being set up or streamed (its save done). */
+  async whenIdle(): Promise<void> {
+    await this.setUp?.catch(() => undefined);
+    await this.live?.ended;
   }
 
   /** Stops the running turn (its partial answer is kept, marked stopped). False when none is running. */
@@ -110,6 +122,11 @@ export class TurnRunner {
   async approve(answers: ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
     let messages = this.host.history.load();
+    // Answered before, and the continuation then failed (a server down, the model): answering again goes on.
+    const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
+    if (!answers.some((a) => waiting.has(a.toolCallId)) && answeredAndReady(messages) && answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))) {
+      return this.start({ kind: 'continue' }, model, overrides);
+    }
     let message: UIMessage | undefined;
     for (const answer of answers) {
       message = answerApproval(messages, answer);
@@ -143,6 +160,8 @@ export class TurnRunner {
    * nothing in the step waits any more.
    */
   record(answer: ToolCallAnswer): { message: UIMessage; ready: boolean } {
+    // A turn's own save would overwrite the answer: it waits for the turn (the client is sent the transcript).
+    if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is running; answer once it has finished');
     const messages = this.host.history.load();
     const message = answer.kind === 'approval' ? answerApproval(messages, answer) : answerToolCall(messages, answer);
     if (!message) throw new ApiError(404, 'not_waiting', `No tool call ${answer.toolCallId} is waiting for this answer`);
@@ -153,7 +172,7 @@ export class TurnRunner {
 
   /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */
   async elicit(server: string, params: ElicitRequestFormParams, signal: AbortSignal | undefined): Promise<ElicitResult> {
-    if (!this.busy || !this.elicitations) return { action: 'cancel' };
+    if (!this.running || !this.elicitations) return { action: 'cancel' };
     return this.elicitations.ask(server, params, signal);
   }
 
@@ -199,6 +218,7 @@ export class TurnRunner {
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
     history.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);
     const save = (messages: UIMessage[]) => {
+      this.elicitations = undefined;
       if (replaceFrom) history.replaceFrom(replaceFrom, messages);
       else history.save(messages);
       this.host.saved(messages);
@@ -218,6 +238,7 @@ export class TurnRunner {
         onComplete: save,
         onStopped: save,
         onFailed: () => {
+          this.elicitations = undefined;
           history.rollback();
           this.host.ended();
         },
@@ -243,4 +264,9 @@ function clientToolSet(tools: ClientTool[], ours: ToolSet): ToolSet {
     });
   }
   return set;
+}
+
+/** The message holds an answered approval for `toolCallId`. */
+function answeredIn(message: UIMessage, toolCallId: string): boolean {
+  return message.parts.some((part) => 'toolCallId' in part && part.toolCallId === toolCallId && part.state === 'approval-responded');
 }

@@ -10,6 +10,9 @@ export class LiveStream {
   private readonly chunks: UIMessageChunk[] = [];
   private readonly readers = new Set<ReadableStreamDefaultController<UIMessageChunk>>();
   private finished = false;
+  private markFinished!: () => void;
+  /** Resolves when the turn's stream has ended (completed, stopped or failed, and saved). */
+  readonly ended = new Promise<void>((resolve) => (this.markFinished = resolve));
 
   /** `notices` (data chunks) are sent right after the stream's `start` chunk. */
   constructor(source: ReadableStream<UIMessageChunk>, private readonly notices: UIMessageChunk[] = []) {
@@ -50,6 +53,7 @@ export class LiveStream {
       }
     } finally {
       this.finished = true;
+      this.markFinished();
       for (const reader of this.readers) reader.close();
       this.readers.clear();
     }

@@ -269,11 +269,13 @@ export class McpConnection {
       client.setRequestHandler('elicitation/create', async (request, ctx) => {
         // URL mode (open a page) is not declared; a server that asks anyway is declined.
         if (request.params.mode === 'url') return { action: 'decline' };
-        for (const deadline of this.deadlines) deadline.pause();
+        // Exactly the deadlines paused here resume: a request that starts meanwhile counts its own time.
+        const paused = [...this.deadlines];
+        for (const deadline of paused) deadline.pause();
         try {
           return await elicit(request.params as ElicitRequestFormParams, (ctx as { mcpReq?: { signal?: AbortSignal } }).mcpReq?.signal);
         } finally {
-          for (const deadline of this.deadlines) deadline.resume();
+          for (const deadline of paused) deadline.resume();
         }
       });
     }

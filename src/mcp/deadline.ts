@@ -31,6 +31,7 @@ export class PausableDeadline {
   }
 
   resume(): void {
+    if (this.pauses === 0) return; // never paused (it started while another request's question was open)
     if (--this.pauses > 0 || this.controller.signal.aborted) return;
     this.run();
   }

@@ -117,3 +117,24 @@ export async function approveWith(id: string, toolCallId: string, model: MockLan
     while (!(await reader.read()).done);
   });
 }
+
+/** A model that starts its answer and never finishes it (a turn caught mid-answer). */
+export function stalledModel(text: string) {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          controller.enqueue({ type: 'text-start', id: 't' });
+          controller.enqueue({ type: 'text-delta', id: 't', delta: text });
+        },
+      }),
+    }),
+  });
+}
+
+/** Reads the turn's stream until its first text arrives: the turn is then mid-answer. */
+export async function untilText(stream: ReadableStream<UIMessageChunk>) {
+  const reader = stream.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) if (r.value.type === 'text-delta') return;
+  throw new Error('the turn ended before any text');
+}

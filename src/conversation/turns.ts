@@ -59,6 +59,8 @@ export class TurnRunner {
   private elicitations: TurnElicitations | undefined;
   /** The turn being set up, if one is. */
   private setUp: Promise<unknown> | undefined;
+  /** The turn being streamed continues the last assistant message (after an approval). */
+  private continuing = false;
 
   constructor(private readonly host: TurnHost) {}
 
@@ -71,9 +73,6 @@ export class TurnRunner {
   get running(): LiveStream | undefined {
     return this.live && !this.live.done ? this.live : undefined;
   }
-
-  /** The turn being streamed continues the last assistant message (after an approval). */
-  private continuing = false;
 
   get runningTurn(): { stream: LiveStream; continuation: boolean } | undefined {
     const stream = this.running;
@@ -117,20 +116,22 @@ export class TurnRunner {
   /**
    * The user's decisions on tool calls waiting for approval; the turn goes
    * on (the tool runs if approved; the model is told if denied) once every
-   * call of the step is answered — until then, undefined.
+   * call of the step is answered — until then, undefined. Decisions already
+   * recorded whose turn did not go on (answered over the WebSocket without
+   * automatic continuation, or the continuation failed) just let it go on.
    */
   async approve(answers: ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
     let messages = this.host.history.load();
-    // Answered before, and the continuation then failed (a server down, the model): answering again goes on.
     const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
-    if (!answers.some((a) => waiting.has(a.toolCallId)) && answeredAndReady(messages) && answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))) {
-      return this.start({ kind: 'continue' }, model, overrides);
+    const fresh = answers.filter((a) => waiting.has(a.toolCallId));
+    if (!fresh.length) {
+      if (answers.length && answeredAndReady(messages) && answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))) return this.start({ kind: 'continue' }, model, overrides);
+      throw new ApiError(404, 'approval_not_found', answers.length ? `No tool call ${answers[0]!.toolCallId} is waiting for approval` : 'None of the answered tool calls is waiting for approval');
     }
     let message: UIMessage | undefined;
-    for (const answer of answers) {
-      message = answerApproval(messages, answer);
-      if (!message) throw new ApiError(404, 'approval_not_found', `No tool call ${answer.toolCallId} is waiting for approval`);
+    for (const answer of fresh) {
+      message = answerApproval(messages, answer)!;
       messages = [...messages.slice(0, -1), message];
     }
     // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
@@ -141,17 +142,17 @@ export class TurnRunner {
 
   /**
    * Approval answers as a chat client sends them: its copy of the assistant
-   * message, which may also carry answers the server already acted on (only
-   * calls still waiting count), or — answered before over the WebSocket,
-   * without automatic continuation — just the request to go on.
+   * message, which may also carry answers of earlier steps the server already
+   * acted on — only calls still waiting, or answered and not yet continued, count.
    */
   async approveFromClient(answers: ApprovalAnswer[], model: ResolvedModel): Promise<LiveStream | undefined> {
-    const stored = this.host.history.load();
-    const waiting = new Set(pendingApprovals(stored).map((p) => p.toolCallId));
-    const fresh = answers.filter((a) => waiting.has(a.toolCallId));
-    if (fresh.length) return this.approve(fresh, model);
-    if (answeredAndReady(stored)) return this.start({ kind: 'continue' }, model);
-    throw new ApiError(404, 'approval_not_found', 'None of the answered tool calls is waiting for approval');
+    const messages = this.host.history.load();
+    const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
+    const last = messages.at(-1);
+    return this.approve(
+      answers.filter((a) => waiting.has(a.toolCallId) || (last !== undefined && answeredIn(last, a.toolCallId))),
+      model,
+    );
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { ResolvedModel } from './models';
 import { elideEarlierReads } from './earlier-reads';
+import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from './stopped';
 import { buildSystemPrompt } from './system-prompt';
 
 export interface TurnInput {
@@ -117,8 +118,6 @@ export function stepLimitNote(maxSteps: number): string {
   return `You have used all ${maxSteps} tool steps of this turn and can call no more tools now. Answer the user with what you have: say what you read or did, what you found, and what is left undone — the user can ask you to go on.`;
 }
 
-const STOPPED_TOOL = 'Stopped by the user before this tool call finished; whether it took effect on the server is unknown.';
-
 /**
  * The conversation after a stop: the partial answer is kept, marked
  * `stopped`, and made valid history — text parts end, a tool call that had
@@ -130,9 +129,7 @@ export function settleStopped(messages: UIMessage[], model: string): UIMessage[]
   if (!last || last.role !== 'assistant') return messages;
   const parts = last.parts.map((part) => {
     if ((part.type === 'text' || part.type === 'reasoning') && part.state === 'streaming') return { ...part, state: 'done' as const };
-    if ('toolCallId' in part && (part.state === 'input-streaming' || part.state === 'input-available' || part.state === 'approval-responded')) {
-      return { ...part, state: 'output-error', input: part.input ?? {}, errorText: STOPPED_TOOL } as unknown as typeof part;
-    }
+    if (isUnfinishedToolCall(part)) return { ...part, state: 'output-error', input: (part as { input?: unknown }).input ?? {}, errorText: STOPPED_TOOL_TEXT } as unknown as typeof part;
     return part;
   });
   const metadata = { ...(last.metadata as object | undefined), model, finishReason: 'stopped', stopped: true } satisfies Partial<TurnMetadata>;

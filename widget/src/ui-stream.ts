@@ -1,4 +1,5 @@
 import type { Message, ToolPart } from './types';
+import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../src/loop/stopped';
 
 /** A chunk of the AI SDK UI message stream (the fields the widget reads). */
 export interface StreamChunk {
@@ -129,11 +130,7 @@ export function applyChunk(message: Message, chunk: StreamChunk): { error?: stri
     case 'abort':
       // Stopped: settled as the service saves it (a call without a result is not shown as still running).
       message.metadata = { ...message.metadata, finishReason: 'stopped', stopped: true };
-      for (const part of message.parts) {
-        if ('toolCallId' in part && (part.state === 'input-streaming' || part.state === 'input-available' || part.state === 'approval-responded')) {
-          Object.assign(part, { state: 'output-error', errorText: 'Stopped by the user before this tool call finished; whether it took effect on the server is unknown.' });
-        }
-      }
+      for (const part of message.parts) if (isUnfinishedToolCall(part)) Object.assign(part, { state: 'output-error', errorText: STOPPED_TOOL_TEXT });
       return;
     default:
       // Data parts belong to the message, as in the AI SDK (so a replay or a reload shows them once);

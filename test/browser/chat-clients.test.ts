@@ -89,6 +89,13 @@ async function stored(conversation: string, token: string): Promise<UIMessage[]>
   return ((await response.json()) as { messages: UIMessage[] }).messages;
 }
 
+/** The service holds no message of the conversation, and a reload of `page` brings none back. */
+async function emptiedForGood(page: Page, id: string, token: string): Promise<void> {
+  await expect.poll(async () => (await stored(id, token)).length, { timeout: 10_000 }).toBe(0);
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => window.chat?.messages.length), { timeout: 15_000 }).toBe(0);
+}
+
 async function newConversation(token: string): Promise<string> {
   const response = await fetch(`${service.url}/v1/conversations`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
   return ((await response.json()) as { id: string }).id;
@@ -274,10 +281,7 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
 
     await a.page.evaluate(() => window.chat!.clear());
     await expect.poll(async () => (await state(b.page)).messages.length, { timeout: 10_000 }).toBe(0);
-    await expect.poll(async () => (await stored(id, token)).length, { timeout: 10_000 }).toBe(0);
-    // A reload brings nothing back.
-    await b.page.reload();
-    await expect.poll(() => b.page.evaluate(() => window.chat?.messages.length), { timeout: 15_000 }).toBe(0);
+    await emptiedForGood(b.page, id, token);
   });
 
   it('setMessages([]) empties the conversation on the service too: nothing comes back on reconnect', async () => {
@@ -288,9 +292,7 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     await settled(client.page);
     expect(await stored(id, token)).toHaveLength(2);
     await client.page.evaluate(() => window.chat!.setMessages([]));
-    await expect.poll(async () => (await stored(id, token)).length, { timeout: 10_000 }).toBe(0);
-    await client.page.reload();
-    await expect.poll(() => client.page.evaluate(() => window.chat?.messages.length), { timeout: 15_000 }).toBe(0);
+    await emptiedForGood(client.page, id, token);
   });
 
   it('a turn started over HTTP (the widget, useChat) reaches the WebSocket tabs live, once', async () => {

@@ -31,13 +31,23 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     expect(system).toContain('Pinned reference material');
     expect(system).toContain('<resource server="demo" uri="task://guidelines" mime="text/plain">');
 
-    const windows = toolResults(model.doStreamCalls.at(-1)!.prompt).filter((r) => r.toolName === 'read_resource');
+    // Each step is sent only the newest window (the older ones are named, not repeated): the whole
+    // read costs the document about once, not once per step.
+    const windows = model.doStreamCalls.slice(1).map((call) => toolResults(call.prompt).filter((r) => r.toolName === 'read_resource'));
     expect(windows.length).toBe(Math.ceil(full.text.length / 5_000));
-    const bodies = windows.map((w) => /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(w.text)![1]);
+    for (const sent of windows) expect(sent).toHaveLength(1);
+    const newest = windows.map((sent) => sent[0]!.text);
+    const bodies = newest.map((w) => /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(w)![1]);
     expect(bodies.join('')).toBe(full.text); // nothing dropped, nothing repeated
-    expect(windows.at(-1)!.text).toContain('Release recommendation: NO-GO');
-    expect(windows[0]!.text).toContain(`part="characters 0-5000 of ${full.text.length}"`);
-    expect(windows[0]!.text).toContain('call read_resource with {"uri":"docs://test-matrix","server":"demo","offset":5000}');
+    expect(newest.reduce((sum, w) => sum + w.length, 0)).toBeLessThan(full.text.length * 1.2);
+    expect(newest.at(-1)).toContain('Release recommendation: NO-GO');
+    expect(newest.at(-1)).toMatch(new RegExp(`^\\[Read before in this turn and not repeated: characters 0-${Math.floor((full.text.length - 1) / 5_000) * 5_000} of docs://test-matrix\\.\\]`));
+    expect(newest[0]).toContain(`part="characters 0-5000 of ${full.text.length}"`);
+    expect(newest[0]).toContain('call read_resource with {"uri":"docs://test-matrix","server":"demo","offset":5000}');
+    // The calls of the dropped windows went with them: every call sent has its result.
+    const lastPrompt = model.doStreamCalls.at(-1)!.prompt;
+    const calls = lastPrompt.flatMap((m) => (m.role === 'assistant' ? m.content.filter((p) => p.type === 'tool-call') : []));
+    expect(calls).toHaveLength(1);
     expect(textOfChunks(chunks)).toBe('Read it all.');
   });
 
@@ -271,7 +281,7 @@ describe('reads from earlier turns', () => {
     const earlier = toolResults(third.doStreamCalls[0]!.prompt).filter((r) => r.toolName === 'read_resource');
     expect(earlier).toHaveLength(2);
     expect(earlier[0]!.text).toBe(
-      `[Read in an earlier turn and not repeated here: docs://test-matrix on server "demo" (${(earlier[1]!.text.length).toLocaleString('en')} characters). Call read_resource again if you need it.]`,
+      `[Read in an earlier turn and not repeated here: ${(earlier[1]!.text.length).toLocaleString('en')} characters of docs://test-matrix on server "demo". Call read_resource again if you need it.]`,
     );
     expect(earlier[1]!.text).toContain(full.text.slice(0, 2_000));
     // This turn's own read is sent whole.

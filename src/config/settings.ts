@@ -60,10 +60,23 @@ export const SettingsSchema = z.object({
   READ_WINDOW_CHARS: int(1_000, 24_000),
   /**
    * Characters of resources read in earlier turns that are sent to the model
-   * again; older reads are replaced by a note naming them (the history keeps
-   * them whole). See loop/earlier-reads.ts.
+   * again (newest first); the others are replaced by a note naming them (the
+   * history keeps them whole; reading again is a cache hit). 0: always a
+   * note — measured cheaper than keeping them (BENCHMARKS.md). See
+   * loop/read-elision.ts.
    */
-  EARLIER_READS_BUDGET_CHARS: int(0, 24_000),
+  EARLIER_READS_BUDGET_CHARS: int(0, 0),
+  /**
+   * Characters of this turn's reads, besides its newest one, that are sent
+   * again at each later step of the turn; older ones become a note. The
+   * older windows of a resource read part by part are never re-sent.
+   */
+  TURN_READS_BUDGET_CHARS: int(0, 24_000),
+  /**
+   * Streamed deltas of the model arriving within this many ms are sent on as
+   * one chunk (CPU per turn follows time, not tokens). 0 turns it off.
+   */
+  STREAM_COALESCE_MS: int(0, 30),
   /** Images up to this size go to models that accept images as image parts; larger ones are described. */
   INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024),
   /** Token budget of the catalog in the system prompt (estimated at 3.3 characters a token). */

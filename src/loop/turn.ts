@@ -1,9 +1,10 @@
-import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, wrapLanguageModel, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
+import { coalesceDeltas } from './coalesce-deltas';
 import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { ResolvedModel } from './models';
-import { elideEarlierReads } from './earlier-reads';
+import { elideReads } from './read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from './stopped';
 import { buildSystemPrompt } from './system-prompt';
 
@@ -62,16 +63,22 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     ...(input.pinned ? { pinned: input.pinned.byServer } : {}),
   }).text;
 
+  const budgets = { turnBudget: input.settings.TURN_READS_BUDGET_CHARS, earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS };
   let failed = false;
   let steps = 0;
   const result = streamText({
-    model: input.model.model,
+    // Deltas merged per ~30 ms before the pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
+    model: wrapLanguageModel({ model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'], middleware: coalesceDeltas(input.settings.STREAM_COALESCE_MS) }),
     system,
-    messages: await convertToModelMessages(elideEarlierReads(messages, input.settings.EARLIER_READS_BUDGET_CHARS), { tools: input.tools }),
+    messages: await convertToModelMessages(messages, { tools: input.tools }),
     tools: input.tools,
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave.
     stopWhen: stepCountIs(input.settings.MAX_STEPS + 1),
-    prepareStep: ({ stepNumber }) => (stepNumber >= input.settings.MAX_STEPS ? { activeTools: [], toolChoice: 'none', system: `${system}\n\n${stepLimitNote(input.settings.MAX_STEPS)}` } : undefined),
+    // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages.
+    prepareStep: ({ stepNumber, initialMessages, responseMessages }) => ({
+      messages: elideReads([...initialMessages, ...responseMessages], budgets),
+      ...(stepNumber >= input.settings.MAX_STEPS ? { activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(input.settings.MAX_STEPS)}` } : {}),
+    }),
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
     onError: () => {
       failed = true;

@@ -49,15 +49,15 @@ function server(n: number): ServerState {
 }
 
 it('context cost: catalog vs naive pasting', () => {
-  const base = buildSystemPrompt({ servers: [server(0)], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 } }).text;
+  const base = buildSystemPrompt({ servers: [server(0)], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 } }).text;
   const baseTokens = countTokens(base);
   const docTokens = DOCS.map((d) => countTokens(d.text));
   const docTokens2000 = DOCS.map((d) => countTokens(d.text.slice(0, 2000)));
   const rows = [];
   for (const n of [10, 100, 1_000, 10_000]) {
     const state = server(n);
-    const catalog = buildSystemPrompt({ servers: [state], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 } });
-    const unbounded = buildSystemPrompt({ servers: [state], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1e9, INSTRUCTIONS_MAX_CHARS: 4_000 } });
+    const catalog = buildSystemPrompt({ servers: [state], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 } });
+    const unbounded = buildSystemPrompt({ servers: [state], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1e9, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 } });
     let naive = baseTokens;
     let naive2000 = baseTokens;
     let dropped = 0;

@@ -108,7 +108,7 @@ of each pasted, the rest silently dropped. The base prompt without any resource 
 |---|---|---|---|---|---|---|
 ${context.rows.map((row) => `| ${fmt(row.n)} | ${fmt(row.catalogTokens)} | ${row.shown} / ${fmt(row.hidden)} | ${row.tokensPerEntry.toFixed(1)} | ${fmt(row.naiveTokens)} | ${fmt(row.naive2000Tokens)} | ${fmt(row.naive2000DroppedChars)} |`).join('\n')}
 
-Targets: ≤ 30 tokens per catalog entry (${context.rows.every((row) => row.tokensPerEntry <= 30) ? 'met' : `missed: ${context.rows[1].tokensPerEntry.toFixed(1)} — each line carries title, URI, MIME type, size and description`}); a bounded prompt for any N
+Targets: ≤ 25 tokens per catalog entry (${context.rows.every((row) => row.tokensPerEntry <= 25) ? 'met' : `missed: ${context.rows[1].tokensPerEntry.toFixed(1)} — each line carries title, URI, MIME type, size and description`}); a bounded prompt for any N
 (${context.rows.every((row) => row.catalogTokens < 2_000) ? 'met' : 'missed'}: at most ${fmt(Math.max(...context.rows.map((row) => row.catalogTokens)))} tokens). At N = 10,000 the resource the question names is among
 the entries shown: ${context.rows.at(-1).relevantShown ? 'yes' : 'no'}.
 `);

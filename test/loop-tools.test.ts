@@ -23,11 +23,27 @@ describe('listing tools', () => {
   it('list_resources ranks by a query; list_resource_templates lists templates', async () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) => (i === 0 ? callTools(['list_resources', { query: 'guidelines rules' }], ['list_resource_templates', { server: 'demo' }]) : say('ok')));
-    await runScriptedTurn(id, 'what is there?', model);
+    // Offered only when the catalog in the system prompt does not show everything (here: a tiny budget).
+    await runScriptedTurn(id, 'what is there?', model, { CATALOG_TOKEN_BUDGET: 100 });
+    const offered = model.doStreamCalls[0]!.tools?.map((t) => t.name) ?? [];
+    expect(offered).toEqual(expect.arrayContaining(['list_resources', 'list_resource_templates', 'read_resource', 'search_resource']));
     const [list, templates] = results(model);
     expect(list!.text.split('\n')[1]).toContain('task://guidelines');
     expect(list!.text).not.toContain('docs://quarterly-report.pdf');
-    expect(templates!.text).toContain('customer://{customerId}/profile (application/json)');
+    expect(templates!.text).toContain('customer://{customerId}/profile [json]');
+  });
+
+  it('are not offered when the system prompt lists the whole catalog: every tool definition is re-sent at every step', async () => {
+    const id = await createConversation();
+    const model = scriptedModel(() => say('ok'));
+    await runScriptedTurn(id, 'what is there?', model);
+    const offered = model.doStreamCalls[0]!.tools?.map((t) => t.name) ?? [];
+    expect(offered).toContain('read_resource');
+    expect(offered).not.toContain('list_resources');
+    expect(offered).not.toContain('list_resource_templates');
+    expect(offered).not.toContain('search_tools');
+    const system = model.doStreamCalls[0]!.prompt.find((m) => m.role === 'system')!.content as string;
+    expect(system).not.toContain('list_resources');
   });
 });
 

@@ -2,7 +2,8 @@ import { runInDurableObject } from 'cloudflare:test';
 import type { UIMessageChunk } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
 import { OfflineModel } from '../src/loop/offline-model';
-import { buildSystemPrompt, estimateTokens } from '../src/loop/system-prompt';
+import { buildSystemPrompt } from '../src/loop/system-prompt';
+import { estimateTokens } from '../src/tools/tokens';
 import type { ServerState } from '../src/mcp/catalog';
 import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
@@ -229,16 +230,19 @@ describe('system prompt budget', () => {
       description: `Billing record number ${i}`,
     }));
     const server: ServerState = { id: 'bulk', status: 'connected', instructions: 'Invoices by number.', tools: [], resources, resourceTemplates: [], prompts: [], fetchedAt: {} };
-    const { text, shown, hidden } = buildSystemPrompt({
-      servers: [server],
-      conversationText: 'show me invoice 7777',
-      modelPrompts: () => true,
-      settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 },
-    });
-    expect(estimateTokens(text)).toBeLessThan(1_500 + 400); // the catalog budget plus the fixed base text
-    expect(text).toContain('bulk://invoices/7777');
+    const build = (conversationText: string) =>
+      buildSystemPrompt({ servers: [server], conversationText, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 } });
+    const { text, shown, hidden, relevant, offer } = build('show me invoice 7777');
+    // The budget covers the stable catalog and the entries sent with the message together.
+    expect(estimateTokens(text) + estimateTokens(relevant ?? '')).toBeLessThan(1_500 + 400); // plus the fixed base text
     expect(shown + hidden).toBe(10_000);
-    expect(text).toContain(`… ${hidden} more not shown: list_resources with server "bulk" and a query finds them`);
+    expect(text).toContain(`… ${hidden} more not listed here: list_resources with server "bulk" and a query finds them`);
+    expect(offer.list_resources).toBe(true);
+    // The relevant entry goes with the message; the system prompt is the same whatever the question.
+    expect(relevant).toContain('bulk://invoices/7777 Invoice 7777 for Globex [json 8.8K] Billing record number 7777 [server bulk]');
+    expect(text).not.toContain('bulk://invoices/7777');
+    expect(build('what about invoice 1234?').text).toBe(text);
+    expect(build('what about invoice 1234?').relevant).toContain('bulk://invoices/1234');
   });
 });
 
@@ -254,9 +258,9 @@ describe('a real server with 10,000 resources', () => {
       const [listed] = await sessions.catalog();
       expect(listed!.resources).toHaveLength(10_000);
       const prompt = buildSystemPrompt({ servers: [listed!], conversationText: 'What is the total of invoice 7777?', modelPrompts: () => true, settings });
-      expect(estimateTokens(prompt.text)).toBeLessThan(settings.CATALOG_TOKEN_BUDGET + 400);
-      expect(prompt.text).toContain('bulk://invoices/7777');
-      expect(prompt.text).toContain(`… ${prompt.hidden} more not shown`);
+      expect(estimateTokens(prompt.text) + estimateTokens(prompt.relevant ?? '')).toBeLessThan(settings.CATALOG_TOKEN_BUDGET + 400);
+      expect(prompt.relevant).toContain('bulk://invoices/7777');
+      expect(prompt.text).toContain(`… ${prompt.hidden} more not listed here`);
       expect(prompt.hidden).toBeGreaterThan(9_000);
       const read = await sessions.readResource('bulk', 'bulk://invoices/7777', { reuseSince: Date.now() });
       expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ invoice: 7777, customer: 'Globex' });

@@ -175,7 +175,7 @@ describe('pinned resources', () => {
     const guidelinesSection = system.slice(system.indexOf('## Server "demo"'), system.indexOf('## Server "everything"'));
     expect(guidelinesSection.indexOf('<instructions server="demo">')).toBeLessThan(guidelinesSection.indexOf('Pinned reference material'));
     expect(guidelinesSection).toContain('<resource server="demo" uri="task://guidelines"');
-    expect(system).toContain('docs://test-matrix (text/markdown'); // in the catalog
+    expect(system).toContain('docs://test-matrix Release test matrix 4.18 [md 12K]'); // in the catalog
     expect(system).not.toContain('Release recommendation'); // not pinned: over budget
     expect(system).toContain('shared by everyone.'); // pinned by the minimal server's own annotations
     expect(system).not.toContain('for one user only'); // not annotated

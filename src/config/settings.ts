@@ -83,6 +83,20 @@ export const SettingsSchema = z.object({
   CATALOG_TOKEN_BUDGET: int(100, 1_500),
   /** Characters of one server's `instructions` in the system prompt (cut with a note past that). */
   INSTRUCTIONS_MAX_CHARS: int(100, 4_000),
+  /**
+   * When every text resource of the conversation's servers fits in this many
+   * characters together, they are put in the system prompt (read through the
+   * cache, so always fresh) instead of a catalog the model must read from:
+   * for a small corpus the catalog plus a read costs more than the documents.
+   * 0 turns it off. See loop/pinned.ts.
+   */
+  INLINE_CORPUS_CHARS: int(0, 8_000),
+  /**
+   * Estimated tokens of MCP tool definitions offered to the model per step;
+   * past it, the tools most relevant to the conversation are offered and
+   * `search_tools` finds the others.
+   */
+  MCP_TOOLS_TOKEN_BUDGET: int(200, 6_000),
   /** Estimated tokens of pinned resource content in the system prompt; a pin past it stays in the catalog only. */
   PINNED_TOKEN_BUDGET: int(0, 1_000),
   /**

@@ -9,6 +9,7 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import { score, terms } from '../tools/relevance';
+import { RELEVANT_HEADER } from './system-prompt';
 
 /**
  * The `offline` model: a deterministic stand-in that implements the AI SDK
@@ -78,6 +79,7 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
 
   const words = terms(question);
   const catalog = parseCatalog(system);
+  catalog.resources.push(...hintedEntries(prompt));
   const stepId = `offline-${prompt.length}`;
 
   const asksForPrompt = catalog.prompts.find((p) => question.includes(p.name));
@@ -229,12 +231,32 @@ function parseCatalog(system: string) {
       continue;
     }
     if (section === 'Resources:') {
-      const match = /^- (.+?) — (\S+)(?: \([^)]*\))?(?:: (.*))?$/.exec(line);
-      if (match) resources.push({ server, title: match[1]!, uri: match[2]!, description: match[3] ?? '' });
+      const entry = parseResourceLine(line, server);
+      if (entry) resources.push(entry);
     } else if (section === 'Prompts (invoke_prompt):') {
-      const match = /^- ([^(]+)\(([^)]*)\)/.exec(line);
+      const match = /^([^(\s]+)\(([^)]*)\)/.exec(line);
       if (match) prompts.push({ server, name: match[1]!, args: match[2]!.split(',').map((a) => a.trim().replace(/\?$/, '')).filter(Boolean) });
     }
   }
   return { resources, prompts };
+}
+
+/** `<uri> <title> [<type size>] <description>`, as tools/catalog-lines.ts writes it (with ` [server x]` in a message's hint). */
+function parseResourceLine(line: string, server: string): CatalogEntry | undefined {
+  if (line.startsWith('…') || !/^\S+:\/\/|^\S+:/.test(line)) return undefined;
+  const hinted = / \[server ([^\]]+)\]$/.exec(line);
+  const rest = hinted ? line.slice(0, hinted.index) : line;
+  const match = /^(\S+)(?: (.*?))?(?: \[[^\]]*\])?(?: (.*))?$/.exec(rest);
+  if (!match) return undefined;
+  const title = match[2] ?? '';
+  return { server: hinted?.[1] ?? server, title: title || (match[3] ?? ''), uri: match[1]!, description: match[3] ?? '' };
+}
+
+/** Catalog entries sent with the user's message (an over-budget catalog's relevant entries). */
+function hintedEntries(prompt: LanguageModelV4Prompt): CatalogEntry[] {
+  const user = prompt.findLast((m) => m.role === 'user');
+  if (!user || user.role !== 'user') return [];
+  const hint = user.content.find((part) => part.type === 'text' && part.text.startsWith(RELEVANT_HEADER));
+  if (!hint || hint.type !== 'text') return [];
+  return hint.text.split('\n').slice(1).flatMap((line) => parseResourceLine(line, '') ?? []);
 }

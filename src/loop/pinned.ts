@@ -3,11 +3,15 @@ import { ApiError } from '../errors';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { viewResource } from '../tools/resource-view';
-import { estimateTokens } from './system-prompt';
+import { estimateTokens } from '../tools/tokens';
 
 export interface PinnedContent {
   /** Rendered (wrapped) content per server, in pin order. */
   byServer: Map<string, string[]>;
+  /** `server\u0000uri` of the small corpus's resources in the prompt: the catalog does not list them (pins stay listed). */
+  inlined: Set<string>;
+  /** Every text resource of the servers is in the prompt (a small corpus): nothing is left to read but templates and binaries. */
+  wholeCorpus: boolean;
   /** Optional pins that could not be read: said in the stream, so nobody is misled. */
   notices: string[];
 }
@@ -24,11 +28,13 @@ export async function readPinned(
   sessions: McpSessions,
   states: ServerState[],
   configs: McpServerConfig[],
-  settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD'>,
+  settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD' | 'INLINE_CORPUS_CHARS'>,
   /** When the turn started (pins are read once per turn). */
   reuseSince: number,
 ): Promise<PinnedContent> {
   const byServer = new Map<string, string[]>();
+  const inlined = new Set<string>();
+  const pinnedKeys = new Set<string>();
   const notices: string[] = [];
   let used = 0;
   for (const state of states) {
@@ -56,7 +62,43 @@ export async function readPinned(
       }
       used += cost;
       byServer.set(state.id, [...(byServer.get(state.id) ?? []), text]);
+      pinnedKeys.add(key(state.id, uri));
     }
   }
-  return { byServer, notices };
+  const corpus = await readSmallCorpus(sessions, states, pinnedKeys, settings.INLINE_CORPUS_CHARS, reuseSince);
+  for (const { server, uri, text } of corpus ?? []) {
+    byServer.set(server, [...(byServer.get(server) ?? []), text]);
+    inlined.add(key(server, uri));
+  }
+  return { byServer, inlined, wholeCorpus: corpus !== undefined, notices };
 }
+
+const key = (server: string, uri: string) => `${server}\u0000${uri}`;
+
+/** More listed resources than this are never read to find out whether they are a small corpus. */
+const MAX_CORPUS_RESOURCES = 40;
+
+/**
+ * Every text resource of the connected servers (not pinned already), rendered
+ * whole, when together they fit `budget` characters; undefined when they do
+ * not, or when a size is not listed (finding out would mean reading every
+ * resource of every server at each turn), or when one cannot be read (the
+ * catalog is the safe answer). Read through the cache, so always current.
+ */
+async function readSmallCorpus(sessions: McpSessions, states: ServerState[], pinned: Set<string>, budget: number, reuseSince: number) {
+  if (budget <= 0) return undefined;
+  const candidates = states
+    .filter((s) => s.status === 'connected')
+    .flatMap((s) => s.resources.filter((r) => !pinned.has(key(s.id, r.uri)) && isText(r.mimeType)).map((r) => ({ server: s.id, uri: r.uri, size: r.size })));
+  if (!candidates.length || candidates.length > MAX_CORPUS_RESOURCES) return undefined;
+  if (candidates.some((c) => c.size === undefined) || candidates.reduce((sum, c) => sum + c.size!, 0) > budget) return undefined;
+  const texts = await Promise.all(
+    candidates.map((c) => viewResource(sessions, c, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince }).then((v) => v.model.text, () => undefined)),
+  );
+  // Sizes are bytes and the server's word: the rendered text is what must fit.
+  if (texts.some((t) => t === undefined) || texts.reduce((sum, t) => sum + t!.length, 0) > budget * 1.25) return undefined;
+  return candidates.map((c, i) => ({ server: c.server, uri: c.uri, text: texts[i]! }));
+}
+
+/** Binary resources are never part of an inlined corpus (they are described in the catalog). */
+const isText = (mime: string | undefined) => !mime || mime.startsWith('text/') || /json|xml|yaml|javascript|markdown/.test(mime);

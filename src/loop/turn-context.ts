@@ -5,12 +5,18 @@ import type { McpSessions } from '../mcp/sessions';
 import { mcpTools } from '../tools/mcp-tools';
 import type { LargeResultStore } from '../tools/large-results';
 import { syntheticTools } from '../tools/synthetic';
+import { toolSearch, type ToolEntry } from '../tools/tool-search';
 import { readPinned, type PinnedContent } from './pinned';
 
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */
 export interface TurnContext {
   states: ServerState[];
+  /** Every tool the turn may offer; `runTurn` chooses which are active at each step. */
   tools: ToolSet;
+  /** The MCP tools among `tools`, for choosing which to offer (tool-offer.ts). */
+  mcpToolEntries: ToolEntry[];
+  /** MCP tools `search_tools` found during this turn: offered from the next step on. */
+  found: Set<string>;
   modelPrompts: (server: string) => boolean;
   pinned: PinnedContent;
 }
@@ -18,9 +24,10 @@ export interface TurnContext {
 /**
  * Gathers a turn's context: catalogs listed again where the freshness
  * contract calls them stale, the synthetic tools (with this turn's resource
- * byte budget) plus each server's MCP tools, and the pinned resources.
- * `turnStartedAt` lets the reads of this turn share what a server marks stale
- * at once (ttlMs 0); the next turn reads again.
+ * byte budget) plus each server's MCP tools, and the pinned resources (or
+ * the whole corpus, when it is small). `turnStartedAt` lets the reads of
+ * this turn share what a server marks stale at once (ttlMs 0); the next turn
+ * reads again.
  */
 export async function prepareTurnContext(
   sessions: McpSessions,
@@ -33,7 +40,10 @@ export async function prepareTurnContext(
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });
-  const tools = { ...mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults }, new Set(Object.keys(synthetic))), ...synthetic };
+  const mcp = mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults }, new Set([...Object.keys(synthetic), 'search_tools']));
+  const found = new Set<string>();
+  const searchTools = toolSearch(mcp.entries, (names) => names.forEach((name) => found.add(name)));
+  const tools = { ...mcp.tools, ...synthetic, search_tools: searchTools };
   const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
-  return { states, tools, modelPrompts, pinned };
+  return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned };
 }

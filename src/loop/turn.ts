@@ -1,4 +1,7 @@
-import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, wrapLanguageModel, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, wrapLanguageModel, type ModelMessage, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
+import type { ToolEntry } from '../tools/tool-search';
+import type { PinnedContent } from './pinned';
+import { activeTools, chooseMcpTools } from './tool-offer';
 import { coalesceDeltas } from './coalesce-deltas';
 import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
@@ -14,10 +17,13 @@ export interface TurnInput {
   states: ServerState[];
   model: ResolvedModel;
   tools: ToolSet;
+  /** The MCP tools among `tools`, and those search_tools finds during the turn (turn-context.ts). */
+  mcpToolEntries?: ToolEntry[];
+  found?: Set<string>;
   settings: Settings;
   modelPrompts: (server: string) => boolean;
-  /** Pinned resources of this turn, and notices about skipped ones. */
-  pinned?: { byServer: Map<string, string[]>; notices: string[] };
+  /** Pinned resources of this turn (or the whole small corpus), and notices about skipped ones. */
+  pinned?: PinnedContent;
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
   /** Called once when the turn ended without completing (the model or a step failed). */
@@ -55,13 +61,20 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     .slice(-3)
     .flatMap((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')))
     .join(' ');
-  const system = buildSystemPrompt({
+  const mcp = { entries: input.mcpToolEntries ?? [], found: input.found ?? new Set<string>() };
+  const chosen = chooseMcpTools(mcp.entries, recentUserText, input.settings.MCP_TOOLS_TOKEN_BUDGET);
+  const prompt = buildSystemPrompt({
     servers: input.states,
     conversationText: recentUserText,
     modelPrompts: input.modelPrompts,
     settings: input.settings,
-    ...(input.pinned ? { pinned: input.pinned.byServer } : {}),
-  }).text;
+    tools: { any: mcp.entries.length > 0, hidden: chosen.hidden },
+    ...(input.pinned ? { pinned: input.pinned.byServer, inlined: input.pinned.inlined, wholeCorpus: input.pinned.wholeCorpus } : {}),
+  });
+  const system = prompt.text;
+  const active = () => activeTools(input.tools, prompt.offer, { ...mcp, offered: chosen.offered });
+  // The catalog entries relevant to this message, when the system prompt cannot show them all, go with the message.
+  const initialMessages = withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant);
 
   const budgets = { turnBudget: input.settings.TURN_READS_BUDGET_CHARS, earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS };
   let failed = false;
@@ -70,14 +83,18 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     // Deltas merged per ~30 ms before the pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
     model: wrapLanguageModel({ model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'], middleware: coalesceDeltas(input.settings.STREAM_COALESCE_MS) }),
     system,
-    messages: await convertToModelMessages(messages, { tools: input.tools }),
+    messages: initialMessages,
     tools: input.tools,
+    activeTools: active(),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave.
     stopWhen: stepCountIs(input.settings.MAX_STEPS + 1),
     // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages.
+    // Tools search_tools found are offered from the next step on.
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => ({
       messages: elideReads([...initialMessages, ...responseMessages], budgets),
-      ...(stepNumber >= input.settings.MAX_STEPS ? { activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(input.settings.MAX_STEPS)}` } : {}),
+      ...(stepNumber >= input.settings.MAX_STEPS
+        ? { activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(input.settings.MAX_STEPS)}` }
+        : mcp.found.size ? { activeTools: active() } : {}),
     }),
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
     onError: () => {
@@ -118,6 +135,15 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     onError: (error) => describeModelError(error),
   });
   return new LiveStream(stream, notices);
+}
+
+/** The last user message with `relevant` added as a text part of its own (never stored: the history keeps what the user wrote). */
+function withRelevantEntries(messages: ModelMessage[], relevant: string | undefined): ModelMessage[] {
+  const last = messages.findLastIndex((m) => m.role === 'user');
+  if (!relevant || last < 0) return messages;
+  const user = messages[last] as Extract<ModelMessage, { role: 'user' }>;
+  const content = typeof user.content === 'string' ? [{ type: 'text' as const, text: user.content }] : user.content;
+  return [...messages.slice(0, last), { ...user, content: [...content, { type: 'text', text: relevant }] }, ...messages.slice(last + 1)];
 }
 
 /** What the model is told in the extra step past MAX_STEPS (the step where it has no tools). */

@@ -1,16 +1,27 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import { terms } from './relevance';
-import { humanSize } from './human-size';
 
 /**
  * One catalog entry per line, as the model sees it in the system prompt and
- * in listing tools: tens of tokens, never content.
+ * in listing tools: `- <uri> <title> [<type> <size>] <description>`, about 20
+ * tokens, never content. The notation is explained once in the system
+ * prompt; MIME types and sizes are abbreviated (`md 13K`) because they are
+ * repeated on every line.
  */
-export function resourceLine(r: Resource): string {
-  const meta = [r.mimeType, r.size === undefined ? undefined : humanSize(r.size)].filter(Boolean).join(', ');
-  const name = r.title ?? r.name;
-  const description = r.description && addsInformation(`${name} ${r.uri}`, r.description) ? `: ${oneLine(r.description)}` : '';
-  return `- ${name} — ${r.uri}${meta ? ` (${meta})` : ''}${description}`;
+export interface LineOptions {
+  /** Descriptions are cut (visibly) at this many characters. */
+  descriptionChars?: number;
+  /** Text resources larger than this many bytes are marked `long` (they come in parts; search_resource finds passages). */
+  longOver?: number;
+}
+
+export function resourceLine(r: Resource, options: LineOptions = {}): string {
+  const long = options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isText(r.mimeType);
+  const meta = [shortType(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') + (long ? ', long' : '');
+  const title = r.title ?? r.name;
+  const named = title && !r.uri.endsWith(title) ? ` ${oneLine(title, 80)}` : '';
+  const description = r.description && addsInformation(`${title} ${r.uri}`, r.description) ? ` ${oneLine(r.description, options.descriptionChars ?? 160)}` : '';
+  return `${r.uri}${named}${meta ? ` [${meta}]` : ''}${description}`;
 }
 
 /** A description that only repeats the title's words costs tokens and tells the model nothing. */
@@ -19,18 +30,53 @@ function addsInformation(known: string, description: string): boolean {
   return terms(description).some((word) => !seen.has(word));
 }
 
-export function templateLine(t: ResourceTemplate): string {
-  return `- ${t.uriTemplate}${t.mimeType ? ` (${t.mimeType})` : ''}${t.title || t.description ? `: ${oneLine(t.title ?? '')}${t.title && t.description ? ' — ' : ''}${oneLine(t.description ?? '')}` : ''}`;
+export function templateLine(t: ResourceTemplate, options: LineOptions = {}): string {
+  const about = [t.title, t.description].filter(Boolean).map((text) => oneLine(text!, options.descriptionChars ?? 160)).join(' — ');
+  return `${t.uriTemplate}${t.mimeType ? ` [${shortType(t.mimeType)}]` : ''}${about ? ` ${about}` : ''}`;
 }
 
-export function promptLine(p: Prompt): string {
+export function promptLine(p: Prompt, options: LineOptions = {}): string {
   const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
-  return `- ${p.name}(${args})${p.description ? `: ${oneLine(p.description)}` : ''}`;
+  return `${p.name}(${args})${p.description ? `: ${oneLine(p.description, options.descriptionChars ?? 160)}` : ''}`;
 }
 
-
-/** Descriptions are metadata, not content: long ones are cut, visibly, to keep each entry to tens of tokens. */
-const oneLine = (text: string) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat;
+const SHORT_TYPES: Record<string, string> = {
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+  'text/html': 'html',
+  'text/csv': 'csv',
+  'text/xml': 'xml',
+  'application/xml': 'xml',
+  'application/json': 'json',
+  'application/yaml': 'yaml',
+  'text/yaml': 'yaml',
+  'application/pdf': 'pdf',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/svg+xml': 'svg',
+  'application/octet-stream': 'binary',
 };
+
+/** `text/markdown` → `md`; types without a well-known short name stay as they are. */
+export const shortType = (mime: string | undefined) => (mime ? (SHORT_TYPES[mime.split(';')[0]!.trim().toLowerCase()] ?? mime) : undefined);
+
+const isText = (mime: string | undefined) => !mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime);
+
+/** 590 → `590B`, 12_694 → `12K`, 5_000_000 → `4.8M`: sizes to the precision a choice needs. */
+export function shortSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes}B`;
+  const kb = bytes / 1024;
+  if (kb < 1024) return `${kb < 10 ? kb.toFixed(1) : Math.round(kb)}K`;
+  const mb = kb / 1024;
+  return `${mb < 10 ? mb.toFixed(1) : Math.round(mb)}M`;
+}
+
+/** Descriptions are metadata, not content: long ones are cut, visibly, at a word. */
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const atWord = cut.lastIndexOf(' ');
+  return `${(atWord > max / 2 ? cut.slice(0, atWord) : cut).replace(/[\s,;:.—-]+$/, '')}…`;
+}

@@ -7,6 +7,8 @@ import type { McpSessions } from '../mcp/sessions';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from './human-size';
 import { toolResultUri, type LargeResultStore } from './large-results';
+import type { ToolEntry } from './tool-search';
+import { estimateTokens } from './tokens';
 import { renderEmbedded } from './render';
 
 export interface McpToolContext {
@@ -43,16 +45,19 @@ export function modelToolName(server: string, name: string, taken: Set<string>):
  * an approval. `isError` results are thrown, so the model sees an error it
  * can act on.
  */
-export function mcpTools(ctx: McpToolContext, taken: Set<string>): ToolSet {
+export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: ToolSet; entries: ToolEntry[] } {
   const tools: ToolSet = {};
+  const entries: ToolEntry[] = [];
   for (const state of ctx.states) {
     if (state.status !== 'connected') continue;
     const config = ctx.configs.find((c) => c.id === state.id);
     for (const mcpTool of state.tools) {
       const name = modelToolName(state.id, mcpTool.name, taken);
+      const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
+      entries.push({ name, server: state.id, title: mcpTool.title, description: mcpTool.description, cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`) });
       const autoApproved = mcpTool.annotations?.readOnlyHint === true || (config?.autoApprove.includes(mcpTool.name) ?? false);
       tools[name] = tool({
-        description: `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`,
+        description,
         inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
         needsApproval: !autoApproved,
         execute: async (args: unknown, { abortSignal, toolCallId }): Promise<McpToolOutput> => {
@@ -74,7 +79,7 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): ToolSet {
       });
     }
   }
-  return tools;
+  return { tools, entries };
 }
 
 /**

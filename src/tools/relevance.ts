@@ -12,7 +12,7 @@ export function terms(text: string): string[] {
 }
 
 /** Crude stemming so "guideline" matches "guidelines", "estimate" matches "estimates", "planning" matches "plan". */
-const stem = (word: string) => word.replace(/(ings|ing|ies|es|s|ed)$/, '').replace(/e$/, '') || word;
+export const stem = (word: string) => word.replace(/(ings|ing|ies|es|s|ed)$/, '').replace(/e$/, '') || word;
 
 export interface Scorable {
   /** Weighted fields: a hit in a heavier field counts more (title 3, URI 2, description 1…). */

@@ -91,6 +91,11 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
   return { text: out.join('\n'), images, window: { offset, end, total, ...(end < total ? { nextOffset: end } : {}) } };
 }
 
+/** One passage of a resource's text (from search_resource), wrapped like a window of it. */
+export function wrapPassage(server: string, uri: string, mime: string, passage: { offset: number; end: number; text: string }, total: number): string {
+  return `<resource server="${attr(server)}" uri="${attr(uri)}" mime="${attr(mime)}" part="characters ${passage.offset}-${passage.end} of ${total}">\n${body(passage.text)}\n</resource>`;
+}
+
 /**
  * A resource embedded in a tool result or a prompt message, rendered like a
  * read: text wrapped (windowed at `windowChars`), a blob described.

@@ -10,7 +10,8 @@ import type { McpSessions } from '../mcp/sessions';
 import { resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
 import { isToolResultUri, type LargeResultStore } from './large-results';
-import { renderEmbedded, renderResource, type ModelView } from './render';
+import { searchPassages } from './passage-search';
+import { renderEmbedded, renderResource, wrapPassage, type ModelView } from './render';
 import { viewResource } from './resource-view';
 
 /** What the synthetic tools need from the conversation. */
@@ -57,6 +58,17 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
       }),
       execute: async ({ uri, server, offset }): Promise<ReadResourceOutput> => readForModel(ctx, uri, server, offset),
       toModelOutput: ({ output }) => toModelOutput(output),
+    }),
+
+    search_resource: tool({
+      description:
+        'Find the passages of a long resource (or long tool result) that match a query, best first, each with the offset to read on from with read_resource. Much cheaper than reading it all.',
+      inputSchema: z.object({
+        uri: z.string().min(1).describe('The resource URI'),
+        query: z.string().min(1).describe('Words to look for'),
+        server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
+      }),
+      execute: async ({ uri, query, server }) => searchForModel(ctx, uri, server, query),
     }),
 
     list_resources: tool({
@@ -133,6 +145,33 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
   return charged(ctx, uri, { server: view.server, uri, cache: view.cache, ...view.model });
 }
 
+/** The best passages of one resource for a query, wrapped as reference material, with their offsets. */
+async function searchForModel(ctx: ToolContext, uri: string, server: string | undefined, query: string): Promise<string> {
+  let found: { server: string; mime: string; text: string };
+  if (isToolResultUri(uri)) {
+    const kept = ctx.largeResults?.get(uri);
+    if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
+    found = { server: kept.server, mime: 'text/plain', text: kept.text };
+  } else {
+    const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
+    const read = await asToolError(ctx.sessions.readResource(id, uri, { reuseSince: ctx.turnStartedAt }));
+    const texts = read.contents.filter((c): c is Extract<typeof c, { text: string }> => 'text' in c);
+    if (!texts.length) throw new Error(`${uri} on server "${id}" has no text to search (binary content); read_resource describes it`);
+    found = { server: id, mime: texts[0]!.mimeType ?? 'text/plain', text: texts.map((c) => c.text).join('') };
+  }
+  const passages = searchPassages(found.text, query, { passageChars: PASSAGE_CHARS, limit: PASSAGES });
+  const total = found.text.length;
+  const head = passages.length
+    ? `[${passages.length} passage(s) of ${uri} on server "${found.server}" (${total} characters) matching "${query}", best first. To read on from one, call read_resource with its uri, server and the offset where it starts.]`
+    : `[No passage of ${uri} on server "${found.server}" (${total} characters) matches "${query}". Try other words, or read it with read_resource.]`;
+  const text = [head, ...passages.map((p) => wrapPassage(found.server, uri, found.mime, p, total))].join('\n');
+  charge(ctx, uri, new TextEncoder().encode(text).byteLength);
+  return text;
+}
+
+const PASSAGE_CHARS = 800;
+const PASSAGES = 5;
+
 /** A window of a long tool result kept by this conversation. */
 function readLargeResult(ctx: ToolContext, uri: string, offset: number | undefined): ReadResourceOutput {
   const kept = ctx.largeResults?.get(uri);
@@ -151,14 +190,17 @@ function charged(ctx: ToolContext, uri: string, output: ReadResourceOutput): Rea
   // The budget counts what reaches the model — this window and its images —
   // not the whole resource: charging a 5 MB document's full size for every
   // window let a turn read two windows of it, not the document.
-  const bytes = new TextEncoder().encode(output.text).byteLength + output.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0);
+  charge(ctx, uri, new TextEncoder().encode(output.text).byteLength + output.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0));
+  return output;
+}
+
+function charge(ctx: ToolContext, uri: string, bytes: number): void {
   if (bytes > ctx.readBudget.remaining) {
     throw new Error(
       `This turn may read ${ctx.readBudget.limit} bytes of resources and has ${ctx.readBudget.remaining} left; this part of ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,
     );
   }
   ctx.readBudget.remaining -= bytes;
-  return output;
 }
 
 export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {

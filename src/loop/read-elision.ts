@@ -76,9 +76,10 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
       newestSeen = true;
       continue;
     }
-    const used = current ? (turnKept += read.chars) : (earlierKept += read.chars);
-    if (used <= (current ? budgets.turnBudget : budgets.earlierBudget)) continue;
-    notes.set(read.call.toolCallId, note(read, current));
+    // A read that does not fit leaves the budget to older, smaller ones.
+    if (current && turnKept + read.chars <= budgets.turnBudget) turnKept += read.chars;
+    else if (!current && earlierKept + read.chars <= budgets.earlierBudget) earlierKept += read.chars;
+    else notes.set(read.call.toolCallId, note(read, current));
   }
 
   if (!dropped.size && !notes.size && !prefixes.size) return messages;

@@ -193,8 +193,8 @@ describe('turn limits that do not trap users', () => {
       expect((await refused.json<{ error: { message: string } }>()).error.message).toContain('this tenant');
     }
     // Ben used one of his two turns; the three refusals took none.
-    const limiter = env.RATE_LIMITER.getByName(`user:metered:${b['x-end-user']}`);
-    expect((await limiter.take(2, 60_000)).allowed).toBe(true);
+    const limiter = env.RATE_LIMITER.getByName('tenant:metered');
+    expect((await limiter.take([{ key: `user:${b['x-end-user']}`, limit: 2, windowMs: 60_000, who: 'ben' }])).allowed).toBe(true);
   });
 });
 

@@ -1,12 +1,13 @@
 import type { AppConfig } from '../config';
 import { ApiError } from '../errors';
+import { limiterOf } from './turn-limits';
 
 /** Conversations one end user may create per minute (`CONVERSATIONS_PER_MINUTE_PER_USER`, or the tenant's); past it, 429 with Retry-After. */
 export async function takeConversation(env: Pick<Env, 'RATE_LIMITER'>, config: AppConfig, owner: { tenant: string; user: string }): Promise<void> {
   const limit = tenantOf(config, owner).conversationsPerUser ?? config.settings.CONVERSATIONS_PER_MINUTE_PER_USER;
-  const { allowed, retryAfterMs } = await env.RATE_LIMITER.getByName(`conversations:${owner.tenant}:${owner.user}`).take(limit, 60_000);
-  if (allowed) return;
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const result = await limiterOf(env, owner.tenant).take([{ key: `conversations:${owner.user}`, limit, windowMs: 60_000, who: 'this user' }]);
+  if (result.allowed) return;
+  const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
   throw new ApiError(429, 'rate_limited', `Too many new conversations for this user: at most ${limit} per minute; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
 }
 

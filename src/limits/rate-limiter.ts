@@ -1,26 +1,42 @@
 import { DurableObject } from 'cloudflare:workers';
 
+/** One sliding window to take a unit from: its key (a tenant, an end user), its limit, its length. */
+export interface Window {
+  key: string;
+  limit: number;
+  windowMs: number;
+  /** Who is limited, for the 429's message ("this user", "this tenant"). */
+  who: string;
+}
+
 /**
- * A sliding-window rate limiter, one Durable Object per key (a tenant, or a
- * tenant's end user): every decision for a key is made in one place, so
- * concurrent requests from many isolates count correctly. Counts are in
- * memory: a restart of the object forgets the current window (documented:
- * limits are protection against abuse, not billing).
+ * Sliding-window rate limits, one Durable Object per tenant holding the
+ * windows of the tenant and of its end users: every decision for a key is
+ * made in one place (concurrent requests from many isolates count
+ * correctly), and a turn's user and tenant limits are checked together in
+ * one call — all or nothing, so a refusal never uses up a slot. Counts are in
+ * memory: a restart forgets the current window (documented: limits protect
+ * against abuse; they are not billing).
  */
 export class RateLimiter extends DurableObject<Env> {
-  private readonly hits: number[] = [];
+  private readonly hits = new Map<string, number[]>();
 
-  /** Takes one unit if the window allows it; otherwise says when to retry. */
-  async take(limit: number, windowMs: number): Promise<{ allowed: boolean; retryAfterMs: number }> {
+  /** Takes one unit from every window if all allow it; otherwise takes none and names the first that refused. */
+  async take(windows: Window[]): Promise<{ allowed: true } | { allowed: false; who: string; limit: number; windowMs: number; retryAfterMs: number }> {
     const now = Date.now();
-    while (this.hits.length && this.hits[0]! <= now - windowMs) this.hits.shift();
-    if (this.hits.length >= limit) return { allowed: false, retryAfterMs: this.hits[0]! + windowMs - now };
-    this.hits.push(now);
-    return { allowed: true, retryAfterMs: 0 };
+    for (const window of windows) {
+      const hits = this.current(window.key, now - window.windowMs);
+      if (hits.length >= window.limit) return { allowed: false, who: window.who, limit: window.limit, windowMs: window.windowMs, retryAfterMs: hits[0]! + window.windowMs - now };
+    }
+    for (const window of windows) this.hits.set(window.key, [...this.current(window.key, now - window.windowMs), now]);
+    return { allowed: true };
   }
 
-  /** Returns the latest unit taken (a later check of the same request refused it: it must not count). */
-  async giveBack(): Promise<void> {
-    this.hits.pop();
+  /** The key's hits since `since`; a key with none left is forgotten (memory stays with the active users). */
+  private current(key: string, since: number): number[] {
+    const hits = (this.hits.get(key) ?? []).filter((at) => at > since);
+    if (hits.length) this.hits.set(key, hits);
+    else this.hits.delete(key);
+    return hits;
   }
 }

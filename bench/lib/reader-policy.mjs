@@ -63,7 +63,8 @@ const SIZE_UNITS = { b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, g
 export function entries(text) {
   let server;
   const out = [];
-  for (const line of text.replace(/<resource\b[^]*?<\/resource>/g, '').split('\n')) {
+  // An inlined document is `<resource uri="…" …>…</resource>` (the prompt's own mention of "<resource …> tags" is not).
+  for (const line of text.replace(/<resource\s[^>]*\buri="[^]*?<\/resource>/g, '').split('\n')) {
     const header = /^#+\s.*Server "([^"]+)"/.exec(line);
     if (header) server = header[1];
     const uri = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)\]>,"'`]+/i.exec(line)?.[0];

@@ -11,6 +11,7 @@
 //   npm run bench:bytes
 //   BYTES_CORPORA=10k,50k BYTES_FULL_READ=0 npm run bench:bytes   # a quick check
 //   BYTES_FROM=run.log npm run bench:bytes                        # re-render a saved run's BENCH_RESULT line
+//   (bench/results/context-bytes-baseline.log: the first run, before the loop's byte-saving changes)
 //
 // Ports (127.0.0.1): wrangler dev BYTES_PORT (8800), its inspector +1, the
 // fake model +2, the corpus MCP server +3. BYTES_FULL_READ_CAP_MB (600)

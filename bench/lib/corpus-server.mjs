@@ -14,6 +14,7 @@ import { corpus, CORPUS_NAMES } from './corpora.mjs';
 // Reads may be reused for 5 minutes and shared: documentation that does not
 // change during a run (a realistic hint; without one the service re-reads
 // every turn, which costs time here but not model bytes).
+/** @type {{ ttlMs: number, cacheScope: 'public' }} */
 const HINT = { ttlMs: 300_000, cacheScope: 'public' };
 
 function buildServer(c) {

@@ -57,7 +57,7 @@ export function findFact(q, texts) {
   return best?.sentence;
 }
 
-const SIZE_UNITS = { b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
+const SIZE_UNITS = { b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, chars: 1, characters: 1, bytes: 1 };
 
 /** Resource entries in a catalog or a list_resources result: any line naming a URI (resource texts left out). */
 export function entries(text) {
@@ -69,7 +69,7 @@ export function entries(text) {
     if (header) server = header[1];
     const uri = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)\]>,"'`]+/i.exec(line)?.[0];
     if (!uri || /read_resource with/.test(line)) continue;
-    const size = /\b(\d+(?:\.\d+)?)\s?(B|KB|kB|KiB|MB|MiB|GB|GiB)\b/.exec(line);
+    const size = /\b(\d+(?:\.\d+)?)\s?(B|K|KB|kB|KiB|M|MB|MiB|G|GB|GiB|chars|characters|bytes)\b/.exec(line.slice(line.indexOf(uri) + uri.length).replace(/(?<=\d),(?=\d{3}\b)/g, ''));
     out.push({
       uri,
       server: /\[server ([^\]\s]+)\]/.exec(line)?.[1] ?? /\bserver[=: ]+"?([a-z0-9_-]+)/i.exec(line)?.[1] ?? server,
@@ -167,6 +167,10 @@ export function createReaderPolicy({ fullReadByteCap = Infinity, windowChars = 2
         if (next) return text(`I stopped reading ${last.args.uri} at character ${where?.to ?? '?'} of ${where?.total ?? '?'} after ${reads.length} parts${sent >= fullReadByteCap ? ' (the benchmark cap on bytes per turn)' : ''}.`);
         const lines = last.text.split('\n').filter((l) => l.trim() && !/^<\/?resource\b|^\[/.test(l.trim()));
         return text(`I read ${last.args.uri} to the end in ${reads.length} parts. Its last line is: "${lines.at(-1) ?? ''}"`);
+      }
+      // Not in this window: search the rest when the service can (the catalog may not have said the doc was long), else read on.
+      if (next && offered.has('search_resource') && !current.some((r) => r.name === 'search_resource')) {
+        return call('search_resource', withServer({ uri: last.args.uri, query: queryOf(q) }, last.args.server));
       }
       if (next && offered.has('read_resource')) return call('read_resource', next);
     } else if (last?.name === 'search_resource' && offered.has('read_resource')) {

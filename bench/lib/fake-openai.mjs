@@ -16,10 +16,11 @@ import http from 'node:http';
  */
 
 /**
- * @param {{ port: number, decide: (body: any) => Step }} options
+ * @param {{ port: number, decide: (body: any, request: { bytes: number }) => Step, keepBodies?: boolean }} options
+ *   keepBodies: false records sizes and steps only (a long run of multi-MB requests would hold them all in memory).
  * @returns {Promise<{ baseUrl: string, requests: Recorded[], reset(): void, close(): Promise<void> }>}
  */
-export async function startFakeOpenAI({ port, decide }) {
+export async function startFakeOpenAI({ port, decide, keepBodies = true }) {
   /** @type {Recorded[]} */
   let requests = [];
   let calls = 0;
@@ -33,12 +34,12 @@ export async function startFakeOpenAI({ port, decide }) {
       let step;
       try {
         body = JSON.parse(raw.toString('utf8'));
-        step = decide(body);
+        step = decide(body, { bytes: raw.byteLength });
       } catch (error) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error?.message ?? error) } }));
         return;
       }
-      requests.push({ bytes: raw.byteLength, body, step });
+      requests.push({ bytes: raw.byteLength, body: keepBodies ? body : undefined, step });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const send = (delta, finish = null) =>
         res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);

@@ -48,6 +48,8 @@ function vars(fake, server, name, extra = {}) {
     AUTH_DISABLED: 'true',
     ALLOW_PRIVATE_MCP_URLS: 'true',
     ...UNLIMITED_TURNS,
+    // BYTES_VARS='{"INLINE_CORPUS_CHARS":"0"}': compare settings side by side.
+    ...JSON.parse(process.env.BYTES_VARS ?? '{}'),
     ...extra,
   };
 }

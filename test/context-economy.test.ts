@@ -61,7 +61,7 @@ describe('a small corpus is put in the prompt instead of a catalog', () => {
     });
   });
 
-  it('past INLINE_CORPUS_CHARS (8,000 by default) the catalog is used, and the model reads what it needs', async () => {
+  it('past INLINE_CORPUS_CHARS (8,000 by default; the demo text is 13 KB) the catalog is used, and the model reads what it needs', async () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('ok')));
     await withSessions(id, [{ id: 'demo', url: '/demo/mcp' }], {}, (turn) => turn(model, 'What do the guidelines say?'));
@@ -136,17 +136,22 @@ describe('reads within a turn', () => {
     const last = toolResults(model.doStreamCalls[3]!.prompt);
     expect(last).toHaveLength(3);
     expect(last[2]!.text).toContain('shared by everyone.'); // the newest: whole
-    expect(last[1]!.text).toMatch(/^\[Read earlier in this turn and not repeated here: [\d,]+ characters of docs:\/\/test-matrix on server "demo"\. Call read_resource again if you need it\.\]$/);
+    expect(last[1]!.text).toMatch(/^\[Read earlier in this turn, not repeated: \d+ characters of docs:\/\/test-matrix \(server "demo"\); read it again if needed\.\]$/);
     expect(last[0]!.text).toContain('<resource server="demo" uri="task://guidelines"'); // older, but small enough for what the budget has left
   });
 
-  it('reads of earlier turns are a one-line note by default (EARLIER_READS_BUDGET_CHARS 0)', async () => {
+  it('reads and searches of earlier turns are a one-line note by default (EARLIER_READS_BUDGET_CHARS 0)', async () => {
     const id = await createConversation();
-    await runScriptedTurn(id, 'read', scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('ok'))));
+    const first = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }], ['search_resource', { uri: 'docs://test-matrix', server: 'demo', query: 'release recommendation' }]) : say('ok'),
+    );
+    await runScriptedTurn(id, 'read', first);
+    expect(toolResults(first.doStreamCalls[1]!.prompt)[1]!.text).toContain('Release recommendation'); // whole within its own turn
     const next = scriptedModel(() => say('ok'));
     await runScriptedTurn(id, 'and now?', next);
-    const [earlier] = toolResults(next.doStreamCalls[0]!.prompt);
-    expect(earlier!.text).toMatch(/^\[Read in an earlier turn and not repeated here: [\d,]+ characters of task:\/\/guidelines on server "demo"\./);
+    const [earlier, searched] = toolResults(next.doStreamCalls[0]!.prompt);
+    expect(earlier!.text).toMatch(/^\[Read in an earlier turn, not repeated: \d+ characters of task:\/\/guidelines \(server "demo"\); read it again if needed\.\]$/);
+    expect(searched!.text).toBe('[Searched in an earlier turn, not repeated: docs://test-matrix (server "demo") for "release recommendation"; search again if needed.]');
   });
 });
 

@@ -285,7 +285,7 @@ describe('reads from earlier turns', () => {
     const earlier = toolResults(third.doStreamCalls[0]!.prompt).filter((r) => r.toolName === 'read_resource');
     expect(earlier).toHaveLength(2);
     expect(earlier[0]!.text).toBe(
-      `[Read in an earlier turn and not repeated here: ${(earlier[1]!.text.length).toLocaleString('en')} characters of docs://test-matrix on server "demo". Call read_resource again if you need it.]`,
+      `[Read in an earlier turn, not repeated: ${earlier[1]!.text.length} characters of docs://test-matrix (server "demo"); read it again if needed.]`,
     );
     expect(earlier[1]!.text).toContain(full.text.slice(0, 2_000));
     // This turn's own read is sent whole.

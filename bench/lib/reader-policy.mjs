@@ -45,7 +45,8 @@ export function findFact(q, texts) {
     // Cheap skip: most context (megabytes of log) cannot hold the first key.
     if (keys.length && !lower.includes(keys[0])) continue;
     for (const line of text.split('\n')) {
-      if (keys.length && !line.toLowerCase().includes(keys[0])) continue;
+      // The service's own bracketed notes (a search result's header repeats the query) are not content.
+      if (line.startsWith('[') || (keys.length && !line.toLowerCase().includes(keys[0]))) continue;
       for (const piece of line.split(/(?<=[.!?])\s+(?=[A-Z<])/)) {
         const seen = new Set(words(piece));
         if (!keys.every((k) => seen.has(k))) continue;

@@ -85,10 +85,12 @@ export const SettingsSchema = z.object({
   INSTRUCTIONS_MAX_CHARS: int(100, 4_000),
   /**
    * When every text resource of the conversation's servers fits in this many
-   * characters together, they are put in the system prompt (read through the
-   * cache, so always fresh) instead of a catalog the model must read from:
-   * for a small corpus the catalog plus a read costs more than the documents.
-   * 0 turns it off. See loop/pinned.ts.
+   * characters together (and their sizes are listed), they are put in the
+   * system prompt (read through the cache, so always current) instead of a
+   * catalog the model must read from. Measured (BENCHMARKS.md, context
+   * bytes): inlining wins while the corpus is smaller than about two model
+   * calls' fixed prompt plus one document; a 10 KB corpus already costs less
+   * through the catalog over six turns. 0 turns it off. See loop/pinned.ts.
    */
   INLINE_CORPUS_CHARS: int(0, 8_000),
   /**

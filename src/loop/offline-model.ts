@@ -103,6 +103,10 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
     .sort((a, b) => b.relevance - a.relevance)[0];
   if (best && tools.has('read_resource')) return { kind: 'tool', id: stepId, toolName: 'read_resource', input: { uri: best.uri, server: best.server } };
 
+  // A small corpus is in the system prompt itself: answer from the document that matches best.
+  const inlined = bestInlined(system, words);
+  if (inlined) return { kind: 'text', text: `${quote(inlined, question)}\n\n${DISCLAIMER}` };
+
   const known = catalog.resources.slice(0, 10).map((r) => `- ${r.title} (${r.uri})`);
   return {
     kind: 'text',
@@ -169,6 +173,15 @@ function answerFromToolResults(content: Extract<LanguageModelV4Prompt[number], {
     }
   }
   return { kind: 'text', text: `${answers.join('\n\n')}\n\n${DISCLAIMER}` };
+}
+
+/** The `<resource>` block of the system prompt (pinned or inlined) that shares the most words with the question. */
+function bestInlined(system: string, words: string[]): string | undefined {
+  const blocks = [...system.matchAll(/<resource server="[^"]*" uri="[^"]*"[^>]*>\n[\s\S]*?\n<\/resource>/g)].map((m) => m[0]);
+  return blocks
+    .map((block) => ({ block, relevance: score(words, { fields: [[block, 1]] }) }))
+    .filter((b) => b.relevance > 0)
+    .sort((a, b) => b.relevance - a.relevance)[0]?.block;
 }
 
 /** The passages of a read_resource result sharing the most words with the question, in document order, with the URI. */

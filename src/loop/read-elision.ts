@@ -30,11 +30,15 @@ export interface ElisionBudgets {
 }
 
 interface Read {
+  /** A window read (`read_resource`) or passages found (`search_resource`). */
+  kind: 'read' | 'search';
   call: ToolCallPart;
   result: ToolResultPart;
   key: string;
   uri: string;
   server: string;
+  /** The search's query (searches only). */
+  query: string;
   chars: number;
   range: [number, number] | undefined;
   total: number | undefined;
@@ -54,6 +58,7 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
   // Within each turn, only the newest window of a resource is kept; the newest says what came before.
   const byTurnAndKey = new Map<string, Read[]>();
   for (const read of reads) {
+    if (read.kind !== 'read') continue;
     const group = `${read.turn}\u0000${read.key}`;
     byTurnAndKey.set(group, [...(byTurnAndKey.get(group) ?? []), read]);
   }
@@ -86,9 +91,12 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
   return rewrite(messages, dropped, notes, prefixes);
 }
 
+/** One line, re-sent at every later step: short, but enough to read it again. */
 function note(read: Read, currentTurn: boolean): string {
-  const what = read.range ? `characters ${read.range[0]}-${read.range[1]}${read.total === undefined ? '' : ` of ${read.total}`}` : `${read.chars.toLocaleString('en')} characters`;
-  return `[Read ${currentTurn ? 'earlier in this turn' : 'in an earlier turn'} and not repeated here: ${what} of ${read.uri} on server "${read.server}". Call read_resource again if you need it.]`;
+  const when = currentTurn ? 'earlier in this turn' : 'in an earlier turn';
+  if (read.kind === 'search') return `[Searched ${when}, not repeated: ${read.uri} (server "${read.server}") for "${read.query}"; search again if needed.]`;
+  const what = read.range ? `characters ${read.range[0]}-${read.range[1]}${read.total === undefined ? '' : ` of ${read.total}`}` : `${read.chars} characters`;
+  return `[Read ${when}, not repeated: ${what} of ${read.uri} (server "${read.server}"); read it again if needed.]`;
 }
 
 /** "characters 0-48000, 96000-120000": consecutive windows merged. */
@@ -147,23 +155,26 @@ function collectReads(messages: ModelMessage[]): Read[] {
     if (message.role === 'user') turn = index;
     if (typeof message.content === 'string') return;
     for (const part of message.content) {
-      if (part.type === 'tool-call' && part.toolName === 'read_resource') calls.set(part.toolCallId, { call: part, turn });
-      if (part.type !== 'tool-result' || part.toolName !== 'read_resource') continue;
+      if (part.type === 'tool-call' && READING_TOOLS.has(part.toolName)) calls.set(part.toolCallId, { call: part, turn });
+      if (part.type !== 'tool-result' || !READING_TOOLS.has(part.toolName)) continue;
       const found = calls.get(part.toolCallId);
       const text = outputText(part.output);
       if (!found || text === undefined) continue;
-      const input = (found.call.input ?? {}) as { uri?: unknown; server?: unknown };
+      const input = (found.call.input ?? {}) as { uri?: unknown; server?: unknown; query?: unknown };
       const uri = typeof input.uri === 'string' ? input.uri : '?';
       const window = /part="characters (\d+)-(\d+) of (\d+)"/.exec(text) ?? /\[Showing characters (\d+)-(\d+) of (\d+)\./.exec(text);
-      const server = /<resource server="([^"]*)"/.exec(text)?.[1] ?? (typeof input.server === 'string' ? input.server : '?');
+      const server = (/<resource server="([^"]*)"/.exec(text) ?? / on server "([^"]*)"/.exec(text))?.[1] ?? (typeof input.server === 'string' ? input.server : '?');
+      const kind = part.toolName === 'read_resource' ? 'read' : 'search';
       reads.push({
+        kind,
+        query: typeof input.query === 'string' ? input.query : '',
         call: found.call,
         result: part,
-        key: `${server}\u0000${uri}`,
+        key: `${kind}\u0000${server}\u0000${uri}`,
         uri,
         server,
         chars: text.length + imageChars(part.output),
-        range: window ? [Number(window[1]), Number(window[2])] : undefined,
+        range: window && kind === 'read' ? [Number(window[1]), Number(window[2])] : undefined,
         total: window ? Number(window[3]) : undefined,
         turn: found.turn,
       });
@@ -183,5 +194,8 @@ function imageChars(output: ToolResultPart['output']): number {
   if (output.type !== 'content') return 0;
   return output.value.reduce((sum, p) => sum + ('data' in p && typeof p.data === 'string' ? p.data.length : 0), 0);
 }
+
+/** Tools whose results are resource text the model can get again at the edge (a cache hit). */
+const READING_TOOLS = new Set(['read_resource', 'search_resource']);
 
 const lastUserIndex = (messages: ModelMessage[]) => messages.findLastIndex((m) => m.role === 'user');

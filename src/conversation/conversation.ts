@@ -261,6 +261,34 @@ export class Conversation extends Agent<Env> {
    * and the model's answer are saved together when the turn completes; a
    * failed turn saves nothing. The turn goes on if the client disconnects.
    */
+  /**
+   * A turn in one call from the Worker: start-up, ownership and the turn
+   * (they were three round trips: `getAgentByName`'s start-up call,
+   * `ownedBy`, then the turn). Someone else's conversation is a 404, as in
+   * `ownedBy`. Native RPC bypasses the Agent's fetch, hence the explicit
+   * start-up (agents documents it for RPC methods).
+   */
+  async sendMessageAs(caller: Owner & { servers?: string[] | undefined }, userMessage: UIMessage, attachments: Attachment[] = []): Promise<Response> {
+    const refused = await this.admit(caller);
+    return refused ?? this.sendMessage(userMessage, attachments);
+  }
+
+  /** `POST /v1/chat` in one call: the turn when `caller` owns this conversation; `absent` when it does not exist yet (the route creates it). */
+  async chatAs(caller: Owner & { servers?: string[] | undefined }, body: ChatRequestBody): Promise<Response | 'absent'> {
+    await this.__unsafe_ensureInitialized();
+    const state = await this.claimState(caller, caller.servers);
+    if (state === 'absent') return 'absent';
+    if (state === 'foreign') return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
+    return this.chat(body);
+  }
+
+  /** Start-up, then a 404 response unless `caller` owns this conversation. */
+  private async admit(caller: Owner & { servers?: string[] | undefined }): Promise<Response | undefined> {
+    await this.__unsafe_ensureInitialized();
+    if (await this.ownedBy(caller, caller.servers)) return undefined;
+    return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
+  }
+
   async sendMessage(userMessage: UIMessage, attachments: Attachment[] = []): Promise<Response> {
     return streamResponse(async () => {
       const model = resolveModel(this.modelEnv());

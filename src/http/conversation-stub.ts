@@ -12,6 +12,16 @@ export function conversationStub(env: Env, id: string): Promise<DurableObjectStu
 }
 
 /**
+ * The stub without the start-up round trip, for the one-call turn methods
+ * (`sendMessageAs`, `chatAs`) that start the Agent and check ownership
+ * themselves: a turn costs one Durable Object call from the Worker.
+ */
+export function directStub(env: Env, id: string): DurableObjectStub<Conversation> {
+  if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (16-128 letters, digits, "-" or "_")`, 'invalid_id');
+  return env.CONVERSATION.getByName(id) as DurableObjectStub<Conversation>;
+}
+
+/**
  * The stub of a conversation the caller owns. Someone else's conversation is
  * a 404, exactly like one that does not exist: ids reveal nothing.
  */

@@ -3,7 +3,7 @@ import { ChatRequestBody } from '../../conversation/chat-request';
 import { loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
-import { conversationStub, ownedStub } from '../conversation-stub';
+import { conversationStub, directStub, ownedStub } from '../conversation-stub';
 import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
 import type { AppBindings } from '../types';
@@ -19,17 +19,17 @@ export const chat = new Hono<AppBindings>()
   .post('/', async (c) => {
     const body = await jsonBody(c, ChatRequestBody);
     if (!body.id) throw badRequest('"id" (the chat id) is required', 'invalid_body');
-    const stub = await conversationStub(c.env, body.id);
     const { tenant, user, servers } = c.get('principal');
-    let state = await stub.claimState({ tenant, user }, servers);
-    if (state === 'absent') {
-      await takeConversation(c.env, loadConfig(c.env), { tenant, user });
-      await stub.create({ tenant, user }, servers);
-      // Two callers may create the same id at once: the first one's row stays, and the other is refused below.
-      state = await stub.claimState({ tenant, user }, servers);
-    }
-    if (state !== 'owned') throw notFound(`Conversation ${body.id}`);
-    return turnStream(await stub.chat(body));
+    // An existing conversation: one Durable Object call (start-up, ownership and the turn).
+    const answer = await directStub(c.env, body.id).chatAs({ tenant, user, servers }, body);
+    if (answer !== 'absent') return turnStream(answer);
+    await takeConversation(c.env, loadConfig(c.env), { tenant, user });
+    const stub = await conversationStub(c.env, body.id);
+    await stub.create({ tenant, user }, servers);
+    // Two callers may create the same id at once: the first one's row stays, and the other is refused (404).
+    const created = await stub.chatAs({ tenant, user, servers }, body);
+    if (created === 'absent') throw notFound(`Conversation ${body.id}`);
+    return turnStream(created);
   })
   .get('/:id/stream', async (c) => {
     const stub = await ownedStub(c);

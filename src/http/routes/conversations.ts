@@ -7,7 +7,7 @@ import { decodeCursor, directoryOf, TITLE_MAX_CHARS } from '../../conversation/d
 import { formatIssues, loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { WS_SUBPROTOCOL } from '../auth';
-import { conversationStub, ownedStub } from '../conversation-stub';
+import { conversationStub, directStub, ownedStub } from '../conversation-stub';
 import { takeConversation } from '../../limits/conversation-limits';
 import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
@@ -108,9 +108,10 @@ export const conversations = new Hono<AppBindings>()
     return c.json(catalog);
   })
   .post('/:id/messages', async (c) => {
-    const stub = await ownedStub(c);
     const body = await jsonBody(c, SendMessageBody);
-    return turnStream(await stub.sendMessage(userMessageFrom(body), body.attachments ?? []));
+    // One Durable Object call: start-up, ownership (404) and the turn.
+    const stub = directStub(c.env, c.req.param('id'));
+    return turnStream(await stub.sendMessageAs(c.get('principal'), userMessageFrom(body), body.attachments ?? []));
   })
   .post('/:id/prompts/run', async (c) => {
     const stub = await ownedStub(c);

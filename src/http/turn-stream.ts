@@ -9,22 +9,19 @@ import { INTERRUPTED_REASON } from '../conversation/history';
  */
 export function turnStream(response: Response): Response {
   if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        const cause = error instanceof Error ? error.message : String(error);
-        const chunk = { type: 'error', errorText: `${INTERRUPTED_REASON} (cause: ${cause})` };
-        // Blank line first: the break may have come in the middle of an event, which must end before ours starts.
-        controller.enqueue(new TextEncoder().encode(`\n\ndata: ${JSON.stringify(chunk)}\n\n`));
-        controller.close();
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
+  // A native pipe (no JavaScript per chunk); only a broken source runs code, to add the error chunk.
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  response.body.pipeTo(writable, { preventAbort: true }).catch(async (error: unknown) => {
+    const cause = error instanceof Error ? error.message : String(error);
+    const chunk = { type: 'error', errorText: `${INTERRUPTED_REASON} (cause: ${cause})` };
+    const writer = writable.getWriter();
+    try {
+      // Blank line first: the break may have come in the middle of an event, which must end before ours starts.
+      await writer.write(new TextEncoder().encode(`\n\ndata: ${JSON.stringify(chunk)}\n\n`));
+      await writer.close();
+    } catch {
+      // the client went away too
+    }
   });
-  return new Response(body, { status: response.status, headers: response.headers });
+  return new Response(readable, { status: response.status, headers: response.headers });
 }

@@ -86,12 +86,13 @@ describe('a 5 MB text resource', () => {
     const read = (offset: number) => callTools(['read_resource', { uri: 'hostile://big-text', server: 'hostile', offset }]);
     const model = scriptedModel((_c, i) => (i < 3 ? read(i * 24_000) : say('read three parts')));
     await runScriptedTurn(id, 'read the big document', model);
-    const results = toolResults(model.doStreamCalls[3]!.prompt);
-    expect(results).toHaveLength(3);
-    for (const [i, result] of results.entries()) {
+    // Each step got its window (the newest; older ones are named, not re-sent: see read-elision.ts).
+    for (let i = 0; i < 3; i++) {
+      const result = toolResults(model.doStreamCalls[i + 1]!.prompt).at(-1)!;
       expect(result.error).toBe(false);
       expect(result.text).toContain(`part="characters ${i * 24_000}-${(i + 1) * 24_000} of ${BIG_TEXT_CHARS}"`);
     }
+    expect(toolResults(model.doStreamCalls[3]!.prompt)[0]!.text).toMatch(/^\[Read before in this turn and not repeated: characters 0-48000 of hostile:\/\/big-text\.\]/);
   });
 });
 

@@ -316,3 +316,23 @@ describe('a server whose notifications go elsewhere', () => {
     expect(texts).toEqual({ covered: true, soon: ['memory', false], later: ['miss', true] });
   });
 });
+
+describe('catalogs shared by the conversations of a tenant (KV)', () => {
+  it('a new conversation takes the lists another one made; after a list_changed the next one gets the new list', async () => {
+    const first = await createConversation(ALICE);
+    const listed = (await catalogOf(first)).stateful!.resources.map((r) => r.uri);
+    const lists = async () => (await serverState('stateful')).methods['resources/list'] ?? 0;
+    const before = await lists();
+
+    const second = await createConversation(ALICE);
+    expect((await catalogOf(second)).stateful!.resources.map((r) => r.uri)).toEqual(listed);
+    expect(await lists()).toBe(before); // taken from the shared copy: the server was not asked
+
+    const name = `shared-${crypto.randomUUID().slice(0, 8)}`;
+    await control('stateful', 'add', { name, text: 'a new note' });
+    // The conversations that listen hear list_changed: the shared copy goes, and one of them writes the new list.
+    await waitFor(async () => ((await catalogOf(first)).stateful!.resources.some((r) => r.uri === `v2://notes/${name}`) ? true : undefined), 'the new note listed');
+    const third = await createConversation(ALICE);
+    expect((await catalogOf(third)).stateful!.resources.map((r) => r.uri)).toContain(`v2://notes/${name}`);
+  });
+});

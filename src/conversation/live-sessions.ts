@@ -1,5 +1,6 @@
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
+import { SharedCatalogs } from '../cache/shared-catalogs';
 import { loadConfig, serversOf } from '../config';
 import { leaseLiveSessions } from '../limits/conversation-limits';
 import { McpSessions } from '../mcp/sessions';
@@ -144,18 +145,16 @@ export class LiveSessions {
     const allowed = servers ? new Set(servers) : undefined;
     const mcpServers = serversOf(config, tenant).filter((server) => !allowed || allowed.has(server.id));
     // KV keys carry the tenant, and for private copies the end user too.
-    this.cache = new ResourceCache(
-      this.host.env.RESOURCE_CACHE,
-      new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS),
-      { shared: `tenant:${tenant}`, user: `tenant:${tenant}:user:${user}` },
-      settings,
-    );
+    const scopes = { shared: `tenant:${tenant}`, user: `tenant:${tenant}:user:${user}` };
+    this.cache = new ResourceCache(this.host.env.RESOURCE_CACHE, new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS), scopes, settings);
     return new McpSessions({
       servers: mcpServers,
       env: this.host.env as unknown as Env & Record<string, unknown>,
       settings,
       store: new ServerStateStore(this.host.storage.sql),
       cache: this.cache,
+      // Catalogs live under the same key spaces as the resource copies.
+      sharedCatalogs: new SharedCatalogs(this.host.env.RESOURCE_CACHE, scopes, settings),
       elicit: this.host.elicit,
     });
   }

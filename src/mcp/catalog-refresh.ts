@@ -6,6 +6,7 @@ import { verdictOf } from './era';
 import { describeUpstreamError, isMethodNotFound } from './errors';
 import { listAll } from './list-all';
 import type { ServerStateStore } from './state-store';
+import type { SharedCatalogs } from '../cache/shared-catalogs';
 
 /** A notification storm that never pauses still gets a catalog refresh every this many debounce windows. */
 const REFRESH_MAX_WAIT_WINDOWS = 20;
@@ -25,6 +26,8 @@ export class CatalogRefresher {
   /** Debounced refreshes run (one per burst); for tests and benchmarks. */
   count = 0;
   private discovering: Promise<void> | undefined;
+  /** Lists whose shared copy was dropped since they were last listed. */
+  private readonly droppedShared = new Set<CatalogKind>();
 
   constructor(
     private readonly state: ServerState,
@@ -33,6 +36,8 @@ export class CatalogRefresher {
     private readonly settings: Pick<Settings, 'NOTIFICATION_DEBOUNCE_MS' | 'MCP_MAX_LIST_PAGES'>,
     private readonly policy: ServerCachePolicy,
     private readonly onVanished: (uris: string[]) => void,
+    /** The tenant's shared lists (KV): a new conversation takes them instead of listing (cache/shared-catalogs.ts). */
+    private readonly shared?: { catalogs: SharedCatalogs; url: string } | undefined,
   ) {}
 
   /**
@@ -52,7 +57,7 @@ export class CatalogRefresher {
       const entry = { fetchedAt: fetchedAt ?? 0, ...(hint ? { hint } : {}) };
       return fetchedAt === undefined || !isServable(entry, { now, coveredSince: listCoveredSince(kind), reuseSince }, catalogPolicy);
     });
-    if (stale.length) await Promise.all(stale.map((kind) => this.refresh(kind)));
+    if (stale.length) await Promise.all(stale.map((kind) => this.refresh(kind, { fromShared: true })));
     this.rediscoverIfStale(reuseSince);
   }
 
@@ -76,22 +81,34 @@ export class CatalogRefresher {
       .finally(() => (this.discovering = undefined));
   }
 
-  /** Lists `kind` now (if the server announced it) and stores it with its fetch time and hint. */
-  async refresh(kind: CatalogKind): Promise<void> {
+  /**
+   * Lists `kind` now (if the server announced it) and stores it with its
+   * fetch time and hint. `fromShared`: a list another conversation of the
+   * tenant made is taken instead, while the freshness contract still serves
+   * it (never after a `list_changed` this conversation heard: those refresh
+   * with `fromShared` false and write the shared copy anew).
+   */
+  async refresh(kind: CatalogKind, { fromShared = false }: { fromShared?: boolean } = {}): Promise<void> {
     const state = this.state;
     if (!supports(state.capabilities, kind)) return;
-    const fetchedAt = Date.now();
-    const { items, truncatedAfterPages, hint } = await this.connection
-      .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES))
-      .catch((error: unknown) => {
-        // `resources` implies resources/templates/list, but many servers never
-        // implement it: "method not found" means there is nothing to list.
-        if (isMethodNotFound(error)) return { items: [], truncatedAfterPages: undefined, hint: {} };
-        throw error;
-      });
+    const copy = fromShared ? await this.sharedCopy(kind) : undefined;
+    const fetchedAt = copy?.fetchedAt ?? Date.now();
+    const { items, truncatedAfterPages, hint } = copy
+      ? { items: copy.items, truncatedAfterPages: undefined, hint: copy.hint ?? {} }
+      : await this.connection
+          .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES))
+          .catch((error: unknown) => {
+            // `resources` implies resources/templates/list, but many servers never
+            // implement it: "method not found" means there is nothing to list.
+            if (isMethodNotFound(error)) return { items: [], truncatedAfterPages: undefined, hint: {} };
+            throw error;
+          });
     // Two refreshes of one list can overlap (set-up and a notification): keep the newer.
     if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
     if (truncatedAfterPages) console.warn(`MCP server "${state.id}": ${kind} list still had pages after ${truncatedAfterPages}; keeping the first ${items.length}`);
+    if (!copy && !truncatedAfterPages && this.shared) {
+      this.shared.catalogs.put({ server: state.id, url: this.shared.url, kind }, { items, fetchedAt, hint: hintOf(hint, this.connection.era ?? 'legacy') }, this.policy.perUser);
+    }
     if (kind === 'resources') {
       const kept = new Set((items as ServerState['resources']).map((r) => r.uri));
       const vanished = state.resources.map((r) => r.uri).filter((uri) => !kept.has(uri));
@@ -99,10 +116,35 @@ export class CatalogRefresher {
     }
     (state[kind] as unknown[]) = items;
     state.fetchedAt[kind] = fetchedAt;
+    if (!copy) this.droppedShared.delete(kind);
     const cacheHint = hintOf(hint, this.connection.era ?? 'legacy');
     state.cacheHints = { ...state.cacheHints, [kind]: cacheHint };
     if (!cacheHint) delete state.cacheHints[kind];
     this.store.saveCatalog(state.id, kind, items, fetchedAt);
+  }
+
+  /** A shared list still servable under the freshness contract (as a copy this conversation did not see being made). */
+  private async sharedCopy(kind: CatalogKind) {
+    if (!this.shared) return undefined;
+    const copy = await this.shared.catalogs.get({ server: this.state.id, url: this.shared.url, kind }, this.policy.perUser);
+    if (!copy || !Array.isArray(copy.items)) return undefined;
+    const now = Date.now();
+    const servable = isServable({ fetchedAt: copy.fetchedAt, ...(copy.hint ? { hint: copy.hint } : {}) }, { now, coveredSince: undefined, reuseSince: now }, { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs });
+    return servable ? copy : undefined;
+  }
+
+  /**
+   * The server said these lists changed: the shared copies go at once (once
+   * per burst: a storm of 10,000 notifications is not 10,000 KV deletes),
+   * and the lists are refreshed, debounced, which writes them anew.
+   */
+  changed(kinds: CatalogKind[]): void {
+    for (const kind of kinds) {
+      if (this.droppedShared.has(kind)) continue;
+      this.droppedShared.add(kind);
+      this.shared?.catalogs.drop({ server: this.state.id, url: this.shared.url, kind });
+    }
+    this.schedule(kinds);
   }
 
   /**

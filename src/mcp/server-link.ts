@@ -1,6 +1,7 @@
 import type { Client, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
+import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError } from '../errors';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
@@ -25,6 +26,8 @@ export interface ServerLinkOptions {
   settings: Settings;
   store: ServerStateStore;
   cache: ResourceCache;
+  /** The tenant's shared catalogs (KV); absent: every conversation lists for itself. */
+  sharedCatalogs?: SharedCatalogs | undefined;
   /** Asks the user what a server wants to know (elicitation); absent: the capability is not declared. */
   elicit?: Elicit | undefined;
 }
@@ -85,7 +88,7 @@ export class ServerLink {
       for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
       store.unfollow(this.id, uris);
       for (const uri of uris) this.remembered.delete(uri);
-    });
+    }, options.sharedCatalogs ? { catalogs: options.sharedCatalogs, url: config.url } : undefined);
   }
 
   get config(): McpServerConfig {
@@ -190,7 +193,8 @@ export class ServerLink {
       // A 2025 session, or any replacement, may have missed notifications: every catalog is listed again.
       // A 2026 server's catalogs kept from before a restart are listed again only when their hints say so.
       if (replacement || client.getProtocolEra() === 'legacy') {
-        await Promise.all(CATALOG_KINDS.filter((kind) => supports(state.capabilities, kind)).map((kind) => this.catalogs.refresh(kind)));
+        // A first connection may take the lists another conversation of the tenant made (shared-catalogs.ts); a replacement lists.
+        await Promise.all(CATALOG_KINDS.filter((kind) => supports(state.capabilities, kind)).map((kind) => this.catalogs.refresh(kind, { fromShared: !replacement })));
       } else {
         await this.refreshStale(state.connectedAt);
       }
@@ -240,11 +244,11 @@ export class ServerLink {
         if (params.uri) this.options.cache.invalidate({ server: this.id, uri: params.uri });
         return;
       case 'notifications/resources/list_changed':
-        return this.catalogs.schedule(['resources', 'resourceTemplates']);
+        return this.catalogs.changed(['resources', 'resourceTemplates']);
       case 'notifications/tools/list_changed':
-        return this.catalogs.schedule(['tools']);
+        return this.catalogs.changed(['tools']);
       case 'notifications/prompts/list_changed':
-        return this.catalogs.schedule(['prompts']);
+        return this.catalogs.changed(['prompts']);
     }
   }
 

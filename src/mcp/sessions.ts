@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type CompleteRequest, type CompleteResult, type GetPromptResult } from '@modelcontextprotocol/client';
 import type { ResourceCache } from '../cache/resource-cache';
+import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import type { ServerState } from './catalog';
@@ -23,6 +24,8 @@ export interface McpSessionsOptions {
   settings: Settings;
   store: ServerStateStore;
   cache: ResourceCache;
+  /** The tenant's shared catalogs (KV): new conversations take lists instead of making them. */
+  sharedCatalogs?: SharedCatalogs | undefined;
   /** Asks the user what a server wants to know (elicitation, during a turn). */
   elicit?: Elicit | undefined;
 }

@@ -106,7 +106,7 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
 
   it('at the step limit, one last step without tools answers; the finish chunk and the metadata agree', async () => {
     const id = await createConversation();
-    const model = scriptedModel((call) => (call.tools?.length ? callTools(['list_resources', {}]) : say('I listed the resources three times; what is left: reading them.')));
+    const model = scriptedModel((call) => (call.tools?.length ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('I read the guidelines three times; what is left: reading them.')));
     const chunks = await runScriptedTurn(id, 'loop forever', model, { MAX_STEPS: 3 });
     // Three steps with tools, then one without any, told why.
     expect(model.doStreamCalls).toHaveLength(4);

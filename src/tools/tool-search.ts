@@ -1,4 +1,4 @@
-import { tool, type Tool } from 'ai';
+import { tool, zodSchema, type Tool } from 'ai';
 import { z } from 'zod';
 import { score, terms } from './relevance';
 
@@ -13,6 +13,9 @@ export interface ToolEntry {
   cost: number;
 }
 
+/** Converted to JSON Schema once per isolate (see synthetic.ts). */
+const SEARCH_TOOLS_INPUT = zodSchema(z.object({ query: z.string().min(1).describe('What the tool should do, in a few words') }));
+
 export const relevanceOf = (query: string[], entry: ToolEntry) =>
   score(query, { fields: [[entry.name.replace(/_/g, ' '), 3], [entry.title, 3], [entry.description, 1]] });
 
@@ -26,7 +29,7 @@ export const relevanceOf = (query: string[], entry: ToolEntry) =>
 export function toolSearch(entries: ToolEntry[], activate: (names: string[]) => void): Tool {
   return tool({
     description: 'Find server tools that are not offered to you yet, by what they do. The tools found can be called from your next step.',
-    inputSchema: z.object({ query: z.string().min(1).describe('What the tool should do, in a few words') }),
+    inputSchema: SEARCH_TOOLS_INPUT,
     execute: async ({ query }) => {
       const wanted = terms(query);
       const found = entries

@@ -3,6 +3,12 @@
 // self time per function and per source: where the CPU of a turn goes.
 // Used by bench/cpu.mjs with CPU_PROFILE=1 (profiling slows the Worker, so
 // never while measuring).
+//
+// Caveat: workerd does not tell V8 when its thread waits for I/O, so samples
+// taken while it waits land on the last JS frame or native call (an idle
+// Worker "spends" seconds in a keep-alive's TextEncoder.encode). The totals
+// are therefore closer to wall time than to CPU; read the shares of JS
+// modules against each other, not the absolute ms, and check CPU in /proc.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 

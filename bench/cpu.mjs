@@ -11,7 +11,7 @@
 //
 // CPU is read from /proc (schedstat, ns; the 10 ms ticks of /proc/<pid>/stat
 // as a cross-check), summed over both workerd processes of a wrangler (its
-// proxy and the Worker's). See meter() for what a batch is charged with.
+// proxy and the Worker's). See meter() for what a turn is charged with.
 //
 // Ports (8820–8839): ours 8820 (inspector 8821), floor 8822 (8823), fake model 8824.
 import { createConversation, runTurn } from './lib/client.mjs';
@@ -30,11 +30,11 @@ const WRITE = process.env.CPU_WRITE !== '0';
 /** Per round and side: SETUP new conversations (create + first turn), then STEADY_PER turns in each, then LONG long turns. */
 const SETUP = 6;
 const STEADY_PER = 2;
-const LONG = 3;
+const LONG = 4;
 /** Before and after the rounds, both sides sit idle this long (after a pause) to measure what they burn doing nothing. */
 const IDLE_PAUSE_MS = 4_000;
 const IDLE_WINDOW_MS = 5_000;
-/** After the last batch, before its side's CPU is read. */
+/** After the last turn, before its side's CPU is read. */
 const SETTLE_MS = 1_000;
 const PORTS = { ours: [8820, 8821], floor: [8822, 8823], model: 8824 };
 
@@ -71,11 +71,11 @@ async function turn(base, id, long) {
 }
 
 /**
- * Per side, CPU is charged to a batch from its start until the start of
- * that side's next batch (or a final settle): work a turn leaves behind (a
- * save, V8's GC catching up) lands while the other side is measured, and
- * still counts for the batch that caused it. The idle rate × that span is
- * subtracted later.
+ * Per side, CPU is charged to an operation (a turn, or create + first turn)
+ * from its start until the start of that side's next operation (or a final
+ * settle): work a turn leaves behind (a save, V8's GC catching up) lands
+ * while the other side is measured, and still counts for the operation that
+ * caused it. The idle rate × that span is subtracted later.
  */
 function meter(stack) {
   let open;
@@ -85,7 +85,7 @@ function meter(stack) {
     open = undefined;
   };
   return {
-    /** Starts charging a new batch (closing the previous one); returns its record, filled in when it is closed. */
+    /** Starts charging a new operation (closing the previous one); returns its record, filled in when it is closed. */
     begin() {
       const sample = stack.workerd();
       const t0 = performance.now();
@@ -97,26 +97,43 @@ function meter(stack) {
   };
 }
 
-/** One batch of a scenario on one side; returns its record (wall now; cpu and span once the side's next batch begins). */
-async function batch(scenario, me, state) {
-  const record = me.meter.begin();
+/** One operation on one side, charged by its meter; returns its record (wall now; cpu and span once the side's next operation begins). */
+async function op(side, work) {
+  const record = sides[side].meter.begin();
   const t0 = performance.now();
-  const base = me.stack.base;
-  if (scenario === 'setup') {
-    state.ids = [];
-    for (let i = 0; i < SETUP; i++) {
-      const id = await createConversation(base);
-      await turn(base, id, false);
-      state.ids.push(id);
-    }
-  } else if (scenario === 'steady') {
-    for (let k = 0; k < STEADY_PER; k++) for (const id of state.ids) await turn(base, id, false);
-  } else {
-    for (const id of state.ids.slice(0, LONG)) await turn(base, id, true);
-  }
+  await work(sides[side].stack.base);
   record.wall = performance.now() - t0;
   return record;
 }
+
+/**
+ * One scenario on both sides, alternating turn by turn (A B A B …): both see
+ * the same moment's contention from the other processes on the machine,
+ * which varies on a scale of seconds. Returns each side's records.
+ */
+async function scenario(name, order, states) {
+  const records = { ours: [], floor: [] };
+  const each = async (work) => {
+    for (const side of order) records[side].push(await op(side, (base) => work(side, base)));
+  };
+  if (name === 'setup') {
+    for (const side of order) states[side].ids = [];
+    for (let i = 0; i < SETUP; i++)
+      await each(async (side, base) => {
+        const id = await createConversation(base);
+        await turn(base, id, false);
+        states[side].ids.push(id);
+      });
+  } else if (name === 'steady') {
+    for (let k = 0; k < STEADY_PER; k++) for (let i = 0; i < SETUP; i++) await each((side, base) => turn(base, states[side].ids[i], false));
+  } else {
+    for (let i = 0; i < LONG; i++) await each((side, base) => turn(base, states[side].ids[i], true));
+  }
+  return records;
+}
+
+/** A side's records of one scenario, summed. */
+const agg = (records) => records.reduce((a, x) => ({ cpu: a.cpu + x.cpu, ticks: a.ticks + x.ticks, span: a.span + x.span, wall: a.wall + x.wall }), { cpu: 0, ticks: 0, span: 0, wall: 0 });
 
 /** CPU ms per second of both sides with nothing to do (after a pause, so earlier work has settled). */
 async function idleRates(stacks) {
@@ -129,7 +146,7 @@ async function idleRates(stacks) {
 }
 const scenarios = ['setup', 'steady', 'long'];
 const logRound = (r) =>
-  console.log(`round ${r + 1}/${ROUNDS}: ` + scenarios.map((s) => `${s} ${(rounds[r].ours[s].cpu / TURNS[s]).toFixed(1)} / ${(rounds[r].floor[s].cpu / TURNS[s]).toFixed(1)} ms`).join(', ') + ' (ours / floor per turn, idle not subtracted)');
+  console.log(`round ${r + 1}/${ROUNDS}: ` + scenarios.map((s) => `${s} ${(agg(rounds[r][s].ours).cpu / TURNS[s]).toFixed(1)} / ${(agg(rounds[r][s].floor).cpu / TURNS[s]).toFixed(1)} ms`).join(', ') + ' (ours / floor per turn, idle not subtracted)');
 const TURNS = { setup: SETUP, steady: SETUP * STEADY_PER, long: LONG };
 
 const began = performance.now();
@@ -144,16 +161,19 @@ const rounds = [];
 const idle = { before: [], after: [] };
 let profile;
 try {
-  // Warm-up: two unrecorded rounds on each side (V8 compiles, caches fill, the demo server's DO starts).
-  for (let w = 0; w < 2; w++) for (const side of ['ours', 'floor']) for (const s of scenarios) await batch(s, sides[side], (sides[side].state ??= {}));
+  // Warm-up: two unrecorded rounds (V8 compiles, caches fill, the demo server's DO starts).
+  for (let w = 0; w < 2; w++) {
+    const states = { ours: {}, floor: {} };
+    for (const s of scenarios) await scenario(s, ['ours', 'floor'], states);
+  }
   sides.ours.meter.end();
   sides.floor.meter.end();
   idle.before = await idleRates([ours, floor]);
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 ? ['floor', 'ours'] : ['ours', 'floor'];
-    const round = { ours: {}, floor: {} };
+    const round = {};
     const states = { ours: {}, floor: {} };
-    for (const s of scenarios) for (const side of order) round[side][s] = await batch(s, sides[side], states[side]);
+    for (const s of scenarios) round[s] = await scenario(s, order, states);
     rounds.push(round);
     // A round's records are complete once the next round has begun (see meter()).
     if (r > 0) logRound(r - 1);
@@ -221,20 +241,20 @@ const idleAt = (side, r) => {
   const i = side === 'ours' ? 0 : 1;
   return idle.before[i] + ((idle.after[i] - idle.before[i]) * (r + 0.5)) / ROUNDS;
 };
-/** Per-turn CPU of batch `x` of round `r`, net of its side's idle rate over the batch's span. */
+/** Per-turn CPU of a scenario's summed records `x` in round `r`, net of its side's idle rate over their span. */
 const perTurn = (side, s, x, r) => (x.cpu - (idleAt(side, r) * x.span) / 1000) / TURNS[s];
 const series = {};
 for (const side of ['ours', 'floor']) {
   series[side] = {
-    steady: rounds.map((r, i) => perTurn(side, 'steady', r[side].steady, i)),
-    long: rounds.map((r, i) => perTurn(side, 'long', r[side].long, i)),
+    steady: rounds.map((r, i) => perTurn(side, 'steady', agg(r.steady[side]), i)),
+    long: rounds.map((r, i) => perTurn(side, 'long', agg(r.long[side]), i)),
     // Set-up: (create + first turn) minus a steady turn of the same round.
-    setup: rounds.map((r, i) => perTurn(side, 'setup', r[side].setup, i) - perTurn(side, 'steady', r[side].steady, i)),
-    first: rounds.map((r, i) => perTurn(side, 'setup', r[side].setup, i)),
+    setup: rounds.map((r, i) => perTurn(side, 'setup', agg(r.setup[side]), i) - perTurn(side, 'steady', agg(r.steady[side]), i)),
+    first: rounds.map((r, i) => perTurn(side, 'setup', agg(r.setup[side]), i)),
     startup: starts[side].map((x) => x.cpu),
     // Of which: until GET /health answered (runtime up, the Worker's script loaded).
     ready: starts[side].map((x) => x.ready),
-    wall: Object.fromEntries(scenarios.map((s) => [s, median(rounds.map((r) => r[side][s].wall / TURNS[s]))])),
+    wall: Object.fromEntries(scenarios.map((s) => [s, median(rounds.map((r) => agg(r[s][side]).wall / TURNS[s]))])),
   };
   series[side].wall.startup = median(starts[side].map((x) => x.wall));
 }
@@ -251,7 +271,7 @@ for (const s of ['steady', 'long', 'first', 'setup', 'startup']) {
   };
 }
 // Cross-check: schedstat ns against /proc stat ticks, over everything measured.
-const all = rounds.flatMap((r) => ['ours', 'floor'].flatMap((side) => scenarios.map((s) => r[side][s])));
+const all = rounds.flatMap((r) => ['ours', 'floor'].flatMap((side) => scenarios.map((s) => agg(r[s][side]))));
 result.ticksVsSchedstat = all.reduce((a, x) => a + x.ticks, 0) / all.reduce((a, x) => a + x.cpu, 0);
 result.startupUntilHealthMs = { ours: median(series.ours.ready), floor: median(series.floor.ready) };
 result.restartedDuringStartup = [...starts.ours, ...starts.floor].some((x) => x.restarted);
@@ -285,10 +305,10 @@ service and of a **floor Worker** (bench/floor: one Durable Object per conversat
 \`read_resource\` tool returning ~600 bytes from memory, \`stopWhen: stepCountIs(2)\`, \`toUIMessageStreamResponse()\`,
 two SQLite rows per turn; no MCP), both against the same fake OpenAI-compatible model on 127.0.0.1: step 1 calls
 \`read_resource {uri: "task://guidelines", server: "demo"}\`, step 2 answers. Ours reads the resource from the demo MCP
-server in the same Worker. Both run side by side; ${ROUNDS} rounds after two warm-up rounds, each round measuring ours and the
-floor in alternation (order flipped every round), one turn at a time. Each figure: median over rounds (min–max); ratio =
-ours / floor of the medians (min–max of the per-round ratios). A batch is charged with its side's CPU from its start to
-that side's next batch (so work left behind — a save, V8's GC catching up — still counts), minus the side's idle CPU
+server in the same Worker. Both run side by side; ${ROUNDS} rounds after two warm-up rounds, each round running every scenario
+on both in alternation, turn by turn (ours, floor, ours, floor …; who goes first flips every round), one turn at a time. Each figure: median over rounds (min–max); ratio =
+ours / floor of the medians (min–max of the per-round ratios). A turn is charged with its side's CPU from its start to
+that side's next turn (so work left behind — a save, V8's GC catching up — still counts), minus the side's idle CPU
 over that span (interpolated by round between windows of ${IDLE_WINDOW_MS / 1000} s with nothing to do before and after
 the rounds, with ${2 * SETUP} and ${(2 + ROUNDS) * SETUP} conversations open on each side: ours ${f(idle.before[0], 2)} → ${f(idle.after[0], 2)}, floor ${f(idle.before[1], 2)} → ${f(idle.after[1], 2)} ms/s;
 ours' idle CPU grows with its open conversations, each holding an MCP session whose stream the demo server keeps alive
@@ -315,7 +335,7 @@ millisecond from spawn (runtime start, script compile, first requests) until the
 \`GET /health\` first answered — the runtime and wrangler's proxy up, the Worker's script loaded —
 ${f(result.startupUntilHealthMs.ours, 0)} ms ours, ${f(result.startupUntilHealthMs.floor, 0)} ms floor)${result.restartedDuringStartup ? ' (a workerd restarted during a start: its CPU before that is missing)' : ''}; bundling and the
 widget build run in wrangler's Node process and are not counted, but are in the wall time.
-/proc stat ticks / schedstat over all batches: ${f(result.ticksVsSchedstat, 3)}${Math.abs(result.ticksVsSchedstat - 1) < 0.02 ? ' (the two clocks agree)' : ' (the two clocks disagree: a workerd thread may have exited and taken its schedstat time with it)'}.
+/proc stat ticks / schedstat over all turns: ${f(result.ticksVsSchedstat, 3)}${Math.abs(result.ticksVsSchedstat - 1) < 0.02 ? ' (the two clocks agree)' : ' (the two clocks disagree: a workerd thread may have exited and taken its schedstat time with it)'}.
 `;
 if (WRITE) writeSection('BENCHMARKS.md', 'bench-cpu', section);
 console.log(section);

@@ -14,7 +14,7 @@
 // proxy and the Worker's). See meter() for what a turn is charged with.
 //
 // Ports (8820–8839): ours 8820 (inspector 8821), floor 8822 (8823), fake model 8824.
-import { createConversation, runTurn } from './lib/client.mjs';
+import { createConversation, deleteConversation, runTurn } from './lib/client.mjs';
 import { devBundle, profiler } from './lib/cpu-profile.mjs';
 import { startFakeOpenAI } from './lib/fake-openai.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
@@ -34,8 +34,10 @@ const LONG = 4;
 /** Before and after the rounds, both sides sit idle this long (after a pause) to measure what they burn doing nothing. */
 const IDLE_PAUSE_MS = 4_000;
 const IDLE_WINDOW_MS = 5_000;
-/** After the last turn, before its side's CPU is read. */
+/** After the last turn of a round, before its side's CPU is read. */
 const SETTLE_MS = 1_000;
+/** After the (unmeasured) deletes between rounds, before the next round. */
+const PAUSE_MS = 1_000;
 const PORTS = { ours: [8820, 8821], floor: [8822, 8823], model: 8824 };
 
 const QUESTION = 'What do the team guidelines say about estimates?';
@@ -132,6 +134,20 @@ async function scenario(name, order, states) {
   return records;
 }
 
+/**
+ * Between rounds, unmeasured: the round's conversations are deleted, so ours'
+ * MCP sessions (and the demo server's keep-alives on their streams, 15 s
+ * apart) do not pile up and raise its idle CPU round after round. The floor
+ * has nothing to release (and no DELETE route).
+ */
+async function betweenRounds(states) {
+  await sleep(SETTLE_MS);
+  sides.ours.meter.end();
+  sides.floor.meter.end();
+  for (const id of states.ours.ids ?? []) await deleteConversation(ours.base, id);
+  await sleep(PAUSE_MS);
+}
+
 /** A side's records of one scenario, summed. */
 const agg = (records) => records.reduce((a, x) => ({ cpu: a.cpu + x.cpu, ticks: a.ticks + x.ticks, span: a.span + x.span, wall: a.wall + x.wall }), { cpu: 0, ticks: 0, span: 0, wall: 0 });
 
@@ -165,23 +181,18 @@ try {
   for (let w = 0; w < 2; w++) {
     const states = { ours: {}, floor: {} };
     for (const s of scenarios) await scenario(s, ['ours', 'floor'], states);
+    await betweenRounds(states);
   }
-  sides.ours.meter.end();
-  sides.floor.meter.end();
   idle.before = await idleRates([ours, floor]);
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 ? ['floor', 'ours'] : ['ours', 'floor'];
     const round = {};
     const states = { ours: {}, floor: {} };
     for (const s of scenarios) round[s] = await scenario(s, order, states);
+    await betweenRounds(states);
     rounds.push(round);
-    // A round's records are complete once the next round has begun (see meter()).
-    if (r > 0) logRound(r - 1);
+    logRound(r);
   }
-  await sleep(SETTLE_MS);
-  sides.ours.meter.end();
-  sides.floor.meter.end();
-  logRound(ROUNDS - 1);
   idle.after = await idleRates([ours, floor]);
   if (PROFILE) {
     // After the measurement: the profiler slows the Worker down.
@@ -310,10 +321,10 @@ on both in alternation, turn by turn (ours, floor, ours, floor …; who goes fir
 ours / floor of the medians (min–max of the per-round ratios). A turn is charged with its side's CPU from its start to
 that side's next turn (so work left behind — a save, V8's GC catching up — still counts), minus the side's idle CPU
 over that span (interpolated by round between windows of ${IDLE_WINDOW_MS / 1000} s with nothing to do before and after
-the rounds, with ${2 * SETUP} and ${(2 + ROUNDS) * SETUP} conversations open on each side: ours ${f(idle.before[0], 2)} → ${f(idle.after[0], 2)}, floor ${f(idle.before[1], 2)} → ${f(idle.after[1], 2)} ms/s;
-ours' idle CPU grows with its open conversations, each holding an MCP session whose stream the demo server keeps alive
-every 15 s). Other processes share the ${m.cores} cores,
-so single figures are noisy; the medians are what to compare.
+the rounds: ours ${f(idle.before[0], 2)} → ${f(idle.after[0], 2)}, floor ${f(idle.before[1], 2)} → ${f(idle.after[1], 2)} ms/s). Each round's conversations are deleted
+after it, unmeasured: an open conversation of ours holds an MCP session whose stream the demo server keeps alive every
+15 s, so idle CPU would otherwise grow round after round. Other processes share the ${m.cores} cores, so single figures
+are noisy; the medians are what to compare.
 
 | scenario (CPU ms) | ours | floor | ratio | wall per turn ours / floor |
 |---|---|---|---|---|

@@ -5,7 +5,7 @@
 // so the two are measured in alternation (A B A B …, the order flipped each
 // round) and the report gives medians and spreads across rounds.
 //
-//   npm run bench:cpu                              # CPU_ROUNDS=8, CPU_STARTS=3
+//   npm run bench:cpu                              # CPU_ROUNDS=8, CPU_WARMUP=2, CPU_STARTS=3
 //   CPU_ROUNDS=3 CPU_STARTS=1 CPU_WRITE=0 npm run bench:cpu   # a quick check, BENCHMARKS.md untouched
 //   CPU_PROFILE=1 npm run bench:cpu                # also print V8 CPU profiles of both (set-up, steady, long)
 //
@@ -25,6 +25,8 @@ import os from 'node:os';
 
 const ROUNDS = Number(process.env.CPU_ROUNDS ?? 8);
 const STARTS = Number(process.env.CPU_STARTS ?? 3);
+/** Unrecorded rounds first: V8 keeps optimising ours' larger code for many turns. */
+const WARMUP = Number(process.env.CPU_WARMUP ?? 2);
 const PROFILE = process.env.CPU_PROFILE === '1';
 const WRITE = process.env.CPU_WRITE !== '0';
 /** Per round and side: SETUP new conversations (create + first turn), then STEADY_PER turns in each, then LONG long turns. */
@@ -177,8 +179,8 @@ const rounds = [];
 const idle = { before: [], after: [] };
 let profile;
 try {
-  // Warm-up: two unrecorded rounds (V8 compiles, caches fill, the demo server's DO starts).
-  for (let w = 0; w < 2; w++) {
+  // Warm-up: unrecorded rounds (V8 compiles, caches fill, the demo server's DO starts).
+  for (let w = 0; w < WARMUP; w++) {
     const states = { ours: {}, floor: {} };
     for (const s of scenarios) await scenario(s, ['ours', 'floor'], states);
     await betweenRounds(states);
@@ -271,7 +273,7 @@ for (const side of ['ours', 'floor']) {
 }
 const ratios = (s) => rounds.map((_, i) => series.ours[s][i] / series.floor[s][i]);
 const stat = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
-const result = { rounds: ROUNDS, starts: STARTS, batch: TURNS, idleMsPerSec: { ...idleRate, before: idle.before, after: idle.after }, loadBefore, workerdRun, runSeconds: 0, scenarios: {} };
+const result = { rounds: ROUNDS, warmup: WARMUP, starts: STARTS, batch: TURNS, idleMsPerSec: { ...idleRate, before: idle.before, after: idle.after }, loadBefore, workerdRun, runSeconds: 0, scenarios: {} };
 for (const s of ['steady', 'long', 'first', 'setup', 'startup']) {
   result.scenarios[s] = {
     ours: stat(series.ours[s]),
@@ -309,14 +311,14 @@ const row = (label, s, d = 1) => {
 };
 const section = `## CPU per turn: ours next to a floor Worker
 
-Command: \`npm run bench:cpu\` (bench/cpu.mjs; \`CPU_ROUNDS\`, \`CPU_STARTS\`) · ${machineLine(m)} (wrangler runs workerd ${workerdRun}) · 1-minute load average before the run ${f(loadBefore, 2)} · run time ${result.runSeconds} s
+Command: \`npm run bench:cpu\` (bench/cpu.mjs; \`CPU_ROUNDS\`, \`CPU_WARMUP\`, \`CPU_STARTS\`) · ${machineLine(m)} (wrangler runs workerd ${workerdRun}) · 1-minute load average before the run ${f(loadBefore, 2)} · run time ${result.runSeconds} s
 
 workerd CPU (both processes under each \`wrangler dev\`: its proxy and the Worker's; from /proc schedstat) per turn of our
 service and of a **floor Worker** (bench/floor: one Durable Object per conversation, AI SDK \`streamText\` with one
 \`read_resource\` tool returning ~600 bytes from memory, \`stopWhen: stepCountIs(2)\`, \`toUIMessageStreamResponse()\`,
 two SQLite rows per turn; no MCP), both against the same fake OpenAI-compatible model on 127.0.0.1: step 1 calls
 \`read_resource {uri: "task://guidelines", server: "demo"}\`, step 2 answers. Ours reads the resource from the demo MCP
-server in the same Worker. Both run side by side; ${ROUNDS} rounds after two warm-up rounds, each round running every scenario
+server in the same Worker. Both run side by side; ${ROUNDS} rounds after ${WARMUP} warm-up rounds, each round running every scenario
 on both in alternation, turn by turn (ours, floor, ours, floor …; who goes first flips every round), one turn at a time. Each figure: median over rounds (min–max); ratio =
 ours / floor of the medians (min–max of the per-round ratios). A turn is charged with its side's CPU from its start to
 that side's next turn (so work left behind — a save, V8's GC catching up — still counts), minus the side's idle CPU

@@ -114,6 +114,28 @@ function cpuMs(pid) {
 }
 
 /**
+ * On-CPU time of a process in ns, summed over its live threads, from the
+ * scheduler's own accounting (/proc/<pid>/task/<tid>/schedstat): far finer
+ * than the 10 ms ticks of `cpuMs`, but a thread that has exited takes its
+ * time with it (workerd keeps its threads, so in practice it matches).
+ */
+function cpuNs(pid) {
+  let sum = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        sum += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // thread gone meanwhile
+      }
+    }
+  } catch {
+    // process gone
+  }
+  return sum;
+}
+
+/**
  * `@modelcontextprotocol/server-everything` (streamable HTTP) on `port`, and a
  * proxy on `proxyPort` that forwards everything to it and counts the
  * JSON-RPC methods of the POSTs it sees (how many `resources/read` really
@@ -174,11 +196,14 @@ export async function startEverything({ port, proxyPort }) {
  * (so every run starts cold: no KV or Durable Object state from before).
  * Also used by the browser tests (test/browser/service.ts).
  * `workerd()` samples the memory and CPU time of its workerd processes.
+ * `config`: another wrangler.toml (e.g. bench/floor/wrangler.toml, the CPU
+ * benchmark's floor Worker; it must answer GET /health); default: the service.
  */
-export async function startWrangler({ port, inspectorPort, vars, startupTimeoutMs = 60_000 }) {
+export async function startWrangler({ port, inspectorPort, vars, config, startupTimeoutMs = 60_000 }) {
   if (await portOpen(port)) throw new Error(`port ${port} is in use`);
   const persist = mkdtempSync(path.join(os.tmpdir(), 'mcp-ondemand-load-'));
   const args = [WRANGLER_ENTRY, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persist, '--show-interactive-dev-session=false'];
+  if (config) args.push('--config', config);
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const wrangler = startChild(process.execPath, args, {
     cwd: root,
@@ -201,11 +226,14 @@ export async function startWrangler({ port, inspectorPort, vars, startupTimeoutM
   }
   return {
     base,
+    /** The wrangler process (its workerd processes are its descendants). */
+    pid: wrangler.child.pid,
     output: wrangler.output,
     onOutput: wrangler.onOutput,
     /**
      * RSS (bytes) and CPU time (ms) of the workerd processes under wrangler,
      * summed: wrangler 4 runs two, a small proxy in front and the Worker's.
+     * `cpuNs`: the same CPU time from schedstat, in ns (see cpuNs above).
      */
     workerd() {
       const pids = descendants(wrangler.child.pid).filter((pid) => {
@@ -215,7 +243,7 @@ export async function startWrangler({ port, inspectorPort, vars, startupTimeoutM
           return false;
         }
       });
-      return { pids, rss: pids.reduce((sum, pid) => sum + rssBytes(pid), 0), cpuMs: pids.reduce((sum, pid) => sum + cpuMs(pid), 0) };
+      return { pids, rss: pids.reduce((sum, pid) => sum + rssBytes(pid), 0), cpuMs: pids.reduce((sum, pid) => sum + cpuMs(pid), 0), cpuNs: pids.reduce((sum, pid) => sum + cpuNs(pid), 0) };
     },
     async stop() {
       await wrangler.stop();

@@ -1,0 +1,84 @@
+// The floor of the CPU benchmark: the same turn as mcp-ondemand's (the
+// model calls read_resource, then answers; SSE back; the turn saved in the
+// conversation's Durable Object), written as plainly as the AI SDK allows.
+// What our service spends above this per turn is the cost of what it adds
+// (MCP, cache, catalog prompt, limits, resumable streams…).
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { convertToModelMessages, stepCountIs, streamText, tool, type UIMessage } from 'ai';
+import { DurableObject } from 'cloudflare:workers';
+import { z } from 'zod';
+
+interface Env {
+  CONVERSATION: DurableObjectNamespace<Conversation>;
+  OPENAI_COMPATIBLE_BASE_URL: string;
+}
+
+// ~600 bytes, like the demo server's task://guidelines (the text the model reads).
+const GUIDELINES = `Team guidelines (Acme Tasks)
+
+1. Every task has one owner. Unassigned tasks are picked up at the daily stand-up.
+2. Estimate in hours, never more than 8 for a single task: split anything bigger.
+3. Close a task only when its change is merged and deployed to staging.
+4. Bugs found in production jump the queue: they are planned before any feature work.
+5. Keep work in progress low: no more than 2 open tasks per person at a time.
+6. Friday afternoons are for reviews and documentation, not for starting new work.
+7. Customer-facing changes need a note in the release log before they ship.
+`;
+
+// Same input shape as the service's read_resource, so the model request carries a comparable tool definition.
+const tools = {
+  read_resource: tool({
+    description: 'Read one resource by URI.',
+    inputSchema: z.object({ uri: z.string().min(1), server: z.string().optional(), offset: z.number().int().min(0).optional() }),
+    execute: async ({ uri }) => ({ uri, text: GUIDELINES }),
+  }),
+};
+
+export class Conversation extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)');
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname === '/create') return new Response(null, { status: 204 });
+    const { text } = (await request.json()) as { text: string };
+    // The history goes to the model, as in any conversation.
+    const history = this.ctx.storage.sql
+      .exec<{ json: string }>('SELECT json FROM messages ORDER BY seq')
+      .toArray()
+      .map((row) => JSON.parse(row.json) as UIMessage);
+    const messages: UIMessage[] = [...history, { id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] }];
+    const model = createOpenAICompatible({ name: 'openai-compatible', baseURL: this.env.OPENAI_COMPATIBLE_BASE_URL }).chatModel('fake');
+    const result = streamText({
+      model,
+      system: 'You are a helpful assistant. Read the resources you need with read_resource.',
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: stepCountIs(2),
+    });
+    return result.toUIMessageStreamResponse({
+      originalMessages: messages,
+      generateMessageId: () => crypto.randomUUID(),
+      // The two rows of the turn: the user's message and the answer.
+      onEnd: ({ messages: all }) => {
+        for (const message of all.slice(-2)) this.ctx.storage.sql.exec('INSERT INTO messages (json) VALUES (?)', JSON.stringify(message));
+      },
+    });
+  }
+}
+
+export default {
+  async fetch(request, env): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === '/health') return new Response('ok');
+    if (request.method === 'POST' && url.pathname === '/v1/conversations') {
+      const id = crypto.randomUUID();
+      await env.CONVERSATION.get(env.CONVERSATION.idFromName(id)).fetch('https://do/create', { method: 'POST' });
+      return Response.json({ id }, { status: 201 });
+    }
+    const match = /^\/v1\/conversations\/([\w-]+)\/messages$/.exec(url.pathname);
+    if (request.method === 'POST' && match) return env.CONVERSATION.get(env.CONVERSATION.idFromName(match[1]!)).fetch(request);
+    return new Response('not found', { status: 404 });
+  },
+} satisfies ExportedHandler<Env>;

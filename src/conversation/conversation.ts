@@ -85,6 +85,8 @@ export class Conversation extends Agent<Env> {
 
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
   async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<ConversationSnapshot> {
+    // Called on a plain stub (one round trip, not getAgentByName's two): start the Agent here.
+    await this.__unsafe_ensureInitialized();
     if (this.deleted) throw new Error('conversation was deleted'); // ids are never reused
     this.record.create(this.name, owner, servers);
     const row = this.row()!;

@@ -3,7 +3,7 @@ import { ChatRequestBody } from '../../conversation/chat-request';
 import { loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
-import { conversationStub, directStub, ownedStub } from '../conversation-stub';
+import { directStub, ownedStub } from '../conversation-stub';
 import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
 import type { AppBindings } from '../types';
@@ -24,7 +24,7 @@ export const chat = new Hono<AppBindings>()
     const answer = await directStub(c.env, body.id).chatAs({ tenant, user, servers }, body);
     if (answer !== 'absent') return turnStream(answer);
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
-    const stub = await conversationStub(c.env, body.id);
+    const stub = directStub(c.env, body.id);
     await stub.create({ tenant, user }, servers);
     // Two callers may create the same id at once: the first one's row stays, and the other is refused (404).
     const created = await stub.chatAs({ tenant, user, servers }, body);

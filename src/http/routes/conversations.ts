@@ -7,7 +7,7 @@ import { decodeCursor, directoryOf, TITLE_MAX_CHARS } from '../../conversation/d
 import { formatIssues, loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { WS_SUBPROTOCOL } from '../auth';
-import { conversationStub, directStub, ownedStub } from '../conversation-stub';
+import { directStub, ownedStub } from '../conversation-stub';
 import { takeConversation } from '../../limits/conversation-limits';
 import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
@@ -67,7 +67,7 @@ export const conversations = new Hono<AppBindings>()
     const id = newConversationId();
     const { tenant, user, servers } = c.get('principal');
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
-    const conversation = await (await conversationStub(c.env, id)).create({ tenant, user }, servers);
+    const conversation = await directStub(c.env, id).create({ tenant, user }, servers);
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
   })
   .get('/', async (c) => {

@@ -174,6 +174,12 @@ function analyse({ meta, code }) {
     }
   }
   const aliases = [...shimmed].map(([alias, importers]) => ({ alias, importers }));
+  // wrangler matches an alias on the exact import specifier; a relative one
+  // ("../locales/index.js") is only safe while a single package imports it.
+  for (const { alias, importers } of aliases) {
+    const owners = new Set(importers.map((file) => packageOf(`node_modules/${file}`).name));
+    if (alias.startsWith('.') && owners.size > 1) throw new Error(`alias ${alias} is imported by more than one package: ${importers.join(', ')}`);
+  }
   return { raw: code.length, gzip: gzipSync(code).length, modules: Object.keys(output.inputs).length, rows, byFolder, duplicates, aliases };
 }
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { resolve as resolvePath } from 'node:path';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { unstable_readConfig } from 'wrangler';
 import { TEST_PORT_BASE } from './test/infra/ports.ts';
 
 const local = (offset: number, path: string) => `http://127.0.0.1:${TEST_PORT_BASE + offset}${path}`;
@@ -111,6 +113,17 @@ export const TEST_TENANTS = [
   },
 ];
 
+/**
+ * wrangler.toml's [alias] (modules replaced by src/shims/ in the deployed
+ * bundle), applied by Vite as well: the plugin reads wrangler.toml but not
+ * its aliases, and the tests should run the module graph we ship. wrangler
+ * matches an alias on the exact import specifier; so does this.
+ */
+const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: './wrangler.toml' }).alias ?? {}).map(([from, to]) => ({
+  find: new RegExp(`^${from.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
+  replacement: resolvePath(to),
+}));
+
 // Two projects, one run. "workers": tests inside workerd with the bindings of
 // wrangler.toml (Durable Objects, local KV, the SELF service binding), as in
 // `wrangler dev`. "browser": the chat widget in headless Chromium against the
@@ -145,6 +158,7 @@ export default defineConfig({
             },
           }),
         ],
+        resolve: { alias: WRANGLER_ALIASES },
         test: {
           name: 'workers',
           include: ['test/**/*.test.ts'],

@@ -1,0 +1,31 @@
+// The modules wrangler.toml's [alias] replaces with src/shims/ (vitest.config.ts
+// applies the same aliases): each is in effect, what we use still works, and
+// the code paths they cut off fail with an error that names the shim.
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+describe('bundle shims (wrangler.toml [alias])', () => {
+  it('zod keeps its English messages and only the English locale', () => {
+    expect(Object.keys(z.locales)).toEqual(['en']);
+    expect(z.string().safeParse(5).error?.issues[0]?.message).toBe('Invalid input: expected string, received number');
+  });
+
+  it('@ai-sdk/gateway: model objects work as before; a string model id fails naming the shim', async () => {
+    await expect(generateText({ model: 'openai/gpt-4.1-mini', prompt: 'hi' })).rejects.toThrow(/@ai-sdk\/gateway is not bundled/);
+  });
+
+  it('provider chat models are created as before; the experimental decision/extraction factories are cut off', () => {
+    expect(createOpenAI({ apiKey: 'k' })('gpt-4.1-mini').modelId).toBe('gpt-4.1-mini');
+    expect(createAnthropic({ apiKey: 'k' })('claude-sonnet-4-5').modelId).toBe('claude-sonnet-4-5');
+    expect(() => createOpenAI({ apiKey: 'k' }).extractionModel('gpt-4.1-mini')).toThrow(/not bundled/);
+    expect(() => createAnthropic({ apiKey: 'k' }).decisionModel('claude-sonnet-4-5')).toThrow(/not bundled/);
+  });
+
+  it('mimetext (only for Agent.replyToEmail) is the shim', async () => {
+    const mimetext = await import('mimetext');
+    expect(() => mimetext.createMimeMessage()).toThrow(/replyToEmail is not supported/);
+  });
+});

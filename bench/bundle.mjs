@@ -6,17 +6,22 @@
 // package, pulls it). Writes its own section of BENCHMARKS.md.
 //
 //   npm run bench:bundle                  # size and contributors
-//   npm run bench:bundle -- --startup     # also start-up CPU of the Worker under `wrangler dev` (median of 5)
+//   npm run bench:bundle -- --startup     # also the Worker's start-up CPU (median of 5 cold starts)
 //   BUNDLE_TOP=30 npm run bench:bundle    # more rows
 //
-// With --startup: workerd CPU time (all its processes, from /proc, 10 ms
-// ticks) from spawn until it has answered GET /health, then a first
-// POST /v1/conversations (the Conversation Durable Object connects to the
-// demo MCP server in the same Worker), then a first turn with the offline
-// model (a read_resource through MCP). Ports 8840 (inspector 8841)
-// (BUNDLE_PORT, BUNDLE_INSPECTOR_PORT); BUNDLE_STARTUP_RUNS (5).
+// Always: the CPU time Node's V8 takes to compile the bundle and evaluate its
+// top level (cloudflare:* stubbed), a steadier start-up figure than workerd's
+// process CPU on a busy machine.
+// With --startup, median of BUNDLE_STARTUP_RUNS (5) cold starts: workerd CPU
+// time (all its processes, from /proc, 10 ms ticks) under `wrangler dev` from
+// spawn until it has answered GET /health, then a first POST /v1/conversations
+// (the Conversation Durable Object connects to the demo MCP server in the same
+// Worker), then a first turn with the offline model (a read_resource through
+// MCP); and `wrangler check startup` (V8 profile of the Worker's start-up),
+// with where its samples fall by package. Ports 8840 (inspector 8841)
+// (BUNDLE_PORT, BUNDLE_INSPECTOR_PORT).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -183,6 +188,57 @@ function analyse({ meta, code }) {
   return { raw: code.length, gzip: gzipSync(code).length, modules: Object.keys(output.inputs).length, rows, byFolder, duplicates, aliases };
 }
 
+/**
+ * The Worker's start-up in V8, without workerd around it: Node (its V8)
+ * compiles the bundle as one ES module, then evaluates its top level (what
+ * an isolate does before the first request) with cloudflare:* and the few
+ * Node built-ins it imports stubbed. A fresh source each round (no code
+ * cache); median of 15 rounds, in a child Node (vm modules need a flag).
+ * Compile time grows with every byte shipped, run or not; evaluation is the
+ * code that does run at start-up (mostly zod schemas built at module load).
+ */
+function v8Startup(file) {
+  const script = `
+    const { readFileSync } = require('node:fs');
+    const vm = require('node:vm');
+    class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
+    const stubs = {
+      'cloudflare:workers': { DurableObject, RpcTarget: class {}, WorkerEntrypoint: class {}, WorkflowEntrypoint: class {}, exports: {}, env: {}, waitUntil() {} },
+      'cloudflare:email': { EmailMessage: class {} },
+      'node:async_hooks': require('node:async_hooks'),
+      'node:diagnostics_channel': require('node:diagnostics_channel'),
+      'node:os': require('node:os'),
+      'node:path': require('node:path'),
+      path: require('node:path'),
+    };
+    const link = (specifier) => {
+      const source = stubs[specifier];
+      if (!source) throw new Error('bench/bundle.mjs: no stub for ' + specifier + ' (add it to v8Startup)');
+      const names = [...new Set([...Object.keys(source), 'default'])];
+      return new vm.SyntheticModule(names, function () { for (const n of names) this.setExport(n, n === 'default' ? source.default ?? source : source[n]); });
+    };
+    const cpu = (since) => { const d = process.cpuUsage(since); return (d.user + d.system) / 1000; };
+    const code = readFileSync(${JSON.stringify(file)}, 'utf8');
+    (async () => {
+      const compile = [];
+      const evaluate = [];
+      for (let i = 0; i < 15; i++) {
+        let t = process.cpuUsage();
+        const module = new vm.SourceTextModule(code + '\\n// ' + i, { identifier: 'bundle' + i });
+        compile.push(cpu(t));
+        await module.link(link);
+        t = process.cpuUsage();
+        await module.evaluate();
+        evaluate.push(cpu(t));
+      }
+      const median = (v) => [...v].sort((a, b) => a - b)[7];
+      console.log(JSON.stringify({ compile: median(compile), evaluate: median(evaluate), total: median(compile.map((c, i) => c + evaluate[i])) }));
+    })();`;
+  const run = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', '-e', script], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`V8 start-up measurement failed: ${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1));
+}
+
 /** One cold start under `wrangler dev`: workerd CPU (ms) at /health, after the first conversation, after its first turn. */
 async function devStartup() {
   const stack = await startWrangler({ port: PORT, inspectorPort: INSPECTOR_PORT, vars: { AUTH_DISABLED: 'true', ...UNLIMITED_TURNS } });
@@ -257,6 +313,10 @@ try {
   const top = result.rows.slice(0, TOP);
   const m = machine();
 
+  const codeFile = path.join(work, 'index.js');
+  writeFileSync(codeFile, built.code);
+  const v8 = v8Startup(codeFile);
+
   let startup;
   if (STARTUP) {
     const dev = [];
@@ -287,6 +347,7 @@ try {
     aliases: result.aliases,
     top: top.map(({ name, version, raw, gzip, via }) => ({ name, version, raw, gzip, via })),
     topFolders: result.byFolder.slice(0, 12),
+    v8StartupCpuMs: v8,
     ...(startup ? { startup } : {}),
     machine: m,
   };
@@ -302,7 +363,10 @@ try {
       (built.reported ? ` (wrangler prints ${built.reported.raw.toFixed(2)} KiB / gzip ${built.reported.gzip.toFixed(2)} KiB)` : '') +
       `. Per package, from esbuild's metafile: raw = bytes in the bundle; gzip = that package's code gzipped on its own ` +
       `(so the column adds up to more than the total); "pulled in by" = the shortest import chain from our source, package by package. ` +
-      `Packages in the bundle twice: ${result.duplicates.length ? result.duplicates.join(', ') : 'none'}.`,
+      `Packages in the bundle twice: ${result.duplicates.length ? result.duplicates.join(', ') : 'none'}. ` +
+      `Its start-up in V8 alone (Node ${process.versions.node}; cloudflare:* stubbed; no code cache; median of 15): ` +
+      `**${v8.total.toFixed(0)} ms CPU** = compile ${v8.compile.toFixed(0)} ms (grows with every byte shipped, run or not) + ` +
+      `top-level evaluation ${v8.evaluate.toFixed(0)} ms (the code that runs before the first request).`,
     '',
     '| package | version | raw | gzip | pulled in by |',
     '|---|---|---|---|---|',

@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { createConversation, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
-import { startWrangler, UNLIMITED_TURNS } from './lib/stack.mjs';
+import { startWrangler, NO_LIMITS } from './lib/stack.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const WRANGLER = path.join(root, 'node_modules/wrangler/bin/wrangler.js');
@@ -241,7 +241,7 @@ function v8Startup(file) {
 
 /** One cold start under `wrangler dev`: workerd CPU (ms) at /health, after the first conversation, after its first turn. */
 async function devStartup() {
-  const stack = await startWrangler({ port: PORT, inspectorPort: INSPECTOR_PORT, vars: { AUTH_DISABLED: 'true', ...UNLIMITED_TURNS } });
+  const stack = await startWrangler({ port: PORT, inspectorPort: INSPECTOR_PORT, vars: { AUTH_DISABLED: 'true', ...NO_LIMITS } });
   try {
     const health = stack.workerd().cpuMs;
     const id = await createConversation(stack.base);

@@ -26,7 +26,7 @@ import { startCorpusServer } from './lib/corpus-server.mjs';
 import { startFakeOpenAI } from './lib/fake-openai.mjs';
 import { createReaderPolicy } from './lib/reader-policy.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
-import { startWrangler, UNLIMITED_TURNS } from './lib/stack.mjs';
+import { startWrangler, NO_LIMITS } from './lib/stack.mjs';
 
 const NAMES = (process.env.BYTES_CORPORA ?? CORPUS_NAMES.join(',')).split(',');
 const FULL_READ = process.env.BYTES_FULL_READ !== '0' && NAMES.includes('5m');
@@ -47,7 +47,7 @@ function vars(fake, server, name, extra = {}) {
     MCP_SERVERS: JSON.stringify([{ id: 'corpus', url: server.url(name) }]),
     AUTH_DISABLED: 'true',
     ALLOW_PRIVATE_MCP_URLS: 'true',
-    ...UNLIMITED_TURNS,
+    ...NO_LIMITS,
     // BYTES_VARS='{"INLINE_CORPUS_CHARS":"0"}': compare settings side by side.
     ...JSON.parse(process.env.BYTES_VARS ?? '{}'),
     ...extra,

@@ -48,6 +48,8 @@ function server(n: number): ServerState {
   };
 }
 
+const withoutEntries = (prompt: string) => prompt.split('\n').filter((line) => !line.startsWith('kb://docs/')).join('\n');
+
 it('context cost: catalog vs naive pasting', () => {
   const base = buildSystemPrompt({ servers: [server(0)], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 } }).text;
   const baseTokens = countTokens(base);
@@ -72,7 +74,9 @@ it('context cost: catalog vs naive pasting', () => {
       catalogTokens: countTokens(catalog.text),
       shown: catalog.shown,
       hidden: catalog.hidden,
-      tokensPerEntry: (countTokens(unbounded.text) - baseTokens) / n,
+      // What the entries add: the same prompt with its catalog lines taken out is the base (the base
+      // instruction's sentences depend on what the catalog offers, so an empty server's prompt is not it).
+      tokensPerEntry: (countTokens(unbounded.text) - countTokens(withoutEntries(unbounded.text))) / n,
       relevantShown: catalog.text.includes('kb://docs/4242'),
       naiveTokens: naive,
       naive2000Tokens: naive2000,

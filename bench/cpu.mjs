@@ -19,7 +19,7 @@ import { devBundle, profiler } from './lib/cpu-profile.mjs';
 import { startFakeOpenAI } from './lib/fake-openai.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 import { decide, LONG_ANSWER, LONG_MARK, LONG_TOKENS, STEADY_ANSWER } from './lib/scripted-turn.mjs';
-import { startWrangler, UNLIMITED_TURNS } from './lib/stack.mjs';
+import { startWrangler, NO_LIMITS } from './lib/stack.mjs';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
@@ -57,9 +57,7 @@ const vars = {
   AUTH_DISABLED: 'true',
   MODEL: 'openai-compatible:fake',
   OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl,
-  ...UNLIMITED_TURNS,
-  CONVERSATIONS_PER_MINUTE_PER_USER: '100000000',
-  LIVE_CONVERSATIONS_PER_USER: '100000',
+  ...NO_LIMITS,
 };
 const start = (side) =>
   startWrangler({ port: PORTS[side][0], inspectorPort: PORTS[side][1], vars, ...(side === 'floor' ? { config: 'bench/floor/wrangler.toml' } : {}) });

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createConversation, catalog, deleteConversation, percentile, readResource, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
-import { startEverything, startWrangler, UNLIMITED_TURNS } from './lib/stack.mjs';
+import { startEverything, startWrangler, NO_LIMITS } from './lib/stack.mjs';
 
 const NS = (process.env.LOAD_N ?? '50,200,500').split(',').map(Number);
 const TURNS = Number(process.env.LOAD_TURNS ?? 6);
@@ -107,7 +107,7 @@ async function runOnce(n) {
     wrangler = await startWrangler({
       port: PORT,
       inspectorPort: INSPECTOR_PORT,
-      vars: { AUTH_DISABLED: 'true', ...UNLIMITED_TURNS, MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }, { id: 'everything', url: everything.url }]) },
+      vars: { AUTH_DISABLED: 'true', ...NO_LIMITS, MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }, { id: 'everything', url: everything.url }]) },
     });
     const results = { turns: [], histories: [], ids: [], setupFailures: [] };
     const rss = [];

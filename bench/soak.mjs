@@ -15,7 +15,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import os from 'node:os';
 import { createConversation, deleteConversation, readResource, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
-import { startEverything, startWrangler, UNLIMITED_TURNS } from './lib/stack.mjs';
+import { startEverything, startWrangler, NO_LIMITS } from './lib/stack.mjs';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const CONVERSATIONS = Number(process.env.SOAK_CONVERSATIONS ?? 20);
@@ -178,7 +178,7 @@ try {
   wrangler = await startWrangler({
     port: PORT,
     inspectorPort: PORT + 1,
-    vars: { AUTH_DISABLED: 'true', ...UNLIMITED_TURNS, MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }, { id: 'everything', url: everything.url }]) },
+    vars: { AUTH_DISABLED: 'true', ...NO_LIMITS, MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }, { id: 'everything', url: everything.url }]) },
   });
   const started = Date.now();
   const until = started + MINUTES * 60_000;

@@ -252,5 +252,14 @@ export async function startWrangler({ port, inspectorPort, vars, config, startup
   };
 }
 
-/** Limits high enough that the turn limits never answer 429 in a benchmark. */
-export const UNLIMITED_TURNS = { TURNS_PER_MINUTE_PER_USER: '100000000', TURNS_PER_MINUTE_PER_TENANT: '100000000' };
+/**
+ * Limits high enough never to answer 429 in a benchmark, where every
+ * conversation is the same end user (auth off): turns, conversations created
+ * per minute, and conversations holding live MCP sessions.
+ */
+export const NO_LIMITS = {
+  TURNS_PER_MINUTE_PER_USER: '100000000',
+  TURNS_PER_MINUTE_PER_TENANT: '100000000',
+  CONVERSATIONS_PER_MINUTE_PER_USER: '100000000',
+  LIVE_CONVERSATIONS_PER_USER: '100000',
+};

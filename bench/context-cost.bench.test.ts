@@ -71,13 +71,14 @@ it('context cost: catalog vs naive pasting', () => {
     }
     rows.push({
       n,
-      catalogTokens: countTokens(catalog.text),
+      // The stable prompt plus the entries sent with the message (an over-budget catalog's relevant ones).
+      catalogTokens: countTokens(catalog.text) + countTokens(catalog.relevant ?? ''),
       shown: catalog.shown,
       hidden: catalog.hidden,
       // What the entries add: the same prompt with its catalog lines taken out is the base (the base
       // instruction's sentences depend on what the catalog offers, so an empty server's prompt is not it).
       tokensPerEntry: (countTokens(unbounded.text) - countTokens(withoutEntries(unbounded.text))) / n,
-      relevantShown: catalog.text.includes('kb://docs/4242'),
+      relevantShown: `${catalog.text}\n${catalog.relevant ?? ''}`.includes('kb://docs/4242 '),
       naiveTokens: naive,
       naive2000Tokens: naive2000,
       naive2000DroppedChars: dropped,

@@ -173,8 +173,9 @@ async function searchForModel(ctx: ToolContext, uri: string, server: string | un
   }
   const passages = searchPassages(found.text, query, { passageChars: PASSAGE_CHARS, limit: PASSAGES });
   const total = found.text.length;
-  const head = passages.length
-    ? `[${passages.length} passage(s) of ${uri} on server "${found.server}" (${total} characters) matching "${query}", best first. To read on from one, call read_resource with its uri, server and the offset where it starts.]`
+  const best = passages[0];
+  const head = best
+    ? `[${passages.length} passage(s) of ${uri} on server "${found.server}" (${total} characters) matching "${query}", best first. To read on from the best: read_resource ${JSON.stringify({ uri, server: found.server, offset: best.offset })}; from another, the same with the offset its "characters" start at.]`
     : `[No passage of ${uri} on server "${found.server}" (${total} characters) matches "${query}". Try other words, or read it with read_resource.]`;
   const text = [head, ...passages.map((p) => wrapPassage(found.server, uri, found.mime, p, total))].join('\n');
   charge(ctx, uri, new TextEncoder().encode(text).byteLength);

@@ -52,7 +52,9 @@ async function conversation(base, turns, results) {
     const turn = await runTurn(base, id, question.text);
     const read = turn.reads[0];
     if (!turn.problems.length && (turn.reads.length !== 1 || read.server !== question.server || read.uri !== question.uri)) {
-      turn.problems.push(`expected one read of ${question.server} ${question.uri}, got ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}; answer: "${turn.answer.slice(0, 160)}"`);
+      const state = await catalog(base, id).then((c) => c.servers.find((s) => s.id === question.server), () => undefined);
+      const server = state ? `${state.status}${state.error ? ` (${state.error})` : ''}, ${state.resources.length} resources` : 'unknown';
+      turn.problems.push(`expected one read of ${question.server} ${question.uri}, got ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}; server ${server}; answer: "${turn.answer.slice(0, 80)}"`);
     }
     results.turns.push({ index: i, ms: turn.ms, reads: turn.reads.map(({ server, cache }) => ({ server, cache })), inputTokens: turn.metadata?.usage?.inputTokens, problems: turn.problems });
     history.push({ question: question.text, answer: turn.answer });

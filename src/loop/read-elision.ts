@@ -33,7 +33,6 @@ interface Read {
   /** A window read (`read_resource`) or passages found (`search_resource`). */
   kind: 'read' | 'search';
   call: ToolCallPart;
-  result: ToolResultPart;
   key: string;
   uri: string;
   server: string;
@@ -169,7 +168,6 @@ function collectReads(messages: ModelMessage[]): Read[] {
         kind,
         query: typeof input.query === 'string' ? input.query : '',
         call: found.call,
-        result: part,
         key: `${kind}\u0000${server}\u0000${uri}`,
         uri,
         server,

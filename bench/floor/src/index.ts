@@ -7,30 +7,20 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { convertToModelMessages, stepCountIs, streamText, tool, type UIMessage } from 'ai';
 import { DurableObject } from 'cloudflare:workers';
 import { z } from 'zod';
+// The demo server's task://guidelines (~600 bytes): the same text the service's model reads.
+import { DEFAULT_GUIDELINES } from '../../../src/demo/content/guidelines';
 
 interface Env {
   CONVERSATION: DurableObjectNamespace<Conversation>;
   OPENAI_COMPATIBLE_BASE_URL: string;
 }
 
-// ~600 bytes, like the demo server's task://guidelines (the text the model reads).
-const GUIDELINES = `Team guidelines (Acme Tasks)
-
-1. Every task has one owner. Unassigned tasks are picked up at the daily stand-up.
-2. Estimate in hours, never more than 8 for a single task: split anything bigger.
-3. Close a task only when its change is merged and deployed to staging.
-4. Bugs found in production jump the queue: they are planned before any feature work.
-5. Keep work in progress low: no more than 2 open tasks per person at a time.
-6. Friday afternoons are for reviews and documentation, not for starting new work.
-7. Customer-facing changes need a note in the release log before they ship.
-`;
-
 // Same input shape as the service's read_resource, so the model request carries a comparable tool definition.
 const tools = {
   read_resource: tool({
     description: 'Read one resource by URI.',
     inputSchema: z.object({ uri: z.string().min(1), server: z.string().optional(), offset: z.number().int().min(0).optional() }),
-    execute: async ({ uri }) => ({ uri, text: GUIDELINES }),
+    execute: async ({ uri }) => ({ uri, text: DEFAULT_GUIDELINES }),
   }),
 };
 

@@ -1,6 +1,7 @@
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError } from '../errors';
 import type { ServerState } from '../mcp/catalog';
+import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { viewResource } from '../tools/resource-view';
 import { estimateTokens } from '../tools/tokens';
@@ -89,7 +90,8 @@ async function readSmallCorpus(sessions: McpSessions, states: ServerState[], pin
   if (budget <= 0) return undefined;
   const candidates = states
     .filter((s) => s.status === 'connected')
-    .flatMap((s) => s.resources.filter((r) => !pinned.has(key(s.id, r.uri)) && isText(r.mimeType)).map((r) => ({ server: s.id, uri: r.uri, size: r.size })));
+    // Binaries are never part of an inlined corpus: they stay described in the catalog.
+    .flatMap((s) => s.resources.filter((r) => !pinned.has(key(s.id, r.uri)) && isTextMime(r.mimeType)).map((r) => ({ server: s.id, uri: r.uri, size: r.size })));
   if (!candidates.length || candidates.length > MAX_CORPUS_RESOURCES) return undefined;
   if (candidates.some((c) => c.size === undefined) || candidates.reduce((sum, c) => sum + c.size!, 0) > budget) return undefined;
   const texts = await Promise.all(
@@ -100,5 +102,3 @@ async function readSmallCorpus(sessions: McpSessions, states: ServerState[], pin
   return candidates.map((c, i) => ({ server: c.server, uri: c.uri, text: texts[i]! }));
 }
 
-/** Binary resources are never part of an inlined corpus (they are described in the catalog). */
-const isText = (mime: string | undefined) => !mime || mime.startsWith('text/') || /json|xml|yaml|javascript|markdown/.test(mime);

@@ -1,6 +1,9 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { StoredContents } from '../cache/types';
 
+/** A MIME type whose content is text (or none given: servers mostly omit it for text). One rule for every caller. */
+export const isTextMime = (mime: string | undefined) => !mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime);
+
 /** Decoded byte length of base64 text, without decoding it. */
 export function base64ByteLength(b64: string): number {
   const clean = b64.replace(/[\s]/g, '');

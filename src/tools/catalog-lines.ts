@@ -1,4 +1,5 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
+import { isTextMime } from '../mcp/contents';
 import { terms } from './relevance';
 
 /**
@@ -16,7 +17,7 @@ export interface LineOptions {
 }
 
 export function resourceLine(r: Resource, options: LineOptions = {}): string {
-  const long = options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isText(r.mimeType);
+  const long = options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isTextMime(r.mimeType);
   const meta = [shortType(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') + (long ? ', long' : '');
   const title = r.title ?? r.name;
   const named = title && !r.uri.endsWith(title) ? ` ${oneLine(title, 80)}` : '';
@@ -60,8 +61,6 @@ const SHORT_TYPES: Record<string, string> = {
 
 /** `text/markdown` → `md`; types without a well-known short name stay as they are. */
 export const shortType = (mime: string | undefined) => (mime ? (SHORT_TYPES[mime.split(';')[0]!.trim().toLowerCase()] ?? mime) : undefined);
-
-const isText = (mime: string | undefined) => !mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime);
 
 /** 590 → `590B`, 12_694 → `12K`, 5_000_000 → `4.8M`: sizes to the precision a choice needs. */
 export function shortSize(bytes: number): string {

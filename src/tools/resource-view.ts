@@ -1,5 +1,6 @@
 import type { Resource } from '@modelcontextprotocol/client';
 import type { CacheSource, StoredContents } from '../cache/types';
+import { isTextMime } from '../mcp/contents';
 import type { McpSessions, ResourceRead } from '../mcp/sessions';
 import { describeBinary, renderResource, type ModelView, type RenderOptions, type RenderTarget } from './render';
 
@@ -63,8 +64,7 @@ export async function viewResource(sessions: McpSessions, request: { server?: st
  * the catalog, without downloading it. Undefined when it must be read.
  */
 export function describedFromCatalog(listing: Resource, server: string, maxImageBytes: number): ModelView | undefined {
-  const mime = listing.mimeType ?? '';
-  if (!mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime)) return undefined;
+  if (isTextMime(listing.mimeType)) return undefined;
   if (listing.size === undefined || listing.size <= maxImageBytes) return undefined;
   const text = `${describeBinary({ uri: listing.uri, mimeType: listing.mimeType, size: listing.size, title: listing.title ?? listing.name }, server)} (described from the catalog; not downloaded)`;
   return { text, images: [], window: { offset: 0, end: 0, total: 0 } };

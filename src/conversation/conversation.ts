@@ -280,15 +280,20 @@ export class Conversation extends Agent<Env> {
     await this.__unsafe_ensureInitialized();
     const state = await this.claimState(caller, caller.servers);
     if (state === 'absent') return 'absent';
-    if (state === 'foreign') return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
+    if (state === 'foreign') return this.notFoundResponse();
     return this.chat(body);
+  }
+
+  /** The 404 a route would answer for this id, as a response (methods that return the turn's stream). */
+  private notFoundResponse(): Response {
+    return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
   }
 
   /** Start-up, then a 404 response unless `caller` owns this conversation. */
   private async admit(caller: Owner & { servers?: string[] | undefined }): Promise<Response | undefined> {
     await this.__unsafe_ensureInitialized();
     if (await this.ownedBy(caller, caller.servers)) return undefined;
-    return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
+    return this.notFoundResponse();
   }
 
   async sendMessage(userMessage: UIMessage, attachments: Attachment[] = []): Promise<Response> {
@@ -328,7 +333,7 @@ export class Conversation extends Agent<Env> {
 
   /** The turn being streamed, from its first chunk (204 when none is running). */
   async resumeStream(): Promise<Response> {
-    if (!this.row()) return Response.json(notFound(`Conversation ${this.name}`).toJSON(), { status: 404 });
+    if (!this.row()) return this.notFoundResponse();
     const running = this.turns.running;
     if (!running) return new Response(null, { status: 204 });
     return createUIMessageStreamResponse({ stream: running.reader() });

@@ -7,8 +7,7 @@ import type { AppBindings } from './types';
 
 /** The conversation's Durable Object stub, after validating the id's shape (400 before any object is addressed). */
 export function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conversation>> {
-  if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (16-128 letters, digits, "-" or "_")`, 'invalid_id');
-  return getAgentByName<Env, Conversation>(env.CONVERSATION, id);
+  return getAgentByName<Env, Conversation>(env.CONVERSATION, checkedId(id));
 }
 
 /**
@@ -17,8 +16,13 @@ export function conversationStub(env: Env, id: string): Promise<DurableObjectStu
  * themselves: a turn costs one Durable Object call from the Worker.
  */
 export function directStub(env: Env, id: string): DurableObjectStub<Conversation> {
+  return env.CONVERSATION.getByName(checkedId(id)) as DurableObjectStub<Conversation>;
+}
+
+/** A conversation id of the right shape (400 before any object is addressed). */
+function checkedId(id: string): string {
   if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (16-128 letters, digits, "-" or "_")`, 'invalid_id');
-  return env.CONVERSATION.getByName(id) as DurableObjectStub<Conversation>;
+  return id;
 }
 
 /**

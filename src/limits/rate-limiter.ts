@@ -24,11 +24,13 @@ export class RateLimiter extends DurableObject<Env> {
   /** Takes one unit from every window if all allow it; otherwise takes none and names the first that refused. */
   async take(windows: Window[]): Promise<{ allowed: true } | { allowed: false; who: string; limit: number; windowMs: number; retryAfterMs: number }> {
     const now = Date.now();
-    for (const window of windows) {
-      const hits = this.current(window.key, now - window.windowMs);
-      if (hits.length >= window.limit) return { allowed: false, who: window.who, limit: window.limit, windowMs: window.windowMs, retryAfterMs: hits[0]! + window.windowMs - now };
+    const current = windows.map((window) => this.current(window.key, now - window.windowMs));
+    const refused = windows.findIndex((window, i) => current[i]!.length >= window.limit);
+    if (refused >= 0) {
+      const window = windows[refused]!;
+      return { allowed: false, who: window.who, limit: window.limit, windowMs: window.windowMs, retryAfterMs: current[refused]![0]! + window.windowMs - now };
     }
-    for (const window of windows) this.hits.set(window.key, [...this.current(window.key, now - window.windowMs), now]);
+    windows.forEach((window, i) => this.hits.set(window.key, [...current[i]!, now]));
     return { allowed: true };
   }
 

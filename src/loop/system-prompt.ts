@@ -170,27 +170,22 @@ export const RELEVANT_HEADER = 'Catalog entries that may be relevant to this mes
 
 const cost = (lines: CatalogLine[]) => lines.reduce((sum, l) => sum + estimateTokens(l.text) + 1, 0);
 
-/** The first lines, in catalog order, that fit the budget. */
-function inOrder(lines: CatalogLine[], budget: number): CatalogLine[] {
+/** The first lines, in catalog order, that fit the budget (stopping at the first that does not: a stable prefix). */
+const inOrder = (lines: CatalogLine[], budget: number) => fit(lines, budget, true);
+
+/** The most relevant lines that fit the budget, most relevant first. */
+const mostRelevant = (lines: CatalogLine[], budget: number) =>
+  fit([...lines].sort((a, b) => b.relevance - a.relevance || a.order - b.order), budget, false);
+
+function fit(lines: CatalogLine[], budget: number, stopAtFirstMiss: boolean): CatalogLine[] {
   const kept: CatalogLine[] = [];
   let used = 0;
   for (const line of lines) {
     const c = estimateTokens(line.text) + 1;
-    if (used + c > budget) break;
-    kept.push(line);
-    used += c;
-  }
-  return kept;
-}
-
-/** The most relevant lines that fit the budget, most relevant first. */
-function mostRelevant(lines: CatalogLine[], budget: number): CatalogLine[] {
-  const byRelevance = [...lines].sort((a, b) => b.relevance - a.relevance || a.order - b.order);
-  const kept: CatalogLine[] = [];
-  let used = 0;
-  for (const line of byRelevance) {
-    const c = estimateTokens(line.text) + 1;
-    if (used + c > budget) continue;
+    if (used + c > budget) {
+      if (stopAtFirstMiss) break;
+      continue;
+    }
     kept.push(line);
     used += c;
   }

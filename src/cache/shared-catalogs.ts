@@ -38,9 +38,12 @@ export class SharedCatalogs {
   /** The shared copy, from the end user's space first (a private list), else the tenant's. */
   async get(ref: CatalogRef, perUser: boolean): Promise<SharedCatalog | undefined> {
     try {
-      const own = await this.kv.get<SharedCatalog>(await key(this.scopes.user, ref), 'json');
-      if (own || perUser) return own ?? undefined;
-      return (await this.kv.get<SharedCatalog>(await key(this.scopes.shared, ref), 'json')) ?? undefined;
+      // Both spaces at once: a first connection waits for one KV round trip per list, not two.
+      const [own, shared] = await Promise.all([
+        key(this.scopes.user, ref).then((k) => this.kv.get<SharedCatalog>(k, 'json')),
+        perUser ? null : key(this.scopes.shared, ref).then((k) => this.kv.get<SharedCatalog>(k, 'json')),
+      ]);
+      return own ?? shared ?? undefined;
     } catch (error) {
       console.warn(`shared catalog ${ref.server}/${ref.kind}: KV read failed (${(error as Error).message})`);
       return undefined;

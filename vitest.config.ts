@@ -100,6 +100,19 @@ export const TEST_TENANTS = [
     limits: { turns: 3, turnsPerUser: 2, windowMs: 60_000 },
     mcpServers: [{ id: 'demo', url: '/demo/mcp' }],
   },
+  // Authorization (test/oauth.test.ts): one OAuth-protected server (test/infra/oauth-servers.ts) reached per end user —
+  // through our client metadata document, and through a pre-registered client — and per tenant with client credentials.
+  {
+    id: 'oauth',
+    apiKeySha256: [sha256('test-key-oauth')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'demo', url: '/demo/mcp' },
+      { id: 'account', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth' }, autoApprove: ['admin_report'] },
+      { id: 'prereg', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth', clientId: 'preregistered-client', clientSecret: 'secret:PREREGISTERED_SECRET' } },
+      { id: 'bot', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] }, autoApprove: ['admin_report'] },
+    ],
+  },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   {
     id: 'hostile',
@@ -153,6 +166,12 @@ export default defineConfig({
                 CONVERSATIONS_PER_MINUTE_PER_USER: '100000',
                 LIVE_CONVERSATIONS_PER_USER: '100000',
                 ACME_TOKEN_SECRET: 'acme-test-signing-secret-0123456789',
+                // OAuth (test/oauth.test.ts): our public origin (https, so our client metadata document is used),
+                // the token keys (the second one only opens values sealed before a rotation), the clients' secrets.
+                PUBLIC_URL: 'https://mcp-ondemand.test',
+                OAUTH_TOKEN_KEYS: 'k2:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLXR3byE,k1:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLW9uZSE',
+                PREREGISTERED_SECRET: 'preregistered-secret',
+                TENANT_BOT_SECRET: 'tenant-bot-secret',
                 GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
               },
             },

@@ -1,5 +1,6 @@
 import { createApp } from './http/app';
 
+export { TokenVault } from './auth/vault';
 export { Conversation } from './conversation/conversation';
 export { ConversationDirectory } from './conversation/directory';
 export { DemoMcpServer } from './demo/durable-object';

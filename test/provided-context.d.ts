@@ -10,5 +10,9 @@ declare module 'vitest' {
     minimalUrl: string;
     /** The SDK v2 servers (test/infra/v2-servers.ts): `${v2Url}/<mode>`, control at `${v2Url}/__control/<mode>/…`. */
     v2Url: string;
+    /** The OAuth authorization server (test/infra/oauth-servers.ts): the issuer, control at `${oauthAsUrl}/__control/…`. */
+    oauthAsUrl: string;
+    /** The MCP server it protects: `http://127.0.0.1:<port>/mcp`, its resource identifier too. */
+    oauthRsUrl: string;
   }
 }

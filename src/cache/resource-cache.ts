@@ -61,6 +61,8 @@ export class ResourceCache {
   /** The KV key space each URI's copies were last seen in (public or private): one KV lookup instead of two. */
   private readonly kvScopes = new Map<string, KvScope>();
   private readonly pendingDeletes = new Set<string>();
+  /** Servers whose KV copies live in a partition of the scope (see `partition`). */
+  private readonly partitions = new Map<string, string>();
   /** KV writes and deletes still running (awaited by `settled()`). */
   private readonly pending = new Set<Promise<unknown>>();
 
@@ -131,7 +133,7 @@ export class ResourceCache {
     const known = this.kvScopes.get(key);
     const scopes: KvScope[] = known ? [known] : ['user', 'shared'];
     this.track(
-      Promise.all(scopes.map(async (scope) => this.kv.delete(await kvKey(this.scopes[scope], ref)))).finally(() => this.pendingDeletes.delete(key)),
+      Promise.all(scopes.map(async (scope) => this.kv.delete(await kvKey(this.scopeOf(scope, ref.server), ref)))).finally(() => this.pendingDeletes.delete(key)),
       'delete',
     );
   }
@@ -142,6 +144,23 @@ export class ResourceCache {
    * notification stream was lost, the server dropped our session, the
    * sessions were released while idle).
    */
+  /**
+   * Puts `server`'s KV copies under a partition of their own (an OAuth
+   * server's: the user's current grant), so copies made under another
+   * authorization — perhaps another account — are never found again.
+   */
+  partition(server: string, name: string): void {
+    if (this.partitions.get(server) === name) return;
+    const had = this.partitions.has(server);
+    this.partitions.set(server, name);
+    if (had) this.invalidateServer(server);
+  }
+
+  private scopeOf(scope: KvScope, server: string): string {
+    const partition = this.partitions.get(server);
+    return partition ? `${this.scopes[scope]}\u0000grant:${partition}` : this.scopes[scope];
+  }
+
   invalidateServer(server: string): void {
     for (const key of this.memory.keys()) if (key.startsWith(`${server}\u0000`)) this.memory.delete(key);
     this.serverEpochs.set(server, (this.serverEpochs.get(server) ?? 0) + 1);
@@ -166,7 +185,7 @@ export class ResourceCache {
     const found = await Promise.all(
       scopes.map(async (scope) => {
         try {
-          const value = await this.kv.get<CachedResource>(await kvKey(this.scopes[scope], ref), 'json');
+          const value = await this.kv.get<CachedResource>(await kvKey(this.scopeOf(scope, ref.server), ref), 'json');
           return value ? { scope, value } : undefined;
         } catch (error) {
           console.warn(`resource cache: KV read failed, reading from the server (${(error as Error).message})`);
@@ -221,7 +240,7 @@ export class ResourceCache {
     // KV's minimum expiration is 60 s; freshness is checked on every read anyway.
     const expirationTtl = Math.max(60, Math.ceil(this.settings.CACHE_MAX_AGE_MS / 1000));
     this.track(
-      kvKey(this.scopes[scope], ref).then((k) => this.kv.put(k, JSON.stringify(entry), { expirationTtl })),
+      kvKey(this.scopeOf(scope, ref.server), ref).then((k) => this.kv.put(k, JSON.stringify(entry), { expirationTtl })),
       'write',
     );
   }

@@ -1,5 +1,34 @@
 import { z } from 'zod';
 
+const secretRef = z.string().regex(/^secret:[A-Za-z0-9_]+$/, 'must name a Worker secret: "secret:NAME"');
+
+/**
+ * How this service authorizes itself to a server (docs/design/oauth.md):
+ * - `none`: nothing, or the static `headers` below (shared by every user);
+ * - `oauth`: each end user connects their own account (authorization code
+ *   with PKCE). Our client is identified by the client ID metadata document
+ *   this Worker serves (when PUBLIC_URL is https and the authorization server
+ *   accepts them), else by dynamic registration, or by `clientId` (and
+ *   `clientSecret`, a Worker secret) registered beforehand;
+ * - `client_credentials`: one machine identity per tenant.
+ */
+export const ServerAuthSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('none') }).strict(),
+  z
+    .object({
+      type: z.literal('oauth'),
+      clientId: z.string().min(1).optional(),
+      clientSecret: secretRef.optional(),
+      /** Scopes to ask for; default: what the server's metadata lists. */
+      scopes: z.array(z.string().min(1)).optional(),
+    })
+    .strict()
+    .refine((auth) => !auth.clientSecret || auth.clientId, 'clientSecret needs clientId'),
+  z.object({ type: z.literal('client_credentials'), clientId: z.string().min(1), clientSecret: secretRef, scopes: z.array(z.string().min(1)).optional() }).strict(),
+]);
+
+export type ServerAuth = z.infer<typeof ServerAuthSchema>;
+
 /**
  * One MCP server a conversation may connect to, as written in `MCP_SERVERS`.
  *
@@ -21,6 +50,7 @@ export const McpServerConfigSchema = z
      */
     protocol: z.enum(['auto', '2026-07-28', '2025-11-25']).default('auto'),
     headers: z.record(z.string(), z.string()).default({}),
+    auth: ServerAuthSchema.default({ type: 'none' }),
     /**
      * Who may share this server's cached resources in KV: `shared` (every end
      * user of the tenant) or `user` (one end user). A result the server marks
@@ -55,7 +85,18 @@ export const McpServerConfigSchema = z
       .default([])
       .transform((pins) => pins.map((pin) => (typeof pin === 'string' ? { uri: pin, required: false } : pin))),
   })
-  .strict();
+  .strict()
+  .superRefine((server, ctx) => {
+    // The SDK sends a transport's static headers with discovery and token requests too, to other origins:
+    // a credential there would reach the authorization server (and anyone it redirects to).
+    if (server.auth.type === 'none') return;
+    for (const [name, value] of Object.entries(server.headers)) {
+      if (/^authorization$/i.test(name) || value.startsWith('secret:')) {
+        ctx.addIssue({ code: 'custom', path: ['headers', name], message: `a credential header cannot be combined with auth "${server.auth.type}" (it would be sent to the authorization server)` });
+      }
+    }
+    if (server.url.startsWith('/')) ctx.addIssue({ code: 'custom', path: ['auth'], message: 'OAuth needs an absolute server URL' });
+  });
 
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 
@@ -73,5 +114,5 @@ export const DEFAULT_MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp"}]';
 
 /** What clients may see of a server's config: never its headers. */
 export function publicServerInfo(server: McpServerConfig) {
-  return { id: server.id, url: server.url, transport: server.transport };
+  return { id: server.id, url: server.url, transport: server.transport, auth: server.auth.type };
 }

@@ -21,7 +21,7 @@ import { messagesBefore, transcriptWindow } from './transcript';
 import { SqlLargeResultStore } from './large-result-store';
 import { directoryOf } from './directory';
 import { ConversationRecordStore, isOwnedBy, type Owner } from './record';
-import { toRpcResult, type RpcResult } from './rpc';
+import { toRpcResult, type RpcResult } from '../rpc';
 
 /** Body of `POST /v1/conversations/:id/complete` (validated by the route). */
 export interface CompleteRequestBody {
@@ -448,6 +448,16 @@ export class Conversation extends Agent<Env> {
     if (this.liveMcp) return this.liveMcp.yield();
     await liveRegistry(this.env, owner).release(this.name);
     return true;
+  }
+
+  /**
+   * The end user connected (or disconnected) `server` (src/http/routes/oauth.ts):
+   * if this conversation holds live sessions, that server's connection and
+   * its copies under the old authorization are dropped; the next use connects
+   * with the new one — no reload needed. (`grant`: the new authorization; absent: disconnected.)
+   */
+  async authorizationChanged(server: string, grant?: string): Promise<void> {
+    await this.liveMcp?.current.sessions?.reauthorized(server, grant);
   }
 
   /** The idle alarm (scheduled by LiveSessions): releases the MCP sessions after MCP_IDLE_MS unused. */

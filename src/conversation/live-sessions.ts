@@ -1,3 +1,4 @@
+import { VaultAuth } from '../auth/vault-auth';
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
 import { SharedCatalogs } from '../cache/shared-catalogs';
@@ -146,7 +147,7 @@ export class LiveSessions {
     const mcpServers = serversOf(config, tenant).filter((server) => !allowed || allowed.has(server.id));
     // KV keys carry the tenant, and for private copies the end user too.
     const scopes = { shared: `tenant:${tenant}`, user: `tenant:${tenant}:user:${user}` };
-    this.cache = new ResourceCache(this.host.env.RESOURCE_CACHE, new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS), scopes, settings);
+    const cache = (this.cache = new ResourceCache(this.host.env.RESOURCE_CACHE, new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS), scopes, settings));
     return new McpSessions({
       servers: mcpServers,
       env: this.host.env as unknown as Env & Record<string, unknown>,
@@ -156,6 +157,11 @@ export class LiveSessions {
       // Catalogs live under the same key spaces as the resource copies.
       sharedCatalogs: new SharedCatalogs(this.host.env.RESOURCE_CACHE, scopes, settings),
       elicit: this.host.elicit,
+      // Tokens come from the end user's vault (OAuth) or the tenant's (client credentials); copies follow the grant.
+      authFor: (server) =>
+        server.auth.type === 'none'
+          ? undefined
+          : new VaultAuth(this.host.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id, (grant) => cache.partition(server.id, grant.grant)),
     });
   }
 }

@@ -1,4 +1,5 @@
-import { jsonSchema, tool, type ToolSet, type UIMessage } from 'ai';
+import { jsonSchema, tool, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
+import { connectLinks } from '../auth/connect-links';
 import { loadConfig, type Settings } from '../config';
 import { ApiError } from '../errors';
 import { takeTurn } from '../limits/turn-limits';
@@ -6,6 +7,7 @@ import type { LiveStream } from '../loop/live-stream';
 import type { ResolvedModel } from '../loop/models';
 import { runTurn } from '../loop/turn';
 import { prepareTurnContext } from '../loop/turn-context';
+import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import type { LargeResultStore } from '../tools/large-results';
 import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
@@ -225,9 +227,11 @@ export class TurnRunner {
       this.host.saved(messages);
       this.host.ended();
     };
+    const authNotices = await authRequiredNotices(this.host.env, this.host.owner(), context.states);
     try {
       this.live = await runTurn({
         ...context,
+        notices: authNotices,
         // Interrupted turns' messages are shown to users, never to the model.
         messages: [...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted), ...newMessages],
         model,
@@ -252,6 +256,23 @@ export class TurnRunner {
     this.host.started(this.live, this.continuing);
     return this.live;
   }
+}
+
+/**
+ * One `data-auth-required` part per server the user must connect (or grant
+ * more access to), with their connect link: the frontend shows a Connect
+ * card. Transient — links are short-lived capabilities, never stored in the history.
+ */
+async function authRequiredNotices(env: Env, owner: Owner, states: ServerState[]): Promise<UIMessageChunk[]> {
+  const needing = states.filter((s) => s.status === 'auth_required' || s.authorization?.reason === 'insufficient_scope');
+  if (!needing.length) return [];
+  const withLinks = await connectLinks(env, owner, needing);
+  return withLinks.map((state) => ({
+    type: 'data-auth-required',
+    id: `auth-required-${state.id}`,
+    transient: true,
+    data: { server: state.id, reason: state.authorization?.reason ?? 'not_connected', ...(state.authorization?.scope ? { scope: state.authorization.scope } : {}), connectUrl: state.connectUrl },
+  }) as UIMessageChunk);
 }
 
 /** Client tools as the model sees them: no `execute` (the turn ends at the call; the client answers). Names of ours win. */

@@ -8,6 +8,8 @@ import { authenticate } from './auth';
 import { corsPerTenant, originAllowed } from './origins';
 import { errorResponse, onError, onNotFound } from './errors';
 import { chat } from './routes/chat';
+import { connections } from './routes/connections';
+import { oauth } from './routes/oauth';
 import { conversations } from './routes/conversations';
 import { health } from './routes/health';
 import { servers } from './routes/servers';
@@ -47,6 +49,8 @@ export function createApp() {
     .route('/v1/servers', servers)
     .route('/v1/conversations', conversations)
     .route('/v1/chat', chat)
+    .route('/v1/connections', connections)
+    .route('/oauth', oauth)
     .route('/demo', demoMcpRoute)
     .notFound(onNotFound)
     .onError(onError);

@@ -36,6 +36,11 @@ export class LiveConversations extends DurableObject<Env> {
     this.ctx.storage.sql.exec(`DELETE FROM live WHERE id = ?`, id);
   }
 
+  /** The conversations holding live MCP sessions (told when the user connects or disconnects an account). */
+  async ids(): Promise<string[]> {
+    return this.ctx.storage.sql.exec<{ id: string }>(`SELECT id FROM live`).toArray().map((r) => r.id);
+  }
+
   /** How many conversations hold live sessions (tests, operators). */
   async count(): Promise<number> {
     return this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM live`).one().n;

@@ -133,7 +133,13 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
   for (const server of input.servers) {
     const header = `## Server "${server.id}"${server.serverInfo?.title || server.serverInfo?.name ? ` — ${server.serverInfo.title ?? server.serverInfo.name}` : ''}`;
     const parts = [header];
-    if (server.status !== 'connected') parts.push(`(unavailable: ${server.error ?? server.status}; its catalog may be out of date)`);
+    if (server.status === 'auth_required') {
+      // The user connects through a card their app shows (never a link from the model: links are theirs, short-lived, single use).
+      parts.push(`(not usable until the user connects their account: ${server.error ?? 'authorization required'}. Their app shows them a "Connect" button; ask them to use it, then try again)`);
+    } else if (server.status !== 'connected') parts.push(`(unavailable: ${server.error ?? server.status}; its catalog may be out of date)`);
+    else if (server.authorization?.reason === 'insufficient_scope') {
+      parts.push(`(some of its tools need more access${server.authorization.scope ? ` (${server.authorization.scope})` : ''}: the user can grant it with the "Connect" button their app shows)`);
+    }
     if (server.instructions) {
       const instructions = server.instructions.length > input.settings.INSTRUCTIONS_MAX_CHARS
         ? `${server.instructions.slice(0, input.settings.INSTRUCTIONS_MAX_CHARS)}\n[instructions cut at ${input.settings.INSTRUCTIONS_MAX_CHARS} of ${server.instructions.length} characters]`

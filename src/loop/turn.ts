@@ -32,6 +32,8 @@ export interface TurnInput {
   abortSignal?: AbortSignal;
   /** Called once, with the whole conversation (the partial answer settled, see `settleStopped`), when the turn was stopped. */
   onStopped?: (messages: UIMessage[]) => void;
+  /** Data chunks sent at the start of the answer (a server the user must connect, say). */
+  notices?: UIMessageChunk[];
   /** Receives the function that adds chunks of our own to the answer's stream (a server's question to the user). */
   onWriter?: (write: (chunk: UIMessageChunk) => void) => void;
 }
@@ -105,7 +107,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     },
   });
 
-  const notices = (input.pinned?.notices ?? []).map((message) => ({ type: 'data-notice' as const, data: { message } }));
+  const notices: UIMessageChunk[] = [...(input.notices ?? []), ...(input.pinned?.notices ?? []).map((message) => ({ type: 'data-notice' as const, data: { message } }))];
   const stream = createUIMessageStream<UIMessage<TurnMetadata>>({
     originalMessages: messages as UIMessage<TurnMetadata>[],
     generateId: () => crypto.randomUUID(),

@@ -11,7 +11,8 @@ export interface CatalogItems {
   prompts: Prompt[];
 }
 
-export type ServerStatus = 'connected' | 'error' | 'not_connected';
+/** `auth_required`: the end user has to connect their account (OAuth) before the server can be used. */
+export type ServerStatus = 'connected' | 'error' | 'not_connected' | 'auth_required';
 
 /**
  * A server's capabilities as we keep them: the SDK's `ServerCapabilities`
@@ -36,6 +37,8 @@ export interface ServerState extends CatalogItems {
   status: ServerStatus;
   /** Why the last connect or refresh failed (no credentials in it). */
   error?: string;
+  /** Why the user must connect (again) to this OAuth server, or what more access it asked for (`insufficient_scope`, still usable otherwise). */
+  authorization?: { reason: 'not_connected' | 'expired' | 'insufficient_scope'; scope?: string };
   serverInfo?: Implementation;
   /** The protocol revision spoken with this server (`2026-07-28`, `2025-11-25`, …). */
   protocolVersion?: string;

@@ -5,6 +5,7 @@ import {
   StreamableHTTPClientTransport,
   type ElicitRequestFormParams,
   type ElicitResult,
+  type AuthProvider,
   type CacheKey,
   type NotificationMethod as SdkNotificationMethod,
   type PriorDiscovery,
@@ -93,6 +94,8 @@ export class McpConnection {
     private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'>,
     private readonly events: ConnectionEvents,
     private readonly verdicts: VerdictStore,
+    /** The bearer token of a server with `auth` (src/auth/vault-auth.ts). */
+    private readonly authProvider?: AuthProvider,
   ) {}
 
   get connected(): boolean {
@@ -223,7 +226,7 @@ export class McpConnection {
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
-      const transport = createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, kind === 'streamable-http' ? stream : undefined);
+      const transport = createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, kind === 'streamable-http' ? stream : undefined, this.authProvider);
       try {
         await client.connect(transport, { ...this.requestOptions, ...(prior ? { prior } : {}) });
         this.kind = kind;

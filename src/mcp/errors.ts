@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { authRequiredIn } from '../auth/grant';
 import { ApiError } from '../errors';
 import { redactSecrets } from './transport';
 
@@ -122,6 +123,8 @@ function unsupportedVersionText(data: unknown): string {
  */
 export function upstreamError(server: string, error: unknown, connecting = false): ApiError {
   if (error instanceof ApiError) return error;
+  const authRequired = authRequiredIn(error);
+  if (authRequired) return new ApiError(403, 'auth_required', authRequired.message);
   // Asked, answered (elicitation), and asked again past the SDK's round limit: a server that never settles.
   if (error instanceof SdkError && error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
     return new ApiError(502, 'input_required', `MCP server "${server}" kept asking for input after it was answered: ${bounded(error.message)}`);

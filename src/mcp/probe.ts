@@ -1,4 +1,5 @@
-import type { Implementation } from '@modelcontextprotocol/client';
+import type { AuthProvider, Implementation } from '@modelcontextprotocol/client';
+import { authRequiredIn, type AuthRequiredReason } from '../auth/grant';
 import type { ServerCapabilities } from './catalog';
 import { publicServerInfo, type McpServerConfig, type Settings } from '../config';
 import { describeUpstreamError } from './errors';
@@ -6,7 +7,11 @@ import { McpConnection } from './connection';
 import type { TransportEnv } from './transport';
 
 export interface ServerProbe extends ReturnType<typeof publicServerInfo> {
-  status: 'connected' | 'error';
+  /** `auth_required`: the caller must connect their account first (`connectUrl`). */
+  status: 'connected' | 'error' | 'auth_required';
+  authorization?: { reason: AuthRequiredReason; scope?: string };
+  /** For `auth_required`: the link to open (this caller's, single use, 10 minutes). */
+  connectUrl?: string;
   error?: string;
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
@@ -23,24 +28,34 @@ const recent = new Map<string, { at: number; probe: Promise<ServerProbe> }>();
  * `initialize` (2025), then the session is ended. Results are shared by the requests of one isolate for
  * `maxAgeMs`, so a busy status page does not hammer the servers.
  */
-export function probeServers(servers: McpServerConfig[], env: TransportEnv, settings: Settings, maxAgeMs = 30_000): Promise<ServerProbe[]> {
+export function probeServers(
+  servers: McpServerConfig[],
+  env: TransportEnv,
+  settings: Settings,
+  /** The token source of each server with `auth` (the caller's own, so results are kept per caller). */
+  authFor: (server: McpServerConfig) => { key: string; auth: AuthProvider } | undefined = () => undefined,
+  maxAgeMs = 30_000,
+): Promise<ServerProbe[]> {
   const now = Date.now();
   return Promise.all(
     servers.map((server) => {
-      const key = JSON.stringify(server);
+      const auth = authFor(server);
+      const key = `${JSON.stringify(server)}\u0000${auth?.key ?? ''}`;
       const cached = recent.get(key);
       if (cached && now - cached.at < maxAgeMs) return cached.probe;
-      const probe = probeServer(server, env, settings);
+      const probe = probeServer(server, env, settings, auth?.auth);
+      // A caller who is asked to connect is asked again next time (they may have connected meanwhile).
+      void probe.then((result) => result.status === 'auth_required' && recent.get(key)?.probe === probe && recent.delete(key));
       recent.set(key, { at: now, probe });
       return probe;
     }),
   );
 }
 
-async function probeServer(server: McpServerConfig, env: TransportEnv, settings: Settings): Promise<ServerProbe> {
+async function probeServer(server: McpServerConfig, env: TransportEnv, settings: Settings, auth: AuthProvider | undefined): Promise<ServerProbe> {
   const checkedAt = new Date().toISOString();
   // No stored verdict here (no conversation): the probe asks the server.
-  const connection = new McpConnection(server, env, settings, { onNotification: () => {}, onStreamLost: () => {} }, { prior: () => undefined, save: () => {} });
+  const connection = new McpConnection(server, env, settings, { onNotification: () => {}, onStreamLost: () => {} }, { prior: () => undefined, save: () => {} }, auth);
   try {
     const client = await connection.ensure();
     const serverInfo = client.getServerVersion();
@@ -54,6 +69,8 @@ async function probeServer(server: McpServerConfig, env: TransportEnv, settings:
       checkedAt,
     };
   } catch (error) {
+    const authRequired = authRequiredIn(error);
+    if (authRequired) return { ...publicServerInfo(server), status: 'auth_required', error: authRequired.message, authorization: { reason: authRequired.reason, ...(authRequired.scope ? { scope: authRequired.scope } : {}) }, checkedAt };
     return { ...publicServerInfo(server), status: 'error', error: describeUpstreamError(error), checkedAt };
   } finally {
     await connection.reset();

@@ -1,8 +1,10 @@
-import type { Client, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { Client, ElicitRequestFormParams, ElicitResult, InsufficientScopeError } from '@modelcontextprotocol/client';
 import type { ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
+import { authRequiredIn, type AuthRequiredError } from '../auth/grant';
+import type { VaultAuth } from '../auth/vault-auth';
 import { ApiError } from '../errors';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import { CatalogRefresher } from './catalog-refresh';
@@ -30,6 +32,8 @@ export interface ServerLinkOptions {
   sharedCatalogs?: SharedCatalogs | undefined;
   /** Asks the user what a server wants to know (elicitation); absent: the capability is not declared. */
   elicit?: Elicit | undefined;
+  /** The token source of a server with `auth` (src/auth/vault-auth.ts). */
+  auth?: VaultAuth | undefined;
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them. */
@@ -68,7 +72,8 @@ export class ServerLink {
       fallbackTtlMs: config.ttlMs ?? settings.RESOURCE_TTL_MS,
       maxAgeMs: settings.CACHE_MAX_AGE_MS,
       trustNotifications: config.trustNotifications,
-      perUser: config.cacheScope === 'user',
+      // What a server shows one user's account is that user's: never shared in the tenant.
+      perUser: config.cacheScope === 'user' || config.auth.type === 'oauth',
     };
     this.connection = new McpConnection(
       config,
@@ -83,12 +88,14 @@ export class ServerLink {
         prior: () => priorFrom(store.verdict(this.id), Date.now(), settings.ERA_VERDICT_MAX_AGE_MS),
         save: (verdict) => store.saveVerdict(this.id, verdict),
       },
+      options.auth,
     );
     this.catalogs = new CatalogRefresher(this.state, this.connection, store, settings, this.policy, (uris) => {
       for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
       store.unfollow(this.id, uris);
       for (const uri of uris) this.remembered.delete(uri);
-    }, options.sharedCatalogs ? { catalogs: options.sharedCatalogs, url: config.url } : undefined);
+      // An OAuth server's lists may differ from one account to another: not shared in the tenant.
+    }, options.sharedCatalogs && config.auth.type !== 'oauth' ? { catalogs: options.sharedCatalogs, url: config.url } : undefined);
   }
 
   get config(): McpServerConfig {
@@ -110,7 +117,7 @@ export class ServerLink {
       if (!setUp) this.setUps.set(client, (setUp = this.setUp(client)));
       await setUp;
       if (this.connection.current !== client && this.connection.connected && attempt < 2) continue;
-      if (this.state.status === 'error') throw upstreamError(this.id, this.setUpError ?? new Error(this.state.error));
+      if (this.state.status === 'error' || this.state.status === 'auth_required') throw upstreamError(this.id, this.setUpError ?? new Error(this.state.error));
       // A channel the server ended (or lost), or that failed to open a while ago, is opened again on the next use.
       if (this.channel?.broken(Date.now())) {
         void this.channel.close().catch(() => {});
@@ -131,6 +138,8 @@ export class ServerLink {
       this.backoff = undefined;
       return client;
     } catch (error) {
+      const authRequired = authRequiredIn(error);
+      if (authRequired) throw this.markAuthRequired(authRequired);
       this.markError(error);
       const delay = Math.min(CONNECT_BACKOFF_MAX_MS, this.backoff ? this.backoff.delay * 2 : CONNECT_BACKOFF_MIN_MS);
       this.backoff = { until: Date.now() + delay, delay, error };
@@ -149,7 +158,23 @@ export class ServerLink {
     if (!state.capabilities?.resources) throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
     const channel = this.channel;
     const { cache } = this.options;
-    return readThroughCache({ server: this.id, uri, reuseSince, cache, policy: this.policy, connection: this.connection, channel, onWatched: () => channel && this.remember(channel, uri) });
+    try {
+      return await readThroughCache({ server: this.id, uri, reuseSince, cache, policy: this.policy, connection: this.connection, channel, onWatched: () => channel && this.remember(channel, uri) });
+    } catch (error) {
+      throw await this.authFailure(error) ?? error;
+    }
+  }
+
+  /**
+   * A request that failed because the authorization ended (a refused
+   * refresh, a revoked grant): the connection made with it is closed and the
+   * user is asked to connect again. Undefined for any other failure.
+   */
+  async authFailure(error: unknown): Promise<ApiError | undefined> {
+    const authRequired = authRequiredIn(error);
+    if (!authRequired) return undefined;
+    if (authRequired.reason !== 'insufficient_scope') await this.release();
+    return this.markAuthRequired(authRequired);
   }
 
   /**
@@ -187,6 +212,7 @@ export class ServerLink {
     state.connectedAt = Date.now();
     state.status = 'connected';
     delete state.error;
+    if (state.authorization?.reason !== 'insufficient_scope') delete state.authorization;
     try {
       // The channel first: a change between our listing and our subscription would never be heard of.
       await this.openChannel(client);
@@ -203,7 +229,9 @@ export class ServerLink {
       // A set-up overtaken by a newer connection (replaced meanwhile) says nothing about that one.
       if (this.connection.current !== client) return;
       this.setUpError = error;
-      this.markError(error);
+      const authRequired = authRequiredIn(error);
+      if (authRequired) this.markAuthRequired(authRequired);
+      else this.markError(error);
       await this.connection.reset(client);
     }
     if (this.connection.current === client) this.options.store.saveHeader(state);
@@ -227,6 +255,41 @@ export class ServerLink {
     if (this.remembered.has(uri) || channel.coveredSince(uri) === undefined) return;
     this.remembered.add(uri);
     this.options.store.follow(this.id, uri);
+  }
+
+  /**
+   * The user must connect (or connect again, or grant more): no back-off —
+   * asking the vault costs nothing upstream, and the next use after the user
+   * connected must go through.
+   */
+  markAuthRequired(error: AuthRequiredError): ApiError {
+    this.state.status = error.reason === 'insufficient_scope' && this.connection.connected ? 'connected' : 'auth_required';
+    this.state.authorization = { reason: error.reason, ...(error.scope ? { scope: error.scope } : {}) };
+    if (this.state.status === 'auth_required') this.state.error = error.message;
+    this.options.store.saveHeader(this.state);
+    return new ApiError(403, 'auth_required', error.message);
+  }
+
+  /** A request was refused for want of scope (403 insufficient_scope): the vault remembers what to ask for; the user is told. */
+  async stepUp(error: InsufficientScopeError): Promise<ApiError> {
+    const auth = this.options.auth;
+    if (!auth) return new ApiError(403, 'insufficient_scope', `MCP server "${this.id}" refused: it needs scope ${error.requiredScope ?? '(not said)'}`);
+    return this.markAuthRequired(await auth.needsScope(error.requiredScope));
+  }
+
+  /**
+   * The user connected again, or disconnected: the token held here and the
+   * connection made with it are dropped, and so is everything cached under
+   * the old authorization. The next use connects with the new one. A
+   * connection already made with `grant` (the new one) is kept.
+   */
+  async reauthorized(grant?: string): Promise<void> {
+    if (grant !== undefined && this.options.auth?.grant === grant) return;
+    this.options.auth?.forget();
+    this.backoff = undefined;
+    delete this.state.authorization;
+    this.options.cache.invalidateServer(this.id);
+    await this.release();
   }
 
   private markError(error: unknown) {

@@ -1,4 +1,5 @@
-import { ProtocolError, ProtocolErrorCode, type CallToolResult, type CompleteRequest, type CompleteResult, type GetPromptResult } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, ProtocolError, ProtocolErrorCode, type CallToolResult, type CompleteRequest, type CompleteResult, type GetPromptResult } from '@modelcontextprotocol/client';
+import type { VaultAuth } from '../auth/vault-auth';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
@@ -28,6 +29,8 @@ export interface McpSessionsOptions {
   sharedCatalogs?: SharedCatalogs | undefined;
   /** Asks the user what a server wants to know (elicitation, during a turn). */
   elicit?: Elicit | undefined;
+  /** The token source of each server with `auth` (src/auth/vault-auth.ts). */
+  authFor?: ((server: McpServerConfig) => VaultAuth | undefined) | undefined;
 }
 
 /**
@@ -42,7 +45,7 @@ export class McpSessions {
   private readonly linkedUris = new Map<string, string>();
 
   constructor(private readonly options: McpSessionsOptions) {
-    for (const config of options.servers) this.links.set(config.id, new ServerLink({ ...options, config }));
+    for (const config of options.servers) this.links.set(config.id, new ServerLink({ ...options, config, auth: options.authFor?.(config) }));
   }
 
   get servers(): McpServerConfig[] {
@@ -101,8 +104,14 @@ export class McpSessions {
         ...(signal ? { signal } : {}),
       })) as CallToolResult;
     } catch (error) {
-      throw upstreamError(id, error);
+      if (error instanceof InsufficientScopeError) throw await link.stepUp(error);
+      throw (await link.authFailure(error)) ?? upstreamError(id, error);
     }
+  }
+
+  /** The user connected or disconnected `id` (src/auth): its connection and cached copies under the old authorization go. */
+  async reauthorized(id: string, grant?: string): Promise<void> {
+    await this.links.get(id)?.reauthorized(grant);
   }
 
   /** `prompts/get`, after checking the arguments against the prompt's declaration (400 naming the argument). */
@@ -121,7 +130,7 @@ export class McpSessions {
       if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
         throw new ApiError(400, 'invalid_argument', `Prompt "${name}" on server "${id}": ${describeUpstreamError(error)}`);
       }
-      throw upstreamError(id, error);
+      throw (await link.authFailure(error)) ?? upstreamError(id, error);
     }
   }
 

@@ -1,4 +1,4 @@
-import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../config';
 import { ApiError } from '../errors';
 import { limitResponses } from './response-limit';
@@ -50,7 +50,9 @@ export function redactSecrets(text: string): string {
  * Builds the client transport of one server (SDK v2). Paths of this Worker
  * go through the SELF binding. No message from the server may exceed
  * `maxResponseBytes`. `getStream` learns whether a 2025 server's standalone
- * GET stream (its notification channel) is open.
+ * GET stream (its notification channel) is open. `authProvider` (servers
+ * with `auth`) gives the bearer token; a 403 `insufficient_scope` is thrown
+ * to us (the user, not the transport, decides whether to grant more).
  */
 export function createTransport(
   server: McpServerConfig,
@@ -58,6 +60,7 @@ export function createTransport(
   kind: TransportKind,
   maxResponseBytes: number,
   getStream?: GetStreamWatcher,
+  authProvider?: AuthProvider,
 ): Transport {
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
@@ -65,11 +68,14 @@ export function createTransport(
   const limited = limitResponses(direct, maxResponseBytes);
   const fetchImpl = getStream ? watchGetStream(limited, getStream) : limited;
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };
+  const auth = authProvider ? { authProvider } : {};
   return kind === 'sse'
-    ? new SSEClientTransport(url, { fetch: fetchImpl, requestInit })
+    ? new SSEClientTransport(url, { fetch: fetchImpl, requestInit, ...auth })
     : new StreamableHTTPClientTransport(url, {
         fetch: fetchImpl,
         requestInit,
+        ...auth,
+        onInsufficientScope: 'throw',
         reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 },
       });
 }

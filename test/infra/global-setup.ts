@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { startFaultProxy } from './fault-proxy';
 import { startMinimalServer } from './minimal-server';
-import { TEST_PORT_BASE } from './ports';
+import { startOAuthServers } from './oauth-servers';
+import { OAUTH_AS_PORT, OAUTH_RS_PORT, TEST_PORT_BASE } from './ports';
 import { startV2Servers } from './v2-servers';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
@@ -109,6 +110,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => minimal.close());
     const v2 = await startV2Servers(V2_PORT);
     stops.push(() => v2.close());
+    const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
+    stops.push(oauth.stop);
   } catch (err) {
     await stopAll();
     throw err;
@@ -119,6 +122,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('faultControlUrl', `http://127.0.0.1:${PROXY_PORT}/__control`);
   project.provide('minimalUrl', `http://127.0.0.1:${MINIMAL_PORT}/mcp`);
   project.provide('v2Url', `http://127.0.0.1:${V2_PORT}`);
+  project.provide('oauthAsUrl', `http://127.0.0.1:${OAUTH_AS_PORT}`);
+  project.provide('oauthRsUrl', `http://127.0.0.1:${OAUTH_RS_PORT}/mcp`);
 
   return stopAll;
 }

@@ -1,7 +1,11 @@
-// Test servers listen on TEST_PORT_BASE + 1..4 (default 3901–3904). Set
+// Test servers listen on TEST_PORT_BASE + 1..7 (default 3901–3907). Set
 // TEST_PORT_BASE to run a second copy of the suite (another checkout) at the
 // same time without the two fighting over ports.
 export const TEST_PORT_BASE = Number(process.env.TEST_PORT_BASE ?? 3900);
+
+/** The OAuth authorization server and the MCP server it protects (oauth-servers.ts). */
+export const OAUTH_AS_PORT = TEST_PORT_BASE + 6;
+export const OAUTH_RS_PORT = TEST_PORT_BASE + 7;
 
 /** The browser tests (test/browser): two `wrangler dev` services and two host pages. */
 export const BROWSER_PORTS = {
@@ -19,4 +23,7 @@ export const BROWSER_PORTS = {
   fakeModel: TEST_PORT_BASE + 17,
   /** Where an MCP server that is down would be: nothing listens here. */
   nothingListening: TEST_PORT_BASE + 19,
+  /** The browser project's own OAuth authorization server and protected MCP server (oauth-servers.ts). */
+  oauthAs: TEST_PORT_BASE + 20,
+  oauthRs: TEST_PORT_BASE + 21,
 };

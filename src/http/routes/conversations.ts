@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { connectLinks } from '../../auth/connect-links';
+import type { ServerState } from '../../mcp/catalog';
 import { newConversationId } from '../../conversation/ids';
-import { unwrap } from '../../conversation/rpc';
+import { unwrap } from '../../rpc';
 import { SendMessageBody, userMessageFrom } from '../../conversation/user-message';
 import { decodeCursor, directoryOf, TITLE_MAX_CHARS } from '../../conversation/directory';
 import { formatIssues, loadConfig } from '../../config';
@@ -104,8 +106,10 @@ export const conversations = new Hono<AppBindings>()
   })
   .get('/:id/catalog', async (c) => {
     const stub = await ownedStub(c);
-    const catalog = unwrap(await stub.catalog());
-    return c.json(catalog);
+    const catalog = unwrap(await stub.catalog()) as { servers: ServerState[] };
+    const { tenant, user } = c.get('principal');
+    // A server the caller must connect (or grant more access to) carries their connect link.
+    return c.json({ ...catalog, servers: await connectLinks(c.env, { tenant, user }, catalog.servers) });
   })
   .post('/:id/messages', async (c) => {
     const body = await jsonBody(c, SendMessageBody);

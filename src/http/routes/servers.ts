@@ -1,12 +1,25 @@
 import { Hono } from 'hono';
+import { VaultAuth } from '../../auth/vault-auth';
 import { loadConfig, serversOf } from '../../config';
 import { probeServers } from '../../mcp/probe';
+import { connectLinks } from '../../auth/connect-links';
 import type { AppBindings } from '../types';
 
-/** `GET /v1/servers`: the caller's tenant's MCP servers (never their headers), with live status and capabilities. */
+/**
+ * `GET /v1/servers`: the caller's tenant's MCP servers (never their headers),
+ * with live status and capabilities. An OAuth server is probed with the
+ * caller's own token; one they have not connected says `auth_required`,
+ * with the `connectUrl` to open.
+ */
 export const servers = new Hono<AppBindings>().get('/', async (c) => {
   const config = loadConfig(c.env);
   const principal = c.get('principal');
-  const servers = serversOf(config, principal.tenant).filter((s) => !principal.servers || principal.servers.includes(s.id));
-  return c.json({ servers: await probeServers(servers, c.env as unknown as Env & Record<string, unknown>, config.settings) });
+  const { tenant, user } = principal;
+  const servers = serversOf(config, tenant).filter((s) => !principal.servers || principal.servers.includes(s.id));
+  const probes = await probeServers(servers, c.env as unknown as Env & Record<string, unknown>, config.settings, (server) => {
+    if (server.auth.type === 'none') return undefined;
+    const owner = server.auth.type === 'oauth' ? { tenant, user } : { tenant };
+    return { key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`, auth: new VaultAuth(c.env, owner, server.id) };
+  });
+  return c.json({ servers: await connectLinks(c.env, { tenant, user }, probes) });
 });

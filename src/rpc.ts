@@ -1,4 +1,4 @@
-import { ApiError } from '../errors';
+import { ApiError } from './errors';
 
 /**
  * Errors do not cross a Durable Object RPC boundary intact (custom fields

@@ -1,0 +1,112 @@
+import { Hono, type Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { html, raw } from 'hono/html';
+import { NONCE, secureHeaders } from 'hono/secure-headers';
+import { CLIENT_NAME } from '../../auth/record-provider';
+import { newNonce, openState, openTicket, sealState, START_PATH, AUTHORIZATION_TTL_MS } from '../../auth/tickets';
+import { vaultOf } from '../../auth/vault';
+import { CALLBACK_PATH, CLIENT_METADATA_PATH, oauthSetup } from '../../config/oauth';
+import { announceAuthorizationChange } from '../reauthorize';
+import type { AppBindings } from '../types';
+
+/** The cookie that ties an authorization's callback to the browser that started it (one per server, so two can run at once). */
+const cookieName = (server: string) => `mcpod_oauth_${server}`;
+
+/** Pages of this flow: no framing, no referrer (the callback URL carries a code), only our own inline script. */
+const pageHeaders = secureHeaders({
+  contentSecurityPolicy: { defaultSrc: ["'none'"], scriptSrc: [NONCE], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"] },
+  referrerPolicy: 'no-referrer',
+  crossOriginOpenerPolicy: 'unsafe-none',
+});
+
+/**
+ * The browser's side of connecting an account (docs/design/oauth.md), outside
+ * `/v1` (a popup carries no API token; the sealed ticket and state do):
+ * - `GET /oauth/client-metadata.json`: our client ID metadata document;
+ * - `GET /oauth/start/<ticket>`: the connect link; sets the browser cookie, sends the user to the authorization server;
+ * - `GET /oauth/callback`: checks `state` (sealed, single use, this browser's), exchanges the code, tells the user's conversations.
+ * The callback only ever renders a page: no redirect a third party could steer.
+ */
+export const oauth = new Hono<AppBindings>()
+  .get(CLIENT_METADATA_PATH.slice('/oauth'.length), (c) => {
+    const setup = oauthSetup(c.env as unknown as Record<string, string>);
+    return c.json(
+      {
+        client_id: `${setup.publicUrl.origin}${CLIENT_METADATA_PATH}`,
+        client_name: CLIENT_NAME,
+        client_uri: setup.publicUrl.origin,
+        redirect_uris: [setup.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      200,
+      { 'cache-control': 'public, max-age=3600' },
+    );
+  })
+  .use('/start/*', pageHeaders)
+  .use('/callback', pageHeaders)
+  .get(`${START_PATH.slice('/oauth'.length)}:ticket`, async (c) => {
+    const setup = oauthSetup(c.env as unknown as Record<string, string>);
+    const ticket = await openTicket(setup, c.req.param('ticket') ?? '');
+    if (!ticket) return page(c, 400, 'This link has expired or is not valid', 'Go back to the chat and choose Connect again.');
+    const stateNonce = newNonce();
+    const state = await sealState(setup, { tenant: ticket.tenant, user: ticket.user, server: ticket.server, nonce: stateNonce, expiresAt: Date.now() + AUTHORIZATION_TTL_MS });
+    const owner = { tenant: ticket.tenant, user: ticket.user };
+    const started = await vaultOf(c.env, owner).begin(owner, ticket.server, { ticketNonce: ticket.nonce, ticketExpiresAt: ticket.expiresAt, state, stateNonce });
+    if (!started.ok) return page(c, started.error.status, `Could not connect ${ticket.server}`, started.error.message);
+    setCookie(c, cookieName(ticket.server), stateNonce, {
+      path: CALLBACK_PATH,
+      httpOnly: true,
+      secure: setup.publicUrl.protocol === 'https:',
+      sameSite: 'Lax', // sent on the authorization server's top-level redirect back to us, not on cross-site subrequests
+      maxAge: AUTHORIZATION_TTL_MS / 1000,
+    });
+    return c.redirect(started.value, 302);
+  })
+  .get('/callback', async (c) => {
+    const setup = oauthSetup(c.env as unknown as Record<string, string>);
+    const ticket = await openState(setup, c.req.query('state') ?? '');
+    if (!ticket) return page(c, 400, 'This authorization is not valid', 'It has expired, was altered, or was not started here. Go back to the chat and choose Connect again.');
+    const cookie = getCookie(c, cookieName(ticket.server));
+    deleteCookie(c, cookieName(ticket.server), { path: CALLBACK_PATH });
+    // The state must come back to the browser that started it (CSRF: nobody can finish their authorization in your session).
+    if (!cookie || !sameText(cookie, ticket.nonce)) return page(c, 400, 'This authorization was started in another browser', 'Go back to the chat and choose Connect again.');
+    const owner = { tenant: ticket.tenant, user: ticket.user };
+    const vault = vaultOf(c.env, owner);
+    const error = c.req.query('error');
+    if (error) {
+      await vault.abandon(ticket.nonce);
+      const why = error === 'access_denied' ? 'Access was not granted.' : `The authorization server answered: ${error}${c.req.query('error_description') ? ` (${c.req.query('error_description')})` : ''}.`;
+      return page(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, ok: false });
+    }
+    const code = c.req.query('code');
+    if (!code) return page(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');
+    const finished = await vault.finish(owner, ticket.server, ticket.nonce, { code, iss: c.req.query('iss') });
+    if (!finished.ok) return page(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, { server: ticket.server, ok: false });
+    // Before the page: a conversation the user goes back to has already dropped the old connection.
+    await announceAuthorizationChange(c.env, owner, ticket.server, finished.value).catch((e) => console.warn(`announcing a new authorization failed: ${(e as Error).message}`));
+    return page(c, 200, `${ticket.server} is connected`, 'You can close this window and go back to the chat.', { server: ticket.server, ok: true });
+  });
+
+/** A small page for the popup; it tells the window that opened it (nothing secret: the server id and the outcome) and closes itself on success. */
+function page(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; ok: boolean }) {
+  const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
+  const message = outcome ? JSON.stringify({ type: 'mcp-ondemand:oauth', ...outcome }) : 'null';
+  const body = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title>
+<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}</style></head>
+<body><h1>${title}</h1><p>${text}</p>
+<script nonce="${nonce}">
+const outcome = ${raw(message)};
+if (outcome && window.opener) window.opener.postMessage(outcome, '*');
+if (outcome && outcome.ok) setTimeout(() => window.close(), 800);
+</script></body></html>`;
+  return c.html(body, status as 200);
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  return x.length === y.length && crypto.subtle.timingSafeEqual(x, y);
+}

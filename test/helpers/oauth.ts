@@ -1,0 +1,58 @@
+import { exports } from 'cloudflare:workers';
+import { inject } from 'vitest';
+
+/** The OAuth test tenant (vitest.config.ts), as its backend calls us for one end user. */
+export const oauthUser = (user: string) => ({ authorization: 'Bearer test-key-oauth', 'x-end-user': user });
+
+export const asUrl = inject('oauthAsUrl');
+export const rsUrl = inject('oauthRsUrl');
+
+/** The authorization server's control API (test/infra/oauth-servers.ts). */
+export async function control<T = unknown>(path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${asUrl}/__control/${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`control ${path}: ${response.status} ${await response.text()}`);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+/** A request to the Worker from the user's browser (no API token: the popup's requests). */
+export const browser = (url: string, init: RequestInit = {}) => exports.default.fetch(url, { redirect: 'manual', ...init });
+
+export interface ConnectSteps {
+  /** Our start route's answer (302 to the authorization server, with the cookie). */
+  start: Response;
+  /** Where it sent the browser. */
+  authorizeUrl: URL;
+  /** The authorization server's answer (302 back to our callback). */
+  callbackUrl: URL;
+  cookie: string;
+}
+
+/**
+ * What a browser does when the user opens a connect link: our start route →
+ * the authorization server (which approves at once, as `login`) → our
+ * callback, with the cookie the start route set. Returns the callback page.
+ */
+export async function connectWithLink(link: string, { login, tamper }: { login?: string; tamper?: (steps: ConnectSteps) => { url: URL; cookie: string } } = {}): Promise<Response> {
+  const steps = await startConnect(link, login);
+  const { url, cookie } = tamper ? tamper(steps) : { url: steps.callbackUrl, cookie: steps.cookie };
+  return browser(url.href, { headers: cookie ? { cookie } : {} });
+}
+
+export async function startConnect(link: string, login?: string): Promise<ConnectSteps> {
+  const start = await browser(link);
+  if (start.status !== 302) throw new Error(`start: ${start.status} ${await start.text()}`);
+  const authorizeUrl = new URL(start.headers.get('location')!);
+  if (login) authorizeUrl.searchParams.set('login_hint', login);
+  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const approved = await fetch(authorizeUrl, { redirect: 'manual' });
+  if (approved.status !== 302) throw new Error(`authorize: ${approved.status} ${await approved.text()}`);
+  return { start, authorizeUrl, callbackUrl: new URL(approved.headers.get('location')!), cookie };
+}
+
+/** Connects `server` for `user` (signed in upstream as `login`) through the API's connect link; returns the callback page. */
+export async function connect(user: string, server: string, login = `upstream-${user}`): Promise<Response> {
+  const response = await exports.default.fetch(`http://localhost/v1/connections/${server}`, { method: 'POST', headers: oauthUser(user) });
+  if (response.status !== 200) throw new Error(`connect link: ${response.status} ${await response.text()}`);
+  const { url } = await response.json<{ url: string }>();
+  return connectWithLink(url, { login });
+}

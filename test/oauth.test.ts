@@ -138,9 +138,10 @@ describe('a server each end user connects to (OAuth)', () => {
     const id = await newConversation('erin');
     expect((await callAccountTool(id, 'account', 'whoami')).result?.text).toContain('You are upstream-erin');
     await control('revoke-subject', { subject: 'upstream-erin' });
-    const { result } = await callAccountTool(id, 'account', 'whoami');
+    const { result, chunks } = await callAccountTool(id, 'account', 'whoami');
     expect(result?.error).toBe(true);
     expect(result?.text).toMatch(/connect/i);
+    expect(chunks.some((c) => c.type === 'data-auth-required' && (c as { data: { server: string; reason: string } }).data.reason === 'expired')).toBe(true);
     const servers = await catalogOf(id, 'erin');
     expect(servers.account!.status).toBe('auth_required');
     expect(servers.account!.authorization?.reason).toBe('expired');
@@ -155,6 +156,9 @@ describe('a server each end user connects to (OAuth)', () => {
     const first = await callAccountTool(id, 'account', 'admin_report');
     expect(first.result?.error).toBe(true);
     expect(first.result?.text).toMatch(/more access/);
+    // The Connect card comes in the same turn's stream, asking for the scope the server named.
+    const card = first.chunks.find((c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account') as { data: { reason: string; scope?: string } } | undefined;
+    expect(card?.data).toMatchObject({ reason: 'insufficient_scope', scope: 'mcp:read admin' });
     const connections = await (await api('/v1/connections', 'frank')).json<{ connections: Array<{ server: string; status: string; connectUrl?: string }> }>();
     const account = connections.connections.find((c) => c.server === 'account')!;
     expect(account.status).toBe('step_up_required');
@@ -231,10 +235,24 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(connections.connections.find((c) => c.server === 'account')!.status).toBe('not_connected');
   });
 
-  it('keeps tokens out of storage (but sealed), API answers and the model’s input', async () => {
+  it('keeps tokens out of storage (but sealed), logs, API answers and the model’s input', async () => {
+    // Every log line of this isolate (the Worker, its Durable Objects and the SDK's warnings) while tokens are issued, used and refreshed.
+    const logged: string[] = [];
+    const restore = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => {
+      const original = console[level];
+      console[level] = (...args: unknown[]) => {
+        logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+        original.apply(console, args);
+      };
+      return () => (console[level] = original);
+    });
+    await control('config', { accessTokenTtlSeconds: 60 });
     await connect('judy', 'account');
     const id = await newConversation('judy');
     const { prompts } = await callAccountTool(id, 'account', 'whoami');
+    await control('revoke-subject', { subject: 'upstream-judy' });
+    await callAccountTool(id, 'account', 'whoami');
+    for (const undo of restore) undo();
     const issued = await tokens();
     const secrets = [...(issued.accessTokens ?? []), ...(issued.refreshTokens ?? [])];
     expect(secrets.length).toBeGreaterThan(0);
@@ -255,6 +273,7 @@ describe('a server each end user connects to (OAuth)', () => {
       expect(kvValues).not.toContain(secret);
       for (const answer of answers) expect(answer).not.toContain(secret);
       for (const prompt of prompts) expect(prompt).not.toContain(secret);
+      for (const line of logged) expect(line).not.toContain(secret);
     }
   });
 });

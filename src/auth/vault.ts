@@ -1,10 +1,11 @@
 import { DurableObject } from 'cloudflare:workers';
-import { auth, extractWWWAuthenticateParams, type AuthorizationServerMetadata } from '@modelcontextprotocol/client';
+import type { AuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import { loadConfig, serversOf, type McpServerConfig } from '../config';
 import { oauthSetup, type OAuthSetup } from '../config/oauth';
 import { ApiError, notFound } from '../errors';
 import { toRpcResult, type RpcResult } from '../rpc';
 import type { AccessGrant, ConnectionStatus } from './grant';
+import { completeAuthorization, renewTokens, startAuthorization, type FlowTarget } from './flow';
 import { guardedFetch, urlProblem } from './guarded-fetch';
 import { RecordProvider, type ClientIdentity, type CredentialRecord, type PendingAuthorization } from './record-provider';
 import { revokeTokens } from './revoke';
@@ -99,29 +100,16 @@ export class TokenVault extends DurableObject<Env> {
     sql.exec(`INSERT INTO used_tickets (nonce, expires) VALUES (?, ?)`, flow.ticketNonce, flow.ticketExpiresAt);
     const setup = this.setup();
     const record = await this.load(owner, serverId);
-    const provider = new RecordProvider(record, identityOf(server, setup, this.env), { state: flow.state });
-    const fetchFn = guardedFetch(setup.allowPrivate);
-    // Scope selection (MCP authorization): what the server challenges for (step-up: that plus what was granted), else configured scopes, else its metadata's.
-    const challenge = record.stepUpScope ? undefined : await challengeOf(server.url, fetchFn);
-    const wanted = record.stepUpScope ? union(record.tokens?.scope, record.stepUpScope) : (server.auth.scopes?.join(' ') ?? challenge?.scope);
-    const result = await this.oauth(serverId, () =>
-      auth(provider, {
-        serverUrl: server.url,
-        fetchFn,
-        forceReauthorization: true,
-        ...(wanted ? { scope: wanted } : {}),
-        ...(challenge?.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
-      }),
-    );
-    const url = provider.authorizationUrl;
-    if (result !== 'REDIRECT' || !url || !provider.savedCodeVerifier) throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": the authorization server did not start an authorization`);
+    const target = this.target(server, setup);
+    const scope = record.stepUpScope ? union(record.tokens?.scope, record.stepUpScope) : server.auth.scopes?.join(' ');
+    const { authorizationUrl: url, codeVerifier } = await this.oauth(serverId, () => startAuthorization(target, record, flow.state, scope || undefined));
     const problem = urlProblem(url, setup.allowPrivate);
     if (problem) throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": its authorization endpoint is refused: ${problem}`);
     // Registration and discovery are kept (the tokens are untouched: the current grant works until the new one arrives).
     await this.save(owner, serverId, record);
     const pending: PendingAuthorization = {
       server: serverId,
-      codeVerifier: provider.savedCodeVerifier,
+      codeVerifier,
       ...(record.discovery ? { discovery: record.discovery } : {}),
       expiresAt: Date.now() + AUTHORIZATION_TTL_MS,
     };
@@ -143,11 +131,7 @@ export class TokenVault extends DurableObject<Env> {
     const setup = this.setup();
     const record = await this.load(owner, serverId);
     const working: CredentialRecord = { ...record, ...(pending.discovery ? { discovery: pending.discovery } : {}) };
-    const provider = new RecordProvider(working, identityOf(server, setup, this.env), { codeVerifier: pending.codeVerifier });
-    await this.oauth(serverId, () =>
-      auth(provider, { serverUrl: server.url, authorizationCode: callback.code, fetchFn: guardedFetch(setup.allowPrivate), ...(callback.iss ? { iss: callback.iss } : {}) }),
-    );
-    if (!working.tokens?.access_token) throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": no token was issued`);
+    await this.oauth(serverId, () => completeAuthorization(this.target(server, setup), working, pending.codeVerifier, callback));
     working.connectedAt = Date.now();
     working.grant = newNonce();
     delete working.stepUpScope;
@@ -218,25 +202,22 @@ export class TokenVault extends DurableObject<Env> {
     const setup = this.setup();
     const record = await this.load(owner, server.id);
     if (record.tokens?.access_token && record.expiresAt !== undefined && record.expiresAt - Date.now() >= REFRESH_MARGIN_MS) return granted(record);
-    const provider = new RecordProvider(record, identityOf(server, setup, this.env));
-    let result: 'AUTHORIZED' | 'REDIRECT';
+    let result: 'renewed' | 'needs_user';
     try {
-      result = await auth(provider, { serverUrl: server.url, fetchFn: guardedFetch(setup.allowPrivate) });
+      result = await renewTokens(this.target(server, setup), record);
     } catch (error) {
       // The authorization server is down or answered nonsense: a token still valid is still used.
       if (record.tokens?.access_token && (record.expiresAt ?? Infinity) > Date.now()) return granted(record);
       return { status: 'error', message: `MCP server "${server.id}": could not renew its authorization: ${oauthErrorText(error)}` };
     }
-    if (server.auth.type === 'client_credentials' && result === 'AUTHORIZED') {
-      record.grant ??= newNonce();
-      record.connectedAt ??= Date.now();
-    }
-    if (result !== 'AUTHORIZED' || !record.tokens?.access_token) {
+    if (result === 'needs_user') {
       // The refresh was refused (revoked, expired grant): the user must connect again.
-      delete record.tokens;
-      delete record.expiresAt;
       await this.save(owner, server.id, record);
       return { status: 'auth_required', reason: 'expired' };
+    }
+    if (server.auth.type === 'client_credentials') {
+      record.grant ??= newNonce();
+      record.connectedAt ??= Date.now();
     }
     await this.save(owner, server.id, record);
     return granted(record);
@@ -249,6 +230,10 @@ export class TokenVault extends DurableObject<Env> {
       if (error instanceof ApiError) throw error;
       throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": authorization failed: ${oauthErrorText(error)}`);
     }
+  }
+
+  private target(server: McpServerConfig, setup: OAuthSetup): FlowTarget {
+    return { serverUrl: server.url, identity: identityOf(server, setup, this.env), fetchFn: guardedFetch(setup.allowPrivate) };
   }
 
   private server(owner: VaultOwner, id: string): McpServerConfig {
@@ -320,27 +305,6 @@ function identityOf(server: McpServerConfig, setup: OAuthSetup, env: Env): Clien
     clientMetadataUrl: setup.clientMetadataUrl,
     ...(auth.clientId ? { preregistered: { clientId: auth.clientId, clientSecret: secret(auth.clientSecret) } } : {}),
   };
-}
-
-/**
- * What the server says when asked without a token (the 401 a client meets
- * first): the scope it wants and where its resource metadata is. Undefined
- * when it says nothing useful (or cannot be reached: discovery will say why).
- */
-async function challengeOf(serverUrl: string, fetchFn: typeof fetch): Promise<{ scope?: string; resourceMetadataUrl?: URL } | undefined> {
-  try {
-    const response = await fetchFn(serverUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
-    });
-    await response.body?.cancel();
-    if (response.status !== 401) return undefined;
-    const { scope, resourceMetadataUrl } = extractWWWAuthenticateParams(response);
-    return { ...(scope ? { scope } : {}), ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) };
-  } catch {
-    return undefined;
-  }
 }
 
 function union(...scopes: (string | undefined)[]): string {

@@ -17,7 +17,7 @@ export interface OAuthSetup {
   redirectUri: string;
   /** Our client ID metadata document's URL; only over https (the SDK and the spec refuse others): else dynamic registration. */
   clientMetadataUrl: string | undefined;
-  /** Discovered metadata, token and authorization URLs may be http or private (development and tests only). */
+  /** Discovered metadata, token and authorization URLs may be http or private (development and tests only, as for server URLs). */
   allowPrivate: boolean;
   /** OAUTH_TOKEN_KEYS, or, in local development only, a fixed development key. */
   keySpec: string;
@@ -46,7 +46,8 @@ export function oauthSetup(env: OAuthEnv): OAuthSetup {
     publicUrl,
     redirectUri: `${origin}${CALLBACK_PATH}`,
     clientMetadataUrl: publicUrl.protocol === 'https:' ? `${origin}${CLIENT_METADATA_PATH}` : undefined,
-    allowPrivate: env.ALLOW_PRIVATE_MCP_URLS === 'true',
+    // As for MCP server URLs: without tenants (local development) any address; with them, only if allowed.
+    allowPrivate: env.ALLOW_PRIVATE_MCP_URLS === 'true' || !env.TENANTS?.trim(),
     keySpec,
   };
 }

@@ -493,6 +493,7 @@ export class Conversation extends Agent<Env> {
       yieldSessions: async (other) => (await getAgentByName<Env, Conversation>(this.env.CONVERSATION, other)).yieldSessions(owner),
       waitUntil: (promise) => this.ctx.waitUntil(promise),
       elicit: (server, params, signal) => this.turns.elicit(server, params, signal),
+      authRequired: (state) => void this.turns.authRequired(state).catch((e) => console.warn(`could not offer a connect link: ${(e as Error).message}`)),
     });
     return this.liveMcp.use(work);
   }

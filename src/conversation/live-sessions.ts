@@ -6,6 +6,7 @@ import { loadConfig, serversOf } from '../config';
 import { leaseLiveSessions } from '../limits/conversation-limits';
 import { McpSessions } from '../mcp/sessions';
 import type { Elicit } from '../mcp/server-link';
+import type { ServerState } from '../mcp/catalog';
 import { ServerStateStore } from '../mcp/state-store';
 
 /** The count of an end user's conversations with live MCP sessions (src/limits/live-conversations.ts). */
@@ -29,6 +30,8 @@ export interface LiveSessionsHost {
   waitUntil(promise: Promise<unknown>): void;
   /** A server asks the user something during a turn. */
   elicit?: Elicit | undefined;
+  /** A server now needs the user to connect (again), or to grant more access. */
+  authRequired?: ((state: ServerState) => void) | undefined;
 }
 
 /**
@@ -157,6 +160,7 @@ export class LiveSessions {
       // Catalogs live under the same key spaces as the resource copies.
       sharedCatalogs: new SharedCatalogs(this.host.env.RESOURCE_CACHE, scopes, settings),
       elicit: this.host.elicit,
+      authRequired: this.host.authRequired,
       // Tokens come from the end user's vault (OAuth) or the tenant's (client credentials); copies follow the grant.
       authFor: (server) =>
         server.auth.type === 'none'

@@ -59,6 +59,8 @@ export class TurnRunner {
   private clientTools: ClientTool[] = [];
   /** The questions servers ask the user during the running turn (none while a turn is set up or after it ended). */
   private elicitations: TurnElicitations | undefined;
+  /** Adds chunks of our own to the running turn's stream (none while no turn streams). */
+  private write: ((chunk: UIMessageChunk) => void) | undefined;
   /** The turn being set up, if one is. */
   private setUp: Promise<unknown> | undefined;
   /** The turn being streamed continues the last assistant message (after an approval). */
@@ -173,6 +175,18 @@ export class TurnRunner {
     return { message, ready: !pendingApprovals(after).length && !openToolCalls(after).length };
   }
 
+  /**
+   * A server needs the user (again) during the running turn — its grant
+   * ended, or a tool needs more access: the Connect card goes into the
+   * stream now, not at the next turn. (Without a running turn, the next
+   * turn's start carries it.)
+   */
+  async authRequired(state: ServerState): Promise<void> {
+    const write = this.write;
+    if (!this.running || !write) return;
+    for (const chunk of await authRequiredNotices(this.host.env, this.host.owner(), [state])) write(chunk);
+  }
+
   /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */
   async elicit(server: string, params: ElicitRequestFormParams, signal: AbortSignal | undefined): Promise<ElicitResult> {
     if (!this.running || !this.elicitations) return { action: 'cancel' };
@@ -222,6 +236,7 @@ export class TurnRunner {
     history.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);
     const save = (messages: UIMessage[]) => {
       this.elicitations = undefined;
+      this.write = undefined;
       if (replaceFrom) history.replaceFrom(replaceFrom, messages);
       else history.save(messages);
       this.host.saved(messages);
@@ -239,11 +254,13 @@ export class TurnRunner {
         abortSignal,
         onWriter: (write) => {
           this.elicitations = new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal);
+          this.write = write;
         },
         onComplete: save,
         onStopped: save,
         onFailed: () => {
           this.elicitations = undefined;
+          this.write = undefined;
           history.rollback();
           this.host.ended();
         },

@@ -34,6 +34,8 @@ export interface ServerLinkOptions {
   elicit?: Elicit | undefined;
   /** The token source of a server with `auth` (src/auth/vault-auth.ts). */
   auth?: VaultAuth | undefined;
+  /** Told when this server starts needing the user (to connect again, or to grant more access). */
+  authRequired?: ((state: ServerState) => void) | undefined;
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them. */
@@ -263,10 +265,12 @@ export class ServerLink {
    * connected must go through.
    */
   markAuthRequired(error: AuthRequiredError): ApiError {
+    const before = JSON.stringify([this.state.status, this.state.authorization]);
     this.state.status = error.reason === 'insufficient_scope' && this.connection.connected ? 'connected' : 'auth_required';
     this.state.authorization = { reason: error.reason, ...(error.scope ? { scope: error.scope } : {}) };
     if (this.state.status === 'auth_required') this.state.error = error.message;
     this.options.store.saveHeader(this.state);
+    if (JSON.stringify([this.state.status, this.state.authorization]) !== before) this.options.authRequired?.(this.state);
     return new ApiError(403, 'auth_required', error.message);
   }
 

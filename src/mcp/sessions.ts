@@ -29,6 +29,8 @@ export interface McpSessionsOptions {
   sharedCatalogs?: SharedCatalogs | undefined;
   /** Asks the user what a server wants to know (elicitation, during a turn). */
   elicit?: Elicit | undefined;
+  /** A server now needs the user to connect (again), or to grant more access (told once per change). */
+  authRequired?: ((state: ServerState) => void) | undefined;
   /** The token source of each server with `auth` (src/auth/vault-auth.ts). */
   authFor?: ((server: McpServerConfig) => VaultAuth | undefined) | undefined;
 }

@@ -131,6 +131,16 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(refreshes.length).toBeGreaterThanOrEqual(1);
     // Each refresh used the newest refresh token: a reused one would have been refused (and the grant revoked).
     expect((await callAccountTool(id, 'account', 'whoami')).result?.text).toContain('You are upstream-dave');
+
+    // Many conversations asking at once: one refresh (a rotating refresh token is used once), every one gets its token.
+    const before = (await state()).tokenRequests.filter((r) => r.grantType === 'refresh_token').length;
+    const vault = env.TOKEN_VAULT.getByName(vaultName({ tenant: 'oauth', user: 'dave' }));
+    const grants = await Promise.all(Array.from({ length: 8 }, () => vault.accessToken({ tenant: 'oauth', user: 'dave' }, 'account')));
+    expect(grants.every((g) => g.status === 'authorized')).toBe(true);
+    expect(new Set(grants.map((g) => (g.status === 'authorized' ? g.token : ''))).size).toBe(1);
+    const after = (await state()).tokenRequests.filter((r) => r.grantType === 'refresh_token');
+    expect(after.length - before).toBe(1);
+    expect(after.every((r) => r.outcome === 'ok')).toBe(true);
   });
 
   it('returns the user to auth_required when the provider revokes the grant (the refresh is refused)', async () => {

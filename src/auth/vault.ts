@@ -28,6 +28,12 @@ export const vaultOf = (env: Env, owner: VaultOwner) => env.TOKEN_VAULT.getByNam
  */
 export class TokenVault extends DurableObject<Env> {
   private readonly refreshing = new Map<string, Promise<AccessGrant>>();
+  /**
+   * Changes to one server's record, one at a time: each loads, may wait on
+   * the network, then saves — two at once (a refresh finishing after a new
+   * connect, say) would write back an older record over a newer one.
+   */
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -54,29 +60,34 @@ export class TokenVault extends DurableObject<Env> {
    */
   async unauthorized(owner: VaultOwner, serverId: string, failedToken: string | undefined): Promise<AccessGrant> {
     const server = this.server(owner, serverId);
-    const record = await this.load(owner, serverId);
-    if (record.tokens?.access_token && record.tokens.access_token !== failedToken) return granted(record);
-    if (server.auth.type === 'client_credentials' || record.tokens?.refresh_token) {
+    const outcome = await this.serial(serverId, async (): Promise<AccessGrant | 'renew'> => {
+      const record = await this.load(owner, serverId);
+      if (record.tokens?.access_token && record.tokens.access_token !== failedToken) return granted(record);
+      if (server.auth.type === 'client_credentials' || record.tokens?.refresh_token) {
+        if (record.tokens) {
+          // Refused: whatever it says about its expiry, it is not good any more.
+          record.expiresAt = 0;
+          await this.save(owner, serverId, record);
+        }
+        return 'renew';
+      }
       if (record.tokens) {
-        // Refused: whatever it says about its expiry, it is not good any more.
-        record.expiresAt = 0;
+        delete record.tokens;
         await this.save(owner, serverId, record);
       }
-      return this.renew(owner, server);
-    }
-    if (record.tokens) {
-      delete record.tokens;
-      await this.save(owner, serverId, record);
-    }
-    return { status: 'auth_required', reason: record.grant ? 'expired' : 'not_connected' };
+      return { status: 'auth_required', reason: record.grant ? 'expired' : 'not_connected' };
+    });
+    return outcome === 'renew' ? this.renew(owner, server) : outcome;
   }
 
   /** The server wants more access (403 insufficient_scope): the next connect asks for it; meanwhile the grant stays. */
   async needsScope(owner: VaultOwner, serverId: string, scope: string | undefined): Promise<void> {
     this.server(owner, serverId);
-    const record = await this.load(owner, serverId);
-    record.stepUpScope = union(record.stepUpScope, scope) || record.tokens?.scope || 'unknown';
-    await this.save(owner, serverId, record);
+    await this.serial(serverId, async () => {
+      const record = await this.load(owner, serverId);
+      record.stepUpScope = union(record.stepUpScope, scope) || record.tokens?.scope || 'unknown';
+      await this.save(owner, serverId, record);
+    });
   }
 
   /**
@@ -85,7 +96,7 @@ export class TokenVault extends DurableObject<Env> {
    * user. `state` is sealed by the caller and names `stateNonce`.
    */
   begin(owner: VaultOwner, serverId: string, flow: { ticketNonce: string; ticketExpiresAt: number; state: string; stateNonce: string }): Promise<RpcResult<string>> {
-    return toRpcResult(() => this.beginNow(owner, serverId, flow));
+    return toRpcResult(() => this.serial(serverId, () => this.beginNow(owner, serverId, flow)));
   }
 
   private async beginNow(owner: VaultOwner, serverId: string, flow: { ticketNonce: string; ticketExpiresAt: number; state: string; stateNonce: string }): Promise<string> {
@@ -120,7 +131,7 @@ export class TokenVault extends DurableObject<Env> {
 
   /** The callback: the authorization in flight named by `stateNonce` is used up, its code exchanged, the tokens kept. */
   finish(owner: VaultOwner, serverId: string, stateNonce: string, callback: { code: string; iss?: string | undefined }): Promise<RpcResult<string>> {
-    return toRpcResult(() => this.finishNow(owner, serverId, stateNonce, callback));
+    return toRpcResult(() => this.serial(serverId, () => this.finishNow(owner, serverId, stateNonce, callback)));
   }
 
   /** Returns the new grant's id. */
@@ -169,7 +180,7 @@ export class TokenVault extends DurableObject<Env> {
 
   /** Revokes the tokens where the server supports it (RFC 7009), then forgets everything about `server` but our client registration. */
   disconnect(owner: VaultOwner, serverId: string): Promise<RpcResult<{ revoked: 'revoked' | 'unsupported' | 'failed' | 'nothing' }>> {
-    return toRpcResult(() => this.disconnectNow(owner, serverId));
+    return toRpcResult(() => this.serial(serverId, () => this.disconnectNow(owner, serverId)));
   }
 
   private async disconnectNow(owner: VaultOwner, serverId: string): Promise<{ revoked: 'revoked' | 'unsupported' | 'failed' | 'nothing' }> {
@@ -192,7 +203,7 @@ export class TokenVault extends DurableObject<Env> {
   private renew(owner: VaultOwner, server: McpServerConfig): Promise<AccessGrant> {
     let running = this.refreshing.get(server.id);
     if (!running) {
-      running = this.renewNow(owner, server).finally(() => this.refreshing.delete(server.id));
+      running = this.serial(server.id, () => this.renewNow(owner, server)).finally(() => this.refreshing.delete(server.id));
       this.refreshing.set(server.id, running);
     }
     return running;
@@ -221,6 +232,14 @@ export class TokenVault extends DurableObject<Env> {
     }
     await this.save(owner, server.id, record);
     return granted(record);
+  }
+
+  private serial<T>(serverId: string, run: () => Promise<T>): Promise<T> {
+    const next = (this.queues.get(serverId) ?? Promise.resolve()).then(run, run);
+    const settled = next.catch(() => {});
+    this.queues.set(serverId, settled);
+    void settled.then(() => this.queues.get(serverId) === settled && this.queues.delete(serverId));
+    return next;
   }
 
   private async oauth<T>(serverId: string, run: () => Promise<T>): Promise<T> {

@@ -26,4 +26,6 @@ export const BROWSER_PORTS = {
   /** The browser project's own OAuth authorization server and protected MCP server (oauth-servers.ts). */
   oauthAs: TEST_PORT_BASE + 20,
   oauthRs: TEST_PORT_BASE + 21,
+  /** `npm start`'s configuration plus that OAuth-protected server (oauth-connect.test.ts): the widget's Connect card. */
+  oauthDemoService: TEST_PORT_BASE + 22,
 };

@@ -1,4 +1,4 @@
-import type { Catalog, CompleteRequest, PromptPreview, Snapshot } from './types';
+import type { Catalog, CompleteRequest, Connection, PromptPreview, Snapshot } from './types';
 
 /**
  * An error from the service, or about reaching it. `status` 0 means no HTTP
@@ -57,6 +57,27 @@ export class ChatApi {
   answerElicitation(id: string, elicitationId: string, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }): Promise<unknown> {
     return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/elicitations/${encodeURIComponent(elicitationId)}`, answer);
   }
+  /**
+   * A new answer in place of `messageId` (the chat protocol's regenerate, as
+   * `useChat`'s `regenerate()` sends it to `/v1/chat`): streamed like a turn.
+   */
+  regenerate(id: string, messageId: string, signal: AbortSignal): Promise<Response> {
+    return this.request('POST', '/v1/chat', { id, messages: [{ id: messageId, role: 'assistant', parts: [] }], trigger: 'regenerate-message', messageId }, signal);
+  }
+
+  /** The person's connections to the OAuth servers (never a token). */
+  connections(): Promise<{ connections: Connection[] }> {
+    return this.json('GET', '/v1/connections');
+  }
+  /** A fresh connect link (single use, 10 minutes), minted when the person asks to connect. */
+  connectLink(server: string): Promise<{ server: string; url: string; expiresAt: string }> {
+    return this.json('POST', `/v1/connections/${encodeURIComponent(server)}`);
+  }
+  /** Revoked at the server where it can be, then forgotten. */
+  disconnect(server: string): Promise<{ server: string; status: string; revoked: string }> {
+    return this.json('DELETE', `/v1/connections/${encodeURIComponent(server)}`);
+  }
+
   /** Stops the running turn (its stream then ends with an `abort` chunk; the partial answer is kept). */
   stop(id: string): Promise<{ stopped: boolean }> {
     return this.json('DELETE', `/v1/conversations/${encodeURIComponent(id)}/stream`);

@@ -1,3 +1,4 @@
+import { Accounts } from './accounts';
 import { ChatApi, ChatError } from './api';
 import { promptForm, templateForm, type FormDeps } from './catalog-forms';
 import { promptOptions, resourceOptions, type PromptChoice, type ResourceChoice } from './catalog-menus';
@@ -8,7 +9,7 @@ import { STYLES } from './styles';
 import { attachmentChips } from './transcript';
 import { TranscriptView } from './transcript-view';
 import { applyChunk, sseChunks } from './ui-stream';
-import type { Attachment, Catalog, Message, ToolPart } from './types';
+import type { Attachment, AuthRequired, Catalog, Message, ToolPart } from './types';
 
 /** Where the widget's own script came from: the default endpoint. Read while the script runs. */
 const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src ? new URL((document.currentScript as HTMLScriptElement).src).origin : location.origin;
@@ -49,6 +50,7 @@ export class McpOndemandChat extends HTMLElement {
   private heading!: HTMLElement;
   private slashMenu!: Listbox<PromptChoice>;
   private atMenu!: Listbox<ResourceChoice>;
+  private accounts!: Accounts;
 
   connectedCallback(): void {
     if (this.lifetime.signal.aborted) this.lifetime = new AbortController();
@@ -84,6 +86,13 @@ export class McpOndemandChat extends HTMLElement {
       elicit: this.elicit,
     }));
     const announce = (text: string) => this.transcript.announce(text);
+    this.accounts = new Accounts({
+      api: this.api,
+      root: this.root,
+      lifetime: () => this.lifetime.signal,
+      connected: (_server, turn) => this.answerAgain(turn),
+      focusInput: () => this.input.focus(),
+    });
     this.heading = h('h2', {}, this.getAttribute('heading') || 'Assistant');
     this.status = h('span', { class: 'status', role: 'status' });
     this.alert = h('div', { class: 'alert', role: 'alert', hidden: true, part: 'alert' });
@@ -113,7 +122,17 @@ export class McpOndemandChat extends HTMLElement {
       h('span', { class: 'hint' }, 'Type / for prompts, @ to attach a resource. Enter sends, Shift+Enter adds a line.'),
     );
     this.root.append(
-      h('section', { class: 'chat', 'aria-label': 'Chat', part: 'chat' }, h('header', {}, this.heading, this.status), this.transcript.el, this.alert, composer, this.transcript.announcerEl),
+      h(
+        'section',
+        { class: 'chat', 'aria-label': 'Chat', part: 'chat' },
+        h('header', {}, this.heading, this.status, this.accounts.panel.toggle),
+        this.accounts.panel.el,
+        this.transcript.el,
+        this.accounts.cardsEl,
+        this.alert,
+        composer,
+        this.transcript.announcerEl,
+      ),
     );
   }
 
@@ -149,6 +168,8 @@ export class McpOndemandChat extends HTMLElement {
         this.conversationId = id;
         this.remember(id);
         this.emit('mcp-ondemand-conversation', { id });
+        // The person's accounts, once, with the widget's first request (the panel needs the list; no request per render).
+        if (!this.accounts.known) void this.accounts.refresh();
         return id;
       })
       .finally(() => (this.creating = null));
@@ -165,6 +186,8 @@ export class McpOndemandChat extends HTMLElement {
   /** An existing conversation: its history, then the turn still running, if any. */
   private async load(id: string): Promise<void> {
     this.setBusy(true, 'Loading…');
+    // Alongside the history: a card for each account still to connect (a turn's own cards are not stored).
+    void this.accounts.refresh(true);
     try {
       this.transcript.show((await this.api.conversation(id)).messages);
       await this.follow(this.lifetime.signal, null);
@@ -234,6 +257,7 @@ export class McpOndemandChat extends HTMLElement {
       runPrompt: async (server, name, values) => {
         if (this.busy) throw new Error('An answer is still being written. Wait for it to finish, then run the prompt.');
         this.closeForm();
+        this.accounts.newTurn();
         // Shown at once; replaced by the prompt's messages as the service stored them once the turn is over.
         const args = Object.entries(values).map(([k, v]) => `${k}: ${v}`).join(', ');
         const placeholder = this.transcript.add({ id: `local-${Date.now()}`, role: 'user', parts: [{ type: 'text', text: args ? `(${args})` : '' }], metadata: { prompt: { server, name } } });
@@ -302,6 +326,7 @@ export class McpOndemandChat extends HTMLElement {
     this.input.value = '';
     this.attachments = [];
     this.renderChips();
+    this.accounts.newTurn();
     this.transcript.add(mine);
     const sent = await this.runTurn(
       async (signal) => this.api.sendMessage(await this.ensureConversation(), { text, attachments: attachments.map(({ server, uri }) => ({ server, uri })) }, signal),
@@ -430,6 +455,8 @@ export class McpOndemandChat extends HTMLElement {
         }
       }
       message ??= this.transcript.add({ id: '', role: 'assistant', parts: [] });
+      // Transient (never stored): a card outside the message, remembering which answer asked.
+      if (chunk.type === 'data-auth-required' && chunk.data) this.accounts.require(chunk.data as AuthRequired, message.id);
       const said = applyChunk(message, chunk);
       if (said?.error) {
         failed = true;
@@ -450,6 +477,27 @@ export class McpOndemandChat extends HTMLElement {
     const text = message.parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join(' ');
     this.transcript.announce(`Assistant: ${text}`);
     this.emit('mcp-ondemand-message', { message: structuredClone(message) });
+  }
+
+  /**
+   * An account was just connected from the card of answer `turn`. That
+   * answer was written without the server (one waiting for the person
+   * offers the model none of its tools; one needing more access, not the
+   * tool that needed it), so the question is still unanswered in
+   * substance, and answering it is why the person connected: it is answered
+   * again now, in place (the chat protocol's regenerate, as `useChat` does),
+   * rather than leaving the person to ask again and the history holding an
+   * answer that missed the server. Only when that answer is still the last
+   * one and no turn runs: a later answer is never replaced.
+   */
+  private answerAgain(turn: string | undefined): boolean {
+    const last = this.transcript.all().at(-1);
+    const id = this.conversationId;
+    if (!turn || !id || this.busy || last?.role !== 'assistant' || last.id !== turn) return false;
+    // The new answer streams in as a new message; the old one is put back if the service refuses.
+    this.transcript.remove(last);
+    void this.runTurn((signal) => this.api.regenerate(id, last.id, signal), { onRefused: () => this.transcript.find(last.id) || this.transcript.add(last) });
+    return true;
   }
 
   /** A server's question answered: the running turn (whose stream this widget is reading) goes on with it. */

@@ -83,5 +83,18 @@ textarea { flex: 1; resize: none; font: inherit; color: inherit; background: var
 .form [role="listbox"] { max-height: 150px; }
 .form .error { color: var(--mcp-error); font-size: .85em; }
 .preview { white-space: pre-wrap; background: var(--mcp-bg); border: 1px solid var(--mcp-border); border-radius: 6px; padding: 6px 8px; max-height: 160px; overflow: auto; font-size: .88em; margin: 0; }
+.connect-cards { margin: 0 14px 8px; display: flex; flex-direction: column; gap: 6px; }
+.connect { border: 1px solid var(--mcp-accent); border-radius: 8px; padding: 8px 10px; background: var(--mcp-step-bg); }
+.connect p { margin: 0 0 6px; }
+.connect[data-state="connected"] { border-color: var(--mcp-border); }
+.connect[data-state="failed"] .note { color: var(--mcp-error); }
+.connect .note { font-size: .9em; }
+button.small { padding: 2px 10px; font-size: .85em; }
+.accounts { padding: 8px 14px; border-bottom: 1px solid var(--mcp-border); background: var(--mcp-assistant-bg); }
+.accounts h3 { margin: 0 0 6px; font-size: .95em; }
+.accounts ul { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
+.accounts li { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
+.accounts li .meta { flex: 1; }
+.accounts p:empty { display: none; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -96,3 +96,23 @@ export interface Attachment {
   mimeType?: string;
   size?: number;
 }
+
+/** Why a server needs the person (a `data-auth-required` part): never connected, the grant ended, or more access is needed. */
+export type AuthRequiredReason = 'not_connected' | 'expired' | 'insufficient_scope';
+
+/** A `data-auth-required` part's data (transient: in the live stream only, never in the history). */
+export interface AuthRequired {
+  server: string;
+  reason: AuthRequiredReason;
+  scope?: string;
+}
+
+/** One of the person's connections to an OAuth server (`GET /v1/connections`). */
+export interface Connection {
+  server: string;
+  auth: string;
+  status: 'connected' | 'not_connected' | 'step_up_required';
+  scope?: string;
+  connectedAt?: string;
+  expiresAt?: string;
+}

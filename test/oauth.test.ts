@@ -243,6 +243,22 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(await page.text()).toContain('Access was not granted');
     const connections = await (await api('/v1/connections', 'iris')).json<{ connections: Array<{ server: string; status: string }> }>();
     expect(connections.connections.find((c) => c.server === 'account')!.status).toBe('not_connected');
+
+    // The reason is the authorization server's text: shown and passed to the widget, never run as script.
+    const link = (await (await api('/v1/connections/account', 'iris', { method: 'POST' })).json<{ url: string }>()).url;
+    const hostile = await connectWithLink(link, {
+      tamper: ({ callbackUrl, cookie }) => {
+        const url = new URL(callbackUrl);
+        url.searchParams.set('error', 'server_error');
+        url.searchParams.set('error_description', '</script><script>alert(1)</script>');
+        return { url, cookie };
+      },
+    });
+    const html = await hostile.text();
+    expect(hostile.status).toBe(400);
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).toContain('\\u003c/script>\\u003cscript>alert(1)');
+    expect(hostile.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/);
   });
 
   it('keeps tokens out of storage (but sealed), logs, API answers and the model’s input', async () => {

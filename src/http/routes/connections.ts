@@ -18,6 +18,8 @@ export const connections = new Hono<AppBindings>()
   .get('/', async (c) => {
     const principal = c.get('principal');
     const owner = { tenant: principal.tenant, user: principal.user };
+    // Most tenants have no OAuth server: no vault call for them (the widget asks once per conversation).
+    if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth')) return c.json({ connections: [] });
     const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) => allowed(principal, entry.server));
     const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env as unknown as Record<string, string>) : undefined;
     const withLinks = await Promise.all(listed.map(async (entry) => (entry.status === 'connected' || !setup ? entry : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url })));

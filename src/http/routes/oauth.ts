@@ -78,21 +78,22 @@ export const oauth = new Hono<AppBindings>()
     if (error) {
       await vault.abandon(ticket.nonce);
       const why = error === 'access_denied' ? 'Access was not granted.' : `The authorization server answered: ${error}${c.req.query('error_description') ? ` (${c.req.query('error_description')})` : ''}.`;
-      return page(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, ok: false });
+      return page(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, ok: false, error: why });
     }
     const code = c.req.query('code');
     if (!code) return page(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');
     const finished = await vault.finish(owner, ticket.server, ticket.nonce, { code, iss: c.req.query('iss') });
-    if (!finished.ok) return page(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, { server: ticket.server, ok: false });
+    if (!finished.ok) return page(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, { server: ticket.server, ok: false, error: finished.error.message });
     // Before the page: a conversation the user goes back to has already dropped the old connection.
     await announceAuthorizationChange(c.env, owner, ticket.server, finished.value).catch((e) => console.warn(`announcing a new authorization failed: ${(e as Error).message}`));
     return page(c, 200, `${ticket.server} is connected`, 'You can close this window and go back to the chat.', { server: ticket.server, ok: true });
   });
 
-/** A small page for the popup; it tells the window that opened it (nothing secret: the server id and the outcome) and closes itself on success. */
-function page(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; ok: boolean }) {
+/** A small page for the popup; it tells the window that opened it (nothing secret: the server id, the outcome and the reason it shows) and closes itself on success. */
+function page(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; ok: boolean; error?: string }) {
   const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
-  const message = outcome ? JSON.stringify({ type: 'mcp-ondemand:oauth', ...outcome }) : 'null';
+  // Inside a script: `<` escaped, so a reason the authorization server wrote (`</script>…`) stays a string.
+  const message = outcome ? JSON.stringify({ type: 'mcp-ondemand:oauth', ...outcome }).replace(/</g, '\\u003c') : 'null';
   const body = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title>
 <style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}</style></head>

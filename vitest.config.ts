@@ -137,10 +137,12 @@ const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: '.
   replacement: resolvePath(to),
 }));
 
-// Two projects, one run. "workers": tests inside workerd with the bindings of
+// Three projects, one run. "workers": tests inside workerd with the bindings of
 // wrangler.toml (Durable Objects, local KV, the SELF service binding), as in
 // `wrangler dev`. "browser": the chat widget in headless Chromium against the
 // service under `wrangler dev` (test/browser), driven from Node.
+// "conformance": the official MCP conformance suite's client authorization
+// scenarios against our OAuth code (test/conformance), from Node.
 export default defineConfig({
   test: {
     projects: [
@@ -181,7 +183,7 @@ export default defineConfig({
         test: {
           name: 'workers',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**'],
+          exclude: ['test/browser/**', 'test/conformance/**'],
           globalSetup: ['test/infra/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
@@ -196,6 +198,18 @@ export default defineConfig({
           testTimeout: 60_000,
           // Starting `wrangler dev` (and building the widget) takes a while on a cold machine.
           hookTimeout: 180_000,
+        },
+      },
+      {
+        // The MCP conformance suite's client authorization scenarios against
+        // src/auth's OAuth flow, in Node (scripts/conformance/README.md):
+        // one `npm run conformance:auth` (about a minute), one test per run.
+        test: {
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 15 * 60_000,
         },
       },
     ],

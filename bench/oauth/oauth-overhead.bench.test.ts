@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { auth, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthTokens, type StoredOAuthClientInformation } from '@modelcontextprotocol/client';
 import { inject, it } from 'vitest';
 import { VaultAuth } from '../../src/auth/vault-auth';
-import { vaultOf } from '../../src/auth/vault';
+import { vaultOf, vaultSource } from '../../src/auth/vault';
 import { InvalidationLog } from '../../src/cache/invalidation-log';
 import { ResourceCache } from '../../src/cache/resource-cache';
 import { loadConfig } from '../../src/config';
@@ -59,7 +59,7 @@ function sessionsIn(storage: DurableObjectStorage, server: object, extraEnv: Rec
     settings,
     store: new ServerStateStore(storage.sql),
     cache,
-    ...(withVault ? { authFor: (config: { id: string }) => new VaultAuth(env, OWNER, config.id) } : {}),
+    ...(withVault ? { authFor: (config: { id: string }) => new VaultAuth(vaultSource(env, OWNER, config.id), config.id) } : {}),
   });
 }
 

@@ -6,10 +6,11 @@
  * MCP_CONFORMANCE_CONTEXT, and the protocol version to speak in
  * MCP_CONFORMANCE_PROTOCOL_VERSION; then judges what it saw on the wire.
  *
- * It drives the Worker's own OAuth code — src/auth/flow.ts (the SDK's
- * `auth()` over a RecordProvider), guarded-fetch.ts — exactly as the vault
- * (src/auth/vault.ts) and the transport's VaultAuth (src/auth/vault-auth.ts)
- * do, with the vault's records kept in memory instead of a Durable Object:
+ * It drives the Worker's own OAuth code: the vault's decisions
+ * (src/auth/server-credentials.ts, over a record in memory instead of a
+ * sealed Durable Object row), the flow (flow.ts: the SDK's `auth()` over a
+ * RecordProvider), guarded-fetch.ts, and the transport's token source
+ * (vault-auth.ts, asking ServerCredentials directly instead of over RPC):
  *
  * - a request without a token meets a 401: the vault has nothing, so the
  *   conversation is told `auth_required` (AuthRequiredError);
@@ -29,10 +30,12 @@
  * for one operation — once to connect, once to grant more.
  */
 import { Client, InsufficientScopeError, StreamableHTTPClientTransport, type AuthProvider, type VersionNegotiationMode } from '@modelcontextprotocol/client';
-import { completeAuthorization, renewTokens, startAuthorization, type FlowTarget } from '../../src/auth/flow';
-import { AuthRequiredError, authRequiredIn, type AccessGrant } from '../../src/auth/grant';
+import type { FlowTarget } from '../../src/auth/flow';
+import { authRequiredIn } from '../../src/auth/grant';
 import { guardedFetch } from '../../src/auth/guarded-fetch';
 import type { ClientIdentity, CredentialRecord } from '../../src/auth/record-provider';
+import { ServerCredentials } from '../../src/auth/server-credentials';
+import { VaultAuth } from '../../src/auth/vault-auth';
 import { CALLBACK_PATH } from '../../src/config/oauth';
 
 /** The origin the harness plays the Worker at: its redirect URI is under it. Never fetched (the redirect is read, not followed). */
@@ -43,8 +46,6 @@ const PUBLIC_ORIGIN = 'https://conformance-test.local';
  * the suite accepts only this one, without fetching it).
  */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
-/** As src/auth/vault.ts: a token this close to its expiry is renewed first. */
-const REFRESH_MARGIN_MS = 60_000;
 const MAX_CONNECTS_PER_OPERATION = 2;
 const SERVER_ID = 'conformance';
 
@@ -54,138 +55,22 @@ type AuthConfig = { type: 'oauth'; clientId?: string; clientSecret?: string; sco
 const log = (...parts: unknown[]) => console.error('[harness]', ...parts);
 
 /**
- * The vault's part (src/auth/vault.ts), one server, one owner, in memory:
- * the same decisions in the same order, around the same flow functions.
+ * The user follows a connect link — the vault's `begin` (ServerCredentials.start
+ * with a fresh state), the browser at the authorization server, the callback
+ * route's state check, the vault's `finish` (ServerCredentials.complete) —
+ * as src/auth/vault.ts and src/http/routes/oauth.ts do, minus the sealing
+ * and the cookie (there is one process and no browser).
  */
-class MemoryVault {
-  private record: CredentialRecord = {};
-  private renewing: Promise<AccessGrant> | undefined;
-
-  constructor(
-    private readonly target: FlowTarget,
-    private readonly auth: AuthConfig,
-  ) {}
-
-  /** TokenVault.accessToken */
-  async accessToken(): Promise<AccessGrant> {
-    const record = this.record;
-    const token = record.tokens?.access_token;
-    if (token && !(record.expiresAt !== undefined && record.expiresAt - Date.now() < REFRESH_MARGIN_MS)) return granted(record);
-    if (this.auth.type === 'client_credentials' || record.tokens?.refresh_token) return this.renew();
-    return { status: 'auth_required', reason: record.grant ? 'expired' : 'not_connected' };
-  }
-
-  /** TokenVault.unauthorized */
-  async unauthorized(failedToken: string | undefined): Promise<AccessGrant> {
-    const record = this.record;
-    if (record.tokens?.access_token && record.tokens.access_token !== failedToken) return granted(record);
-    if (this.auth.type === 'client_credentials' || record.tokens?.refresh_token) {
-      if (record.tokens) record.expiresAt = 0;
-      return this.renew();
-    }
-    delete record.tokens;
-    return { status: 'auth_required', reason: record.grant ? 'expired' : 'not_connected' };
-  }
-
-  /** TokenVault.needsScope */
-  async needsScope(scope: string | undefined): Promise<void> {
-    const record = this.record;
-    record.stepUpScope = union(record.stepUpScope, scope) || record.tokens?.scope || 'unknown';
-  }
-
-  /**
-   * The user follows a connect link: TokenVault.begin, the browser at the
-   * authorization server, then the callback route and TokenVault.finish.
-   */
-  async connect(): Promise<void> {
-    if (this.auth.type !== 'oauth') throw new Error('client credentials: there is no user to connect');
-    // begin
-    const state = crypto.randomUUID();
-    const record = this.record;
-    const scope = record.stepUpScope ? union(record.tokens?.scope, record.stepUpScope) : this.auth.scopes?.join(' ');
-    const { authorizationUrl, codeVerifier } = await startAuthorization(this.target, record, state, scope || undefined);
-    const pending = { codeVerifier, ...(record.discovery ? { discovery: structuredClone(record.discovery) } : {}) };
-    log('authorization URL:', authorizationUrl.href);
-    // the browser: the suite's authorization server approves and redirects to our redirect URI
-    const callback = await followAuthorization(authorizationUrl);
-    // the callback route: the state must be the one this flow sent
-    if (callback.state !== state) throw new Error(`the callback's state ${JSON.stringify(callback.state)} is not the one sent`);
-    if (callback.error) throw new Error(`the authorization server refused: ${callback.error}`);
-    if (!callback.code) throw new Error('the authorization server sent no code');
-    // finish
-    const working: CredentialRecord = { ...this.record, ...(pending.discovery ? { discovery: pending.discovery } : {}) };
-    await completeAuthorization(this.target, working, pending.codeVerifier, { code: callback.code, iss: callback.iss });
-    working.connectedAt = Date.now();
-    working.grant = crypto.randomUUID();
-    delete working.stepUpScope;
-    this.record = working;
-    log('connected; granted scope:', working.tokens?.scope ?? '(none said)');
-  }
-
-  /** TokenVault.renew / renewNow: one at a time. */
-  private renew(): Promise<AccessGrant> {
-    this.renewing ??= this.renewNow().finally(() => (this.renewing = undefined));
-    return this.renewing;
-  }
-
-  private async renewNow(): Promise<AccessGrant> {
-    const record = this.record;
-    if (record.tokens?.access_token && record.expiresAt !== undefined && record.expiresAt - Date.now() >= REFRESH_MARGIN_MS) return granted(record);
-    let result: 'renewed' | 'needs_user';
-    try {
-      result = await renewTokens(this.target, record);
-    } catch (error) {
-      if (record.tokens?.access_token && (record.expiresAt ?? Infinity) > Date.now()) return granted(record);
-      return { status: 'error', message: `could not renew the authorization: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    if (result === 'needs_user') return { status: 'auth_required', reason: 'expired' };
-    if (this.auth.type === 'client_credentials') {
-      record.grant ??= crypto.randomUUID();
-      record.connectedAt ??= Date.now();
-    }
-    return granted(record);
-  }
-}
-
-/** The transport's AuthProvider: src/auth/vault-auth.ts's VaultAuth over the in-memory vault. */
-class HarnessAuth implements AuthProvider {
-  private current: Extract<AccessGrant, { status: 'authorized' }> | undefined;
-  private pending: Promise<AccessGrant> | undefined;
-
-  constructor(private readonly vault: MemoryVault) {}
-
-  async token(): Promise<string> {
-    const current = this.current;
-    if (current && !(current.expiresAt !== undefined && current.expiresAt - Date.now() < REFRESH_MARGIN_MS)) return current.token;
-    return this.take(() => this.vault.accessToken());
-  }
-
-  async onUnauthorized(): Promise<void> {
-    const failed = this.current?.token;
-    this.current = undefined;
-    await this.take(() => this.vault.unauthorized(failed));
-  }
-
-  async needsScope(scope: string | undefined): Promise<AuthRequiredError> {
-    await this.vault.needsScope(scope);
-    return new AuthRequiredError(SERVER_ID, 'insufficient_scope', scope);
-  }
-
-  forget(): void {
-    this.current = undefined;
-  }
-
-  private async take(ask: () => Promise<AccessGrant>): Promise<string> {
-    this.pending ??= ask().finally(() => (this.pending = undefined));
-    const answer = await this.pending;
-    if (answer.status === 'auth_required') {
-      this.current = undefined;
-      throw new AuthRequiredError(SERVER_ID, answer.reason, answer.scope);
-    }
-    if (answer.status === 'error') throw new Error(answer.message);
-    this.current = answer;
-    return answer.token;
-  }
+async function connectUser(credentials: ServerCredentials): Promise<void> {
+  const state = crypto.randomUUID();
+  const { authorizationUrl, pending } = await credentials.start(state);
+  log('authorization URL:', authorizationUrl.href);
+  const callback = await followAuthorization(authorizationUrl);
+  if (callback.state !== state) throw new Error(`the callback's state ${JSON.stringify(callback.state)} is not the one sent`);
+  if (callback.error) throw new Error(`the authorization server refused: ${callback.error}`);
+  if (!callback.code) throw new Error('the authorization server sent no code');
+  await credentials.complete(pending, { code: callback.code, iss: callback.iss });
+  log('connected:', JSON.stringify(await credentials.status(SERVER_ID)));
 }
 
 /**
@@ -238,20 +123,6 @@ function negotiationMode(version: string | undefined): VersionNegotiationMode {
   return version && version >= '2026-07-28' ? { pin: version } : 'legacy';
 }
 
-function granted(record: CredentialRecord): AccessGrant {
-  return {
-    status: 'authorized',
-    token: record.tokens!.access_token,
-    expiresAt: record.expiresAt,
-    grant: record.grant ?? 'initial',
-    ...(record.stepUpScope ? { stepUpScope: record.stepUpScope } : {}),
-  };
-}
-
-function union(...scopes: (string | undefined)[]): string {
-  return [...new Set(scopes.flatMap((s) => s?.split(' ').filter(Boolean) ?? []))].join(' ');
-}
-
 function insufficientScopeIn(error: unknown): InsufficientScopeError | undefined {
   for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof InsufficientScopeError) return e;
@@ -270,8 +141,10 @@ async function main(): Promise<void> {
   const auth = authConfigOf(scenario, context);
   // The test servers are http on 127.0.0.1/localhost: allowed as with ALLOW_PRIVATE_MCP_URLS in tests.
   const target: FlowTarget = { serverUrl, identity: identityOf(auth), fetchFn: guardedFetch(true) };
-  const vault = new MemoryVault(target, auth);
-  const provider = new HarnessAuth(vault);
+  // The Worker's own decisions (src/auth/server-credentials.ts) over a record in memory, and its transport-side token source.
+  let record: CredentialRecord = {};
+  const credentials = new ServerCredentials({ load: async () => structuredClone(record), save: async (next) => void (record = structuredClone(next)) }, () => target, { type: auth.type, scopes: auth.scopes });
+  const provider = new VaultAuth(credentials, SERVER_ID);
 
   let client: Client | undefined;
   const connection = async (): Promise<Client> => {
@@ -298,7 +171,8 @@ async function main(): Promise<void> {
         if (!needed) throw error;
         if (connects >= MAX_CONNECTS_PER_OPERATION) throw new Error(`${name}: the server still needs the user after ${connects} connects: ${needed.message}`, { cause: error });
         log(`${name}: ${needed.message}`);
-        await vault.connect();
+        if (auth.type !== 'oauth') throw new Error(`${name}: client credentials: there is no user to connect`, { cause: error });
+        await connectUser(credentials);
         // SessionRegistry.reauthorized: the held token and the connection made with the old grant go.
         provider.forget();
         await client?.close().catch(() => {});

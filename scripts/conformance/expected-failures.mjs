@@ -6,11 +6,6 @@
 
 /** @type {Record<string, string>} */
 export const EXPECTED_FAILURES = {
-  // A bug, with its fix proposed for src/auth/flow.ts (scripts/conformance/README.md, "Known failures").
-  'auth/authorization-server-migration@2026-07-28':
-    'startAuthorization reuses the discovery cached in the credential record, so after the server moves to another ' +
-    'authorization server (SEP-2352) every new connect goes back to the old one; fix: drop record.discovery at the start of startAuthorization',
-
   // Extensions (optional, not scored by any revision's requirement set) that we chose not to build.
   'auth/client-credentials-jwt':
     'private_key_jwt client authentication is not built: a client_credentials server is configured with a client id and a client secret only (src/config/servers.ts)',

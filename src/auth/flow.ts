@@ -23,6 +23,9 @@ export interface FlowTarget {
  * The record gains the registration and discovery results (not tokens).
  */
 export async function startAuthorization(target: FlowTarget, record: CredentialRecord, state: string, scope?: string): Promise<{ authorizationUrl: URL; codeVerifier: string }> {
+  // A new authorization discovers afresh: the server may have moved to another authorization server (SEP-2352);
+  // the SDK then sets aside the old one's registration and tokens (their issuer stamps differ). Refreshes keep the cache.
+  delete record.discovery;
   const provider = new RecordProvider(record, target.identity, { state });
   const challenge = scope ? undefined : await challengeOf(target.serverUrl, target.fetchFn);
   const wanted = scope ?? challenge?.scope;
@@ -41,7 +44,8 @@ export async function startAuthorization(target: FlowTarget, record: CredentialR
 /** The callback: exchanges the code (the SDK checks `iss` and the issuer recorded at the start). The record gains the tokens. */
 export async function completeAuthorization(target: FlowTarget, record: CredentialRecord, codeVerifier: string, callback: { code: string; iss?: string | undefined }): Promise<void> {
   const provider = new RecordProvider(record, target.identity, { codeVerifier });
-  await auth(provider, { serverUrl: target.serverUrl, authorizationCode: callback.code, fetchFn: target.fetchFn, ...(callback.iss ? { iss: callback.iss } : {}) });
+  // `iss` present but empty is still compared (RFC 9207): only an absent one is left out.
+  await auth(provider, { serverUrl: target.serverUrl, authorizationCode: callback.code, fetchFn: target.fetchFn, ...(callback.iss !== undefined ? { iss: callback.iss } : {}) });
   if (!record.tokens?.access_token) throw new Error('no token was issued');
 }
 

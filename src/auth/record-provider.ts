@@ -47,7 +47,7 @@ export const CLIENT_NAME = 'mcp-ondemand';
  * SDK's `auth()` does discovery, registration, PKCE, the token requests and
  * their checks; this only remembers. The vault loads a record, runs `auth()`
  * and seals the record again (so one `auth()` is one write). Also driven, with
- * records in memory, by the conformance harness (scripts/conformance-client.ts).
+ * records in memory, by the conformance harness (scripts/conformance/client.ts).
  */
 export class RecordProvider implements OAuthClientProvider {
   /** Where `auth()` wanted the user sent (a `REDIRECT` result). */

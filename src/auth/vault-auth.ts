@@ -1,7 +1,6 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import { AuthRequiredError, type AccessGrant } from './grant';
-import { REFRESH_MARGIN_MS, vaultOf } from './vault';
-import type { VaultOwner } from './tickets';
+import { REFRESH_MARGIN_MS, type TokenSource } from './server-credentials';
 
 /**
  * The conversation's side of a server's authorization: the transport's
@@ -15,8 +14,8 @@ export class VaultAuth implements AuthProvider {
   private pending: Promise<AccessGrant> | undefined;
 
   constructor(
-    private readonly env: Env,
-    private readonly owner: VaultOwner,
+    /** The owner's vault over RPC (vault.ts `vaultSource`); in the conformance harness, ServerCredentials itself. */
+    private readonly source: TokenSource,
     readonly server: string,
     /** Hears of each grant handed out (its id names the cache partition; a step-up request is in it). */
     private readonly onGrant: (grant: Extract<AccessGrant, { status: 'authorized' }>) => void = () => {},
@@ -30,19 +29,19 @@ export class VaultAuth implements AuthProvider {
   async token(): Promise<string> {
     const current = this.current;
     if (current && !(current.expiresAt !== undefined && current.expiresAt - Date.now() < REFRESH_MARGIN_MS)) return current.token;
-    return this.take(() => vaultOf(this.env, this.owner).accessToken(this.owner, this.server));
+    return this.take(() => this.source.accessToken());
   }
 
   async onUnauthorized(): Promise<void> {
     const failed = this.current?.token;
     this.current = undefined;
-    await this.take(() => vaultOf(this.env, this.owner).unauthorized(this.owner, this.server, failed));
+    await this.take(() => this.source.unauthorized(failed));
   }
 
-  /** The server wants more access than the grant has (403 insufficient_scope). */
-  async needsScope(scope: string | undefined): Promise<AuthRequiredError> {
-    await vaultOf(this.env, this.owner).needsScope(this.owner, this.server, scope);
-    return new AuthRequiredError(this.server, 'insufficient_scope', scope);
+  /** The server wants more access than the grant has (403 insufficient_scope); undefined when the grant already has it (the user cannot help). */
+  async needsScope(scope: string | undefined): Promise<AuthRequiredError | undefined> {
+    const recorded = await this.source.needsScope(scope);
+    return recorded ? new AuthRequiredError(this.server, 'insufficient_scope', scope) : undefined;
   }
 
   /** Forgets the token held here: the user connected again, or disconnected. */

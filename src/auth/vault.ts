@@ -1,39 +1,38 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { AuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import { loadConfig, serversOf, type McpServerConfig } from '../config';
 import { oauthSetup, type OAuthSetup } from '../config/oauth';
 import { ApiError, notFound } from '../errors';
 import { toRpcResult, type RpcResult } from '../rpc';
+import type { FlowTarget } from './flow';
 import type { AccessGrant, ConnectionStatus } from './grant';
-import { completeAuthorization, renewTokens, startAuthorization, type FlowTarget } from './flow';
 import { guardedFetch, urlProblem } from './guarded-fetch';
-import { RecordProvider, type ClientIdentity, type CredentialRecord, type PendingAuthorization } from './record-provider';
-import { revokeTokens } from './revoke';
-import { AUTHORIZATION_TTL_MS, keyRing, newNonce, type VaultOwner } from './tickets';
-
-/** A token this close to its expiry is refreshed before it is handed out. */
-export const REFRESH_MARGIN_MS = 60_000;
+import type { ClientIdentity, CredentialRecord, PendingAuthorization } from './record-provider';
+import { oauthErrorText, ServerCredentials, type TokenSource } from './server-credentials';
+import { AUTHORIZATION_TTL_MS, keyRing, type VaultOwner } from './tickets';
 
 /** The vault of an end user (OAuth) or of a tenant (client credentials). */
 export const vaultName = (owner: VaultOwner) => (owner.user ? `user:${owner.tenant}:${owner.user}` : `tenant:${owner.tenant}`);
 export const vaultOf = (env: Env, owner: VaultOwner) => env.TOKEN_VAULT.getByName(vaultName(owner));
 
+/** A conversation's token source for one server: its owner's vault, over RPC. */
+export function vaultSource(env: Env, owner: VaultOwner, server: string): TokenSource {
+  return {
+    accessToken: () => vaultOf(env, owner).accessToken(owner, server),
+    unauthorized: (failed) => vaultOf(env, owner).unauthorized(owner, server, failed),
+    needsScope: (scope) => vaultOf(env, owner).needsScope(owner, server, scope),
+  };
+}
+
 /**
  * Where one owner's authorizations to MCP servers live (docs/design/oauth.md):
- * per server, our client registration, the tokens and discovery results,
- * sealed with AES-GCM (OAUTH_TOKEN_KEYS) — and the authorizations in flight,
- * each usable once. All OAuth requests run here, through `guardedFetch`; a
- * conversation gets an access token (`accessToken`) and nothing else. One
- * refresh at a time per server, so a rotating refresh token is used once.
+ * per server, one record (our client registration, the tokens, discovery
+ * results) sealed with AES-GCM (OAUTH_TOKEN_KEYS), and the authorizations in
+ * flight, each usable once. The decisions are ServerCredentials'; all OAuth
+ * requests go through `guardedFetch`. A conversation gets an access token
+ * and nothing else.
  */
 export class TokenVault extends DurableObject<Env> {
-  private readonly refreshing = new Map<string, Promise<AccessGrant>>();
-  /**
-   * Changes to one server's record, one at a time: each loads, may wait on
-   * the network, then saves — two at once (a refresh finishing after a new
-   * connect, say) would write back an older record over a newer one.
-   */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly byServer = new Map<string, ServerCredentials>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -44,110 +43,54 @@ export class TokenVault extends DurableObject<Env> {
   }
 
   /** A token for `server`, refreshed first when it is about to expire; or why there is none. */
-  async accessToken(owner: VaultOwner, serverId: string): Promise<AccessGrant> {
-    const server = this.server(owner, serverId);
-    const record = await this.load(owner, serverId);
-    const token = record.tokens?.access_token;
-    if (token && !(record.expiresAt !== undefined && record.expiresAt - Date.now() < REFRESH_MARGIN_MS)) return granted(record);
-    if (server.auth.type === 'client_credentials' || record.tokens?.refresh_token) return this.renew(owner, server);
-    return { status: 'auth_required', reason: record.grant ? 'expired' : 'not_connected' };
+  accessToken(owner: VaultOwner, serverId: string): Promise<AccessGrant> {
+    return this.credentials(owner, serverId).accessToken();
   }
 
-  /**
-   * The server refused `failedToken` (401). If another request renewed it
-   * meanwhile, that token; else a refresh (or, for client credentials, a new
-   * token); else the user must connect again.
-   */
-  async unauthorized(owner: VaultOwner, serverId: string, failedToken: string | undefined): Promise<AccessGrant> {
-    const server = this.server(owner, serverId);
-    const outcome = await this.serial(serverId, async (): Promise<AccessGrant | 'renew'> => {
-      const record = await this.load(owner, serverId);
-      if (record.tokens?.access_token && record.tokens.access_token !== failedToken) return granted(record);
-      if (server.auth.type === 'client_credentials' || record.tokens?.refresh_token) {
-        if (record.tokens) {
-          // Refused: whatever it says about its expiry, it is not good any more.
-          record.expiresAt = 0;
-          await this.save(owner, serverId, record);
-        }
-        return 'renew';
-      }
-      if (record.tokens) {
-        delete record.tokens;
-        await this.save(owner, serverId, record);
-      }
-      return { status: 'auth_required', reason: record.grant ? 'expired' : 'not_connected' };
-    });
-    return outcome === 'renew' ? this.renew(owner, server) : outcome;
+  /** The server refused `failedToken` (401). */
+  unauthorized(owner: VaultOwner, serverId: string, failedToken: string | undefined): Promise<AccessGrant> {
+    return this.credentials(owner, serverId).unauthorized(failedToken);
   }
 
-  /** The server wants more access (403 insufficient_scope): the next connect asks for it; meanwhile the grant stays. */
-  async needsScope(owner: VaultOwner, serverId: string, scope: string | undefined): Promise<void> {
-    this.server(owner, serverId);
-    await this.serial(serverId, async () => {
-      const record = await this.load(owner, serverId);
-      record.stepUpScope = union(record.stepUpScope, scope) || record.tokens?.scope || 'unknown';
-      await this.save(owner, serverId, record);
-    });
+  /** The server wants more access (403 insufficient_scope); false when the grant already has it. */
+  needsScope(owner: VaultOwner, serverId: string, scope: string | undefined): Promise<boolean> {
+    return this.credentials(owner, serverId).needsScope(scope);
   }
 
   /**
    * Starts an authorization (the start route, once per connect link):
-   * discovery, registration when needed, PKCE; returns where to send the
-   * user. `state` is sealed by the caller and names `stateNonce`.
+   * returns where to send the user. `state` is sealed by the caller and
+   * names `stateNonce`, under which the authorization waits for its callback.
    */
   begin(owner: VaultOwner, serverId: string, flow: { ticketNonce: string; ticketExpiresAt: number; state: string; stateNonce: string }): Promise<RpcResult<string>> {
-    return toRpcResult(() => this.serial(serverId, () => this.beginNow(owner, serverId, flow)));
+    return toRpcResult(async () => {
+      const server = this.server(owner, serverId);
+      if (server.auth.type !== 'oauth') throw new ApiError(400, 'not_oauth', `MCP server "${serverId}" is not connected per user`);
+      const sql = this.ctx.storage.sql;
+      sql.exec(`DELETE FROM used_tickets WHERE expires < ?`, Date.now());
+      sql.exec(`DELETE FROM pending WHERE expires < ?`, Date.now());
+      if (sql.exec(`SELECT 1 FROM used_tickets WHERE nonce = ?`, flow.ticketNonce).toArray().length) {
+        throw new ApiError(400, 'link_used', 'This connect link was already used; start again from the chat');
+      }
+      sql.exec(`INSERT INTO used_tickets (nonce, expires) VALUES (?, ?)`, flow.ticketNonce, flow.ticketExpiresAt);
+      const { authorizationUrl, pending } = await this.oauth(serverId, () => this.credentials(owner, serverId).start(flow.state));
+      const problem = urlProblem(authorizationUrl, this.setup().allowPrivate);
+      if (problem) throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": its authorization endpoint is refused: ${problem}`);
+      const row: PendingAuthorization = { ...pending, server: serverId, expiresAt: Date.now() + AUTHORIZATION_TTL_MS };
+      const sealed = await (await keyRing(this.setup())).seal(JSON.stringify(row), `pending:${flow.stateNonce}`);
+      sql.exec(`INSERT INTO pending (nonce, sealed, expires) VALUES (?, ?, ?)`, flow.stateNonce, sealed, row.expiresAt);
+      return authorizationUrl.href;
+    });
   }
 
-  private async beginNow(owner: VaultOwner, serverId: string, flow: { ticketNonce: string; ticketExpiresAt: number; state: string; stateNonce: string }): Promise<string> {
-    const server = this.server(owner, serverId);
-    if (server.auth.type !== 'oauth') throw new ApiError(400, 'not_oauth', `MCP server "${serverId}" is not connected per user`);
-    const sql = this.ctx.storage.sql;
-    sql.exec(`DELETE FROM used_tickets WHERE expires < ?`, Date.now());
-    sql.exec(`DELETE FROM pending WHERE expires < ?`, Date.now());
-    if (sql.exec(`SELECT 1 FROM used_tickets WHERE nonce = ?`, flow.ticketNonce).toArray().length) {
-      throw new ApiError(400, 'link_used', 'This connect link was already used; start again from the chat');
-    }
-    sql.exec(`INSERT INTO used_tickets (nonce, expires) VALUES (?, ?)`, flow.ticketNonce, flow.ticketExpiresAt);
-    const setup = this.setup();
-    const record = await this.load(owner, serverId);
-    const target = this.target(server, setup);
-    const scope = record.stepUpScope ? union(record.tokens?.scope, record.stepUpScope) : server.auth.scopes?.join(' ');
-    const { authorizationUrl: url, codeVerifier } = await this.oauth(serverId, () => startAuthorization(target, record, flow.state, scope || undefined));
-    const problem = urlProblem(url, setup.allowPrivate);
-    if (problem) throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": its authorization endpoint is refused: ${problem}`);
-    // Registration and discovery are kept (the tokens are untouched: the current grant works until the new one arrives).
-    await this.save(owner, serverId, record);
-    const pending: PendingAuthorization = {
-      server: serverId,
-      codeVerifier,
-      ...(record.discovery ? { discovery: record.discovery } : {}),
-      expiresAt: Date.now() + AUTHORIZATION_TTL_MS,
-    };
-    const sealed = await (await keyRing(setup)).seal(JSON.stringify(pending), `pending:${flow.stateNonce}`);
-    sql.exec(`INSERT INTO pending (nonce, sealed, expires) VALUES (?, ?, ?)`, flow.stateNonce, sealed, pending.expiresAt);
-    return url.href;
-  }
-
-  /** The callback: the authorization in flight named by `stateNonce` is used up, its code exchanged, the tokens kept. */
+  /** The callback: the authorization named by `stateNonce` is used up, its code exchanged; returns the new grant's id. */
   finish(owner: VaultOwner, serverId: string, stateNonce: string, callback: { code: string; iss?: string | undefined }): Promise<RpcResult<string>> {
-    return toRpcResult(() => this.serial(serverId, () => this.finishNow(owner, serverId, stateNonce, callback)));
-  }
-
-  /** Returns the new grant's id. */
-  private async finishNow(owner: VaultOwner, serverId: string, stateNonce: string, callback: { code: string; iss?: string | undefined }): Promise<string> {
-    const server = this.server(owner, serverId);
-    const pending = await this.takePending(stateNonce);
-    if (!pending || pending.server !== serverId) throw new ApiError(400, 'invalid_state', 'This authorization was already completed or has expired; connect again');
-    const setup = this.setup();
-    const record = await this.load(owner, serverId);
-    const working: CredentialRecord = { ...record, ...(pending.discovery ? { discovery: pending.discovery } : {}) };
-    await this.oauth(serverId, () => completeAuthorization(this.target(server, setup), working, pending.codeVerifier, callback));
-    working.connectedAt = Date.now();
-    working.grant = newNonce();
-    delete working.stepUpScope;
-    await this.save(owner, serverId, working);
-    return working.grant;
+    return toRpcResult(async () => {
+      const credentials = this.credentials(owner, serverId);
+      const pending = await this.takePending(stateNonce);
+      if (!pending || pending.server !== serverId) throw new ApiError(400, 'invalid_state', 'This authorization was already completed or has expired; connect again');
+      return this.oauth(serverId, () => credentials.complete(pending, callback));
+    });
   }
 
   /** An authorization the user refused (or that failed at the authorization server): forgotten. */
@@ -157,89 +100,38 @@ export class TokenVault extends DurableObject<Env> {
 
   /** This owner's connection to each of the tenant's servers that need one. */
   connections(owner: VaultOwner): Promise<RpcResult<ConnectionStatus[]>> {
-    return toRpcResult(() => this.connectionsNow(owner));
+    return toRpcResult(() => {
+      const wanted = owner.user ? 'oauth' : 'client_credentials';
+      const servers = serversOf(loadConfig(this.env), owner.tenant).filter((s) => s.auth.type === wanted);
+      return Promise.all(servers.map((server) => this.credentials(owner, server.id).status(server.id)));
+    });
   }
 
-  private async connectionsNow(owner: VaultOwner): Promise<ConnectionStatus[]> {
-    const servers = serversOf(loadConfig(this.env), owner.tenant).filter((s) => s.auth.type === (owner.user ? 'oauth' : 'client_credentials'));
-    return Promise.all(
-      servers.map(async (server) => {
-        const record = await this.load(owner, server.id);
-        const connected = Boolean(record.tokens?.access_token || record.tokens?.refresh_token);
-        return {
-          server: server.id,
-          auth: server.auth.type as ConnectionStatus['auth'],
-          status: !connected ? 'not_connected' : record.stepUpScope ? 'step_up_required' : 'connected',
-          ...(connected && record.tokens?.scope ? { scope: record.tokens.scope } : {}),
-          ...(connected && record.connectedAt ? { connectedAt: new Date(record.connectedAt).toISOString() } : {}),
-          ...(connected && record.expiresAt ? { expiresAt: new Date(record.expiresAt).toISOString() } : {}),
-        } satisfies ConnectionStatus;
-      }),
-    );
-  }
-
-  /** Revokes the tokens where the server supports it (RFC 7009), then forgets everything about `server` but our client registration. */
+  /** Revokes the tokens where the server supports it (RFC 7009), then forgets them. */
   disconnect(owner: VaultOwner, serverId: string): Promise<RpcResult<{ revoked: 'revoked' | 'unsupported' | 'failed' | 'nothing' }>> {
-    return toRpcResult(() => this.serial(serverId, () => this.disconnectNow(owner, serverId)));
-  }
-
-  private async disconnectNow(owner: VaultOwner, serverId: string): Promise<{ revoked: 'revoked' | 'unsupported' | 'failed' | 'nothing' }> {
-    const server = this.server(owner, serverId);
-    const setup = this.setup();
-    const record = await this.load(owner, serverId);
-    let revoked: 'revoked' | 'unsupported' | 'failed' | 'nothing' = 'nothing';
-    if (record.tokens) {
-      const provider = new RecordProvider(record, identityOf(server, setup, this.env));
-      const metadata = record.discovery?.authorizationServerMetadata as AuthorizationServerMetadata | undefined;
-      revoked = await revokeTokens(metadata, provider.clientInformation(), record.tokens, guardedFetch(setup.allowPrivate));
-    }
-    await this.save(owner, serverId, { ...(record.client ? { client: record.client } : {}) });
-    return { revoked };
+    return toRpcResult(async () => ({ revoked: await this.credentials(owner, serverId).disconnect() }));
   }
 
   // ---- internals ---------------------------------------------------------------
 
-  /** One refresh (or client-credentials token) per server at a time; concurrent callers share it. */
-  private renew(owner: VaultOwner, server: McpServerConfig): Promise<AccessGrant> {
-    let running = this.refreshing.get(server.id);
-    if (!running) {
-      running = this.serial(server.id, () => this.renewNow(owner, server)).finally(() => this.refreshing.delete(server.id));
-      this.refreshing.set(server.id, running);
+  /** One ServerCredentials per server for this object's life: its refresh and its queue of changes are shared by every caller. */
+  private credentials(owner: VaultOwner, serverId: string): ServerCredentials {
+    const server = this.server(owner, serverId);
+    let credentials = this.byServer.get(serverId);
+    if (!credentials) {
+      credentials = new ServerCredentials(
+        { load: () => this.load(owner, serverId), save: (record) => this.save(owner, serverId, record) },
+        () => this.target(this.server(owner, serverId)),
+        { type: server.auth.type as 'oauth' | 'client_credentials', scopes: server.auth.type === 'none' ? undefined : server.auth.scopes },
+      );
+      this.byServer.set(serverId, credentials);
     }
-    return running;
+    return credentials;
   }
 
-  private async renewNow(owner: VaultOwner, server: McpServerConfig): Promise<AccessGrant> {
+  private target(server: McpServerConfig): FlowTarget {
     const setup = this.setup();
-    const record = await this.load(owner, server.id);
-    if (record.tokens?.access_token && record.expiresAt !== undefined && record.expiresAt - Date.now() >= REFRESH_MARGIN_MS) return granted(record);
-    let result: 'renewed' | 'needs_user';
-    try {
-      result = await renewTokens(this.target(server, setup), record);
-    } catch (error) {
-      // The authorization server is down or answered nonsense: a token still valid is still used.
-      if (record.tokens?.access_token && (record.expiresAt ?? Infinity) > Date.now()) return granted(record);
-      return { status: 'error', message: `MCP server "${server.id}": could not renew its authorization: ${oauthErrorText(error)}` };
-    }
-    if (result === 'needs_user') {
-      // The refresh was refused (revoked, expired grant): the user must connect again.
-      await this.save(owner, server.id, record);
-      return { status: 'auth_required', reason: 'expired' };
-    }
-    if (server.auth.type === 'client_credentials') {
-      record.grant ??= newNonce();
-      record.connectedAt ??= Date.now();
-    }
-    await this.save(owner, server.id, record);
-    return granted(record);
-  }
-
-  private serial<T>(serverId: string, run: () => Promise<T>): Promise<T> {
-    const next = (this.queues.get(serverId) ?? Promise.resolve()).then(run, run);
-    const settled = next.catch(() => {});
-    this.queues.set(serverId, settled);
-    void settled.then(() => this.queues.get(serverId) === settled && this.queues.delete(serverId));
-    return next;
+    return { serverUrl: server.url, identity: identityOf(server, setup, this.env), fetchFn: guardedFetch(setup.allowPrivate) };
   }
 
   private async oauth<T>(serverId: string, run: () => Promise<T>): Promise<T> {
@@ -249,10 +141,6 @@ export class TokenVault extends DurableObject<Env> {
       if (error instanceof ApiError) throw error;
       throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": authorization failed: ${oauthErrorText(error)}`);
     }
-  }
-
-  private target(server: McpServerConfig, setup: OAuthSetup): FlowTarget {
-    return { serverUrl: server.url, identity: identityOf(server, setup, this.env), fetchFn: guardedFetch(setup.allowPrivate) };
   }
 
   private server(owner: VaultOwner, id: string): McpServerConfig {
@@ -296,16 +184,6 @@ export class TokenVault extends DurableObject<Env> {
   }
 }
 
-function granted(record: CredentialRecord): AccessGrant {
-  return {
-    status: 'authorized',
-    token: record.tokens!.access_token,
-    expiresAt: record.expiresAt,
-    grant: record.grant ?? 'initial',
-    ...(record.stepUpScope ? { stepUpScope: record.stepUpScope } : {}),
-  };
-}
-
 /** Who we are to this server's authorization server. Secrets are resolved here, in memory, never stored. */
 function identityOf(server: McpServerConfig, setup: OAuthSetup, env: Env): ClientIdentity {
   const secret = (ref: string | undefined) => {
@@ -324,14 +202,4 @@ function identityOf(server: McpServerConfig, setup: OAuthSetup, env: Env): Clien
     clientMetadataUrl: setup.clientMetadataUrl,
     ...(auth.clientId ? { preregistered: { clientId: auth.clientId, clientSecret: secret(auth.clientSecret) } } : {}),
   };
-}
-
-function union(...scopes: (string | undefined)[]): string {
-  return [...new Set(scopes.flatMap((s) => s?.split(' ').filter(Boolean) ?? []))].join(' ');
-}
-
-/** An OAuth failure in words: the server's error code and description, never a token (bounded). */
-function oauthErrorText(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/[A-Za-z0-9._~+/=-]{40,}/g, '[redacted]').slice(0, 300);
 }

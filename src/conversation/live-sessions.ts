@@ -1,3 +1,4 @@
+import { vaultSource } from '../auth/vault';
 import { VaultAuth } from '../auth/vault-auth';
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
@@ -165,7 +166,7 @@ export class LiveSessions {
       authFor: (server) =>
         server.auth.type === 'none'
           ? undefined
-          : new VaultAuth(this.host.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id, (grant) => cache.partition(server.id, grant.grant)),
+          : new VaultAuth(vaultSource(this.host.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id), server.id, (grant) => cache.partition(server.id, grant.grant)),
     });
   }
 }

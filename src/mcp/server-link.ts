@@ -276,9 +276,11 @@ export class ServerLink {
 
   /** A request was refused for want of scope (403 insufficient_scope): the vault remembers what to ask for; the user is told. */
   async stepUp(error: InsufficientScopeError): Promise<ApiError> {
+    const refused = new ApiError(403, 'insufficient_scope', `MCP server "${this.id}" refused: it asks for scope ${error.requiredScope ?? '(not said)'}${this.options.auth ? ', which was granted' : ''}`);
     const auth = this.options.auth;
-    if (!auth) return new ApiError(403, 'insufficient_scope', `MCP server "${this.id}" refused: it needs scope ${error.requiredScope ?? '(not said)'}`);
-    return this.markAuthRequired(await auth.needsScope(error.requiredScope));
+    if (!auth) return refused;
+    const stepUp = await auth.needsScope(error.requiredScope);
+    return stepUp ? this.markAuthRequired(stepUp) : refused;
   }
 
   /**

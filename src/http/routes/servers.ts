@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { vaultSource } from '../../auth/vault';
 import { VaultAuth } from '../../auth/vault-auth';
 import { loadConfig, serversOf } from '../../config';
 import { probeServers } from '../../mcp/probe';
@@ -19,7 +20,7 @@ export const servers = new Hono<AppBindings>().get('/', async (c) => {
   const probes = await probeServers(servers, c.env as unknown as Env & Record<string, unknown>, config.settings, (server) => {
     if (server.auth.type === 'none') return undefined;
     const owner = server.auth.type === 'oauth' ? { tenant, user } : { tenant };
-    return { key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`, auth: new VaultAuth(c.env, owner, server.id) };
+    return { key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`, auth: new VaultAuth(vaultSource(c.env, owner, server.id), server.id) };
   });
   return c.json({ servers: await connectLinks(c.env, { tenant, user }, probes) });
 });

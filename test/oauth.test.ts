@@ -111,6 +111,22 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(connections.connections.find((c) => c.server === 'account')).toMatchObject({ status: 'connected' });
   });
 
+  it('never shows what was cached under an earlier authorization (the user connects again, as another account)', async () => {
+    const read = async (id: string) => {
+      const response = await api(`/v1/conversations/${id}/resources/read`, 'mona', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'account', uri: 'account://profile' }) });
+      expect(response.status).toBe(200);
+      return JSON.stringify(await response.json());
+    };
+    await connect('mona', 'account', 'upstream-mona-work');
+    const first = await newConversation('mona');
+    expect(await read(first)).toContain('Profile of upstream-mona-work');
+    await runInDurableObject(await conversationStub(first), (instance) => instance.settle()); // its copy is in KV now
+    await connect('mona', 'account', 'upstream-mona-home');
+    // A new conversation (which would find the old copy in KV, were KV keys not per grant), and the open one: both see the new account's.
+    expect(await read(await newConversation('mona'))).toContain('Profile of upstream-mona-home');
+    expect(await read(first)).toContain('Profile of upstream-mona-home');
+  });
+
   it('uses a pre-registered client with its secret from a Worker secret', async () => {
     const page = await connect('carol', 'prereg');
     expect(page.status).toBe(200);

@@ -614,7 +614,8 @@ function buildMcpServer(): McpServer {
   server.registerTool('admin_report', { description: 'An administrator-only report', inputSchema: z.object({}), scopeChallenge: requireAdmin }, (_args, ctx) =>
     text(`Admin report for ${subjectOf(ctx)}`),
   );
-  server.registerResource('profile', 'account://profile', { mimeType: 'text/plain', description: "The signed-in user's profile" }, (_uri, ctx) => {
+  // Cacheable for a minute (per user): a client that kept copies across authorizations would show the old account's.
+  server.registerResource('profile', 'account://profile', { mimeType: 'text/plain', description: "The signed-in user's profile", cacheHint: { ttlMs: 60_000, cacheScope: 'private' } }, (_uri, ctx) => {
     const sub = subjectOf(ctx);
     return { contents: [{ uri: 'account://profile', mimeType: 'text/plain', text: `Profile of ${sub}: display name ${sub}, email ${sub}@upstream.test` }] };
   });

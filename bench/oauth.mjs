@@ -32,8 +32,9 @@ ${row('refreshing a token', "the SDK's refresh with an in-memory provider", r.re
 Ours, for connecting: minting the link (\`POST /v1/connections/:server\`), the start route (sealed state, the vault's
 authorization start — including the unauthenticated request that learns the scope the server wants), the
 authorization server, the callback (state and cookie checks, the vault's exchange, tokens sealed, the user's
-conversations told) — measured apart (15 connects, p50): link 2 ms, start + authorization server 24 ms, callback
-21 ms; the baseline makes two requests where ours makes six and three Durable Object calls. Both are paid once per
+conversations told). Ours discovers afresh on every connect (a server may have moved to another authorization
+server) and first asks the server, without a token, which scope it wants; the baseline keeps its discovery and
+only meets the authorization server (authorize, token) — ours adds those requests and three Durable Object calls. Both are paid once per
 user and server, while the user clicks through a consent page. For refreshing: one RPC to the user's vault, unseal, refresh (${r.refreshes.ok} refreshes succeeded
 at the authorization server), seal. A tool call uses the token the conversation holds in memory: no vault RPC.
 `;

@@ -1,4 +1,5 @@
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+/** The statuses this service answers errors with (a leaf type: no layer's framework in it). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
 
 /**
  * An error meant for the client: every layer throws it, the HTTP error
@@ -7,7 +8,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
  */
 export class ApiError extends Error {
   constructor(
-    readonly status: ContentfulStatusCode,
+    readonly status: ErrorStatus,
     readonly code: string,
     message: string,
     /** Headers the response must carry (e.g. Retry-After on 429). */

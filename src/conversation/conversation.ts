@@ -45,8 +45,10 @@ export interface ConversationSnapshot {
 
 /**
  * One Durable Object per conversation (SQLite-backed), built on `agents`'
- * `Agent`: it gives us the SQL helper, scheduling, WebSocket plumbing and the
- * chat protocol that later layers (the tool loop) build on.
+ * `Agent` for two things: scheduling (the idle alarm that releases MCP
+ * sessions) and WebSocket plumbing (connections, hibernation), on which
+ * `chat-socket.ts` speaks the chat protocol `useAgentChat` expects. Its MCP
+ * client manager and chat agent classes are not used.
  *
  * Every Durable Object id "exists", so existence is explicit: `create()`
  * writes a row, and every other method answers 404 (or `null`) when it is

@@ -9,15 +9,15 @@ export const MAX_MESSAGE_CHARS = 32_000;
 const TextPart = z.object({ type: z.literal('text'), text: z.string() }).strict();
 const UserMessage = z.object({ id: z.string().min(1).max(100).optional(), role: z.literal('user'), parts: z.array(TextPart).min(1).max(20) });
 
+/** A resource the user (or the application) attaches to this message: read by the host, not by the model. */
+export const Attachment = z.object({ server: z.string().min(1).max(64).optional(), uri: z.string().min(1).max(4096) }).strict();
+export type Attachment = z.infer<typeof Attachment>;
+
 /**
  * One user turn, in any of three shapes: `{text}` (curl), `{message}`, or
  * `{messages}` as `useChat` / `useAgentChat` send it (the last message is the
  * new one; the server's own history is authoritative).
  */
-/** A resource the user (or the application) attaches to this message: read by the host, not by the model. */
-export const Attachment = z.object({ server: z.string().min(1).max(64).optional(), uri: z.string().min(1).max(4096) }).strict();
-export type Attachment = z.infer<typeof Attachment>;
-
 export const SendMessageBody = z
   .object({
     text: z.string().optional(),

@@ -1,6 +1,6 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ApiError } from '../errors';
+import { ApiError, type ErrorStatus } from '../errors';
 
 /** The one JSON error shape of the API. */
 export function errorResponse(c: Context, error: ApiError) {
@@ -17,7 +17,7 @@ export const onError: ErrorHandler = (error, c) => {
   if (error instanceof ApiError) return errorResponse(c, error);
   if (error instanceof HTTPException) {
     const code = error.status === 413 ? 'payload_too_large' : error.status === 401 ? 'unauthorized' : 'http_error';
-    return errorResponse(c, new ApiError(error.status, code, error.message || `HTTP ${error.status}`));
+    return errorResponse(c, new ApiError(error.status as ErrorStatus, code, error.message || `HTTP ${error.status}`));
   }
   const requestId = c.get('requestId');
   console.error(`[${requestId}] unhandled error on ${c.req.method} ${c.req.path}:`, error);

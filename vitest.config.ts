@@ -137,12 +137,13 @@ const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: '.
   replacement: resolvePath(to),
 }));
 
-// Three projects, one run. "workers": tests inside workerd with the bindings of
+// Four projects, one run. "workers": tests inside workerd with the bindings of
 // wrangler.toml (Durable Objects, local KV, the SELF service binding), as in
 // `wrangler dev`. "browser": the chat widget in headless Chromium against the
 // service under `wrangler dev` (test/browser), driven from Node.
 // "conformance": the official MCP conformance suite's client authorization
-// scenarios against our OAuth code (test/conformance), from Node.
+// scenarios against our OAuth code (test/conformance), from Node. "node": plain
+// Node tests of our scripts (test/node).
 export default defineConfig({
   test: {
     projects: [
@@ -183,7 +184,7 @@ export default defineConfig({
         test: {
           name: 'workers',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**', 'test/conformance/**'],
+          exclude: ['test/browser/**', 'test/conformance/**', 'test/node/**'],
           globalSetup: ['test/infra/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
@@ -212,6 +213,7 @@ export default defineConfig({
           hookTimeout: 15 * 60_000,
         },
       },
+      { test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' } },
     ],
     // One file at a time: every conversation connects to the shared fault
     // proxy, so a fault one file injects must not hit another file's test.

@@ -52,7 +52,7 @@ export function deployProblems({ tomlVars, cliVars, secretNames }) {
   const usesOAuth = Array.isArray(servers) && servers.some((s) => s?.auth?.type === 'oauth' || s?.auth?.type === 'client_credentials');
   if (usesOAuth) {
     if (!String(vars.PUBLIC_URL ?? '').startsWith('https://')) problems.push('MCP_SERVERS has servers with "auth": PUBLIC_URL must be this Worker\'s https origin.');
-    if (secretNames !== undefined && !secrets.has('OAUTH_TOKEN_KEYS')) problems.push('MCP_SERVERS has servers with "auth": set the secret OAUTH_TOKEN_KEYS first (README, "Authorization to MCP servers").');
+    if (secretNames !== undefined && !secrets.has('OAUTH_TOKEN_KEYS')) problems.push('MCP_SERVERS has servers with "auth": set the secret OAUTH_TOKEN_KEYS first (docs/AUTH.md, "Authorization to MCP servers").');
   }
   return { problems, warnings };
 }

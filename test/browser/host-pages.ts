@@ -1,6 +1,6 @@
 // A SaaS customer's page that embeds the widget from the service's origin,
 // with a tiny backend of its own that mints browser tokens (as a tenant's
-// backend does; see the README). Served on 127.0.0.1 from Node.
+// backend does; see docs/FRONTENDS.md). Served on 127.0.0.1 from Node.
 import { createServer, type Server } from 'node:http';
 import { mintToken } from '../../scripts/mint-token.mjs';
 

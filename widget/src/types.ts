@@ -1,4 +1,4 @@
-// The shapes the widget reads from the HTTP API (see the README's API
+// The shapes the widget reads from the HTTP API (see docs/API.md's
 // table). Only the fields it uses; the service sends more.
 
 export interface Resource {

@@ -1,21 +1,89 @@
 // Bundles the chat widget (widget/src) into one classic script under
 // public/widget/, served by the Worker as a static asset. Run by wrangler
 // before `wrangler dev` and `wrangler deploy` ([build] in wrangler.toml) and
-// by `npm run build:widget`. Prints the gzipped size: the widget's budget.
-import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+// by `npm run build:widget`. Writes:
+//
+//   public/widget/v<version>/mcp-ondemand-chat.<hash>.js  the pinnable copy: its path
+//       changes with its bytes, so it is served as immutable (public/_headers)
+//       and an embed can pin it with Subresource Integrity
+//   public/widget/mcp-ondemand-chat.js   the same bytes at a stable path that
+//       follows updates (short cache): the demo page and existing embeds
+//   public/widget/mcp-ondemand-chat.d.ts and .react.d.ts   the element's types (widget/)
+//   public/widget/manifest.json   {version, path, integrity, size, gzipSize, alias, types}
+//
+// and prints the versioned path, its SRI hash and the gzipped size (the
+// widget's budget). Anything else in public/widget/ (earlier builds'
+// versioned files) is removed, after the new files are in place.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 
-const outfile = 'public/widget/mcp-ondemand-chat.js';
-await build({
+const OUT = 'public/widget';
+const NAME = 'mcp-ondemand-chat';
+
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+const result = await build({
   entryPoints: ['widget/src/index.ts'],
   bundle: true,
   minify: true,
   format: 'iife',
   target: ['es2022'],
-  outfile,
+  write: false,
+  outfile: `${OUT}/${NAME}.js`,
   legalComments: 'none',
   logLevel: 'warning',
 });
-const bytes = readFileSync(outfile);
-console.log(`widget: ${outfile} ${(bytes.length / 1024).toFixed(1)} KiB, ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped`);
+const bytes = Buffer.from(result.outputFiles[0].contents);
+
+// One sha384 digest: the SRI value, and (its first 16 hex digits) the file name's hash.
+const digest = createHash('sha384').update(bytes).digest();
+const integrity = `sha384-${digest.toString('base64')}`;
+const hash = digest.toString('hex').slice(0, 16);
+const versioned = `v${version}/${NAME}.${hash}.js`;
+const gzipSize = gzipSync(bytes, { level: 9 }).length;
+const manifest = {
+  version,
+  path: `/widget/${versioned}`,
+  integrity,
+  size: bytes.length,
+  gzipSize,
+  alias: `/widget/${NAME}.js`,
+  types: { dom: `/widget/${NAME}.d.ts`, react: `/widget/${NAME}.react.d.ts` },
+};
+
+const files = new Map([
+  [versioned, bytes],
+  [`${NAME}.js`, bytes],
+  [`${NAME}.d.ts`, readFileSync(`widget/${NAME}.d.ts`)],
+  [`${NAME}.react.d.ts`, readFileSync(`widget/${NAME}.react.d.ts`)],
+  ['manifest.json', `${JSON.stringify(manifest, null, 2)}\n`],
+]);
+
+// Each file replaced by a rename, so a `wrangler dev` already serving this
+// folder (another test's service, a second terminal) never sees half a file.
+for (const [name, content] of files) {
+  const path = join(OUT, name);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.${process.pid}.tmp`, content);
+  renameSync(`${path}.${process.pid}.tmp`, path);
+}
+removeStale(OUT);
+
+function removeStale(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      removeStale(path);
+      if (readdirSync(path).length === 0) rmdirSync(path);
+    } else if (!files.has(relative(OUT, path)) && !entry.name.endsWith('.tmp')) {
+      rmSync(path, { force: true });
+    }
+  }
+}
+
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+console.log(`widget: ${manifest.path} ${kib(bytes.length)}, ${kib(gzipSize)} gzipped
+  integrity: ${integrity}
+  alias (follows updates): ${manifest.alias}; manifest: /widget/manifest.json`);

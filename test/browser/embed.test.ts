@@ -21,6 +21,7 @@ let allowed: { url: string; close(): Promise<void> };
 let foreign: { url: string; close(): Promise<void> };
 let context: BrowserContext;
 let page: Page;
+let manifest: { path: string; integrity: string };
 
 beforeAll(async () => {
   const hostOrigin = `http://127.0.0.1:${BROWSER_PORTS.hostPage}`;
@@ -54,7 +55,9 @@ beforeAll(async () => {
     }),
     launchChromium(),
   ]);
-  const host = { serviceUrl: service.url, tenants: { shop: SECRET, outage: OUTAGE_SECRET } };
+  // The customer page pins the widget as the README says: the versioned path and its SRI hash, from the manifest.
+  manifest = await (await fetch(`${service.url}/widget/manifest.json`)).json();
+  const host = { serviceUrl: service.url, tenants: { shop: SECRET, outage: OUTAGE_SECRET }, widget: manifest };
   allowed = await startHostPage({ ...host, port: BROWSER_PORTS.hostPage });
   foreign = await startHostPage({ ...host, port: BROWSER_PORTS.foreignPage });
 });
@@ -99,6 +102,34 @@ describe('the widget embedded in a customer page on another origin', () => {
     expect(asMaria.status).toBe(200);
     const asSomeoneElse = await fetch(`${service.url}/v1/conversations/${id}`, { headers: { authorization: 'Bearer shop-api-key', 'x-end-user': 'tom' } });
     expect(asSomeoneElse.status).toBe(404);
+  });
+
+  it('loads the widget from its pinned, versioned path, checked by its SRI hash across origins', async () => {
+    const script = page.waitForResponse((r) => r.url().endsWith(manifest.path));
+    await page.goto(`${allowed.url}/?user=maria`);
+    const response = await script;
+    expect(response.status()).toBe(200);
+    expect(response.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(response.headers()['access-control-allow-origin']).toBe('*');
+    const tag = page.locator(`script[src$="${manifest.path}"]`);
+    expect(await tag.getAttribute('integrity')).toBe(manifest.integrity);
+    expect(await tag.getAttribute('crossorigin')).toBe('anonymous');
+    expect(manifest.path).toMatch(/^\/widget\/v\d+\.\d+\.\d+[^/]*\/mcp-ondemand-chat\.[0-9a-f]{16}\.js$/);
+    expect(await page.evaluate(() => customElements.get('mcp-ondemand-chat') !== undefined)).toBe(true);
+    await visible(chat().getByRole('log', { name: 'Conversation' }));
+  });
+
+  it('is refused by the browser when the integrity value does not match the script', async () => {
+    const logged: string[] = [];
+    page.on('console', (message) => logged.push(message.text()));
+    const script = page.waitForResponse((r) => r.url().endsWith(manifest.path));
+    await page.goto(`${allowed.url}/?user=maria&integrity=wrong`);
+    await script;
+    await page.waitForLoadState('load');
+    // The bytes came, but did not run: no element definition, nothing rendered.
+    expect(await page.evaluate(() => customElements.get('mcp-ondemand-chat'))).toBeUndefined();
+    expect(await page.evaluate(() => document.querySelector('mcp-ondemand-chat')!.shadowRoot)).toBeNull();
+    await expect.poll(() => logged.join('\n')).toMatch(/integrity/i);
   });
 
   it('says plainly that a page on an origin the tenant does not allow cannot use the service', async () => {

@@ -9,10 +9,16 @@ export interface HostPageOptions {
   serviceUrl: string;
   /** Tenant id → its token secret; the first is the default. */
   tenants: Record<string, string>;
+  /**
+   * The widget pinned as the README says (its versioned path and SRI hash,
+   * from the service's /widget/manifest.json); without it, the stable alias.
+   */
+  widget?: { path: string; integrity: string };
 }
 
 /**
- * GET /?user=<id>&token=valid|expired|bad[&tenant=<id>][&refresh=manual] — the page, its token as asked.
+ * GET /?user=<id>&token=valid|expired|bad[&tenant=<id>][&refresh=manual][&integrity=wrong] — the page, its token as asked
+ * (`integrity=wrong`: the pinned script tag with an integrity value of other bytes).
  * GET /token?user=<id>[&tenant=<id>] — a fresh token (the page's refresh on `token-expired`).
  * The page records the widget's events in `window.widgetEvents`.
  */
@@ -29,7 +35,8 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
     } else if (url.pathname === '/') {
       const kind = url.searchParams.get('token') ?? 'valid';
       const value = kind === 'expired' ? token(-1) : kind === 'bad' ? `${token(10).slice(0, -4)}AAAA` : token(10);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(options.serviceUrl, value, user, tenant));
+      const widget = options.widget && url.searchParams.get('integrity') === 'wrong' ? { ...options.widget, integrity: WRONG_INTEGRITY } : options.widget;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(options.serviceUrl, widget, value, user, tenant));
     } else {
       res.writeHead(404).end();
     }
@@ -44,9 +51,17 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
 
 const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-const page = (service: string, token: string, user: string, tenant: string) => `<!doctype html>
+/** A well-formed sha384 SRI value of other bytes (the empty string). */
+const WRONG_INTEGRITY = 'sha384-OLBgp1GsljhM2TJ+sbHjaiH9txEUvgdDTAzHv2P24donTt6/529l+9Ua0vFImLlb';
+
+const widgetScript = (service: string, widget: HostPageOptions['widget']) =>
+  widget
+    ? `<script src="${attr(service + widget.path)}" integrity="${attr(widget.integrity)}" crossorigin="anonymous" defer></script>`
+    : `<script src="${attr(service)}/widget/mcp-ondemand-chat.js" defer></script>`;
+
+const page = (service: string, widget: HostPageOptions['widget'], token: string, user: string, tenant: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Acme Shop — help</title><link rel="icon" href="data:,">
-<script src="${attr(service)}/widget/mcp-ondemand-chat.js" defer></script>
+${widgetScript(service, widget)}
 <script src="/host.js" defer></script>
 <style>body{font-family:sans-serif;margin:24px;background:#fafaf5} mcp-ondemand-chat{--mcp-accent:#0b7a53;--mcp-height:600px;max-width:520px}</style>
 </head><body><h1>Acme Shop</h1><p>Signed in as ${attr(user)}.</p>

@@ -2,6 +2,7 @@
 // `wrangler dev` (workerd) with the demo MCP server and the offline model,
 // exactly what `npm start` runs. Screenshots of each state are saved in
 // test-results/screenshots/ (looked at when these tests were written).
+import { createHash } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { BROWSER_PORTS } from '../infra/ports';
@@ -98,6 +99,30 @@ describe('the demo page at / (npm start)', () => {
     expect(script.headers.get('access-control-allow-origin')).toBe('*');
     expect(script.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
     await visible(chat().getByRole('log', { name: 'Conversation' }));
+  });
+
+  it('serves the versioned widget from the manifest as immutable, with its SRI hash, and the alias with a short cache', async () => {
+    const manifest = (await (await fetch(`${service.url}/widget/manifest.json`)).json()) as { path: string; integrity: string; size: number; alias: string; types: { dom: string; react: string } };
+    const versioned = await fetch(`${service.url}${manifest.path}`);
+    expect(versioned.status).toBe(200);
+    expect(versioned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(versioned.headers.get('content-type')).toContain('javascript');
+    expect(versioned.headers.get('access-control-allow-origin')).toBe('*');
+    expect(versioned.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    const bytes = Buffer.from(await versioned.arrayBuffer());
+    expect(bytes.length).toBe(manifest.size);
+    expect(`sha384-${createHash('sha384').update(bytes).digest('base64')}`).toBe(manifest.integrity);
+
+    // The alias: the same bytes, a short cache (it follows updates).
+    const alias = await fetch(`${service.url}${manifest.alias}`);
+    expect(alias.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(Buffer.from(await alias.arrayBuffer()).equals(bytes)).toBe(true);
+    // The element's declarations, as text.
+    for (const path of [manifest.types.dom, manifest.types.react]) {
+      const types = await fetch(`${service.url}${path}`);
+      expect(types.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await types.text()).toContain("'mcp-ondemand-chat'");
+    }
   });
 
   it('streams an answer about the guidelines, with a compact read_resource step that expands to what the model received', async () => {

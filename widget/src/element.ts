@@ -10,6 +10,7 @@ import { attachmentChips } from './transcript';
 import { TranscriptView } from './transcript-view';
 import { applyChunk, sseChunks } from './ui-stream';
 import type { Attachment, AuthRequired, Catalog, Message, ToolPart } from './types';
+import type { McpOndemandChatAttributes, McpOndemandChatEventDetails } from '../mcp-ondemand-chat';
 
 /** Where the widget's own script came from: the default endpoint. Read while the script runs. */
 const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src ? new URL((document.currentScript as HTMLScriptElement).src).origin : location.origin;
@@ -25,7 +26,7 @@ type Turn = (signal: AbortSignal) => Promise<Response>;
  * of it (`mcp-ondemand-conversation`, `-message`, `-error`, `-token-expired`).
  */
 export class McpOndemandChat extends HTMLElement {
-  static observedAttributes = ['token', 'heading', 'placeholder'];
+  static observedAttributes: Array<keyof McpOndemandChatAttributes> = ['token', 'heading', 'placeholder'];
 
   private readonly root = this.attachShadow({ mode: 'open' });
   private api!: ChatApi;
@@ -47,7 +48,11 @@ export class McpOndemandChat extends HTMLElement {
   private stopButton!: HTMLButtonElement;
   private chips!: HTMLElement;
   private formSlot!: HTMLElement;
-  private heading!: HTMLElement;
+  /**
+   * Not `heading`: React 19 sets a prop as a property when the element has one
+   * by that name, so a field named like an attribute would swallow it.
+   */
+  private headingEl!: HTMLElement;
   private slashMenu!: Listbox<PromptChoice>;
   private atMenu!: Listbox<ResourceChoice>;
   private accounts!: Accounts;
@@ -56,9 +61,9 @@ export class McpOndemandChat extends HTMLElement {
     if (this.lifetime.signal.aborted) this.lifetime = new AbortController();
     if (this.built) return;
     this.built = true;
-    this.api = new ChatApi(this.getAttribute('endpoint') || SCRIPT_ORIGIN, () => this.getAttribute('token'));
+    this.api = new ChatApi(this.attr('endpoint') || SCRIPT_ORIGIN, () => this.attr('token'));
     this.build();
-    this.conversationId = this.getAttribute('conversation') || this.stored();
+    this.conversationId = this.attr('conversation') || this.stored();
     if (this.conversationId) void this.load(this.conversationId);
   }
 
@@ -68,7 +73,7 @@ export class McpOndemandChat extends HTMLElement {
 
   attributeChangedCallback(name: string, _old: string | null, value: string | null): void {
     if (!this.built) return;
-    if (name === 'heading') this.heading.textContent = value || 'Assistant';
+    if (name === 'heading') this.headingEl.textContent = value || 'Assistant';
     if (name === 'placeholder') this.input.placeholder = value || DEFAULT_PLACEHOLDER;
     // A new token after an expiry: the host has signed the person in again.
     if (name === 'token' && this.alert.dataset.auth === 'expired') this.clearAlert();
@@ -93,10 +98,10 @@ export class McpOndemandChat extends HTMLElement {
       connected: (_server, turn) => this.answerAgain(turn),
       focusInput: () => this.input.focus(),
     });
-    this.heading = h('h2', {}, this.getAttribute('heading') || 'Assistant');
+    this.headingEl = h('h2', {}, this.attr('heading') || 'Assistant');
     this.status = h('span', { class: 'status', role: 'status' });
     this.alert = h('div', { class: 'alert', role: 'alert', hidden: true, part: 'alert' });
-    this.input = h('textarea', { rows: 1, 'aria-label': 'Message', placeholder: this.getAttribute('placeholder') || DEFAULT_PLACEHOLDER, part: 'input' });
+    this.input = h('textarea', { rows: 1, 'aria-label': 'Message', placeholder: this.attr('placeholder') || DEFAULT_PLACEHOLDER, part: 'input' });
     this.send = h('button', { type: 'submit', class: 'primary', part: 'send' }, 'Send');
     this.stopButton = h('button', { type: 'button', part: 'stop', hidden: true, onclick: () => void this.stop() }, 'Stop');
     this.chips = h('div', { hidden: true });
@@ -125,7 +130,7 @@ export class McpOndemandChat extends HTMLElement {
       h(
         'section',
         { class: 'chat', 'aria-label': 'Chat', part: 'chat' },
-        h('header', {}, this.heading, this.status, this.accounts.panel.toggle),
+        h('header', {}, this.headingEl, this.status, this.accounts.panel.toggle),
         this.accounts.panel.el,
         this.transcript.el,
         this.accounts.cardsEl,
@@ -139,10 +144,10 @@ export class McpOndemandChat extends HTMLElement {
   // ---- conversation -----------------------------------------------------------
 
   private storageKey(): string {
-    return `mcp-ondemand:${this.getAttribute('endpoint') || SCRIPT_ORIGIN}`;
+    return `mcp-ondemand:${this.attr('endpoint') || SCRIPT_ORIGIN}`;
   }
   private stored(): string | null {
-    if (this.getAttribute('persist') === 'none') return null;
+    if (this.attr('persist') === 'none') return null;
     try {
       return sessionStorage.getItem(this.storageKey());
     } catch {
@@ -150,7 +155,7 @@ export class McpOndemandChat extends HTMLElement {
     }
   }
   private remember(id: string | null): void {
-    if (this.getAttribute('persist') === 'none') return;
+    if (this.attr('persist') === 'none') return;
     try {
       if (id) sessionStorage.setItem(this.storageKey(), id);
       else sessionStorage.removeItem(this.storageKey());
@@ -585,7 +590,13 @@ export class McpOndemandChat extends HTMLElement {
     this.alert.dataset.auth = '';
   }
 
-  private emit(type: string, detail: unknown): void {
+  /** Typed by the element's public declarations (widget/mcp-ondemand-chat.d.ts), so they say what it does. */
+  /** Only the attributes the declarations list are read. */
+  private attr(name: keyof McpOndemandChatAttributes): string | null {
+    return this.getAttribute(name);
+  }
+
+  private emit<K extends keyof McpOndemandChatEventDetails>(type: K, detail: McpOndemandChatEventDetails[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 }

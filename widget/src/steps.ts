@@ -1,7 +1,5 @@
 import type { ToolPart } from './types';
 
-export { humanSize } from '../../src/tools/human-size';
-
 /**
  * One line for a tool step, as a person would say it — "read
  * task://guidelines (cached)", "described application/pdf 1.0 KB" — and the

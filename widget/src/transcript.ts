@@ -1,7 +1,8 @@
 import { h } from './dom';
 import { elicitationCard, type Elicitation, type ElicitationAnswer } from './elicitation-form';
 import { renderMarkdown } from './markdown';
-import { humanSize as sizeOf, summarizeStep } from './steps';
+import { humanSize as sizeOf } from '../../src/tools/human-size';
+import { summarizeStep } from './steps';
 import type { Attachment, Message, ToolPart } from './types';
 
 export interface TranscriptContext {

@@ -1,0 +1,81 @@
+// Types for <mcp-ondemand-chat>, the chat widget (README, "Embed the chat
+// widget"). Copy this file into a TypeScript project that embeds the widget
+// (the service also serves it at /widget/mcp-ondemand-chat.d.ts) and include
+// it (tsconfig "include", or `import type {} from './mcp-ondemand-chat'`):
+// `document.querySelector('mcp-ondemand-chat')` is then typed, and so are its
+// events. React users add mcp-ondemand-chat.react.d.ts next to it.
+//
+// widget/src/element.ts emits its events through these types, so they cannot
+// drift from what the widget does (npm run typecheck).
+
+/** The element's attributes (all strings; set them with setAttribute or in markup). */
+export interface McpOndemandChatAttributes {
+  /** The service's origin; default: where the script was loaded from. */
+  endpoint?: string;
+  /** The browser token, sent as `Authorization: Bearer`; set a new one at any time (after `mcp-ondemand-token-expired`). */
+  token?: string;
+  /** Continue this conversation id instead of starting one. */
+  conversation?: string;
+  /** `none`: forget the conversation on reload. By default its id is kept in sessionStorage (per endpoint, per tab). */
+  persist?: 'none' | 'session';
+  /** The header text (default "Assistant"). */
+  heading?: string;
+  /** The input's placeholder. */
+  placeholder?: string;
+}
+
+/** A part of a message (an AI SDK `UIMessage` part): text, reasoning, a tool step, or data. */
+export type McpOndemandChatMessagePart =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | McpOndemandChatToolPart
+  | { type: string; [key: string]: unknown };
+
+/** A tool step: `tool-<name>` (read_resource, an MCP tool…), its input, and what the model received. */
+export interface McpOndemandChatToolPart {
+  type: `tool-${string}`;
+  toolCallId: string;
+  state: 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded' | 'output-available' | 'output-error' | 'output-denied';
+  input?: unknown;
+  output?: unknown;
+  errorText?: string;
+  approval?: { id: string; approved?: boolean; reason?: string };
+}
+
+/** A finished answer, as the widget built it from the stream (an AI SDK `UIMessage`). */
+export interface McpOndemandChatMessage {
+  id: string;
+  role: 'user' | 'assistant' | 'system';
+  parts: McpOndemandChatMessagePart[];
+  metadata?: { [key: string]: unknown };
+}
+
+/** The `detail` of each event the element dispatches (they bubble out of the shadow root). */
+export interface McpOndemandChatEventDetails {
+  /** A conversation was created. */
+  'mcp-ondemand-conversation': { id: string };
+  /** An answer finished without error. */
+  'mcp-ondemand-message': { message: McpOndemandChatMessage };
+  /** Something went wrong; `title` is what the widget shows. `status` 0: no connection. */
+  'mcp-ondemand-error': { status: number; code: string; message: string; title: string };
+  /** The token expired or was refused: get a new one and set the `token` attribute. */
+  'mcp-ondemand-token-expired': { code: string };
+}
+
+export type McpOndemandChatEventMap = { [K in keyof McpOndemandChatEventDetails]: CustomEvent<McpOndemandChatEventDetails[K]> };
+
+/** `<mcp-ondemand-chat>`. Configured by attributes only; it has no public properties or methods of its own. */
+export interface McpOndemandChatElement extends HTMLElement {
+  addEventListener<K extends keyof McpOndemandChatEventMap>(type: K, listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof McpOndemandChatEventMap>(type: K, listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'mcp-ondemand-chat': McpOndemandChatElement;
+  }
+}

@@ -21,6 +21,7 @@ import { verdictOf, type EraVerdict } from './era';
 import { anySignal, PausableDeadline } from './deadline';
 import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf } from './errors';
 import { GetStreamState } from './get-stream';
+import { traced } from '../observability/tracing';
 import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
@@ -156,7 +157,10 @@ export class McpConnection {
     // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
     const options: RequestOptions = { ...this.requestOptions, signal: anySignal(signal, deadline.signal) };
     try {
-      return await this.callWith(client, request, options, idempotent, signal);
+      // One span per request with its retries: which server, which era, whether it may be retried.
+      return await traced('mcp.request', { 'mcp.server': this.config.id, 'mcp.era': client.getProtocolEra(), 'mcp.idempotent': idempotent }, () =>
+        this.callWith(client, request, options, idempotent, signal),
+      );
     } finally {
       deadline.clear();
       this.deadlines.delete(deadline);

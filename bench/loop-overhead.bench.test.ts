@@ -4,6 +4,7 @@ import { getAgentByName } from 'agents';
 import { it } from 'vitest';
 import type { Conversation } from '../src/conversation/conversation';
 import { callTools, say, scriptedModel, userMessage } from '../test/helpers/turns';
+import { turnIn } from '../test/helpers/conversation';
 
 /**
  * Gateway overhead per loop step: turns with a zero-latency scripted model
@@ -27,7 +28,7 @@ it('loop overhead per step with a zero-latency model', async () => {
       for (let t = 0; t < PER_CONVERSATION; t++) {
         const model = scriptedModel((_call, i) => (i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('Done.')));
         const started = performance.now();
-        const reader = (await instance.turn([userMessage('What are the guidelines?')], { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
+        const reader = (await turnIn(instance, [userMessage('What are the guidelines?')], { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
         while (!(await reader.read()).done);
         // The first turn of a conversation connects to the MCP server and reads from it: that is not our code.
         if (t > 0) out.push((performance.now() - started) / 2);

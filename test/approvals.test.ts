@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { demoTaskTitles } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
+import { approveIn } from './helpers/conversation';
 
 type Pending = { toolCallId: string; toolName: string; input: { title?: string }; approvalId: string };
 const pendingOf = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ pendingApprovals: Pending[] }>()).pendingApprovals;
 
 async function approveWith(id: string, toolCallId: string, approved: boolean, model: ReturnType<typeof scriptedModel>) {
   return runInDurableObject(await conversationStub(id), async (instance) => {
-    const reader = (await instance.approve({ toolCallId, approved }, { model, acceptsImages: false, spec: 'mock' }))!.reader().getReader();
+    const reader = (await approveIn(instance, { toolCallId, approved }, { model, acceptsImages: false, spec: 'mock' }))!.reader().getReader();
     const chunks: UIMessageChunk[] = [];
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
     return chunks;

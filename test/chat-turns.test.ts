@@ -11,6 +11,7 @@ import { api, conversationStub, createConversation, postJson } from './helpers/a
 import { waitFor } from './helpers/demo-client';
 import { approveWith, callTools, say, scriptedModel, sseChunks, stalledModel, textOfChunks, toolResults, turnUntilApproval, untilText, userMessage } from './helpers/turns';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
+import { turnIn } from './helpers/conversation';
 
 const HOSTILE = { authorization: 'Bearer test-key-hostile', 'x-end-user': 'mallory' };
 const snapshot = async (id: string, as: Record<string, string>) => (await api(`/v1/conversations/${id}`, {}, as)).json<{ messages: UIMessage[] }>();
@@ -18,7 +19,7 @@ const snapshot = async (id: string, as: Record<string, string>) => (await api(`/
 /** Starts a turn with a scripted model inside the conversation's Durable Object; the turn goes on after this returns. */
 async function startTurn(id: string, text: string, model: ReturnType<typeof scriptedModel>) {
   await runInDurableObject(await conversationStub(id), async (instance) => {
-    await instance.turn([userMessage(text)], { model, acceptsImages: false, spec: 'mock' });
+    await turnIn(instance, [userMessage(text)], { model, acceptsImages: false, spec: 'mock' });
   });
 }
 
@@ -73,7 +74,7 @@ describe('a 5 MB tool result', () => {
       return say('The report is long; I read the first two parts.');
     });
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await instance.turn([userMessage('summarize the activity report')], { model, acceptsImages: false, spec: 'mock' });
+      const live = await turnIn(instance, [userMessage('summarize the activity report')], { model, acceptsImages: false, spec: 'mock' });
       const reader = live.reader().getReader();
       while (!(await reader.read()).done);
     });
@@ -109,7 +110,7 @@ describe('a 5 MB tool result', () => {
     const id = await createConversation(HOSTILE);
     const huge: UIMessage = { id: 'huge-1', role: 'assistant', parts: [{ type: 'text', text: `${'é'.repeat(1_200_000)}🙂${'x'.repeat(900_000)}` }] };
     await runInDurableObject(await conversationStub(id), async (instance, state) => {
-      (instance as unknown as { history: { save(m: UIMessage[]): void } }).history.save([huge]);
+      instance.services.history.save([huge]);
       const rows = state.storage.sql.exec<{ bytes: number }>(`SELECT length(CAST(message AS BLOB)) AS bytes FROM messages UNION ALL SELECT length(CAST(text AS BLOB)) FROM message_overflow`).toArray();
       expect(rows.length).toBeGreaterThan(3);
       for (const row of rows) expect(row.bytes).toBeLessThanOrEqual(2_000_000);
@@ -225,7 +226,7 @@ describe('WebSocket edge cases (hand-built frames)', () => {
     await sseChunks(await postJson(`/v1/conversations/${id}/messages`, { text: 'hello' }, HOSTILE));
     const { socket, frames } = await open(id);
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await instance.turn([userMessage('and more')], { model: stalledModel('A partial'), acceptsImages: false, spec: 'mock' });
+      const live = await turnIn(instance, [userMessage('and more')], { model: stalledModel('A partial'), acceptsImages: false, spec: 'mock' });
       await untilText(live.reader());
     });
     socket.send(JSON.stringify({ type: 'cf_agent_chat_clear' }));

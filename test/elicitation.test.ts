@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ElicitationRecord } from '../src/loop/elicitations';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { approveWith, callTools, say, scriptedModel, toolResults, turnUntilApproval } from './helpers/turns';
+import { callTool } from './helpers/conversation';
 
 const ERAS = { authorization: 'Bearer test-key-eras', 'x-end-user': 'asked' };
 
@@ -92,7 +93,7 @@ for (const [server, era] of [
 describe('outside a turn nobody can answer', () => {
   it('a tool called through the API alone gets "cancel" at once, and the server says what it did', async () => {
     const id = await createConversation(ERAS);
-    const result = await (await conversationStub(id)).callTool({ server: 'strict', name: 'confirm_delete', arguments: {} });
+    const result = await callTool(await conversationStub(id), { server: 'strict', name: 'confirm_delete', arguments: {} });
     expect(result).toMatchObject({ ok: true, value: { content: [{ type: 'text', text: 'kept everything (cancel)' }] } });
   });
 });

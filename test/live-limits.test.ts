@@ -4,6 +4,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { say, userMessage } from './helpers/turns';
+import { turnIn } from './helpers/conversation';
 
 // The "limited" tenant (vitest.config.ts): 4 new conversations per user per minute, 2 holding live MCP sessions at once.
 const userOf = () => ({ authorization: 'Bearer test-key-limited', 'x-end-user': `user-${crypto.randomUUID().slice(0, 8)}` });
@@ -74,7 +75,7 @@ describe('per-end-user limits on conversations', () => {
         },
       });
     const streams = await Promise.all(
-      [a, b].map(async (id) => runInDurableObject(await conversationStub(id), async (instance) => instance.turn([userMessage('hold on')], { model: slow(), acceptsImages: false, spec: 'mock' }))),
+      [a, b].map(async (id) => runInDurableObject(await conversationStub(id), async (instance) => turnIn(instance, [userMessage('hold on')], { model: slow(), acceptsImages: false, spec: 'mock' }))),
     );
     const refused = await read(c, as);
     expect(refused.status).toBe(429);

@@ -2,6 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
+import { turnIn } from './helpers/conversation';
 
 const results = (model: ReturnType<typeof scriptedModel>, step = 1) => toolResults(model.doStreamCalls[step]!.prompt);
 
@@ -112,7 +113,7 @@ describe('resuming a stream', () => {
       }),
     });
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      await instance.turn([userMessage('say hello')], { model: slow, acceptsImages: false, spec: 'mock' }); // nobody reads it
+      await turnIn(instance, [userMessage('say hello')], { model: slow, acceptsImages: false, spec: 'mock' }); // nobody reads it
     });
     const resumed = api(`/v1/conversations/${id}/stream`);
     setTimeout(release, 200);

@@ -7,6 +7,7 @@ import { estimateTokens } from '../src/tools/tokens';
 import type { ServerState } from '../src/mcp/catalog';
 import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
+import { turnIn } from './helpers/conversation';
 
 const systemOf = (prompt: { role: string; content: unknown }[]) => prompt.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
 const sentToModel = (model: ReturnType<typeof scriptedModel>) => JSON.stringify(model.doStreamCalls.map((c) => c.prompt));
@@ -127,7 +128,7 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     const id = await createConversation();
     const stub = await conversationStub(id);
     const chunks = await runInDurableObject(stub, async (instance) => {
-      const live = await instance.turn([userMessage('What do the team guidelines say about estimates?')], { model: new OfflineModel(), acceptsImages: false, spec: 'offline' }, { MAX_STEPS: 1 });
+      const live = await turnIn(instance, [userMessage('What do the team guidelines say about estimates?')], { model: new OfflineModel(), acceptsImages: false, spec: 'offline' }, { MAX_STEPS: 1 });
       const all: UIMessageChunk[] = [];
       const reader = live.reader().getReader();
       for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(r.value);

@@ -6,6 +6,7 @@ import { kvKey } from '../src/cache/keys';
 import { ResourceCache } from '../src/cache/resource-cache';
 import { catalog, conversationStub, createConversation, postJson, read, textOf } from './helpers/api';
 import { plainPlan, TEST_CACHE_SETTINGS, textLoad } from './helpers/cache';
+import { callTool, settle } from './helpers/conversation';
 
 describe('servers that lack capabilities', () => {
   it('a resources-only server works, and nothing it did not announce is ever called', async () => {
@@ -21,7 +22,7 @@ describe('servers that lack capabilities', () => {
     expect(Object.keys(minimal!.fetchedAt).sort()).toEqual(['resourceTemplates', 'resources']);
 
     expect(textOf(await read(id, { server: 'minimal', uri: 'mini://public-note' }))).toBe('shared by everyone.');
-    const tool = await (await conversationStub(id)).callTool({ server: 'minimal', name: 'anything', arguments: {} });
+    const tool = await callTool(await conversationStub(id), { server: 'minimal', name: 'anything', arguments: {} });
     expect(tool).toMatchObject({ ok: false, error: { status: 400, code: 'unsupported' } });
 
     const methods = await (await fetch(inject('minimalUrl').replace('/mcp', '/__methods'))).json<string[]>();
@@ -37,7 +38,7 @@ describe('servers that lack capabilities', () => {
     const id = await createConversation();
     const first = await read(id, { server: 'minimal', uri: 'mini://public-note' });
     expect(first.freshness).toEqual({ notifications: false, ttlMs: 60_000 });
-    await (await conversationStub(id)).settle();
+    await settle(await conversationStub(id));
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:acme', { server: 'minimal', uri: 'mini://public-note' }))).not.toBeNull();
   });
 
@@ -47,7 +48,7 @@ describe('servers that lack capabilities', () => {
     expect(first.hint).toEqual({ ttlMs: 60_000, cacheScope: 'private' });
     expect(first.freshness).toEqual({ notifications: false, ttlMs: 60_000 });
     expect((await read(id, { server: 'minimal', uri: 'mini://private-note' })).cache).toBe('memory');
-    await (await conversationStub(id)).settle();
+    await settle(await conversationStub(id));
     const ref = { server: 'minimal', uri: 'mini://private-note' };
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:acme', ref))).toBeNull();
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:acme:user:alice', ref))).not.toBeNull();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalog, conversationStub, createConversation, read, textOf } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
+import { callTool } from './helpers/conversation';
 
 // Against @modelcontextprotocol/server-everything, a third-party server
 // started on 127.0.0.1 by test/infra/global-setup.ts.
@@ -51,11 +52,11 @@ describe('server-everything', () => {
     expect((await read(id, { server: 'everything', uri: doc.uri })).cache).toBe('memory');
 
     const stub = await conversationStub(id);
-    const toggled = await stub.callTool({ server: 'everything', name: 'toggle-subscriber-updates', arguments: {} });
+    const toggled = await callTool(stub, { server: 'everything', name: 'toggle-subscriber-updates', arguments: {} });
     expect(toggled.ok).toBe(true);
     // The server sends updates every 5 s; an invalidated entry is read from the server again.
     await waitFor(async () => ((await read(id, { server: 'everything', uri: doc.uri })).cache === 'miss' ? true : undefined), 'an invalidation', 12_000);
-    await stub.callTool({ server: 'everything', name: 'toggle-subscriber-updates', arguments: {} });
+    await callTool(stub, { server: 'everything', name: 'toggle-subscriber-updates', arguments: {} });
   });
 
   it('gzip-file-as-resource → list_changed → the new blob resource is in the catalog and readable', async () => {
@@ -63,7 +64,7 @@ describe('server-everything', () => {
     const before = (await catalog(id)).everything!.resources.length;
     const stub = await conversationStub(id);
     const name = `notes-${crypto.randomUUID().slice(0, 8)}.txt.gz`;
-    const result = await stub.callTool({
+    const result = await callTool(stub, {
       server: 'everything',
       name: 'gzip-file-as-resource',
       arguments: { name, data: `data:text/plain;base64,${btoa('hello from the edge '.repeat(20))}`, outputType: 'resourceLink' },

@@ -2,6 +2,7 @@ import { inject } from 'vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, catalog, conversationStub, createConversation, postJson, read, textOf } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
+import { callTool, settle } from './helpers/conversation';
 
 // The "faulty" server is server-everything behind a fault proxy
 // (test/infra/fault-proxy.ts) whose mode each test sets.
@@ -133,7 +134,7 @@ describe('faults', () => {
     expect(JSON.stringify(result)).not.toMatch(/stray:|for nobody|duplicate/);
     // A tool call too: one result, the first; the session is still usable after.
     const stub = await conversationStub(id);
-    const echoed = await stub.callTool({ server: 'faulty', name: 'echo', arguments: { message: 'once' } });
+    const echoed = await callTool(stub, { server: 'faulty', name: 'echo', arguments: { message: 'once' } });
     expect(echoed.ok).toBe(true);
     expect(JSON.stringify(echoed)).toContain('Echo: once');
     await setMode('pass');
@@ -220,13 +221,13 @@ describe('notification storm (10,000 in one burst on the notification stream)', 
     const before = (await proxyState()).methods['tools/list'] ?? 0;
     await notify('notifications/tools/list_changed', 1);
     await waitFor(async () => (((await proxyState()).methods['tools/list'] ?? 0) > before ? true : undefined), 'the storm to be handled', 20_000);
-    return (await conversationStub(id)).settle();
+    return settle(await conversationStub(id));
   }
 
   it('resources/list_changed ×10,000: a handful of refreshes, the conversation stays usable', async () => {
     const id = await listeningConversation();
     const stub = await conversationStub(id);
-    const { refreshes: before } = await stub.settle();
+    const { refreshes: before } = await settle(stub);
     const listsBefore = (await proxyState()).methods['resources/list'] ?? 0;
 
     await notify('notifications/resources/list_changed', 10_000);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { kvKey } from '../src/cache/keys';
 import { api, catalog, conversationStub, createConversation, postJson, read, textOf } from './helpers/api';
 import { connectDemoClient, waitFor } from './helpers/demo-client';
+import { callTool, settle } from './helpers/conversation';
 
 type Demo = Awaited<ReturnType<typeof connectDemoClient>>;
 const editors: Demo[] = [];
@@ -54,7 +55,7 @@ describe('resource cache', () => {
     expect(second.cache).toBe('memory');
     expect(second.contents).toEqual(first.contents);
 
-    await (await conversationStub(id)).settle(); // the KV write runs in the background
+    await settle(await conversationStub(id)); // the KV write runs in the background
     await abortAllDurableObjects();
 
     const afterRestart = await read(id, { server: 'demo', uri: 'docs://test-matrix' });
@@ -77,7 +78,7 @@ describe('resource cache', () => {
   it('never serves the old text after resources/updated, not even from a KV copy that reappears, nor after a restart', async () => {
     const id = await createConversation();
     const before = await read(id, { server: 'demo', uri: 'task://guidelines' });
-    await (await conversationStub(id)).settle();
+    await settle(await conversationStub(id));
     // The demo server marks its guidelines private (2026 hint): the copy is under alice's own key.
     const key = await kvKey('tenant:acme:user:alice', { server: 'demo', uri: 'task://guidelines' });
     const oldKvCopy = await env.RESOURCE_CACHE.get(key);
@@ -94,7 +95,7 @@ describe('resource cache', () => {
     expect(textOf(before)).not.toBe(newText);
 
     // KV is eventually consistent: an old copy may come back. This conversation must refuse it.
-    await (await conversationStub(id)).settle();
+    await settle(await conversationStub(id));
     await env.RESOURCE_CACHE.put(key, oldKvCopy!);
     await abortAllDurableObjects();
     const afterRestart = await read(id, { server: 'demo', uri: 'task://guidelines' });
@@ -105,7 +106,7 @@ describe('resource cache', () => {
   it('re-subscribes after a restart: an update after the restart still invalidates', async () => {
     const id = await createConversation();
     await read(id, { server: 'demo', uri: 'task://guidelines' });
-    await (await conversationStub(id)).settle();
+    await settle(await conversationStub(id));
     await abortAllDurableObjects();
     expect((await read(id, { server: 'demo', uri: 'task://guidelines' })).cache).toBe('kv');
 
@@ -146,7 +147,7 @@ describe('notifications', () => {
     await read(id, { server: 'demo', uri: 'task://guidelines' });
     const stub = await conversationStub(id);
     const newText = `Changed by this conversation ${crypto.randomUUID()}`;
-    const result = await stub.callTool({ server: 'demo', name: 'update_guidelines', arguments: { text: newText } });
+    const result = await callTool(stub, { server: 'demo', name: 'update_guidelines', arguments: { text: newText } });
     expect(result.ok).toBe(true);
     // The updated notification came before the tool result on the same stream: the next read is fresh.
     const next = await read(id, { server: 'demo', uri: 'task://guidelines' });
@@ -158,7 +159,7 @@ describe('notifications', () => {
     const id = await createConversation();
     await catalog(id);
     const stub = await conversationStub(id);
-    const { refreshes: before } = await stub.settle();
+    const { refreshes: before } = await settle(stub);
     const editor = await colleague();
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
@@ -166,7 +167,7 @@ describe('notifications', () => {
       ),
     );
     await waitFor(async () => ((await catalog(id)).demo!.resources.filter((r) => r.title?.startsWith('Burst ')).length >= 10 ? true : undefined), 'all ten documents');
-    const { refreshes } = await stub.settle();
+    const { refreshes } = await settle(stub);
     expect(refreshes - before).toBeGreaterThanOrEqual(1);
     expect(refreshes - before).toBeLessThanOrEqual(3); // 10 notifications, debounced
   });

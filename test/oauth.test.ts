@@ -9,6 +9,7 @@ import type { ServerState } from '../src/mcp/catalog';
 import { conversationStub } from './helpers/api';
 import { asUrl, browser, connect, connectWithLink, control, oauthUser, rsUrl, startConnect } from './helpers/oauth';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
+import { settleIn } from './helpers/conversation';
 
 const api = (path: string, user: string, init: RequestInit = {}) => exports.default.fetch(`http://localhost${path}`, { ...init, headers: { ...oauthUser(user), ...Object.fromEntries(new Headers(init.headers)) } });
 
@@ -120,7 +121,7 @@ describe('a server each end user connects to (OAuth)', () => {
     await connect('mona', 'account', 'upstream-mona-work');
     const first = await newConversation('mona');
     expect(await read(first)).toContain('Profile of upstream-mona-work');
-    await runInDurableObject(await conversationStub(first), (instance) => instance.settle()); // its copy is in KV now
+    await runInDurableObject(await conversationStub(first), settleIn); // its copy is in KV now
     await connect('mona', 'account', 'upstream-mona-home');
     // A new conversation (which would find the old copy in KV, were KV keys not per grant), and the open one: both see the new account's.
     expect(await read(await newConversation('mona'))).toContain('Profile of upstream-mona-home');

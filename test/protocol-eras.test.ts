@@ -7,6 +7,7 @@ import type { ServerState } from '../src/mcp/catalog';
 import type { ResourceRead } from '../src/mcp/sessions';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
+import { callTool, settle } from './helpers/conversation';
 
 const ALICE = { authorization: 'Bearer test-key-eras', 'x-end-user': 'alice' };
 const BOB = { authorization: 'Bearer test-key-eras', 'x-end-user': 'bob' };
@@ -92,7 +93,7 @@ describe('freshness: the first read after a change returns the new text, in this
     // Only a notification can make these fresh sooner than their hints (60 s, 30 s), or ever (2025: covered, no TTL).
     const [a, b] = [await createConversation(ALICE), await createConversation(ALICE)];
     const before = await readAs(a, server, uri);
-    await (await conversationStub(a)).settle(); // its KV copy is written
+    await settle(await conversationStub(a)); // its KV copy is written
     await readAs(b, server, uri); // b follows the URI too (from a's KV copy or the server)
     expect((await readAs(a, server, uri)).cache).toBe('memory');
 
@@ -117,7 +118,7 @@ describe('freshness: the first read after a change returns the new text, in this
     const uri = 'v2://notes/public';
     const [a, b] = [await createConversation(ALICE), await createConversation(ALICE)];
     await readAs(a, server, uri);
-    await (await conversationStub(a)).settle();
+    await settle(await conversationStub(a));
     expect((await readAs(b, server, uri)).cache).toBe('kv');
     const text = `edited ${crypto.randomUUID()}`;
     await control(mode, 'edit', { uri, text });
@@ -180,7 +181,7 @@ describe('cacheScope: private copies stay with their end user, public ones are s
     const alice = await createConversation(ALICE);
     await readAs(alice, server, 'v2://notes/private');
     await readAs(alice, server, 'v2://notes/public');
-    await (await conversationStub(alice)).settle();
+    await settle(await conversationStub(alice));
     const ref = (uri: string) => ({ server, uri });
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:eras', ref('v2://notes/private')))).toBeNull();
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:eras:user:alice', ref('v2://notes/private')))).not.toBeNull();
@@ -219,7 +220,7 @@ describe('a lost notification channel', () => {
 describe('input the server asks for (2026 multi-round-trip requests; see elicitation.test.ts for answering)', () => {
   it('a server that keeps asking whatever it is told: a clear 502 after a bounded number of rounds, no hang', async () => {
     const id = await createConversation(ALICE);
-    const result = await (await conversationStub(id)).callTool({ server: 'strict', name: 'confirm_raw', arguments: {} });
+    const result = await callTool(await conversationStub(id), { server: 'strict', name: 'confirm_raw', arguments: {} });
     expect(result).toMatchObject({ ok: false, error: { status: 502, code: 'input_required' } });
     expect((result as { error: { message: string } }).error.message).toContain('MCP server "strict" kept asking for input after it was answered');
   });
@@ -235,14 +236,14 @@ describe('sessions are released when a conversation goes idle', () => {
     const stub = await conversationStub(id);
     // The idle check is a Durable Object alarm (agents' scheduler): one is due MCP_IDLE_MS after the first use.
     const { lease, due } = await runInDurableObject(stub, async (instance) => {
-      const live = (instance as unknown as { liveMcp: { usage: { lease: string; lastUsedAt: number } } }).liveMcp;
+      const live = instance.services.live!;
       const schedule = (await instance.listSchedules()).find((s) => s.callback === 'releaseIdleSessions' && s.payload === live.usage.lease);
       return { lease: live.usage.lease, due: (schedule?.time ?? 0) * 1000 - live.usage.lastUsedAt };
     });
     expect(due).toBeGreaterThan(590_000); // MCP_IDLE_MS (10 min) after it was last used, give or take the clock
     await runInDurableObject(stub, async (instance) => {
       // As if ten minutes had passed: the alarm fires and finds the conversation idle.
-      (instance as unknown as { liveMcp: { lastUsedAt: number } }).liveMcp.lastUsedAt -= 11 * 60_000;
+      (instance.services.live as unknown as { lastUsedAt: number }).lastUsedAt -= 11 * 60_000;
       await instance.releaseIdleSessions(lease);
     });
     const after = await serverState('stateful');

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';
 import { demoTaskTitles } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, stalledModel, toolResults, untilText, userMessage } from './helpers/turns';
+import { approveIn, turnIn } from './helpers/conversation';
 
 /** A model that starts answering, then never finishes (the Durable Object is aborted meanwhile). */
 const snapshot = async (id: string) =>
@@ -16,7 +17,7 @@ describe('Durable Object aborted mid-turn', () => {
     const id = await createConversation();
     const stub = await conversationStub(id);
     await runInDurableObject(stub, async (instance) => {
-      const live = await instance.turn([userMessage('what changed in the guidelines?')], { model: stalledModel('The guidelines now'), acceptsImages: false, spec: 'mock' });
+      const live = await turnIn(instance, [userMessage('what changed in the guidelines?')], { model: stalledModel('The guidelines now'), acceptsImages: false, spec: 'mock' });
       await untilText(live!.reader());
     });
     // A client following the turn (GET …/stream) when the object goes away.
@@ -60,7 +61,7 @@ describe('Durable Object aborted mid-turn', () => {
     const stored = before.find((m) => m.role === 'user')!;
     const failing = new MockLanguageModelV4({ doStream: async () => Promise.reject(new Error('model exploded')) });
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await instance.turn([stored as UIMessage], { model: failing, acceptsImages: false, spec: 'mock' });
+      const live = await turnIn(instance, [stored as UIMessage], { model: failing, acceptsImages: false, spec: 'mock' });
       const reader = live.reader().getReader();
       while (!(await reader.read()).done); // to the end: the failure and the rollback
     });
@@ -78,7 +79,7 @@ describe('Durable Object aborted mid-approval', () => {
 
     // Approved: the tool runs, then the model stalls and the object is aborted.
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await instance.approve({ toolCallId, approved: true }, { model: stalledModel('Done, I created'), acceptsImages: false, spec: 'mock' });
+      const live = await approveIn(instance, { toolCallId, approved: true }, { model: stalledModel('Done, I created'), acceptsImages: false, spec: 'mock' });
       await untilText(live!.reader());
     });
     await abortAllDurableObjects();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { createApp } from '../src/http/app';
 import { ACME_ALICE, api, conversationStub, createConversation, postJson, read } from './helpers/api';
+import { settle } from './helpers/conversation';
 
 const ACME_BOB = { ...ACME_ALICE, 'x-end-user': 'bob' };
 const GLOBEX = { authorization: 'Bearer test-key-globex', 'x-end-user': 'alice' };
@@ -88,7 +89,7 @@ describe('cache isolation', () => {
     const acme = await createConversation(ACME_ALICE);
     const globex = await createConversation(GLOBEX);
     const acmeRead = await read(acme, { server: 'minimal', uri: 'mini://public-note' });
-    await (await conversationStub(acme)).settle(); // acme's copy is in KV now
+    await settle(await conversationStub(acme)); // acme's copy is in KV now
     const globexRead = await (await postJson(`/v1/conversations/${globex}/resources/read`, { server: 'minimal', uri: 'mini://public-note' }, GLOBEX)).json<{ cache: string; contents: Array<{ text: string }> }>();
     expect((acmeRead.contents[0] as { text: string }).text).toBe('shared by everyone.');
     expect(globexRead.contents[0]!.text).toBe('globex-only text.');

@@ -2,6 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { say, scriptedModel, sseChunks, textOfChunks } from './helpers/turns';
+import { turnIn } from './helpers/conversation';
 
 type ErrorBody = { error: { code: string; message: string } };
 const historyLength = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length;
@@ -11,8 +12,8 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
     const id = await createConversation();
     const model = scriptedModel(() => say('Here is your plan.'));
     const chunks = await runInDurableObject(await conversationStub(id), async (instance) => {
-      const { messages } = await instance.preparePrompt({ server: 'demo', name: 'plan_day', arguments: { hours: '4' } }, false);
-      const reader = (await instance.turn(messages, { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
+      const { newMessages } = await instance.services.prepare({ kind: 'prompt', server: 'demo', name: 'plan_day', arguments: { hours: '4' } }, false);
+      const reader = (await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
       const out = [];
       for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
       return out;
@@ -120,13 +121,16 @@ describe('attachments on a user message', () => {
     const full = ((await (await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'docs://test-matrix' })).json<{ contents: Array<{ text: string }> }>()).contents[0]!).text;
     const model = scriptedModel(() => say('Got them.'));
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const message = await instance.withAttachments(
-        { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Check these' }] },
-        [{ uri: 'docs://test-matrix' }, { server: 'demo', uri: 'docs://quarterly-report.pdf' }],
+      const { newMessages } = await instance.services.prepare(
+        {
+          kind: 'message',
+          message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Check these' }] },
+          attachments: [{ uri: 'docs://test-matrix' }, { server: 'demo', uri: 'docs://quarterly-report.pdf' }],
+        },
         false,
         { READ_WINDOW_CHARS: 4_000 },
       );
-      const reader = (await instance.turn([message], { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 })).reader().getReader();
+      const reader = (await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 })).reader().getReader();
       while (!(await reader.read()).done);
     });
     const user = model.doStreamCalls[0]!.prompt.find((m) => m.role === 'user')!;
@@ -168,7 +172,7 @@ describe('pinned resources', () => {
     const id = await createConversation();
     const first = scriptedModel(() => say('ok'));
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const reader = (await instance.turn([{ id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], { model: first, acceptsImages: false, spec: 'mock' })).reader().getReader();
+      const reader = (await turnIn(instance, [{ id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], { model: first, acceptsImages: false, spec: 'mock' })).reader().getReader();
       while (!(await reader.read()).done);
     });
     const system = systemOf(first);
@@ -188,7 +192,7 @@ describe('pinned resources', () => {
     await waitFor(async () => {
       const next = scriptedModel(() => say('ok'));
       await runInDurableObject(await conversationStub(id), async (instance) => {
-        const reader = (await instance.turn([{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'again' }] }], { model: next, acceptsImages: false, spec: 'mock' })).reader().getReader();
+        const reader = (await turnIn(instance, [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'again' }] }], { model: next, acceptsImages: false, spec: 'mock' })).reader().getReader();
         while (!(await reader.read()).done);
       });
       return systemOf(next).includes(text) ? true : undefined;

@@ -1,5 +1,7 @@
 import type { UIMessage } from 'ai';
+import { ApiError } from '../errors';
 import { rowPieces } from './large-result-store';
+import { transcriptWindow } from './transcript';
 
 /** Why a message carries `metadata.interrupted`: shown to users, kept out of the model's input. */
 export const INTERRUPTED_REASON = 'The conversation restarted before this turn finished; it was not answered. Send it again to retry.';
@@ -139,6 +141,68 @@ export class History {
     });
   }
 
+  /** Tool calls waiting for the user's decision, as clients see them. */
+  waitingApprovals(): Array<Omit<PendingApproval, 'messageIndex'>> {
+    return pendingApprovals(this.load()).map(({ messageIndex: _, ...approval }) => approval);
+  }
+
+  /**
+   * Records the user's decisions on calls waiting for approval (saved at
+   * once: the decision is the user's and must survive a failure of what
+   * follows). `continue` when nothing of the step waits any more — or when
+   * every answer was already recorded and the turn did not go on (answered
+   * over the WebSocket without automatic continuation, or the continuation
+   * failed); `waiting` while other calls of the step still wait. 404 when
+   * none of them waits.
+   */
+  recordApprovals(answers: ApprovalAnswer[]): 'continue' | 'waiting' {
+    let messages = this.load();
+    const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
+    const fresh = answers.filter((a) => waiting.has(a.toolCallId));
+    if (!fresh.length) {
+      if (answers.length && answeredAndReady(messages) && answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))) return 'continue';
+      throw new ApiError(404, 'approval_not_found', answers.length ? `No tool call ${answers[0]!.toolCallId} is waiting for approval` : 'None of the answered tool calls is waiting for approval');
+    }
+    let message: UIMessage | undefined;
+    for (const answer of fresh) {
+      message = answerApproval(messages, answer)!;
+      messages = [...messages.slice(0, -1), message];
+    }
+    this.save([message!]);
+    return pendingApprovals(messages).length ? 'waiting' : 'continue';
+  }
+
+  /**
+   * Approval answers as a chat client sends them: its copy of the assistant
+   * message, which may also carry answers of earlier steps the server already
+   * acted on — only calls still waiting, or answered and not yet continued, count.
+   */
+  clientApprovals(answers: ApprovalAnswer[]): ApprovalAnswer[] {
+    const messages = this.load();
+    const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
+    const last = messages.at(-1);
+    return answers.filter((a) => waiting.has(a.toolCallId) || (last !== undefined && answeredIn(last, a.toolCallId)));
+  }
+
+  /**
+   * Records a decision or a client tool's result without continuing. `ready`
+   * when nothing in the step waits any more; 404 when the call does not wait.
+   */
+  recordAnswer(answer: ToolCallAnswer): { message: UIMessage; ready: boolean } {
+    const messages = this.load();
+    const message = answer.kind === 'approval' ? answerApproval(messages, answer) : answerToolCall(messages, answer);
+    if (!message) throw new ApiError(404, 'not_waiting', `No tool call ${answer.toolCallId} is waiting for this answer`);
+    this.save([message], false);
+    const after = [...messages.slice(0, -1), message];
+    return { message, ready: !pendingApprovals(after).length && !openToolCalls(after).length };
+  }
+
+  /** A chat client kept only `ids` (`setMessages`): only messages it was shown (the transcript window) can be removed by leaving them out. */
+  keepOnly(ids: string[]): void {
+    const keep = new Set(ids);
+    this.remove(transcriptWindow(this.load()).messages.flatMap((m) => (keep.has(m.id) ? [] : [m.id])));
+  }
+
   private write(messages: UIMessage[], completesTurn: boolean): void {
     const stored = this.stored();
     for (const message of messages) if (stored.get(message.id) !== JSON.stringify(message)) this.upsert(message);
@@ -197,7 +261,7 @@ export function answerApproval(messages: UIMessage[], answer: ApprovalAnswer): U
   const message = messages[pending.messageIndex]!;
   message.parts = message.parts.map((part) =>
     'toolCallId' in part && part.toolCallId === answer.toolCallId && part.state === 'approval-requested'
-      ? ({ ...part, state: 'approval-responded', approval: { ...part.approval, approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) } } as unknown as typeof part)
+      ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) } }
       : part,
   );
   return message;
@@ -206,8 +270,8 @@ export function answerApproval(messages: UIMessage[], answer: ApprovalAnswer): U
 /** An approved call whose run was cut becomes an error result; a denied one, the denial it already was. */
 function settleInterruptedApproval(part: UIMessage['parts'][number]): UIMessage['parts'][number] {
   if (!('toolCallId' in part) || part.state !== 'approval-responded') return part;
-  if (!part.approval.approved) return { ...part, state: 'output-denied' } as unknown as typeof part;
-  return { ...part, state: 'output-error', errorText: INTERRUPTED_TOOL } as unknown as typeof part;
+  if (!part.approval.approved) return { ...part, state: 'output-denied', approval: { ...part.approval, approved: false } };
+  return { ...part, state: 'output-error', errorText: INTERRUPTED_TOOL, approval: { ...part.approval, approved: true } };
 }
 
 /**
@@ -239,8 +303,10 @@ export function answerToolCall(messages: UIMessage[], answer: { toolCallId: stri
   return {
     ...message,
     parts: message.parts.map((part) =>
-      'toolCallId' in part && part.toolCallId === answer.toolCallId
-        ? ({ ...part, ...(answer.errorText !== undefined ? { state: 'output-error', errorText: answer.errorText } : { state: 'output-available', output: answer.output ?? null }) } as unknown as typeof part)
+      'toolCallId' in part && part.toolCallId === answer.toolCallId && part.state === 'input-available'
+        ? answer.errorText !== undefined
+          ? { ...part, state: 'output-error', errorText: answer.errorText }
+          : { ...part, state: 'output-available', output: answer.output ?? null }
         : part,
     ),
   };
@@ -260,4 +326,9 @@ export function answeredAndReady(messages: UIMessage[]): boolean {
   const last = messages.at(-1);
   if (!last || last.role !== 'assistant' || pendingApprovals(messages).length || openToolCalls(messages).length) return false;
   return last.parts.some((part) => 'toolCallId' in part && part.state === 'approval-responded');
+}
+
+/** The message holds an answered approval for `toolCallId`. */
+function answeredIn(message: UIMessage, toolCallId: string): boolean {
+  return message.parts.some((part) => 'toolCallId' in part && part.toolCallId === toolCallId && part.state === 'approval-responded');
 }

@@ -12,7 +12,7 @@ import type { McpSessions } from '../mcp/sessions';
 import type { LargeResultStore } from '../tools/large-results';
 import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
-import { type ApprovalAnswer, answerApproval, answeredAndReady, answerToolCall, type History, openToolCalls, pendingApprovals, regenerationCut, settleOpenToolCalls, type ToolCallAnswer } from './history';
+import { type ApprovalAnswer, type History, pendingApprovals, regenerationCut, settleOpenToolCalls, type ToolCallAnswer } from './history';
 import type { Owner } from './record';
 
 /**
@@ -118,45 +118,19 @@ export class TurnRunner {
   }
 
   /**
-   * The user's decisions on tool calls waiting for approval; the turn goes
-   * on (the tool runs if approved; the model is told if denied) once every
-   * call of the step is answered — until then, undefined. Decisions already
-   * recorded whose turn did not go on (answered over the WebSocket without
-   * automatic continuation, or the continuation failed) just let it go on.
+   * The user's decisions on tool calls waiting for approval (recorded by
+   * History); the turn goes on once every call of the step is answered —
+   * until then, undefined.
    */
   async approve(answers: ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
-    let messages = this.host.history.load();
-    const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
-    const fresh = answers.filter((a) => waiting.has(a.toolCallId));
-    if (!fresh.length) {
-      if (answers.length && answeredAndReady(messages) && answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))) return this.start({ kind: 'continue' }, model, overrides);
-      throw new ApiError(404, 'approval_not_found', answers.length ? `No tool call ${answers[0]!.toolCallId} is waiting for approval` : 'None of the answered tool calls is waiting for approval');
-    }
-    let message: UIMessage | undefined;
-    for (const answer of fresh) {
-      message = answerApproval(messages, answer)!;
-      messages = [...messages.slice(0, -1), message];
-    }
-    // Saved before the model runs: the decision is the user's and must survive a failure of what follows.
-    this.host.history.save([message!]);
-    if (pendingApprovals(messages).length) return undefined;
+    if (this.host.history.recordApprovals(answers) === 'waiting') return undefined;
     return this.start({ kind: 'continue' }, model, overrides);
   }
 
-  /**
-   * Approval answers as a chat client sends them: its copy of the assistant
-   * message, which may also carry answers of earlier steps the server already
-   * acted on — only calls still waiting, or answered and not yet continued, count.
-   */
+  /** Approval answers as a chat client sends them (see `History.clientApprovals`). */
   async approveFromClient(answers: ApprovalAnswer[], model: ResolvedModel): Promise<LiveStream | undefined> {
-    const messages = this.host.history.load();
-    const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
-    const last = messages.at(-1);
-    return this.approve(
-      answers.filter((a) => waiting.has(a.toolCallId) || (last !== undefined && answeredIn(last, a.toolCallId))),
-      model,
-    );
+    return this.approve(this.host.history.clientApprovals(answers), model);
   }
 
   /**
@@ -167,12 +141,7 @@ export class TurnRunner {
   record(answer: ToolCallAnswer): { message: UIMessage; ready: boolean } {
     // A turn's own save would overwrite the answer: it waits for the turn (the client is sent the transcript).
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is running; answer once it has finished');
-    const messages = this.host.history.load();
-    const message = answer.kind === 'approval' ? answerApproval(messages, answer) : answerToolCall(messages, answer);
-    if (!message) throw new ApiError(404, 'not_waiting', `No tool call ${answer.toolCallId} is waiting for this answer`);
-    this.host.history.save([message], false);
-    const after = [...messages.slice(0, -1), message];
-    return { message, ready: !pendingApprovals(after).length && !openToolCalls(after).length };
+    return this.host.history.recordAnswer(answer);
   }
 
   /**
@@ -305,7 +274,3 @@ function clientToolSet(tools: ClientTool[], ours: ToolSet): ToolSet {
   return set;
 }
 
-/** The message holds an answered approval for `toolCallId`. */
-function answeredIn(message: UIMessage, toolCallId: string): boolean {
-  return message.parts.some((part) => 'toolCallId' in part && part.toolCallId === toolCallId && part.state === 'approval-responded');
-}

@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { createWorkersAI } from 'workers-ai-provider';
+import { loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { OfflineModel } from './offline-model';
 
@@ -52,6 +53,22 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
     }
     default:
       throw notConfigured(`Unknown MODEL provider "${provider}" (use offline, workers-ai:<model>, openai:<model>, anthropic:<model> or openai-compatible:<model>)`);
+  }
+}
+
+/** The model a tenant's conversations use: the tenant's `model` (TENANTS) if it has one, else `MODEL`. */
+export function tenantModel(env: Env, tenant: string | undefined): ResolvedModel {
+  const modelEnv = env as unknown as ModelEnv;
+  const own = loadConfig(env).tenants?.find((t) => t.id === tenant)?.model;
+  return resolveModel(own ? { ...modelEnv, MODEL: own } : modelEnv);
+}
+
+/** Whether the tenant's model accepts images; a model that is not configured sees none (reads must not fail for it). */
+export function tenantAcceptsImages(env: Env, tenant: string | undefined): boolean {
+  try {
+    return tenantModel(env, tenant).acceptsImages;
+  } catch {
+    return false;
   }
 }
 

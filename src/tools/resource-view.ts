@@ -1,5 +1,6 @@
 import type { Resource } from '@modelcontextprotocol/client';
 import type { CacheSource, StoredContents } from '../cache/types';
+import type { Settings } from '../config';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions, ResourceRead } from '../mcp/sessions';
 import { describeBinary, renderResource, type ModelView, type RenderOptions, type RenderTarget } from './render';
@@ -25,6 +26,26 @@ export interface ResourceView {
 export interface ViewOptions extends Pick<RenderOptions, 'windowChars' | 'images' | 'maxImageBytes' | 'offset'> {
   /** Start of the turn (or request) this read is part of: what the server says is stale at once may be shared within it. */
   reuseSince: number;
+}
+
+/**
+ * A read for `POST …/resources/read`: the window asked for, as the model
+ * would see it (same settings and image rule as a turn), fresh per request.
+ */
+export async function readForDisplay(
+  sessions: McpSessions,
+  request: { server?: string | undefined; uri: string; offset?: number | undefined },
+  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>,
+  acceptsImages: boolean,
+): Promise<Omit<ResourceView, 'target'>> {
+  const { target: _, ...view } = await viewResource(sessions, request, {
+    windowChars: settings.READ_WINDOW_CHARS,
+    offset: request.offset ?? 0,
+    images: acceptsImages,
+    maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES,
+    reuseSince: Date.now(),
+  });
+  return view;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import type { Settings } from '../../src/config';
 import { conversationStub } from './api';
+import { approveIn, turnIn } from './conversation';
 
 /** Parses an AI SDK UI message stream (SSE) into its chunks. */
 export async function sseChunks(response: Response): Promise<UIMessageChunk[]> {
@@ -81,7 +82,7 @@ export function toolResults(prompt: LanguageModelV4Prompt): Array<{ toolName: st
 export async function runScriptedTurn(id: string, text: string, model: MockLanguageModelV4, overrides: Partial<Settings> = {}, acceptsImages = false) {
   const stub = await conversationStub(id);
   return runInDurableObject(stub, async (instance) => {
-    const live = await instance.turn([userMessage(text)], { model, acceptsImages, spec: 'mock' }, overrides);
+    const live = await turnIn(instance, [userMessage(text)], { model, acceptsImages, spec: 'mock' }, overrides);
     const reader = live.reader().getReader();
     const chunks: UIMessageChunk[] = [];
     for (;;) {
@@ -100,18 +101,18 @@ export async function runScriptedTurn(id: string, text: string, model: MockLangu
 export async function turnUntilApproval(id: string, text: string, model: MockLanguageModelV4): Promise<string> {
   const stub = await conversationStub(id);
   await runInDurableObject(stub, async (instance) => {
-    const live = await instance.turn([userMessage(text)], { model, acceptsImages: false, spec: 'mock' });
+    const live = await turnIn(instance, [userMessage(text)], { model, acceptsImages: false, spec: 'mock' });
     const reader = live.reader().getReader();
     while (!(await reader.read()).done);
   });
-  const pending = await runInDurableObject(stub, async (instance) => (await instance.snapshot())!.pendingApprovals as Array<{ toolCallId: string }>);
+  const pending = await runInDurableObject(stub, async (instance) => instance.services.history.waitingApprovals());
   return pending[0]!.toolCallId;
 }
 
 /** Approves a waiting call with a scripted model; with `wait`, until the continued turn ends. */
 export async function approveWith(id: string, toolCallId: string, model: MockLanguageModelV4, wait = true): Promise<void> {
   await runInDurableObject(await conversationStub(id), async (instance) => {
-    const live = await instance.approve({ toolCallId, approved: true }, { model, acceptsImages: false, spec: 'mock' });
+    const live = await approveIn(instance, { toolCallId, approved: true }, { model, acceptsImages: false, spec: 'mock' });
     if (!wait || !live) return;
     const reader = live.reader().getReader();
     while (!(await reader.read()).done);

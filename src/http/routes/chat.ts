@@ -3,6 +3,7 @@ import { ChatRequestBody } from '../../conversation/chat-request';
 import { loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
+import { unwrap } from '../../rpc';
 import { directStub, ownedStub } from '../conversation-stub';
 import { turnStream } from '../turn-stream';
 import { jsonBody } from '../validation';
@@ -25,7 +26,7 @@ export const chat = new Hono<AppBindings>()
     if (answer !== 'absent') return turnStream(answer);
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
     const stub = directStub(c.env, body.id);
-    await stub.create({ tenant, user }, servers);
+    unwrap(await stub.create({ tenant, user }, servers));
     // Two callers may create the same id at once: the first one's row stays, and the other is refused (404).
     const created = await stub.chatAs({ tenant, user, servers }, body);
     if (created === 'absent') throw notFound(`Conversation ${body.id}`);

@@ -7,7 +7,7 @@ import { unwrap } from '../../rpc';
 import { SendMessageBody, userMessageFrom } from '../../conversation/user-message';
 import { decodeCursor, directoryOf, TITLE_MAX_CHARS } from '../../conversation/directory';
 import { formatIssues, loadConfig } from '../../config';
-import { badRequest, notFound } from '../../errors';
+import { badRequest } from '../../errors';
 import { WS_SUBPROTOCOL } from '../auth';
 import { directStub, ownedStub } from '../conversation-stub';
 import { takeConversation } from '../../limits/conversation-limits';
@@ -69,7 +69,7 @@ export const conversations = new Hono<AppBindings>()
     const id = newConversationId();
     const { tenant, user, servers } = c.get('principal');
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
-    const conversation = await directStub(c.env, id).create({ tenant, user }, servers);
+    const conversation = unwrap(await directStub(c.env, id).create({ tenant, user }, servers));
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
   })
   .get('/', async (c) => {
@@ -83,18 +83,13 @@ export const conversations = new Hono<AppBindings>()
   .patch('/:id', async (c) => {
     const stub = await ownedStub(c);
     const { title } = await jsonBody(c, TitleBody);
-    return c.json(await stub.setTitle(title));
+    return c.json(unwrap(await stub.setTitle(title)));
   })
   .get('/:id', async (c) => {
-    const id = c.req.param('id');
-    const conversation = await (await ownedStub(c, id)).snapshot();
-    if (!conversation) throw notFound(`Conversation ${id}`);
-    return c.json(conversation);
+    return c.json(unwrap(await (await ownedStub(c)).snapshot()));
   })
   .delete('/:id', async (c) => {
-    const id = c.req.param('id');
-    const removed = await (await ownedStub(c, id)).remove();
-    if (!removed) throw notFound(`Conversation ${id}`);
+    unwrap(await (await ownedStub(c)).remove());
     return c.body(null, 204);
   })
   .get('/:id/messages', async (c) => {
@@ -154,9 +149,7 @@ export const conversations = new Hono<AppBindings>()
   })
   .get('/:id/ws/get-messages', async (c) => {
     // useAgentChat's default first load (it fetches <socket URL>/get-messages): the transcript as a JSON array.
-    const messages = await (await ownedStub(c)).transcript();
-    if (!messages) throw notFound(`Conversation ${c.req.param('id')}`);
-    return c.json(messages);
+    return c.json(unwrap(await (await ownedStub(c)).transcript()));
   })
   .get('/:id/stream', async (c) => {
     // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
@@ -166,7 +159,7 @@ export const conversations = new Hono<AppBindings>()
   .delete('/:id/stream', async (c) => {
     // Stop the running turn: the model request and its MCP requests are aborted, the partial answer kept.
     const stub = await ownedStub(c);
-    return c.json(await stub.stop());
+    return c.json(unwrap(await stub.stop()));
   })
   .post('/:id/resources/read', async (c) => {
     const stub = await ownedStub(c);

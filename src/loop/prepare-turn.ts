@@ -1,0 +1,44 @@
+import type { UIMessage } from 'ai';
+import type { Settings } from '../config';
+import type { McpSessions } from '../mcp/sessions';
+import { attachmentParts } from '../tools/attachments';
+import { promptMessages } from '../tools/prompt-messages';
+
+/**
+ * What a turn's new input is made of, as a request asks for it:
+ * - `message`: a user message, with resources the user attached to it;
+ * - `prompt`: a user-chosen prompt (`prompts/get`) whose messages become the input.
+ */
+export type TurnInputRequest =
+  | { kind: 'message'; message: UIMessage; attachments: Array<{ server?: string | undefined; uri: string }> }
+  | { kind: 'prompt'; server: string; name: string; arguments: Record<string, unknown> };
+
+export interface PreparedTurn {
+  /** The turn's new messages, ready for the model and the history. */
+  newMessages: UIMessage[];
+  /** A prompt's description (for previews). */
+  description?: string | undefined;
+}
+
+/**
+ * Assembles a turn's input before the model runs: attached resources read
+ * through the cache and added to the user message (limits checked: 413), or
+ * a prompt's arguments checked against its declaration, the prompt fetched
+ * and its messages rendered (resources wrapped or described, images as image
+ * parts for models that accept them).
+ */
+export async function prepareTurn(
+  sessions: McpSessions,
+  request: TurnInputRequest,
+  options: { settings: Settings; acceptsImages: boolean; reuseSince?: number | undefined },
+): Promise<PreparedTurn> {
+  const { settings, acceptsImages } = options;
+  if (request.kind === 'prompt') {
+    const result = await sessions.getPrompt(request.server, request.name, request.arguments);
+    return { description: result.description, newMessages: promptMessages(request.server, request.name, result, { settings, acceptsImages }) };
+  }
+  const { message, attachments } = request;
+  if (!attachments.length) return { newMessages: [message] };
+  const { parts, attached } = await attachmentParts(attachments, { sessions, settings, acceptsImages, reuseSince: options.reuseSince ?? Date.now() });
+  return { newMessages: [{ ...message, parts: [...message.parts, ...parts], metadata: { ...(message.metadata as object | undefined), attachments: attached } }] };
+}

@@ -89,7 +89,7 @@ function build(dir) {
  * "src/x.ts → pkg → (dynamic) pkg2": the first module of ours that reaches
  * it, then every package boundary crossed on the way.
  */
-function chainTo(target, inputs, importers) {
+function chainTo(target, importers) {
   const previous = new Map([[target, null]]);
   const queue = [target];
   let found;
@@ -155,7 +155,7 @@ function analyse({ meta, code }) {
       dir: entry.dir,
       raw: entry.raw,
       gzip: entry.gzipParts.length ? gzipSync(entry.gzipParts.join('')).length : undefined,
-      via: entry.name === '(src)' ? '' : chainTo(biggest, meta.inputs, importers),
+      via: entry.name === '(src)' ? '' : chainTo(biggest, importers),
     };
   });
   rows.sort((a, b) => b.raw - a.raw);

@@ -181,7 +181,11 @@ function targets(r) {
 }
 
 /** "read_resource ×6 → answer": runs of the same call counted. */
-const callsText = (calls) => calls.reduce((out, c) => (out.at(-1)?.c === c ? (out.at(-1).n++, out) : [...out, { c, n: 1 }]), []).map(({ c, n }) => (n > 1 ? `${c} ×${n}` : c)).join(' → ');
+const callsText = (calls) => calls.reduce((out, c) => {
+  if (out.at(-1)?.c === c) out.at(-1).n++;
+  else out.push({ c, n: 1 });
+  return out;
+}, []).map(({ c, n }) => (n > 1 ? `${c} ×${n}` : c)).join(' → ');
 
 function perTurnTable(c) {
   const rows = c.turns.map((t, i) => `| ${i + 1} | ${t.question} | ${callsText(t.calls)} | ${kb(t.bytes)} | ${kb(t.paste)} | ${kb(t.prefix)}${t.prefixHasFact ? '' : ' (fact cut)'} | ${fmt(t.paste / t.bytes, 1)}× | ${t.correct ? 'yes' : `**no**: "${t.answer.slice(0, 80)}"`} |`);

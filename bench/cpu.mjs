@@ -162,7 +162,7 @@ async function idleRates(stacks) {
 }
 const scenarios = ['setup', 'steady', 'long'];
 const logRound = (r) =>
-  console.log(`round ${r + 1}/${ROUNDS}: ` + scenarios.map((s) => `${s} ${(agg(rounds[r][s].ours).cpu / TURNS[s]).toFixed(1)} / ${(agg(rounds[r][s].floor).cpu / TURNS[s]).toFixed(1)} ms`).join(', ') + ' (ours / floor per turn, idle not subtracted)');
+  console.log(`round ${r + 1}/${ROUNDS}: ${scenarios.map((s) => `${s} ${(agg(rounds[r][s].ours).cpu / TURNS[s]).toFixed(1)} / ${(agg(rounds[r][s].floor).cpu / TURNS[s]).toFixed(1)} ms`).join(', ')} (ours / floor per turn, idle not subtracted)`);
 const TURNS = { setup: SETUP, steady: SETUP * STEADY_PER, long: LONG };
 
 const began = performance.now();

@@ -9,7 +9,7 @@ import type { UIMessage } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
-import { approveWith, callTools, say, scriptedModel, sseChunks, stalledModel, textOfChunks, toolResults, turnUntilApproval, untilText, userMessage } from './helpers/turns';
+import { approveWith, callTools, say, scriptedModel, sseChunks, stalledModel, toolResults, turnUntilApproval, untilText, userMessage } from './helpers/turns';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
 import { turnIn } from './helpers/conversation';
 

@@ -30,6 +30,7 @@ async function peakGrowthKb(run: () => Promise<unknown>): Promise<number> {
   return after.peakKb - before.rssKb;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests look into whatever shape each hostile answer has
 type ApiRead = { status: number; body: any };
 async function readVia(id: string, body: object): Promise<ApiRead> {
   const response = await postJson(`/v1/conversations/${id}/resources/read`, body, HOSTILE);

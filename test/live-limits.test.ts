@@ -71,7 +71,10 @@ describe('per-end-user limits on conversations', () => {
       new MockLanguageModelV4({
         doStream: async () => {
           await gate;
-          return { stream: new ReadableStream({ start: (controller) => (say('done').forEach((part) => controller.enqueue(part)), controller.close()) }) };
+          return { stream: new ReadableStream({ start: (controller) => {
+                for (const part of say('done')) controller.enqueue(part);
+                controller.close();
+              } }) };
         },
       });
     const streams = await Promise.all(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/errors';
+import type { ApiError } from '../src/errors';
 import { resolveModel } from '../src/loop/models';
 import { OfflineModel } from '../src/loop/offline-model';
 

@@ -1,5 +1,5 @@
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
-import type { UIMessage, UIMessageChunk } from 'ai';
+import type { UIMessage, } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';

@@ -65,7 +65,7 @@ export function entries(text) {
   let server;
   const out = [];
   // An inlined document is `<resource uri="…" …>…</resource>` (the prompt's own mention of "<resource …> tags" is not).
-  for (const line of text.replace(/<resource\s[^>]*\buri="[^]*?<\/resource>/g, '').split('\n')) {
+  for (const line of text.replace(/<resource\s[^>]*\buri="[\s\S]*?<\/resource>/g, '').split('\n')) {
     const header = /^#+\s.*Server "([^"]+)"/.exec(line);
     if (header) server = header[1];
     const uri = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)\]>,"'`]+/i.exec(line)?.[0];

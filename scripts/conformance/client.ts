@@ -29,7 +29,7 @@
  * connect link): here they connect at most MAX_CONNECTS_PER_OPERATION times
  * for one operation — once to connect, once to grant more.
  */
-import { Client, InsufficientScopeError, StreamableHTTPClientTransport, type AuthProvider, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import { Client, InsufficientScopeError, StreamableHTTPClientTransport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import type { FlowTarget } from '../../src/auth/flow';
 import { authRequiredIn } from '../../src/auth/grant';
 import { guardedFetch } from '../../src/auth/guarded-fetch';

@@ -120,6 +120,7 @@ function harnessError(stderr) {
 }
 
 function tail(text) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the ANSI colour codes (ESC [ … m) the CLI prints
   const lines = text.replace(/\x1b\[[0-9;]*m/g, '').trim().split('\n').filter(Boolean);
   return lines.slice(-3).join(' | ').slice(0, 400);
 }
@@ -174,7 +175,7 @@ const summary = {
   runs: results,
 };
 mkdirSync(join(ROOT, 'test-results'), { recursive: true });
-writeFileSync(SUMMARY, JSON.stringify(summary, null, 2) + '\n');
+writeFileSync(SUMMARY, `${JSON.stringify(summary, null, 2)}\n`);
 printTable(results);
 const t = summary.totals;
 console.log(`\n${t.runs} runs: ${t.passed} passed, ${t.failed} failed (${t.expectedFailures} expected), ${t.unexpected} unexpected — ${relative(ROOT, SUMMARY)}`);

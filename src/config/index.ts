@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError } from '../errors';
 import { DEFAULT_MCP_SERVERS, McpServersSchema, type McpServerConfig } from './servers';
 import { SETTING_NAMES, SettingsSchema, type Settings } from './settings';

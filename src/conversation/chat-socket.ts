@@ -266,7 +266,9 @@ export class ChatSocket {
     const turn = this.turn;
     if (!turn || turn.id !== id || !turn.pending.delete(connection.id)) return;
     const flags = turn.continuation ? { continuation: true } : {};
-    turn.bodies.forEach((body, seq) => send(connection, { type: RESPONSE, id, body, done: false, replay: true, seq, ...flags }));
+    turn.bodies.forEach((body, seq) => {
+      send(connection, { type: RESPONSE, id, body, done: false, replay: true, seq, ...flags });
+    });
     if (turn.done) send(connection, { type: RESPONSE, id, body: '', done: true, replay: true, outcome: turn.outcome, ...flags });
     else send(connection, { type: RESPONSE, id, body: '', done: false, replay: true, replayComplete: true, ...flags });
   }

@@ -6,7 +6,7 @@ import type { ElicitationAnswer } from '../loop/elicitations';
 import type { ServerState } from '../mcp/catalog';
 import { toRpcResult, type RpcResult } from '../rpc';
 import { readForDisplay, type ResourceView } from '../tools/resource-view';
-import { chatAction, ChatRequestBody } from './chat-request';
+import { chatAction, type ChatRequestBody } from './chat-request';
 import type { ApprovalAnswer } from './history';
 import { isOwnedBy, type Owner } from './record';
 import { ConversationServices, type ConversationSnapshot } from './services';

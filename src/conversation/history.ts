@@ -213,7 +213,9 @@ export class History {
     const [first, ...rest] = rowPieces(JSON.stringify(message));
     this.storage.sql.exec(`INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`, message.id, first!);
     this.storage.sql.exec(`DELETE FROM message_overflow WHERE id = ?`, message.id);
-    rest.forEach((piece, n) => this.storage.sql.exec(`INSERT INTO message_overflow (id, n, text) VALUES (?, ?, ?)`, message.id, n, piece));
+    rest.forEach((piece, n) => {
+      this.storage.sql.exec(`INSERT INTO message_overflow (id, n, text) VALUES (?, ?, ?)`, message.id, n, piece);
+    });
   }
 }
 
@@ -243,7 +245,7 @@ export interface PendingApproval {
 export function pendingApprovals(messages: UIMessage[]): PendingApproval[] {
   const index = messages.length - 1;
   const last = messages[index];
-  if (!last || last.role !== 'assistant') return [];
+  if (last?.role !== 'assistant') return [];
   return last.parts.flatMap((part) => {
     if (!('toolCallId' in part) || part.state !== 'approval-requested') return [];
     const toolName = part.type === 'dynamic-tool' ? part.toolName : part.type.replace(/^tool-/, '');
@@ -292,7 +294,7 @@ export function regenerationCut(messages: UIMessage[], messageId?: string): { ke
 /** Tool calls in the last assistant message still waiting for a client's result (tools the client runs: `useAgentChat`'s client tools). */
 export function openToolCalls(messages: UIMessage[]): string[] {
   const last = messages.at(-1);
-  if (!last || last.role !== 'assistant') return [];
+  if (last?.role !== 'assistant') return [];
   return last.parts.flatMap((part) => ('toolCallId' in part && part.state === 'input-available' && !part.providerExecuted ? [part.toolCallId] : []));
 }
 
@@ -324,7 +326,7 @@ export function settleOpenToolCalls(messages: UIMessage[]): UIMessage | undefine
 /** The last assistant message has answered calls and nothing waits: the turn can go on. */
 export function answeredAndReady(messages: UIMessage[]): boolean {
   const last = messages.at(-1);
-  if (!last || last.role !== 'assistant' || pendingApprovals(messages).length || openToolCalls(messages).length) return false;
+  if (last?.role !== 'assistant' || pendingApprovals(messages).length || openToolCalls(messages).length) return false;
   return last.parts.some((part) => 'toolCallId' in part && part.state === 'approval-responded');
 }
 

@@ -25,7 +25,9 @@ export class SqlLargeResultStore implements LargeResultStore {
   put(uri: string, server: string, text: string): void {
     this.storage.transactionSync(() => {
       this.storage.sql.exec(`DELETE FROM large_results WHERE uri = ?`, uri);
-      rowPieces(text).forEach((piece, n) => this.storage.sql.exec(`INSERT INTO large_results (uri, n, server, text) VALUES (?, ?, ?, ?)`, uri, n, server, piece));
+      rowPieces(text).forEach((piece, n) => {
+        this.storage.sql.exec(`INSERT INTO large_results (uri, n, server, text) VALUES (?, ?, ?, ?)`, uri, n, server, piece);
+      });
     });
   }
 

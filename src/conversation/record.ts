@@ -74,5 +74,5 @@ export function isOwnedBy(record: ConversationRecord, owner: Owner, servers?: st
   if (record.owner.tenant !== owner.tenant || record.owner.user !== owner.user) return false;
   if (!servers) return true;
   const allowed = new Set(servers);
-  return record.servers !== undefined && record.servers.every((id) => allowed.has(id));
+  return record.servers?.every((id) => allowed.has(id)) ?? false;
 }

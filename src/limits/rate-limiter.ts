@@ -30,7 +30,9 @@ export class RateLimiter extends DurableObject<Env> {
       const window = windows[refused]!;
       return { allowed: false, who: window.who, limit: window.limit, windowMs: window.windowMs, retryAfterMs: current[refused]![0]! + window.windowMs - now };
     }
-    windows.forEach((window, i) => this.hits.set(window.key, [...current[i]!, now]));
+    windows.forEach((window, i) => {
+      this.hits.set(window.key, [...current[i]!, now]);
+    });
     return { allowed: true };
   }
 

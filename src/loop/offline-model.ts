@@ -268,8 +268,8 @@ function parseResourceLine(line: string, server: string): CatalogEntry | undefin
 /** Catalog entries sent with the user's message (an over-budget catalog's relevant entries). */
 function hintedEntries(prompt: LanguageModelV4Prompt): CatalogEntry[] {
   const user = prompt.findLast((m) => m.role === 'user');
-  if (!user || user.role !== 'user') return [];
+  if (user?.role !== 'user') return [];
   const hint = user.content.find((part) => part.type === 'text' && part.text.startsWith(RELEVANT_HEADER));
-  if (!hint || hint.type !== 'text') return [];
+  if (hint?.type !== 'text') return [];
   return hint.text.split('\n').slice(1).flatMap((line) => parseResourceLine(line, '') ?? []);
 }

@@ -42,7 +42,9 @@ export async function prepareTurnContext(
   const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });
   const mcp = mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults }, new Set([...Object.keys(synthetic), 'search_tools']));
   const found = new Set<string>();
-  const searchTools = toolSearch(mcp.entries, (names) => names.forEach((name) => found.add(name)));
+  const searchTools = toolSearch(mcp.entries, (names) => {
+    for (const name of names) found.add(name);
+  });
   const tools = { ...mcp.tools, ...synthetic, search_tools: searchTools };
   const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
   return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned };

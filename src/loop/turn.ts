@@ -161,7 +161,7 @@ export function stepLimitNote(maxSteps: number): string {
  */
 export function settleStopped(messages: UIMessage[], model: string): UIMessage[] {
   const last = messages.at(-1);
-  if (!last || last.role !== 'assistant') return messages;
+  if (last?.role !== 'assistant') return messages;
   const parts = last.parts.map((part) => {
     if ((part.type === 'text' || part.type === 'reasoning') && part.state === 'streaming') return { ...part, state: 'done' as const };
     if (isUnfinishedToolCall(part)) return { ...part, state: 'output-error', input: (part as { input?: unknown }).input ?? {}, errorText: STOPPED_TOOL_TEXT } as unknown as typeof part;

@@ -64,7 +64,7 @@ export class CatalogRefresher {
   /** `server/discover` again in the background when its hint expired: instructions and capabilities may have changed. */
   private rediscoverIfStale(reuseSince: number) {
     const client = this.connection.current;
-    if (!client || client.getProtocolEra() !== 'modern' || this.discovering) return;
+    if (client?.getProtocolEra() !== 'modern' || this.discovering) return;
     const verdict = this.store.verdict(this.state.id);
     if (verdict?.kind !== 'modern') return;
     const hint = hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern');

@@ -149,7 +149,7 @@ export class McpConnection {
    */
   async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true, signal }: { idempotent?: boolean; signal?: AbortSignal } = {}): Promise<T> {
     signal?.throwIfAborted();
-    let client = await this.ensure();
+    const client = await this.ensure();
     // Our own time limit (it pauses while the user answers the server); the SDK's is only a backstop.
     const timeout = this.settings.MCP_REQUEST_TIMEOUT_MS;
     const deadline = new PausableDeadline(timeout, () => new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout }));
@@ -159,7 +159,7 @@ export class McpConnection {
     try {
       // One span per request with its retries: which server, which era, whether it may be retried.
       return await traced('mcp.request', { 'mcp.server': this.config.id, 'mcp.era': client.getProtocolEra(), 'mcp.idempotent': idempotent }, () =>
-        this.callWith(client, request, options, idempotent, signal),
+        this.callWith(client, request, options, idempotent),
       );
     } finally {
       deadline.clear();
@@ -167,7 +167,7 @@ export class McpConnection {
     }
   }
 
-  private async callWith<T>(client: Client, request: (client: Client, options: RequestOptions) => Promise<T>, options: RequestOptions, idempotent: boolean, signal?: AbortSignal): Promise<T> {
+  private async callWith<T>(client: Client, request: (client: Client, options: RequestOptions) => Promise<T>, options: RequestOptions, idempotent: boolean): Promise<T> {
     let result: T | undefined;
     for (let retriedLost = false, retriedExpired = false, retriedVerdict = false, retriedReplaced = false; ; ) {
       try {

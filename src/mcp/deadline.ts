@@ -13,7 +13,7 @@ export class PausableDeadline {
   private pauses = 0;
 
   constructor(
-    private readonly timeoutMs: number,
+    timeoutMs: number,
     private readonly reason: () => unknown,
   ) {
     this.remaining = timeoutMs;

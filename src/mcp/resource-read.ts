@@ -1,3 +1,4 @@
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { hintOf, isServable, kvScopeFor, kvScopesToTry, reuseWindowMs, type ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { CacheHint, CacheSource, StoredContents } from '../cache/types';
@@ -77,7 +78,7 @@ export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> 
 
 /** `resources/read` from the server: its contents, its hint, and where in KV the copy may go. */
 async function load({ server, uri, connection, policy }: ReadContext) {
-  let result;
+  let result: ReadResourceResult;
   try {
     result = await connection.call((client, options) => client.readResource({ uri }, options));
   } catch (error) {

@@ -20,7 +20,7 @@ const notBundled = (): never => {
 
 /** A provider (v4) whose every model factory throws. */
 export const gateway: () => never = new Proxy(notBundled, {
-  get: (target, property) => (property === 'specificationVersion' ? 'v4' : typeof property === 'symbol' || property === 'then' ? undefined : notBundled),
+  get: (_target, property) => (property === 'specificationVersion' ? 'v4' : typeof property === 'symbol' || property === 'then' ? undefined : notBundled),
 });
 
 export const createGateway = (): never => notBundled();

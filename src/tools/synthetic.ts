@@ -137,7 +137,7 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
 
 async function readForModel(ctx: ToolContext, uri: string, server: string | undefined, offset: number | undefined): Promise<ReadResourceOutput> {
   if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset));
-  let view;
+  let view: Awaited<ReturnType<typeof viewResource>>;
   try {
     view = await viewResource(ctx.sessions, { server, uri }, {
       windowChars: ctx.settings.READ_WINDOW_CHARS,

@@ -265,7 +265,7 @@ describe('the demo page at / (npm start)', () => {
       const response = await route.fetch();
       const body = await response.text();
       cut = true;
-      await route.fulfill({ response, body: body.split('\n\n').slice(0, 3).join('\n\n') + '\n\n' });
+      await route.fulfill({ response, body: `${body.split('\n\n').slice(0, 3).join('\n\n')}\n\n` });
     });
     await ask('What do the team guidelines say about estimates?');
     const text = await answerText();

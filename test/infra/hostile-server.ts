@@ -42,7 +42,7 @@ const payloads = () => ({ text: (text ??= bigText()), blob: (blob ??= Buffer.all
  * server) could produce without overflowing its own stack.
  */
 export function deepJsonResponse(id: unknown): string {
-  const nested = '{"next":'.repeat(DEEP_LEVELS) + '"bottom"' + '}'.repeat(DEEP_LEVELS);
+  const nested = `${'{"next":'.repeat(DEEP_LEVELS)}"bottom"${'}'.repeat(DEEP_LEVELS)}`;
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"contents":[{"uri":"hostile://deep-json","mimeType":"application/json","text":"{}","_meta":{"nested":${nested}}}]}}`;
 }
 

@@ -280,7 +280,10 @@ export class McpOndemandChat extends HTMLElement {
     const caret = this.input.selectionStart ?? this.input.value.length;
     const before = this.input.value.slice(0, caret).replace(/(^|\s)@\S*$/, '$1');
     this.input.value = before + this.input.value.slice(caret);
-    if (choice.kind === 'template') return this.showForm(templateForm(choice.server, choice.template, this.formDeps()));
+    if (choice.kind === 'template') {
+      this.showForm(templateForm(choice.server, choice.template, this.formDeps()));
+      return;
+    }
     const r = choice.resource;
     this.attach({ server: choice.server, uri: r.uri, title: r.title ?? r.name, ...(r.mimeType ? { mimeType: r.mimeType } : {}), ...(r.size !== undefined ? { size: r.size } : {}) });
   }

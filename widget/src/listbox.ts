@@ -46,7 +46,10 @@ export class Listbox<T> {
   }
 
   show(options: Option<T>[]): void {
-    if (!options.length) return this.close();
+    if (!options.length) {
+      this.close();
+      return;
+    }
     const count = options.filter((o) => !o.disabled).length;
     if (!this.isOpen || count !== this.options.filter((o) => !o.disabled).length) this.announce(`${this.label}: ${count} ${count === 1 ? 'option' : 'options'}`);
     this.options = options;
@@ -101,7 +104,10 @@ export class Listbox<T> {
       this.highlight();
     } else if (event.key === 'Enter') {
       // Nothing to pick: the Enter is the field's (send the message).
-      if (this.active < 0) return this.close();
+      if (this.active < 0) {
+        this.close();
+        return;
+      }
       this.pick(this.active);
     } else if (event.key === 'Escape') {
       this.close();
@@ -114,7 +120,9 @@ export class Listbox<T> {
   }
 
   private highlight(): void {
-    [...this.el.children].forEach((li, index) => li.setAttribute('aria-selected', String(index === this.active)));
+    [...this.el.children].forEach((li, index) => {
+      li.setAttribute('aria-selected', String(index === this.active));
+    });
     const current = this.el.children[this.active];
     if (current) {
       this.field.setAttribute('aria-activedescendant', current.id);

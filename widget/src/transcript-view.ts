@@ -102,7 +102,9 @@ export class TranscriptView {
     const open = new Set([...view.querySelectorAll('details')].flatMap((d, i) => (d.open ? [i] : [])));
     const atBottom = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 80;
     const fresh = renderMessage(message, this.context());
-    [...fresh.querySelectorAll('details')].forEach((d, i) => open.has(i) && d.setAttribute('open', ''));
+    [...fresh.querySelectorAll('details')].forEach((d, i) => {
+      if (open.has(i)) d.setAttribute('open', '');
+    });
     view.replaceWith(fresh);
     this.views.set(message, fresh);
     if (focused >= 0) (controls(fresh)[focused] as HTMLElement | undefined)?.focus();

@@ -43,7 +43,7 @@ export const connections = new Hono<AppBindings>()
 /** One of the caller's tenant's servers with auth "oauth", and one the caller may use; else 404. */
 function oauthServer(env: Env, principal: Principal, id: string): string {
   const server = serversOf(loadConfig(env), principal.tenant).find((s) => s.id === id);
-  if (!server || server.auth.type !== 'oauth' || !allowed(principal, id)) throw notFound(`OAuth server "${id}"`);
+  if (server?.auth.type !== 'oauth' || !allowed(principal, id)) throw notFound(`OAuth server "${id}"`);
   return id;
 }
 

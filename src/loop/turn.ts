@@ -8,7 +8,7 @@ import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { ResolvedModel } from './models';
 import { elideReads } from './read-elision';
-import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from './stopped';
+import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 import { buildSystemPrompt } from './system-prompt';
 
 export interface TurnInput {

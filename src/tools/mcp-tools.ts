@@ -5,7 +5,7 @@ import type { McpServerConfig, Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { base64ByteLength } from '../mcp/contents';
-import { humanSize } from './human-size';
+import { humanSize } from '../../shared/human-size';
 import { toolResultUri, type LargeResultStore } from './large-results';
 import type { ToolEntry } from './tool-search';
 import { estimateTokens } from './tokens';

@@ -2,7 +2,7 @@ import type { GetPromptResult } from '@modelcontextprotocol/client';
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import { base64ByteLength } from '../mcp/contents';
-import { humanSize } from './human-size';
+import { humanSize } from '../../shared/human-size';
 import { renderEmbedded } from './render';
 
 type Part = UIMessage['parts'][number];

@@ -1,6 +1,6 @@
 import type { StoredContents } from '../cache/types';
 import { toStoredContents } from '../mcp/contents';
-import { humanSize } from './human-size';
+import { humanSize } from '../../shared/human-size';
 
 /**
  * What the model sees of resources: the one rendering function used by the

@@ -1,5 +1,5 @@
 import type { Option } from './listbox';
-import { humanSize } from '../../src/tools/human-size';
+import { humanSize } from '../../shared/human-size';
 import type { Catalog, Prompt, Resource, ResourceTemplate } from './types';
 
 export type PromptChoice = { server: string; prompt: Prompt };

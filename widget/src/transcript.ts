@@ -1,7 +1,7 @@
 import { h } from './dom';
 import { elicitationCard, type Elicitation, type ElicitationAnswer } from './elicitation-form';
 import { renderMarkdown } from './markdown';
-import { humanSize as sizeOf } from '../../src/tools/human-size';
+import { humanSize as sizeOf } from '../../shared/human-size';
 import { summarizeStep } from './steps';
 import type { Attachment, Message, ToolPart } from './types';
 

@@ -1,5 +1,5 @@
 import type { Message, ToolPart } from './types';
-import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../src/loop/stopped';
+import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 
 /** A chunk of the AI SDK UI message stream (the fields the widget reads). */
 export interface StreamChunk {

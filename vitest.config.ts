@@ -159,6 +159,8 @@ export default defineConfig({
                 // Stands in for a `wrangler secret`: an MCP server credential.
                 FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
                 TENANTS: JSON.stringify(TEST_TENANTS),
+                // The suite's tenants use the demo MCP server, which is off with TENANTS unless enabled.
+                DEMO_MCP_ENABLED: 'true',
                 // The test servers are on 127.0.0.1 over http: allowed in tests only.
                 ALLOW_PRIVATE_MCP_URLS: 'true',
                 // The suite runs hundreds of turns as acme's alice within a minute.

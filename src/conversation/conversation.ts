@@ -179,8 +179,32 @@ export class Conversation extends Agent<Env> {
   }
 
   override async onConnect(connection: Connection): Promise<void> {
-    if (!this.row()) return connection.close(4004, 'conversation not found');
-    this.sockets.connected(connection);
+    // An error thrown here would reach the agents framework, which sends its stack to the client in a frame.
+    try {
+      if (!this.row()) return connection.close(4004, 'conversation not found');
+      this.sockets.connected(connection);
+    } catch (error) {
+      console.error(`conversation ${this.name}: WebSocket setup failed:`, error);
+      connection.close(1011, 'internal error');
+    }
+  }
+
+  /**
+   * A conversation has no sub-agents ("facets"): whatever a request names
+   * (by a `/sub/…` path or a framework header that got past the edge), it
+   * is refused before the framework creates or reaches one.
+   */
+  override async onBeforeSubAgent(): Promise<Response> {
+    return new Response('Not found', { status: 404 });
+  }
+
+  /** Behind the route's allow-list (routes/conversations.ts), a second guard: the framework's routing headers never come from a request. */
+  override async fetch(request: Request): Promise<Response> {
+    const framework = [...request.headers.keys()].filter((name) => name.startsWith('x-cf-agents-'));
+    if (framework.length === 0) return super.fetch(request);
+    const headers = new Headers(request.headers);
+    for (const name of framework) headers.delete(name);
+    return super.fetch(new Request(request, { headers }));
   }
 
   override async onMessage(connection: Connection, message: WSMessage): Promise<void> {

@@ -44,6 +44,22 @@ describe('authentication', () => {
     expect((await api('/v1/conversations', { method: 'POST' }, bearer('a.bnVsbA.b'))).status).toBe(401); // a null payload
   });
 
+  it('every bad token gets the same answer: the signature is checked before the expiry', async () => {
+    const b64 = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    const header = b64({ alg: 'HS256', typ: 'JWT' });
+    const unsigned = (claims: Record<string, unknown>) => `${header}.${b64({ sub: 'carol', aud: 'mcp-ondemand', ...claims })}.${b64('not-a-signature')}`;
+    const answers = [];
+    for (const t of [unsigned({ tid: 'acme', exp: now() - 60 }), unsigned({ tid: 'initech', exp: now() - 60 }), unsigned({ tid: 'acme', exp: now() + 600 }), await token({ exp: now() - 60 }, 'some-other-secret-0123456789')]) {
+      const response = await api('/v1/conversations', { method: 'POST' }, bearer(t));
+      answers.push({ status: response.status, error: await errorOf(response) });
+    }
+    expect(answers.every((a) => JSON.stringify(a) === JSON.stringify(answers[0]))).toBe(true);
+    expect(answers[0]).toEqual({ status: 401, error: { code: 'unauthorized', message: 'Invalid token' } });
+    // Only a validly signed, expired token is told so.
+    const expired = await api('/v1/conversations', { method: 'POST' }, bearer(await token({ exp: now() - 60 })));
+    expect((await errorOf(expired)).code).toBe('token_expired');
+  });
+
   it('a WebSocket upgrade authenticates with the token as a subprotocol, never in the URL', async () => {
     const t = await token({ sub: 'dave' });
     const created = await api('/v1/conversations', { method: 'POST' }, bearer(t));

@@ -1,3 +1,5 @@
+import { exports } from 'cloudflare:workers';
+import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/json-depth';
 import { api, createConversation } from './helpers/api';
@@ -29,5 +31,48 @@ describe('JSON bodies: nesting is bounded at the edge', () => {
     const past = await post(`/v1/conversations/${id}/prompts/run?preview=1`, `{"server":"demo","name":"plan_day","arguments":{"hours":${deep(MAX_JSON_DEPTH - 1)}}}`);
     expect(past.status).toBe(400);
     expect((await errorOf(past)).message).toContain('deeper than');
+  });
+});
+
+describe('an Upgrade header matters only on the WebSocket route', () => {
+  const token = () =>
+    sign({ tid: 'acme', sub: 'carol', aud: 'mcp-ondemand', exp: Math.floor(Date.now() / 1000) + 600 }, 'acme-test-signing-secret-0123456789', 'HS256');
+  const hasSecurityHeaders = (response: Response) => {
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  };
+
+  it('elsewhere, a subprotocol token is not a credential and ?token= is refused; answers keep their security headers', async () => {
+    const t = await token();
+    const viaSubprotocol = await exports.default.fetch('http://localhost/v1/conversations', {
+      method: 'POST',
+      headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${t}` },
+    });
+    expect(viaSubprotocol.status).toBe(401);
+    hasSecurityHeaders(viaSubprotocol);
+    const viaQuery = await exports.default.fetch(`http://localhost/v1/servers?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    expect(viaQuery.status).toBe(401);
+    hasSecurityHeaders(viaQuery);
+    // With a real credential, the Upgrade header is just ignored.
+    const servers = await api('/v1/servers', { headers: { Upgrade: 'websocket' } });
+    expect(servers.status).toBe(200);
+    hasSecurityHeaders(servers);
+  });
+
+  it('on the WebSocket route the subprotocol token works, ?token= is refused, and a refusal carries the headers', async () => {
+    const t = await token();
+    const created = await api('/v1/conversations', { method: 'POST' }, { authorization: `Bearer ${t}` });
+    const { id } = await created.json<{ id: string }>();
+    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${t}` } });
+    expect(ok.status).toBe(101);
+    ok.webSocket?.accept();
+    ok.webSocket?.close();
+    const viaQuery = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    expect(viaQuery.status).toBe(401);
+    hasSecurityHeaders(viaQuery);
+    const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, { headers: { Upgrade: 'websocket', authorization: `Bearer ${t}` } });
+    expect(unknown.status).toBe(404);
+    hasSecurityHeaders(unknown);
   });
 });

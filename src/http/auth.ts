@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { verify } from 'hono/jwt';
 import { loadConfig, type Tenant } from '../config';
 import { ApiError } from '../errors';
@@ -12,6 +12,17 @@ export const TOKEN_SUBPROTOCOL_PREFIX = 'bearer.';
 export function subprotocolToken(header: string | undefined): string | undefined {
   const offered = header?.split(',').map((p) => p.trim()) ?? [];
   return offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX))?.slice(TOKEN_SUBPROTOCOL_PREFIX.length) || undefined;
+}
+
+/** The one route that takes a WebSocket upgrade (routes/conversations.ts). */
+const WEBSOCKET_ROUTE = /^\/v1\/conversations\/[^/]+\/ws$/;
+
+/**
+ * A WebSocket upgrade of the WebSocket route. Only there does a token ride as
+ * a subprotocol; on any other route an `Upgrade` header changes nothing.
+ */
+export function isWebSocketUpgrade(c: Context): boolean {
+  return c.req.header('upgrade')?.toLowerCase() === 'websocket' && WEBSOCKET_ROUTE.test(c.req.path);
 }
 
 /** The `aud` claim every browser token must carry. */
@@ -48,10 +59,10 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
     return next();
   }
   const header = c.req.header('authorization');
-  const isUpgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket';
+  const isUpgrade = isWebSocketUpgrade(c);
   const credential = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? (isUpgrade ? subprotocolToken(c.req.header('sec-websocket-protocol')) : undefined);
   if (!credential) {
-    if (isUpgrade && c.req.query('token')) throw unauthorized(`A token in the URL is not accepted (URLs land in logs): send it as the WebSocket subprotocol "${TOKEN_SUBPROTOCOL_PREFIX}<token>" next to "${WS_SUBPROTOCOL}"`);
+    if (c.req.query('token')) throw unauthorized(`A token in the URL is not accepted (URLs land in logs): send it as the WebSocket subprotocol "${TOKEN_SUBPROTOCOL_PREFIX}<token>" next to "${WS_SUBPROTOCOL}"`);
     throw unauthorized(isUpgrade ? `Send Authorization: Bearer <API key>, or the subprotocols "${WS_SUBPROTOCOL}" and "${TOKEN_SUBPROTOCOL_PREFIX}<token>"` : 'Send Authorization: Bearer <API key or token>');
   }
   const principal =

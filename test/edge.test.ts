@@ -76,3 +76,32 @@ describe('an Upgrade header matters only on the WebSocket route', () => {
     hasSecurityHeaders(unknown);
   });
 });
+
+describe('security headers outside /v1', () => {
+  const hasSecurityHeaders = (response: Response) => {
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('x-frame-options')).toBeTruthy();
+  };
+
+  it('an unknown path answers its JSON 404 with them', async () => {
+    const response = await exports.default.fetch('http://localhost/nowhere');
+    expect(response.status).toBe(404);
+    hasSecurityHeaders(response);
+    const underDemo = await exports.default.fetch('http://localhost/demo/other');
+    expect(underDemo.status).toBe(404);
+    hasSecurityHeaders(underDemo);
+  });
+
+  it('the demo MCP server answers with them, and still works as an MCP server', async () => {
+    const response = await exports.default.fetch('http://localhost/demo/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    expect(response.status).toBe(200);
+    hasSecurityHeaders(response);
+    expect(await response.text()).toContain('acme-tasks-demo');
+  });
+});

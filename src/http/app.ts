@@ -34,6 +34,8 @@ const apiSecurityHeaders = secureHeaders({
 const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
   await next();
   if (c.res.status === 101) return;
+  // A response fetched from a Durable Object (the demo server's, an upgrade refused there) has immutable headers.
+  c.res = new Response(c.res.body, c.res);
   await apiSecurityHeaders(c, async () => {});
 };
 
@@ -62,7 +64,14 @@ export function createApp() {
     .route('/v1/chat', chat)
     .route('/v1/connections', connections)
     .route('/oauth', oauth)
+    // The demo MCP server's answers too (JSON and SSE to MCP clients: none of these headers changes what a
+    // client does with them; CORP does not apply to CORS requests), and the 404 of any unknown path.
+    .use('/demo/*', securityHeaders)
     .route('/demo', demoMcpRoute)
-    .notFound(onNotFound)
+    .notFound(async (c) => {
+      c.res = await onNotFound(c);
+      await apiSecurityHeaders(c, async () => {});
+      return c.res;
+    })
     .onError(onError);
 }

@@ -1,7 +1,8 @@
 import { exports } from 'cloudflare:workers';
 import { sign } from 'hono/jwt';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/json-depth';
+import { upstreamError } from '../src/mcp/errors';
 import { api, createConversation } from './helpers/api';
 
 const errorOf = async (response: Response) => (await response.json<{ error: { code: string; message: string } }>()).error;
@@ -103,5 +104,53 @@ describe('security headers outside /v1', () => {
     expect(response.status).toBe(200);
     hasSecurityHeaders(response);
     expect(await response.text()).toContain('acme-tasks-demo');
+  });
+});
+
+describe('where the servers live is not shown to browsers', () => {
+  const control = inject('faultControlUrl');
+  const setMode = async (mode: string) => {
+    const response = await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+    if (response.status !== 204) throw new Error(`could not set fault mode ${mode}: ${response.status}`);
+  };
+  const browser = async () => ({
+    authorization: `Bearer ${await sign({ tid: 'acme', sub: 'carol', aud: 'mcp-ondemand', exp: Math.floor(Date.now() / 1000) + 600 }, 'acme-test-signing-secret-0123456789', 'HS256')}`,
+  });
+
+  it('/v1/servers gives a browser token ids and status, no url; an API key (the tenant backend) still sees URLs', async () => {
+    const asBrowser = await (await api('/v1/servers', {}, await browser())).json<{ servers: Array<Record<string, unknown>> }>();
+    expect(asBrowser.servers.map((s) => s.id)).toContain('demo');
+    for (const server of asBrowser.servers) expect(server).not.toHaveProperty('url');
+    expect(JSON.stringify(asBrowser)).not.toContain('127.0.0.1');
+    const asBackend = await (await api('/v1/servers')).json<{ servers: Array<{ id: string; url?: string }> }>();
+    expect(asBackend.servers.find((s) => s.id === 'demo')?.url).toBe('/demo/mcp');
+  });
+
+  it('a redirect error names the server, not where it redirects to', async () => {
+    const id = await createConversation(await browser());
+    await setMode('redirect');
+    try {
+      const response = await api(
+        `/v1/conversations/${id}/resources/read`,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'faulty', uri: 'demo://resource/dynamic/text/901' }) },
+        await browser(),
+      );
+      expect(response.status).toBe(502);
+      const { message } = (await response.json<{ error: { message: string } }>()).error;
+      expect(message).toContain('MCP server "faulty"');
+      expect(message).not.toContain('internal-mcp.example.net');
+      expect(message).not.toContain('127.0.0.1');
+      const servers = await (await api(`/v1/conversations/${id}/catalog`, {}, await browser())).text();
+      expect(servers).not.toContain('internal-mcp.example.net');
+    } finally {
+      await setMode('pass');
+    }
+  });
+
+  it('the SSE transport\'s redirect refusal (an Error naming the target) reaches no one with the URL in it', () => {
+    const sdkText = "Error POSTing to endpoint (HTTP 307): Redirect to https://internal-mcp.example.net/private/path/mcp not followed; use that URL as the endpoint if it is the intended server (redirectPolicy: 'same-origin')";
+    const error = upstreamError('legacy', new Error(sdkText), true);
+    expect(error.message).toContain('MCP server "legacy" could not be connected to: Error POSTing to endpoint (HTTP 307): Redirect to [URL] not followed');
+    expect(error.message).not.toContain('internal-mcp.example.net');
   });
 });

@@ -118,7 +118,7 @@ async function fromToken(token: string, tenants: Tenant[], env: Record<string, u
   if (typeof payload.sub !== 'string' || !END_USER.test(payload.sub) || payload.sub === 'service') throw invalidToken();
   const servers = payload.servers;
   if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === 'string'))) throw unauthorized('"servers" must be a list of server ids');
-  return { tenant: tenant.id, user: payload.sub, open: false, ...(servers ? { servers: servers as string[] } : {}) };
+  return { tenant: tenant.id, user: payload.sub, open: false, browser: true, ...(servers ? { servers: servers as string[] } : {}) };
 }
 
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);

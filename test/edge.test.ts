@@ -1,9 +1,10 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { sign } from 'hono/jwt';
 import { describe, expect, inject, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/json-depth';
 import { upstreamError } from '../src/mcp/errors';
-import { api, createConversation } from './helpers/api';
+import { api, conversationStub, createConversation, mcpSessionsOf, read, textOf } from './helpers/api';
 
 const errorOf = async (response: Response) => (await response.json<{ error: { code: string; message: string } }>()).error;
 const post = (path: string, body: string) => api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -152,5 +153,24 @@ describe('where the servers live is not shown to browsers', () => {
     const error = upstreamError('legacy', new Error(sdkText), true);
     expect(error.message).toContain('MCP server "legacy" could not be connected to: Error POSTing to endpoint (HTTP 307): Redirect to [URL] not followed');
     expect(error.message).not.toContain('internal-mcp.example.net');
+  });
+});
+
+describe('a resource_link binds its URI only where no other server claims it', () => {
+  it("one server's link cannot take over reads of another server's URI; an unclaimed URI still follows the link", async () => {
+    const id = await createConversation();
+    await read(id, { server: 'demo', uri: 'task://guidelines' }); // sessions are up
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const sessions = mcpSessionsOf(instance)!;
+      // As if everything's tool had returned resource_link task://guidelines (a URI demo lists).
+      sessions.registerLink('everything', 'task://guidelines');
+      sessions.registerLink('demo', 'unclaimed://only-linked');
+    });
+    const taken = await read(id, { uri: 'task://guidelines' });
+    expect(taken.server).toBe('demo');
+    expect(textOf(taken)).toContain('Team guidelines');
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      expect(await mcpSessionsOf(instance)!.resolveServer('unclaimed://only-linked')).toBe('demo');
+    });
   });
 });

@@ -48,7 +48,7 @@ describe('authentication', () => {
     const b64 = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
     const header = b64({ alg: 'HS256', typ: 'JWT' });
     const unsigned = (claims: Record<string, unknown>) => `${header}.${b64({ sub: 'carol', aud: 'mcp-ondemand', ...claims })}.${b64('not-a-signature')}`;
-    const answers = [];
+    const answers: Array<{ status: number; error: unknown }> = [];
     for (const t of [unsigned({ tid: 'acme', exp: now() - 60 }), unsigned({ tid: 'initech', exp: now() - 60 }), unsigned({ tid: 'acme', exp: now() + 600 }), await token({ exp: now() - 60 }, 'some-other-secret-0123456789')]) {
       const response = await api('/v1/conversations', { method: 'POST' }, bearer(t));
       answers.push({ status: response.status, error: await errorOf(response) });

@@ -60,18 +60,19 @@ export const TEST_TENANTS = [
       { id: 'minimal', url: local(4, '/alt'), transport: 'streamable-http' },
     ],
   },
-  // Protocol eras (test/era-*.test.ts): the SDK v2 servers in each of their modes (test/infra/v2-servers.ts),
+  // Protocol eras (test/era-*.test.ts): the SDK v2 servers in each of their modes (test/infra/v2-servers.ts; ours, so
+  // strict and stateful are trusted for their annotations: their read-only slow_job runs without approval),
   // the naive 2025 port, server-everything, and the demo server spoken in each era.
   {
     id: 'eras',
     apiKeySha256: [sha256('test-key-eras')],
     allowedOrigins: [],
     mcpServers: [
-      { id: 'strict', url: local(5, '/strict'), transport: 'streamable-http' },
+      { id: 'strict', url: local(5, '/strict'), transport: 'streamable-http', trustAnnotations: true },
       { id: 'fallback', url: local(5, '/fallback'), transport: 'streamable-http' },
-      { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http' },
+      { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http', trustAnnotations: true },
       // The same server spoken in 2025-11-25: its real sessions, GET stream and resources/subscribe.
-      { id: 'stateful2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25' },
+      { id: 'stateful2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
       // The SDK's defaults forced to 2025: no session, GET 405, subscribe refused (-32601).
       // (These two cannot notify: a short TTL, so tests can see it expire.)
       { id: 'fallback2025', url: local(5, '/fallback'), transport: 'streamable-http', protocol: '2025-11-25', ttlMs: 1_500 },
@@ -116,13 +117,14 @@ export const TEST_TENANTS = [
     ],
   },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
+  // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
   {
     id: 'hostile',
     apiKeySha256: [sha256('test-key-hostile')],
     allowedOrigins: [],
     mcpServers: [
       { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
-      { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http' },
+      { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http', autoApprove: ['big_report'] },
       { id: 'hugelist', url: local(4, '/huge-list'), transport: 'streamable-http' },
     ],
   },

@@ -105,15 +105,16 @@ export const TEST_TENANTS = [
   },
   // Authorization (test/oauth.test.ts): one OAuth-protected server (test/infra/oauth-servers.ts) reached per end user —
   // through our client metadata document, and through a pre-registered client — and per tenant with client credentials.
+  // Ours, so trusted for annotations: its read-only tools (whoami, …) run without approval.
   {
     id: 'oauth',
     apiKeySha256: [sha256('test-key-oauth')],
     allowedOrigins: [],
     mcpServers: [
       { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
-      { id: 'account', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth' }, autoApprove: ['admin_report'] },
-      { id: 'prereg', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth', clientId: 'preregistered-client', clientSecret: 'secret:PREREGISTERED_SECRET' } },
-      { id: 'bot', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] }, autoApprove: ['admin_report'] },
+      { id: 'account', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth' }, autoApprove: ['admin_report'], trustAnnotations: true },
+      { id: 'prereg', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth', clientId: 'preregistered-client', clientSecret: 'secret:PREREGISTERED_SECRET' }, trustAnnotations: true },
+      { id: 'bot', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] }, autoApprove: ['admin_report'], trustAnnotations: true },
     ],
   },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.

@@ -16,10 +16,12 @@ const local = (offset: number, path: string) => `http://127.0.0.1:${TEST_PORT_BA
  * started by test/infra/global-setup.ts on 127.0.0.1.
  */
 export const TEST_MCP_SERVERS = [
+  // The demo server and server-everything are trusted for their annotations (their read-only tools run
+  // without approval); faulty, legacy and the others are not (their read-only tools wait, like any other).
   // complete_task runs without approval here, so tests can see a tool-level error (isError) reach the model.
   // The guidelines are pinned; the test matrix too, but it is over PINNED_TOKEN_BUDGET.
-  { id: 'demo', url: '/demo/mcp', autoApprove: ['complete_task'], pin: ['task://guidelines', 'docs://test-matrix'] },
-  { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http' },
+  { id: 'demo', url: '/demo/mcp', trustAnnotations: true, autoApprove: ['complete_task'], pin: ['task://guidelines', 'docs://test-matrix'] },
+  { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http', trustAnnotations: true },
   // Sends a bearer token from a Worker secret, so tests can check it never leaks.
   // A required pin: a turn must fail (502) when the server is down rather than run without it.
   {
@@ -54,31 +56,32 @@ export const TEST_TENANTS = [
     // Low on purpose: the rate-limit test hits it, then waits for the window.
     limits: { turnsPerUser: 2, windowMs: 2_000 },
     mcpServers: [
-      { id: 'demo', url: '/demo/mcp' },
+      { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
       { id: 'minimal', url: local(4, '/alt'), transport: 'streamable-http' },
     ],
   },
-  // Protocol eras (test/era-*.test.ts): the SDK v2 servers in each of their modes (test/infra/v2-servers.ts),
+  // Protocol eras (test/era-*.test.ts): the SDK v2 servers in each of their modes (test/infra/v2-servers.ts; ours, so
+  // strict and stateful are trusted for their annotations: their read-only slow_job runs without approval),
   // the naive 2025 port, server-everything, and the demo server spoken in each era.
   {
     id: 'eras',
     apiKeySha256: [sha256('test-key-eras')],
     allowedOrigins: [],
     mcpServers: [
-      { id: 'strict', url: local(5, '/strict'), transport: 'streamable-http' },
+      { id: 'strict', url: local(5, '/strict'), transport: 'streamable-http', trustAnnotations: true },
       { id: 'fallback', url: local(5, '/fallback'), transport: 'streamable-http' },
-      { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http' },
+      { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http', trustAnnotations: true },
       // The same server spoken in 2025-11-25: its real sessions, GET stream and resources/subscribe.
-      { id: 'stateful2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25' },
+      { id: 'stateful2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
       // The SDK's defaults forced to 2025: no session, GET 405, subscribe refused (-32601).
       // (These two cannot notify: a short TTL, so tests can see it expire.)
       { id: 'fallback2025', url: local(5, '/fallback'), transport: 'streamable-http', protocol: '2025-11-25', ttlMs: 1_500 },
       // A 2026-only server asked for 2025: refused with -32022.
       { id: 'strict2025', url: local(5, '/strict'), transport: 'streamable-http', protocol: '2025-11-25' },
       { id: 'naive', url: local(5, '/naive'), transport: 'streamable-http', ttlMs: 1_500 },
-      { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http' },
-      { id: 'demo', url: '/demo/mcp' },
-      { id: 'demo2025', url: '/demo/mcp', protocol: '2025-11-25' },
+      { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http', trustAnnotations: true },
+      { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
+      { id: 'demo2025', url: '/demo/mcp', trustAnnotations: true, protocol: '2025-11-25' },
     ],
   },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
@@ -88,7 +91,7 @@ export const TEST_TENANTS = [
     allowedOrigins: [],
     limits: { conversationsPerUser: 4, liveConversationsPerUser: 2 },
     mcpServers: [
-      { id: 'demo2025', url: '/demo/mcp', protocol: '2025-11-25' },
+      { id: 'demo2025', url: '/demo/mcp', trustAnnotations: true, protocol: '2025-11-25' },
       { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http' },
     ],
   },
@@ -98,29 +101,31 @@ export const TEST_TENANTS = [
     apiKeySha256: [sha256('test-key-metered')],
     allowedOrigins: [],
     limits: { turns: 3, turnsPerUser: 2, windowMs: 60_000 },
-    mcpServers: [{ id: 'demo', url: '/demo/mcp' }],
+    mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
   },
   // Authorization (test/oauth.test.ts): one OAuth-protected server (test/infra/oauth-servers.ts) reached per end user —
   // through our client metadata document, and through a pre-registered client — and per tenant with client credentials.
+  // Ours, so trusted for annotations: its read-only tools (whoami, …) run without approval.
   {
     id: 'oauth',
     apiKeySha256: [sha256('test-key-oauth')],
     allowedOrigins: [],
     mcpServers: [
-      { id: 'demo', url: '/demo/mcp' },
-      { id: 'account', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth' }, autoApprove: ['admin_report'] },
-      { id: 'prereg', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth', clientId: 'preregistered-client', clientSecret: 'secret:PREREGISTERED_SECRET' } },
-      { id: 'bot', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] }, autoApprove: ['admin_report'] },
+      { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
+      { id: 'account', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth' }, autoApprove: ['admin_report'], trustAnnotations: true },
+      { id: 'prereg', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth', clientId: 'preregistered-client', clientSecret: 'secret:PREREGISTERED_SECRET' }, trustAnnotations: true },
+      { id: 'bot', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] }, autoApprove: ['admin_report'], trustAnnotations: true },
     ],
   },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
+  // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
   {
     id: 'hostile',
     apiKeySha256: [sha256('test-key-hostile')],
     allowedOrigins: [],
     mcpServers: [
-      { id: 'demo', url: '/demo/mcp' },
-      { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http' },
+      { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
+      { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http', autoApprove: ['big_report'] },
       { id: 'hugelist', url: local(4, '/huge-list'), transport: 'streamable-http' },
     ],
   },
@@ -160,6 +165,8 @@ export default defineConfig({
                 // Stands in for a `wrangler secret`: an MCP server credential.
                 FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
                 TENANTS: JSON.stringify(TEST_TENANTS),
+                // The suite's tenants use the demo MCP server, which is off with TENANTS unless enabled.
+                DEMO_MCP_ENABLED: 'true',
                 // The test servers are on 127.0.0.1 over http: allowed in tests only.
                 ALLOW_PRIVATE_MCP_URLS: 'true',
                 // The suite runs hundreds of turns as acme's alice within a minute.

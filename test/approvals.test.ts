@@ -30,6 +30,23 @@ describe('MCP tools as <server>__<tool>', () => {
     expect(toolResults(model.doStreamCalls[1]!.prompt)[0]).toMatchObject({ toolName: 'demo__list_tasks', error: false });
     expect(model.doStreamCalls[0]!.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(['demo__create_task', 'everything__echo', 'read_resource']));
   });
+
+  it("an untrusted server's readOnlyHint decides nothing: its tool waits for approval (the same tool of a trusted server does not)", async () => {
+    // "legacy" and "everything" are the same server-everything, whose echo is annotated readOnlyHint: true;
+    // only "everything" is configured trustAnnotations (vitest.config.ts).
+    const untrusted = await createConversation();
+    const paused = scriptedModel(() => callTools(['legacy__echo', { message: 'hi' }]));
+    const chunks = await runScriptedTurn(untrusted, 'echo hi', paused);
+    expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(true);
+    expect(chunks.some((c) => c.type === 'tool-output-available')).toBe(false);
+    expect((await pendingOf(untrusted)).map((p) => p.toolName)).toEqual(['legacy__echo']);
+
+    const trusted = await createConversation();
+    const ran = scriptedModel((_c, i) => (i === 0 ? callTools(['everything__echo', { message: 'hi' }]) : say('echoed')));
+    const direct = await runScriptedTurn(trusted, 'echo hi', ran);
+    expect(direct.some((c) => c.type === 'tool-approval-request')).toBe(false);
+    expect(direct.find((c) => c.type === 'tool-output-available')).toBeTruthy();
+  });
 });
 
 describe('approvals', () => {

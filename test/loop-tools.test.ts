@@ -59,11 +59,11 @@ describe('MCP tool results, mapped faithfully', () => {
           ['everything__get-resource-reference', { resourceType: 'Blob', resourceId: 4 }],
           ['demo__complete_task', { id: 999_999 }],
         );
-      if (i === 1) {
-        // Follow the first link: it belongs to "everything", though "faulty" and "legacy" match it too.
-        const link = /\[Resource link: (\S+)/.exec(toolResults(call.prompt)[0]!.text)![1]!;
-        return callTools(['read_resource', { uri: link }]);
-      }
+      const link = () => /\[Resource link: (\S+)/.exec(toolResults(call.prompt)[0]!.text)![1]!;
+      // Follow the first link. "faulty" and "legacy" list it too, so the link alone does not decide
+      // (a server cannot take over URIs another claims): the read must name the server.
+      if (i === 1) return callTools(['read_resource', { uri: link() }]);
+      if (i === 2) return callTools(['read_resource', { uri: link(), server: 'everything' }]);
       return say('ok');
     });
     await runScriptedTurn(id, 'use the tools', model);
@@ -73,7 +73,10 @@ describe('MCP tool results, mapped faithfully', () => {
     expect(blob!.text).toContain('[Binary resource: text/plain');
     expect(failed).toMatchObject({ error: true });
     expect(failed!.text).toContain('No task #999999');
-    const followed = results(model, 2).at(-1)!;
+    const unnamed = results(model, 2).at(-1)!;
+    expect(unnamed).toMatchObject({ toolName: 'read_resource', error: true });
+    expect(unnamed.text).toContain('everything');
+    const followed = results(model, 3).at(-1)!;
     expect(followed).toMatchObject({ toolName: 'read_resource', error: false });
     expect(followed.text).toContain('server everything');
   });

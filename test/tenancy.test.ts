@@ -45,6 +45,22 @@ describe('authentication', () => {
     expect((await api('/v1/conversations', { method: 'POST' }, bearer('a.bnVsbA.b'))).status).toBe(401); // a null payload
   });
 
+  it('every bad token gets the same answer: the signature is checked before the expiry', async () => {
+    const b64 = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    const header = b64({ alg: 'HS256', typ: 'JWT' });
+    const unsigned = (claims: Record<string, unknown>) => `${header}.${b64({ sub: 'carol', aud: 'mcp-ondemand', ...claims })}.${b64('not-a-signature')}`;
+    const answers: Array<{ status: number; error: unknown }> = [];
+    for (const t of [unsigned({ tid: 'acme', exp: now() - 60 }), unsigned({ tid: 'initech', exp: now() - 60 }), unsigned({ tid: 'acme', exp: now() + 600 }), await token({ exp: now() - 60 }, 'some-other-secret-0123456789')]) {
+      const response = await api('/v1/conversations', { method: 'POST' }, bearer(t));
+      answers.push({ status: response.status, error: await errorOf(response) });
+    }
+    expect(answers.every((a) => JSON.stringify(a) === JSON.stringify(answers[0]))).toBe(true);
+    expect(answers[0]).toEqual({ status: 401, error: { code: 'unauthorized', message: 'Invalid token' } });
+    // Only a validly signed, expired token is told so.
+    const expired = await api('/v1/conversations', { method: 'POST' }, bearer(await token({ exp: now() - 60 })));
+    expect((await errorOf(expired)).code).toBe('token_expired');
+  });
+
   it('a WebSocket upgrade authenticates with the token as a subprotocol, never in the URL', async () => {
     const t = await token({ sub: 'dave' });
     const created = await api('/v1/conversations', { method: 'POST' }, bearer(t));
@@ -183,9 +199,39 @@ describe('server URLs in production config', () => {
   });
 
   it('accepts https to public hosts and paths of this Worker; development may opt out', () => {
-    expect(loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"https://mcp.example.com/mcp"},{"id":"d","url":"/demo/mcp"}]' }).mcpServers).toHaveLength(2);
+    expect(loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"https://mcp.example.com/mcp"},{"id":"d","url":"/demo/mcp"}]', DEMO_MCP_ENABLED: 'true' }).mcpServers).toHaveLength(2);
     expect(loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]', ALLOW_PRIVATE_MCP_URLS: 'true' }).mcpServers).toHaveLength(1);
     expect(loadConfig({ MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]' }).mcpServers).toHaveLength(1); // no TENANTS: local development
+  });
+});
+
+describe('the demo MCP server with TENANTS', () => {
+  // Shared and writable by anyone: with TENANTS it must be switched on (vitest.config.ts does, for the suite).
+  const withoutDemo = () => ({ ...env, DEMO_MCP_ENABLED: undefined }) as unknown as Env;
+  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const mcpPost = (body: string) =>
+    new Request('http://localhost/demo/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+
+  it('is off unless DEMO_MCP_ENABLED=true: /demo/mcp answers the 404 of an unknown path', async () => {
+    const response = await createApp().fetch(mcpPost(initialize), withoutDemo(), createExecutionContext());
+    expect(response.status).toBe(404);
+    expect((await errorOf(response)).code).toBe('not_found');
+    // A write names no server either.
+    const write = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'x' } } });
+    expect((await createApp().fetch(mcpPost(write), withoutDemo(), createExecutionContext())).status).toBe(404);
+    // Enabled (the suite's config), it serves.
+    expect((await createApp().fetch(mcpPost(initialize), env, createExecutionContext())).status).toBe(200);
+  });
+
+  it('a server configured at /demo/mcp is then a config error naming the var, not a silent failure', async () => {
+    const response = await createApp().fetch(new Request('http://localhost/v1/servers', { headers: ACME_ALICE }), withoutDemo(), createExecutionContext());
+    expect(response.status).toBe(500);
+    const error = await errorOf(response);
+    expect(error.code).toBe('invalid_config');
+    expect(error.message).toContain('DEMO_MCP_ENABLED=true');
+    expect(() => loadConfig({ TENANTS: '[{"id":"a"}]', MCP_SERVERS: '[{"id":"d","url":"/demo/mcp"}]' })).toThrow(/MCP_SERVERS: server "d": .*DEMO_MCP_ENABLED=true/);
+    // Without TENANTS (npm start) it is on.
+    expect(loadConfig({ MCP_SERVERS: '[{"id":"d","url":"/demo/mcp"}]' }).mcpServers).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,6 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ACME_ALICE, api, createConversation } from './helpers/api';
+import { ACME_ALICE, api, conversationStub, createConversation } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 
 type Frame = { type: string; id?: string; body?: string; done?: boolean; error?: boolean; messages?: Array<{ role: string }> };
@@ -67,5 +67,51 @@ describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
     expect((await api(`/v1/conversations/${id}/ws`)).status).toBe(400);
     const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, { headers: { Upgrade: 'websocket', ...ACME_ALICE } });
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe('framework headers stop at our edge', () => {
+  // The agents framework trusts some request headers (x-cf-agents-subagent-url routes a socket to a child
+  // "facet" the header names; x-agents-lifecycle-props sets the Agent's props): a client must not set them.
+  it.each([['conversation'], ['demo-mcp-server'], ['rate-limiter']])('x-cf-agents-subagent-url naming %s reaches the conversation itself; no frame carries a stack', async (childClass) => {
+    const id = await createConversation();
+    const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+      headers: {
+        Upgrade: 'websocket',
+        ...ACME_ALICE,
+        'x-cf-agents-subagent-url': `http://localhost/v1/conversations/${id}/ws/sub/${childClass}/intruder`,
+        'x-agents-lifecycle-props': btoa(JSON.stringify({ admin: true })),
+      },
+    });
+    expect(response.status).toBe(101);
+    const socket = response.webSocket!;
+    const raw: string[] = [];
+    let closed: { code: number; reason: string } | undefined;
+    socket.addEventListener('message', (event) => raw.push(String(event.data)));
+    socket.addEventListener('close', (event) => (closed = { code: event.code, reason: event.reason }));
+    socket.accept();
+    const transcript = await waitFor(() => raw.map((r) => JSON.parse(r) as Frame).find((f) => f.type === 'cf_agent_chat_messages'), 'the transcript of this conversation', 5_000);
+    expect(transcript).toBeDefined();
+    expect(closed).toBeUndefined();
+    for (const frame of raw) expect(frame).not.toMatch(/stack|\.js:\d|at \w+ \(/);
+    socket.close();
+  });
+});
+
+describe('the conversation Durable Object itself', () => {
+  it('ignores x-cf-agents-subagent-url even on a request that did not come through the route', async () => {
+    const id = await createConversation();
+    const stub = await conversationStub(id);
+    const response = await stub.fetch(
+      new Request(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'x-cf-agents-subagent-url': `http://localhost/sub/demo-mcp-server/intruder` } }),
+    );
+    expect(response.status).toBe(101);
+    const socket = response.webSocket!;
+    const raw: string[] = [];
+    socket.addEventListener('message', (event) => raw.push(String(event.data)));
+    socket.accept();
+    await waitFor(() => raw.map((r) => JSON.parse(r) as Frame).find((f) => f.type === 'cf_agent_chat_messages'), 'the transcript', 5_000);
+    for (const frame of raw) expect(frame).not.toMatch(/stack|\.js:\d/);
+    socket.close();
   });
 });

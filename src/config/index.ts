@@ -19,7 +19,17 @@ export interface AppConfig {
   tenants: Tenant[] | null;
 }
 
-type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string; KV_MAX_AGE_MS?: string } & Partial<Record<keyof Settings, string>>;
+type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string; DEMO_MCP_ENABLED?: string; KV_MAX_AGE_MS?: string } & Partial<Record<keyof Settings, string>>;
+
+/**
+ * Whether this Worker serves its demo MCP server (`/demo/mcp`). It is one
+ * shared, writable Durable Object that answers anyone: fine for local
+ * development (no `TENANTS`), never on by accident in production — with
+ * `TENANTS` set it is served only when `DEMO_MCP_ENABLED=true`.
+ */
+export function demoMcpEnabled(env: { TENANTS?: string; DEMO_MCP_ENABLED?: string }): boolean {
+  return !env.TENANTS?.trim() || env.DEMO_MCP_ENABLED === 'true';
+}
 
 const cache = new Map<string, AppConfig>();
 
@@ -34,7 +44,7 @@ export function loadConfig(env: ConfigEnv): AppConfig {
   // The older name of CACHE_MAX_AGE_MS, for deployments that still set it.
   if (!rawSettings.CACHE_MAX_AGE_MS && env.KV_MAX_AGE_MS) rawSettings.CACHE_MAX_AGE_MS = env.KV_MAX_AGE_MS;
   const rawTenants = env.TENANTS?.trim() ?? '';
-  const cacheKey = `${rawServers}\n${JSON.stringify(rawSettings)}\n${rawTenants}\n${env.ALLOW_PRIVATE_MCP_URLS ?? ''}`;
+  const cacheKey = `${rawServers}\n${JSON.stringify(rawSettings)}\n${rawTenants}\n${env.ALLOW_PRIVATE_MCP_URLS ?? ''}\n${env.DEMO_MCP_ENABLED ?? ''}`;
   const cached = cache.get(cacheKey);
   if (cached) return cached;
 
@@ -48,6 +58,17 @@ export function loadConfig(env: ConfigEnv): AppConfig {
       for (const server of list) {
         const problem = productionUrlProblem(server.url);
         if (problem) throw new ApiError(500, 'invalid_config', `${where}: server "${server.id}": ${problem}`);
+      }
+    }
+  }
+
+  if (tenants && !demoMcpEnabled(env)) {
+    // The servers in use: a tenant's own list, or MCP_SERVERS for tenants without one.
+    for (const tenant of tenants) {
+      const [where, list] = tenant.mcpServers ? [`TENANTS ${tenant.id}`, tenant.mcpServers] : ['MCP_SERVERS', mcpServers];
+      const self = list.find((server) => server.url.startsWith('/'));
+      if (self) {
+        throw new ApiError(500, 'invalid_config', `${where}: server "${self.id}": url "${self.url}" is this Worker's demo MCP server, which is off when TENANTS is set: set DEMO_MCP_ENABLED=true to serve it (to anyone), or configure another server`);
       }
     }
   }

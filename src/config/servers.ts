@@ -68,11 +68,20 @@ export const McpServerConfigSchema = z
      */
     trustNotifications: z.boolean().default(false),
     /**
-     * Tools of this server that run without asking the user, besides those
-     * annotated `readOnlyHint: true` (which always do). Every other tool call
-     * waits for an approval.
+     * Tools of this server that run without asking the user. Every other tool
+     * call waits for an approval (besides read-only ones of a server with
+     * `trustAnnotations`).
      */
     autoApprove: z.array(z.string().min(1)).default([]),
+    /**
+     * Whether this server's own tool annotations count: with `true`, its
+     * tools annotated `readOnlyHint: true` run without asking the user. Off
+     * by default — an annotation is the server's claim about itself, and a
+     * server that lies (or is compromised) would otherwise decide which of
+     * its tools skip the user's approval. Set it only for servers you
+     * operate or trust as much as `autoApprove`.
+     */
+    trustAnnotations: z.boolean().default(false),
     /** Whether the model may fetch this server's prompts (`invoke_prompt`); false keeps them user-only. */
     modelPrompts: z.boolean().default(true),
     /**

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
@@ -112,6 +113,7 @@ export class ChatSocket {
   async received(connection: ChatConnection, raw: string): Promise<void> {
     let frame: Frame;
     try {
+      if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) return; // not ours (ours are shallow)
       frame = JSON.parse(raw) as Frame;
     } catch {
       return; // not ours
@@ -170,9 +172,10 @@ export class ChatSocket {
     try {
       let body: unknown;
       try {
+        if (typeof frame.init?.body === 'string' && nestsDeeperThan(frame.init.body, MAX_JSON_DEPTH)) throw new Error('too deep');
         body = typeof frame.init?.body === 'string' ? JSON.parse(frame.init.body) : frame.init?.body;
       } catch {
-        throw new ApiError(400, 'invalid_json', 'Request body is not valid JSON');
+        throw new ApiError(400, 'invalid_json', `Request body is not valid JSON, or nests deeper than ${MAX_JSON_DEPTH} levels`);
       }
       this.requesters.set(connection.id, (this.requesters.get(connection.id) ?? 0) + 1);
       try {
@@ -348,3 +351,12 @@ function trySend(connection: ChatConnection, data: string): void {
 }
 
 const errorText = (error: unknown) => (error instanceof ApiError ? error.message : 'Internal error');
+
+/** The request without the `agents` framework's routing headers (`x-cf-agents-*`): they never come from a client. */
+export function withoutFrameworkHeaders(request: Request): Request {
+  const framework = [...request.headers.keys()].filter((name) => name.startsWith('x-cf-agents-'));
+  if (framework.length === 0) return request;
+  const headers = new Headers(request.headers);
+  for (const name of framework) headers.delete(name);
+  return new Request(request, { headers });
+}

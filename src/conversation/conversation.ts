@@ -10,6 +10,7 @@ import { chatAction, type ChatRequestBody } from './chat-request';
 import type { ApprovalAnswer } from './history';
 import { isOwnedBy, type Owner } from './record';
 import { ConversationServices, type ConversationSnapshot } from './services';
+import { withoutFrameworkHeaders } from './chat-socket';
 import { transcriptWindow } from './transcript';
 import type { Attachment } from './user-message';
 
@@ -88,8 +89,17 @@ export class Conversation extends Agent<Env> {
   }
 
   override async onConnect(connection: Connection): Promise<void> {
-    if (!this.services.row()) return connection.close(4004, 'conversation not found');
-    this.services.sockets.connected(connection);
+    this.services.connectSocket(connection);
+  }
+
+  /** No sub-agents ("facets"): whatever a request names (a `/sub/…` path, a routing header), it is refused. */
+  override async onBeforeSubAgent(): Promise<Response> {
+    return new Response('Not found', { status: 404 });
+  }
+
+  /** A second guard behind the route's header allow-list: the framework's routing headers never come from a request. */
+  override async fetch(request: Request): Promise<Response> {
+    return super.fetch(withoutFrameworkHeaders(request));
   }
 
   override async onMessage(connection: Connection, message: WSMessage): Promise<void> {

@@ -128,6 +128,17 @@ export class ConversationServices {
   }
 
   /** The existence record, or undefined (never created, or deleted). */
+  /** A WebSocket opened: the transcript first. An error here would reach the agents framework, which sends its stack in a frame: closed instead. */
+  connectSocket(connection: ChatConnection & { close(code?: number, reason?: string): void }): void {
+    try {
+      if (this.row()) this.sockets.connected(connection);
+      else connection.close(4004, 'conversation not found');
+    } catch (error) {
+      console.error(`conversation ${this.host.name()}: WebSocket setup failed:`, error);
+      connection.close(1011, 'internal error');
+    }
+  }
+
   row(): ConversationRecord | undefined {
     return this.deleted ? undefined : this.record.read();
   }

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
@@ -25,6 +25,20 @@ const apiSecurityHeaders = secureHeaders({
   referrerPolicy: 'no-referrer',
 });
 
+/**
+ * The security headers on every answer but an accepted WebSocket (a 101,
+ * which carries the socket and cannot be rebuilt with other headers). An
+ * `Upgrade` header alone changes nothing: a refused upgrade, or one sent to
+ * any other route, gets them like any answer.
+ */
+const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
+  await next();
+  if (c.res.status === 101) return;
+  // A response fetched from a Durable Object (the demo server's, an upgrade refused there) has immutable headers.
+  c.res = new Response(c.res.body, c.res);
+  await apiSecurityHeaders(c, async () => {});
+};
+
 /** API request bodies above this are refused before they are read (413). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -32,9 +46,8 @@ export function createApp() {
   return new Hono<AppBindings>()
     .use(requestId())
     // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
-    // (Not on /demo, whose MCP responses are its own, nor on WebSocket upgrades,
-    // whose 101 response cannot carry them.)
-    .use('/v1/*', (c, next) => (c.req.header('upgrade') ? next() : apiSecurityHeaders(c, next)))
+    // (Not on an accepted WebSocket, whose 101 response cannot carry them.)
+    .use('/v1/*', securityHeaders)
     .use(
       '/v1/*',
       bodyLimit({
@@ -51,7 +64,14 @@ export function createApp() {
     .route('/v1/chat', chat)
     .route('/v1/connections', connections)
     .route('/oauth', oauth)
+    // The demo MCP server's answers too (JSON and SSE to MCP clients: none of these headers changes what a
+    // client does with them; CORP does not apply to CORS requests), and the 404 of any unknown path.
+    .use('/demo/*', securityHeaders)
     .route('/demo', demoMcpRoute)
-    .notFound(onNotFound)
+    .notFound(async (c) => {
+      c.res = await onNotFound(c);
+      await apiSecurityHeaders(c, async () => {});
+      return c.res;
+    })
     .onError(onError);
 }

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { verify } from 'hono/jwt';
 import { loadConfig, type Tenant } from '../config';
 import { ApiError } from '../errors';
@@ -12,6 +12,17 @@ export const TOKEN_SUBPROTOCOL_PREFIX = 'bearer.';
 export function subprotocolToken(header: string | undefined): string | undefined {
   const offered = header?.split(',').map((p) => p.trim()) ?? [];
   return offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX))?.slice(TOKEN_SUBPROTOCOL_PREFIX.length) || undefined;
+}
+
+/** The one route that takes a WebSocket upgrade (routes/conversations.ts). */
+const WEBSOCKET_ROUTE = /^\/v1\/conversations\/[^/]+\/ws$/;
+
+/**
+ * A WebSocket upgrade of the WebSocket route. Only there does a token ride as
+ * a subprotocol; on any other route an `Upgrade` header changes nothing.
+ */
+export function isWebSocketUpgrade(c: Context): boolean {
+  return c.req.header('upgrade')?.toLowerCase() === 'websocket' && WEBSOCKET_ROUTE.test(c.req.path);
 }
 
 /** The `aud` claim every browser token must carry. */
@@ -48,10 +59,10 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
     return next();
   }
   const header = c.req.header('authorization');
-  const isUpgrade = c.req.header('upgrade')?.toLowerCase() === 'websocket';
+  const isUpgrade = isWebSocketUpgrade(c);
   const credential = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? (isUpgrade ? subprotocolToken(c.req.header('sec-websocket-protocol')) : undefined);
   if (!credential) {
-    if (isUpgrade && c.req.query('token')) throw unauthorized(`A token in the URL is not accepted (URLs land in logs): send it as the WebSocket subprotocol "${TOKEN_SUBPROTOCOL_PREFIX}<token>" next to "${WS_SUBPROTOCOL}"`);
+    if (c.req.query('token')) throw unauthorized(`A token in the URL is not accepted (URLs land in logs): send it as the WebSocket subprotocol "${TOKEN_SUBPROTOCOL_PREFIX}<token>" next to "${WS_SUBPROTOCOL}"`);
     throw unauthorized(isUpgrade ? `Send Authorization: Bearer <API key>, or the subprotocols "${WS_SUBPROTOCOL}" and "${TOKEN_SUBPROTOCOL_PREFIX}<token>"` : 'Send Authorization: Bearer <API key or token>');
   }
   const principal =
@@ -95,16 +106,19 @@ async function fromToken(token: string, tenants: Tenant[], env: Record<string, u
   }
   let payload: Record<string, unknown>;
   try {
-    payload = (await verify(token, secret, { alg: 'HS256', aud: TOKEN_AUDIENCE })) as Record<string, unknown>;
-  } catch (error) {
-    if ((error as Error).name === 'JwtTokenExpired') throw new ApiError(401, 'token_expired', 'The token has expired; get a new one from your application');
+    // hono checks `exp` before the signature: it is checked below, once the signature is known good,
+    // so an unsigned token with a past `exp` gets the same answer as any other bad token.
+    payload = (await verify(token, secret, { alg: 'HS256', aud: TOKEN_AUDIENCE, exp: false })) as Record<string, unknown>;
+  } catch {
     throw invalidToken();
   }
+  if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) throw invalidToken();
+  if (payload.exp <= Math.floor(Date.now() / 1000)) throw new ApiError(401, 'token_expired', 'The token has expired; get a new one from your application');
   // The same rule as X-End-User, and never "service" (the name of API-key callers without X-End-User).
-  if (typeof payload.sub !== 'string' || !END_USER.test(payload.sub) || payload.sub === 'service' || typeof payload.exp !== 'number') throw invalidToken();
+  if (typeof payload.sub !== 'string' || !END_USER.test(payload.sub) || payload.sub === 'service') throw invalidToken();
   const servers = payload.servers;
   if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === 'string'))) throw unauthorized('"servers" must be a list of server ids');
-  return { tenant: tenant.id, user: payload.sub, open: false, ...(servers ? { servers: servers as string[] } : {}) };
+  return { tenant: tenant.id, user: payload.sub, open: false, browser: true, ...(servers ? { servers: servers as string[] } : {}) };
 }
 
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);

@@ -6,6 +6,8 @@ export interface Principal {
   user: string;
   /** True when no tenants are configured (local development): no authentication. */
   open: boolean;
+  /** True for a browser token (an end user's browser), false or absent for an API key (the tenant's backend) or the open tenant. */
+  browser?: boolean;
   /** The servers a browser token limits this user to (its `servers` claim), if it does. */
   servers?: string[];
 }

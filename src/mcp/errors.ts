@@ -103,9 +103,18 @@ export function describeUpstreamError(error: unknown): string {
   return bounded(text.replace(/^(MCP error -?\d+: )+/, '')); // v1-SDK servers prefix their messages
 }
 
-/** Upstream text as we pass it on: secrets masked, at most MAX_ERROR_CHARS. */
+/** An http(s) URL in upstream error text (a redirect's target, an echoed endpoint). */
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
+
+/**
+ * Upstream text as we pass it on: secrets masked, URLs masked, at most
+ * MAX_ERROR_CHARS. URLs are masked for every caller — these texts reach
+ * browsers, the model and the stored history alike, and where a tenant's
+ * servers live (or redirect to) is not theirs to learn; the server's id
+ * says which server failed.
+ */
 function bounded(text: string): string {
-  const masked = redactSecrets(text);
+  const masked = redactSecrets(text).replace(URL_IN_TEXT, '[URL]');
   return masked.length > MAX_ERROR_CHARS ? `${masked.slice(0, MAX_ERROR_CHARS)}… [${masked.length - MAX_ERROR_CHARS} more characters]` : masked;
 }
 

@@ -3,13 +3,18 @@ import { ApiError } from '../errors';
 import type { ServerState } from './catalog';
 
 /**
- * The server a URI belongs to: the one a tool's `resource_link` named, else
- * the one whose catalog lists it, else whose template matches it, else the
- * only server with resources. Ambiguity is the caller's to resolve (400
- * naming the candidates).
+ * The server a URI belongs to: the one whose catalog lists it, else whose
+ * template matches it, else the only server with resources. A tool's
+ * `resource_link` (`linked`: the server whose tool returned it) decides only
+ * when no other server lists or templates the URI — a server cannot take
+ * over another's URIs by linking to them. Ambiguity is the caller's to
+ * resolve (400 naming the candidates).
  */
 export function resolveServer(uri: string, states: ServerState[], linked: string | undefined): string {
-  if (linked) return linked;
+  if (linked) {
+    const claimedElsewhere = states.some((s) => s.id !== linked && (s.resources.some((r) => r.uri === uri) || s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))));
+    if (!claimedElsewhere) return linked;
+  }
   const listing = states.filter((s) => s.resources.some((r) => r.uri === uri)).map((s) => s.id);
   const candidates = listing.length ? listing : states.filter((s) => s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))).map((s) => s.id);
   if (candidates.length === 1) return candidates[0]!;

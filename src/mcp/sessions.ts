@@ -46,7 +46,7 @@ export class McpSessions {
   /** URIs from `resource_link` tool results, by server (they need not be in any listing). */
   private readonly linkedUris = new Map<string, string>();
 
-  constructor(private readonly options: McpSessionsOptions) {
+  constructor(options: McpSessionsOptions) {
     for (const config of options.servers) this.links.set(config.id, new ServerLink({ ...options, config, auth: options.authFor?.(config) }));
   }
 
@@ -165,7 +165,11 @@ export class McpSessions {
     });
   }
 
-  /** A `resource_link` a tool returned: its URI resolves to that server from now on (the last MAX_LINKED_URIS of them). */
+  /**
+   * A `resource_link` a tool returned: its URI resolves to that server from
+   * now on (the last MAX_LINKED_URIS of them) — unless another server lists
+   * or templates it (resolve-server.ts).
+   */
   registerLink(id: string, uri: string): void {
     this.linkedUris.delete(uri);
     this.linkedUris.set(uri, id);
@@ -174,10 +178,8 @@ export class McpSessions {
 
   /** The server a URI belongs to (see resolve-server.ts), from the catalogs as they are (nothing is listed again for it). */
   async resolveServer(uri: string): Promise<string> {
-    const linked = this.linkedUris.get(uri);
-    if (linked) return linked;
     await Promise.allSettled([...this.links.values()].map((link) => link.ensure()));
-    return resolveServer(uri, [...this.links.values()].map((link) => link.state), undefined);
+    return resolveServer(uri, [...this.links.values()].map((link) => link.state), this.linkedUris.get(uri));
   }
 
   /**

@@ -40,9 +40,9 @@ export function modelToolName(server: string, name: string, taken: Set<string>):
 
 /**
  * Every MCP tool of every connected server, as `<server>__<tool>`, schemas
- * passed through. Tools annotated `readOnlyHint: true` or listed in the
- * server's `autoApprove` run directly; every other call pauses the turn for
- * an approval. `isError` results are thrown, so the model sees an error it
+ * passed through. Tools listed in the server's `autoApprove`, or annotated
+ * `readOnlyHint: true` by a server configured `trustAnnotations`, run
+ * directly; every other call pauses the turn for an approval. `isError` results are thrown, so the model sees an error it
  * can act on.
  */
 export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: ToolSet; entries: ToolEntry[] } {
@@ -55,7 +55,8 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
       const name = modelToolName(state.id, mcpTool.name, taken);
       const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
       entries.push({ name, server: state.id, title: mcpTool.title, description: mcpTool.description, cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`) });
-      const autoApproved = mcpTool.annotations?.readOnlyHint === true || (config?.autoApprove.includes(mcpTool.name) ?? false);
+      // A server's own annotations are its claims: they decide only for servers the operator trusts.
+      const autoApproved = (config?.trustAnnotations === true && mcpTool.annotations?.readOnlyHint === true) || (config?.autoApprove.includes(mcpTool.name) ?? false);
       tools[name] = tool({
         description,
         inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),

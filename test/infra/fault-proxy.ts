@@ -17,6 +17,7 @@ export const FAULT_MODES = [
   'echo-auth',
   'unknown-id',
   'duplicate',
+  'redirect',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -282,6 +283,11 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
         return;
       case 'http500':
         send(res, 500, 'text/plain', 'upstream exploded');
+        return;
+      case 'redirect':
+        // A server that moved somewhere else (the transport follows no cross-origin redirect).
+        res.writeHead(307, { location: 'https://internal-mcp.example.net/private/path/mcp' });
+        res.end();
         return;
       case 'malformed':
         send(res, 200, 'application/json', '{"jsonrpc": "2.0", "id": ');

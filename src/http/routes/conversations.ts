@@ -137,12 +137,8 @@ export const conversations = new Hono<AppBindings>()
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
     const stub = await ownedStub(c);
-    // The credential has done its job: it must not travel on into the Agent (which keeps the request with the connection).
-    const headers = new Headers(c.req.raw.headers);
-    const offered = headers.get('sec-websocket-protocol');
-    headers.delete('sec-websocket-protocol');
-    headers.delete('authorization');
-    const response = await stub.fetch(new Request(c.req.url, { headers }));
+    const offered = c.req.header('sec-websocket-protocol');
+    const response = await stub.fetch(new Request(c.req.url, { headers: upgradeHeaders(c.req.raw.headers) }));
     if (response.status !== 101 || !offered) return response;
     // A browser that offered subprotocols accepts the socket only if one is chosen: ours, never the token.
     return new Response(null, { status: 101, webSocket: response.webSocket, headers: { 'Sec-WebSocket-Protocol': WS_SUBPROTOCOL } });
@@ -166,3 +162,23 @@ export const conversations = new Hono<AppBindings>()
     const body = await jsonBody(c, ReadResourceBody);
     return c.json(unwrap(await stub.readResource(body)));
   });
+
+/**
+ * The only request headers a WebSocket upgrade carries on into the
+ * conversation's Agent. An allow-list, not a deny-list: the agents framework
+ * trusts headers of its own (`x-cf-agents-subagent-url` routes the socket to
+ * a child "facet" it names, `x-agents-lifecycle-props` sets the Agent's
+ * props) and a later version may add more. The credential (`Authorization`,
+ * `Sec-WebSocket-Protocol` with the token) has done its job here and stays
+ * behind too: the Agent keeps the request with the connection.
+ */
+const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'origin', 'user-agent', 'x-request-id'];
+
+export function upgradeHeaders(from: Headers): Headers {
+  const headers = new Headers();
+  for (const name of UPGRADE_HEADERS) {
+    const value = from.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return headers;
+}

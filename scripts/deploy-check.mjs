@@ -49,6 +49,10 @@ export function deployProblems({ tomlVars, cliVars, secretNames }) {
   }
 
   const servers = typeof vars.MCP_SERVERS === 'string' ? safeJson(vars.MCP_SERVERS) : undefined;
+  const demo = Array.isArray(servers) && servers.some((s) => typeof s?.url === 'string' && s.url.startsWith('/demo/'));
+  if (demo && String(vars.DEMO_MCP_ENABLED ?? '') !== 'true') {
+    problems.push('MCP_SERVERS includes the demo MCP server (/demo/mcp), which is off in production (anyone could write to it): every /v1 request would be refused. Set MCP_SERVERS to your servers (--var or wrangler.toml), or DEMO_MCP_ENABLED=true for a public demo.');
+  }
   const usesOAuth = Array.isArray(servers) && servers.some((s) => s?.auth?.type === 'oauth' || s?.auth?.type === 'client_credentials');
   if (usesOAuth) {
     if (!String(vars.PUBLIC_URL ?? '').startsWith('https://')) problems.push('MCP_SERVERS has servers with "auth": PUBLIC_URL must be this Worker\'s https origin.');

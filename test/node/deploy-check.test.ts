@@ -30,6 +30,12 @@ describe('npm run deploy refuses what would lock everyone out or let everyone in
     expect(problems.join('\n')).toMatch(/OAUTH_TOKEN_KEYS/);
   });
 
+  it('refuses the demo MCP server in production unless DEMO_MCP_ENABLED (it is writable by anyone)', () => {
+    const MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp"}]';
+    expect(deployProblems({ tomlVars: { MCP_SERVERS }, cliVars: {}, secretNames: ['TENANTS'] }).problems.join()).toMatch(/demo MCP server/);
+    expect(deployProblems({ tomlVars: { MCP_SERVERS, DEMO_MCP_ENABLED: 'true' }, cliVars: {}, secretNames: ['TENANTS'] }).problems).toEqual([]);
+  });
+
   it('only warns when the secrets cannot be listed (not logged in)', () => {
     const { problems, warnings } = deployProblems({ tomlVars: {}, cliVars: {}, secretNames: undefined });
     expect(problems).toEqual([]);

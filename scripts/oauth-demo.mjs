@@ -17,8 +17,8 @@ const servers = await startOAuthServers({ asPort: AS_PORT, rsPort: RS_PORT });
 console.log(`authorization server ${servers.asUrl}, protected MCP server ${servers.rsUrl}`);
 
 const mcpServers = [
-  { id: 'demo', url: '/demo/mcp' },
-  { id: 'account', url: servers.rsUrl, transport: 'streamable-http', auth: { type: 'oauth' } },
+  { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
+  { id: 'account', url: servers.rsUrl, transport: 'streamable-http', auth: { type: 'oauth' }, trustAnnotations: true },
 ];
 const wrangler = spawn(process.execPath, [fileURLToPath(new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url)), 'dev', '--var', 'AUTH_DISABLED:true', '--var', `MCP_SERVERS:${JSON.stringify(mcpServers)}`], {
   cwd: root,

@@ -16,7 +16,7 @@ function configError(MCP_SERVERS: string): ApiError {
 describe('MCP_SERVERS', () => {
   it('defaults to the demo server when empty', () => {
     expect(load('').mcpServers).toEqual([
-      { id: 'demo', url: '/demo/mcp', transport: 'auto', protocol: 'auto', headers: {}, auth: { type: 'none' }, cacheScope: 'shared', trustNotifications: false, trustAnnotations: false, autoApprove: [], modelPrompts: true, pin: [] },
+      { id: 'demo', url: '/demo/mcp', transport: 'auto', protocol: 'auto', headers: {}, auth: { type: 'none' }, cacheScope: 'shared', trustNotifications: false, trustAnnotations: true, autoApprove: [], modelPrompts: true, pin: [] },
     ]);
   });
 

@@ -119,7 +119,8 @@ export const McpServersSchema = z
     }
   });
 
-export const DEFAULT_MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp"}]';
+// Our own demo server is trusted: its read-only tools (annotated) run without asking.
+export const DEFAULT_MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp","trustAnnotations":true}]';
 
 /** What clients may see of a server's config: never its headers. */
 export function publicServerInfo(server: McpServerConfig) {

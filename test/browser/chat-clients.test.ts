@@ -33,6 +33,8 @@ beforeAll(async () => {
       APP_TOKEN_SECRET: SECRET,
       MODEL: 'openai-compatible:fake',
       OPENAI_COMPATIBLE_BASE_URL: model.baseUrl,
+      // The demo MCP server is off with TENANTS unless enabled (it answers anyone); these tests use it.
+      DEMO_MCP_ENABLED: 'true',
     }),
     launchChromium(),
   ]);

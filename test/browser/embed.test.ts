@@ -40,7 +40,7 @@ beforeAll(async () => {
       tokenSecret: 'secret:OUTAGE_TOKEN_SECRET',
       allowedOrigins: [hostOrigin],
       mcpServers: [
-        { id: 'demo', url: '/demo/mcp' },
+        { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
         { id: 'crm', url: `http://127.0.0.1:${BROWSER_PORTS.nothingListening}/mcp`, transport: 'streamable-http', pin: [{ uri: 'crm://accounts', required: true }] },
       ],
     },
@@ -52,6 +52,8 @@ beforeAll(async () => {
       OUTAGE_TOKEN_SECRET: OUTAGE_SECRET,
       // The CRM's URL is on 127.0.0.1: allowed for this test only.
       ALLOW_PRIVATE_MCP_URLS: 'true',
+      // The demo MCP server is off with TENANTS unless enabled (it answers anyone); these tests use it.
+      DEMO_MCP_ENABLED: 'true',
     }),
     launchChromium(),
   ]);

@@ -28,7 +28,7 @@ beforeAll(async () => {
       AUTH_DISABLED: 'true',
       MCP_SERVERS: JSON.stringify([
         { id: 'demo', url: '/demo/mcp' },
-        { id: 'account', url: rsUrl, transport: 'streamable-http', auth: { type: 'oauth' } },
+        { id: 'account', url: rsUrl, transport: 'streamable-http', auth: { type: 'oauth' }, trustAnnotations: true },
       ]),
       // Its own origin, over http: dynamic client registration (a client metadata document must be https).
       PUBLIC_URL: `http://127.0.0.1:${port}`,

@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+/**
+ * The dependency direction docs/ARCHITECTURE.md draws, checked on every
+ * relative import: routes → conversation → loop → tools → mcp → cache, with
+ * auth beside mcp, and leaves every layer may use. A module may import its
+ * own layer and the layers it may use — never one above it.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** What each area may import, besides itself. */
+const MAY_USE: Record<string, string[]> = {
+  'src/http': ['src/conversation', 'src/loop', 'src/tools', 'src/mcp', 'src/cache', 'src/auth', 'src/limits', 'src/demo'],
+  'src/conversation': ['src/loop', 'src/tools', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
+  'src/loop': ['src/tools', 'src/mcp', 'src/cache'],
+  'src/tools': ['src/mcp', 'src/cache'],
+  'src/mcp': ['src/cache', 'src/auth'],
+  'src/auth': [],
+  'src/cache': [],
+  'src/limits': [],
+  'src/demo': [],
+  'src/index.ts': ['src/http', 'src/conversation', 'src/auth', 'src/demo', 'src/limits'],
+  'widget/src': [],
+};
+/** Leaves: any area may import them; they import no area (but `errors.ts`). */
+const LEAVES = ['src/config', 'src/errors.ts', 'src/rpc.ts', 'src/observability', 'shared'];
+
+const areaOf = (file: string) =>
+  [...Object.keys(MAY_USE), ...LEAVES].find((area) => file === area || file.startsWith(`${area}/`) || file === `${area}.ts`);
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
+    return /\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+it('imports point one way: no layer imports one above it, leaves import no layer', () => {
+  const wrong: string[] = [];
+  for (const file of [...sources('src'), ...sources('shared'), ...sources('widget/src')]) {
+    const from = areaOf(file);
+    if (!from) continue;
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'(\.[^']+)'/g)) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
+      const to = areaOf(target) ?? areaOf(`${target}.ts`);
+      if (!to || to === from) continue;
+      const allowed = LEAVES.includes(from) ? to === 'src/errors.ts' : LEAVES.includes(to) || MAY_USE[from]!.includes(to);
+      if (!allowed) wrong.push(`${file} imports ${target} (${from} → ${to})`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { ApiError } from '../errors';
-import { demoMcpRoute } from '../demo/route';
+import { demoMcpRoute } from './routes/demo';
 import { authenticate } from './auth';
 import { corsPerTenant, originAllowed } from './origins';
 import { errorResponse, onError, onNotFound } from './errors';

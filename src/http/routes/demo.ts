@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { demoMcpEnabled } from '../config';
-import type { AppBindings } from '../http/types';
+import { demoMcpEnabled } from '../../config';
+import type { AppBindings } from '../types';
 
 /**
  * `/demo/mcp`: the demo MCP server's Streamable HTTP endpoint. Every request

@@ -113,8 +113,21 @@ export const TEST_TENANTS = [
     mcpServers: [
       { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
       { id: 'account', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth' }, autoApprove: ['admin_report'], trustAnnotations: true },
-      { id: 'prereg', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth', clientId: 'preregistered-client', clientSecret: 'secret:PREREGISTERED_SECRET' }, trustAnnotations: true },
-      { id: 'bot', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] }, autoApprove: ['admin_report'], trustAnnotations: true },
+      {
+        id: 'prereg',
+        url: local(7, '/mcp'),
+        transport: 'streamable-http',
+        auth: { type: 'oauth', clientId: 'preregistered-client', clientSecret: 'secret:PREREGISTERED_SECRET' },
+        trustAnnotations: true,
+      },
+      {
+        id: 'bot',
+        url: local(7, '/mcp'),
+        transport: 'streamable-http',
+        auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] },
+        autoApprove: ['admin_report'],
+        trustAnnotations: true,
+      },
     ],
   },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.

@@ -247,7 +247,8 @@ async function devStartup() {
     const id = await createConversation(stack.base);
     const conversation = stack.workerd().cpuMs;
     const turn = await runTurn(stack.base, id, 'What do the team guidelines say about estimates?');
-    if (turn.problems.length || turn.reads.length !== 1) throw new Error(`first turn: ${JSON.stringify({ problems: turn.problems, reads: turn.reads.map((r) => r.uri) })}`);
+    if (turn.problems.length || turn.reads.length !== 1)
+      throw new Error(`first turn: ${JSON.stringify({ problems: turn.problems, reads: turn.reads.map((r) => r.uri) })}`);
     const firstTurn = stack.workerd().cpuMs;
     return { health, conversation, firstTurn };
   } finally {
@@ -257,7 +258,11 @@ async function devStartup() {
 
 /** `wrangler check startup` on the bundle: the V8 profile of the Worker's start-up ("Active" ms, and the profile itself). */
 function checkStartup(bundle, outfile) {
-  const run = spawnSync(process.execPath, [WRANGLER, 'check', 'startup', '--worker', bundle, '--outfile', outfile], { cwd: root, encoding: 'utf8', env: WRANGLER_ENV });
+  const run = spawnSync(process.execPath, [WRANGLER, 'check', 'startup', '--worker', bundle, '--outfile', outfile], {
+    cwd: root,
+    encoding: 'utf8',
+    env: WRANGLER_ENV,
+  });
   const active = /Active: ([\d.]+) ms/.exec(run.stdout);
   if (run.status !== 0 || !active) throw new Error(`wrangler check startup failed:\n${run.stdout}\n${run.stderr}`);
   return { activeMs: Number(active[1]), profile: JSON.parse(readFileSync(outfile, 'utf8')) };
@@ -329,7 +334,14 @@ try {
     const actives = check.map((c) => c.activeMs);
     startup = {
       runs: RUNS,
-      dev: { runs: dev, median: { health: median(dev.map((r) => r.health)), conversation: median(dev.map((r) => r.conversation)), firstTurn: median(dev.map((r) => r.firstTurn)) } },
+      dev: {
+        runs: dev,
+        median: {
+          health: median(dev.map((r) => r.health)),
+          conversation: median(dev.map((r) => r.conversation)),
+          firstTurn: median(dev.map((r) => r.firstTurn)),
+        },
+      },
       checkStartup: { activeMs: actives, median: median(actives), min: Math.min(...actives) },
       profile: profileByPackage(
         check.map((c) => c.profile),
@@ -381,7 +393,7 @@ try {
   if (result.aliases.length) {
     lines.push(
       '',
-      'Modules replaced by a shim (`[alias]` in wrangler.toml; why each is safe: the shim\'s own comment), and who imports them:',
+      "Modules replaced by a shim (`[alias]` in wrangler.toml; why each is safe: the shim's own comment), and who imports them:",
       '',
       '| import → shim | imported by |',
       '|---|---|',

@@ -118,7 +118,9 @@ async function corpusRun(fake, server, name) {
     const id = await createConversation(w.base);
     for (const q of c.questions) {
       const t = await turn(w.base, id, fake, q);
-      console.log(`  ${name} turn ${turns.length + 1}: ${callsText(t.calls)} · ${t.bytes} B · ${t.correct ? 'right' : 'WRONG'}${t.problems.length ? ` · ${t.problems.join('; ')}` : ''}`);
+      console.log(
+        `  ${name} turn ${turns.length + 1}: ${callsText(t.calls)} · ${t.bytes} B · ${t.correct ? 'right' : 'WRONG'}${t.problems.length ? ` · ${t.problems.join('; ')}` : ''}`,
+      );
       turns.push(t);
     }
   } finally {
@@ -132,7 +134,12 @@ async function corpusRun(fake, server, name) {
     title: c.title,
     docs: c.docs.length,
     corpusBytes: sum(c.docs.map((d) => d.size)),
-    turns: turns.map((t, i) => ({ ...t, paste: paste[i], prefix: prefix[i], prefixHasFact: docOf(t).text.indexOf(t.expect) >= 0 && docOf(t).text.indexOf(t.expect) < PASTE_PREFIX })),
+    turns: turns.map((t, i) => ({
+      ...t,
+      paste: paste[i],
+      prefix: prefix[i],
+      prefixHasFact: docOf(t).text.indexOf(t.expect) >= 0 && docOf(t).text.indexOf(t.expect) < PASTE_PREFIX,
+    })),
     prefixDroppedChars: sum(c.docs.map((d) => Math.max(0, d.text.length - PASTE_PREFIX))),
     wallMs: Math.round(performance.now() - started),
   };
@@ -143,7 +150,11 @@ async function fullReadRun(fake, server) {
   const c = corpus('5m');
   const doc = c.docs.find((d) => d.uri === c.fullRead.uri);
   const started = performance.now();
-  const w = await startWrangler({ port: PORT, inspectorPort: PORT + 1, vars: vars(fake, server, '5m', { MAX_STEPS: String(FULL_MAX_STEPS), MAX_RESOURCE_BYTES_PER_TURN: String(64 * 1024 * 1024) }) });
+  const w = await startWrangler({
+    port: PORT,
+    inspectorPort: PORT + 1,
+    vars: vars(fake, server, '5m', { MAX_STEPS: String(FULL_MAX_STEPS), MAX_RESOURCE_BYTES_PER_TURN: String(64 * 1024 * 1024) }),
+  });
   let t;
   try {
     t = await turn(w.base, await createConversation(w.base), fake, c.fullRead);
@@ -161,7 +172,22 @@ async function fullReadRun(fake, server) {
   const extrapolated = t.correct ? t.bytes : Math.round(sum(Array.from({ length: windows + 1 }, (_, k) => a + b * k)));
   console.log(`  full read: ${t.calls.filter((x) => x === 'read_resource').length} reads · ${t.bytes} B · ${t.correct ? 'reached the end' : 'stopped'}`);
   const { requestBytes, answer, ...rest } = t;
-  return { ...rest, answer: answer.slice(0, 300), requests: n, reads: t.calls.filter((x) => x === 'read_resource').length, windows, docBytes: doc.size, docChars: doc.text.length, firstRequest: ys[0], lastRequest: ys.at(-1), growthPerStep: Math.round(b), extrapolatedBytes: extrapolated, capBytes: CAP_BYTES, maxSteps: FULL_MAX_STEPS, wallMs: Math.round(performance.now() - started) };
+  return {
+    ...rest,
+    answer: answer.slice(0, 300),
+    requests: n,
+    reads: t.calls.filter((x) => x === 'read_resource').length,
+    windows,
+    docBytes: doc.size,
+    docChars: doc.text.length,
+    firstRequest: ys[0],
+    lastRequest: ys.at(-1),
+    growthPerStep: Math.round(b),
+    extrapolatedBytes: extrapolated,
+    capBytes: CAP_BYTES,
+    maxSteps: FULL_MAX_STEPS,
+    wallMs: Math.round(performance.now() - started),
+  };
 }
 
 const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
@@ -169,7 +195,9 @@ const kb = (x) => (x >= 1e6 ? `${fmt(x / 1e6, 2)} MB` : `${fmt(x / 1000, 1)} KB`
 const met = (ok) => (ok ? '**met**' : '**missed**');
 
 function targets(r) {
-  const over = r.corpora.flatMap((c) => c.turns.map((t, i) => ({ c: c.name, i, t })).filter(({ t }) => t.bytes > t.paste)).map(({ c, i }) => `${c} turn ${i + 1}`);
+  const over = r.corpora
+    .flatMap((c) => c.turns.map((t, i) => ({ c: c.name, i, t })).filter(({ t }) => t.bytes > t.paste))
+    .map(({ c, i }) => `${c} turn ${i + 1}`);
   const c50 = r.corpora.find((c) => c.name === '50k');
   const ratio50 = c50 ? sum(c50.turns.map((t) => t.paste)) / sum(c50.turns.map((t) => t.bytes)) : NaN;
   const full = r.fullRead ? r.fullRead.extrapolatedBytes / r.fullRead.docBytes : NaN;
@@ -181,22 +209,37 @@ function targets(r) {
 }
 
 /** "read_resource ×6 → answer": runs of the same call counted. */
-const callsText = (calls) => calls.reduce((out, c) => {
-  if (out.at(-1)?.c === c) out.at(-1).n++;
-  else out.push({ c, n: 1 });
-  return out;
-}, []).map(({ c, n }) => (n > 1 ? `${c} ×${n}` : c)).join(' → ');
+const callsText = (calls) =>
+  calls
+    .reduce((out, c) => {
+      if (out.at(-1)?.c === c) out.at(-1).n++;
+      else out.push({ c, n: 1 });
+      return out;
+    }, [])
+    .map(({ c, n }) => (n > 1 ? `${c} ×${n}` : c))
+    .join(' → ');
 
 function perTurnTable(c) {
-  const rows = c.turns.map((t, i) => `| ${i + 1} | ${t.question} | ${callsText(t.calls)} | ${kb(t.bytes)} | ${kb(t.paste)} | ${kb(t.prefix)}${t.prefixHasFact ? '' : ' (fact cut)'} | ${fmt(t.paste / t.bytes, 1)}× | ${t.correct ? 'yes' : `**no**: "${t.answer.slice(0, 80)}"`} |`);
+  const rows = c.turns.map(
+    (t, i) =>
+      `| ${i + 1} | ${t.question} | ${callsText(t.calls)} | ${kb(t.bytes)} | ${kb(t.paste)} | ${kb(t.prefix)}${t.prefixHasFact ? '' : ' (fact cut)'} | ${fmt(t.paste / t.bytes, 1)}× | ${t.correct ? 'yes' : `**no**: "${t.answer.slice(0, 80)}"`} |`,
+  );
   return `| turn | question | model calls (ours) | ours | paste all | paste first 2,000 | paste / ours | right? |\n|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`;
 }
 
 /** "tools 20 %, system 10 %, …" over some turns. */
 function breakdown(turns) {
   const total = sum(turns.map((t) => t.bytes));
-  const names = { tools: 'tool definitions', system: 'system prompt', readsThisTurn: "this turn's reads", readsEarlierTurns: "earlier turns' reads", rest: 'the rest' };
-  return Object.entries(names).map(([k, label]) => `${label} ${fmt((100 * sum(turns.map((t) => t.parts?.[k] ?? 0))) / total)} %`).join(', ');
+  const names = {
+    tools: 'tool definitions',
+    system: 'system prompt',
+    readsThisTurn: "this turn's reads",
+    readsEarlierTurns: "earlier turns' reads",
+    rest: 'the rest',
+  };
+  return Object.entries(names)
+    .map(([k, label]) => `${label} ${fmt((100 * sum(turns.map((t) => t.parts?.[k] ?? 0))) / total)} %`)
+    .join(', ');
 }
 
 function render(r, m) {
@@ -210,8 +253,12 @@ function render(r, m) {
   const f = r.fullRead;
   const fullText = f
     ? `One turn asks "${f.question}" (MAX_STEPS = ${f.maxSteps}, MAX_RESOURCE_BYTES_PER_TURN = 64 MiB). The log is ${kb(f.docBytes)} (${fmt(f.docChars)} characters, ${f.windows} read windows of ${fmt(WINDOW)}).
-${f.correct ? `The model read it to the end in ${f.reads} reads (${f.requests} model calls, ${fmt(f.ms / 1000, 0)} s) and was sent **${kb(f.bytes)}** in all: **${fmt(f.bytes / f.docBytes, f.bytes / f.docBytes < 10 ? 2 : 0)}×** the document.` : `The benchmark's cap (${kb(f.capBytes)} sent in the turn, BYTES_FULL_READ_CAP_MB) stopped the model after ${f.reads} reads (${f.requests} model calls, ${kb(f.bytes)} measured, ${fmt(f.ms / 1000, 0)} s): it did not reach the end.
-Extrapolated to all ${f.windows} windows (a + b·k summed over ${f.windows + 1} calls): **${kb(f.extrapolatedBytes)}**, **${fmt(f.extrapolatedBytes / f.docBytes, 0)}×** the document.`}
+${
+  f.correct
+    ? `The model read it to the end in ${f.reads} reads (${f.requests} model calls, ${fmt(f.ms / 1000, 0)} s) and was sent **${kb(f.bytes)}** in all: **${fmt(f.bytes / f.docBytes, f.bytes / f.docBytes < 10 ? 2 : 0)}×** the document.`
+    : `The benchmark's cap (${kb(f.capBytes)} sent in the turn, BYTES_FULL_READ_CAP_MB) stopped the model after ${f.reads} reads (${f.requests} model calls, ${kb(f.bytes)} measured, ${fmt(f.ms / 1000, 0)} s): it did not reach the end.
+Extrapolated to all ${f.windows} windows (a + b·k summed over ${f.windows + 1} calls): **${kb(f.extrapolatedBytes)}**, **${fmt(f.extrapolatedBytes / f.docBytes, 0)}×** the document.`
+}
 Requests grew by **${kb(f.growthPerStep)} per step** on average (least squares; first ${kb(f.firstRequest)}, last ${kb(f.lastRequest)})${f.growthPerStep > WINDOW / 2 ? ': every window read earlier in the turn is sent again at every step, so the cost grows with the square of the document' : ''}.
 Pasting the whole corpus would be one request of ${kb(r.corpora.find((c) => c.name === '5m')?.turns[0].paste ?? NaN)}.`
     : 'Not run (BYTES_FULL_READ=0).';
@@ -239,7 +286,12 @@ ${rows.join('\n')}
 
 Where ours goes (all turns): ${r.corpora.map((c) => `${c.name}: ${breakdown(c.turns)}`).join(' · ')}.
 
-Offered to the model: ${[...new Set(r.corpora.flatMap((c) => c.offered?.tools ?? []))].map((t) => `\`${t}\``).join(', ')}; documents inlined in the system prompt: ${r.corpora.filter((c) => c.offered?.inlined).map((c) => c.name).join(', ') || 'none'}.
+Offered to the model: ${[...new Set(r.corpora.flatMap((c) => c.offered?.tools ?? []))].map((t) => `\`${t}\``).join(', ')}; documents inlined in the system prompt: ${
+    r.corpora
+      .filter((c) => c.offered?.inlined)
+      .map((c) => c.name)
+      .join(', ') || 'none'
+  }.
 
 ${c50 ? `Per turn, 50 KB corpus:\n\n${perTurnTable(c50)}\n` : ''}
 ${others.join('\n\n')}
@@ -270,7 +322,8 @@ if (process.env.BYTES_FROM) {
   // What the service offered the model (tools; documents inlined in the system prompt), to tell runs of different versions apart.
   const decide = (body, request) => {
     for (const t of body.tools ?? []) offered.tools.add(t.function?.name ?? t.name);
-    if (body.messages?.some((m) => m.role === 'system' && /<resource\s[^>]*\buri="/.test(typeof m.content === 'string' ? m.content : ''))) offered.inlined = true;
+    if (body.messages?.some((m) => m.role === 'system' && /<resource\s[^>]*\buri="/.test(typeof m.content === 'string' ? m.content : '')))
+      offered.inlined = true;
     addParts(body, request.bytes);
     return policy(body, request);
   };

@@ -16,7 +16,10 @@ import type { ServerState } from '../src/mcp/catalog';
  * N are counted per resource and summed (tokenizing 60 MB at once would not fit
  * a Worker's memory; the sum is exact up to a token or two per boundary).
  */
-const RUNBOOK = Array.from({ length: 40 }, (_, i) => `Step ${i + 1}: check the service dashboard, confirm the alert, and note the time in the incident log before acting.`).join('\n');
+const RUNBOOK = Array.from(
+  { length: 40 },
+  (_, i) => `Step ${i + 1}: check the service dashboard, confirm the alert, and note the time in the incident log before acting.`,
+).join('\n');
 const DOCS = [
   { text: TEST_MATRIX_MARKDOWN, topic: 'release test matrix', mime: 'text/markdown' },
   { text: DEFAULT_GUIDELINES, topic: 'team guidelines', mime: 'text/plain' },
@@ -48,18 +51,37 @@ function server(n: number): ServerState {
   };
 }
 
-const withoutEntries = (prompt: string) => prompt.split('\n').filter((line) => !line.startsWith('kb://docs/')).join('\n');
+const withoutEntries = (prompt: string) =>
+  prompt
+    .split('\n')
+    .filter((line) => !line.startsWith('kb://docs/'))
+    .join('\n');
 
 it('context cost: catalog vs naive pasting', () => {
-  const base = buildSystemPrompt({ servers: [server(0)], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 } }).text;
+  const base = buildSystemPrompt({
+    servers: [server(0)],
+    conversationText: QUESTION,
+    modelPrompts: () => true,
+    settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 },
+  }).text;
   const baseTokens = countTokens(base);
   const docTokens = DOCS.map((d) => countTokens(d.text));
   const docTokens2000 = DOCS.map((d) => countTokens(d.text.slice(0, 2000)));
   const rows = [];
   for (const n of [10, 100, 1_000, 10_000]) {
     const state = server(n);
-    const catalog = buildSystemPrompt({ servers: [state], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 } });
-    const unbounded = buildSystemPrompt({ servers: [state], conversationText: QUESTION, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1e9, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 } });
+    const catalog = buildSystemPrompt({
+      servers: [state],
+      conversationText: QUESTION,
+      modelPrompts: () => true,
+      settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 },
+    });
+    const unbounded = buildSystemPrompt({
+      servers: [state],
+      conversationText: QUESTION,
+      modelPrompts: () => true,
+      settings: { CATALOG_TOKEN_BUDGET: 1e9, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 },
+    });
     let naive = baseTokens;
     let naive2000 = baseTokens;
     let dropped = 0;

@@ -66,7 +66,8 @@ const start = (side) =>
 async function turn(base, id, long) {
   const t = await runTurn(base, id, long ? LONG_QUESTION : QUESTION);
   const expected = long ? LONG_ANSWER : STEADY_ANSWER;
-  if (!t.problems.length && (t.reads.length !== 1 || t.reads[0].uri !== 'task://guidelines')) t.problems.push(`expected one read of task://guidelines, got ${t.reads.length}`);
+  if (!t.problems.length && (t.reads.length !== 1 || t.reads[0].uri !== 'task://guidelines'))
+    t.problems.push(`expected one read of task://guidelines, got ${t.reads.length}`);
   if (!t.problems.length && t.answer !== expected) t.problems.push(`unexpected answer: ${t.answer.slice(0, 80)}`);
   if (t.problems.length) throw new Error(`${base}: ${t.problems.join('; ')}`);
   return t.ms;
@@ -149,7 +150,13 @@ async function betweenRounds(states) {
 }
 
 /** A side's records of one scenario, summed. */
-const agg = (records) => records.reduce((a, x) => ({ cpu: a.cpu + x.cpu, ticks: a.ticks + x.ticks, span: a.span + x.span, wall: a.wall + x.wall }), { cpu: 0, ticks: 0, span: 0, wall: 0 });
+const agg = (records) =>
+  records.reduce((a, x) => ({ cpu: a.cpu + x.cpu, ticks: a.ticks + x.ticks, span: a.span + x.span, wall: a.wall + x.wall }), {
+    cpu: 0,
+    ticks: 0,
+    span: 0,
+    wall: 0,
+  });
 
 /** CPU ms per second of both sides with nothing to do (after a pause, so earlier work has settled). */
 async function idleRates(stacks) {
@@ -162,7 +169,9 @@ async function idleRates(stacks) {
 }
 const scenarios = ['setup', 'steady', 'long'];
 const logRound = (r) =>
-  console.log(`round ${r + 1}/${ROUNDS}: ${scenarios.map((s) => `${s} ${(agg(rounds[r][s].ours).cpu / TURNS[s]).toFixed(1)} / ${(agg(rounds[r][s].floor).cpu / TURNS[s]).toFixed(1)} ms`).join(', ')} (ours / floor per turn, idle not subtracted)`);
+  console.log(
+    `round ${r + 1}/${ROUNDS}: ${scenarios.map((s) => `${s} ${(agg(rounds[r][s].ours).cpu / TURNS[s]).toFixed(1)} / ${(agg(rounds[r][s].floor).cpu / TURNS[s]).toFixed(1)} ms`).join(', ')} (ours / floor per turn, idle not subtracted)`,
+  );
 const TURNS = { setup: SETUP, steady: SETUP * STEADY_PER, long: LONG };
 
 const began = performance.now();
@@ -214,7 +223,9 @@ try {
         }
         const summary = await p.stop(source);
         profile[side][kind] = { turns: n, ...summary };
-        console.log(`profile of ${side}, ${kind === 'setup' ? 'create + first turn' : `${kind} turn`} (self ms per turn; ${summary.totalMs} ms in all), by module, then by function:`);
+        console.log(
+          `profile of ${side}, ${kind === 'setup' ? 'create + first turn' : `${kind} turn`} (self ms per turn; ${summary.totalMs} ms in all), by module, then by function:`,
+        );
         for (const f of summary.modules.slice(0, 20)) console.log(`  ${(f.ms / n).toFixed(1)}  ${f.name}`);
         for (const f of summary.functions.slice(0, 12)) console.log(`  ${(f.ms / n).toFixed(1)}  ${f.name}`);
       }
@@ -239,7 +250,9 @@ for (let i = 0; i < STARTS; i++) {
     // A workerd restarted during start-up would take its CPU with it: the pids must be the same ones.
     const restarted = ready.pids.join() !== done.pids.join();
     starts[side].push({ cpu: done.cpuNs / 1e6, ready: ready.cpuNs / 1e6, ticks: done.cpuMs, wall, restarted });
-    console.log(`start ${i + 1}/${STARTS} ${side}: ${(done.cpuNs / 1e6).toFixed(0)} ms CPU, ${(wall / 1000).toFixed(1)} s wall${restarted ? ' (workerd restarted!)' : ''}`);
+    console.log(
+      `start ${i + 1}/${STARTS} ${side}: ${(done.cpuNs / 1e6).toFixed(0)} ms CPU, ${(wall / 1000).toFixed(1)} s wall${restarted ? ' (workerd restarted!)' : ''}`,
+    );
     await stack.stop();
   }
 }
@@ -271,7 +284,17 @@ for (const side of ['ours', 'floor']) {
 }
 const ratios = (s) => rounds.map((_, i) => series.ours[s][i] / series.floor[s][i]);
 const stat = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
-const result = { rounds: ROUNDS, warmup: WARMUP, starts: STARTS, batch: TURNS, idleMsPerSec: { ...idleRate, before: idle.before, after: idle.after }, loadBefore, workerdRun, runSeconds: 0, scenarios: {} };
+const result = {
+  rounds: ROUNDS,
+  warmup: WARMUP,
+  starts: STARTS,
+  batch: TURNS,
+  idleMsPerSec: { ...idleRate, before: idle.before, after: idle.after },
+  loadBefore,
+  workerdRun,
+  runSeconds: 0,
+  scenarios: {},
+};
 for (const s of ['steady', 'long', 'first', 'setup', 'startup']) {
   result.scenarios[s] = {
     ours: stat(series.ours[s]),

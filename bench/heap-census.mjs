@@ -10,7 +10,9 @@
 // `ss -ltnp | grep workerd` lists its ports, `curl 127.0.0.1:<port>/json` the targets.
 // Reads the figures the soak section of docs/RELIABILITY.md quotes.
 const url = process.argv[2];
-const names = (process.argv[3] ?? 'McpSessions,McpSession,ResourceCache,LiveStream,McpServer,WebStandardStreamableHTTPServerTransport,workerd / DurableObjectBase').split(',');
+const names = (
+  process.argv[3] ?? 'McpSessions,McpSession,ResourceCache,LiveStream,McpServer,WebStandardStreamableHTTPServerTransport,workerd / DurableObjectBase'
+).split(',');
 if (!url) throw new Error('usage: node bench/heap-census.mjs <inspector WebSocket URL> [names]');
 
 const ws = new WebSocket(url);
@@ -45,7 +47,9 @@ for (let i = 0; i < nodes.length; i += fields.length) {
   counts.set(name, entry);
 }
 const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
-console.log(`heap used ${mib(before.usedSize)} MiB before the snapshot, ${mib(after.usedSize)} MiB after its collection (allocated ${mib(after.totalSize)} MiB)`);
+console.log(
+  `heap used ${mib(before.usedSize)} MiB before the snapshot, ${mib(after.usedSize)} MiB after its collection (allocated ${mib(after.totalSize)} MiB)`,
+);
 console.log(names.map((name) => `${name}: ${counts.get(name)?.count ?? 0}`).join(' · '));
 ws.close();
 process.exit(0);

@@ -52,11 +52,22 @@ async function conversation(base, turns, results) {
     const turn = await runTurn(base, id, question.text);
     const read = turn.reads[0];
     if (!turn.problems.length && (turn.reads.length !== 1 || read.server !== question.server || read.uri !== question.uri)) {
-      const state = await catalog(base, id).then((c) => c.servers.find((s) => s.id === question.server), () => undefined);
+      const state = await catalog(base, id).then(
+        (c) => c.servers.find((s) => s.id === question.server),
+        () => undefined,
+      );
       const server = state ? `${state.status}${state.error ? ` (${state.error})` : ''}, ${state.resources.length} resources` : 'unknown';
-      turn.problems.push(`expected one read of ${question.server} ${question.uri}, got ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}; server ${server}; answer: "${turn.answer.slice(0, 80)}"`);
+      turn.problems.push(
+        `expected one read of ${question.server} ${question.uri}, got ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}; server ${server}; answer: "${turn.answer.slice(0, 80)}"`,
+      );
     }
-    results.turns.push({ index: i, ms: turn.ms, reads: turn.reads.map(({ server, cache }) => ({ server, cache })), inputTokens: turn.metadata?.usage?.inputTokens, problems: turn.problems });
+    results.turns.push({
+      index: i,
+      ms: turn.ms,
+      reads: turn.reads.map(({ server, cache }) => ({ server, cache })),
+      inputTokens: turn.metadata?.usage?.inputTokens,
+      problems: turn.problems,
+    });
     history.push({ question: question.text, answer: turn.answer });
   }
   results.histories.push(history);
@@ -109,7 +120,14 @@ async function runOnce(n) {
     wrangler = await startWrangler({
       port: PORT,
       inspectorPort: INSPECTOR_PORT,
-      vars: { AUTH_DISABLED: 'true', ...NO_LIMITS, MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }, { id: 'everything', url: everything.url }]) },
+      vars: {
+        AUTH_DISABLED: 'true',
+        ...NO_LIMITS,
+        MCP_SERVERS: JSON.stringify([
+          { id: 'demo', url: '/demo/mcp' },
+          { id: 'everything', url: everything.url },
+        ]),
+      },
     });
     const results = { turns: [], histories: [], ids: [], setupFailures: [] };
     const rss = [];
@@ -145,7 +163,13 @@ async function runOnce(n) {
     const by = (server) => {
       const mine = reads.filter((r) => server === undefined || r.server === server);
       const count = (source) => mine.filter((r) => r.cache === source).length;
-      return { reads: mine.length, memory: count('memory'), kv: count('kv'), miss: count('miss'), hitRatio: mine.length ? (count('memory') + count('kv')) / mine.length : NaN };
+      return {
+        reads: mine.length,
+        memory: count('memory'),
+        kv: count('kv'),
+        miss: count('miss'),
+        hitRatio: mine.length ? (count('memory') + count('kv')) / mine.length : NaN,
+      };
     };
     const oursBytes = Array.from({ length: TURNS }, (_, i) => {
       const values = turns.filter((t) => t.index === i && t.inputTokens !== undefined).map((t) => t.inputTokens * 4);
@@ -172,9 +196,21 @@ async function runOnce(n) {
       cache: { all: by(), demo: by('demo'), everything: by('everything') },
       upstreamReadsEverything: upstream['resources/read'] ?? 0,
       upstreamSessionsEverything: upstream.initialize ?? 0,
-      workerd: { rssStartMiB: before.rss / 2 ** 20, rssPeakMiB: rssPeak / 2 ** 20, rssAfterDeleteMiB: rssAfterDelete / 2 ** 20, cpuPercentOfOneCore: (cpuMs / wallMs) * 100 },
+      workerd: {
+        rssStartMiB: before.rss / 2 ** 20,
+        rssPeakMiB: rssPeak / 2 ** 20,
+        rssAfterDeleteMiB: rssAfterDelete / 2 ** 20,
+        cpuPercentOfOneCore: (cpuMs / wallMs) * 100,
+      },
       loadAverageBefore: loadAverage,
-      bytes: { ours: oursBytes, naive: naive.bytes, naiveSystemBytes: naive.systemBytes, naiveTextResources: naive.textResources, naiveBinariesSkipped: naive.binaries, resources: naive.resources },
+      bytes: {
+        ours: oursBytes,
+        naive: naive.bytes,
+        naiveSystemBytes: naive.systemBytes,
+        naiveTextResources: naive.textResources,
+        naiveBinariesSkipped: naive.binaries,
+        resources: naive.resources,
+      },
     };
   } finally {
     await wrangler?.stop();
@@ -194,11 +230,18 @@ function render(runs, m) {
   );
   // The per-turn table comes from the largest run without errors (a turn that failed to read skews its bytes).
   const last = runs.filter((r) => !r.errors).at(-1) ?? runs[runs.length - 1];
-  const byTurn = last.bytes.ours.map((ours, i) => `| ${i + 1} | ${QUESTIONS[i % QUESTIONS.length].text} | ${kb(ours)} | ${kb(last.bytes.naive[i])} | ${fmt(last.bytes.naive[i] / ours, 1)}× |`);
-  const perRun = runs.map((r) => `N = ${r.n}: ours ${kb(mean(r.bytes.ours))}, naive ${kb(mean(r.bytes.naive))} per turn (${fmt(mean(r.bytes.naive) / mean(r.bytes.ours), 1)}×)`).join(' · ');
+  const byTurn = last.bytes.ours.map(
+    (ours, i) => `| ${i + 1} | ${QUESTIONS[i % QUESTIONS.length].text} | ${kb(ours)} | ${kb(last.bytes.naive[i])} | ${fmt(last.bytes.naive[i] / ours, 1)}× |`,
+  );
+  const perRun = runs
+    .map((r) => `N = ${r.n}: ours ${kb(mean(r.bytes.ours))}, naive ${kb(mean(r.bytes.naive))} per turn (${fmt(mean(r.bytes.naive) / mean(r.bytes.ours), 1)}×)`)
+    .join(' · ');
   const problems = runs
     .filter((r) => r.errors || r.deleteFailures)
-    .map((r) => `N = ${r.n}: ${r.errors} errors, ${r.deleteFailures} failed deletes; distinct first ones: ${[...new Set(r.errorSamples)].map((e) => `"${e}"`).join(', ')}`);
+    .map(
+      (r) =>
+        `N = ${r.n}: ${r.errors} errors, ${r.deleteFailures} failed deletes; distinct first ones: ${[...new Set(r.errorSamples)].map((e) => `"${e}"`).join(', ')}`,
+    );
   return `## Load: concurrent conversations through wrangler dev
 
 Command: \`npm run bench:load\` (bench/load.mjs; \`LOAD_N\` and \`LOAD_TURNS\` override N and M) · ${machineLine(m)}

@@ -39,5 +39,7 @@ it('loop overhead per step with a zero-latency model', async () => {
   }
   const sorted = [...perStep].sort((a, b) => a - b);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-  console.log(`BENCH_RESULT loop-overhead ${JSON.stringify({ steps: perStep.length * 2, turns: perStep.length, p50: q(0.5), p99: q(0.99), mean: perStep.reduce((a, b) => a + b, 0) / perStep.length })}`);
+  console.log(
+    `BENCH_RESULT loop-overhead ${JSON.stringify({ steps: perStep.length * 2, turns: perStep.length, p50: q(0.5), p99: q(0.99), mean: perStep.reduce((a, b) => a + b, 0) / perStep.length })}`,
+  );
 });

@@ -3,7 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 
 const run = spawnSync('vitest', ['run', '--config', 'bench/oauth/vitest.config.ts'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-process.stdout.write(run.stdout.split('\n').filter((l) => !l.includes('Sourcemap')).join('\n'));
+process.stdout.write(
+  run.stdout
+    .split('\n')
+    .filter((l) => !l.includes('Sourcemap'))
+    .join('\n'),
+);
 process.stderr.write(run.stderr);
 if (run.status !== 0) process.exit(run.status ?? 1);
 const match = run.stdout.match(/BENCH_RESULT oauth (\{.*\})/);
@@ -14,7 +19,8 @@ if (!match) {
 const r = JSON.parse(match[1]);
 const ms = (x) => `${x.toFixed(2)} ms`;
 const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a');
-const row = (name, what, { ours, base }) => `| ${name} | ${ours.n} | ${ms(ours.p50)} | ${ms(ours.p99)} | ${ms(base.p50)} | ${ms(base.p99)} | ${ratio(ours.p50, base.p50)} | ${what} |`;
+const row = (name, what, { ours, base }) =>
+  `| ${name} | ${ours.n} | ${ms(ours.p50)} | ${ms(ours.p99)} | ${ms(base.p50)} | ${ms(base.p99)} | ${ratio(ours.p50, base.p50)} | ${what} |`;
 
 const section = `## OAuth: what a per-user authorization costs
 

@@ -94,7 +94,10 @@ async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy
   const runId = crypto.randomUUID().slice(0, 8);
   const coldUris = Array.from({ length: 2 * COLD.reads }, (_, i) => `docs://published/bench-${era}-${runId}-${i}`);
   for (const [i, uri] of coldUris.entries()) {
-    await direct.callTool({ name: 'publish_document', arguments: { slug: uri.slice('docs://published/'.length), title: `Bench ${i}`, markdown: `# Bench ${i}\n\nBody.` } });
+    await direct.callTool({
+      name: 'publish_document',
+      arguments: { slug: uri.slice('docs://published/'.length), title: `Bench ${i}`, markdown: `# Bench ${i}\n\nBody.` },
+    });
   }
   // Let the list_changed notifications those publications caused arrive and their refreshes finish.
   for (let quiet = 0; quiet < 3; ) {

@@ -7,7 +7,12 @@ import os from 'node:os';
 import { writeSection } from './lib/report.mjs';
 
 const run = spawnSync('vitest', ['run', '--config', 'bench/vitest.config.ts'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, shell: false });
-process.stdout.write(run.stdout.split('\n').filter((l) => !l.includes('Sourcemap')).join('\n'));
+process.stdout.write(
+  run.stdout
+    .split('\n')
+    .filter((l) => !l.includes('Sourcemap'))
+    .join('\n'),
+);
 process.stderr.write(run.stderr);
 if (run.status !== 0) process.exit(run.status ?? 1);
 

@@ -139,7 +139,11 @@ async function reader(base, updater, stats, until) {
       stats.conversations++;
       const conversation = { subscribedAt: undefined };
       for (let i = 0; i < TURNS && Date.now() < until; i++) {
-        const turn = await runTurn(base, id, i % 2 ? 'What do the team guidelines say about estimates?' : 'How many open tasks may a person have under the team guidelines?');
+        const turn = await runTurn(
+          base,
+          id,
+          i % 2 ? 'What do the team guidelines say about estimates?' : 'How many open tasks may a person have under the team guidelines?',
+        );
         const read = turn.reads.find((r) => r.uri === URI);
         if (turn.problems.length || !read) stats.errors.push(turn.problems[0] ?? `no read of ${URI}: ${JSON.stringify(turn.reads.map((r) => r.uri))}`);
         else {
@@ -178,7 +182,14 @@ try {
   wrangler = await startWrangler({
     port: PORT,
     inspectorPort: PORT + 1,
-    vars: { AUTH_DISABLED: 'true', ...NO_LIMITS, MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }, { id: 'everything', url: everything.url }]) },
+    vars: {
+      AUTH_DISABLED: 'true',
+      ...NO_LIMITS,
+      MCP_SERVERS: JSON.stringify([
+        { id: 'demo', url: '/demo/mcp' },
+        { id: 'everything', url: everything.url },
+      ]),
+    },
   });
   const started = Date.now();
   const until = started + MINUTES * 60_000;
@@ -186,14 +197,29 @@ try {
   const sample = () => samples.push({ minutes: (Date.now() - started) / 60_000, rssMiB: wrangler.workerd().rss / 2 ** 20 });
   sample();
   updater = await startUpdater(wrangler.base);
-  const stats = { versionsSeen: new Set(), covered: 0, uncoveredStale: 0, maxUncoveredStaleMs: 0, reads: 0, turn: 0, direct: 0, inFlight: 0, maxInFlightMs: 0, conversations: 0, violations: [], errors: [] };
+  const stats = {
+    versionsSeen: new Set(),
+    covered: 0,
+    uncoveredStale: 0,
+    maxUncoveredStaleMs: 0,
+    reads: 0,
+    turn: 0,
+    direct: 0,
+    inFlight: 0,
+    maxInFlightMs: 0,
+    conversations: 0,
+    violations: [],
+    errors: [],
+  };
   const sampler = (async () => {
     while (Date.now() < until) {
       await sleep(SAMPLE_MS);
       sample();
       if (samples.length % 12 === 0) {
         const last = samples[samples.length - 1];
-        console.log(`soak: ${last.minutes.toFixed(1)} min, ${stats.reads} reads, ${updater.commits.length} updates, ${stats.violations.length} violations, ${stats.errors.length} errors, workerd ${last.rssMiB.toFixed(0)} MiB`);
+        console.log(
+          `soak: ${last.minutes.toFixed(1)} min, ${stats.reads} reads, ${updater.commits.length} updates, ${stats.violations.length} violations, ${stats.errors.length} errors, workerd ${last.rssMiB.toFixed(0)} MiB`,
+        );
       }
     }
   })();
@@ -253,7 +279,10 @@ try {
 console.log(`BENCH_SOAK ${JSON.stringify(result)}`);
 const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
 const r = result;
-const perMinute = r.rss.samples.filter((_, i) => i % 12 === 0 || i === r.rss.samples.length - 1).map(([min, mib]) => `${fmt(min, 1)} min: ${mib}`).join(' · ');
+const perMinute = r.rss.samples
+  .filter((_, i) => i % 12 === 0 || i === r.rss.samples.length - 1)
+  .map(([min, mib]) => `${fmt(min, 1)} min: ${mib}`)
+  .join(' · ');
 const held = (ok) => (ok ? 'held' : '**did not hold**');
 const section = `### Soak result
 

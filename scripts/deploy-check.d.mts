@@ -1,2 +1,5 @@
-export function deployProblems(input: { tomlVars: Record<string, unknown>; cliVars: Record<string, string>; secretNames: string[] | undefined }): { problems: string[]; warnings: string[] };
+export function deployProblems(input: { tomlVars: Record<string, unknown>; cliVars: Record<string, string>; secretNames: string[] | undefined }): {
+  problems: string[];
+  warnings: string[];
+};
 export function cliVarsOf(args: string[]): Record<string, string>;

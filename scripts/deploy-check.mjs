@@ -19,11 +19,19 @@ export function deployProblems({ tomlVars, cliVars, secretNames }) {
 
   const inVars = typeof vars.TENANTS === 'string' && vars.TENANTS.trim() !== '';
   if (inVars && 'TENANTS' in cliVars) {
-    warnings.push('TENANTS given with --var is lost on the next deploy without it (and then every request is refused). Prefer `npx wrangler secret put TENANTS`: a secret survives deploys.');
+    warnings.push(
+      'TENANTS given with --var is lost on the next deploy without it (and then every request is refused). Prefer `npx wrangler secret put TENANTS`: a secret survives deploys.',
+    );
   }
   if (!inVars && !secrets.has('TENANTS')) {
-    if (secretNames === undefined) warnings.push('Could not list the Worker\'s secrets (not logged in, or the Worker does not exist yet): make sure TENANTS is set as a secret, or every /v1 request will be refused.');
-    else problems.push('TENANTS is set neither as a var nor as a secret: every /v1 request would be refused (500 invalid_config). Run `npx wrangler secret put TENANTS` first (a secret survives deploys).');
+    if (secretNames === undefined)
+      warnings.push(
+        "Could not list the Worker's secrets (not logged in, or the Worker does not exist yet): make sure TENANTS is set as a secret, or every /v1 request will be refused.",
+      );
+    else
+      problems.push(
+        'TENANTS is set neither as a var nor as a secret: every /v1 request would be refused (500 invalid_config). Run `npx wrangler secret put TENANTS` first (a secret survives deploys).',
+      );
   }
   if (inVars) {
     let tenants;
@@ -41,7 +49,9 @@ export function deployProblems({ tomlVars, cliVars, secretNames }) {
           if (!hasKey && !tenant?.tokenSecret) problems.push(`tenant "${id}" has neither apiKeySha256 nor tokenSecret: nobody could call as it.`);
           const secretRef = typeof tenant?.tokenSecret === 'string' ? tenant.tokenSecret.replace(/^secret:/, '') : undefined;
           if (secretRef && secretNames !== undefined && !secrets.has(secretRef) && !(secretRef in vars)) {
-            problems.push(`tenant "${id}": its token secret ${secretRef} is not set (\`npx wrangler secret put ${secretRef}\`): its browser tokens would all be refused.`);
+            problems.push(
+              `tenant "${id}": its token secret ${secretRef} is not set (\`npx wrangler secret put ${secretRef}\`): its browser tokens would all be refused.`,
+            );
           }
         }
       }
@@ -51,12 +61,16 @@ export function deployProblems({ tomlVars, cliVars, secretNames }) {
   const servers = typeof vars.MCP_SERVERS === 'string' ? safeJson(vars.MCP_SERVERS) : undefined;
   const demo = Array.isArray(servers) && servers.some((s) => typeof s?.url === 'string' && s.url.startsWith('/demo/'));
   if (demo && String(vars.DEMO_MCP_ENABLED ?? '') !== 'true') {
-    problems.push('MCP_SERVERS includes the demo MCP server (/demo/mcp), which is off in production (anyone could write to it): every /v1 request would be refused. Set MCP_SERVERS to your servers (--var or wrangler.toml), or DEMO_MCP_ENABLED=true for a public demo.');
+    problems.push(
+      'MCP_SERVERS includes the demo MCP server (/demo/mcp), which is off in production (anyone could write to it): every /v1 request would be refused. Set MCP_SERVERS to your servers (--var or wrangler.toml), or DEMO_MCP_ENABLED=true for a public demo.',
+    );
   }
   const usesOAuth = Array.isArray(servers) && servers.some((s) => s?.auth?.type === 'oauth' || s?.auth?.type === 'client_credentials');
   if (usesOAuth) {
-    if (!String(vars.PUBLIC_URL ?? '').startsWith('https://')) problems.push('MCP_SERVERS has servers with "auth": PUBLIC_URL must be this Worker\'s https origin.');
-    if (secretNames !== undefined && !secrets.has('OAUTH_TOKEN_KEYS')) problems.push('MCP_SERVERS has servers with "auth": set the secret OAUTH_TOKEN_KEYS first (docs/AUTH.md, "Authorization to MCP servers").');
+    if (!String(vars.PUBLIC_URL ?? '').startsWith('https://'))
+      problems.push('MCP_SERVERS has servers with "auth": PUBLIC_URL must be this Worker\'s https origin.');
+    if (secretNames !== undefined && !secrets.has('OAUTH_TOKEN_KEYS'))
+      problems.push('MCP_SERVERS has servers with "auth": set the secret OAUTH_TOKEN_KEYS first (docs/AUTH.md, "Authorization to MCP servers").');
   }
   return { problems, warnings };
 }

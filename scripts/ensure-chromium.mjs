@@ -12,7 +12,11 @@ export function ensureChromium() {
   if (existsSync(CHROMIUM)) return CHROMIUM;
   if (process.env.CHROMIUM_PATH) throw new Error(`CHROMIUM_PATH is ${CHROMIUM}, which does not exist`);
   const root = process.getuid?.() === 0;
-  const run = (args) => execFileSync(root ? args[0] : 'sudo', root ? args.slice(1) : ['-n', ...args], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const run = (args) =>
+    execFileSync(root ? args[0] : 'sudo', root ? args.slice(1) : ['-n', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   console.log('Chromium is missing: installing the Debian package (apt-get install chromium)…');
   try {
     run(['apt-get', 'update', '-qq']);

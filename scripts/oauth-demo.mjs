@@ -20,10 +20,21 @@ const mcpServers = [
   { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
   { id: 'account', url: servers.rsUrl, transport: 'streamable-http', auth: { type: 'oauth' }, trustAnnotations: true },
 ];
-const wrangler = spawn(process.execPath, [fileURLToPath(new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url)), 'dev', '--var', 'AUTH_DISABLED:true', '--var', `MCP_SERVERS:${JSON.stringify(mcpServers)}`], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const wrangler = spawn(
+  process.execPath,
+  [
+    fileURLToPath(new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url)),
+    'dev',
+    '--var',
+    'AUTH_DISABLED:true',
+    '--var',
+    `MCP_SERVERS:${JSON.stringify(mcpServers)}`,
+  ],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 const stop = async () => {
   wrangler.kill('SIGINT');
   await servers.stop();

@@ -81,7 +81,11 @@ describe('approvals', () => {
   it('denying tells the model and runs nothing', async () => {
     const id = await createConversation();
     const title = `Denied task ${crypto.randomUUID().slice(0, 8)}`;
-    await runScriptedTurn(id, 'create a task', scriptedModel(() => callTools(['demo__create_task', { title }])));
+    await runScriptedTurn(
+      id,
+      'create a task',
+      scriptedModel(() => callTools(['demo__create_task', { title }])),
+    );
     const [pending] = await pendingOf(id);
     const after = scriptedModel(() => say('Understood, I will not create it.'));
     await approveWith(id, pending!.toolCallId, false, after);

@@ -19,7 +19,7 @@ describe('freshness contract', () => {
     expect(isServable(copy(90_000), at(now - 10_000), policy)).toBe(false);
   });
 
-  it('2025, no channel: RESOURCE_TTL_MS (or the server\'s configured ttlMs)', () => {
+  it("2025, no channel: RESOURCE_TTL_MS (or the server's configured ttlMs)", () => {
     expect(isServable(copy(59_000), at(undefined), policy)).toBe(true);
     expect(isServable(copy(61_000), at(undefined), policy)).toBe(false);
     expect(isServable(copy(5_000), at(undefined), { ...policy, fallbackTtlMs: 1_500 })).toBe(false);
@@ -48,7 +48,7 @@ describe('freshness contract', () => {
 });
 
 describe('cache scopes', () => {
-  it('private results go under the end user\'s key, public ones under the tenant\'s; stale-at-once ones nowhere', () => {
+  it("private results go under the end user's key, public ones under the tenant's; stale-at-once ones nowhere", () => {
     expect(kvScopeFor({ ttlMs: 60_000, cacheScope: 'private' }, policy)).toBe('user');
     expect(kvScopeFor({ ttlMs: 60_000, cacheScope: 'public' }, policy)).toBe('shared');
     expect(kvScopeFor(undefined, policy)).toBe('shared');
@@ -56,7 +56,7 @@ describe('cache scopes', () => {
     expect(kvScopeFor({ ttlMs: 0, cacheScope: 'public' }, policy)).toBeNull();
   });
 
-  it('before the first read, both key spaces are looked in (a private copy may exist only under the user\'s)', () => {
+  it("before the first read, both key spaces are looked in (a private copy may exist only under the user's)", () => {
     expect(kvScopesToTry(undefined, policy)).toEqual(['user', 'shared']);
     expect(kvScopesToTry('shared', policy)).toEqual(['shared']);
     expect(kvScopesToTry(undefined, { ...policy, perUser: true })).toEqual(['user']);

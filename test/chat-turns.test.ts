@@ -88,7 +88,9 @@ describe('a 5 MB tool result', () => {
     expect(JSON.stringify(messages).length).toBeLessThan(200_000);
     await runInDurableObject(await conversationStub(id), (_instance, state) => {
       const largest = state.storage.sql
-        .exec<{ bytes: number }>(`SELECT max(length(CAST(text AS BLOB))) AS bytes FROM large_results UNION ALL SELECT max(length(CAST(message AS BLOB))) FROM messages`)
+        .exec<{ bytes: number }>(
+          `SELECT max(length(CAST(text AS BLOB))) AS bytes FROM large_results UNION ALL SELECT max(length(CAST(message AS BLOB))) FROM messages`,
+        )
         .toArray();
       for (const row of largest) expect(row.bytes).toBeLessThanOrEqual(2_000_000);
       const kept = state.storage.sql.exec<{ chars: number }>(`SELECT sum(length(text)) AS chars FROM large_results`).one();
@@ -111,7 +113,11 @@ describe('a 5 MB tool result', () => {
     const huge: UIMessage = { id: 'huge-1', role: 'assistant', parts: [{ type: 'text', text: `${'é'.repeat(1_200_000)}🙂${'x'.repeat(900_000)}` }] };
     await runInDurableObject(await conversationStub(id), async (instance, state) => {
       instance.services.history.save([huge]);
-      const rows = state.storage.sql.exec<{ bytes: number }>(`SELECT length(CAST(message AS BLOB)) AS bytes FROM messages UNION ALL SELECT length(CAST(text AS BLOB)) FROM message_overflow`).toArray();
+      const rows = state.storage.sql
+        .exec<{ bytes: number }>(
+          `SELECT length(CAST(message AS BLOB)) AS bytes FROM messages UNION ALL SELECT length(CAST(text AS BLOB)) FROM message_overflow`,
+        )
+        .toArray();
       expect(rows.length).toBeGreaterThan(3);
       for (const row of rows) expect(row.bytes).toBeLessThanOrEqual(2_000_000);
     });
@@ -128,7 +134,7 @@ describe('threads', () => {
   type Listing = { conversations: Array<{ id: string; title: string; createdAt: string; lastActivityAt: string }>; nextCursor: string | null };
   const list = async (query = '', as = DAVE) => (await api(`/v1/conversations${query}`, {}, as)).json<Listing>();
 
-  it('lists the caller\'s conversations newest activity first, titled by their first words, paginated; titles can be set', async () => {
+  it("lists the caller's conversations newest activity first, titled by their first words, paginated; titles can be set", async () => {
     const ids: string[] = [];
     for (const text of ['What do the team guidelines say about estimates and other planning matters today?', 'hello', 'third one']) {
       const id = await createConversation(DAVE);
@@ -150,7 +156,11 @@ describe('threads', () => {
     const page2 = await list(`?limit=2&cursor=${page1.nextCursor}`);
     expect(page2).toMatchObject({ conversations: [{ id: ids[1] }], nextCursor: null });
 
-    const patched = await api(`/v1/conversations/${ids[1]}`, { method: 'PATCH', body: JSON.stringify({ title: 'Greetings' }), headers: { 'content-type': 'application/json' } }, DAVE);
+    const patched = await api(
+      `/v1/conversations/${ids[1]}`,
+      { method: 'PATCH', body: JSON.stringify({ title: 'Greetings' }), headers: { 'content-type': 'application/json' } },
+      DAVE,
+    );
     expect(patched.status).toBe(200);
     expect((await list()).conversations.find((c) => c.id === ids[1])!.title).toBe('Greetings');
     expect((await snapshot(ids[1]!, DAVE)).messages.length).toBe(2);
@@ -158,7 +168,15 @@ describe('threads', () => {
     // Someone else sees none of them and cannot rename them; bad queries are 400.
     const OTHER = { authorization: 'Bearer test-key-acme', 'x-end-user': `erin-${crypto.randomUUID().slice(0, 8)}` };
     expect((await list('', OTHER)).conversations).toEqual([]);
-    expect((await api(`/v1/conversations/${ids[1]}`, { method: 'PATCH', body: JSON.stringify({ title: 'x' }), headers: { 'content-type': 'application/json' } }, OTHER)).status).toBe(404);
+    expect(
+      (
+        await api(
+          `/v1/conversations/${ids[1]}`,
+          { method: 'PATCH', body: JSON.stringify({ title: 'x' }), headers: { 'content-type': 'application/json' } },
+          OTHER,
+        )
+      ).status,
+    ).toBe(404);
     expect((await api('/v1/conversations?limit=0', {}, DAVE)).status).toBe(400);
     expect((await api('/v1/conversations?cursor=bogus', {}, DAVE)).status).toBe(400);
 
@@ -174,7 +192,9 @@ describe('turn limits that do not trap users', () => {
   it('answering an approval is not a new turn', async () => {
     const who = metered('ann');
     const id = await createConversation(who);
-    const model = scriptedModel((call) => (call.prompt.some((m) => m.role === 'tool') ? say('Created.') : callTools(['demo__create_task', { title: 'Limits' }])));
+    const model = scriptedModel((call) =>
+      call.prompt.some((m) => m.role === 'tool') ? say('Created.') : callTools(['demo__create_task', { title: 'Limits' }]),
+    );
     await approveWith(id, await turnUntilApproval(id, 'create a task', model), model);
     // Two turns per user: the approval did not use the second.
     const second = await postJson(`/v1/conversations/${id}/messages`, { text: 'hello' }, who);
@@ -183,7 +203,7 @@ describe('turn limits that do not trap users', () => {
     expect((await postJson(`/v1/conversations/${id}/messages`, { text: 'hello again' }, who)).status).toBe(429);
   });
 
-  it('a turn the tenant refuses does not use the user\'s own slot', async () => {
+  it("a turn the tenant refuses does not use the user's own slot", async () => {
     const [a, b] = [metered('amy'), metered('ben')];
     const [idA, idB] = [await createConversation(a), await createConversation(b)];
     for (const text of ['one', 'two']) await (await postJson(`/v1/conversations/${idA}/messages`, { text }, a)).text();
@@ -241,7 +261,9 @@ describe('WebSocket edge cases (hand-built frames)', () => {
   it('a tab that probes while its own request starts is told there is nothing to resume, and reads its answer once', async () => {
     const id = await createConversation(HOSTILE);
     const { socket, frames } = await open(id);
-    const body = JSON.stringify({ messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What do the team guidelines say about estimates?' }] }] });
+    const body = JSON.stringify({
+      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'What do the team guidelines say about estimates?' }] }],
+    });
     // As the hook does on a fast send after mount: the request, then its page-load probe.
     socket.send(JSON.stringify({ type: 'cf_agent_use_chat_request', id: 'r2', init: { method: 'POST', body } }));
     socket.send(JSON.stringify({ type: 'cf_agent_stream_resume_request', probeId: 'p2' }));

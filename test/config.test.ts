@@ -16,7 +16,20 @@ function configError(MCP_SERVERS: string): ApiError {
 describe('MCP_SERVERS', () => {
   it('defaults to the demo server when empty', () => {
     expect(load('').mcpServers).toEqual([
-      { id: 'demo', url: '/demo/mcp', transport: 'auto', protocol: 'auto', headers: {}, auth: { type: 'none' }, cacheScope: 'shared', trustNotifications: false, trustAnnotations: true, autoApprove: [], modelPrompts: true, pin: [] },
+      {
+        id: 'demo',
+        url: '/demo/mcp',
+        transport: 'auto',
+        protocol: 'auto',
+        headers: {},
+        auth: { type: 'none' },
+        cacheScope: 'shared',
+        trustNotifications: false,
+        trustAnnotations: true,
+        autoApprove: [],
+        modelPrompts: true,
+        pin: [],
+      },
     ]);
   });
 
@@ -60,7 +73,12 @@ describe('MCP_SERVERS', () => {
 
 describe('settings', () => {
   it('has defaults and reads numeric vars', () => {
-    expect(loadConfig({}).settings).toMatchObject({ RESOURCE_TTL_MS: 60_000, CACHE_MAX_AGE_MS: 300_000, MCP_IDLE_MS: 600_000, LIVE_CONVERSATIONS_PER_USER: 10 });
+    expect(loadConfig({}).settings).toMatchObject({
+      RESOURCE_TTL_MS: 60_000,
+      CACHE_MAX_AGE_MS: 300_000,
+      MCP_IDLE_MS: 600_000,
+      LIVE_CONVERSATIONS_PER_USER: 10,
+    });
     expect(loadConfig({ RESOURCE_TTL_MS: '30000' }).settings.RESOURCE_TTL_MS).toBe(30_000);
   });
 

@@ -14,12 +14,23 @@ const systemOf = (call: LanguageModelV4CallOptions) => call.prompt.find((m) => m
 const toolNames = (call: LanguageModelV4CallOptions) => (call.tools ?? []).map((t) => t.name);
 
 /** Turns over `servers` (sessions built by hand in the conversation's Durable Object and kept across its turns). */
-async function withSessions<T>(id: string, servers: Parameters<typeof buildSessions>[1], overrides: Parameters<typeof buildSessions>[2], body: (turn: (model: MockLanguageModelV4, text: string) => Promise<UIMessageChunk[]>) => Promise<T>): Promise<T> {
+async function withSessions<T>(
+  id: string,
+  servers: Parameters<typeof buildSessions>[1],
+  overrides: Parameters<typeof buildSessions>[2],
+  body: (turn: (model: MockLanguageModelV4, text: string) => Promise<UIMessageChunk[]>) => Promise<T>,
+): Promise<T> {
   return runInDurableObject(await conversationStub(id), async (_instance, state) => {
     const { sessions, settings } = buildSessions(state.storage, servers, overrides);
     const turn = async (model: MockLanguageModelV4, text: string) => {
       const context = await prepareTurnContext(sessions, settings, false, Date.now());
-      const live = await runTurn({ ...context, messages: [userMessage(text)], model: { model, acceptsImages: false, spec: 'mock' }, settings, onComplete: () => {} });
+      const live = await runTurn({
+        ...context,
+        messages: [userMessage(text)],
+        model: { model, acceptsImages: false, spec: 'mock' },
+        settings,
+        onComplete: () => {},
+      });
       const reader = live.reader().getReader();
       const chunks: UIMessageChunk[] = [];
       for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
@@ -106,7 +117,10 @@ describe('search_resource: the relevant part of a long resource without reading 
     const id = await createConversation();
     const model = scriptedModel((_c, i) =>
       i === 0
-        ? callTools(['search_resource', { uri: 'assets://logo.png', server: 'demo', query: 'logo' }], ['search_resource', { uri: 'task://guidelines', server: 'demo', query: 'zzqx' }])
+        ? callTools(
+            ['search_resource', { uri: 'assets://logo.png', server: 'demo', query: 'logo' }],
+            ['search_resource', { uri: 'task://guidelines', server: 'demo', query: 'zzqx' }],
+          )
         : say('ok'),
     );
     await runScriptedTurn(id, 'search', model);
@@ -117,7 +131,10 @@ describe('search_resource: the relevant part of a long resource without reading 
   });
 
   it('finds a line in a 5 MB log, with exact offsets', () => {
-    const lines = Array.from({ length: 90_000 }, (_, i) => `2026-11-30T10:${String(i % 60).padStart(2, '0')}:00Z INFO worker-${i % 17} request served in ${i % 250} ms`);
+    const lines = Array.from(
+      { length: 90_000 },
+      (_, i) => `2026-11-30T10:${String(i % 60).padStart(2, '0')}:00Z INFO worker-${i % 17} request served in ${i % 250} ms`,
+    );
     lines[41_234] = '2026-11-30T10:14:00Z ERROR worker-3 database connection pool exhausted after 30 s timeout';
     const text = lines.join('\n');
     expect(text.length).toBeGreaterThan(5_000_000);
@@ -130,28 +147,43 @@ describe('search_resource: the relevant part of a long resource without reading 
 describe('reads within a turn', () => {
   it('the newest read is sent whole; older reads of other resources past TURN_READS_BUDGET_CHARS become notes', async () => {
     const id = await createConversation();
-    const reads = [{ uri: 'task://guidelines', server: 'demo' }, { uri: 'docs://test-matrix', server: 'demo' }, { uri: 'mini://public-note', server: 'minimal' }];
+    const reads = [
+      { uri: 'task://guidelines', server: 'demo' },
+      { uri: 'docs://test-matrix', server: 'demo' },
+      { uri: 'mini://public-note', server: 'minimal' },
+    ];
     const model = scriptedModel((_c, i) => (i < 3 ? callTools(['read_resource', reads[i]!]) : say('ok')));
     await runScriptedTurn(id, 'read three things', model, { TURN_READS_BUDGET_CHARS: 2_000 });
     const last = toolResults(model.doStreamCalls[3]!.prompt);
     expect(last).toHaveLength(3);
     expect(last[2]!.text).toContain('shared by everyone.'); // the newest: whole
-    expect(last[1]!.text).toMatch(/^\[Read earlier in this turn, not repeated: \d+ characters of docs:\/\/test-matrix \(server "demo"\); read it again if needed\.\]$/);
+    expect(last[1]!.text).toMatch(
+      /^\[Read earlier in this turn, not repeated: \d+ characters of docs:\/\/test-matrix \(server "demo"\); read it again if needed\.\]$/,
+    );
     expect(last[0]!.text).toContain('<resource server="demo" uri="task://guidelines"'); // older, but small enough for what the budget has left
   });
 
   it('reads and searches of earlier turns are a one-line note by default (EARLIER_READS_BUDGET_CHARS 0)', async () => {
     const id = await createConversation();
     const first = scriptedModel((_c, i) =>
-      i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }], ['search_resource', { uri: 'docs://test-matrix', server: 'demo', query: 'release recommendation' }]) : say('ok'),
+      i === 0
+        ? callTools(
+            ['read_resource', { uri: 'task://guidelines', server: 'demo' }],
+            ['search_resource', { uri: 'docs://test-matrix', server: 'demo', query: 'release recommendation' }],
+          )
+        : say('ok'),
     );
     await runScriptedTurn(id, 'read', first);
     expect(toolResults(first.doStreamCalls[1]!.prompt)[1]!.text).toContain('Release recommendation'); // whole within its own turn
     const next = scriptedModel(() => say('ok'));
     await runScriptedTurn(id, 'and now?', next);
     const [earlier, searched] = toolResults(next.doStreamCalls[0]!.prompt);
-    expect(earlier!.text).toMatch(/^\[Read in an earlier turn, not repeated: \d+ characters of task:\/\/guidelines \(server "demo"\); read it again if needed\.\]$/);
-    expect(searched!.text).toBe('[Searched in an earlier turn, not repeated: docs://test-matrix (server "demo") for "release recommendation"; search again if needed.]');
+    expect(earlier!.text).toMatch(
+      /^\[Read in an earlier turn, not repeated: \d+ characters of task:\/\/guidelines \(server "demo"\); read it again if needed\.\]$/,
+    );
+    expect(searched!.text).toBe(
+      '[Searched in an earlier turn, not repeated: docs://test-matrix (server "demo") for "release recommendation"; search again if needed.]',
+    );
   });
 });
 
@@ -218,7 +250,14 @@ describe('streamed deltas are coalesced before the pipeline', () => {
               if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
             }
             controller.enqueue({ type: 'text-end', id: 't' });
-            controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } } });
+            controller.enqueue({
+              type: 'finish',
+              finishReason: { unified: 'stop', raw: undefined },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+                outputTokens: { total: 1, text: 1, reasoning: undefined },
+              },
+            });
             controller.close();
           },
         }),

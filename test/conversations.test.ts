@@ -22,9 +22,7 @@ describe('/v1/conversations', () => {
   });
 
   it('gives two creations two different ids', async () => {
-    const ids = await Promise.all(
-      [1, 2, 3].map(async () => (await (await api('/v1/conversations', { method: 'POST' })).json<{ id: string }>()).id),
-    );
+    const ids = await Promise.all([1, 2, 3].map(async () => (await (await api('/v1/conversations', { method: 'POST' })).json<{ id: string }>()).id));
     expect(new Set(ids).size).toBe(3);
   });
 

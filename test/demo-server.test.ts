@@ -186,9 +186,7 @@ describe('demo MCP server: customer template', () => {
   it('is listed as a template and reads a known customer as JSON', async () => {
     const { client } = await connect();
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
-      expect.arrayContaining(['customer://{customerId}/profile', 'docs://published/{slug}']),
-    );
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['customer://{customerId}/profile', 'docs://published/{slug}']));
     expect(resourceTemplates.find((t) => t.uriTemplate.startsWith('customer'))).toMatchObject({ mimeType: 'application/json' });
 
     const { contents } = await client.readResource({ uri: 'customer://globex/profile' });

@@ -13,7 +13,10 @@ describe('JSON bodies: nesting is bounded at the edge', () => {
   it('100,000 levels inside prompt arguments are a 400 naming the limit, not a 500 from the Durable Object', async () => {
     const id = await createConversation();
     const levels = 100_000;
-    const response = await post(`/v1/conversations/${id}/prompts/run?preview=1`, `{"server":"demo","name":"plan_day","arguments":{"hours":${'['.repeat(levels)}${']'.repeat(levels)}}}`);
+    const response = await post(
+      `/v1/conversations/${id}/prompts/run?preview=1`,
+      `{"server":"demo","name":"plan_day","arguments":{"hours":${'['.repeat(levels)}${']'.repeat(levels)}}}`,
+    );
     expect(response.status).toBe(400);
     const error = await errorOf(response);
     expect(error.code).toBe('invalid_json');
@@ -23,14 +26,23 @@ describe('JSON bodies: nesting is bounded at the edge', () => {
   it('the limit is generous: brackets inside strings do not count, and real nesting up to it passes the parser', async () => {
     const id = await createConversation();
     // Inside a string: not nesting.
-    const inString = await post(`/v1/conversations/${id}/prompts/run?preview=1`, JSON.stringify({ server: 'demo', name: 'plan_day', arguments: { hours: '[[[['.repeat(1000) } }));
+    const inString = await post(
+      `/v1/conversations/${id}/prompts/run?preview=1`,
+      JSON.stringify({ server: 'demo', name: 'plan_day', arguments: { hours: '[[[['.repeat(1000) } }),
+    );
     expect(inString.status).not.toBe(500);
     expect((await errorOf(inString)).message).not.toContain('deeper than');
     // At the limit (the body's own two levels included): parsed, then refused by the schema, not for depth.
     const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
-    const atLimit = await post(`/v1/conversations/${id}/prompts/run?preview=1`, `{"server":"demo","name":"plan_day","arguments":{"hours":${deep(MAX_JSON_DEPTH - 2)}}}`);
+    const atLimit = await post(
+      `/v1/conversations/${id}/prompts/run?preview=1`,
+      `{"server":"demo","name":"plan_day","arguments":{"hours":${deep(MAX_JSON_DEPTH - 2)}}}`,
+    );
     expect((await errorOf(atLimit)).message).not.toContain('deeper than');
-    const past = await post(`/v1/conversations/${id}/prompts/run?preview=1`, `{"server":"demo","name":"plan_day","arguments":{"hours":${deep(MAX_JSON_DEPTH - 1)}}}`);
+    const past = await post(
+      `/v1/conversations/${id}/prompts/run?preview=1`,
+      `{"server":"demo","name":"plan_day","arguments":{"hours":${deep(MAX_JSON_DEPTH - 1)}}}`,
+    );
     expect(past.status).toBe(400);
     expect((await errorOf(past)).message).toContain('deeper than');
   });
@@ -66,14 +78,18 @@ describe('an Upgrade header matters only on the WebSocket route', () => {
     const t = await token();
     const created = await api('/v1/conversations', { method: 'POST' }, { authorization: `Bearer ${t}` });
     const { id } = await created.json<{ id: string }>();
-    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${t}` } });
+    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+      headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${t}` },
+    });
     expect(ok.status).toBe(101);
     ok.webSocket?.accept();
     ok.webSocket?.close();
     const viaQuery = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, { headers: { Upgrade: 'websocket' } });
     expect(viaQuery.status).toBe(401);
     hasSecurityHeaders(viaQuery);
-    const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, { headers: { Upgrade: 'websocket', authorization: `Bearer ${t}` } });
+    const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, {
+      headers: { Upgrade: 'websocket', authorization: `Bearer ${t}` },
+    });
     expect(unknown.status).toBe(404);
     hasSecurityHeaders(unknown);
   });
@@ -100,7 +116,12 @@ describe('security headers outside /v1', () => {
     const response = await exports.default.fetch('http://localhost/demo/mcp', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     expect(response.status).toBe(200);
     hasSecurityHeaders(response);
@@ -133,7 +154,11 @@ describe('where the servers live is not shown to browsers', () => {
     try {
       const response = await api(
         `/v1/conversations/${id}/resources/read`,
-        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'faulty', uri: 'demo://resource/dynamic/text/901' }) },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ server: 'faulty', uri: 'demo://resource/dynamic/text/901' }),
+        },
         await browser(),
       );
       expect(response.status).toBe(502);
@@ -148,8 +173,9 @@ describe('where the servers live is not shown to browsers', () => {
     }
   });
 
-  it('the SSE transport\'s redirect refusal (an Error naming the target) reaches no one with the URL in it', () => {
-    const sdkText = "Error POSTing to endpoint (HTTP 307): Redirect to https://internal-mcp.example.net/private/path/mcp not followed; use that URL as the endpoint if it is the intended server (redirectPolicy: 'same-origin')";
+  it("the SSE transport's redirect refusal (an Error naming the target) reaches no one with the URL in it", () => {
+    const sdkText =
+      "Error POSTing to endpoint (HTTP 307): Redirect to https://internal-mcp.example.net/private/path/mcp not followed; use that URL as the endpoint if it is the intended server (redirectPolicy: 'same-origin')";
     const error = upstreamError('legacy', new Error(sdkText), true);
     expect(error.message).toContain('MCP server "legacy" could not be connected to: Error POSTing to endpoint (HTTP 307): Redirect to [URL] not followed');
     expect(error.message).not.toContain('internal-mcp.example.net');

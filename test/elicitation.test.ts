@@ -50,9 +50,11 @@ for (const [server, era] of [
   ['stateful2025', '2025-11-25 (elicitation/create)'],
 ] as const) {
   describe(`a server asks the user, ${era}`, () => {
-    it('the form reaches the stream; a bad answer is refused (400); accept completes the server\'s call with the content', async () => {
+    it("the form reaches the stream; a bad answer is refused (400); accept completes the server's call with the content", async () => {
       const id = await createConversation(ERAS);
-      const model = scriptedModel((call, index) => (index === 0 ? callTools([`${server}__confirm_delete`, {}]) : say(`The server said: ${toolResults(call.prompt)[0]?.text}`)));
+      const model = scriptedModel((call, index) =>
+        index === 0 ? callTools([`${server}__confirm_delete`, {}]) : say(`The server said: ${toolResults(call.prompt)[0]?.text}`),
+      );
       // confirm_delete changes data: it waits for approval first, then asks its own question.
       await approveWith(id, await turnUntilApproval(id, 'delete all notes', model), model, false);
       const stream = await follow(id);

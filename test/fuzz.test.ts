@@ -33,7 +33,26 @@ function randomValue(next: () => number, depth = 0): unknown {
     case 5:
       return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
     default: {
-      const keys = ['text', 'message', 'messages', 'server', 'uri', 'name', 'arguments', 'ref', 'argument', 'toolCallId', 'approved', 'attachments', 'url', 'offset', 'role', 'parts', 'type', 'context'];
+      const keys = [
+        'text',
+        'message',
+        'messages',
+        'server',
+        'uri',
+        'name',
+        'arguments',
+        'ref',
+        'argument',
+        'toolCallId',
+        'approved',
+        'attachments',
+        'url',
+        'offset',
+        'role',
+        'parts',
+        'type',
+        'context',
+      ];
       return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, () => [keys[Math.floor(next() * keys.length)]!, randomValue(next, depth + 1)]));
     }
   }
@@ -70,7 +89,11 @@ describe('fuzzing every POST endpoint', () => {
     }
     expect([...statuses.keys()].every((s) => s < 500)).toBe(true);
 
-    const valid = await api(`/v1/conversations/${id}/resources/read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'demo', uri: 'task://guidelines' }) });
+    const valid = await api(`/v1/conversations/${id}/resources/read`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ server: 'demo', uri: 'task://guidelines' }),
+    });
     expect(valid.status).toBe(200);
   });
 });
@@ -80,7 +103,11 @@ describe('security headers', () => {
     const id = await createConversation();
     const responses = [
       await api(`/v1/conversations/${id}`),
-      await api(`/v1/conversations/${id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'What do the team guidelines say?' }) }),
+      await api(`/v1/conversations/${id}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'What do the team guidelines say?' }),
+      }),
       await api('/v1/conversations/not-an-id'),
     ];
     for (const response of responses) {

@@ -65,7 +65,10 @@ describe('a 5 MB text resource', () => {
       let rebuilt = '';
       let windows = 0;
       while (offset !== undefined) {
-        const view = renderResource({ server: 'hostile', uri: 'hostile://big-text', contents: read.contents }, { windowChars: 24_000, offset, images: false, maxImageBytes: 0 });
+        const view = renderResource(
+          { server: 'hostile', uri: 'hostile://big-text', contents: read.contents },
+          { windowChars: 24_000, offset, images: false, maxImageBytes: 0 },
+        );
         const body = /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(view.text)![1]!;
         expect(view.window.offset).toBe(offset);
         rebuilt += body;
@@ -93,27 +96,39 @@ describe('a 5 MB text resource', () => {
       expect(result.error).toBe(false);
       expect(result.text).toContain(`part="characters ${i * 24_000}-${(i + 1) * 24_000} of ${BIG_TEXT_CHARS}"`);
     }
-    expect(toolResults(model.doStreamCalls[3]!.prompt)[0]!.text).toMatch(/^\[Read before in this turn and not repeated: characters 0-48000 of hostile:\/\/big-text\.\]/);
+    expect(toolResults(model.doStreamCalls[3]!.prompt)[0]!.text).toMatch(
+      /^\[Read before in this turn and not repeated: characters 0-48000 of hostile:\/\/big-text\.\]/,
+    );
   });
 });
 
 describe('50 MB binaries', () => {
   it('listed with a size: described from the catalog, never downloaded (tool, API and attachments alike)', async () => {
     const id = await createConversation(HOSTILE);
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'hostile://sized-binary', server: 'hostile' }]) : say('it is an archive')));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['read_resource', { uri: 'hostile://sized-binary', server: 'hostile' }]) : say('it is an archive'),
+    );
     await runScriptedTurn(id, 'what is in the archive?', model);
     const [result] = toolResults(model.doStreamCalls[1]!.prompt);
-    expect(result!.text).toBe('[Binary resource: application/zip, 50 MB, "A 50 MB archive", uri hostile://sized-binary, server hostile — binary content cannot be shown inline] (described from the catalog; not downloaded)');
+    expect(result!.text).toBe(
+      '[Binary resource: application/zip, 50 MB, "A 50 MB archive", uri hostile://sized-binary, server hostile — binary content cannot be shown inline] (described from the catalog; not downloaded)',
+    );
 
     const viaApi = await readVia(id, { server: 'hostile', uri: 'hostile://sized-binary' });
     expect(viaApi.status).toBe(200);
     expect(viaApi.body).toMatchObject({ cache: 'catalog', contents: [], model: { text: result!.text } });
 
     // Attached to a message, it is described the same way (attachments used to download it).
-    const attached = await postJson(`/v1/conversations/${id}/messages`, { text: 'and this archive?', attachments: [{ server: 'hostile', uri: 'hostile://sized-binary' }] }, HOSTILE);
+    const attached = await postJson(
+      `/v1/conversations/${id}/messages`,
+      { text: 'and this archive?', attachments: [{ server: 'hostile', uri: 'hostile://sized-binary' }] },
+      HOSTILE,
+    );
     expect(attached.status).toBe(200);
     await attached.text();
-    const { messages } = await (await api(`/v1/conversations/${id}`, {}, HOSTILE)).json<{ messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }> }>();
+    const { messages } = await (await api(`/v1/conversations/${id}`, {}, HOSTILE)).json<{
+      messages: Array<{ role: string; parts: Array<{ type: string; text?: string }> }>;
+    }>();
     const userParts = messages.filter((m) => m.role === 'user').at(-1)!.parts;
     expect(userParts.map((p) => p.text)).toContain(result!.text);
     expect(await serverReads()).not.toContain('hostile://sized-binary');
@@ -127,7 +142,9 @@ describe('50 MB binaries', () => {
     console.info(`50 MB binary without a size: workerd peak RSS +${(growth / MB).toFixed(1)} MiB`);
     expect(failed.status).toBe(502);
     expect(failed.body.error.code).toBe('upstream_error');
-    expect(failed.body.error.message).toBe('MCP server "hostile" failed: the server sent a message larger than 16777216 bytes (MCP_MAX_RESPONSE_BYTES); it was not read');
+    expect(failed.body.error.message).toBe(
+      'MCP server "hostile" failed: the server sent a message larger than 16777216 bytes (MCP_MAX_RESPONSE_BYTES); it was not read',
+    );
     // A process-wide upper bound (GC timing moves it: 0.3-52 MiB seen). Without the limit
     // the same read grew workerd by 461 MiB (docs/RELIABILITY.md).
     expect(growth).toBeLessThan(100 * MB);
@@ -163,15 +180,22 @@ describe('hostile content', () => {
     const id = await createConversation(HOSTILE);
     const failed = await readVia(id, { server: 'hostile', uri: 'hostile://deep-json' });
     expect(failed.status).toBe(502);
-    expect(failed.body.error.message).toBe('MCP server "hostile" failed: the server sent a result nested more than 100 levels deep (MCP_MAX_RESULT_DEPTH); it was refused');
+    expect(failed.body.error.message).toBe(
+      'MCP server "hostile" failed: the server sent a result nested more than 100 levels deep (MCP_MAX_RESULT_DEPTH); it was refused',
+    );
     await stillUsable(id);
   });
 
   it('a 100 MB resources/list (streamed as SSE): that server is reported with the cause, the others work', async () => {
     const id = await createConversation(HOSTILE);
-    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, HOSTILE)).json<{ servers: Array<{ id: string; status: string; error?: string }> }>();
+    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, HOSTILE)).json<{
+      servers: Array<{ id: string; status: string; error?: string }>;
+    }>();
     const byId = Object.fromEntries(servers.map((s) => [s.id, s]));
-    expect(byId.hugelist).toMatchObject({ status: 'error', error: 'the server sent a message larger than 16777216 bytes (MCP_MAX_RESPONSE_BYTES); it was not read' });
+    expect(byId.hugelist).toMatchObject({
+      status: 'error',
+      error: 'the server sent a message larger than 16777216 bytes (MCP_MAX_RESPONSE_BYTES); it was not read',
+    });
     expect(byId.hostile!.status).toBe('connected');
     expect(byId.demo!.status).toBe('connected');
     const failed = await readVia(id, { server: 'hugelist', uri: 'huge://1' });

@@ -73,7 +73,12 @@ describe('KV outage: the cache falls back to the server, a read the server can a
       const kv = failing(['delete']);
       const scope = `kv-delete-${id}`;
       const ref = { server: 'demo', uri: 'task://guidelines' };
-      const cache = new ResourceCache(kv, new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS), { shared: scope, user: `${scope}:user` }, TEST_CACHE_SETTINGS);
+      const cache = new ResourceCache(
+        kv,
+        new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS),
+        { shared: scope, user: `${scope}:user` },
+        TEST_CACHE_SETTINGS,
+      );
       await cache.read(ref, plainPlan(), textLoad(ref.uri, 'old'));
       await cache.settled();
       const key = await kvKey(scope, ref);

@@ -9,7 +9,8 @@ import { turnIn } from './helpers/conversation';
 // The "limited" tenant (vitest.config.ts): 4 new conversations per user per minute, 2 holding live MCP sessions at once.
 const userOf = () => ({ authorization: 'Bearer test-key-limited', 'x-end-user': `user-${crypto.randomUUID().slice(0, 8)}` });
 const demo = () => env.DEMO_MCP.getByName('demo');
-const read = (id: string, as: Record<string, string>) => postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo2025', uri: 'task://guidelines' }, as);
+const read = (id: string, as: Record<string, string>) =>
+  postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo2025', uri: 'task://guidelines' }, as);
 const live = (as: Record<string, string>) => env.LIVE_CONVERSATIONS.getByName(`limited:${as['x-end-user']}`).count();
 
 describe('per-end-user limits on conversations', () => {
@@ -19,7 +20,10 @@ describe('per-end-user limits on conversations', () => {
     const refused = await api('/v1/conversations', { method: 'POST' }, as);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await refused.json<{ error: { code: string; message: string } }>()).error).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('at most 4 per minute') });
+    expect((await refused.json<{ error: { code: string; message: string } }>()).error).toMatchObject({
+      code: 'rate_limited',
+      message: expect.stringContaining('at most 4 per minute'),
+    });
     expect((await api('/v1/conversations', { method: 'POST' }, userOf())).status).toBe(201);
   });
 
@@ -71,14 +75,22 @@ describe('per-end-user limits on conversations', () => {
       new MockLanguageModelV4({
         doStream: async () => {
           await gate;
-          return { stream: new ReadableStream({ start: (controller) => {
+          return {
+            stream: new ReadableStream({
+              start: (controller) => {
                 for (const part of say('done')) controller.enqueue(part);
                 controller.close();
-              } }) };
+              },
+            }),
+          };
         },
       });
     const streams = await Promise.all(
-      [a, b].map(async (id) => runInDurableObject(await conversationStub(id), async (instance) => turnIn(instance, [userMessage('hold on')], { model: slow(), acceptsImages: false, spec: 'mock' }))),
+      [a, b].map(async (id) =>
+        runInDurableObject(await conversationStub(id), async (instance) =>
+          turnIn(instance, [userMessage('hold on')], { model: slow(), acceptsImages: false, spec: 'mock' }),
+        ),
+      ),
     );
     const refused = await read(c, as);
     expect(refused.status).toBe(429);

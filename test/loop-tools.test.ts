@@ -23,7 +23,9 @@ describe('images go to models that take them', () => {
 describe('listing tools', () => {
   it('list_resources ranks by a query; list_resource_templates lists templates', async () => {
     const id = await createConversation();
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['list_resources', { query: 'guidelines rules' }], ['list_resource_templates', { server: 'demo' }]) : say('ok')));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['list_resources', { query: 'guidelines rules' }], ['list_resource_templates', { server: 'demo' }]) : say('ok'),
+    );
     // Offered only when the catalog in the system prompt does not show everything (here: a tiny budget).
     await runScriptedTurn(id, 'what is there?', model, { CATALOG_TOKEN_BUDGET: 100 });
     const offered = model.doStreamCalls[0]!.tools?.map((t) => t.name) ?? [];
@@ -110,7 +112,14 @@ describe('resuming a stream', () => {
           await gate; // the client has "disconnected" by now
           controller.enqueue({ type: 'text-delta', id: 't', delta: 'world' });
           controller.enqueue({ type: 'text-end', id: 't' });
-          controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } } });
+          controller.enqueue({
+            type: 'finish',
+            finishReason: { unified: 'stop', raw: undefined },
+            usage: {
+              inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+              outputTokens: { total: 1, text: 1, reasoning: undefined },
+            },
+          });
           controller.close();
         },
       }),
@@ -133,7 +142,9 @@ describe('resource bytes per turn', () => {
   it('past MAX_RESOURCE_BYTES_PER_TURN, read_resource answers with an error the model can act on', async () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) =>
-      i === 0 ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }], ['read_resource', { uri: 'docs://test-matrix', server: 'demo' }]) : say('ok'),
+      i === 0
+        ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }], ['read_resource', { uri: 'docs://test-matrix', server: 'demo' }])
+        : say('ok'),
     );
     await runScriptedTurn(id, 'read it twice', model, { MAX_RESOURCE_BYTES_PER_TURN: 20_000 });
     const [first, second] = results(model);

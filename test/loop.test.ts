@@ -9,7 +9,11 @@ import { api, catalog, conversationStub, createConversation, postJson, read } fr
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
 import { turnIn } from './helpers/conversation';
 
-const systemOf = (prompt: { role: string; content: unknown }[]) => prompt.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+const systemOf = (prompt: { role: string; content: unknown }[]) =>
+  prompt
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content))
+    .join('\n');
 const sentToModel = (model: ReturnType<typeof scriptedModel>) => JSON.stringify(model.doStreamCalls.map((c) => c.prompt));
 
 describe('the model sees a catalog, and reads through synthetic tools', () => {
@@ -43,7 +47,11 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     expect(bodies.join('')).toBe(full.text); // nothing dropped, nothing repeated
     expect(newest.reduce((sum, w) => sum + w.length, 0)).toBeLessThan(full.text.length * 1.2);
     expect(newest.at(-1)).toContain('Release recommendation: NO-GO');
-    expect(newest.at(-1)).toMatch(new RegExp(`^\\[Read before in this turn and not repeated: characters 0-${Math.floor((full.text.length - 1) / 5_000) * 5_000} of docs://test-matrix\\.\\]`));
+    expect(newest.at(-1)).toMatch(
+      new RegExp(
+        `^\\[Read before in this turn and not repeated: characters 0-${Math.floor((full.text.length - 1) / 5_000) * 5_000} of docs://test-matrix\\.\\]`,
+      ),
+    );
     expect(newest[0]).toContain(`part="characters 0-5000 of ${full.text.length}"`);
     expect(newest[0]).toContain('call read_resource with {"uri":"docs://test-matrix","server":"demo","offset":5000}');
     // The calls of the dropped windows went with them: every call sent has its result.
@@ -107,7 +115,11 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
 
   it('at the step limit, one last step without tools answers; the finish chunk and the metadata agree', async () => {
     const id = await createConversation();
-    const model = scriptedModel((call) => (call.tools?.length ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('I read the guidelines three times; what is left: reading them.')));
+    const model = scriptedModel((call) =>
+      call.tools?.length
+        ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }])
+        : say('I read the guidelines three times; what is left: reading them.'),
+    );
     const chunks = await runScriptedTurn(id, 'loop forever', model, { MAX_STEPS: 3 });
     // Three steps with tools, then one without any, told why.
     expect(model.doStreamCalls).toHaveLength(4);
@@ -116,11 +128,15 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     expect(last.tools ?? []).toEqual([]);
     expect(JSON.stringify(last.prompt[0])).toContain('You have used all 3 tool steps of this turn');
     expect(textOfChunks(chunks)).toContain('what is left: reading them');
-    const finish = chunks.find((c) => c.type === 'finish') as { finishReason?: string; messageMetadata?: { finishReason?: string; stepLimitReached?: boolean } };
+    const finish = chunks.find((c) => c.type === 'finish') as {
+      finishReason?: string;
+      messageMetadata?: { finishReason?: string; stepLimitReached?: boolean };
+    };
     expect(finish.finishReason).toBe('stop');
     expect(finish.messageMetadata).toMatchObject({ finishReason: 'stop', stepLimitReached: true });
     // Saved with the answer, so a reload shows it too.
-    const saved = (await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; metadata?: { stepLimitReached?: boolean } }> }>()).messages;
+    const saved = (await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; metadata?: { stepLimitReached?: boolean } }> }>())
+      .messages;
     expect(saved.at(-1)).toMatchObject({ role: 'assistant', metadata: { stepLimitReached: true } });
   });
 
@@ -128,7 +144,12 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     const id = await createConversation();
     const stub = await conversationStub(id);
     const chunks = await runInDurableObject(stub, async (instance) => {
-      const live = await turnIn(instance, [userMessage('What do the team guidelines say about estimates?')], { model: new OfflineModel(), acceptsImages: false, spec: 'offline' }, { MAX_STEPS: 1 });
+      const live = await turnIn(
+        instance,
+        [userMessage('What do the team guidelines say about estimates?')],
+        { model: new OfflineModel(), acceptsImages: false, spec: 'offline' },
+        { MAX_STEPS: 1 },
+      );
       const all: UIMessageChunk[] = [];
       const reader = live.reader().getReader();
       for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(r.value);
@@ -168,7 +189,10 @@ describe('POST /v1/conversations/:id/messages with the offline model', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
     const chunks = await sseChunks(response);
-    expect(chunks.find((c) => c.type === 'tool-input-available')).toMatchObject({ toolName: 'read_resource', input: { uri: 'task://guidelines', server: 'demo' } });
+    expect(chunks.find((c) => c.type === 'tool-input-available')).toMatchObject({
+      toolName: 'read_resource',
+      input: { uri: 'task://guidelines', server: 'demo' },
+    });
     const answer = textOfChunks(chunks);
     expect(answer).toContain('From task://guidelines');
     expect(answer).toContain('Estimate in hours, never more than 8');
@@ -192,12 +216,21 @@ describe('POST /v1/conversations/:id/messages with the offline model', () => {
 
   it('accepts the useChat body shape and refuses bad ones', async () => {
     const id = await createConversation();
-    const useChatBody = { id, trigger: 'submit-message', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'list resources about customers' }] }] };
+    const useChatBody = {
+      id,
+      trigger: 'submit-message',
+      messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'list resources about customers' }] }],
+    };
     const ok = await postJson(`/v1/conversations/${id}/messages`, useChatBody);
     expect(ok.status).toBe(200);
     expect((await sseChunks(ok)).some((c) => c.type === 'tool-input-available')).toBe(true);
 
-    for (const [body, status] of [[{}, 400], [{ messages: [{ role: 'assistant', parts: [] }] }, 400], [{ text: 'x'.repeat(40_000) }, 413], [{ text: '   ' }, 400]] as const) {
+    for (const [body, status] of [
+      [{}, 400],
+      [{ messages: [{ role: 'assistant', parts: [] }] }, 400],
+      [{ text: 'x'.repeat(40_000) }, 413],
+      [{ text: '   ' }, 400],
+    ] as const) {
       const response = await postJson(`/v1/conversations/${id}/messages`, body);
       expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(status);
     }
@@ -213,7 +246,9 @@ describe('POST /v1/conversations/:id/messages with the offline model', () => {
 describe('POST /v1/conversations/:id/resources/read shows what the model would see', () => {
   it('returns the same rendering as read_resource', async () => {
     const id = await createConversation();
-    const viaApi = await (await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'docs://quarterly-report.pdf', server: 'demo' })).json<{ model: { text: string } }>();
+    const viaApi = await (await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'docs://quarterly-report.pdf', server: 'demo' })).json<{
+      model: { text: string };
+    }>();
     const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }]) : say('ok')));
     await runScriptedTurn(id, 'report', model);
     expect(toolResults(model.doStreamCalls[1]!.prompt)[0]!.text).toBe(viaApi.model.text);
@@ -230,9 +265,23 @@ describe('system prompt budget', () => {
       size: 1200 + i,
       description: `Billing record number ${i}`,
     }));
-    const server: ServerState = { id: 'bulk', status: 'connected', instructions: 'Invoices by number.', tools: [], resources, resourceTemplates: [], prompts: [], fetchedAt: {} };
+    const server: ServerState = {
+      id: 'bulk',
+      status: 'connected',
+      instructions: 'Invoices by number.',
+      tools: [],
+      resources,
+      resourceTemplates: [],
+      prompts: [],
+      fetchedAt: {},
+    };
     const build = (conversationText: string) =>
-      buildSystemPrompt({ servers: [server], conversationText, modelPrompts: () => true, settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 } });
+      buildSystemPrompt({
+        servers: [server],
+        conversationText,
+        modelPrompts: () => true,
+        settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 },
+      });
     const { text, shown, hidden, relevant, offer } = build('show me invoice 7777');
     // The budget covers the stable catalog and the entries sent with the message together.
     expect(estimateTokens(text) + estimateTokens(relevant ?? '')).toBeLessThan(1_500 + 400); // plus the fixed base text
@@ -254,7 +303,16 @@ describe('a real server with 10,000 resources', () => {
     const { conversationStub } = await import('./helpers/api');
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const bulk = { id: 'bulk', url: inject('minimalUrl').replace(/\/mcp$/, '/bulk'), transport: 'streamable-http' as const, headers: {}, cacheScope: 'shared' as const, autoApprove: [], modelPrompts: true, pin: [] };
+      const bulk = {
+        id: 'bulk',
+        url: inject('minimalUrl').replace(/\/mcp$/, '/bulk'),
+        transport: 'streamable-http' as const,
+        headers: {},
+        cacheScope: 'shared' as const,
+        autoApprove: [],
+        modelPrompts: true,
+        pin: [],
+      };
       const { sessions, settings } = buildSessions(state.storage, [bulk]);
       const [listed] = await sessions.catalog();
       expect(listed!.resources).toHaveLength(10_000);
@@ -293,7 +351,9 @@ describe('reads from earlier turns', () => {
     const current = toolResults(third.doStreamCalls[1]!.prompt).filter((r) => r.toolName === 'read_resource');
     expect(current.at(-1)!.text).toContain(full.text.slice(0, 2_000));
     // The history, which the person sees, still has every read whole.
-    const history = await (await api(`/v1/conversations/${id}`)).json() as { messages: Array<{ parts: Array<{ type: string; output?: { text?: string } }> }> };
+    const history = (await (await api(`/v1/conversations/${id}`)).json()) as {
+      messages: Array<{ parts: Array<{ type: string; output?: { text?: string } }> }>;
+    };
     const stored = history.messages.flatMap((m) => m.parts).filter((p) => p.type === 'tool-read_resource');
     expect(stored).toHaveLength(3);
     for (const part of stored) expect(part.output!.text).toContain(full.text.slice(0, 2_000));

@@ -81,7 +81,12 @@ describe('KV outage (injected)', () => {
     const id = await createConversation();
     const { runInDurableObject } = await import('cloudflare:test');
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const cache = new ResourceCache(broken, new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS), { shared: 'shared', user: 'user' }, TEST_CACHE_SETTINGS);
+      const cache = new ResourceCache(
+        broken,
+        new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS),
+        { shared: 'shared', user: 'user' },
+        TEST_CACHE_SETTINGS,
+      );
       const ref = { server: 'demo', uri: 'task://guidelines' };
       const load = textLoad(ref.uri, 'from the server');
       const first = await cache.read(ref, plainPlan(), load);
@@ -101,7 +106,12 @@ describe('invalidation vs a read in flight (injected timing)', () => {
     const id = await createConversation();
     const { runInDurableObject } = await import('cloudflare:test');
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS), { shared: `test:${id}`, user: `test:${id}:user` }, TEST_CACHE_SETTINGS);
+      const cache = new ResourceCache(
+        env.RESOURCE_CACHE,
+        new InvalidationLog(state.storage.sql, TEST_CACHE_SETTINGS.CACHE_MAX_AGE_MS),
+        { shared: `test:${id}`, user: `test:${id}:user` },
+        TEST_CACHE_SETTINGS,
+      );
       const ref = { server: 'demo', uri: 'task://race' };
       let releaseOld!: () => void;
       const oldLoad = new Promise<void>((resolve) => (releaseOld = resolve));

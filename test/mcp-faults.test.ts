@@ -176,7 +176,9 @@ describe('credentials and session hygiene', () => {
     expect(text).not.toContain(TOKEN);
     const stored = await runInDurableObject(await conversationStub(id), (_instance, state) => {
       const rows: unknown[] = [];
-      for (const { name } of state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`)) {
+      for (const { name } of state.storage.sql.exec<{ name: string }>(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`,
+      )) {
         rows.push(...state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray());
       }
       return JSON.stringify(rows);
@@ -267,12 +269,23 @@ describe('server refuses connections (nothing listens on its port)', () => {
     const { runInDurableObject } = await import('cloudflare:test');
     const { buildSessions } = await import('./helpers/sessions');
     const id = await createConversation();
-    const refused = { id: 'refused', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http', headers: {}, autoApprove: [], modelPrompts: true, pin: [], cacheScope: 'shared' } as never;
+    const refused = {
+      id: 'refused',
+      url: 'http://127.0.0.1:1/mcp',
+      transport: 'streamable-http',
+      headers: {},
+      autoApprove: [],
+      modelPrompts: true,
+      pin: [],
+      cacheScope: 'shared',
+    } as never;
     const demo = { id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, autoApprove: [], modelPrompts: true, pin: [], cacheScope: 'shared' } as never;
     const outcome = await runInDurableObject(await conversationStub(id), async (_i, state) => {
       const { sessions } = buildSessions(state.storage, [refused, demo]);
       const states = (await sessions.catalog()).map((s) => [s.id, s.status, s.error]);
-      const error = await sessions.readResource('refused', 'x://y', { reuseSince: Date.now() }).catch((e: { status: number; code: string; message: string }) => ({ status: e.status, code: e.code, message: e.message }));
+      const error = await sessions
+        .readResource('refused', 'x://y', { reuseSince: Date.now() })
+        .catch((e: { status: number; code: string; message: string }) => ({ status: e.status, code: e.code, message: e.message }));
       const guidelines = await sessions.readResource('demo', 'task://guidelines', { reuseSince: Date.now() });
       await sessions.closeAll();
       return { states, error, demoRead: guidelines.contents.length };

@@ -7,7 +7,13 @@ function sessionWithClient() {
   const connection = new McpConnection(
     McpServerConfigSchema.parse({ id: 'x', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http' }),
     {} as ConstructorParameters<typeof McpConnection>[1],
-    { MCP_REQUEST_TIMEOUT_MS: 1_000, ELICITATION_TIMEOUT_MS: 60_000, MCP_MAX_RESPONSE_BYTES: 16 * 1024 * 1024, MCP_MAX_RESULT_DEPTH: 100, MCP_MAX_LIST_PAGES: 100 },
+    {
+      MCP_REQUEST_TIMEOUT_MS: 1_000,
+      ELICITATION_TIMEOUT_MS: 60_000,
+      MCP_MAX_RESPONSE_BYTES: 16 * 1024 * 1024,
+      MCP_MAX_RESULT_DEPTH: 100,
+      MCP_MAX_LIST_PAGES: 100,
+    },
     { onNotification: () => {}, onStreamLost: () => {} },
     { prior: () => undefined, save: () => {} },
   );

@@ -71,7 +71,9 @@ describe('resource cache', () => {
     const id = await createConversation();
     const direct = await (await colleague()).readResource({ uri: 'docs://quarterly-report.pdf' });
     const cached = await read(id, { server: 'demo', uri: 'docs://quarterly-report.pdf' });
-    expect(cached.contents).toEqual([{ uri: 'docs://quarterly-report.pdf', mimeType: 'application/pdf', blob: (direct.contents[0] as { blob: string }).blob, size: 1061 }]);
+    expect(cached.contents).toEqual([
+      { uri: 'docs://quarterly-report.pdf', mimeType: 'application/pdf', blob: (direct.contents[0] as { blob: string }).blob, size: 1061 },
+    ]);
     expect('text' in cached.contents[0]!).toBe(false);
   });
 
@@ -137,7 +139,10 @@ describe('notifications', () => {
       name: 'publish_document',
       arguments: { slug, title: 'Planning notes', markdown: '# Notes\n\nShip on Thursday.' },
     });
-    const listed = await waitFor(async () => (await catalog(id)).demo!.resources.find((r) => r.uri === `docs://published/${slug}`), 'the new document in the catalog');
+    const listed = await waitFor(
+      async () => (await catalog(id)).demo!.resources.find((r) => r.uri === `docs://published/${slug}`),
+      'the new document in the catalog',
+    );
     expect(listed).toMatchObject({ title: 'Planning notes', mimeType: 'text/markdown' });
     expect(textOf(await read(id, { uri: `docs://published/${slug}`, server: 'demo' }))).toContain('Ship on Thursday');
   });
@@ -166,7 +171,10 @@ describe('notifications', () => {
         editor.callTool({ name: 'publish_document', arguments: { slug: `burst-${crypto.randomUUID().slice(0, 6)}-${i}`, title: `Burst ${i}`, markdown: 'x' } }),
       ),
     );
-    await waitFor(async () => ((await catalog(id)).demo!.resources.filter((r) => r.title?.startsWith('Burst ')).length >= 10 ? true : undefined), 'all ten documents');
+    await waitFor(
+      async () => ((await catalog(id)).demo!.resources.filter((r) => r.title?.startsWith('Burst ')).length >= 10 ? true : undefined),
+      'all ten documents',
+    );
     const { refreshes } = await settle(stub);
     expect(refreshes - before).toBeGreaterThanOrEqual(1);
     expect(refreshes - before).toBeLessThanOrEqual(3); // 10 notifications, debounced
@@ -221,7 +229,11 @@ describe('POST /v1/conversations/:id/resources/read', () => {
     }
     const notJson = await api(`/v1/conversations/${id}/resources/read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
     expect(notJson.status).toBe(400);
-    const wrongType = await api(`/v1/conversations/${id}/resources/read`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"uri":"task://guidelines"}' });
+    const wrongType = await api(`/v1/conversations/${id}/resources/read`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{"uri":"task://guidelines"}',
+    });
     expect(wrongType.status).toBe(415);
     const huge = await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'x'.repeat(300 * 1024) });
     expect(huge.status).toBe(413);

@@ -21,7 +21,9 @@ describe('MODEL', () => {
   it('builds each provider when its key or binding is there, without calling it', () => {
     expect(resolveModel({ MODEL: 'openai:gpt-4.1-mini', OPENAI_API_KEY: 'k' })).toMatchObject({ spec: 'openai:gpt-4.1-mini', acceptsImages: true });
     expect(resolveModel({ MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k' })).toMatchObject({ acceptsImages: true });
-    expect(resolveModel({ MODEL: 'openai-compatible:llama3', OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' })).toMatchObject({ acceptsImages: false });
+    expect(resolveModel({ MODEL: 'openai-compatible:llama3', OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' })).toMatchObject({
+      acceptsImages: false,
+    });
     expect(resolveModel({ MODEL: 'workers-ai:@cf/meta/llama-3.3-70b-instruct-fp8-fast', AI: {} })).toMatchObject({ acceptsImages: false });
   });
 

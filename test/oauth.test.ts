@@ -11,7 +11,8 @@ import { asUrl, browser, connect, connectWithLink, control, oauthUser, rsUrl, st
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 import { settleIn } from './helpers/conversation';
 
-const api = (path: string, user: string, init: RequestInit = {}) => exports.default.fetch(`http://localhost${path}`, { ...init, headers: { ...oauthUser(user), ...Object.fromEntries(new Headers(init.headers)) } });
+const api = (path: string, user: string, init: RequestInit = {}) =>
+  exports.default.fetch(`http://localhost${path}`, { ...init, headers: { ...oauthUser(user), ...Object.fromEntries(new Headers(init.headers)) } });
 
 async function newConversation(user: string): Promise<string> {
   const response = await api('/v1/conversations', user, { method: 'POST' });
@@ -72,7 +73,9 @@ describe('a server each end user connects to (OAuth)', () => {
 
     const model = scriptedModel(() => say('Please connect your account.'));
     const { chunks } = await callAccountTool(id, 'demo', 'list_tasks').catch(async () => ({ chunks: await runScriptedTurn(id, 'who am I?', model) }));
-    const card = chunks.find((c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account') as { data: { reason: string; connectUrl: string }; transient?: boolean } | undefined;
+    const card = chunks.find((c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account') as
+      | { data: { reason: string; connectUrl: string }; transient?: boolean }
+      | undefined;
     expect(card?.data.reason).toBe('not_connected');
     expect(card?.data.connectUrl).toMatch(/\/oauth\/start\//);
     expect(card?.transient).toBe(true);
@@ -104,7 +107,11 @@ describe('a server each end user connects to (OAuth)', () => {
     const { result } = await callAccountTool(id, 'account', 'whoami');
     expect(result?.text).toContain('You are upstream-alice');
 
-    const read = await api(`/v1/conversations/${id}/resources/read`, 'alice', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'account', uri: 'account://profile' }) });
+    const read = await api(`/v1/conversations/${id}/resources/read`, 'alice', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ server: 'account', uri: 'account://profile' }),
+    });
     expect(read.status).toBe(200);
     expect(JSON.stringify(await read.json())).toContain('Profile of upstream-alice');
 
@@ -114,7 +121,11 @@ describe('a server each end user connects to (OAuth)', () => {
 
   it('never shows what was cached under an earlier authorization (the user connects again, as another account)', async () => {
     const read = async (id: string) => {
-      const response = await api(`/v1/conversations/${id}/resources/read`, 'mona', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'account', uri: 'account://profile' }) });
+      const response = await api(`/v1/conversations/${id}/resources/read`, 'mona', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ server: 'account', uri: 'account://profile' }),
+      });
       expect(response.status).toBe(200);
       return JSON.stringify(await response.json());
     };
@@ -184,7 +195,9 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(first.result?.error).toBe(true);
     expect(first.result?.text).toMatch(/more access/);
     // The Connect card comes in the same turn's stream, asking for the scope the server named.
-    const card = first.chunks.find((c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account') as { data: { reason: string; scope?: string } } | undefined;
+    const card = first.chunks.find((c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account') as
+      | { data: { reason: string; scope?: string } }
+      | undefined;
     expect(card?.data).toMatchObject({ reason: 'insufficient_scope', scope: 'mcp:read admin' });
     const connections = await (await api('/v1/connections', 'frank')).json<{ connections: Array<{ server: string; status: string; connectUrl?: string }> }>();
     const account = connections.connections.find((c) => c.server === 'account')!;
@@ -309,7 +322,11 @@ describe('a server each end user connects to (OAuth)', () => {
     });
     const kvKeys = await env.RESOURCE_CACHE.list();
     const kvValues = JSON.stringify(await Promise.all(kvKeys.keys.map((k) => env.RESOURCE_CACHE.get(k.name))));
-    const answers = [await (await api('/v1/connections', 'judy')).text(), await (await api('/v1/servers', 'judy')).text(), await (await api(`/v1/conversations/${id}`, 'judy')).text()];
+    const answers = [
+      await (await api('/v1/connections', 'judy')).text(),
+      await (await api('/v1/servers', 'judy')).text(),
+      await (await api(`/v1/conversations/${id}`, 'judy')).text(),
+    ];
     for (const secret of secrets) {
       expect(vaultDump).not.toContain(secret);
       expect(conversationDump).not.toContain(secret);

@@ -16,7 +16,8 @@ const v2 = inject('v2Url');
 type Mode = 'strict' | 'fallback' | 'stateful' | 'naive';
 const control = (mode: Mode, action: string, body?: object) =>
   fetch(`${v2}/__control/${mode}/${action}`, { method: body || action !== 'state' ? 'POST' : 'GET', ...(body ? { body: JSON.stringify(body) } : {}) });
-const serverState = async (mode: Mode) => (await control(mode, 'state')).json<{ listens: number; sessions: number; deletes: number; methods: Record<string, number> }>();
+const serverState = async (mode: Mode) =>
+  (await control(mode, 'state')).json<{ listens: number; sessions: number; deletes: number; methods: Record<string, number> }>();
 
 async function catalogOf(id: string, as = ALICE): Promise<Record<string, ServerState>> {
   const response = await api(`/v1/conversations/${id}/catalog`, {}, as);
@@ -37,7 +38,8 @@ describe('protocol eras: what each server speaks and how it can notify', () => {
     const id = await createConversation(ALICE);
     const servers = await catalogOf(id);
     for (const server of ['strict', 'fallback', 'stateful', 'demo']) expect(servers[server]!.protocolVersion, server).toBe('2026-07-28');
-    for (const server of ['stateful2025', 'fallback2025', 'naive', 'everything', 'demo2025']) expect(servers[server]!.protocolVersion, server).toBe('2025-11-25');
+    for (const server of ['stateful2025', 'fallback2025', 'naive', 'everything', 'demo2025'])
+      expect(servers[server]!.protocolVersion, server).toBe('2025-11-25');
     const probe = await (await api('/v1/servers', {}, ALICE)).json<{ servers: Array<{ id: string; protocolVersion?: string; status: string }> }>();
     expect(probe.servers.find((s) => s.id === 'strict')).toMatchObject({ status: 'connected', protocolVersion: '2026-07-28' });
     expect(probe.servers.find((s) => s.id === 'naive')).toMatchObject({ status: 'connected', protocolVersion: '2025-11-25' });
@@ -100,10 +102,13 @@ describe('freshness: the first read after a change returns the new text, in this
     const text = `edited ${crypto.randomUUID()}`;
     await changeOn(server, uri, text);
     for (const id of [a, b]) {
-      const fresh = await waitFor(async () => {
-        const read = await readAs(id, server, uri);
-        return textOf(read) === text ? read : undefined;
-      }, `${server}: the new text in conversation ${id === a ? 'a' : 'b'}`);
+      const fresh = await waitFor(
+        async () => {
+          const read = await readAs(id, server, uri);
+          return textOf(read) === text ? read : undefined;
+        },
+        `${server}: the new text in conversation ${id === a ? 'a' : 'b'}`,
+      );
       expect(fresh.cache).not.toBe('memory');
       // Once it has been seen, it stays seen: no later read in this conversation goes back to the old text.
       expect(textOf(await readAs(id, server, uri))).toBe(text);
@@ -159,7 +164,10 @@ describe('list_changed: a resource added on the server appears in the catalog', 
     const { client } = await connectDemoClient('colleague');
     await client.callTool({ name: 'publish_document', arguments: { slug, title: 'Notes', markdown: '# Notes' } });
     await client.close();
-    await waitFor(async () => (await catalogOf(id))[server]!.resources.some((r) => r.uri === `docs://published/${slug}`), `${server}: the new document in the catalog`);
+    await waitFor(
+      async () => (await catalogOf(id))[server]!.resources.some((r) => r.uri === `docs://published/${slug}`),
+      `${server}: the new document in the catalog`,
+    );
   });
 
   it.each([
@@ -194,7 +202,7 @@ describe('cacheScope: private copies stay with their end user, public ones are s
 });
 
 describe('a lost notification channel', () => {
-  it.each(['strict', 'stateful'] as const)('%s: listen stream cut by the server → that server\'s cached copies are dropped; it listens again', async (mode) => {
+  it.each(['strict', 'stateful'] as const)("%s: listen stream cut by the server → that server's cached copies are dropped; it listens again", async (mode) => {
     const id = await createConversation(ALICE);
     await readAs(id, mode, 'v2://notes/public');
     await readAs(id, 'demo', 'docs://test-matrix');
@@ -291,7 +299,12 @@ describe('era verdicts kept across restarts', () => {
       const upgraded = await sessions.readResource('upgraded', 'v2://notes/public', { reuseSince: Date.now() });
       const states = await sessions.catalog();
       await sessions.closeAll();
-      return { moved: moved.contents.length, upgraded: upgraded.contents.length, versions: states.map((s) => s.protocolVersion), verdicts: [store.verdict('moved')?.kind, store.verdict('upgraded')?.kind] };
+      return {
+        moved: moved.contents.length,
+        upgraded: upgraded.contents.length,
+        versions: states.map((s) => s.protocolVersion),
+        verdicts: [store.verdict('moved')?.kind, store.verdict('upgraded')?.kind],
+      };
     });
     expect(outcome).toEqual({ moved: 1, upgraded: 1, versions: ['2025-11-25', '2026-07-28'], verdicts: ['legacy', 'modern'] });
   });
@@ -302,7 +315,9 @@ describe('a server whose notifications go elsewhere', () => {
     const { buildSessions } = await import('./helpers/sessions');
     const id = await createConversation(ALICE);
     const texts = await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const { sessions } = buildSessions(state.storage, [{ id: 'gateway', url: `${v2}/stateful`, transport: 'streamable-http', protocol: '2025-11-25' }], { CACHE_MAX_AGE_MS: 1_500 });
+      const { sessions } = buildSessions(state.storage, [{ id: 'gateway', url: `${v2}/stateful`, transport: 'streamable-http', protocol: '2025-11-25' }], {
+        CACHE_MAX_AGE_MS: 1_500,
+      });
       const read = () => sessions.readResource('gateway', 'v2://notes/public', { reuseSince: Date.now() });
       const first = await read();
       // The change is made where this session does not hear of it.
@@ -312,7 +327,11 @@ describe('a server whose notifications go elsewhere', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_600));
       const later = await read();
       await sessions.closeAll();
-      return { covered: first.freshness.notifications, soon: [soon.cache, (soon.contents[0] as { text: string }).text === text], later: [later.cache, (later.contents[0] as { text: string }).text === text] };
+      return {
+        covered: first.freshness.notifications,
+        soon: [soon.cache, (soon.contents[0] as { text: string }).text === text],
+        later: [later.cache, (later.contents[0] as { text: string }).text === text],
+      };
     });
     expect(texts).toEqual({ covered: true, soon: ['memory', false], later: ['miss', true] });
   });
@@ -332,7 +351,10 @@ describe('catalogs shared by the conversations of a tenant (KV)', () => {
     const name = `shared-${crypto.randomUUID().slice(0, 8)}`;
     await control('stateful', 'add', { name, text: 'a new note' });
     // The conversations that listen hear list_changed: the shared copy goes, and one of them writes the new list.
-    await waitFor(async () => ((await catalogOf(first)).stateful!.resources.some((r) => r.uri === `v2://notes/${name}`) ? true : undefined), 'the new note listed');
+    await waitFor(
+      async () => ((await catalogOf(first)).stateful!.resources.some((r) => r.uri === `v2://notes/${name}`) ? true : undefined),
+      'the new note listed',
+    );
     const third = await createConversation(ALICE);
     expect((await catalogOf(third)).stateful!.resources.map((r) => r.uri)).toContain(`v2://notes/${name}`);
   });

@@ -1,5 +1,5 @@
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
-import type { UIMessage, } from 'ai';
+import type { UIMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';
@@ -11,13 +11,16 @@ import { approveIn, turnIn } from './helpers/conversation';
 const snapshot = async (id: string) =>
   (await api(`/v1/conversations/${id}`)).json<{ messages: Array<UIMessage & { metadata?: { interrupted?: string } }>; pendingApprovals: unknown[] }>();
 
-
 describe('Durable Object aborted mid-turn', () => {
   it('the user message is kept, marked interrupted; no half answer; a resumed stream names the cause; the next turn works', async () => {
     const id = await createConversation();
     const stub = await conversationStub(id);
     await runInDurableObject(stub, async (instance) => {
-      const live = await turnIn(instance, [userMessage('what changed in the guidelines?')], { model: stalledModel('The guidelines now'), acceptsImages: false, spec: 'mock' });
+      const live = await turnIn(instance, [userMessage('what changed in the guidelines?')], {
+        model: stalledModel('The guidelines now'),
+        acceptsImages: false,
+        spec: 'mock',
+      });
       await untilText(live!.reader());
     });
     // A client following the turn (GET …/stream) when the object goes away.
@@ -56,7 +59,11 @@ describe('Durable Object aborted mid-turn', () => {
 
   it('a failed turn that resent a stored message (useChat regenerate) does not delete it', async () => {
     const id = await createConversation();
-    await runScriptedTurn(id, 'keep me', scriptedModel(() => say('Kept.')));
+    await runScriptedTurn(
+      id,
+      'keep me',
+      scriptedModel(() => say('Kept.')),
+    );
     const before = (await snapshot(id)).messages;
     const stored = before.find((m) => m.role === 'user')!;
     const failing = new MockLanguageModelV4({ doStream: async () => Promise.reject(new Error('model exploded')) });
@@ -73,7 +80,11 @@ describe('Durable Object aborted mid-approval', () => {
   it('the approved call is settled as "interrupted, may have run", never re-run; the next turn works', async () => {
     const id = await createConversation();
     const title = `Interrupted task ${crypto.randomUUID().slice(0, 8)}`;
-    await runScriptedTurn(id, 'create a task', scriptedModel(() => callTools(['demo__create_task', { title }])));
+    await runScriptedTurn(
+      id,
+      'create a task',
+      scriptedModel(() => callTools(['demo__create_task', { title }])),
+    );
     const { pendingApprovals } = await (await api(`/v1/conversations/${id}`)).json<{ pendingApprovals: Array<{ toolCallId: string }> }>();
     const toolCallId = pendingApprovals[0]!.toolCallId;
 

@@ -13,8 +13,10 @@ describe('releasing a deleted conversation', () => {
   it('after DELETE the servers hold nothing of it: 2026 listen streams closed, 2025 sessions ended', async () => {
     const id = await createConversation(ERAS);
     const [demoListens, demoSessions, v2] = [await demo().listenerCount(), await demo().sessionCount(), await stateful()];
-    for (const server of ['demo', 'demo2025']) expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'task://guidelines' }, ERAS)).status).toBe(200);
-    for (const server of ['stateful', 'stateful2025']) expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'v2://notes/public' }, ERAS)).status).toBe(200);
+    for (const server of ['demo', 'demo2025'])
+      expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'task://guidelines' }, ERAS)).status).toBe(200);
+    for (const server of ['stateful', 'stateful2025'])
+      expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'v2://notes/public' }, ERAS)).status).toBe(200);
     expect(await demo().listenerCount()).toBe(demoListens + 1);
     expect(await demo().sessionCount()).toBe(demoSessions + 1);
     expect(await stateful()).toMatchObject({ listens: v2.listens + 1, sessions: v2.sessions + 1 });

@@ -33,7 +33,10 @@ describe('authentication', () => {
     expect((await errorOf(expired)).code).toBe('token_expired');
 
     const [h, , s] = (await token({})).split('.');
-    const forgedPayload = btoa(JSON.stringify({ tid: 'acme', sub: 'mallory', aud: 'mcp-ondemand', exp: now() + 600 })).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    const forgedPayload = btoa(JSON.stringify({ tid: 'acme', sub: 'mallory', aud: 'mcp-ondemand', exp: now() + 600 }))
+      .replace(/=+$/, '')
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_');
     expect((await api('/v1/conversations', { method: 'POST' }, bearer(`${h}.${forgedPayload}.${s}`))).status).toBe(401);
 
     expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ aud: 'someone-else' })))).status).toBe(401);
@@ -50,7 +53,12 @@ describe('authentication', () => {
     const header = b64({ alg: 'HS256', typ: 'JWT' });
     const unsigned = (claims: Record<string, unknown>) => `${header}.${b64({ sub: 'carol', aud: 'mcp-ondemand', ...claims })}.${b64('not-a-signature')}`;
     const answers: Array<{ status: number; error: unknown }> = [];
-    for (const t of [unsigned({ tid: 'acme', exp: now() - 60 }), unsigned({ tid: 'initech', exp: now() - 60 }), unsigned({ tid: 'acme', exp: now() + 600 }), await token({ exp: now() - 60 }, 'some-other-secret-0123456789')]) {
+    for (const t of [
+      unsigned({ tid: 'acme', exp: now() - 60 }),
+      unsigned({ tid: 'initech', exp: now() - 60 }),
+      unsigned({ tid: 'acme', exp: now() + 600 }),
+      await token({ exp: now() - 60 }, 'some-other-secret-0123456789'),
+    ]) {
       const response = await api('/v1/conversations', { method: 'POST' }, bearer(t));
       answers.push({ status: response.status, error: await errorOf(response) });
     }
@@ -65,7 +73,9 @@ describe('authentication', () => {
     const t = await token({ sub: 'dave' });
     const created = await api('/v1/conversations', { method: 'POST' }, bearer(t));
     const { id } = await created.json<{ id: string }>();
-    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${t}` } });
+    const ok = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+      headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${t}` },
+    });
     expect(ok.status).toBe(101);
     // The browser needs one protocol chosen: ours, never the token echoed back.
     expect(ok.headers.get('sec-websocket-protocol')).toBe('mcp-ondemand');
@@ -77,7 +87,9 @@ describe('authentication', () => {
     const refused = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket' } });
     expect(refused.status).toBe(401);
     // Someone else's token names no conversation of theirs: 404.
-    const other = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${await token({ sub: 'erin' })}` } });
+    const other = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+      headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${await token({ sub: 'erin' })}` },
+    });
     expect(other.status).toBe(404);
   });
 });
@@ -91,7 +103,9 @@ describe('ownership', () => {
       expect((await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'task://guidelines' }, as)).status).toBe(404);
       expect((await postJson(`/v1/conversations/${id}/messages`, { text: 'hi' }, as)).status).toBe(404);
       expect((await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'x', approved: true }, as)).status).toBe(404);
-      expect((await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'demo', name: 'plan_day', arguments: { hours: '2' } }, as)).status).toBe(404);
+      expect(
+        (await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'demo', name: 'plan_day', arguments: { hours: '2' } }, as)).status,
+      ).toBe(404);
       expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' }, as)).status).toBe(404);
       const ws = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', ...as } });
       expect(ws.status).toBe(404);
@@ -106,14 +120,18 @@ describe('cache isolation', () => {
     const globex = await createConversation(GLOBEX);
     const acmeRead = await read(acme, { server: 'minimal', uri: 'mini://public-note' });
     await settle(await conversationStub(acme)); // acme's copy is in KV now
-    const globexRead = await (await postJson(`/v1/conversations/${globex}/resources/read`, { server: 'minimal', uri: 'mini://public-note' }, GLOBEX)).json<{ cache: string; contents: Array<{ text: string }> }>();
+    const globexRead = await (await postJson(`/v1/conversations/${globex}/resources/read`, { server: 'minimal', uri: 'mini://public-note' }, GLOBEX)).json<{
+      cache: string;
+      contents: Array<{ text: string }>;
+    }>();
     expect((acmeRead.contents[0] as { text: string }).text).toBe('shared by everyone.');
     expect(globexRead.contents[0]!.text).toBe('globex-only text.');
     expect(globexRead.cache).toBe('miss');
   });
 
   it('each tenant sees its own servers', async () => {
-    const servers = async (as: Record<string, string>) => (await (await api('/v1/servers', {}, as)).json<{ servers: Array<{ id: string }> }>()).servers.map((s) => s.id);
+    const servers = async (as: Record<string, string>) =>
+      (await (await api('/v1/servers', {}, as)).json<{ servers: Array<{ id: string }> }>()).servers.map((s) => s.id);
     expect(await servers(GLOBEX)).toEqual(['demo', 'minimal']);
     expect(await servers(ACME_ALICE)).toContain('everything');
   });
@@ -136,7 +154,9 @@ describe('without TENANTS', () => {
   });
 
   it('invalid TENANTS is a clear config error', () => {
-    expect(() => loadConfig({ TENANTS: '[{"id":"a","apiKeySha256":["nothex"]}]' })).toThrow(/TENANTS is invalid: \[0\]\.apiKeySha256\[0\]: must be a SHA-256 hex digest/);
+    expect(() => loadConfig({ TENANTS: '[{"id":"a","apiKeySha256":["nothex"]}]' })).toThrow(
+      /TENANTS is invalid: \[0\]\.apiKeySha256\[0\]: must be a SHA-256 hex digest/,
+    );
     expect(() => loadConfig({ TENANTS: '[{"id":"a","tokenSecret":"plain-text-secret"}]' })).toThrow(/must name a Worker secret/);
   });
 });
@@ -144,7 +164,10 @@ describe('without TENANTS', () => {
 describe('CORS per tenant', () => {
   it('answers a preflight for an origin some tenant allows, refuses others', async () => {
     const preflight = (origin: string) =>
-      exports.default.fetch('http://localhost/v1/conversations', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+      exports.default.fetch('http://localhost/v1/conversations', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      });
     const allowed = await preflight('https://app.acme.test');
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.acme.test');
@@ -199,8 +222,13 @@ describe('server URLs in production config', () => {
   });
 
   it('accepts https to public hosts and paths of this Worker; development may opt out', () => {
-    expect(loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"https://mcp.example.com/mcp"},{"id":"d","url":"/demo/mcp"}]', DEMO_MCP_ENABLED: 'true' }).mcpServers).toHaveLength(2);
-    expect(loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]', ALLOW_PRIVATE_MCP_URLS: 'true' }).mcpServers).toHaveLength(1);
+    expect(
+      loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"https://mcp.example.com/mcp"},{"id":"d","url":"/demo/mcp"}]', DEMO_MCP_ENABLED: 'true' })
+        .mcpServers,
+    ).toHaveLength(2);
+    expect(
+      loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]', ALLOW_PRIVATE_MCP_URLS: 'true' }).mcpServers,
+    ).toHaveLength(1);
     expect(loadConfig({ MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]' }).mcpServers).toHaveLength(1); // no TENANTS: local development
   });
 });
@@ -208,9 +236,18 @@ describe('server URLs in production config', () => {
 describe('the demo MCP server with TENANTS', () => {
   // Shared and writable by anyone: with TENANTS it must be switched on (vitest.config.ts does, for the suite).
   const withoutDemo = () => ({ ...env, DEMO_MCP_ENABLED: undefined }) as unknown as Env;
-  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   const mcpPost = (body: string) =>
-    new Request('http://localhost/demo/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    new Request('http://localhost/demo/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
 
   it('is off unless DEMO_MCP_ENABLED=true: /demo/mcp answers the 404 of an unknown path', async () => {
     const response = await createApp().fetch(mcpPost(initialize), withoutDemo(), createExecutionContext());
@@ -229,7 +266,9 @@ describe('the demo MCP server with TENANTS', () => {
     const error = await errorOf(response);
     expect(error.code).toBe('invalid_config');
     expect(error.message).toContain('DEMO_MCP_ENABLED=true');
-    expect(() => loadConfig({ TENANTS: '[{"id":"a"}]', MCP_SERVERS: '[{"id":"d","url":"/demo/mcp"}]' })).toThrow(/MCP_SERVERS: server "d": .*DEMO_MCP_ENABLED=true/);
+    expect(() => loadConfig({ TENANTS: '[{"id":"a"}]', MCP_SERVERS: '[{"id":"d","url":"/demo/mcp"}]' })).toThrow(
+      /MCP_SERVERS: server "d": .*DEMO_MCP_ENABLED=true/,
+    );
     // Without TENANTS (npm start) it is on.
     expect(loadConfig({ MCP_SERVERS: '[{"id":"d","url":"/demo/mcp"}]' }).mcpServers).toHaveLength(1);
   });
@@ -246,13 +285,17 @@ describe('secrets stay out of the model and the logs', () => {
     );
     const control = (await import('vitest')).inject('faultControlUrl');
     const id = await createConversation();
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/55', server: 'faulty' }], ['everything__echo', { message: 'hi' }]) : say('ok')));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/55', server: 'faulty' }], ['everything__echo', { message: 'hi' }]) : say('ok'),
+    );
     try {
       await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
       const { runScriptedTurn } = await import('./helpers/turns');
       await runScriptedTurn(id, 'read it', model);
       await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'echo-auth' }) });
-      const failing = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/56', server: 'faulty' }]) : say('ok')));
+      const failing = scriptedModel((_c, i) =>
+        i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/56', server: 'faulty' }]) : say('ok'),
+      );
       await runScriptedTurn(id, 'read another', failing).catch(() => undefined);
       const sent = JSON.stringify([...model.doStreamCalls, ...failing.doStreamCalls].map((c) => c.prompt));
       expect(sent).toContain('faulty'); // the model did hear about the server…

@@ -22,7 +22,9 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
     const firstUser = model.doStreamCalls[0]!.prompt.find((m) => m.role === 'user')!;
     const text = firstUser.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
     expect(text.startsWith('Plan my day: I have 4 hours')).toBe(true);
-    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; parts: Array<{ text?: string }>; metadata?: unknown }> }>();
+    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{
+      messages: Array<{ role: string; parts: Array<{ text?: string }>; metadata?: unknown }>;
+    }>();
     expect(messages[0]).toMatchObject({ role: 'user', metadata: { prompt: { server: 'demo', name: 'plan_day' } } });
     expect(messages[0]!.parts[0]!.text).toContain('I have 4 hours');
   });
@@ -74,7 +76,11 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
   it('server-everything: args-prompt with and without its optional argument; resource-prompt embeds a resource', async () => {
     const id = await createConversation();
     const preview = async (name: string, args: Record<string, string>) =>
-      (await (await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'everything', name, arguments: args })).json<{ messages: Array<{ parts: Array<{ text: string }> }> }>()).messages;
+      (
+        await (
+          await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'everything', name, arguments: args })
+        ).json<{ messages: Array<{ parts: Array<{ text: string }> }> }>()
+      ).messages;
     expect((await preview('args-prompt', { city: 'Lyon' }))[0]!.parts[0]!.text).toBe("What's weather in Lyon?");
     expect((await preview('args-prompt', { city: 'Austin', state: 'Texas' }))[0]!.parts[0]!.text).toBe("What's weather in Austin, Texas?");
     const embedded = await preview('resource-prompt', { resourceType: 'Text', resourceId: '2' });
@@ -91,7 +97,12 @@ describe('POST /v1/conversations/:id/complete', () => {
   it('completes prompt arguments, with and without context (server-everything)', async () => {
     const id = await createConversation();
     const ref = { type: 'ref/prompt', name: 'completable-prompt' };
-    const withContext = await complete(id, { server: 'everything', ref, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Engineering' } } });
+    const withContext = await complete(id, {
+      server: 'everything',
+      ref,
+      argument: { name: 'name', value: '' },
+      context: { arguments: { department: 'Engineering' } },
+    });
     expect(withContext.status).toBe(200);
     expect((await withContext.json<{ completion: { values: string[] } }>()).completion.values).toEqual(['Alice', 'Bob', 'Charlie']);
     const without = await complete(id, { server: 'everything', ref, argument: { name: 'name', value: '' } });
@@ -118,7 +129,11 @@ describe('POST /v1/conversations/:id/complete', () => {
 describe('attachments on a user message', () => {
   it('the large document arrives whole (in windows); the PDF as a descriptor; recorded in the message', async () => {
     const id = await createConversation();
-    const full = ((await (await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'docs://test-matrix' })).json<{ contents: Array<{ text: string }> }>()).contents[0]!).text;
+    const full = (
+      await (
+        await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'docs://test-matrix' })
+      ).json<{ contents: Array<{ text: string }> }>()
+    ).contents[0]!.text;
     const model = scriptedModel(() => say('Got them.'));
     await runInDurableObject(await conversationStub(id), async (instance) => {
       const { newMessages } = await instance.services.prepare(
@@ -150,12 +165,18 @@ describe('attachments on a user message', () => {
 
   it('over HTTP: attachments are accepted; too many → 413; an unknown one → 404; nothing is stored on failure', async () => {
     const id = await createConversation();
-    const ok = await postJson(`/v1/conversations/${id}/messages`, { text: 'What does this say about estimates?', attachments: [{ server: 'demo', uri: 'task://guidelines' }] });
+    const ok = await postJson(`/v1/conversations/${id}/messages`, {
+      text: 'What does this say about estimates?',
+      attachments: [{ server: 'demo', uri: 'task://guidelines' }],
+    });
     expect(ok.status).toBe(200);
     await sseChunks(ok);
     expect(await historyLength(id)).toBe(2);
 
-    const tooMany = await postJson(`/v1/conversations/${id}/messages`, { text: 'all of them', attachments: Array.from({ length: 9 }, () => ({ server: 'demo', uri: 'task://guidelines' })) });
+    const tooMany = await postJson(`/v1/conversations/${id}/messages`, {
+      text: 'all of them',
+      attachments: Array.from({ length: 9 }, () => ({ server: 'demo', uri: 'task://guidelines' })),
+    });
     expect(tooMany.status).toBe(413);
     expect((await tooMany.json<ErrorBody>()).error.code).toBe('too_many_attachments');
     const unknown = await postJson(`/v1/conversations/${id}/messages`, { text: 'this', attachments: [{ server: 'demo', uri: 'customer://nobody/profile' }] });
@@ -172,7 +193,11 @@ describe('pinned resources', () => {
     const id = await createConversation();
     const first = scriptedModel(() => say('ok'));
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const reader = (await turnIn(instance, [{ id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], { model: first, acceptsImages: false, spec: 'mock' })).reader().getReader();
+      const reader = (
+        await turnIn(instance, [{ id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], { model: first, acceptsImages: false, spec: 'mock' })
+      )
+        .reader()
+        .getReader();
       while (!(await reader.read()).done);
     });
     const system = systemOf(first);
@@ -192,7 +217,15 @@ describe('pinned resources', () => {
     await waitFor(async () => {
       const next = scriptedModel(() => say('ok'));
       await runInDurableObject(await conversationStub(id), async (instance) => {
-        const reader = (await turnIn(instance, [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'again' }] }], { model: next, acceptsImages: false, spec: 'mock' })).reader().getReader();
+        const reader = (
+          await turnIn(instance, [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'again' }] }], {
+            model: next,
+            acceptsImages: false,
+            spec: 'mock',
+          })
+        )
+          .reader()
+          .getReader();
         while (!(await reader.read()).done);
       });
       return systemOf(next).includes(text) ? true : undefined;
@@ -217,10 +250,14 @@ describe('pinned resources', () => {
     }
     // The server is back; once its connection back-off has passed, turns run again.
     const { waitFor } = await import('./helpers/demo-client');
-    const ok = await waitFor(async () => {
-      const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about owners?' });
-      return response.status === 200 ? response : undefined;
-    }, 'a turn after the server is back', 10_000);
+    const ok = await waitFor(
+      async () => {
+        const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about owners?' });
+        return response.status === 200 ? response : undefined;
+      },
+      'a turn after the server is back',
+      10_000,
+    );
     await sseChunks(ok);
     expect(await historyLength(id)).toBe(2);
   });
@@ -236,7 +273,13 @@ describe('optional pins that cannot be read', () => {
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
       const { mcpServers } = loadConfig(env);
-      const demo = { ...mcpServers.find((s) => s.id === 'demo')!, pin: [{ uri: 'task://guidelines', required: false }, { uri: 'customer://nobody/profile', required: false }] };
+      const demo = {
+        ...mcpServers.find((s) => s.id === 'demo')!,
+        pin: [
+          { uri: 'task://guidelines', required: false },
+          { uri: 'customer://nobody/profile', required: false },
+        ],
+      };
       const { sessions, settings } = buildSessions(state.storage, [demo]);
       const pinned = await readPinned(sessions, await sessions.catalog(), [demo], settings, Date.now());
       expect(pinned.byServer.get('demo')).toHaveLength(1);
@@ -249,7 +292,10 @@ describe('optional pins that cannot be read', () => {
           controller.close();
         },
       });
-      const live = new LiveStream(source, pinned.notices.map((message) => ({ type: 'data-notice' as const, data: { message } })));
+      const live = new LiveStream(
+        source,
+        pinned.notices.map((message) => ({ type: 'data-notice' as const, data: { message } })),
+      );
       const reader = live.reader().getReader();
       const types: string[] = [];
       for (let r = await reader.read(); !r.done; r = await reader.read()) types.push(r.value.type);

@@ -58,14 +58,19 @@ describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
     await waitFor(() => frames.find((f) => f.id === 'good' && f.done), 'the turn', 10_000);
 
     socket.send(JSON.stringify({ type: 'cf_agent_chat_clear' }));
-    await waitFor(async () => ((await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length === 0 ? true : undefined), 'an empty history');
+    await waitFor(
+      async () => ((await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length === 0 ? true : undefined),
+      'an empty history',
+    );
     socket.close();
   });
 
   it('refuses a plain GET and an unknown conversation', async () => {
     const id = await createConversation();
     expect((await api(`/v1/conversations/${id}/ws`)).status).toBe(400);
-    const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, { headers: { Upgrade: 'websocket', ...ACME_ALICE } });
+    const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, {
+      headers: { Upgrade: 'websocket', ...ACME_ALICE },
+    });
     expect(unknown.status).toBe(404);
   });
 });
@@ -73,29 +78,36 @@ describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
 describe('framework headers stop at our edge', () => {
   // The agents framework trusts some request headers (x-cf-agents-subagent-url routes a socket to a child
   // "facet" the header names; x-agents-lifecycle-props sets the Agent's props): a client must not set them.
-  it.each([['conversation'], ['demo-mcp-server'], ['rate-limiter']])('x-cf-agents-subagent-url naming %s reaches the conversation itself; no frame carries a stack', async (childClass) => {
-    const id = await createConversation();
-    const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
-      headers: {
-        Upgrade: 'websocket',
-        ...ACME_ALICE,
-        'x-cf-agents-subagent-url': `http://localhost/v1/conversations/${id}/ws/sub/${childClass}/intruder`,
-        'x-agents-lifecycle-props': btoa(JSON.stringify({ admin: true })),
-      },
-    });
-    expect(response.status).toBe(101);
-    const socket = response.webSocket!;
-    const raw: string[] = [];
-    let closed: { code: number; reason: string } | undefined;
-    socket.addEventListener('message', (event) => raw.push(String(event.data)));
-    socket.addEventListener('close', (event) => (closed = { code: event.code, reason: event.reason }));
-    socket.accept();
-    const transcript = await waitFor(() => raw.map((r) => JSON.parse(r) as Frame).find((f) => f.type === 'cf_agent_chat_messages'), 'the transcript of this conversation', 5_000);
-    expect(transcript).toBeDefined();
-    expect(closed).toBeUndefined();
-    for (const frame of raw) expect(frame).not.toMatch(/stack|\.js:\d|at \w+ \(/);
-    socket.close();
-  });
+  it.each([['conversation'], ['demo-mcp-server'], ['rate-limiter']])(
+    'x-cf-agents-subagent-url naming %s reaches the conversation itself; no frame carries a stack',
+    async (childClass) => {
+      const id = await createConversation();
+      const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+        headers: {
+          Upgrade: 'websocket',
+          ...ACME_ALICE,
+          'x-cf-agents-subagent-url': `http://localhost/v1/conversations/${id}/ws/sub/${childClass}/intruder`,
+          'x-agents-lifecycle-props': btoa(JSON.stringify({ admin: true })),
+        },
+      });
+      expect(response.status).toBe(101);
+      const socket = response.webSocket!;
+      const raw: string[] = [];
+      let closed: { code: number; reason: string } | undefined;
+      socket.addEventListener('message', (event) => raw.push(String(event.data)));
+      socket.addEventListener('close', (event) => (closed = { code: event.code, reason: event.reason }));
+      socket.accept();
+      const transcript = await waitFor(
+        () => raw.map((r) => JSON.parse(r) as Frame).find((f) => f.type === 'cf_agent_chat_messages'),
+        'the transcript of this conversation',
+        5_000,
+      );
+      expect(transcript).toBeDefined();
+      expect(closed).toBeUndefined();
+      for (const frame of raw) expect(frame).not.toMatch(/stack|\.js:\d|at \w+ \(/);
+      socket.close();
+    },
+  );
 });
 
 describe('the conversation Durable Object itself', () => {
@@ -103,7 +115,9 @@ describe('the conversation Durable Object itself', () => {
     const id = await createConversation();
     const stub = await conversationStub(id);
     const response = await stub.fetch(
-      new Request(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', 'x-cf-agents-subagent-url': `http://localhost/sub/demo-mcp-server/intruder` } }),
+      new Request(`http://localhost/v1/conversations/${id}/ws`, {
+        headers: { Upgrade: 'websocket', 'x-cf-agents-subagent-url': `http://localhost/sub/demo-mcp-server/intruder` },
+      }),
     );
     expect(response.status).toBe(101);
     const socket = response.webSocket!;

@@ -66,11 +66,27 @@ export type McpOndemandChatEventMap = { [K in keyof McpOndemandChatEventDetails]
 
 /** `<mcp-ondemand-chat>`. Configured by attributes only; it has no public properties or methods of its own. */
 export interface McpOndemandChatElement extends HTMLElement {
-  addEventListener<K extends keyof McpOndemandChatEventMap>(type: K, listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
-  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof McpOndemandChatEventMap>(
+    type: K,
+    listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
-  removeEventListener<K extends keyof McpOndemandChatEventMap>(type: K, listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
-  removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener<K extends keyof McpOndemandChatEventMap>(
+    type: K,
+    listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }
 

@@ -13,7 +13,9 @@ export type McpOndemandChatEventProps = {
   [K in keyof McpOndemandChatEventMap as `on${K}`]?: (event: McpOndemandChatEventMap[K]) => void;
 };
 
-export type McpOndemandChatProps = DetailedHTMLProps<HTMLAttributes<McpOndemandChatElement>, McpOndemandChatElement> & McpOndemandChatAttributes & McpOndemandChatEventProps;
+export type McpOndemandChatProps = DetailedHTMLProps<HTMLAttributes<McpOndemandChatElement>, McpOndemandChatElement> &
+  McpOndemandChatAttributes &
+  McpOndemandChatEventProps;
 
 declare module 'react' {
   namespace JSX {

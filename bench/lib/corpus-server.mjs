@@ -27,9 +27,14 @@ function buildServer(c) {
     },
   );
   for (const doc of c.docs) {
-    server.registerResource(doc.slug, doc.uri, { title: doc.title, description: doc.description, mimeType: doc.mimeType, size: doc.size, cacheHint: HINT }, () => ({
-      contents: [{ uri: doc.uri, mimeType: doc.mimeType, text: doc.text }],
-    }));
+    server.registerResource(
+      doc.slug,
+      doc.uri,
+      { title: doc.title, description: doc.description, mimeType: doc.mimeType, size: doc.size, cacheHint: HINT },
+      () => ({
+        contents: [{ uri: doc.uri, mimeType: doc.mimeType, text: doc.text }],
+      }),
+    );
   }
   return server;
 }

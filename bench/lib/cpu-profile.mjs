@@ -113,6 +113,10 @@ export function summarise(profile, source) {
     const module = moduleOf && url.endsWith('index.js') ? moduleOf(lineNumber) : file;
     modules.set(module, (modules.get(module) ?? 0) + ms);
   }
-  const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, ms]) => ({ name, ms: Math.round(ms * 10) / 10 }));
+  const top = (map, n) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, ms]) => ({ name, ms: Math.round(ms * 10) / 10 }));
   return { totalMs: Math.round(total), modules: top(modules, 25), functions: top(fns, 25), files: top(files, 15) };
 }

@@ -13,7 +13,11 @@ const NO_CACHE: ResponseCacheStore = { get: () => undefined, set: () => 0, delet
 export async function directDemoClient(era: 'modern' | 'legacy', { cache = false } = {}) {
   const client = new Client(
     { name: `bench-direct-${era}`, version: '1' },
-    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), versionNegotiation: { mode: era === 'modern' ? 'auto' : 'legacy' }, ...(cache ? {} : { responseCacheStore: NO_CACHE }) },
+    {
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      versionNegotiation: { mode: era === 'modern' ? 'auto' : 'legacy' },
+      ...(cache ? {} : { responseCacheStore: NO_CACHE }),
+    },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL('http://self.internal/demo/mcp'), { fetch: (i, init) => env.SELF.fetch(i, init) }));
   return client;

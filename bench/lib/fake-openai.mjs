@@ -42,15 +42,22 @@ export async function startFakeOpenAI({ port, decide, keepBodies = true }) {
       requests.push({ bytes: raw.byteLength, body: keepBodies ? body : undefined, step });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const send = (delta, finish = null) =>
-        res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+        );
       if ('toolCalls' in step) {
         send({
           role: 'assistant',
-          tool_calls: step.toolCalls.map((call, index) => ({ index, id: `call_${++calls}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) } })),
+          tool_calls: step.toolCalls.map((call, index) => ({
+            index,
+            id: `call_${++calls}`,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.args) },
+          })),
         });
         send({}, 'tool_calls');
       } else {
-        const pieces = step.chunkChars ? step.text.match(new RegExp(`[^]{1,${step.chunkChars}}`, 'g')) ?? [] : step.text.match(/\S+\s*/g) ?? [];
+        const pieces = step.chunkChars ? (step.text.match(new RegExp(`[^]{1,${step.chunkChars}}`, 'g')) ?? []) : (step.text.match(/\S+\s*/g) ?? []);
         for (const piece of pieces) {
           if (res.destroyed) return;
           send({ role: 'assistant', content: piece });
@@ -59,7 +66,9 @@ export async function startFakeOpenAI({ port, decide, keepBodies = true }) {
         send({}, 'stop');
       }
       const promptTokens = Math.ceil(raw.byteLength / 4);
-      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 } })}\n\n`,
+      );
       res.end('data: [DONE]\n\n');
     });
   });

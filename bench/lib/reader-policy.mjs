@@ -22,7 +22,9 @@
 // words; the answer quotes that sentence, so correctness is checkable.
 
 const STOP = new Set(
-  'a an and are as at be by can do does did for from has have how i in is it its me my of on or our please show tell that the their them there these this to us was we what when where which who whom why will with you your about into according much many often long must may should would could after before under over whole entire start end read'.split(' '),
+  'a an and are as at be by can do does did for from has have how i in is it its me my of on or our please show tell that the their them there these this to us was we what when where which who whom why will with you your about into according much many often long must may should would could after before under over whole entire start end read'.split(
+    ' ',
+  ),
 );
 const stem = (w) => w.replace(/(ings|ing|ies|es|s|ed)$/, '').replace(/e$/, '') || w;
 const words = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem);
@@ -30,7 +32,12 @@ const words = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filt
 /** The question's words, and its keys: capitalised words past the first, and words with digits. */
 export function analyse(question) {
   const raw = question.match(/[\p{L}\p{N}][\p{L}\p{N}-]*/gu) ?? [];
-  const keys = new Set(raw.slice(1).filter((w) => w.length > 1 && (/\p{Lu}/u.test(w[0]) || /\d/.test(w))).flatMap(words));
+  const keys = new Set(
+    raw
+      .slice(1)
+      .filter((w) => w.length > 1 && (/\p{Lu}/u.test(w[0]) || /\d/.test(w)))
+      .flatMap(words),
+  );
   for (const w of raw.slice(0, 1)) if (/\d/.test(w)) for (const k of words(w)) keys.add(k);
   return { text: question, terms: new Set(words(question)), keys, full: /\b(whole|entire|from start to end|every line)\b/i.test(question) };
 }
@@ -51,14 +58,35 @@ export function findFact(q, texts) {
         const seen = new Set(words(piece));
         if (!keys.every((k) => seen.has(k))) continue;
         const score = [...q.terms].filter((t) => seen.has(t)).length;
-        if (score >= need && (!best || score > best.score)) best = { sentence: piece.replace(/<[^>]+>/g, '').trim().slice(0, 300), score };
+        if (score >= need && (!best || score > best.score))
+          best = {
+            sentence: piece
+              .replace(/<[^>]+>/g, '')
+              .trim()
+              .slice(0, 300),
+            score,
+          };
       }
     }
   }
   return best?.sentence;
 }
 
-const SIZE_UNITS = { b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, chars: 1, characters: 1, bytes: 1 };
+const SIZE_UNITS = {
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  chars: 1,
+  characters: 1,
+  bytes: 1,
+};
 
 /** Resource entries in a catalog or a list_resources result: any line naming a URI (resource texts left out). */
 export function entries(text) {
@@ -70,7 +98,9 @@ export function entries(text) {
     if (header) server = header[1];
     const uri = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)\]>,"'`]+/i.exec(line)?.[0];
     if (!uri || /read_resource with/.test(line)) continue;
-    const size = /\b(\d+(?:\.\d+)?)\s?(B|K|KB|kB|KiB|M|MB|MiB|G|GB|GiB|chars|characters|bytes)\b/.exec(line.slice(line.indexOf(uri) + uri.length).replace(/(?<=\d),(?=\d{3}\b)/g, ''));
+    const size = /\b(\d+(?:\.\d+)?)\s?(B|K|KB|kB|KiB|M|MB|MiB|G|GB|GiB|chars|characters|bytes)\b/.exec(
+      line.slice(line.indexOf(uri) + uri.length).replace(/(?<=\d),(?=\d{3}\b)/g, ''),
+    );
     out.push({
       uri,
       server: /\[server ([^\]\s]+)\]/.exec(line)?.[1] ?? /\bserver[=: ]+"?([a-z0-9_-]+)/i.exec(line)?.[1] ?? server,
@@ -96,7 +126,8 @@ function bestEntry(q, list) {
 
 /** The `{uri, server, offset}` a read window ends with, if there is more. */
 export function continuation(text) {
-  const m = /call read_resource with (\{[^\n]*?\}) for the next part/.exec(text) ?? [...text.matchAll(/(\{"uri":"[^"\n]+"[^{}\n]*"offset":\d+[^{}\n]*\})/g)].at(-1);
+  const m =
+    /call read_resource with (\{[^\n]*?\}) for the next part/.exec(text) ?? [...text.matchAll(/(\{"uri":"[^"\n]+"[^{}\n]*"offset":\d+[^{}\n]*\})/g)].at(-1);
   try {
     return m ? JSON.parse(m[1]) : undefined;
   } catch {
@@ -129,7 +160,10 @@ export function createReaderPolicy({ fullReadByteCap = Infinity, windowChars = 2
   return function decide(body, request = { bytes: 0 }) {
     const messages = body.messages ?? [];
     const contentOf = (m) => (typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
-    const system = messages.filter((m) => m.role === 'system').map(contentOf).join('\n');
+    const system = messages
+      .filter((m) => m.role === 'system')
+      .map(contentOf)
+      .join('\n');
     const lastUser = messages.findLastIndex((m) => m.role === 'user');
     const q = analyse(contentOf(messages[lastUser] ?? {}));
     const offered = new Set((body.tools ?? []).map((t) => t.function?.name ?? t.name));
@@ -165,7 +199,10 @@ export function createReaderPolicy({ fullReadByteCap = Infinity, windowChars = 2
       const where = windowOf(last.text);
       if (q.full) {
         if (next && offered.has('read_resource') && sent < fullReadByteCap) return call('read_resource', next);
-        if (next) return text(`I stopped reading ${last.args.uri} at character ${where?.to ?? '?'} of ${where?.total ?? '?'} after ${reads.length} parts${sent >= fullReadByteCap ? ' (the benchmark cap on bytes per turn)' : ''}.`);
+        if (next)
+          return text(
+            `I stopped reading ${last.args.uri} at character ${where?.to ?? '?'} of ${where?.total ?? '?'} after ${reads.length} parts${sent >= fullReadByteCap ? ' (the benchmark cap on bytes per turn)' : ''}.`,
+          );
         const lines = last.text.split('\n').filter((l) => l.trim() && !/^<\/?resource\b|^\[/.test(l.trim()));
         return text(`I read ${last.args.uri} to the end in ${reads.length} parts. Its last line is: "${lines.at(-1) ?? ''}"`);
       }

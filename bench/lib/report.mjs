@@ -8,10 +8,19 @@ export function machine() {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const workerd = JSON.parse(readFileSync('node_modules/workerd/package.json', 'utf8')).version;
   const wrangler = JSON.parse(readFileSync('node_modules/wrangler/package.json', 'utf8')).version;
-  return { date: new Date().toISOString().slice(0, 10), cpu, cores: os.cpus().length, ramGiB: Math.round(os.totalmem() / 2 ** 30), node: process.versions.node, workerd, wrangler };
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    cpu,
+    cores: os.cpus().length,
+    ramGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.versions.node,
+    workerd,
+    wrangler,
+  };
 }
 
-export const machineLine = (m) => `measured ${m.date} · ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB · Node ${m.node} · wrangler ${m.wrangler}, workerd ${m.workerd}`;
+export const machineLine = (m) =>
+  `measured ${m.date} · ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB · Node ${m.node} · wrangler ${m.wrangler}, workerd ${m.workerd}`;
 
 /**
  * Replaces the text between `<!-- name:begin -->` and `<!-- name:end -->` in

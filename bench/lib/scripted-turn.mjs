@@ -15,7 +15,10 @@ export const STEADY_ANSWER =
 const WORDS = 'the team plans work in small tasks each with one owner and an estimate in hours bugs found in production come first'.split(' ');
 /** 500 tokens of ~4 characters, streamed 4 characters per chunk. */
 export const LONG_TOKENS = 500;
-export const LONG_ANSWER = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS.length]).join(' ').padEnd(LONG_TOKENS * 4, '.').slice(0, LONG_TOKENS * 4);
+export const LONG_ANSWER = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS.length])
+  .join(' ')
+  .padEnd(LONG_TOKENS * 4, '.')
+  .slice(0, LONG_TOKENS * 4);
 
 export function decide(body) {
   const messages = body.messages ?? [];

@@ -1,5 +1,11 @@
 /** Types for the part of stack.mjs the browser tests use (test/browser/service.ts). */
-export function startWrangler(options: { port: number; inspectorPort: number; vars: Record<string, string>; config?: string; startupTimeoutMs?: number }): Promise<{
+export function startWrangler(options: {
+  port: number;
+  inspectorPort: number;
+  vars: Record<string, string>;
+  config?: string;
+  startupTimeoutMs?: number;
+}): Promise<{
   base: string;
   output(): string;
   stop(): Promise<void>;

@@ -202,7 +202,19 @@ export async function startEverything({ port, proxyPort }) {
 export async function startWrangler({ port, inspectorPort, vars, config, startupTimeoutMs = 60_000 }) {
   if (await portOpen(port)) throw new Error(`port ${port} is in use`);
   const persist = mkdtempSync(path.join(os.tmpdir(), 'mcp-ondemand-load-'));
-  const args = [WRANGLER_ENTRY, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persist, '--show-interactive-dev-session=false'];
+  const args = [
+    WRANGLER_ENTRY,
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(inspectorPort),
+    '--persist-to',
+    persist,
+    '--show-interactive-dev-session=false',
+  ];
   if (config) args.push('--config', config);
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const wrangler = startChild(process.execPath, args, {
@@ -243,7 +255,12 @@ export async function startWrangler({ port, inspectorPort, vars, config, startup
           return false;
         }
       });
-      return { pids, rss: pids.reduce((sum, pid) => sum + rssBytes(pid), 0), cpuMs: pids.reduce((sum, pid) => sum + cpuMs(pid), 0), cpuNs: pids.reduce((sum, pid) => sum + cpuNs(pid), 0) };
+      return {
+        pids,
+        rss: pids.reduce((sum, pid) => sum + rssBytes(pid), 0),
+        cpuMs: pids.reduce((sum, pid) => sum + cpuMs(pid), 0),
+        cpuNs: pids.reduce((sum, pid) => sum + cpuNs(pid), 0),
+      };
     },
     async stop() {
       await wrangler.stop();

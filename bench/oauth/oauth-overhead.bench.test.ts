@@ -1,6 +1,13 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { auth, type OAuthClientMetadata, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthTokens, type StoredOAuthClientInformation } from '@modelcontextprotocol/client';
+import {
+  auth,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthTokens,
+  type StoredOAuthClientInformation,
+} from '@modelcontextprotocol/client';
 import { inject, it } from 'vitest';
 import { VaultAuth } from '../../src/auth/vault-auth';
 import { vaultOf, vaultSource } from '../../src/auth/vault';
@@ -52,7 +59,12 @@ async function staticToken(): Promise<string> {
 
 function sessionsIn(storage: DurableObjectStorage, server: object, extraEnv: Record<string, string>, withVault: boolean) {
   const settings = loadConfig(env).settings;
-  const cache = new ResourceCache(env.RESOURCE_CACHE, new InvalidationLog(storage.sql, settings.CACHE_MAX_AGE_MS), { shared: 'bench:shared', user: 'bench:user' }, settings);
+  const cache = new ResourceCache(
+    env.RESOURCE_CACHE,
+    new InvalidationLog(storage.sql, settings.CACHE_MAX_AGE_MS),
+    { shared: 'bench:shared', user: 'bench:user' },
+    settings,
+  );
   return new McpSessions({
     servers: [McpServerConfigSchema.parse(server)],
     env: { ...env, ...extraEnv } as unknown as Env & Record<string, unknown>,
@@ -73,7 +85,13 @@ class MemoryProvider implements OAuthClientProvider {
   readonly redirectUrl = `${ORIGIN}/oauth/callback`;
   readonly clientMetadataUrl = `${ORIGIN}/oauth/client-metadata.json`;
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'bench', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'bench',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   state = () => crypto.randomUUID();
   clientInformation = () => this.client;
@@ -103,7 +121,12 @@ it('OAuth overhead: tool calls, connecting, refreshing — each against a baseli
 
   const calls = await runInDurableObject(host, async (_instance, state) => {
     const ours = sessionsIn(state.storage, { id: 'account', url: rs, transport: 'streamable-http', auth: { type: 'oauth' } }, {}, true);
-    const base = sessionsIn(state.storage, { id: 'static', url: rs, transport: 'streamable-http', headers: { Authorization: 'secret:BENCH_STATIC_TOKEN' } }, { BENCH_STATIC_TOKEN: `Bearer ${token}` }, false);
+    const base = sessionsIn(
+      state.storage,
+      { id: 'static', url: rs, transport: 'streamable-http', headers: { Authorization: 'secret:BENCH_STATIC_TOKEN' } },
+      { BENCH_STATIC_TOKEN: `Bearer ${token}` },
+      false,
+    );
     // Connected and listed first: the calls below measure steady state.
     await ours.callTool('account', 'whoami', {});
     await base.callTool('static', 'whoami', {});
@@ -129,11 +152,14 @@ it('OAuth overhead: tool calls, connecting, refreshing — each against a baseli
   const connects = { ours: [] as number[], base: [] as number[] };
   for (let i = 0; i < CONNECTS; i++) {
     const pair = [
-      async () => connects.ours.push(await timed(async () => {
-        const page = await connect('anonymous', 'account');
-        if (page.status !== 200) throw new Error(`connect: ${page.status}`);
-        await page.body?.cancel();
-      })),
+      async () =>
+        connects.ours.push(
+          await timed(async () => {
+            const page = await connect('anonymous', 'account');
+            if (page.status !== 200) throw new Error(`connect: ${page.status}`);
+            await page.body?.cancel();
+          }),
+        ),
       async () => connects.base.push(await timed(() => sdkConnect(provider))),
     ];
     for (const run of i % 2 ? pair.reverse() : pair) await run();
@@ -147,15 +173,22 @@ it('OAuth overhead: tool calls, connecting, refreshing — each against a baseli
   const refreshes = { ours: [] as number[], base: [] as number[] };
   for (let i = 0; i < REFRESHES; i++) {
     const pair = [
-      async () => refreshes.ours.push(await timed(async () => {
-        const grant = await vault.accessToken(OWNER, 'account');
-        if (grant.status !== 'authorized') throw new Error(`refresh: ${JSON.stringify(grant)}`);
-      })),
+      async () =>
+        refreshes.ours.push(
+          await timed(async () => {
+            const grant = await vault.accessToken(OWNER, 'account');
+            if (grant.status !== 'authorized') throw new Error(`refresh: ${JSON.stringify(grant)}`);
+          }),
+        ),
       async () => refreshes.base.push(await timed(() => auth(provider, { serverUrl: rs }))),
     ];
     for (const run of i % 2 ? pair.reverse() : pair) await run();
   }
-  const refreshCount = (await control<{ tokenRequests: Array<{ grantType: string; outcome: string }> }>('state')).tokenRequests.filter((r) => r.grantType === 'refresh_token' && r.outcome === 'ok').length;
+  const refreshCount = (await control<{ tokenRequests: Array<{ grantType: string; outcome: string }> }>('state')).tokenRequests.filter(
+    (r) => r.grantType === 'refresh_token' && r.outcome === 'ok',
+  ).length;
 
-  console.log(`BENCH_RESULT oauth ${JSON.stringify({ calls: { ...calls, batch: CALLS.batch }, connects: { ours: stats(connects.ours), base: stats(connects.base) }, refreshes: { ours: stats(refreshes.ours), base: stats(refreshes.base), ok: refreshCount } })}`);
+  console.log(
+    `BENCH_RESULT oauth ${JSON.stringify({ calls: { ...calls, batch: CALLS.batch }, connects: { ours: stats(connects.ours), base: stats(connects.base) }, refreshes: { ours: stats(refreshes.ours), base: stats(refreshes.base), ok: refreshCount } })}`,
+  );
 });

@@ -50,7 +50,9 @@ const MAX_CONNECTS_PER_OPERATION = 2;
 const SERVER_ID = 'conformance';
 
 /** The subset of a server's `auth` config (src/config/servers.ts) the scenarios need. */
-type AuthConfig = { type: 'oauth'; clientId?: string; clientSecret?: string; scopes?: string[] } | { type: 'client_credentials'; clientId: string; clientSecret?: string; scopes?: string[] };
+type AuthConfig =
+  | { type: 'oauth'; clientId?: string; clientSecret?: string; scopes?: string[] }
+  | { type: 'client_credentials'; clientId: string; clientSecret?: string; scopes?: string[] };
 
 const log = (...parts: unknown[]) => console.error('[harness]', ...parts);
 
@@ -102,7 +104,8 @@ function authConfigOf(scenario: string, context: Record<string, unknown>): AuthC
   const clientSecret = typeof context.client_secret === 'string' ? context.client_secret : undefined;
   if (scenario.startsWith('auth/client-credentials-')) {
     // Our client_credentials config is a client id and a client secret (client_secret_basic): nothing else to configure.
-    if (!clientId || !clientSecret) throw new Error(`${scenario}: our client credentials need a client id and secret; the scenario gives ${Object.keys(context).join(', ')}`);
+    if (!clientId || !clientSecret)
+      throw new Error(`${scenario}: our client credentials need a client id and secret; the scenario gives ${Object.keys(context).join(', ')}`);
     return { type: 'client_credentials', clientId, clientSecret };
   }
   return { type: 'oauth', ...(clientId ? { clientId } : {}), ...(clientSecret ? { clientSecret } : {}) };
@@ -143,7 +146,11 @@ async function main(): Promise<void> {
   const target: FlowTarget = { serverUrl, identity: identityOf(auth), fetchFn: guardedFetch(true) };
   // The Worker's own decisions (src/auth/server-credentials.ts) over a record in memory, and its transport-side token source.
   let record: CredentialRecord = {};
-  const credentials = new ServerCredentials({ load: async () => structuredClone(record), save: async (next) => void (record = structuredClone(next)) }, () => target, { type: auth.type, scopes: auth.scopes });
+  const credentials = new ServerCredentials(
+    { load: async () => structuredClone(record), save: async (next) => void (record = structuredClone(next)) },
+    () => target,
+    { type: auth.type, scopes: auth.scopes },
+  );
   const provider = new VaultAuth(credentials, SERVER_ID);
 
   let client: Client | undefined;
@@ -169,7 +176,8 @@ async function main(): Promise<void> {
         const scopeError = insufficientScopeIn(error);
         const needed = authRequiredIn(error) ?? (scopeError ? await provider.needsScope(scopeError.requiredScope) : undefined);
         if (!needed) throw error;
-        if (connects >= MAX_CONNECTS_PER_OPERATION) throw new Error(`${name}: the server still needs the user after ${connects} connects: ${needed.message}`, { cause: error });
+        if (connects >= MAX_CONNECTS_PER_OPERATION)
+          throw new Error(`${name}: the server still needs the user after ${connects} connects: ${needed.message}`, { cause: error });
         log(`${name}: ${needed.message}`);
         if (auth.type !== 'oauth') throw new Error(`${name}: client credentials: there is no user to connect`, { cause: error });
         await connectUser(credentials);

@@ -37,7 +37,9 @@ async function buildHarness() {
         // The OAuth flow must stay runnable outside workerd: a workerd-only module in its import graph is a bug.
         name: 'no-workerd-modules',
         setup(b) {
-          b.onResolve({ filter: /^cloudflare:/ }, (args) => ({ errors: [{ text: `${args.path} (workerd only) imported by ${relative(ROOT, args.importer)}: the OAuth flow must not depend on it` }] }));
+          b.onResolve({ filter: /^cloudflare:/ }, (args) => ({
+            errors: [{ text: `${args.path} (workerd only) imported by ${relative(ROOT, args.importer)}: the OAuth flow must not depend on it` }],
+          }));
         },
       },
     ],
@@ -116,12 +118,21 @@ function findResultDir(outputDir) {
 /** The harness's own last word (`[harness] failed: …`), first line. */
 function harnessError(stderr) {
   const at = stderr.lastIndexOf('[harness] failed:');
-  return at < 0 ? undefined : stderr.slice(at + '[harness] failed:'.length).trim().split('\n')[0];
+  return at < 0
+    ? undefined
+    : stderr
+        .slice(at + '[harness] failed:'.length)
+        .trim()
+        .split('\n')[0];
 }
 
 function tail(text) {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the ANSI colour codes (ESC [ … m) the CLI prints
-  const lines = text.replace(/\x1b\[[0-9;]*m/g, '').trim().split('\n').filter(Boolean);
+  const lines = text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the ANSI colour codes (ESC [ … m) the CLI prints
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .trim()
+    .split('\n')
+    .filter(Boolean);
   return lines.slice(-3).join(' | ').slice(0, 400);
 }
 
@@ -140,7 +151,8 @@ async function pool(items, size, work) {
 }
 
 function printTable(results) {
-  const mark = (r) => (r.status === r.expected ? (r.status === 'pass' ? 'pass' : 'fail (expected)') : r.status === 'pass' ? 'PASS (UNEXPECTED: stale expected failure)' : 'FAIL');
+  const mark = (r) =>
+    r.status === r.expected ? (r.status === 'pass' ? 'pass' : 'fail (expected)') : r.status === 'pass' ? 'PASS (UNEXPECTED: stale expected failure)' : 'FAIL';
   const width = Math.max(...results.map((r) => r.id.length));
   console.log(`\n${'scenario@wire'.padEnd(width)}  ${'kind'.padEnd(11)}  result`);
   for (const r of results) {
@@ -178,5 +190,7 @@ mkdirSync(join(ROOT, 'test-results'), { recursive: true });
 writeFileSync(SUMMARY, `${JSON.stringify(summary, null, 2)}\n`);
 printTable(results);
 const t = summary.totals;
-console.log(`\n${t.runs} runs: ${t.passed} passed, ${t.failed} failed (${t.expectedFailures} expected), ${t.unexpected} unexpected — ${relative(ROOT, SUMMARY)}`);
+console.log(
+  `\n${t.runs} runs: ${t.passed} passed, ${t.failed} failed (${t.expectedFailures} expected), ${t.unexpected} unexpected — ${relative(ROOT, SUMMARY)}`,
+);
 process.exit(unexpected.length ? 1 : 0);

@@ -22,7 +22,12 @@ export interface FlowTarget {
  * as needed; PKCE. Returns where to send the user and the verifier to keep.
  * The record gains the registration and discovery results (not tokens).
  */
-export async function startAuthorization(target: FlowTarget, record: CredentialRecord, state: string, scope?: string): Promise<{ authorizationUrl: URL; codeVerifier: string }> {
+export async function startAuthorization(
+  target: FlowTarget,
+  record: CredentialRecord,
+  state: string,
+  scope?: string,
+): Promise<{ authorizationUrl: URL; codeVerifier: string }> {
   // A new authorization discovers afresh: the server may have moved to another authorization server (SEP-2352);
   // the SDK then sets aside the old one's registration and tokens (their issuer stamps differ). Refreshes keep the cache.
   delete record.discovery;
@@ -37,15 +42,26 @@ export async function startAuthorization(target: FlowTarget, record: CredentialR
     ...(wanted ? { scope: wanted } : {}),
     ...(challenge?.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
   });
-  if (result !== 'REDIRECT' || !provider.authorizationUrl || !provider.savedCodeVerifier) throw new Error('the authorization server did not start an authorization');
+  if (result !== 'REDIRECT' || !provider.authorizationUrl || !provider.savedCodeVerifier)
+    throw new Error('the authorization server did not start an authorization');
   return { authorizationUrl: provider.authorizationUrl, codeVerifier: provider.savedCodeVerifier };
 }
 
 /** The callback: exchanges the code (the SDK checks `iss` and the issuer recorded at the start). The record gains the tokens. */
-export async function completeAuthorization(target: FlowTarget, record: CredentialRecord, codeVerifier: string, callback: { code: string; iss?: string | undefined }): Promise<void> {
+export async function completeAuthorization(
+  target: FlowTarget,
+  record: CredentialRecord,
+  codeVerifier: string,
+  callback: { code: string; iss?: string | undefined },
+): Promise<void> {
   const provider = new RecordProvider(record, target.identity, { codeVerifier });
   // `iss` present but empty is still compared (RFC 9207): only an absent one is left out.
-  await auth(provider, { serverUrl: target.serverUrl, authorizationCode: callback.code, fetchFn: target.fetchFn, ...(callback.iss !== undefined ? { iss: callback.iss } : {}) });
+  await auth(provider, {
+    serverUrl: target.serverUrl,
+    authorizationCode: callback.code,
+    fetchFn: target.fetchFn,
+    ...(callback.iss !== undefined ? { iss: callback.iss } : {}),
+  });
   if (!record.tokens?.access_token) throw new Error('no token was issued');
 }
 

@@ -1,4 +1,10 @@
-import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 
 /**
  * What the vault keeps about one server for one owner (an end user, or a
@@ -71,7 +77,13 @@ export class RecordProvider implements OAuthClientProvider {
   get clientMetadata(): OAuthClientMetadata {
     const confidential = Boolean(this.identity.preregistered?.clientSecret);
     if (!this.identity.redirectUri) {
-      return { client_name: CLIENT_NAME, redirect_uris: [], grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', ...(this.identity.scope ? { scope: this.identity.scope } : {}) };
+      return {
+        client_name: CLIENT_NAME,
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        ...(this.identity.scope ? { scope: this.identity.scope } : {}),
+      };
     }
     return {
       client_name: CLIENT_NAME,

@@ -62,7 +62,11 @@ export class TokenVault extends DurableObject<Env> {
    * returns where to send the user. `state` is sealed by the caller and
    * names `stateNonce`, under which the authorization waits for its callback.
    */
-  begin(owner: VaultOwner, serverId: string, flow: { ticketNonce: string; ticketExpiresAt: number; state: string; stateNonce: string }): Promise<RpcResult<string>> {
+  begin(
+    owner: VaultOwner,
+    serverId: string,
+    flow: { ticketNonce: string; ticketExpiresAt: number; state: string; stateNonce: string },
+  ): Promise<RpcResult<string>> {
     return toRpcResult(async () => {
       const server = this.server(owner, serverId);
       if (server.auth.type !== 'oauth') throw new ApiError(400, 'not_oauth', `MCP server "${serverId}" is not connected per user`);
@@ -88,7 +92,8 @@ export class TokenVault extends DurableObject<Env> {
     return toRpcResult(async () => {
       const credentials = this.credentials(owner, serverId);
       const pending = await this.takePending(stateNonce);
-      if (!pending || pending.server !== serverId) throw new ApiError(400, 'invalid_state', 'This authorization was already completed or has expired; connect again');
+      if (!pending || pending.server !== serverId)
+        throw new ApiError(400, 'invalid_state', 'This authorization was already completed or has expired; connect again');
       return this.oauth(serverId, () => credentials.complete(pending, callback));
     });
   }
@@ -173,11 +178,17 @@ export class TokenVault extends DurableObject<Env> {
 
   private async save(owner: VaultOwner, serverId: string, record: CredentialRecord): Promise<void> {
     const sealed = await (await keyRing(this.setup())).seal(JSON.stringify(record), this.context(owner, serverId));
-    this.ctx.storage.sql.exec(`INSERT INTO credentials (server, sealed) VALUES (?, ?) ON CONFLICT (server) DO UPDATE SET sealed = excluded.sealed`, serverId, sealed);
+    this.ctx.storage.sql.exec(
+      `INSERT INTO credentials (server, sealed) VALUES (?, ?) ON CONFLICT (server) DO UPDATE SET sealed = excluded.sealed`,
+      serverId,
+      sealed,
+    );
   }
 
   private async takePending(nonce: string): Promise<PendingAuthorization | undefined> {
-    const row = this.ctx.storage.sql.exec<{ sealed: string; expires: number }>(`DELETE FROM pending WHERE nonce = ? RETURNING sealed, expires`, nonce).toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec<{ sealed: string; expires: number }>(`DELETE FROM pending WHERE nonce = ? RETURNING sealed, expires`, nonce)
+      .toArray()[0];
     if (!row || row.expires < Date.now()) return undefined;
     const text = await (await keyRing(this.setup())).open(row.sealed, `pending:${nonce}`);
     return text ? (JSON.parse(text) as PendingAuthorization) : undefined;

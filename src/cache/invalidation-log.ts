@@ -29,11 +29,7 @@ export class InvalidationLog {
     // Keeps a long-lived conversation's log bounded by what is still useful.
     if (++this.recorded % 1_000 === 0) this.prune();
     this.times.set(key, at);
-    this.sql.exec(
-      `INSERT INTO cache_invalidations (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at`,
-      key,
-      at,
-    );
+    this.sql.exec(`INSERT INTO cache_invalidations (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at`, key, at);
   }
 
   private prune(): void {

@@ -133,7 +133,9 @@ export class ResourceCache {
     const known = this.kvScopes.get(key);
     const scopes: KvScope[] = known ? [known] : ['user', 'shared'];
     this.track(
-      Promise.all(scopes.map(async (scope) => this.kv.delete(await kvKey(this.scopeOf(scope, ref.server), ref)))).finally(() => this.pendingDeletes.delete(key)),
+      Promise.all(scopes.map(async (scope) => this.kv.delete(await kvKey(this.scopeOf(scope, ref.server), ref)))).finally(() =>
+        this.pendingDeletes.delete(key),
+      ),
       'delete',
     );
   }

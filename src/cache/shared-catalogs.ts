@@ -56,12 +56,21 @@ export class SharedCatalogs {
     const value = JSON.stringify(catalog);
     if (value.length > this.settings.KV_MAX_ENTRY_BYTES) return;
     const scope = perUser || catalog.hint?.cacheScope === 'private' ? this.scopes.user : this.scopes.shared;
-    this.track(key(scope, ref).then((k) => this.kv.put(k, value, { expirationTtl: 24 * 3600 })), ref, 'write');
+    this.track(
+      key(scope, ref).then((k) => this.kv.put(k, value, { expirationTtl: 24 * 3600 })),
+      ref,
+      'write',
+    );
   }
 
   /** Forgets the shared copies (a `list_changed`): no new conversation takes the old list meanwhile. */
   drop(ref: CatalogRef): void {
-    for (const scope of [this.scopes.user, this.scopes.shared]) this.track(key(scope, ref).then((k) => this.kv.delete(k)), ref, 'delete');
+    for (const scope of [this.scopes.user, this.scopes.shared])
+      this.track(
+        key(scope, ref).then((k) => this.kv.delete(k)),
+        ref,
+        'delete',
+      );
   }
 
   /** Resolves when every write and delete started so far has finished. */

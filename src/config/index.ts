@@ -19,7 +19,9 @@ export interface AppConfig {
   tenants: Tenant[] | null;
 }
 
-type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string; DEMO_MCP_ENABLED?: string; KV_MAX_AGE_MS?: string } & Partial<Record<keyof Settings, string>>;
+type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string; DEMO_MCP_ENABLED?: string; KV_MAX_AGE_MS?: string } & Partial<
+  Record<keyof Settings, string>
+>;
 
 /**
  * Whether this Worker serves its demo MCP server (`/demo/mcp`). It is one
@@ -68,7 +70,11 @@ export function loadConfig(env: ConfigEnv): AppConfig {
       const [where, list] = tenant.mcpServers ? [`TENANTS ${tenant.id}`, tenant.mcpServers] : ['MCP_SERVERS', mcpServers];
       const self = list.find((server) => server.url.startsWith('/'));
       if (self) {
-        throw new ApiError(500, 'invalid_config', `${where}: server "${self.id}": url "${self.url}" is this Worker's demo MCP server, which is off when TENANTS is set: set DEMO_MCP_ENABLED=true to serve it (to anyone), or configure another server`);
+        throw new ApiError(
+          500,
+          'invalid_config',
+          `${where}: server "${self.id}": url "${self.url}" is this Worker's demo MCP server, which is off when TENANTS is set: set DEMO_MCP_ENABLED=true to serve it (to anyone), or configure another server`,
+        );
       }
     }
   }
@@ -106,7 +112,8 @@ export function serversOf(config: AppConfig, tenantId: string): McpServerConfig[
   return config.tenants?.find((t) => t.id === tenantId)?.mcpServers ?? config.mcpServers;
 }
 
-const PRIVATE_HOST = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|\[::1?\]|\[f[cd][0-9a-f:]*\]|\[fe80:[0-9a-f:]*\])$/i;
+const PRIVATE_HOST =
+  /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|\[::1?\]|\[f[cd][0-9a-f:]*\]|\[fe80:[0-9a-f:]*\])$/i;
 
 /**
  * With tenants configured (production), an MCP server URL must be a path of

@@ -24,7 +24,9 @@ export const ServerAuthSchema = z.discriminatedUnion('type', [
     })
     .strict()
     .refine((auth) => !auth.clientSecret || auth.clientId, 'clientSecret needs clientId'),
-  z.object({ type: z.literal('client_credentials'), clientId: z.string().min(1), clientSecret: secretRef, scopes: z.array(z.string().min(1)).optional() }).strict(),
+  z
+    .object({ type: z.literal('client_credentials'), clientId: z.string().min(1), clientSecret: secretRef, scopes: z.array(z.string().min(1)).optional() })
+    .strict(),
 ]);
 
 export type ServerAuth = z.infer<typeof ServerAuthSchema>;
@@ -39,9 +41,7 @@ export type ServerAuth = z.infer<typeof ServerAuthSchema>;
  */
 export const McpServerConfigSchema = z
   .object({
-    id: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'id must be 1-32 chars of a-z, 0-9, "_" or "-", starting with a letter or digit'),
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'id must be 1-32 chars of a-z, 0-9, "_" or "-", starting with a letter or digit'),
     url: z.string().refine((url) => url.startsWith('/') || URL.canParse(url), 'url must be absolute or a path of this Worker'),
     transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
     /**
@@ -101,7 +101,11 @@ export const McpServerConfigSchema = z
     if (server.auth.type === 'none') return;
     for (const [name, value] of Object.entries(server.headers)) {
       if (/^authorization$/i.test(name) || value.startsWith('secret:')) {
-        ctx.addIssue({ code: 'custom', path: ['headers', name], message: `a credential header cannot be combined with auth "${server.auth.type}" (it would be sent to the authorization server)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['headers', name],
+          message: `a credential header cannot be combined with auth "${server.auth.type}" (it would be sent to the authorization server)`,
+        });
       }
     }
     if (server.url.startsWith('/')) ctx.addIssue({ code: 'custom', path: ['auth'], message: 'OAuth needs an absolute server URL' });
@@ -109,15 +113,13 @@ export const McpServerConfigSchema = z
 
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 
-export const McpServersSchema = z
-  .array(McpServerConfigSchema)
-  .superRefine((servers, ctx) => {
-    const seen = new Set<string>();
-    for (const [index, server] of servers.entries()) {
-      if (seen.has(server.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate server id "${server.id}"` });
-      seen.add(server.id);
-    }
-  });
+export const McpServersSchema = z.array(McpServerConfigSchema).superRefine((servers, ctx) => {
+  const seen = new Set<string>();
+  for (const [index, server] of servers.entries()) {
+    if (seen.has(server.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate server id "${server.id}"` });
+    seen.add(server.id);
+  }
+});
 
 // Our own demo server is trusted: its read-only tools (annotated) run without asking.
 export const DEFAULT_MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp","trustAnnotations":true}]';

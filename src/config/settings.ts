@@ -13,7 +13,9 @@ export const SettingsSchema = z.object({
    * session, no GET stream, subscription refused). See the freshness
    * contract in docs/ARCHITECTURE.md.
    */
-  RESOURCE_TTL_MS: int(1_000, 60_000).describe(`lifetime of a cached resource no live notification channel covers, when its server gave no \`ttlMs\` (2025 servers that cannot notify: no session, GET refused, subscription refused)`),
+  RESOURCE_TTL_MS: int(1_000, 60_000).describe(
+    `lifetime of a cached resource no live notification channel covers, when its server gave no \`ttlMs\` (2025 servers that cannot notify: no session, GET refused, subscription refused)`,
+  ),
   /**
    * Oldest cached copy (memory or KV) ever served, whatever notifications or
    * hints say; also the cap on a server's `ttlMs`. A conversation hears of
@@ -22,7 +24,9 @@ export const SettingsSchema = z.object({
    * this bounds staleness for every kind of server. `KV_MAX_AGE_MS` is read
    * as an older name of it.
    */
-  CACHE_MAX_AGE_MS: int(1_000, 5 * 60_000).describe(`oldest cached copy (memory or KV) ever served, whatever notifications or hints say; also caps a server's \`ttlMs\` (see the freshness contract in docs/ARCHITECTURE.md). \`KV_MAX_AGE_MS\`, its older name, is still read`),
+  CACHE_MAX_AGE_MS: int(1_000, 5 * 60_000).describe(
+    `oldest cached copy (memory or KV) ever served, whatever notifications or hints say; also caps a server's \`ttlMs\` (see the freshness contract in docs/ARCHITECTURE.md). \`KV_MAX_AGE_MS\`, its older name, is still read`,
+  ),
   /** Resources bigger than this are cached in memory only (KV values are limited to 25 MiB). */
   KV_MAX_ENTRY_BYTES: int(1_024, 5 * 1024 * 1024).describe(`larger resources are cached in memory only`),
   /** Bytes of resource contents each conversation keeps in memory (least recently used go first). */
@@ -32,16 +36,24 @@ export const SettingsSchema = z.object({
    * streams closed, 2025 sessions ended (`DELETE`). The next use opens fresh
    * ones (and distrusts what was cached meanwhile).
    */
-  MCP_IDLE_MS: int(1_000, 10 * 60_000).describe(`a conversation unused this long releases its MCP sessions (listen streams closed, 2025 sessions ended with \`DELETE\`); the next use connects anew`),
+  MCP_IDLE_MS: int(1_000, 10 * 60_000).describe(
+    `a conversation unused this long releases its MCP sessions (listen streams closed, 2025 sessions ended with \`DELETE\`); the next use connects anew`,
+  ),
   /**
    * How long a "this server speaks only 2025" verdict is reused before the
    * server is probed again with `server/discover` (servers get upgraded).
    */
-  ERA_VERDICT_MAX_AGE_MS: int(0, 24 * 3_600_000).describe(`how long a "this server speaks only 2025" verdict is reused before \`server/discover\` is tried again`),
+  ERA_VERDICT_MAX_AGE_MS: int(0, 24 * 3_600_000).describe(
+    `how long a "this server speaks only 2025" verdict is reused before \`server/discover\` is tried again`,
+  ),
   /** Resource URIs one conversation follows per server (2026 listen filter or 2025 subscriptions); past it, reads rely on TTLs. */
-  MAX_SUBSCRIBED_URIS: int(0, 256).describe(`resource URIs one conversation follows per server (listen filter or 2025 subscriptions); past it, reads rely on TTLs`),
+  MAX_SUBSCRIBED_URIS: int(0, 256).describe(
+    `resource URIs one conversation follows per server (listen filter or 2025 subscriptions); past it, reads rely on TTLs`,
+  ),
   /** Timeout of one MCP request (initialize, list, read…); it stops counting while the user answers the server's question. */
-  MCP_REQUEST_TIMEOUT_MS: int(100, 30_000).describe(`timeout of one MCP request; past it the client gets \`504 upstream_timeout\`. It stops counting while the user answers the server's question`),
+  MCP_REQUEST_TIMEOUT_MS: int(100, 30_000).describe(
+    `timeout of one MCP request; past it the client gets \`504 upstream_timeout\`. It stops counting while the user answers the server's question`,
+  ),
   /** How long a server's question to the user (elicitation) waits for an answer; then it is cancelled. */
   ELICITATION_TIMEOUT_MS: int(1_000, 10 * 60_000).describe(`how long a server's question to the user waits for an answer; then it is cancelled`),
   /**
@@ -49,7 +61,9 @@ export const SettingsSchema = z.object({
    * server; past it the request fails with a 502 naming the limit. Bounds the
    * memory one read can take in the 128 MB isolate (see docs/RELIABILITY.md).
    */
-  MCP_MAX_RESPONSE_BYTES: int(1_024, 16 * 1024 * 1024).describe(`largest message read from an MCP server; past it the request fails (\`502\` naming the limit)`),
+  MCP_MAX_RESPONSE_BYTES: int(1_024, 16 * 1024 * 1024).describe(
+    `largest message read from an MCP server; past it the request fails (\`502\` naming the limit)`,
+  ),
   /** Deepest nesting accepted in a server's result (deeper is refused with a 502: it would overflow the stack later). */
   MCP_MAX_RESULT_DEPTH: int(8, 100).describe(`deepest nesting accepted in a server's result (\`502\` past it)`),
   /** Notifications arriving within this window lead to one catalog refresh. */
@@ -65,22 +79,32 @@ export const SettingsSchema = z.object({
    * note — measured cheaper than keeping them (BENCHMARKS.md). See
    * loop/read-elision.ts.
    */
-  EARLIER_READS_BUDGET_CHARS: int(0, 0).describe(`characters of earlier turns' \`read_resource\` / \`search_resource\` results sent to the model again (newest first); the others become a one-line note naming the resource (re-reading is a cache hit; the history keeps them whole). 0 measured cheapest (BENCHMARKS.md)`),
+  EARLIER_READS_BUDGET_CHARS: int(0, 0).describe(
+    `characters of earlier turns' \`read_resource\` / \`search_resource\` results sent to the model again (newest first); the others become a one-line note naming the resource (re-reading is a cache hit; the history keeps them whole). 0 measured cheapest (BENCHMARKS.md)`,
+  ),
   /**
    * Characters of this turn's reads, besides its newest one, that are sent
    * again at each later step of the turn; older ones become a note. The
    * older windows of a resource read part by part are never re-sent.
    */
-  TURN_READS_BUDGET_CHARS: int(0, 24_000).describe(`characters of this turn's reads, besides its newest, re-sent at each later step; older ones become a note. Earlier windows of a resource read part by part are never re-sent: a full read costs about the document once`),
+  TURN_READS_BUDGET_CHARS: int(0, 24_000).describe(
+    `characters of this turn's reads, besides its newest, re-sent at each later step; older ones become a note. Earlier windows of a resource read part by part are never re-sent: a full read costs about the document once`,
+  ),
   /**
    * Streamed deltas of the model arriving within this many ms are sent on as
    * one chunk (CPU per turn follows time, not tokens). 0 turns it off.
    */
-  STREAM_COALESCE_MS: int(0, 30).describe(`the model's streamed deltas arriving within this window reach clients as one chunk (CPU per turn follows time, not tokens); 0 sends every chunk as the model did`),
+  STREAM_COALESCE_MS: int(0, 30).describe(
+    `the model's streamed deltas arriving within this window reach clients as one chunk (CPU per turn follows time, not tokens); 0 sends every chunk as the model did`,
+  ),
   /** Images up to this size go to models that accept images as image parts; larger ones are described. */
-  INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024).describe(`images up to this go to image-capable models; binaries listed larger are described without downloading`),
+  INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024).describe(
+    `images up to this go to image-capable models; binaries listed larger are described without downloading`,
+  ),
   /** Token budget of the catalog in the system prompt (estimated at 3.3 characters a token). */
-  CATALOG_TOKEN_BUDGET: int(100, 1_500).describe(`catalog tokens (estimated) in the system prompt and the message together; past it the prompt keeps a stable two thirds, the entries most relevant to the new message go with it, and the rest are announced (\`list_resources\` finds them)`),
+  CATALOG_TOKEN_BUDGET: int(100, 1_500).describe(
+    `catalog tokens (estimated) in the system prompt and the message together; past it the prompt keeps a stable two thirds, the entries most relevant to the new message go with it, and the rest are announced (\`list_resources\` finds them)`,
+  ),
   /** Characters of one server's `instructions` in the system prompt (cut with a note past that). */
   INSTRUCTIONS_MAX_CHARS: int(100, 4_000).describe(`characters of one server's instructions in the system prompt (cut with a note)`),
   /**
@@ -92,13 +116,17 @@ export const SettingsSchema = z.object({
    * calls' fixed prompt plus one document; a 10 KB corpus already costs less
    * through the catalog over six turns. 0 turns it off. See loop/pinned.ts.
    */
-  INLINE_CORPUS_CHARS: int(0, 8_000).describe(`when every text resource of the servers has a listed size and all fit this, they go in the system prompt whole instead of a catalog; 0 turns it off`),
+  INLINE_CORPUS_CHARS: int(0, 8_000).describe(
+    `when every text resource of the servers has a listed size and all fit this, they go in the system prompt whole instead of a catalog; 0 turns it off`,
+  ),
   /**
    * Estimated tokens of MCP tool definitions offered to the model per step;
    * past it, the tools most relevant to the conversation are offered and
    * `search_tools` finds the others.
    */
-  MCP_TOOLS_TOKEN_BUDGET: int(200, 6_000).describe(`estimated tokens of MCP tool definitions offered per step; past it, the most relevant are offered and \`search_tools\` finds the rest`),
+  MCP_TOOLS_TOKEN_BUDGET: int(200, 6_000).describe(
+    `estimated tokens of MCP tool definitions offered per step; past it, the most relevant are offered and \`search_tools\` finds the rest`,
+  ),
   /** Estimated tokens of pinned resource content in the system prompt; a pin past it stays in the catalog only. */
   PINNED_TOKEN_BUDGET: int(0, 1_000).describe(`estimated tokens of pinned content in the system prompt`),
   /**
@@ -106,27 +134,40 @@ export const SettingsSchema = z.object({
    * "assistant" and its priority is at least this (0–1; the default, 1, only
    * pins what a server marks top priority).
    */
-  PIN_PRIORITY_THRESHOLD: z.coerce.number().min(0).max(1).default(1).describe(`a resource annotated for the \`assistant\` with at least this priority is pinned`),
+  PIN_PRIORITY_THRESHOLD: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(1)
+    .describe(`a resource annotated for the \`assistant\` with at least this priority is pinned`),
   /** Resources one message may attach (413 past it). */
   MAX_ATTACHMENTS: int(0, 8).describe(`resources one message may attach (\`413\` past it)`),
   /** Characters of attached text one message may carry in all (413 past it). */
   MAX_ATTACHMENT_CHARS: int(1_000, 200_000).describe(`attached text per message (\`413\` past it)`),
   /** Bytes of resource content the model may read in one turn (read_resource); past it the tool answers with an error. */
-  MAX_RESOURCE_BYTES_PER_TURN: int(1_024, 10 * 1024 * 1024).describe(`resource bytes \`read_resource\` may return in one turn; past it the tool answers with an error`),
+  MAX_RESOURCE_BYTES_PER_TURN: int(1_024, 10 * 1024 * 1024).describe(
+    `resource bytes \`read_resource\` may return in one turn; past it the tool answers with an error`,
+  ),
   /** Turns one end user may start per minute (429 past it). */
   TURNS_PER_MINUTE_PER_USER: int(1, 30).describe(`turns one end user may start per minute (\`429\` + \`Retry-After\` past it)`),
   /** Conversations one end user may create per minute (429 past it). */
-  CONVERSATIONS_PER_MINUTE_PER_USER: int(1, 20).describe(`conversations one end user may create per minute (\`429\` + \`Retry-After\` past it; a tenant's \`limits.conversationsPerUser\` overrides it)`),
+  CONVERSATIONS_PER_MINUTE_PER_USER: int(1, 20).describe(
+    `conversations one end user may create per minute (\`429\` + \`Retry-After\` past it; a tenant's \`limits.conversationsPerUser\` overrides it)`,
+  ),
   /**
    * Conversations of one end user that may hold live MCP sessions at once.
    * Past it the least recently used idle one is released; when none is idle,
    * 429 with Retry-After.
    */
-  LIVE_CONVERSATIONS_PER_USER: int(1, 10).describe(`conversations of one end user holding live MCP sessions at once; past it the least recently used idle one releases its sessions, and when all are mid-turn: \`429 too_many_live_conversations\` + \`Retry-After\` (tenant override: \`limits.liveConversationsPerUser\`)`),
+  LIVE_CONVERSATIONS_PER_USER: int(1, 10).describe(
+    `conversations of one end user holding live MCP sessions at once; past it the least recently used idle one releases its sessions, and when all are mid-turn: \`429 too_many_live_conversations\` + \`Retry-After\` (tenant override: \`limits.liveConversationsPerUser\`)`,
+  ),
   /** Turns one tenant may start per minute, all users together (429 past it). */
   TURNS_PER_MINUTE_PER_TENANT: int(1, 600).describe(`turns one tenant may start per minute`),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
-  MAX_STEPS: int(1, 8).describe(`model steps per turn that may call tools; then one more step without tools answers with what was read and what is left (\`metadata.stepLimitReached\`)`),
+  MAX_STEPS: int(1, 8).describe(
+    `model steps per turn that may call tools; then one more step without tools answers with what was read and what is left (\`metadata.stepLimitReached\`)`,
+  ),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -12,10 +12,18 @@ export const TenantSchema = z
     /** SHA-256 (hex) of each server-to-server API key: `echo -n "$KEY" | sha256sum`. */
     apiKeySha256: z.array(z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest')).default([]),
     /** HS256 secret that signs this tenant's browser tokens, named as a Worker secret. */
-    tokenSecret: z.string().regex(/^secret:[A-Za-z0-9_]+$/, 'must name a Worker secret: "secret:NAME"').optional(),
+    tokenSecret: z
+      .string()
+      .regex(/^secret:[A-Za-z0-9_]+$/, 'must name a Worker secret: "secret:NAME"')
+      .optional(),
     /** Browser origins allowed to call the API with this tenant's tokens. */
     allowedOrigins: z
-      .array(z.string().url().refine((u) => new URL(u).origin === u.replace(/\/$/, ''), 'must be an origin: scheme://host[:port], no path'))
+      .array(
+        z
+          .string()
+          .url()
+          .refine((u) => new URL(u).origin === u.replace(/\/$/, ''), 'must be an origin: scheme://host[:port], no path'),
+      )
       .default([])
       .transform((origins) => origins.map((u) => new URL(u).origin)),
     /** This tenant's MCP servers (default: MCP_SERVERS). */
@@ -43,14 +51,18 @@ export const TenantSchema = z
 
 export type Tenant = z.infer<typeof TenantSchema>;
 
-export const TenantsSchema = z.array(TenantSchema).min(1).superRefine((tenants, ctx) => {
-  const seen = new Set<string>();
-  const secrets = new Set<string>();
-  for (const [index, tenant] of tenants.entries()) {
-    if (seen.has(tenant.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate tenant id "${tenant.id}"` });
-    seen.add(tenant.id);
-    // A shared secret would let one tenant's backend mint tokens for the other.
-    if (tenant.tokenSecret && secrets.has(tenant.tokenSecret)) ctx.addIssue({ code: 'custom', path: [index, 'tokenSecret'], message: 'each tenant needs its own token secret' });
-    if (tenant.tokenSecret) secrets.add(tenant.tokenSecret);
-  }
-});
+export const TenantsSchema = z
+  .array(TenantSchema)
+  .min(1)
+  .superRefine((tenants, ctx) => {
+    const seen = new Set<string>();
+    const secrets = new Set<string>();
+    for (const [index, tenant] of tenants.entries()) {
+      if (seen.has(tenant.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate tenant id "${tenant.id}"` });
+      seen.add(tenant.id);
+      // A shared secret would let one tenant's backend mint tokens for the other.
+      if (tenant.tokenSecret && secrets.has(tenant.tokenSecret))
+        ctx.addIssue({ code: 'custom', path: [index, 'tokenSecret'], message: 'each tenant needs its own token secret' });
+      if (tenant.tokenSecret) secrets.add(tenant.tokenSecret);
+    }
+  });

@@ -50,7 +50,15 @@ export function chatAction(body: ChatRequestBody): ChatAction {
   if (assistant.success) {
     const answers = assistant.data.parts.flatMap((part) => {
       const answered = AnsweredPart.safeParse(part);
-      return answered.success ? [{ toolCallId: answered.data.toolCallId, approved: answered.data.approval.approved, ...(answered.data.approval.reason ? { reason: answered.data.approval.reason } : {}) }] : [];
+      return answered.success
+        ? [
+            {
+              toolCallId: answered.data.toolCallId,
+              approved: answered.data.approval.approved,
+              ...(answered.data.approval.reason ? { reason: answered.data.approval.reason } : {}),
+            },
+          ]
+        : [];
     });
     if (!answers.length) throw badRequest('The last message is an assistant message with no approval answer in it; send a user message', 'invalid_body');
     return { kind: 'approvals', answers };

@@ -128,7 +128,12 @@ export class ChatSocket {
         if (typeof frame.toolCallId !== 'string') return;
         return this.answered(
           connection,
-          { kind: 'tool-result', toolCallId: frame.toolCallId, output: frame.output, ...(frame.state === 'output-error' ? { errorText: frame.errorText ?? 'The client tool failed' } : {}) },
+          {
+            kind: 'tool-result',
+            toolCallId: frame.toolCallId,
+            output: frame.output,
+            ...(frame.state === 'output-error' ? { errorText: frame.errorText ?? 'The client tool failed' } : {}),
+          },
           frame.autoContinue !== false && frame.state !== 'output-error',
         );
       case 'cf_agent_chat_request_cancel':
@@ -155,7 +160,11 @@ export class ChatSocket {
         try {
           this.host.answerElicitation(frame.id, { action: frame.action, content: frame.content });
         } catch (error) {
-          send(connection, { type: 'mcp_elicitation_error', id: frame.id, error: { code: error instanceof ApiError ? error.code : 'internal_error', message: errorText(error) } });
+          send(connection, {
+            type: 'mcp_elicitation_error',
+            id: frame.id,
+            error: { code: error instanceof ApiError ? error.code : 'internal_error', message: errorText(error) },
+          });
         }
         return;
       }
@@ -315,7 +324,8 @@ export class ChatSocket {
     // …and every attached tab the answer as saved (a stopped turn's tool calls settled, its metadata), after its stream closed.
     const answer = transcript.at(-1);
     if (answer?.role === 'assistant') {
-      for (const connection of this.host.connections()) if (!turn.pending.has(connection.id)) send(connection, { type: 'cf_agent_message_updated', message: answer });
+      for (const connection of this.host.connections())
+        if (!turn.pending.has(connection.id)) send(connection, { type: 'cf_agent_message_updated', message: answer });
     }
   }
 

@@ -124,7 +124,10 @@ export class Conversation extends Agent<Env> {
   }
 
   /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */
-  async complete({ server, ...params }: { server: string } & CompleteRequest['params']): Promise<RpcResult<{ server: string; completion: CompleteResult['completion'] }>> {
+  async complete({
+    server,
+    ...params
+  }: { server: string } & CompleteRequest['params']): Promise<RpcResult<{ server: string; completion: CompleteResult['completion'] }>> {
     return toRpcResult(() => this.services.withMcp(async (sessions) => ({ server, completion: await sessions.complete(server, params) })));
   }
 

@@ -94,7 +94,12 @@ export class ConversationDirectory extends DurableObject<Env> {
     for (const row of rows) {
       if (allowed && !(row.servers && (JSON.parse(row.servers) as string[]).every((s) => allowed.has(s)))) continue;
       if (page.length === limit) return { conversations: page, nextCursor: encodeCursor(last!) };
-      page.push({ id: row.id, title: row.title, createdAt: new Date(row.created_at).toISOString(), lastActivityAt: new Date(row.last_activity_at).toISOString() });
+      page.push({
+        id: row.id,
+        title: row.title,
+        createdAt: new Date(row.created_at).toISOString(),
+        lastActivityAt: new Date(row.last_activity_at).toISOString(),
+      });
       last = { at: row.last_activity_at, id: row.id };
     }
     return { conversations: page, nextCursor: null };

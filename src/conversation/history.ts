@@ -161,7 +161,11 @@ export class History {
     const fresh = answers.filter((a) => waiting.has(a.toolCallId));
     if (!fresh.length) {
       if (answers.length && answeredAndReady(messages) && answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))) return 'continue';
-      throw new ApiError(404, 'approval_not_found', answers.length ? `No tool call ${answers[0]!.toolCallId} is waiting for approval` : 'None of the answered tool calls is waiting for approval');
+      throw new ApiError(
+        404,
+        'approval_not_found',
+        answers.length ? `No tool call ${answers[0]!.toolCallId} is waiting for approval` : 'None of the answered tool calls is waiting for approval',
+      );
     }
     let message: UIMessage | undefined;
     for (const answer of fresh) {
@@ -319,7 +323,12 @@ export function settleOpenToolCalls(messages: UIMessage[]): UIMessage | undefine
   const open = openToolCalls(messages);
   if (!open.length) return undefined;
   let message = messages.at(-1)!;
-  for (const toolCallId of open) message = answerToolCall([...messages.slice(0, -1), message], { toolCallId, output: undefined, errorText: 'The client gave no result for this call before the next message.' })!;
+  for (const toolCallId of open)
+    message = answerToolCall([...messages.slice(0, -1), message], {
+      toolCallId,
+      output: undefined,
+      errorText: 'The client gave no result for this call before the next message.',
+    })!;
   return message;
 }
 

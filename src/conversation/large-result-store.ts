@@ -19,7 +19,9 @@ export function rowPieces(text: string, size = ROW_CHARS): string[] {
 /** Long tool results of this conversation, in row-sized pieces in its SQLite (see tools/large-results.ts). */
 export class SqlLargeResultStore implements LargeResultStore {
   constructor(private readonly storage: DurableObjectStorage) {
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS large_results (uri TEXT NOT NULL, n INTEGER NOT NULL, server TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (uri, n))`);
+    storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS large_results (uri TEXT NOT NULL, n INTEGER NOT NULL, server TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (uri, n))`,
+    );
   }
 
   put(uri: string, server: string, text: string): void {

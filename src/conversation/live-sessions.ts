@@ -94,7 +94,11 @@ export class LiveSessions {
     this.lastUsedAt = Date.now();
     if (this.leased && this.lastUsedAt - this.touchedAt > TOUCH_EVERY_MS) {
       this.touchedAt = this.lastUsedAt;
-      this.host.waitUntil(this.registry().touch(this.host.name).catch(() => {}));
+      this.host.waitUntil(
+        this.registry()
+          .touch(this.host.name)
+          .catch(() => {}),
+      );
     }
   }
 
@@ -151,7 +155,12 @@ export class LiveSessions {
     const mcpServers = serversOf(config, tenant).filter((server) => !allowed || allowed.has(server.id));
     // KV keys carry the tenant, and for private copies the end user too.
     const scopes = { shared: `tenant:${tenant}`, user: `tenant:${tenant}:user:${user}` };
-    const cache = (this.cache = new ResourceCache(this.host.env.RESOURCE_CACHE, new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS), scopes, settings));
+    const cache = (this.cache = new ResourceCache(
+      this.host.env.RESOURCE_CACHE,
+      new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS),
+      scopes,
+      settings,
+    ));
     return new McpSessions({
       servers: mcpServers,
       env: this.host.env as unknown as Env & Record<string, unknown>,
@@ -166,7 +175,9 @@ export class LiveSessions {
       authFor: (server) =>
         server.auth.type === 'none'
           ? undefined
-          : new VaultAuth(vaultSource(this.host.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id), server.id, (grant) => cache.partition(server.id, grant.grant)),
+          : new VaultAuth(vaultSource(this.host.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id), server.id, (grant) =>
+              cache.partition(server.id, grant.grant),
+            ),
     });
   }
 }

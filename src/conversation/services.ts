@@ -108,7 +108,13 @@ export class ConversationServices {
   /** What `GET /v1/conversations/:id` returns (404 without the row). */
   snapshot(): ConversationSnapshot {
     const { id, createdAt, title } = this.existing();
-    return { id, createdAt: new Date(createdAt).toISOString(), ...(title ? { title } : {}), messages: this.history.load(), pendingApprovals: this.history.waitingApprovals() };
+    return {
+      id,
+      createdAt: new Date(createdAt).toISOString(),
+      ...(title ? { title } : {}),
+      messages: this.history.load(),
+      pendingApprovals: this.history.waitingApprovals(),
+    };
   }
 
   /** Sets (or, with "", clears) the title lists show. */

@@ -174,7 +174,13 @@ export class TurnRunner {
     this.live = undefined;
   }
 
-  private async startWith(sessions: McpSessions, request: TurnRequest, model: ResolvedModel, overrides: Partial<Settings>, abortSignal: AbortSignal): Promise<LiveStream> {
+  private async startWith(
+    sessions: McpSessions,
+    request: TurnRequest,
+    model: ResolvedModel,
+    overrides: Partial<Settings>,
+    abortSignal: AbortSignal,
+  ): Promise<LiveStream> {
     const { history } = this.host;
     const stored = history.load();
     let base = stored;
@@ -192,7 +198,8 @@ export class TurnRunner {
       }
     } else if (request.kind === 'regenerate') {
       const cut = regenerationCut(stored, request.messageId);
-      if (!cut) throw new ApiError(404, 'message_not_found', request.messageId ? `No message ${request.messageId} to regenerate` : 'There is no answer to regenerate');
+      if (!cut)
+        throw new ApiError(404, 'message_not_found', request.messageId ? `No message ${request.messageId} to regenerate` : 'There is no answer to regenerate');
       base = stored.slice(0, cut.keep);
       replaceFrom = cut.replaceFrom;
     }
@@ -253,12 +260,20 @@ async function authRequiredNotices(env: Env, owner: Owner, states: ServerState[]
   const needing = states.filter((s) => s.status === 'auth_required' || s.authorization?.reason === 'insufficient_scope');
   if (!needing.length) return [];
   const withLinks = await connectLinks(env, owner, needing);
-  return withLinks.map((state) => ({
-    type: 'data-auth-required',
-    id: `auth-required-${state.id}`,
-    transient: true,
-    data: { server: state.id, reason: state.authorization?.reason ?? 'not_connected', ...(state.authorization?.scope ? { scope: state.authorization.scope } : {}), connectUrl: state.connectUrl },
-  }) as UIMessageChunk);
+  return withLinks.map(
+    (state) =>
+      ({
+        type: 'data-auth-required',
+        id: `auth-required-${state.id}`,
+        transient: true,
+        data: {
+          server: state.id,
+          reason: state.authorization?.reason ?? 'not_connected',
+          ...(state.authorization?.scope ? { scope: state.authorization.scope } : {}),
+          connectUrl: state.connectUrl,
+        },
+      }) as UIMessageChunk,
+  );
 }
 
 /** Client tools as the model sees them: no `execute` (the turn ends at the call; the client answers). Names of ours win. */
@@ -273,4 +288,3 @@ function clientToolSet(tools: ClientTool[], ours: ToolSet): ToolSet {
   }
   return set;
 }
-

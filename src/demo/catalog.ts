@@ -52,7 +52,7 @@ export const STATIC_RESOURCES: readonly StaticResource[] = [
       uri: REPORT_URI,
       name: 'quarterly-report.pdf',
       title: 'Quarterly report Q3',
-      description: 'One-page PDF with the quarter\'s task statistics.',
+      description: "One-page PDF with the quarter's task statistics.",
       mimeType: 'application/pdf',
     },
     read: () => ({ uri: REPORT_URI, mimeType: 'application/pdf', blob: REPORT_PDF_BASE64 }),

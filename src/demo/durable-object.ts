@@ -127,7 +127,10 @@ function sessionLimits(env: Env): SessionLimits {
     const value = Number(vars[name]);
     return Number.isInteger(value) && value > 0 ? value : fallback;
   };
-  return { maxSessions: positive('DEMO_MAX_SESSIONS', DEFAULT_SESSION_LIMITS.maxSessions), idleMs: positive('DEMO_SESSION_IDLE_MS', DEFAULT_SESSION_LIMITS.idleMs) };
+  return {
+    maxSessions: positive('DEMO_MAX_SESSIONS', DEFAULT_SESSION_LIMITS.maxSessions),
+    idleMs: positive('DEMO_SESSION_IDLE_MS', DEFAULT_SESSION_LIMITS.idleMs),
+  };
 }
 
 /** Closes the session's streams (its GET stream ends, so the client notices) and its server. */

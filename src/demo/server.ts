@@ -90,11 +90,18 @@ export function createDemoServer(host: DemoServerHost): McpServer {
       list: undefined,
       complete: { customerId: (value) => CUSTOMERS.map((c) => c.id).filter((id) => id.startsWith(value.toLowerCase())) },
     }),
-    { title: 'Customer profile', description: 'Plan, seats, account manager and open tickets of one customer.', mimeType: 'application/json', cacheHint: DEMO_CACHE_HINTS.customers },
+    {
+      title: 'Customer profile',
+      description: 'Plan, seats, account manager and open tickets of one customer.',
+      mimeType: 'application/json',
+      cacheHint: DEMO_CACHE_HINTS.customers,
+    },
     (uri, { customerId }) => {
       const customer = findCustomer(String(customerId));
       if (!customer) {
-        throw new ProtocolError(RESOURCE_NOT_FOUND, `Unknown customer "${String(customerId)}". Known customer ids: ${CUSTOMERS.map((c) => c.id).join(', ')}`, { uri: uri.href });
+        throw new ProtocolError(RESOURCE_NOT_FOUND, `Unknown customer "${String(customerId)}". Known customer ids: ${CUSTOMERS.map((c) => c.id).join(', ')}`, {
+          uri: uri.href,
+        });
       }
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(customer, null, 2) }] };
     },
@@ -104,7 +111,13 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     'published-document',
     new ResourceTemplate(PUBLISHED_TEMPLATE, {
       list: undefined,
-      complete: { slug: (value) => store.documents().map((d) => d.slug).filter((slug) => slug.startsWith(value)) },
+      complete: {
+        slug: (value) =>
+          store
+            .documents()
+            .map((d) => d.slug)
+            .filter((slug) => slug.startsWith(value)),
+      },
     }),
     { title: 'Published document', description: 'A markdown document published with publish_document.', mimeType: 'text/markdown' },
     (uri, { slug }) => {
@@ -136,7 +149,10 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     },
     ({ status }) => {
       const tasks = store.listTasks(status);
-      return { content: [{ type: 'text', text: tasks.length ? JSON.stringify(tasks, null, 2) : `No ${status === 'all' ? '' : `${status} `}tasks.` }], structuredContent: { tasks } };
+      return {
+        content: [{ type: 'text', text: tasks.length ? JSON.stringify(tasks, null, 2) : `No ${status === 'all' ? '' : `${status} `}tasks.` }],
+        structuredContent: { tasks },
+      };
     },
   );
 
@@ -219,7 +235,10 @@ export function createDemoServer(host: DemoServerHost): McpServer {
       title: 'Publish document',
       description: 'Publishes a markdown document as docs://published/{slug}; clients are told the resource list changed.',
       inputSchema: z.object({
-        slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).describe('URL-safe name, e.g. "retro-2026-11"'),
+        slug: z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9-]{0,63}$/)
+          .describe('URL-safe name, e.g. "retro-2026-11"'),
         title: z.string().trim().min(1).max(200),
         markdown: z.string().min(1).max(200_000),
       }),
@@ -234,7 +253,12 @@ export function createDemoServer(host: DemoServerHost): McpServer {
       } else {
         await updated(uri, ctx.mcpReq.notify);
       }
-      return { content: [{ type: 'text', text: `${created ? 'Published' : 'Updated'} ${uri}` }, { type: 'resource_link', uri, name: slug, title, mimeType: 'text/markdown' }] };
+      return {
+        content: [
+          { type: 'text', text: `${created ? 'Published' : 'Updated'} ${uri}` },
+          { type: 'resource_link', uri, name: slug, title, mimeType: 'text/markdown' },
+        ],
+      };
     },
   );
 
@@ -284,7 +308,10 @@ export function createDemoServer(host: DemoServerHost): McpServer {
         { role: 'user', content: { type: 'resource', resource: { uri: GUIDELINES_URI, mimeType: 'text/plain', text: store.guidelines() } } },
         {
           role: 'user',
-          content: { type: 'text', text: `Review the team guidelines above${focus ? `, focusing on ${focus}` : ''}. Point out rules that conflict, are vague, or are missing.` },
+          content: {
+            type: 'text',
+            text: `Review the team guidelines above${focus ? `, focusing on ${focus}` : ''}. Point out rules that conflict, are vague, or are missing.`,
+          },
         },
       ],
     }),

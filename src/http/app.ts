@@ -43,35 +43,37 @@ const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
 export const MAX_BODY_BYTES = 256 * 1024;
 
 export function createApp() {
-  return new Hono<AppBindings>()
-    .use(requestId())
-    // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
-    // (Not on an accepted WebSocket, whose 101 response cannot carry them.)
-    .use('/v1/*', securityHeaders)
-    .use(
-      '/v1/*',
-      bodyLimit({
-        maxSize: MAX_BODY_BYTES,
-        onError: (c) => errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
-      }),
-    )
-    .use('/v1/*', corsPerTenant)
-    .use('/v1/*', authenticate)
-    .use('/v1/*', originAllowed)
-    .route('/', health)
-    .route('/v1/servers', servers)
-    .route('/v1/conversations', conversations)
-    .route('/v1/chat', chat)
-    .route('/v1/connections', connections)
-    .route('/oauth', oauth)
-    // The demo MCP server's answers too (JSON and SSE to MCP clients: none of these headers changes what a
-    // client does with them; CORP does not apply to CORS requests), and the 404 of any unknown path.
-    .use('/demo/*', securityHeaders)
-    .route('/demo', demoMcpRoute)
-    .notFound(async (c) => {
-      c.res = await onNotFound(c);
-      await apiSecurityHeaders(c, async () => {});
-      return c.res;
-    })
-    .onError(onError);
+  return (
+    new Hono<AppBindings>()
+      .use(requestId())
+      // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
+      // (Not on an accepted WebSocket, whose 101 response cannot carry them.)
+      .use('/v1/*', securityHeaders)
+      .use(
+        '/v1/*',
+        bodyLimit({
+          maxSize: MAX_BODY_BYTES,
+          onError: (c) => errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
+        }),
+      )
+      .use('/v1/*', corsPerTenant)
+      .use('/v1/*', authenticate)
+      .use('/v1/*', originAllowed)
+      .route('/', health)
+      .route('/v1/servers', servers)
+      .route('/v1/conversations', conversations)
+      .route('/v1/chat', chat)
+      .route('/v1/connections', connections)
+      .route('/oauth', oauth)
+      // The demo MCP server's answers too (JSON and SSE to MCP clients: none of these headers changes what a
+      // client does with them; CORP does not apply to CORS requests), and the 404 of any unknown path.
+      .use('/demo/*', securityHeaders)
+      .route('/demo', demoMcpRoute)
+      .notFound(async (c) => {
+        c.res = await onNotFound(c);
+        await apiSecurityHeaders(c, async () => {});
+        return c.res;
+      })
+      .onError(onError)
+  );
 }

@@ -62,8 +62,15 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   const isUpgrade = isWebSocketUpgrade(c);
   const credential = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? (isUpgrade ? subprotocolToken(c.req.header('sec-websocket-protocol')) : undefined);
   if (!credential) {
-    if (c.req.query('token')) throw unauthorized(`A token in the URL is not accepted (URLs land in logs): send it as the WebSocket subprotocol "${TOKEN_SUBPROTOCOL_PREFIX}<token>" next to "${WS_SUBPROTOCOL}"`);
-    throw unauthorized(isUpgrade ? `Send Authorization: Bearer <API key>, or the subprotocols "${WS_SUBPROTOCOL}" and "${TOKEN_SUBPROTOCOL_PREFIX}<token>"` : 'Send Authorization: Bearer <API key or token>');
+    if (c.req.query('token'))
+      throw unauthorized(
+        `A token in the URL is not accepted (URLs land in logs): send it as the WebSocket subprotocol "${TOKEN_SUBPROTOCOL_PREFIX}<token>" next to "${WS_SUBPROTOCOL}"`,
+      );
+    throw unauthorized(
+      isUpgrade
+        ? `Send Authorization: Bearer <API key>, or the subprotocols "${WS_SUBPROTOCOL}" and "${TOKEN_SUBPROTOCOL_PREFIX}<token>"`
+        : 'Send Authorization: Bearer <API key or token>',
+    );
   }
   const principal =
     (await fromApiKey(credential, tenants, c.req.header('x-end-user'))) ?? (await fromToken(credential, tenants, c.env as unknown as Record<string, unknown>));
@@ -117,7 +124,8 @@ async function fromToken(token: string, tenants: Tenant[], env: Record<string, u
   // The same rule as X-End-User, and never "service" (the name of API-key callers without X-End-User).
   if (typeof payload.sub !== 'string' || !END_USER.test(payload.sub) || payload.sub === 'service') throw invalidToken();
   const servers = payload.servers;
-  if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === 'string'))) throw unauthorized('"servers" must be a list of server ids');
+  if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === 'string')))
+    throw unauthorized('"servers" must be a list of server ids');
   return { tenant: tenant.id, user: payload.sub, open: false, browser: true, ...(servers ? { servers: servers as string[] } : {}) };
 }
 

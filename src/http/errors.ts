@@ -24,5 +24,4 @@ export const onError: ErrorHandler = (error, c) => {
   return errorResponse(c, new ApiError(500, 'internal_error', `Internal error (request id ${requestId})`));
 };
 
-export const onNotFound: NotFoundHandler = (c) =>
-  errorResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`));
+export const onNotFound: NotFoundHandler = (c) => errorResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`));

@@ -28,4 +28,3 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
   if (!parsed.success) throw badRequest(`Invalid request body: ${formatIssues(parsed.error)}`, 'invalid_body');
   return parsed.data;
 }
-

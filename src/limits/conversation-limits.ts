@@ -8,7 +8,9 @@ export async function takeConversation(env: Pick<Env, 'RATE_LIMITER'>, config: A
   const result = await limiterOf(env, owner.tenant).take([{ key: `conversations:${owner.user}`, limit, windowMs: 60_000, who: 'this user' }]);
   if (result.allowed) return;
   const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-  throw new ApiError(429, 'rate_limited', `Too many new conversations for this user: at most ${limit} per minute; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  throw new ApiError(429, 'rate_limited', `Too many new conversations for this user: at most ${limit} per minute; retry in ${seconds} s`, {
+    'Retry-After': String(seconds),
+  });
 }
 
 const tenantOf = (config: AppConfig, owner: { tenant: string }) => config.tenants?.find((t) => t.id === owner.tenant)?.limits ?? {};

@@ -23,7 +23,13 @@ export class LiveConversations extends DurableObject<Env> {
       sql.exec(`INSERT INTO live (id, last_used) VALUES (?, ?)`, id, now);
       return { ok: true };
     }
-    return { ok: false, others: sql.exec<{ id: string }>(`SELECT id FROM live ORDER BY last_used`).toArray().map((r) => r.id) };
+    return {
+      ok: false,
+      others: sql
+        .exec<{ id: string }>(`SELECT id FROM live ORDER BY last_used`)
+        .toArray()
+        .map((r) => r.id),
+    };
   }
 
   /** `id` was used (sent at most once a minute per conversation). */
@@ -38,7 +44,10 @@ export class LiveConversations extends DurableObject<Env> {
 
   /** The conversations holding live MCP sessions (told when the user connects or disconnects an account). */
   async ids(): Promise<string[]> {
-    return this.ctx.storage.sql.exec<{ id: string }>(`SELECT id FROM live`).toArray().map((r) => r.id);
+    return this.ctx.storage.sql
+      .exec<{ id: string }>(`SELECT id FROM live`)
+      .toArray()
+      .map((r) => r.id);
   }
 
   /** How many conversations hold live sessions (tests, operators). */

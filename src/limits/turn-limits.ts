@@ -18,7 +18,9 @@ export async function takeTurn(env: Pick<Env, 'RATE_LIMITER'>, config: AppConfig
   ]);
   if (result.allowed) return;
   const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-  throw new ApiError(429, 'rate_limited', `Too many turns for ${result.who}: at most ${result.limit} per ${result.windowMs / 1000} s; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  throw new ApiError(429, 'rate_limited', `Too many turns for ${result.who}: at most ${result.limit} per ${result.windowMs / 1000} s; retry in ${seconds} s`, {
+    'Retry-After': String(seconds),
+  });
 }
 
 /** The tenant's limiter: its own windows and its end users'. */

@@ -26,7 +26,8 @@ export function coalesceDeltas(windowMs = 30): LanguageModelV4Middleware {
 
 type Delta = Extract<LanguageModelV4StreamPart, { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }>;
 
-const isDelta = (part: LanguageModelV4StreamPart): part is Delta => part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-input-delta';
+const isDelta = (part: LanguageModelV4StreamPart): part is Delta =>
+  part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-input-delta';
 
 export function coalescing(windowMs: number): TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart> {
   let held: Delta | undefined;

@@ -15,7 +15,10 @@ export class LiveStream {
   readonly ended = new Promise<void>((resolve) => (this.markFinished = resolve));
 
   /** `notices` (data chunks) are sent right after the stream's `start` chunk. */
-  constructor(source: ReadableStream<UIMessageChunk>, private readonly notices: UIMessageChunk[] = []) {
+  constructor(
+    source: ReadableStream<UIMessageChunk>,
+    private readonly notices: UIMessageChunk[] = [],
+  ) {
     void this.pump(source);
   }
 

@@ -43,7 +43,8 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
       return { model: createAnthropic({ apiKey: secret(env, 'ANTHROPIC_API_KEY', spec) })(modelId), acceptsImages: true, spec };
     case 'openai-compatible': {
       const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
-      if (typeof baseURL !== 'string' || !URL.canParse(baseURL)) throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
+      if (typeof baseURL !== 'string' || !URL.canParse(baseURL))
+        throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
       const apiKey = typeof env.OPENAI_COMPATIBLE_API_KEY === 'string' ? env.OPENAI_COMPATIBLE_API_KEY : undefined;
       return {
         model: createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey ? { apiKey } : {}) }).chatModel(modelId),
@@ -52,7 +53,9 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
       };
     }
     default:
-      throw notConfigured(`Unknown MODEL provider "${provider}" (use offline, workers-ai:<model>, openai:<model>, anthropic:<model> or openai-compatible:<model>)`);
+      throw notConfigured(
+        `Unknown MODEL provider "${provider}" (use offline, workers-ai:<model>, openai:<model>, anthropic:<model> or openai-compatible:<model>)`,
+      );
   }
 }
 

@@ -29,7 +29,9 @@ export class OfflineModel implements LanguageModelV4 {
   async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
     const step = decide(options.prompt, options.tools ?? []);
     const content: LanguageModelV4Content[] =
-      step.kind === 'text' ? [{ type: 'text', text: step.text }] : [{ type: 'tool-call', toolCallId: step.id, toolName: step.toolName, input: JSON.stringify(step.input) }];
+      step.kind === 'text'
+        ? [{ type: 'text', text: step.text }]
+        : [{ type: 'tool-call', toolCallId: step.id, toolName: step.toolName, input: JSON.stringify(step.input) }];
     return { content, finishReason: finish(step), usage: usage(options.prompt, step), warnings: [] };
   }
 
@@ -71,7 +73,10 @@ function usage(prompt: LanguageModelV4Prompt, step: Step) {
 /** What the stand-in does next, from the conversation so far. */
 export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<LanguageModelV4CallOptions['tools']>): Step {
   const tools = new Set(toolList.map((t) => t.name));
-  const system = prompt.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+  const system = prompt
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n');
   const last = prompt[prompt.length - 1];
   const question = lastUserText(prompt);
 
@@ -98,7 +103,16 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
     return { kind: 'tool', id: stepId, toolName: 'list_resources', input: query ? { query } : {} };
   }
   const best = catalog.resources
-    .map((r) => ({ ...r, relevance: score(words, { fields: [[r.title, 3], [r.uri, 2], [r.description, 1]] }) }))
+    .map((r) => ({
+      ...r,
+      relevance: score(words, {
+        fields: [
+          [r.title, 3],
+          [r.uri, 2],
+          [r.description, 1],
+        ],
+      }),
+    }))
     .filter((r) => r.relevance > 0)
     .sort((a, b) => b.relevance - a.relevance)[0];
   if (best && tools.has('read_resource')) return { kind: 'tool', id: stepId, toolName: 'read_resource', input: { uri: best.uri, server: best.server } };
@@ -120,9 +134,15 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
  * arguments its input schema declares. Only exact names count, so a question
  * that merely talks about creating tasks never triggers a tool.
  */
-function namedToolCall(question: string, tools: NonNullable<LanguageModelV4CallOptions['tools']>): { toolName: string; input: Record<string, unknown> } | undefined {
+function namedToolCall(
+  question: string,
+  tools: NonNullable<LanguageModelV4CallOptions['tools']>,
+): { toolName: string; input: Record<string, unknown> } | undefined {
   const tool = tools.find(
-    (t): t is LanguageModelV4FunctionTool => t.type === 'function' && t.name.includes('__') && new RegExp(`(^|[^\\w])(${escapeRegExp(t.name)}|${escapeRegExp(t.name.split('__')[1]!)})($|[^\\w])`).test(question),
+    (t): t is LanguageModelV4FunctionTool =>
+      t.type === 'function' &&
+      t.name.includes('__') &&
+      new RegExp(`(^|[^\\w])(${escapeRegExp(t.name)}|${escapeRegExp(t.name.split('__')[1]!)})($|[^\\w])`).test(question),
   );
   if (!tool) return undefined;
   const properties = ((tool.inputSchema as { properties?: Record<string, { type?: string }> }).properties ?? {}) as Record<string, { type?: string }>;
@@ -198,7 +218,16 @@ function quote(result: string, question: string): string {
       .sort((a, b) => b.relevance - a.relevance || a.index - b.index)
       .slice(0, 3)
       .sort((a, b) => a.index - b.index);
-    out.push(`From ${uri} (server "${server}"):\n\n${ranked.map((p) => p.text.split('\n').map((l) => `> ${l}`).join('\n')).join('\n>\n')}`);
+    out.push(
+      `From ${uri} (server "${server}"):\n\n${ranked
+        .map((p) =>
+          p.text
+            .split('\n')
+            .map((l) => `> ${l}`)
+            .join('\n'),
+        )
+        .join('\n>\n')}`,
+    );
   }
   const more = /\[Showing characters \d+-\d+ of \d+\.[^\]]*\]/.exec(result);
   return more ? `${out.join('\n\n')}\n\n(Only the first part of the document was read; more is available.)` : out.join('\n\n');
@@ -209,7 +238,10 @@ function quote(result: string, question: string): string {
  * that follows it, so "## Output format" is quoted with its content.
  */
 function passagesOf(text: string): string[] {
-  const pieces = text.split(/\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)/).map((p) => p.trim()).filter(Boolean);
+  const pieces = text
+    .split(/\n\s*\n|\n(?=\s*(?:[-*]|\d+\.)\s)/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const passages: string[] = [];
   for (const piece of pieces) {
     const previous = passages[passages.length - 1];
@@ -248,7 +280,15 @@ function parseCatalog(system: string) {
       if (entry) resources.push(entry);
     } else if (section === 'Prompts (invoke_prompt):') {
       const match = /^([^(\s]+)\(([^)]*)\)/.exec(line);
-      if (match) prompts.push({ server, name: match[1]!, args: match[2]!.split(',').map((a) => a.trim().replace(/\?$/, '')).filter(Boolean) });
+      if (match)
+        prompts.push({
+          server,
+          name: match[1]!,
+          args: match[2]!
+            .split(',')
+            .map((a) => a.trim().replace(/\?$/, ''))
+            .filter(Boolean),
+        });
     }
   }
   return { resources, prompts };
@@ -271,5 +311,8 @@ function hintedEntries(prompt: LanguageModelV4Prompt): CatalogEntry[] {
   if (user?.role !== 'user') return [];
   const hint = user.content.find((part) => part.type === 'text' && part.text.startsWith(RELEVANT_HEADER));
   if (hint?.type !== 'text') return [];
-  return hint.text.split('\n').slice(1).flatMap((line) => parseResourceLine(line, '') ?? []);
+  return hint.text
+    .split('\n')
+    .slice(1)
+    .flatMap((line) => parseResourceLine(line, '') ?? []);
 }

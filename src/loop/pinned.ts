@@ -49,7 +49,8 @@ export async function readPinned(
       let text: string;
       try {
         if (state.status !== 'connected') throw new Error(state.error ?? 'server unavailable');
-        text = (await viewResource(sessions, { server: state.id, uri }, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince })).model.text;
+        text = (await viewResource(sessions, { server: state.id, uri }, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince }))
+          .model.text;
       } catch (error) {
         const cause = error instanceof Error ? error.message : String(error);
         if (required) throw new ApiError(502, 'pinned_resource_unavailable', `Pinned resource ${uri} on server "${state.id}" could not be read: ${cause}`);
@@ -58,7 +59,9 @@ export async function readPinned(
       }
       const cost = estimateTokens(text);
       if (used + cost > settings.PINNED_TOKEN_BUDGET) {
-        console.warn(`pinned resource ${uri} on server "${state.id}" (~${cost} tokens) is over PINNED_TOKEN_BUDGET (${settings.PINNED_TOKEN_BUDGET}); it stays in the catalog`);
+        console.warn(
+          `pinned resource ${uri} on server "${state.id}" (~${cost} tokens) is over PINNED_TOKEN_BUDGET (${settings.PINNED_TOKEN_BUDGET}); it stays in the catalog`,
+        );
         continue;
       }
       used += cost;
@@ -91,14 +94,20 @@ async function readSmallCorpus(sessions: McpSessions, states: ServerState[], pin
   const candidates = states
     .filter((s) => s.status === 'connected')
     // Binaries are never part of an inlined corpus: they stay described in the catalog.
-    .flatMap((s) => s.resources.filter((r) => !pinned.has(key(s.id, r.uri)) && isTextMime(r.mimeType)).map((r) => ({ server: s.id, uri: r.uri, size: r.size })));
+    .flatMap((s) =>
+      s.resources.filter((r) => !pinned.has(key(s.id, r.uri)) && isTextMime(r.mimeType)).map((r) => ({ server: s.id, uri: r.uri, size: r.size })),
+    );
   if (!candidates.length || candidates.length > MAX_CORPUS_RESOURCES) return undefined;
   if (candidates.some((c) => c.size === undefined) || candidates.reduce((sum, c) => sum + c.size!, 0) > budget) return undefined;
   const texts = await Promise.all(
-    candidates.map((c) => viewResource(sessions, c, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince }).then((v) => v.model.text, () => undefined)),
+    candidates.map((c) =>
+      viewResource(sessions, c, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince }).then(
+        (v) => v.model.text,
+        () => undefined,
+      ),
+    ),
   );
   // Sizes are bytes and the server's word: the rendered text is what must fit.
   if (texts.some((t) => t === undefined) || texts.reduce((sum, t) => sum + t!.length, 0) > budget * 1.25) return undefined;
   return candidates.map((c, i) => ({ server: c.server, uri: c.uri, text: texts[i]! }));
 }
-

@@ -40,5 +40,7 @@ export async function prepareTurn(
   const { message, attachments } = request;
   if (!attachments.length) return { newMessages: [message] };
   const { parts, attached } = await attachmentParts(attachments, { sessions, settings, acceptsImages, reuseSince: options.reuseSince ?? Date.now() });
-  return { newMessages: [{ ...message, parts: [...message.parts, ...parts], metadata: { ...(message.metadata as object | undefined), attachments: attached } }] };
+  return {
+    newMessages: [{ ...message, parts: [...message.parts, ...parts], metadata: { ...(message.metadata as object | undefined), attachments: attached } }],
+  };
 }

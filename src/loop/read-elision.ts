@@ -100,7 +100,10 @@ function note(read: Read, currentTurn: boolean): string {
 
 /** "characters 0-48000, 96000-120000": consecutive windows merged. */
 function describeRanges(reads: Read[]): string {
-  const ranges = reads.map((r) => r.range).filter((r): r is [number, number] => !!r).sort((a, b) => a[0] - b[0]);
+  const ranges = reads
+    .map((r) => r.range)
+    .filter((r): r is [number, number] => !!r)
+    .sort((a, b) => a[0] - b[0]);
   if (!ranges.length) return `${reads.length} earlier part(s)`;
   const merged: Array<[number, number]> = [];
   for (const [from, to] of ranges) {
@@ -121,7 +124,7 @@ function rewrite(messages: ModelMessage[], dropped: Set<string>, notes: Map<stri
     let changed = false;
     const parts = [];
     for (const part of message.content) {
-      const id = (part.type === 'tool-call' || part.type === 'tool-result') ? part.toolCallId : undefined;
+      const id = part.type === 'tool-call' || part.type === 'tool-result' ? part.toolCallId : undefined;
       if (id !== undefined && dropped.has(id)) {
         changed = true;
         continue;
@@ -162,7 +165,8 @@ function collectReads(messages: ModelMessage[]): Read[] {
       const input = (found.call.input ?? {}) as { uri?: unknown; server?: unknown; query?: unknown };
       const uri = typeof input.uri === 'string' ? input.uri : '?';
       const window = /part="characters (\d+)-(\d+) of (\d+)"/.exec(text) ?? /\[Showing characters (\d+)-(\d+) of (\d+)\./.exec(text);
-      const server = (/<resource server="([^"]*)"/.exec(text) ?? / on server "([^"]*)"/.exec(text))?.[1] ?? (typeof input.server === 'string' ? input.server : '?');
+      const server =
+        (/<resource server="([^"]*)"/.exec(text) ?? / on server "([^"]*)"/.exec(text))?.[1] ?? (typeof input.server === 'string' ? input.server : '?');
       const kind = part.toolName === 'read_resource' ? 'read' : 'search';
       reads.push({
         kind,

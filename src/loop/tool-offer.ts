@@ -15,7 +15,9 @@ const SYNTHETIC = ['read_resource', 'search_resource', 'list_resources', 'list_r
 export function chooseMcpTools(entries: ToolEntry[], recentText: string, budget: number): { offered: Set<string>; hidden: number } {
   if (entries.reduce((sum, e) => sum + e.cost, 0) <= budget) return { offered: new Set(entries.map((e) => e.name)), hidden: 0 };
   const query = terms(recentText);
-  const ranked = entries.map((entry, order) => ({ entry, order, relevance: relevanceOf(query, entry) })).sort((a, b) => b.relevance - a.relevance || a.order - b.order);
+  const ranked = entries
+    .map((entry, order) => ({ entry, order, relevance: relevanceOf(query, entry) }))
+    .sort((a, b) => b.relevance - a.relevance || a.order - b.order);
   const offered = new Set<string>();
   let used = 0;
   for (const { entry } of ranked) {

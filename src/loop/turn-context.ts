@@ -40,7 +40,10 @@ export async function prepareTurnContext(
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });
-  const mcp = mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults }, new Set([...Object.keys(synthetic), 'search_tools']));
+  const mcp = mcpTools(
+    { sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults },
+    new Set([...Object.keys(synthetic), 'search_tools']),
+  );
   const found = new Set<string>();
   const searchTools = toolSearch(mcp.entries, (names) => {
     for (const name of names) found.add(name);

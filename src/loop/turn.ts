@@ -1,4 +1,14 @@
-import { convertToModelMessages, createUIMessageStream, stepCountIs, streamText, wrapLanguageModel, type ModelMessage, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  stepCountIs,
+  streamText,
+  wrapLanguageModel,
+  type ModelMessage,
+  type ToolSet,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import type { ToolEntry } from '../tools/tool-search';
 import type { PinnedContent } from './pinned';
 import { activeTools, chooseMcpTools } from './tool-offer';
@@ -83,7 +93,10 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
   let steps = 0;
   const result = streamText({
     // Deltas merged per ~30 ms before the pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
-    model: wrapLanguageModel({ model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'], middleware: coalesceDeltas(input.settings.STREAM_COALESCE_MS) }),
+    model: wrapLanguageModel({
+      model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'],
+      middleware: coalesceDeltas(input.settings.STREAM_COALESCE_MS),
+    }),
     system,
     messages: initialMessages,
     tools: input.tools,
@@ -96,7 +109,9 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       messages: elideReads([...initialMessages, ...responseMessages], budgets),
       ...(stepNumber >= input.settings.MAX_STEPS
         ? { activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(input.settings.MAX_STEPS)}` }
-        : mcp.found.size ? { activeTools: active() } : {}),
+        : mcp.found.size
+          ? { activeTools: active() }
+          : {}),
     }),
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
     onError: () => {
@@ -107,7 +122,10 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     },
   });
 
-  const notices: UIMessageChunk[] = [...(input.notices ?? []), ...(input.pinned?.notices ?? []).map((message) => ({ type: 'data-notice' as const, data: { message } }))];
+  const notices: UIMessageChunk[] = [
+    ...(input.notices ?? []),
+    ...(input.pinned?.notices ?? []).map((message) => ({ type: 'data-notice' as const, data: { message } })),
+  ];
   const stream = createUIMessageStream<UIMessage<TurnMetadata>>({
     originalMessages: messages as UIMessage<TurnMetadata>[],
     generateId: () => crypto.randomUUID(),
@@ -164,7 +182,8 @@ export function settleStopped(messages: UIMessage[], model: string): UIMessage[]
   if (last?.role !== 'assistant') return messages;
   const parts = last.parts.map((part) => {
     if ((part.type === 'text' || part.type === 'reasoning') && part.state === 'streaming') return { ...part, state: 'done' as const };
-    if (isUnfinishedToolCall(part)) return { ...part, state: 'output-error', input: (part as { input?: unknown }).input ?? {}, errorText: STOPPED_TOOL_TEXT } as unknown as typeof part;
+    if (isUnfinishedToolCall(part))
+      return { ...part, state: 'output-error', input: (part as { input?: unknown }).input ?? {}, errorText: STOPPED_TOOL_TEXT } as unknown as typeof part;
     return part;
   });
   const metadata = { ...(last.metadata as object | undefined), model, finishReason: 'stopped', stopped: true } satisfies Partial<TurnMetadata>;

@@ -105,9 +105,14 @@ export class CatalogRefresher {
           });
     // Two refreshes of one list can overlap (set-up and a notification): keep the newer.
     if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
-    if (truncatedAfterPages) console.warn(`MCP server "${state.id}": ${kind} list still had pages after ${truncatedAfterPages}; keeping the first ${items.length}`);
+    if (truncatedAfterPages)
+      console.warn(`MCP server "${state.id}": ${kind} list still had pages after ${truncatedAfterPages}; keeping the first ${items.length}`);
     if (!copy && !truncatedAfterPages && this.shared) {
-      this.shared.catalogs.put({ server: state.id, url: this.shared.url, kind }, { items, fetchedAt, hint: hintOf(hint, this.connection.era ?? 'legacy') }, this.policy.perUser);
+      this.shared.catalogs.put(
+        { server: state.id, url: this.shared.url, kind },
+        { items, fetchedAt, hint: hintOf(hint, this.connection.era ?? 'legacy') },
+        this.policy.perUser,
+      );
     }
     if (kind === 'resources') {
       const kept = new Set((items as ServerState['resources']).map((r) => r.uri));
@@ -129,7 +134,11 @@ export class CatalogRefresher {
     const copy = await this.shared.catalogs.get({ server: this.state.id, url: this.shared.url, kind }, this.policy.perUser);
     if (!copy || !Array.isArray(copy.items)) return undefined;
     const now = Date.now();
-    const servable = isServable({ fetchedAt: copy.fetchedAt, ...(copy.hint ? { hint: copy.hint } : {}) }, { now, coveredSince: undefined, reuseSince: now }, { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs });
+    const servable = isServable(
+      { fetchedAt: copy.fetchedAt, ...(copy.hint ? { hint: copy.hint } : {}) },
+      { now, coveredSince: undefined, reuseSince: now },
+      { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs },
+    );
     return servable ? copy : undefined;
   }
 

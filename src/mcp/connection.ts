@@ -92,7 +92,10 @@ export class McpConnection {
   constructor(
     readonly config: McpServerConfig,
     private readonly env: TransportEnv,
-    private readonly settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'>,
+    private readonly settings: Pick<
+      Settings,
+      'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'
+    >,
     private readonly events: ConnectionEvents,
     private readonly verdicts: VerdictStore,
     /** The bearer token of a server with `auth` (src/auth/vault-auth.ts). */
@@ -147,7 +150,10 @@ export class McpConnection {
    * - a concurrent request replaced the connection under this one: retry on
    *   the new one (idempotent requests only).
    */
-  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true, signal }: { idempotent?: boolean; signal?: AbortSignal } = {}): Promise<T> {
+  async call<T>(
+    request: (client: Client, options: RequestOptions) => Promise<T>,
+    { idempotent = true, signal }: { idempotent?: boolean; signal?: AbortSignal } = {},
+  ): Promise<T> {
     signal?.throwIfAborted();
     const client = await this.ensure();
     // Our own time limit (it pauses while the user answers the server); the SDK's is only a backstop.
@@ -167,7 +173,12 @@ export class McpConnection {
     }
   }
 
-  private async callWith<T>(client: Client, request: (client: Client, options: RequestOptions) => Promise<T>, options: RequestOptions, idempotent: boolean): Promise<T> {
+  private async callWith<T>(
+    client: Client,
+    request: (client: Client, options: RequestOptions) => Promise<T>,
+    options: RequestOptions,
+    idempotent: boolean,
+  ): Promise<T> {
     let result: T | undefined;
     for (let retriedLost = false, retriedExpired = false, retriedVerdict = false, retriedReplaced = false; ; ) {
       try {
@@ -230,7 +241,14 @@ export class McpConnection {
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
-      const transport = createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, kind === 'streamable-http' ? stream : undefined, this.authProvider);
+      const transport = createTransport(
+        this.config,
+        this.env,
+        kind,
+        this.settings.MCP_MAX_RESPONSE_BYTES,
+        kind === 'streamable-http' ? stream : undefined,
+        this.authProvider,
+      );
       try {
         await client.connect(transport, { ...this.requestOptions, ...(prior ? { prior } : {}) });
         this.kind = kind;

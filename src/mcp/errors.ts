@@ -76,7 +76,6 @@ function inputRequiredText(error: unknown): string | undefined {
   return undefined;
 }
 
-
 /** Longest upstream error text passed on (servers may echo whole bodies). */
 const MAX_ERROR_CHARS = 300;
 
@@ -97,7 +96,8 @@ export function describeUpstreamError(error: unknown): string {
     text = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}${typeof body === 'string' && body.trim() ? `: ${body.trim()}` : ''}`;
   }
   // "Version negotiation probe failed: <cause>": the cause is what the user needs (refused, reset, DNS…).
-  else if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause instanceof Error) return describeUpstreamError(error.cause);
+  else if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause instanceof Error)
+    return describeUpstreamError(error.cause);
   else if (error instanceof Error) text = error.message;
   else text = String(error);
   return bounded(text.replace(/^(MCP error -?\d+: )+/, '')); // v1-SDK servers prefix their messages

@@ -55,7 +55,14 @@ export function probeServers(
 async function probeServer(server: McpServerConfig, env: TransportEnv, settings: Settings, auth: AuthProvider | undefined): Promise<ServerProbe> {
   const checkedAt = new Date().toISOString();
   // No stored verdict here (no conversation): the probe asks the server.
-  const connection = new McpConnection(server, env, settings, { onNotification: () => {}, onStreamLost: () => {} }, { prior: () => undefined, save: () => {} }, auth);
+  const connection = new McpConnection(
+    server,
+    env,
+    settings,
+    { onNotification: () => {}, onStreamLost: () => {} },
+    { prior: () => undefined, save: () => {} },
+    auth,
+  );
   try {
     const client = await connection.ensure();
     const serverInfo = client.getServerVersion();
@@ -70,7 +77,14 @@ async function probeServer(server: McpServerConfig, env: TransportEnv, settings:
     };
   } catch (error) {
     const authRequired = authRequiredIn(error);
-    if (authRequired) return { ...publicServerInfo(server), status: 'auth_required', error: authRequired.message, authorization: { reason: authRequired.reason, ...(authRequired.scope ? { scope: authRequired.scope } : {}) }, checkedAt };
+    if (authRequired)
+      return {
+        ...publicServerInfo(server),
+        status: 'auth_required',
+        error: authRequired.message,
+        authorization: { reason: authRequired.reason, ...(authRequired.scope ? { scope: authRequired.scope } : {}) },
+        checkedAt,
+      };
     return { ...publicServerInfo(server), status: 'error', error: describeUpstreamError(error), checkedAt };
   } finally {
     await connection.reset();

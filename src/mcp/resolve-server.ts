@@ -12,7 +12,9 @@ import type { ServerState } from './catalog';
  */
 export function resolveServer(uri: string, states: ServerState[], linked: string | undefined): string {
   if (linked) {
-    const claimedElsewhere = states.some((s) => s.id !== linked && (s.resources.some((r) => r.uri === uri) || s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))));
+    const claimedElsewhere = states.some(
+      (s) => s.id !== linked && (s.resources.some((r) => r.uri === uri) || s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))),
+    );
     if (!claimedElsewhere) return linked;
   }
   const listing = states.filter((s) => s.resources.some((r) => r.uri === uri)).map((s) => s.id);
@@ -23,7 +25,11 @@ export function resolveServer(uri: string, states: ServerState[], linked: string
   }
   const withResources = states.filter((s) => s.capabilities?.resources).map((s) => s.id);
   if (withResources.length === 1) return withResources[0]!;
-  throw new ApiError(404, 'resource_not_found', `No server lists or templates ${uri}; say which server with "server" (one of: ${withResources.join(', ') || 'none'})`);
+  throw new ApiError(
+    404,
+    'resource_not_found',
+    `No server lists or templates ${uri}; say which server with "server" (one of: ${withResources.join(', ') || 'none'})`,
+  );
 }
 
 function matchesTemplate(template: string, uri: string): boolean {

@@ -82,7 +82,8 @@ async function load({ server, uri, connection, policy }: ReadContext) {
   try {
     result = await connection.call((client, options) => client.readResource({ uri }, options));
   } catch (error) {
-    if (isResourceNotFound(error)) throw new ApiError(404, 'resource_not_found', `MCP server "${server}" has no resource ${uri}: ${describeUpstreamError(error)}`);
+    if (isResourceNotFound(error))
+      throw new ApiError(404, 'resource_not_found', `MCP server "${server}" has no resource ${uri}: ${describeUpstreamError(error)}`);
     throw upstreamError(server, error);
   }
   const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, connection.era ?? 'legacy');

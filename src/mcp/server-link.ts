@@ -92,12 +92,20 @@ export class ServerLink {
       },
       options.auth,
     );
-    this.catalogs = new CatalogRefresher(this.state, this.connection, store, settings, this.policy, (uris) => {
-      for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
-      store.unfollow(this.id, uris);
-      for (const uri of uris) this.remembered.delete(uri);
-      // An OAuth server's lists may differ from one account to another: not shared in the tenant.
-    }, options.sharedCatalogs && config.auth.type !== 'oauth' ? { catalogs: options.sharedCatalogs, url: config.url } : undefined);
+    this.catalogs = new CatalogRefresher(
+      this.state,
+      this.connection,
+      store,
+      settings,
+      this.policy,
+      (uris) => {
+        for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
+        store.unfollow(this.id, uris);
+        for (const uri of uris) this.remembered.delete(uri);
+        // An OAuth server's lists may differ from one account to another: not shared in the tenant.
+      },
+      options.sharedCatalogs && config.auth.type !== 'oauth' ? { catalogs: options.sharedCatalogs, url: config.url } : undefined,
+    );
   }
 
   get config(): McpServerConfig {
@@ -161,9 +169,18 @@ export class ServerLink {
     const channel = this.channel;
     const { cache } = this.options;
     try {
-      return await readThroughCache({ server: this.id, uri, reuseSince, cache, policy: this.policy, connection: this.connection, channel, onWatched: () => channel && this.remember(channel, uri) });
+      return await readThroughCache({
+        server: this.id,
+        uri,
+        reuseSince,
+        cache,
+        policy: this.policy,
+        connection: this.connection,
+        channel,
+        onWatched: () => channel && this.remember(channel, uri),
+      });
     } catch (error) {
-      throw await this.authFailure(error) ?? error;
+      throw (await this.authFailure(error)) ?? error;
     }
   }
 
@@ -222,7 +239,9 @@ export class ServerLink {
       // A 2026 server's catalogs kept from before a restart are listed again only when their hints say so.
       if (replacement || client.getProtocolEra() === 'legacy') {
         // A first connection may take the lists another conversation of the tenant made (shared-catalogs.ts); a replacement lists.
-        await Promise.all(CATALOG_KINDS.filter((kind) => supports(state.capabilities, kind)).map((kind) => this.catalogs.refresh(kind, { fromShared: !replacement })));
+        await Promise.all(
+          CATALOG_KINDS.filter((kind) => supports(state.capabilities, kind)).map((kind) => this.catalogs.refresh(kind, { fromShared: !replacement })),
+        );
       } else {
         await this.refreshStale(state.connectedAt);
       }
@@ -276,7 +295,11 @@ export class ServerLink {
 
   /** A request was refused for want of scope (403 insufficient_scope): the vault remembers what to ask for; the user is told. */
   async stepUp(error: InsufficientScopeError): Promise<ApiError> {
-    const refused = new ApiError(403, 'insufficient_scope', `MCP server "${this.id}" refused: it asks for scope ${error.requiredScope ?? '(not said)'}${this.options.auth ? ', which was granted' : ''}`);
+    const refused = new ApiError(
+      403,
+      'insufficient_scope',
+      `MCP server "${this.id}" refused: it asks for scope ${error.requiredScope ?? '(not said)'}${this.options.auth ? ', which was granted' : ''}`,
+    );
     const auth = this.options.auth;
     if (!auth) return refused;
     const stepUp = await auth.needsScope(error.requiredScope);

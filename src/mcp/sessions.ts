@@ -1,4 +1,12 @@
-import { InsufficientScopeError, ProtocolError, ProtocolErrorCode, type CallToolResult, type CompleteRequest, type CompleteResult, type GetPromptResult } from '@modelcontextprotocol/client';
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+} from '@modelcontextprotocol/client';
 import type { VaultAuth } from '../auth/vault-auth';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
@@ -101,10 +109,13 @@ export class McpSessions {
     // Our catalog's definition: the SDK validates the output and mirrors declared headers with it.
     const toolDefinition = state.tools.find((tool) => tool.name === name);
     try {
-      return (await link.connection.call((client, options) => client.callTool({ name, arguments: args }, { ...options, ...(toolDefinition ? { toolDefinition } : {}) }), {
-        idempotent: false,
-        ...(signal ? { signal } : {}),
-      })) as CallToolResult;
+      return (await link.connection.call(
+        (client, options) => client.callTool({ name, arguments: args }, { ...options, ...(toolDefinition ? { toolDefinition } : {}) }),
+        {
+          idempotent: false,
+          ...(signal ? { signal } : {}),
+        },
+      )) as CallToolResult;
     } catch (error) {
       if (error instanceof InsufficientScopeError) throw await link.stepUp(error);
       throw (await link.authFailure(error)) ?? upstreamError(id, error);
@@ -123,7 +134,11 @@ export class McpSessions {
     if (!state.capabilities?.prompts) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer prompts`);
     const prompt = state.prompts.find((p) => p.name === name);
     if (!prompt) {
-      throw new ApiError(404, 'prompt_not_found', `MCP server "${id}" has no prompt "${name}" (it has: ${state.prompts.map((p) => p.name).join(', ') || 'none'})`);
+      throw new ApiError(
+        404,
+        'prompt_not_found',
+        `MCP server "${id}" has no prompt "${name}" (it has: ${state.prompts.map((p) => p.name).join(', ') || 'none'})`,
+      );
     }
     const valid = validatePromptArguments(prompt, args, id);
     try {
@@ -179,7 +194,11 @@ export class McpSessions {
   /** The server a URI belongs to (see resolve-server.ts), from the catalogs as they are (nothing is listed again for it). */
   async resolveServer(uri: string): Promise<string> {
     await Promise.allSettled([...this.links.values()].map((link) => link.ensure()));
-    return resolveServer(uri, [...this.links.values()].map((link) => link.state), this.linkedUris.get(uri));
+    return resolveServer(
+      uri,
+      [...this.links.values()].map((link) => link.state),
+      this.linkedUris.get(uri),
+    );
   }
 
   /**

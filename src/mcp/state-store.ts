@@ -30,7 +30,12 @@ export class ServerStateStore {
 
   saveVerdict(id: string, verdict: EraVerdict | undefined): void {
     if (!verdict) this.sql.exec(`DELETE FROM mcp_eras WHERE server = ?`, id);
-    else this.sql.exec(`INSERT INTO mcp_eras (server, verdict) VALUES (?, ?) ON CONFLICT(server) DO UPDATE SET verdict = excluded.verdict`, id, JSON.stringify(verdict));
+    else
+      this.sql.exec(
+        `INSERT INTO mcp_eras (server, verdict) VALUES (?, ?) ON CONFLICT(server) DO UPDATE SET verdict = excluded.verdict`,
+        id,
+        JSON.stringify(verdict),
+      );
   }
 
   load(id: string): ServerState {
@@ -47,11 +52,7 @@ export class ServerStateStore {
   /** Saves everything but the catalogs (see `saveCatalog`). */
   saveHeader(state: ServerState): void {
     const { tools: _t, resources: _r, resourceTemplates: _rt, prompts: _p, fetchedAt: _f, ...header } = state;
-    this.sql.exec(
-      `INSERT INTO mcp_servers (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state`,
-      state.id,
-      JSON.stringify(header),
-    );
+    this.sql.exec(`INSERT INTO mcp_servers (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state`, state.id, JSON.stringify(header));
   }
 
   saveCatalog(id: string, kind: CatalogKind, items: unknown[], fetchedAt: number): void {
@@ -67,7 +68,10 @@ export class ServerStateStore {
 
   /** The URIs this conversation follows on a server (asked for again on a new channel), most recently followed first. */
   followed(id: string, limit: number): string[] {
-    return this.sql.exec<{ uri: string }>(`SELECT uri FROM mcp_followed WHERE server = ? ORDER BY at DESC LIMIT ?`, id, limit).toArray().map((r) => r.uri);
+    return this.sql
+      .exec<{ uri: string }>(`SELECT uri FROM mcp_followed WHERE server = ? ORDER BY at DESC LIMIT ?`, id, limit)
+      .toArray()
+      .map((r) => r.uri);
   }
 
   follow(id: string, uri: string): void {

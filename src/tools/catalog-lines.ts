@@ -32,7 +32,10 @@ function addsInformation(known: string, description: string): boolean {
 }
 
 export function templateLine(t: ResourceTemplate, options: LineOptions = {}): string {
-  const about = [t.title, t.description].filter(Boolean).map((text) => oneLine(text!, options.descriptionChars ?? 160)).join(' — ');
+  const about = [t.title, t.description]
+    .filter(Boolean)
+    .map((text) => oneLine(text!, options.descriptionChars ?? 160))
+    .join(' — ');
   return `${t.uriTemplate}${t.mimeType ? ` [${shortType(t.mimeType)}]` : ''}${about ? ` ${about}` : ''}`;
 }
 

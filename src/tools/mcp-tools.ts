@@ -54,9 +54,16 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
     for (const mcpTool of state.tools) {
       const name = modelToolName(state.id, mcpTool.name, taken);
       const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
-      entries.push({ name, server: state.id, title: mcpTool.title, description: mcpTool.description, cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`) });
+      entries.push({
+        name,
+        server: state.id,
+        title: mcpTool.title,
+        description: mcpTool.description,
+        cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`),
+      });
       // A server's own annotations are its claims: they decide only for servers the operator trusts.
-      const autoApproved = (config?.trustAnnotations === true && mcpTool.annotations?.readOnlyHint === true) || (config?.autoApprove.includes(mcpTool.name) ?? false);
+      const autoApproved =
+        (config?.trustAnnotations === true && mcpTool.annotations?.readOnlyHint === true) || (config?.autoApprove.includes(mcpTool.name) ?? false);
       tools[name] = tool({
         description,
         inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
@@ -75,7 +82,13 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
         },
         toModelOutput: ({ output }: { output: McpToolOutput }): ToolResultOutput =>
           output.images.length
-            ? { type: 'content', value: [{ type: 'text', text: output.text }, ...output.images.map((i) => ({ type: 'file' as const, data: { type: 'data' as const, data: i.base64 }, mediaType: i.mediaType }))] }
+            ? {
+                type: 'content',
+                value: [
+                  { type: 'text', text: output.text },
+                  ...output.images.map((i) => ({ type: 'file' as const, data: { type: 'data' as const, data: i.base64 }, mediaType: i.mediaType })),
+                ],
+              }
             : { type: 'text', value: output.text },
       });
     }
@@ -101,7 +114,12 @@ export function windowLongResult(output: McpToolOutput, toolCallId: string, ctx:
 }
 
 /** Maps an MCP tool result faithfully: text, images, links (made readable), embedded resources (wrapped or described). */
-export function renderToolResult(server: string, toolName: string, result: CallToolResult, ctx: Pick<McpToolContext, 'sessions' | 'settings' | 'acceptsImages'>): McpToolOutput {
+export function renderToolResult(
+  server: string,
+  toolName: string,
+  result: CallToolResult,
+  ctx: Pick<McpToolContext, 'sessions' | 'settings' | 'acceptsImages'>,
+): McpToolOutput {
   const lines: string[] = [];
   const images: McpToolOutput['images'] = [];
   for (const part of result.content ?? []) {
@@ -122,7 +140,9 @@ export function renderToolResult(server: string, toolName: string, result: CallT
         break;
       case 'resource_link':
         ctx.sessions.registerLink(server, part.uri);
-        lines.push(`[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`);
+        lines.push(
+          `[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`,
+        );
         break;
       case 'resource': {
         lines.push(renderEmbedded(server, part.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS));

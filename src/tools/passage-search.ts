@@ -37,10 +37,12 @@ export function searchPassages(text: string, query: string, { passageChars = 800
     return { tf, length: words.length };
   });
   const averageLength = counts.reduce((sum, c) => sum + c.length, 0) / Math.max(1, counts.length);
-  const idf = new Map(wanted.map((word) => {
-    const containing = counts.filter((c) => c.tf.has(word)).length;
-    return [word, Math.log(1 + (counts.length - containing + 0.5) / (containing + 0.5))];
-  }));
+  const idf = new Map(
+    wanted.map((word) => {
+      const containing = counts.filter((c) => c.tf.has(word)).length;
+      return [word, Math.log(1 + (counts.length - containing + 0.5) / (containing + 0.5))];
+    }),
+  );
 
   return passages
     .map((p, i) => {

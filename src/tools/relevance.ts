@@ -4,7 +4,9 @@
  * results for a query, and by the offline model to pick what to read.
  */
 const STOPWORDS = new Set(
-  'a an and are as at be by can do does for from has have how i in is it its me my of on or our please show tell that the their them there these this to us was we what when where which who why will with you your about into'.split(' '),
+  'a an and are as at be by can do does for from has have how i in is it its me my of on or our please show tell that the their them there these this to us was we what when where which who why will with you your about into'.split(
+    ' ',
+  ),
 );
 
 export function terms(text: string): string[] {

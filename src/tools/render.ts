@@ -40,7 +40,10 @@ export interface ModelView {
 }
 
 /** One line for content the model cannot be given: what it is, how big, where it is. */
-export function describeBinary(entry: { uri: string; mimeType?: string | undefined; size?: number | undefined; title?: string | undefined }, server: string): string {
+export function describeBinary(
+  entry: { uri: string; mimeType?: string | undefined; size?: number | undefined; title?: string | undefined },
+  server: string,
+): string {
   const size = entry.size === undefined ? 'size unknown' : humanSize(entry.size);
   const name = entry.title ? `, "${entry.title}"` : '';
   return `[Binary resource: ${entry.mimeType ?? 'application/octet-stream'}, ${size}${name}, uri ${entry.uri}, server ${server} — binary content cannot be shown inline]`;

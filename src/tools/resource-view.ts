@@ -62,7 +62,15 @@ export async function viewResource(sessions: McpSessions, request: { server?: st
   const title = listing?.title ?? listing?.name;
   const described = listing && describedFromCatalog(listing, server, options.maxImageBytes);
   if (described) {
-    return { server, uri: request.uri, cache: 'catalog', fetchedAt: state.fetchedAt.resources ?? Date.now(), contents: [], model: described, target: { server, uri: request.uri, title, contents: [] } };
+    return {
+      server,
+      uri: request.uri,
+      cache: 'catalog',
+      fetchedAt: state.fetchedAt.resources ?? Date.now(),
+      contents: [],
+      model: described,
+      target: { server, uri: request.uri, title, contents: [] },
+    };
   }
   const read = await sessions.readResource(server, request.uri, { reuseSince: options.reuseSince });
   const target: RenderTarget = { server, uri: request.uri, title, contents: read.contents };

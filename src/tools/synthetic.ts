@@ -39,28 +39,35 @@ const LIST_PAGE = 50;
  * keeps its conversion, while a bare zod object given to `tool()` is
  * converted again at every step of every turn (≈ 1.3 ms a step, measured).
  */
-const READ_INPUT = zodSchema(z.object({
-  uri: z.string().min(1).describe('The resource URI'),
-  server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
-  offset: z.number().int().min(0).optional().describe('Character offset of the part to read (from the previous part)'),
-}));
-const SEARCH_INPUT = zodSchema(z.object({
-  uri: z.string().min(1).describe('The resource URI'),
-  query: z.string().min(1).describe('Words to look for'),
-  server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
-}));
-const LIST_INPUT = zodSchema(z.object({
-  server: z.string().optional(),
-  query: z.string().optional().describe('Words to look for in titles, URIs and descriptions'),
-  cursor: z.string().optional().describe('From the previous page'),
-}));
+const READ_INPUT = zodSchema(
+  z.object({
+    uri: z.string().min(1).describe('The resource URI'),
+    server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
+    offset: z.number().int().min(0).optional().describe('Character offset of the part to read (from the previous part)'),
+  }),
+);
+const SEARCH_INPUT = zodSchema(
+  z.object({
+    uri: z.string().min(1).describe('The resource URI'),
+    query: z.string().min(1).describe('Words to look for'),
+    server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
+  }),
+);
+const LIST_INPUT = zodSchema(
+  z.object({
+    server: z.string().optional(),
+    query: z.string().optional().describe('Words to look for in titles, URIs and descriptions'),
+    cursor: z.string().optional().describe('From the previous page'),
+  }),
+);
 const TEMPLATES_INPUT = zodSchema(z.object({ server: z.string().optional() }));
-const PROMPT_INPUT = zodSchema(z.object({
-  server: z.string(),
-  name: z.string(),
-  arguments: z.record(z.string(), z.string()).default({}),
-}));
-
+const PROMPT_INPUT = zodSchema(
+  z.object({
+    server: z.string(),
+    name: z.string(),
+    arguments: z.record(z.string(), z.string()).default({}),
+  }),
+);
 
 /** Tool output of `read_resource`: the model view plus where it came from. */
 export interface ReadResourceOutput extends ModelView {
@@ -100,7 +107,16 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
         if (query) {
           const wanted = terms(query);
           entries = entries
-            .map((e) => ({ ...e, relevance: score(wanted, { fields: [[e.resource.title ?? e.resource.name, 3], [e.resource.uri, 2], [e.resource.description, 1]] }) }))
+            .map((e) => ({
+              ...e,
+              relevance: score(wanted, {
+                fields: [
+                  [e.resource.title ?? e.resource.name, 3],
+                  [e.resource.uri, 2],
+                  [e.resource.description, 1],
+                ],
+              }),
+            }))
             .filter((e) => e.relevance > 0)
             .sort((a, b) => b.relevance - a.relevance);
         }
@@ -109,7 +125,13 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
         const next = start + LIST_PAGE < entries.length ? encodeCursor(start + LIST_PAGE) : undefined;
         const lines = page.map((e) => `${resourceLine(e.resource)} [server ${e.server}]`);
         const summary = `${entries.length} resource(s)${query ? ` matching "${query}"` : ''}; showing ${start + 1}-${start + page.length}.`;
-        return [entries.length ? summary : `No resources${query ? ` match "${query}"` : ''}.`, ...lines, next ? `More: call list_resources again with cursor "${next}".` : ''].filter(Boolean).join('\n');
+        return [
+          entries.length ? summary : `No resources${query ? ` match "${query}"` : ''}.`,
+          ...lines,
+          next ? `More: call list_resources again with cursor "${next}".` : '',
+        ]
+          .filter(Boolean)
+          .join('\n');
       },
     }),
 
@@ -139,13 +161,17 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
   if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset));
   let view: Awaited<ReturnType<typeof viewResource>>;
   try {
-    view = await viewResource(ctx.sessions, { server, uri }, {
-      windowChars: ctx.settings.READ_WINDOW_CHARS,
-      ...(offset === undefined ? {} : { offset }),
-      images: ctx.acceptsImages,
-      maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
-      reuseSince: ctx.turnStartedAt,
-    });
+    view = await viewResource(
+      ctx.sessions,
+      { server, uri },
+      {
+        windowChars: ctx.settings.READ_WINDOW_CHARS,
+        ...(offset === undefined ? {} : { offset }),
+        images: ctx.acceptsImages,
+        maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
+        reuseSince: ctx.turnStartedAt,
+      },
+    );
   } catch (error) {
     if (error instanceof ApiError && error.code === 'resource_not_found') {
       const near = closestUris(uri, ctx.states);
@@ -189,12 +215,15 @@ const PASSAGES = 5;
 function readLargeResult(ctx: ToolContext, uri: string, offset: number | undefined): ReadResourceOutput {
   const kept = ctx.largeResults?.get(uri);
   if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
-  const model = renderResource({ server: kept.server, uri, contents: [{ uri, mimeType: 'text/plain', text: kept.text, size: kept.text.length }] }, {
-    windowChars: ctx.settings.READ_WINDOW_CHARS,
-    ...(offset === undefined ? {} : { offset }),
-    images: false,
-    maxImageBytes: 0,
-  });
+  const model = renderResource(
+    { server: kept.server, uri, contents: [{ uri, mimeType: 'text/plain', text: kept.text, size: kept.text.length }] },
+    {
+      windowChars: ctx.settings.READ_WINDOW_CHARS,
+      ...(offset === undefined ? {} : { offset }),
+      images: false,
+      maxImageBytes: 0,
+    },
+  );
   return { server: kept.server, uri, cache: 'memory', ...model };
 }
 
@@ -235,8 +264,10 @@ export function renderPrompt(server: string, name: string, result: GetPromptResu
     let text: string;
     if (content.type === 'text') text = content.text;
     else if (content.type === 'resource') text = renderEmbedded(server, content.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS);
-    else if (content.type === 'resource_link') text = `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`;
-    else if (content.type === 'image' || content.type === 'audio') text = `[${content.type === 'image' ? 'Image' : 'Audio'}: ${content.mimeType} — not inlined]`;
+    else if (content.type === 'resource_link')
+      text = `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`;
+    else if (content.type === 'image' || content.type === 'audio')
+      text = `[${content.type === 'image' ? 'Image' : 'Audio'}: ${content.mimeType} — not inlined]`;
     else text = '[Unsupported content]';
     lines.push(`[${message.role}] ${text}`);
   }
@@ -287,4 +318,3 @@ function decodeCursor(cursor: string): number {
   }
   throw new Error(`Invalid cursor "${cursor}": use the one the previous page gave`);
 }
-

@@ -17,7 +17,13 @@ export interface ToolEntry {
 const SEARCH_TOOLS_INPUT = zodSchema(z.object({ query: z.string().min(1).describe('What the tool should do, in a few words') }));
 
 export const relevanceOf = (query: string[], entry: ToolEntry) =>
-  score(query, { fields: [[entry.name.replace(/_/g, ' '), 3], [entry.title, 3], [entry.description, 1]] });
+  score(query, {
+    fields: [
+      [entry.name.replace(/_/g, ' '), 3],
+      [entry.title, 3],
+      [entry.description, 1],
+    ],
+  });
 
 /**
  * `search_tools`: when a conversation's servers offer more tool definitions
@@ -40,7 +46,10 @@ export function toolSearch(entries: ToolEntry[], activate: (names: string[]) => 
         .map((f) => f.entry);
       activate(found.map((entry) => entry.name));
       if (!found.length) return `No server tool matches "${query}".`;
-      const lines = found.map((entry) => `${entry.name}: ${entry.title ?? ''}${entry.title && entry.description ? ' — ' : ''}${(entry.description ?? '').replace(/\s+/g, ' ').slice(0, 160)}`);
+      const lines = found.map(
+        (entry) =>
+          `${entry.name}: ${entry.title ?? ''}${entry.title && entry.description ? ' — ' : ''}${(entry.description ?? '').replace(/\s+/g, ' ').slice(0, 160)}`,
+      );
       return [`${found.length} tool(s) matching "${query}", now available to call:`, ...lines].join('\n');
     },
   });

@@ -47,7 +47,8 @@ afterAll(async () => {
 });
 afterEach(async (ctx) => {
   for (const context of contexts.splice(0)) {
-    if (ctx.task.result?.state === 'fail') for (const page of context.pages()) await screenshot(page, `failed-clients-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+    if (ctx.task.result?.state === 'fail')
+      for (const page of context.pages()) await screenshot(page, `failed-clients-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
     await context.close();
   }
 });
@@ -106,7 +107,8 @@ async function newConversation(token: string): Promise<string> {
 type Question = { id: string; status: string; message: string };
 const questionIn = (messages: UIMessage[]) => messages.flatMap((m) => m.parts).find((p) => p.type === 'data-elicitation') as { data: Question } | undefined;
 
-const toolPart = (messages: UIMessage[]) => messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p) as { toolCallId: string; state: string } | undefined;
+const toolPart = (messages: UIMessage[]) =>
+  messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p) as { toolCallId: string; state: string } | undefined;
 
 /** Waits until the slow answer is being written (a few words in). */
 async function writing(page: Page): Promise<void> {
@@ -114,7 +116,7 @@ async function writing(page: Page): Promise<void> {
 }
 
 describe('useChat (HTTP) with only `api` set', () => {
-  it('sends and streams; the chat id becomes the caller\'s conversation, and another user\'s id is 404', async () => {
+  it("sends and streams; the chat id becomes the caller's conversation, and another user's id is 404", async () => {
     const { user } = newUser();
     const token = await tokenFor(user);
     const id = chatId();
@@ -132,7 +134,7 @@ describe('useChat (HTTP) with only `api` set', () => {
     expect(stranger.status).toBe(404);
   });
 
-  it('approves and denies through the SDK\'s own flow (addToolApprovalResponse, then the automatic send)', async () => {
+  it("approves and denies through the SDK's own flow (addToolApprovalResponse, then the automatic send)", async () => {
     const token = await tokenFor(newUser().user);
     for (const approved of [true, false]) {
       const id = chatId();
@@ -147,7 +149,9 @@ describe('useChat (HTTP) with only `api` set', () => {
       const answer = textOf(messages[1]);
       expect(answer.match(/Done:/g)).toHaveLength(1);
       if (approved) expect(answer).toContain('Buy milk');
-      expect((await stored(id, token)).at(-1)?.parts.some((p) => 'toolCallId' in p && p.state === (approved ? 'output-available' : 'output-denied'))).toBe(true);
+      expect((await stored(id, token)).at(-1)?.parts.some((p) => 'toolCallId' in p && p.state === (approved ? 'output-available' : 'output-denied'))).toBe(
+        true,
+      );
     }
   });
 
@@ -184,7 +188,7 @@ describe('useChat (HTTP) with only `api` set', () => {
     expect(sent.map((m) => m.role)).toEqual(['user']);
   });
 
-  it('a server\'s question arrives as a form part; declining over HTTP completes the server\'s call', async () => {
+  it("a server's question arrives as a form part; declining over HTTP completes the server's call", async () => {
     const token = await tokenFor(newUser().user);
     const id = chatId();
     const { page } = await openClient('http', id, token);
@@ -214,7 +218,8 @@ describe('useChat (HTTP) with only `api` set', () => {
 
 describe('useAgentChat + useAgent (WebSocket)', () => {
   /** The chunks of one request as this tab received them, live and replayed. */
-  const bodiesOf = (frames: Frame[], type: string) => frames.filter((f) => f.type === 'cf_agent_use_chat_response' && f.body && JSON.parse(f.body).type === type);
+  const bodiesOf = (frames: Frame[], type: string) =>
+    frames.filter((f) => f.type === 'cf_agent_use_chat_response' && f.body && JSON.parse(f.body).type === type);
 
   it('sends and streams each chunk once; the token is a subprotocol, not in the URL', async () => {
     const token = await tokenFor(newUser().user);
@@ -226,7 +231,11 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     expect(textOf(messages[1])).toBe('You said: hello socket');
     // The fake model sends one delta per word: each reached the tab once.
     // (The service merges a model's deltas that arrive within 30 ms: how many frames is not the point; none twice is.)
-    expect(bodiesOf(client.frames, 'text-delta').map((f) => JSON.parse(f.body!).delta).join('')).toBe('You said: hello socket');
+    expect(
+      bodiesOf(client.frames, 'text-delta')
+        .map((f) => JSON.parse(f.body!).delta)
+        .join(''),
+    ).toBe('You said: hello socket');
     expect(client.frames.filter((f) => f.type === 'cf_agent_use_chat_response' && f.done)).toHaveLength(1);
     expect(client.errors).toEqual([]);
   });
@@ -340,7 +349,7 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     expect(textOf(saved.at(-1)).match(/Done:/g)).toHaveLength(1);
   });
 
-  it('a server\'s question answered over the socket (accept with the form\'s values)', async () => {
+  it("a server's question answered over the socket (accept with the form's values)", async () => {
     const token = await tokenFor(newUser().user);
     const id = await newConversation(token);
     const client = await openClient('ws', id, token);
@@ -400,7 +409,7 @@ describe('the chat widget on a SaaS page (the same service, a slow model)', () =
     expect(await chat.locator('article.assistant').last().innerText()).toContain('You said: one more');
   });
 
-  it('a server\'s question is a form in the widget; the answer goes back and the turn finishes with it', async () => {
+  it("a server's question is a form in the widget; the answer goes back and the turn finishes with it", async () => {
     const { chat, ask, idle } = await openWidget(await tokenFor(newUser().user));
     await ask('give me the weekly report please');
     const form = chat.getByRole('group', { name: 'demo asks' });

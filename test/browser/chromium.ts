@@ -10,7 +10,15 @@ export const SCREENSHOTS = 'test-results/screenshots';
 export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
   const browser = await chromium.launch({
     executablePath: ensureChromium(),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     // playwright-core gives every launch a fresh, temporary profile.
   });
   mkdirSync(SCREENSHOTS, { recursive: true });

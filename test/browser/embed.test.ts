@@ -41,7 +41,12 @@ beforeAll(async () => {
       allowedOrigins: [hostOrigin],
       mcpServers: [
         { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
-        { id: 'crm', url: `http://127.0.0.1:${BROWSER_PORTS.nothingListening}/mcp`, transport: 'streamable-http', pin: [{ uri: 'crm://accounts', required: true }] },
+        {
+          id: 'crm',
+          url: `http://127.0.0.1:${BROWSER_PORTS.nothingListening}/mcp`,
+          transport: 'streamable-http',
+          pin: [{ uri: 'crm://accounts', required: true }],
+        },
       ],
     },
   ];
@@ -93,7 +98,9 @@ describe('the widget embedded in a customer page on another origin', () => {
     await ask('What do the team guidelines say about estimates?');
     await containsText(chat().locator('article.assistant').last(), 'never more than 8');
     // The host page's theme reached inside the shadow root.
-    const accent = await chat().getByRole('button', { name: 'Send' }).evaluate((el) => getComputedStyle(el).backgroundColor);
+    const accent = await chat()
+      .getByRole('button', { name: 'Send' })
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(accent).toBe('rgb(11, 122, 83)');
     await expect.poll(async () => (await events()).map((e) => e.type)).toEqual(expect.arrayContaining(['mcp-ondemand-conversation', 'mcp-ondemand-message']));
     await screenshot(page, '20-embedded-cross-origin');
@@ -191,7 +198,9 @@ describe('the widget embedded in a customer page on another origin', () => {
   it('says plainly when a connected server is down, in the menu and when a turn needs it', async () => {
     await page.goto(`${allowed.url}/?user=maria&tenant=outage`);
     await chat().getByRole('textbox', { name: 'Message' }).fill('@');
-    const down = chat().getByRole('listbox', { name: 'Resources to attach' }).getByRole('option', { name: /crm is unavailable/ });
+    const down = chat()
+      .getByRole('listbox', { name: 'Resources to attach' })
+      .getByRole('option', { name: /crm is unavailable/ });
     await visible(down);
     expect(await down.getAttribute('aria-disabled')).toBe('true');
     await screenshot(page, '26-server-down-menu');

@@ -57,9 +57,16 @@ export async function startFakeModel(port: number): Promise<FakeModel> {
       });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const send = (delta: object, finish: string | null = null) =>
-        res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+        );
       if ('tool' in step) {
-        send({ role: 'assistant', tool_calls: [{ index: 0, id: `call_${model.requests.length}`, type: 'function', function: { name: step.tool, arguments: JSON.stringify(step.args) } }] });
+        send({
+          role: 'assistant',
+          tool_calls: [
+            { index: 0, id: `call_${model.requests.length}`, type: 'function', function: { name: step.tool, arguments: JSON.stringify(step.args) } },
+          ],
+        });
         send({}, 'tool_calls');
       } else {
         const words = step.text.match(/\S+\s*/g) ?? [];
@@ -70,7 +77,9 @@ export async function startFakeModel(port: number): Promise<FakeModel> {
         }
         send({}, 'stop');
       }
-      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+      );
       finished = true;
       res.end('data: [DONE]\n\n');
     });

@@ -65,7 +65,10 @@ afterEach(async (ctx) => {
 
 /** The authorization server's control API (test/infra/README.md). */
 async function control<T = unknown>(action: string, body?: object): Promise<T> {
-  const response = await fetch(`${asUrl}/__control/${action}`, body ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {});
+  const response = await fetch(
+    `${asUrl}/__control/${action}`,
+    body ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {},
+  );
   expect(response.ok).toBe(true);
   return (await response.json()) as T;
 }

@@ -38,7 +38,10 @@ describe('the widget reading a UI message stream', () => {
           controller.close();
         },
       });
-      expect((await chunks(split)).map((c) => c.delta ?? c.type), JSON.stringify(eol)).toEqual(['start', 'héllo']);
+      expect(
+        (await chunks(split)).map((c) => c.delta ?? c.type),
+        JSON.stringify(eol),
+      ).toEqual(['start', 'héllo']);
     }
     expect(await chunks(body('data: {"type":"finish"}'))).toEqual([{ type: 'finish' }]);
   });

@@ -102,7 +102,13 @@ describe('the demo page at / (npm start)', () => {
   });
 
   it('serves the versioned widget from the manifest as immutable, with its SRI hash, and the alias with a short cache', async () => {
-    const manifest = (await (await fetch(`${service.url}/widget/manifest.json`)).json()) as { path: string; integrity: string; size: number; alias: string; types: { dom: string; react: string } };
+    const manifest = (await (await fetch(`${service.url}/widget/manifest.json`)).json()) as {
+      path: string;
+      integrity: string;
+      size: number;
+      alias: string;
+      types: { dom: string; react: string };
+    };
     const versioned = await fetch(`${service.url}${manifest.path}`);
     expect(versioned.status).toBe(200);
     expect(versioned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
@@ -212,7 +218,10 @@ describe('the demo page at / (npm start)', () => {
 
   it('builds a URI from the customer template with autocomplete and attaches it', async () => {
     await input().fill('@customer');
-    await chat().getByRole('listbox', { name: 'Resources to attach' }).getByRole('option', { name: /Customer profile/ }).click();
+    await chat()
+      .getByRole('listbox', { name: 'Resources to attach' })
+      .getByRole('option', { name: /Customer profile/ })
+      .click();
     const form = chat().getByRole('form', { name: /Attach Customer profile/ });
     const field = form.getByRole('combobox', { name: /customerId/ });
     await field.fill('g');
@@ -226,7 +235,9 @@ describe('the demo page at / (npm start)', () => {
 
     await ask('Which plan is this customer on?');
     await answerText();
-    const history = await (await fetch(`${service.url}/v1/conversations/${await conversationId()}`)).json() as { messages: Array<{ role: string; metadata?: { attachments?: unknown } }> };
+    const history = (await (await fetch(`${service.url}/v1/conversations/${await conversationId()}`)).json()) as {
+      messages: Array<{ role: string; metadata?: { attachments?: unknown } }>;
+    };
     expect(history.messages.find((m) => m.role === 'user')?.metadata?.attachments).toEqual([{ server: 'demo', uri: 'customer://globex/profile' }]);
   });
 
@@ -289,7 +300,9 @@ describe('the demo page at / (npm start)', () => {
     await decide('Approve');
     await answerText();
     // The demo server announces the new document (list_changed); wait until the catalog shows it.
-    await expect.poll(async () => JSON.stringify(await (await fetch(`${service.url}/v1/conversations/${await conversationId()}/catalog`)).json()), { timeout: 10_000 }).toContain('docs://published/markup-test');
+    await expect
+      .poll(async () => JSON.stringify(await (await fetch(`${service.url}/v1/conversations/${await conversationId()}/catalog`)).json()), { timeout: 10_000 })
+      .toContain('docs://published/markup-test');
     await ask('What does the Markup test document say?');
     const text = await answerText();
     expect(text).toContain('<img src=x onerror=window.pwned=1>');
@@ -303,4 +316,3 @@ describe('the demo page at / (npm start)', () => {
 async function conversationId(): Promise<string> {
   return page.evaluate(() => sessionStorage.getItem(`mcp-ondemand:${location.origin}`) ?? '');
 }
-

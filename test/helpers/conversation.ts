@@ -22,13 +22,23 @@ export function turnIn(instance: Conversation, newMessages: UIMessage[], model: 
 }
 
 /** The user's decision on a waiting call, with a given model for the continued turn (undefined while others of the step wait). */
-export function approveIn(instance: Conversation, answer: ApprovalAnswer | ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
+export function approveIn(
+  instance: Conversation,
+  answer: ApprovalAnswer | ApprovalAnswer[],
+  model: ResolvedModel,
+  overrides: Partial<Settings> = {},
+): Promise<LiveStream | undefined> {
   return instance.services.approve(Array.isArray(answer) ? answer : [answer], model, overrides);
 }
 
 /** Calls an MCP tool in the conversation's session with that server, outside any turn. */
-export function callTool(stub: DurableObjectStub<Conversation>, request: { server: string; name: string; arguments: Record<string, unknown> }): Promise<RpcResult<CallToolResult>> {
-  return runInDurableObject(stub, (instance) => toRpcResult(() => instance.services.withMcp((sessions) => sessions.callTool(request.server, request.name, request.arguments))));
+export function callTool(
+  stub: DurableObjectStub<Conversation>,
+  request: { server: string; name: string; arguments: Record<string, unknown> },
+): Promise<RpcResult<CallToolResult>> {
+  return runInDurableObject(stub, (instance) =>
+    toRpcResult(() => instance.services.withMcp((sessions) => sessions.callTool(request.server, request.name, request.arguments))),
+  );
 }
 
 /** Waits until the conversation's background KV writes and catalog refreshes are done; how many refreshes ran so far. */

@@ -9,7 +9,10 @@ export const rsUrl = inject('oauthRsUrl');
 
 /** The authorization server's control API (test/infra/oauth-servers.ts). */
 export async function control<T = unknown>(path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${asUrl}/__control/${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(
+    `${asUrl}/__control/${path}`,
+    body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   if (!response.ok) throw new Error(`control ${path}: ${response.status} ${await response.text()}`);
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
@@ -32,7 +35,10 @@ export interface ConnectSteps {
  * the authorization server (which approves at once, as `login`) → our
  * callback, with the cookie the start route set. Returns the callback page.
  */
-export async function connectWithLink(link: string, { login, tamper }: { login?: string; tamper?: (steps: ConnectSteps) => { url: URL; cookie: string } } = {}): Promise<Response> {
+export async function connectWithLink(
+  link: string,
+  { login, tamper }: { login?: string; tamper?: (steps: ConnectSteps) => { url: URL; cookie: string } } = {},
+): Promise<Response> {
   const steps = await startConnect(link, login);
   const { url, cookie } = tamper ? tamper(steps) : { url: steps.callbackUrl, cookie: steps.cookie };
   return browser(url.href, { headers: cookie ? { cookie } : {} });

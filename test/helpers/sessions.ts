@@ -21,7 +21,12 @@ export function buildSessions(
   kv: KVNamespace = env.RESOURCE_CACHE,
 ) {
   const settings = { ...loadConfig(env).settings, ...overrides };
-  const cache = new ResourceCache(kv, new InvalidationLog(storage.sql, settings.CACHE_MAX_AGE_MS), { shared: `${scope}:shared`, user: `${scope}:user` }, settings);
+  const cache = new ResourceCache(
+    kv,
+    new InvalidationLog(storage.sql, settings.CACHE_MAX_AGE_MS),
+    { shared: `${scope}:shared`, user: `${scope}:user` },
+    settings,
+  );
   const sessions = new McpSessions({
     servers: servers.map((server) => McpServerConfigSchema.parse(server)),
     env: env as unknown as Env & Record<string, unknown>,

@@ -15,8 +15,7 @@ export async function sseChunks(response: Response): Promise<UIMessageChunk[]> {
     .map((line) => JSON.parse(line.slice(6)) as UIMessageChunk);
 }
 
-export const textOfChunks = (chunks: UIMessageChunk[]) =>
-  chunks.map((c) => (c.type === 'text-delta' ? c.delta : '')).join('');
+export const textOfChunks = (chunks: UIMessageChunk[]) => chunks.map((c) => (c.type === 'text-delta' ? c.delta : '')).join('');
 
 export const userMessage = (text: string): UIMessage => ({ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] });
 
@@ -36,7 +35,12 @@ export const say = (text: string): LanguageModelV4StreamPart[] => [
 ];
 
 export const callTools = (...calls: Array<[toolName: string, input: unknown]>): LanguageModelV4StreamPart[] => [
-  ...calls.map(([toolName, input], i) => ({ type: 'tool-call' as const, toolCallId: `call-${crypto.randomUUID().slice(0, 8)}-${i}`, toolName, input: JSON.stringify(input) })),
+  ...calls.map(([toolName, input], i) => ({
+    type: 'tool-call' as const,
+    toolCallId: `call-${crypto.randomUUID().slice(0, 8)}-${i}`,
+    toolName,
+    input: JSON.stringify(input),
+  })),
   finish('tool-calls'),
 ];
 

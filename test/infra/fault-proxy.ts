@@ -24,16 +24,7 @@ export type FaultMode = (typeof FAULT_MODES)[number];
 // Per-connection headers must not be copied across the two hops: Node frames
 // each side itself (e.g. re-chunks the SSE body), and a copied
 // `transfer-encoding` would contradict that framing. `host` is the upstream's.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'host',
-]);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
 
 function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
@@ -102,7 +93,9 @@ function isResponseEvent(event: string): boolean {
 function methodsOf(body: Buffer): string[] {
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => (typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : []));
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) =>
+      typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : [],
+    );
   } catch {
     return [];
   }
@@ -216,7 +209,11 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
           // Forwarded event by event, so that `notify` never lands inside an upstream event.
           notificationStreams.add(res);
           res.on('close', () => notificationStreams.delete(res));
-          eachEvent(upRes, (event) => res.write(event), () => res.end());
+          eachEvent(
+            upRes,
+            (event) => res.write(event),
+            () => res.end(),
+          );
           return;
         }
         if (isSse && req.method === 'POST' && fault === 'unknown-id') {

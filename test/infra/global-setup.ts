@@ -20,9 +20,7 @@ const MINIMAL_PORT = TEST_PORT_BASE + 4;
 const V2_PORT = TEST_PORT_BASE + 5;
 const STARTUP_TIMEOUT_MS = 15_000;
 
-const EVERYTHING_ENTRY = fileURLToPath(
-  new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
-);
+const EVERYTHING_ENTRY = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -79,13 +77,9 @@ async function startEverything(transport: 'streamableHttp' | 'sse', port: number
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (!(await canConnect(port))) {
     if (hasExited() || Date.now() > deadline) {
-      const why = hasExited()
-        ? `exited (${child.exitCode ?? child.signalCode})`
-        : `did not listen within ${STARTUP_TIMEOUT_MS} ms`;
+      const why = hasExited() ? `exited (${child.exitCode ?? child.signalCode})` : `did not listen within ${STARTUP_TIMEOUT_MS} ms`;
       await stop();
-      throw new Error(
-        `server-everything (${transport}) ${why} on port ${port}.\n--- stderr ---\n${stderr()}\n--- stdout ---\n${stdout()}`,
-      );
+      throw new Error(`server-everything (${transport}) ${why} on port ${port}.\n--- stderr ---\n${stderr()}\n--- stdout ---\n${stdout()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -65,7 +65,14 @@ const RESOURCES = [
 export const reads: string[] = [];
 
 /** `big_report` answers 5 MB of text. */
-const TOOLS = [{ name: 'big_report', description: 'The full activity report (very long)', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } }];
+const TOOLS = [
+  {
+    name: 'big_report',
+    description: 'The full activity report (very long)',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+];
 
 export function createHostileServer(): Server {
   const server = new Server({ name: 'hostile-resources', version: '1.0.0' }, { capabilities: { resources: {}, tools: {} } });
@@ -115,7 +122,14 @@ async function streamAnswer(res: ServerResponse, type: string, head: string, cou
 export function writeHugeList(res: ServerResponse, id: unknown): Promise<void> {
   const description = 'x'.repeat(10_000);
   const head = `event: message\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"resources":[`;
-  return streamAnswer(res, 'text/event-stream', head, HUGE_LIST_ENTRIES, (i) => `${i ? ',' : ''}{"uri":"huge://${i}","name":"huge-${i}","description":"${description}"}`, ']}}\n\n');
+  return streamAnswer(
+    res,
+    'text/event-stream',
+    head,
+    HUGE_LIST_ENTRIES,
+    (i) => `${i ? ',' : ''}{"uri":"huge://${i}","name":"huge-${i}","description":"${description}"}`,
+    ']}}\n\n',
+  );
 }
 
 /** The answer to reading hostile://unsized-binary: a 50 MB blob (67 MB of base64) in a JSON body of unannounced length. */

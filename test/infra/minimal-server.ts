@@ -11,7 +11,16 @@ import http from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ListResourcesRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createHostileServer, createHugeListServer, deepJsonResponse, isResourcesList, reads, readsUri, writeHugeList, writeUnsizedBinary } from './hostile-server';
+import {
+  createHostileServer,
+  createHugeListServer,
+  deepJsonResponse,
+  isResourcesList,
+  reads,
+  readsUri,
+  writeHugeList,
+  writeUnsizedBinary,
+} from './hostile-server';
 import { resetWorkerdPeak, workerdMemory } from './workerd-memory';
 
 const RESOURCES = [
@@ -25,7 +34,8 @@ function createServer(alt = false): Server {
   const server = new Server({ name: 'minimal-resources', version: '1.0.0' }, { capabilities: { resources: {} } });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
-    if (params.uri === 'mini://public-note') return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: alt ? 'globex-only text.' : 'shared by everyone.' }] };
+    if (params.uri === 'mini://public-note')
+      return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: alt ? 'globex-only text.' : 'shared by everyone.' }] };
     if (params.uri === 'mini://private-note') {
       // Cache hints of the 2026-07-28 revision: per-user content, one minute.
       return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'for one user only...' }], ttlMs: 60_000, cacheScope: 'private' };
@@ -47,14 +57,28 @@ function createBulkServer(): Server {
     const end = Math.min(BULK_COUNT, start + BULK_PAGE);
     const resources = [];
     for (let i = start; i < end; i++) {
-      resources.push({ uri: `bulk://invoices/${i}`, name: `invoice-${i}`, title: `Invoice ${i} for ${CUSTOMERS[i % 4]}`, mimeType: 'application/json', size: 200 + (i % 50) });
+      resources.push({
+        uri: `bulk://invoices/${i}`,
+        name: `invoice-${i}`,
+        title: `Invoice ${i} for ${CUSTOMERS[i % 4]}`,
+        mimeType: 'application/json',
+        size: 200 + (i % 50),
+      });
     }
     return end < BULK_COUNT ? { resources, nextCursor: String(end) } : { resources };
   });
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
     const id = /^bulk:\/\/invoices\/(\d+)$/.exec(params.uri)?.[1];
     if (id === undefined || Number(id) >= BULK_COUNT) throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
-    return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify({ invoice: Number(id), customer: CUSTOMERS[Number(id) % 4], total: 100 + Number(id) }) }] };
+    return {
+      contents: [
+        {
+          uri: params.uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ invoice: Number(id), customer: CUSTOMERS[Number(id) % 4], total: 100 + Number(id) }),
+        },
+      ],
+    };
   });
   return server;
 }
@@ -96,7 +120,13 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
     }
     if (req.url === '/huge-list' && isResourcesList(body)) return writeHugeList(res, body.id);
     const server =
-      req.url === '/bulk' ? createBulkServer() : req.url === '/hostile' ? createHostileServer() : req.url === '/huge-list' ? createHugeListServer() : createServer(req.url === '/alt');
+      req.url === '/bulk'
+        ? createBulkServer()
+        : req.url === '/hostile'
+          ? createHostileServer()
+          : req.url === '/huge-list'
+            ? createHugeListServer()
+            : createServer(req.url === '/alt');
     // /huge-list answers in SSE, the others in JSON: both response paths of the client get a hostile answer.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: req.url !== '/huge-list' });
     res.on('close', () => void server.close());

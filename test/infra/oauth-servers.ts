@@ -150,7 +150,15 @@ function preregisteredClients(): Client[] {
       preregistered: true,
     },
     // A tenant's back-end integration: no user, no redirect, read-only.
-    { clientId: 'tenant-bot', secret: 'tenant-bot-secret', authMethods: ['client_secret_basic', 'client_secret_post'], redirectUris: [], grantTypes: ['client_credentials'], scope: ['mcp:read'], preregistered: true },
+    {
+      clientId: 'tenant-bot',
+      secret: 'tenant-bot-secret',
+      authMethods: ['client_secret_basic', 'client_secret_post'],
+      redirectUris: [],
+      grantTypes: ['client_credentials'],
+      scope: ['mcp:read'],
+      preregistered: true,
+    },
   ];
 }
 
@@ -251,7 +259,8 @@ function register(ctx: Context, metadata: Record<string, unknown>): Record<strin
     throw new OAuthFailure(400, 'invalid_redirect_uri', 'authorization_code needs at least one redirect URI');
   }
   const authMethod = (metadata.token_endpoint_auth_method as AuthMethod | undefined) ?? 'client_secret_basic';
-  if (!AUTH_METHODS.includes(authMethod)) throw new OAuthFailure(400, 'invalid_client_metadata', `unsupported token_endpoint_auth_method ${String(authMethod)}`);
+  if (!AUTH_METHODS.includes(authMethod))
+    throw new OAuthFailure(400, 'invalid_client_metadata', `unsupported token_endpoint_auth_method ${String(authMethod)}`);
   const client: Client = {
     clientId: randomString('client'),
     ...(authMethod === 'none' ? {} : { secret: randomString('secret') }),
@@ -476,7 +485,14 @@ const GRANTS: Record<string, (ctx: Context, client: Client, form: URLSearchParam
 
 async function token(ctx: Context, req: IncomingMessage, res: ServerResponse) {
   // What was asked, never with what it was asked with (no secrets, codes or tokens).
-  const record: TokenRequestRecord = { grantType: null, clientId: parseBasic(req.headers.authorization)?.id ?? null, clientAuth: null, resourceSent: false, scope: null, outcome: 'ok' };
+  const record: TokenRequestRecord = {
+    grantType: null,
+    clientId: parseBasic(req.headers.authorization)?.id ?? null,
+    clientAuth: null,
+    resourceSent: false,
+    scope: null,
+    outcome: 'ok',
+  };
   ctx.state.tokenRequests.push(record);
   try {
     const form = await readForm(req);
@@ -511,7 +527,8 @@ async function revoke(ctx: Context, req: IncomingMessage, res: ServerResponse) {
   const refresh = ctx.state.refreshTokens.get(value);
   const grant = ctx.state.grants.get(access?.grantId ?? refresh?.grantId ?? '');
   let kind = access ? 'access_token' : refresh ? 'refresh_token' : 'unknown';
-  if (grant && grant.clientId !== client.clientId) kind = 'other_client'; // not this client's to revoke
+  if (grant && grant.clientId !== client.clientId)
+    kind = 'other_client'; // not this client's to revoke
   else if (access) access.revoked = true;
   // A refresh token stands for the grant: its access tokens go with it.
   else if (refresh) revokeGrant(ctx, refresh.grantId);
@@ -543,7 +560,14 @@ function controlState(ctx: Context) {
     // Never the token strings: /__control/tokens has those.
     activeTokens: [...state.accessTokens.values()].map((access) => {
       const grant = state.grants.get(access.grantId)!;
-      return { sub: grant.sub, scope: access.scope.join(' '), client_id: grant.clientId, resource: grant.resource, expiresAt: access.expiresAt, revoked: !isLive(ctx, access) };
+      return {
+        sub: grant.sub,
+        scope: access.scope.join(' '),
+        client_id: grant.clientId,
+        resource: grant.resource,
+        expiresAt: access.expiresAt,
+        revoked: !isLive(ctx, access),
+      };
     }),
     mcpRequests: state.mcpRequests,
   };
@@ -589,7 +613,8 @@ async function handleAuthorizationServer(ctx: Context, req: IncomingMessage, res
   const [, first, action] = url.pathname.split('/');
   if (first === '__control') return control(ctx, action ?? '', req, res);
   const route = `${req.method} ${url.pathname}`;
-  if (route === 'GET /.well-known/oauth-authorization-server') return sendJson(res, 200, authorizationServerMetadata(ctx.issuer), { 'access-control-allow-origin': '*' });
+  if (route === 'GET /.well-known/oauth-authorization-server')
+    return sendJson(res, 200, authorizationServerMetadata(ctx.issuer), { 'access-control-allow-origin': '*' });
   if (route === 'GET /authorize') return authorize(ctx, url.searchParams, res);
   if (route === 'POST /token') return token(ctx, req, res);
   if (route === 'POST /register') return sendJson(res, 201, register(ctx, await readJson(req)), { 'cache-control': 'no-store' });
@@ -608,17 +633,24 @@ const requireAdmin: ScopeChallengeHandler = ({ authInfo }) => (authInfo && !auth
 
 function buildMcpServer(): McpServer {
   const server = new McpServer({ name: 'oauth-protected', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
-  server.registerTool('whoami', { description: 'Says whose account this server is acting for', inputSchema: z.object({}), annotations: { readOnlyHint: true } }, (_args, ctx) =>
-    text(`You are ${subjectOf(ctx)} (scopes: ${ctx.http?.authInfo?.scopes.join(' ') ?? ''})`),
+  server.registerTool(
+    'whoami',
+    { description: 'Says whose account this server is acting for', inputSchema: z.object({}), annotations: { readOnlyHint: true } },
+    (_args, ctx) => text(`You are ${subjectOf(ctx)} (scopes: ${ctx.http?.authInfo?.scopes.join(' ') ?? ''})`),
   );
   server.registerTool('admin_report', { description: 'An administrator-only report', inputSchema: z.object({}), scopeChallenge: requireAdmin }, (_args, ctx) =>
     text(`Admin report for ${subjectOf(ctx)}`),
   );
   // Cacheable for a minute (per user): a client that kept copies across authorizations would show the old account's.
-  server.registerResource('profile', 'account://profile', { mimeType: 'text/plain', description: "The signed-in user's profile", cacheHint: { ttlMs: 60_000, cacheScope: 'private' } }, (_uri, ctx) => {
-    const sub = subjectOf(ctx);
-    return { contents: [{ uri: 'account://profile', mimeType: 'text/plain', text: `Profile of ${sub}: display name ${sub}, email ${sub}@upstream.test` }] };
-  });
+  server.registerResource(
+    'profile',
+    'account://profile',
+    { mimeType: 'text/plain', description: "The signed-in user's profile", cacheHint: { ttlMs: 60_000, cacheScope: 'private' } },
+    (_uri, ctx) => {
+      const sub = subjectOf(ctx);
+      return { contents: [{ uri: 'account://profile', mimeType: 'text/plain', text: `Profile of ${sub}: display name ${sub}, email ${sub}@upstream.test` }] };
+    },
+  );
   return server;
 }
 
@@ -630,7 +662,14 @@ function tokenVerifier(ctx: Context): OAuthTokenVerifier {
       const grant = access && ctx.state.grants.get(access.grantId);
       if (!access || !grant) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Unknown token');
       if (!isLive(ctx, access)) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Token was revoked');
-      return { token: value, clientId: grant.clientId, scopes: access.scope, expiresAt: access.expiresAt / 1000, resource: new URL(grant.resource), extra: { sub: grant.sub } };
+      return {
+        token: value,
+        clientId: grant.clientId,
+        scopes: access.scope,
+        expiresAt: access.expiresAt / 1000,
+        resource: new URL(grant.resource),
+        extra: { sub: grant.sub },
+      };
     },
   };
 }
@@ -639,7 +678,9 @@ async function jsonRpcMethod(request: Request): Promise<string | null> {
   if (request.method !== 'POST') return null;
   try {
     const body: unknown = await request.clone().json();
-    const methods = (Array.isArray(body) ? body : [body]).map((message) => (message as { method?: unknown })?.method).filter((method) => typeof method === 'string');
+    const methods = (Array.isArray(body) ? body : [body])
+      .map((message) => (message as { method?: unknown })?.method)
+      .filter((method) => typeof method === 'string');
     return methods.length ? methods.join(',') : null;
   } catch {
     return null;
@@ -650,7 +691,11 @@ function protectedResource(ctx: Context, mcp: McpHttpHandler) {
   const resourceUrl = new URL(ctx.resource);
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resourceUrl);
   const metadata = {
-    ...buildOAuthProtectedResourceMetadata({ oauthMetadata: authorizationServerMetadata(ctx.issuer) as OAuthMetadata, resourceServerUrl: resourceUrl, scopesSupported: SCOPES }),
+    ...buildOAuthProtectedResourceMetadata({
+      oauthMetadata: authorizationServerMetadata(ctx.issuer) as OAuthMetadata,
+      resourceServerUrl: resourceUrl,
+      scopesSupported: SCOPES,
+    }),
     bearer_methods_supported: ['header'],
   };
   const options = { verifier: tokenVerifier(ctx), expectedResource: resourceUrl, resourceMetadataUrl };
@@ -680,7 +725,13 @@ function protectedResource(ctx: Context, mcp: McpHttpHandler) {
         return Response.json(metadata, { headers: { 'access-control-allow-origin': '*' } });
       }
       if (path !== resourceUrl.pathname) return new Response(null, { status: 404 });
-      const record: McpRequestRecord = { httpMethod: request.method, method: await jsonRpcMethod(request), authorization: request.headers.has('authorization'), sub: null, status: 0 };
+      const record: McpRequestRecord = {
+        httpMethod: request.method,
+        method: await jsonRpcMethod(request),
+        authorization: request.headers.has('authorization'),
+        sub: null,
+        status: 0,
+      };
       ctx.state.mcpRequests.push(record);
       const response = await serve(request, record);
       record.status = response.status;
@@ -714,7 +765,12 @@ export async function startOAuthServers(options: {
   const asUrl = `http://127.0.0.1:${options.asPort}`;
   const rsUrl = `http://127.0.0.1:${options.rsPort}/mcp`;
   // One state per call: the workers and browser projects each start a pair in the same process.
-  const ctx: Context = { issuer: asUrl, resource: rsUrl, ...(options.allowedRedirectPrefixes ? { allowedRedirectPrefixes: options.allowedRedirectPrefixes } : {}), state: new OAuthState() };
+  const ctx: Context = {
+    issuer: asUrl,
+    resource: rsUrl,
+    ...(options.allowedRedirectPrefixes ? { allowedRedirectPrefixes: options.allowedRedirectPrefixes } : {}),
+    state: new OAuthState(),
+  };
 
   const as = http.createServer((req, res) => {
     handleAuthorizationServer(ctx, req, res).catch((err: unknown) => {

@@ -28,7 +28,13 @@ import {
 } from '@modelcontextprotocol/server';
 import { Server as V1Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport as V1Transport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, SubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 export type V2Mode = 'strict' | 'fallback' | 'stateful' | 'naive';
@@ -89,7 +95,11 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
     {
       capabilities: { resources: { subscribe: true, listChanged: true }, tools: { listChanged: true } },
       instructions: `SDK v2 test server (${mode}).`,
-      cacheHints: { 'resources/list': { ttlMs: 60_000, cacheScope: 'public' }, 'tools/list': { ttlMs: 60_000, cacheScope: 'public' }, 'server/discover': { ttlMs: 60_000, cacheScope: 'public' } },
+      cacheHints: {
+        'resources/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
+      },
     },
   );
   for (const uri of state.notes.keys()) registerNote(server, state, uri);
@@ -106,22 +116,33 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
     return { content: [{ type: 'text', text: `added v2://notes/${name}` }] };
   });
   // Takes 20 s unless the client cancels it (2025: notifications/cancelled on its session; 2026: the request's stream aborted).
-  server.registerTool('slow_job', { description: 'A job that takes a long time', inputSchema: z.object({}), annotations: { readOnlyHint: true } }, async (_args, ctx) => {
-    state.jobs.push('started');
-    const outcome = await new Promise<string>((resolve) => {
-      const timer = setTimeout(() => resolve('finished'), 20_000);
-      ctx.mcpReq.signal.addEventListener('abort', () => (clearTimeout(timer), resolve('cancelled')));
-    });
-    state.jobs.push(outcome);
-    return { content: [{ type: 'text', text: `job ${outcome}` }] };
-  });
+  server.registerTool(
+    'slow_job',
+    { description: 'A job that takes a long time', inputSchema: z.object({}), annotations: { readOnlyHint: true } },
+    async (_args, ctx) => {
+      state.jobs.push('started');
+      const outcome = await new Promise<string>((resolve) => {
+        const timer = setTimeout(() => resolve('finished'), 20_000);
+        ctx.mcpReq.signal.addEventListener('abort', () => (clearTimeout(timer), resolve('cancelled')));
+      });
+      state.jobs.push(outcome);
+      return { content: [{ type: 'text', text: `job ${outcome}` }] };
+    },
+  );
   // Needs the user to confirm (elicitation): 2026 asks with an input_required result; a 2025 session gets elicitation/create.
   // A client that declared no elicitation capability is refused (-32021).
   server.registerTool('confirm_delete', { description: 'Deletes everything after asking', inputSchema: z.object({}) }, (_args, ctx) => {
     const answer = ctx.mcpReq.inputResponses?.confirm as { action?: string; content?: { ok?: boolean } } | undefined;
-    if (!answer) return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Delete every note?', requestedSchema: z.object({ ok: z.boolean(), reason: z.string().optional() }) }) } });
+    if (!answer)
+      return inputRequired({
+        inputRequests: {
+          confirm: inputRequired.elicit({ message: 'Delete every note?', requestedSchema: z.object({ ok: z.boolean(), reason: z.string().optional() }) }),
+        },
+      });
     const deleted = answer.action === 'accept' && answer.content?.ok === true;
-    return { content: [{ type: 'text', text: deleted ? 'deleted' : `kept everything (${answer.action}${answer.action === 'accept' ? ', not confirmed' : ''})` }] };
+    return {
+      content: [{ type: 'text', text: deleted ? 'deleted' : `kept everything (${answer.action}${answer.action === 'accept' ? ', not confirmed' : ''})` }],
+    };
   });
   if (session) {
     server.server.setRequestHandler('resources/subscribe', ({ params }) => {
@@ -163,7 +184,9 @@ async function legacySession(mode: V2Mode, state: ModeState, request: Request): 
 /** The naive 2025 port: a fresh SDK v1 server per request, no session, subscribe "accepted", never a notification. */
 function naiveServer(state: ModeState): V1Server {
   const server = new V1Server({ name: 'v2-naive', version: '1.0.0' }, { capabilities: { resources: { subscribe: true }, tools: {} } });
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...state.notes.keys()].map((uri) => ({ uri, name: uri.split('/').pop()!, mimeType: 'text/plain' })) }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [...state.notes.keys()].map((uri) => ({ uri, name: uri.split('/').pop()!, mimeType: 'text/plain' })),
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
     const note = state.notes.get(params.uri);
     if (!note) throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
@@ -200,7 +223,9 @@ async function control(mode: V2Mode, action: string, req: IncomingMessage, res: 
   const state = states.get(mode)!;
   if (action === 'state') {
     const listens = (state.handler.bus as unknown as { listenerCount: number }).listenerCount;
-    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ listens, sessions: state.sessions.size, deletes: state.deletes, methods: state.methods, jobs: state.jobs }));
+    return void res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ listens, sessions: state.sessions.size, deletes: state.deletes, methods: state.methods, jobs: state.jobs }));
   }
   if (action === 'edit') {
     // `silent`: the change is made but nobody is told (a gateway running one server process per session notifies only that session).
@@ -237,7 +262,8 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
     V2_MODES.filter((mode) => mode !== 'naive').map((mode) => {
       const state = states.get(mode)!;
       const face = {
-        fetch: async (request: Request) => (mode === 'stateful' && (await isLegacyRequest(request)) ? legacySession(mode, state, request) : state.handler.fetch(request)),
+        fetch: async (request: Request) =>
+          mode === 'stateful' && (await isLegacyRequest(request)) ? legacySession(mode, state, request) : state.handler.fetch(request),
       };
       return [mode, toNodeHandler(face, { onerror: () => {} })] as const;
     }),
@@ -254,7 +280,12 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
     // A server that answers input_required whatever the client declared (not an SDK server: written by hand).
     if (req.headers['mcp-name'] === 'confirm_raw') {
       const body = (await readJson(req)) as { id: unknown };
-      const result = { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Really delete?', requestedSchema: { type: 'object', properties: {} } } } } };
+      const result = {
+        resultType: 'input_required',
+        inputRequests: {
+          confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Really delete?', requestedSchema: { type: 'object', properties: {} } } },
+        },
+      };
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
     }
     if (req.headers['mcp-method'] === 'subscriptions/listen') {

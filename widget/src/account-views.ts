@@ -33,7 +33,13 @@ export class ConnectCard {
     this.note = h('p', { class: 'note' });
     this.button = h('button', { type: 'button', class: 'primary', onclick: connect }, `Connect ${server}`);
     this.close = h('button', { type: 'button', class: 'secondary', onclick: dismiss }, 'Not now');
-    this.el = h('div', { class: 'connect', role: 'group', 'aria-label': `Connect ${server}`, 'data-server': server, part: 'connect-card' }, this.why, this.note, h('div', { class: 'row' }, this.button, this.close));
+    this.el = h(
+      'div',
+      { class: 'connect', role: 'group', 'aria-label': `Connect ${server}`, 'data-server': server, part: 'connect-card' },
+      this.why,
+      this.note,
+      h('div', { class: 'row' }, this.button, this.close),
+    );
     this.set('needed');
   }
 
@@ -80,12 +86,31 @@ export class AccountsPanel {
     this.status = h('p', { class: 'meta', role: 'status' });
     this.el = h(
       'section',
-      { id, class: 'accounts', 'aria-label': 'Connected accounts', hidden: true, part: 'accounts', onkeydown: (e: Event) => (e as KeyboardEvent).key === 'Escape' && this.show(false, true) },
+      {
+        id,
+        class: 'accounts',
+        'aria-label': 'Connected accounts',
+        hidden: true,
+        part: 'accounts',
+        onkeydown: (e: Event) => (e as KeyboardEvent).key === 'Escape' && this.show(false, true),
+      },
       h('h3', {}, 'Connected accounts'),
       this.list,
       this.status,
     );
-    this.toggle = h('button', { type: 'button', class: 'secondary small', 'aria-expanded': 'false', 'aria-controls': id, hidden: true, part: 'accounts-button', onclick: () => this.show(this.el.hidden) }, 'Accounts');
+    this.toggle = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small',
+        'aria-expanded': 'false',
+        'aria-controls': id,
+        hidden: true,
+        part: 'accounts-button',
+        onclick: () => this.show(this.el.hidden),
+      },
+      'Accounts',
+    );
   }
 
   show(open: boolean, focusToggle = false): void {
@@ -119,6 +144,7 @@ export class AccountsPanel {
         );
       }),
     );
-    if (focusedRow !== undefined) (this.list.querySelector<HTMLElement>(`li[data-server="${CSS.escape(focusedRow)}"] button:not(:disabled)`) ?? this.toggle).focus();
+    if (focusedRow !== undefined)
+      (this.list.querySelector<HTMLElement>(`li[data-server="${CSS.escape(focusedRow)}"] button:not(:disabled)`) ?? this.toggle).focus();
   }
 }

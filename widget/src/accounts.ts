@@ -50,7 +50,11 @@ export class Accounts {
   require(notice: AuthRequired, turn: string | undefined): void {
     let card = this.cards.get(notice.server);
     if (!card) {
-      card = new ConnectCard(notice.server, () => this.connect(notice.server), () => this.dismiss(notice.server));
+      card = new ConnectCard(
+        notice.server,
+        () => this.connect(notice.server),
+        () => this.dismiss(notice.server),
+      );
       this.cards.set(notice.server, card);
       this.cardsEl.append(card.el);
     }
@@ -79,7 +83,12 @@ export class Accounts {
     }
     this.render();
     if (cards) {
-      for (const c of this.connections) if (c.status !== 'connected') this.require({ server: c.server, reason: c.status === 'step_up_required' ? 'insufficient_scope' : 'not_connected', ...(c.scope ? { scope: c.scope } : {}) }, undefined);
+      for (const c of this.connections)
+        if (c.status !== 'connected')
+          this.require(
+            { server: c.server, reason: c.status === 'step_up_required' ? 'insufficient_scope' : 'not_connected', ...(c.scope ? { scope: c.scope } : {}) },
+            undefined,
+          );
     }
   }
 
@@ -111,7 +120,13 @@ export class Accounts {
     const hadFocus = card?.el.contains(this.host.root.activeElement) ?? false;
     if (outcome?.kind === 'connected' || (outcome?.kind === 'closed' && this.statusOf(server) === 'connected')) {
       const again = this.host.connected(server, card?.turn);
-      this.show(server, 'connected', again ? `${server} is connected. The assistant is answering again with it.` : `${server} is connected. The assistant can use it from your next message.`);
+      this.show(
+        server,
+        'connected',
+        again
+          ? `${server} is connected. The assistant is answering again with it.`
+          : `${server} is connected. The assistant can use it from your next message.`,
+      );
       if (hadFocus) this.host.focusInput();
       return;
     }
@@ -156,7 +171,10 @@ export class Accounts {
 }
 
 function refusal(server: string, outcome: PopupOutcome): string {
-  if (outcome.kind === 'refused') return outcome.reason ? `${server} refused: ${outcome.reason}` : `${server} was not connected: Access was not granted, or the sign-in failed. The sign-in window says why.`;
+  if (outcome.kind === 'refused')
+    return outcome.reason
+      ? `${server} refused: ${outcome.reason}`
+      : `${server} was not connected: Access was not granted, or the sign-in failed. The sign-in window says why.`;
   if (outcome.kind === 'blocked') return `The browser blocked the sign-in window. Allow pop-ups for this page, then choose Connect ${server} again.`;
   return `The sign-in window was closed before ${server} was connected.`;
 }

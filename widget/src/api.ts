@@ -54,7 +54,11 @@ export class ChatApi {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/approvals`, answer, signal);
   }
   /** The user's answer to a server's question (a `data-elicitation` part); the running turn goes on. */
-  answerElicitation(id: string, elicitationId: string, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }): Promise<unknown> {
+  answerElicitation(
+    id: string,
+    elicitationId: string,
+    answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> },
+  ): Promise<unknown> {
     return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/elicitations/${encodeURIComponent(elicitationId)}`, answer);
   }
   /**
@@ -62,7 +66,12 @@ export class ChatApi {
    * `useChat`'s `regenerate()` sends it to `/v1/chat`): streamed like a turn.
    */
   regenerate(id: string, messageId: string, signal: AbortSignal): Promise<Response> {
-    return this.request('POST', '/v1/chat', { id, messages: [{ id: messageId, role: 'assistant', parts: [] }], trigger: 'regenerate-message', messageId }, signal);
+    return this.request(
+      'POST',
+      '/v1/chat',
+      { id, messages: [{ id: messageId, role: 'assistant', parts: [] }], trigger: 'regenerate-message', messageId },
+      signal,
+    );
   }
 
   /** The person's connections to the OAuth servers (never a token). */

@@ -41,7 +41,12 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
 
   const fields = spec.fields.map((field) => {
     const descriptionId = uid('desc');
-    const input = h('input', { name: field.name, autocomplete: 'off', required: field.required, 'aria-describedby': field.description ? descriptionId : undefined });
+    const input = h('input', {
+      name: field.name,
+      autocomplete: 'off',
+      required: field.required,
+      'aria-describedby': field.description ? descriptionId : undefined,
+    });
     inputs.set(field.name, input);
     const label = h('label', {}, `${field.name}${field.required ? ' (required)' : ''}`, input);
     if (field.description) label.append(h('span', { id: descriptionId, class: 'hint' }, field.description));

@@ -27,11 +27,13 @@ export function promptOptions(catalog: Catalog, query: string): Option<PromptCho
     .flatMap((server) => (server.prompts ?? []).map((prompt) => ({ server: server.id, prompt })))
     .filter(({ prompt }) => matches(query, prompt.name, prompt.title))
     .slice(0, MAX_OPTIONS)
-    .map((choice): Option<PromptChoice> => ({
-      label: `/${choice.prompt.name}`,
-      detail: [choice.prompt.title ?? choice.prompt.description, choice.server].filter(Boolean).join(' · '),
-      value: choice,
-    }))
+    .map(
+      (choice): Option<PromptChoice> => ({
+        label: `/${choice.prompt.name}`,
+        detail: [choice.prompt.title ?? choice.prompt.description, choice.server].filter(Boolean).join(' · '),
+        value: choice,
+      }),
+    )
     .concat(unavailable(catalog, query));
 }
 
@@ -46,7 +48,11 @@ export function resourceOptions(catalog: Catalog, query: string): Option<Resourc
     }
     for (const template of server.resourceTemplates ?? []) {
       if (!matches(query, template.title, template.name, template.uriTemplate)) continue;
-      options.push({ label: `${template.title ?? template.name}…`, detail: `${template.uriTemplate} · template · ${server.id}`, value: { kind: 'template', server: server.id, template } });
+      options.push({
+        label: `${template.title ?? template.name}…`,
+        detail: `${template.uriTemplate} · template · ${server.id}`,
+        value: { kind: 'template', server: server.id, template },
+      });
     }
   }
   return options.slice(0, MAX_OPTIONS).concat(unavailable(catalog, query));

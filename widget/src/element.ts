@@ -13,7 +13,9 @@ import type { Attachment, AuthRequired, Catalog, Message, ToolPart } from './typ
 import type { McpOndemandChatAttributes, McpOndemandChatEventDetails } from '../mcp-ondemand-chat';
 
 /** Where the widget's own script came from: the default endpoint. Read while the script runs. */
-const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src ? new URL((document.currentScript as HTMLScriptElement).src).origin : location.origin;
+const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src
+  ? new URL((document.currentScript as HTMLScriptElement).src).origin
+  : location.origin;
 const CATALOG_MAX_AGE_MS = 15_000;
 const RESUME_DELAYS_MS = [500, 1_000, 2_000, 4_000];
 const DEFAULT_PLACEHOLDER = 'Ask anything — / for prompts, @ to attach';
@@ -254,7 +256,8 @@ export class McpOndemandChat extends HTMLElement {
   private formDeps(): FormDeps {
     const id = () => this.ensureConversation();
     return {
-      suggest: async (server, ref, name, value, values) => (await this.api.complete(await id(), { server, ref, argument: { name, value }, context: { arguments: values } })).completion.values,
+      suggest: async (server, ref, name, value, values) =>
+        (await this.api.complete(await id(), { server, ref, argument: { name, value }, context: { arguments: values } })).completion.values,
       previewPrompt: async (server, name, values) => {
         const preview = await this.plainly(async () => this.api.previewPrompt(await id(), { server, name, arguments: values }));
         return preview.messages.map((m) => m.parts.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('\n')).join('\n\n');
@@ -264,9 +267,18 @@ export class McpOndemandChat extends HTMLElement {
         this.closeForm();
         this.accounts.newTurn();
         // Shown at once; replaced by the prompt's messages as the service stored them once the turn is over.
-        const args = Object.entries(values).map(([k, v]) => `${k}: ${v}`).join(', ');
-        const placeholder = this.transcript.add({ id: `local-${Date.now()}`, role: 'user', parts: [{ type: 'text', text: args ? `(${args})` : '' }], metadata: { prompt: { server, name } } });
-        const ran = await this.runTurn(async (signal) => this.api.runPrompt(await id(), { server, name, arguments: values }, signal), { onRefused: () => this.transcript.remove(placeholder) });
+        const args = Object.entries(values)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ');
+        const placeholder = this.transcript.add({
+          id: `local-${Date.now()}`,
+          role: 'user',
+          parts: [{ type: 'text', text: args ? `(${args})` : '' }],
+          metadata: { prompt: { server, name } },
+        });
+        const ran = await this.runTurn(async (signal) => this.api.runPrompt(await id(), { server, name, arguments: values }, signal), {
+          onRefused: () => this.transcript.remove(placeholder),
+        });
         if (ran) await this.reloadHistory();
       },
       attach: (attachment) => this.attach(attachment),
@@ -285,7 +297,13 @@ export class McpOndemandChat extends HTMLElement {
       return;
     }
     const r = choice.resource;
-    this.attach({ server: choice.server, uri: r.uri, title: r.title ?? r.name, ...(r.mimeType ? { mimeType: r.mimeType } : {}), ...(r.size !== undefined ? { size: r.size } : {}) });
+    this.attach({
+      server: choice.server,
+      uri: r.uri,
+      title: r.title ?? r.name,
+      ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+      ...(r.size !== undefined ? { size: r.size } : {}),
+    });
   }
 
   private attach(attachment: Attachment): void {
@@ -337,7 +355,8 @@ export class McpOndemandChat extends HTMLElement {
     this.accounts.newTurn();
     this.transcript.add(mine);
     const sent = await this.runTurn(
-      async (signal) => this.api.sendMessage(await this.ensureConversation(), { text, attachments: attachments.map(({ server, uri }) => ({ server, uri })) }, signal),
+      async (signal) =>
+        this.api.sendMessage(await this.ensureConversation(), { text, attachments: attachments.map(({ server, uri }) => ({ server, uri })) }, signal),
       {
         // Refused before it was stored: take the message back into the box, nothing is lost.
         onRefused: () => {
@@ -511,7 +530,9 @@ export class McpOndemandChat extends HTMLElement {
   /** A server's question answered: the running turn (whose stream this widget is reading) goes on with it. */
   private elicit = (elicitationId: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): void => {
     if (!this.conversationId) return;
-    this.api.answerElicitation(this.conversationId, elicitationId, { action, ...(content ? { content } : {}) }).catch((error: unknown) => this.showError(error));
+    this.api
+      .answerElicitation(this.conversationId, elicitationId, { action, ...(content ? { content } : {}) })
+      .catch((error: unknown) => this.showError(error));
   };
 
   private answer = (toolCallId: string, approved: boolean): void => {
@@ -557,7 +578,8 @@ export class McpOndemandChat extends HTMLElement {
     this.transcript.setStreaming(busy);
     // Approval buttons are live only between turns.
     for (const message of this.transcript.all()) {
-      if (message.role === 'assistant' && message.parts.some((p) => (p as { state?: string }).state === 'approval-requested')) this.transcript.renderNow(message);
+      if (message.role === 'assistant' && message.parts.some((p) => (p as { state?: string }).state === 'approval-requested'))
+        this.transcript.renderNow(message);
     }
   }
 
@@ -582,7 +604,10 @@ export class McpOndemandChat extends HTMLElement {
     );
     this.alert.hidden = false;
     this.status.textContent = '';
-    const detail = error instanceof ChatError ? { status: error.status, code: error.code, message: error.message } : { status: 0, code: 'connection_lost', message: String((error as Error)?.message ?? error) };
+    const detail =
+      error instanceof ChatError
+        ? { status: error.status, code: error.code, message: error.message }
+        : { status: 0, code: 'connection_lost', message: String((error as Error)?.message ?? error) };
     this.emit('mcp-ondemand-error', { ...detail, title: plain.title });
     if (plain.authExpired) this.emit('mcp-ondemand-token-expired', { code: detail.code });
   }

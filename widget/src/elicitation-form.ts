@@ -30,15 +30,26 @@ export function elicitationCard(question: Elicitation, answer: ElicitationAnswer
   if (question.status !== 'pending') {
     const said =
       question.status === 'accept'
-        ? `You answered: ${Object.entries(question.content ?? {}).map(([k, v]) => `${k} = ${String(v)}`).join(', ') || 'yes'}`
+        ? `You answered: ${
+            Object.entries(question.content ?? {})
+              .map(([k, v]) => `${k} = ${String(v)}`)
+              .join(', ') || 'yes'
+          }`
         : question.status === 'expired'
           ? 'Nobody answered in time; the question was cancelled.'
           : question.status === 'decline'
             ? 'You declined.'
             : 'Cancelled.';
-    return h('div', { class: 'approval', role: 'group', 'aria-label': label }, h('p', {}, `${question.server}: ${question.message}`), h('p', { class: 'meta' }, said));
+    return h(
+      'div',
+      { class: 'approval', role: 'group', 'aria-label': label },
+      h('p', {}, `${question.server}: ${question.message}`),
+      h('p', { class: 'meta' }, said),
+    );
   }
-  const fields = Object.entries(question.requestedSchema.properties ?? {}).map(([name, schema]) => field(name, schema, question.requestedSchema.required?.includes(name) ?? false));
+  const fields = Object.entries(question.requestedSchema.properties ?? {}).map(([name, schema]) =>
+    field(name, schema, question.requestedSchema.required?.includes(name) ?? false),
+  );
   const read = (): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => f.value()));
   const disabled = !answer;
   const form = h(
@@ -64,7 +75,11 @@ function field(name: string, schema: FieldSchema, required: boolean): { el: HTML
     return { el: h('label', { class: 'field' }, input, ` ${text}`), value: () => [[name, input.checked]] };
   }
   if (schema.enum) {
-    const select = h('select', { name, required }, ...schema.enum.map((option) => h('option', { value: option, selected: schema.default === option }, option))) as HTMLSelectElement;
+    const select = h(
+      'select',
+      { name, required },
+      ...schema.enum.map((option) => h('option', { value: option, selected: schema.default === option }, option)),
+    ) as HTMLSelectElement;
     return { el: h('label', { class: 'field' }, `${text} `, select), value: () => [[name, select.value]] };
   }
   const numeric = schema.type === 'number' || schema.type === 'integer';

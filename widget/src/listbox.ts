@@ -51,7 +51,8 @@ export class Listbox<T> {
       return;
     }
     const count = options.filter((o) => !o.disabled).length;
-    if (!this.isOpen || count !== this.options.filter((o) => !o.disabled).length) this.announce(`${this.label}: ${count} ${count === 1 ? 'option' : 'options'}`);
+    if (!this.isOpen || count !== this.options.filter((o) => !o.disabled).length)
+      this.announce(`${this.label}: ${count} ${count === 1 ? 'option' : 'options'}`);
     this.options = options;
     this.active = options.findIndex((o) => !o.disabled);
     this.el.replaceChildren(

@@ -20,9 +20,17 @@ export function plainError(error: unknown): PlainError {
       return { title: 'The chat service cannot be reached.', detail: 'Check your connection; the service may also be down.', retryable: true };
     case 'origin_refused':
       // Most likely CORS; a network blip between the two requests looks the same, so trying again is offered.
-      return { title: 'This site is not allowed to use this chat service.', detail: `${detail} The site's administrator must add it to the service's allowed origins.`, retryable: true };
+      return {
+        title: 'This site is not allowed to use this chat service.',
+        detail: `${detail} The site's administrator must add it to the service's allowed origins.`,
+        retryable: true,
+      };
     case 'origin_not_allowed':
-      return { title: 'This site is not allowed to use this chat service.', detail: `${detail}. The site's administrator must add it to the service's allowed origins.`, retryable: false };
+      return {
+        title: 'This site is not allowed to use this chat service.',
+        detail: `${detail}. The site's administrator must add it to the service's allowed origins.`,
+        retryable: false,
+      };
     case 'token_expired':
       return { title: 'Your chat session has expired.', detail: 'Reload the page or sign in again to continue.', retryable: false, authExpired: true };
     case 'unauthorized':

@@ -26,11 +26,15 @@ export function summarizeStep(part: ToolPart): StepSummary {
   const name = part.type.slice('tool-'.length);
   const input = (part.input ?? {}) as Record<string, unknown>;
   const status: StepSummary['status'] =
-    part.state === 'output-error' ? 'error'
-    : part.state === 'output-denied' || part.approval?.approved === false ? 'denied'
-    : part.state === 'approval-requested' ? 'approval'
-    : part.state === 'output-available' ? 'done'
-    : 'running';
+    part.state === 'output-error'
+      ? 'error'
+      : part.state === 'output-denied' || part.approval?.approved === false
+        ? 'denied'
+        : part.state === 'approval-requested'
+          ? 'approval'
+          : part.state === 'output-available'
+            ? 'done'
+            : 'running';
   const received = part.state === 'output-error' ? part.errorText : textOf(part.output);
   const base = { status, ...(received !== undefined ? { received } : {}) };
 
@@ -45,13 +49,16 @@ export function summarizeStep(part: ToolPart): StepSummary {
       return { ...base, label: `used the prompt ${String(input.name ?? '')}${input.server ? ` (${String(input.server)})` : ''}` };
     default: {
       // An MCP tool, named <server>__<tool>.
-      const [server, tool] = name.includes('__') ? name.split('__', 2) as [string, string] : ['', name];
+      const [server, tool] = name.includes('__') ? (name.split('__', 2) as [string, string]) : ['', name];
       const on = server ? ` on ${server}` : '';
       const label =
-        status === 'approval' ? `wants to run ${tool}${on}`
-        : status === 'denied' ? `${tool}${on} — denied`
-        : status === 'running' ? `running ${tool}${on}…`
-        : `ran ${tool}${on}`;
+        status === 'approval'
+          ? `wants to run ${tool}${on}`
+          : status === 'denied'
+            ? `${tool}${on} — denied`
+            : status === 'running'
+              ? `running ${tool}${on}…`
+              : `ran ${tool}${on}`;
       return { ...base, label, args: JSON.stringify(part.input ?? {}, null, 2) };
     }
   }
@@ -64,7 +71,10 @@ function readLabel(uri: string, output: ReadOutput | undefined, status: StepSumm
   if (binary) return `described ${binary[1]} ${binary[2] === 'size unknown' ? '(size unknown)' : binary[2]}`;
   if (output.cache === 'catalog') return `described ${uri} from the catalog`;
   const window = output.window;
-  const part = window && (window.offset > 0 || window.nextOffset !== undefined) ? `, characters ${window.offset.toLocaleString('en')}–${window.end.toLocaleString('en')} of ${window.total.toLocaleString('en')}` : '';
+  const part =
+    window && (window.offset > 0 || window.nextOffset !== undefined)
+      ? `, characters ${window.offset.toLocaleString('en')}–${window.end.toLocaleString('en')} of ${window.total.toLocaleString('en')}`
+      : '';
   const cached = output.cache === 'memory' || output.cache === 'kv' ? ' (cached)' : '';
   return `read ${output.uri ?? uri}${cached}${part}`;
 }

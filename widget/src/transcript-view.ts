@@ -113,5 +113,9 @@ export class TranscriptView {
 }
 
 function emptyState(): HTMLElement {
-  return h('p', { class: 'empty' }, 'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or @ to attach a resource.');
+  return h(
+    'p',
+    { class: 'empty' },
+    'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or @ to attach a resource.',
+  );
 }

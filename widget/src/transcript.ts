@@ -41,12 +41,18 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
       const question = (part as { data?: Elicitation }).data;
       if (question) el.append(elicitationCard(question, ctx.elicit));
     } else if (part.type === 'data-notice') {
-      const text = ((part as { data?: { message?: unknown } }).data?.message);
+      const text = (part as { data?: { message?: unknown } }).data?.message;
       if (typeof text === 'string') el.append(h('p', { class: 'notice' }, text));
     }
   }
   if (message.metadata?.stepLimitReached) {
-    el.append(h('p', { class: 'notice' }, 'The assistant used the most tool steps one answer may take, and answered with what it had. Ask it to go on if you need more.'));
+    el.append(
+      h(
+        'p',
+        { class: 'notice' },
+        'The assistant used the most tool steps one answer may take, and answered with what it had. Ask it to go on if you need more.',
+      ),
+    );
   }
   if (message.metadata?.stopped) el.append(h('p', { class: 'notice' }, 'Stopped.'));
   if (!el.childElementCount) el.append(h('span', { class: 'meta', 'aria-label': 'Assistant is thinking' }, '…'));

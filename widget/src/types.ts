@@ -47,11 +47,7 @@ export interface Catalog {
 }
 
 /** A part of a UI message (AI SDK `UIMessage`), as far as the widget shows it. */
-export type MessagePart =
-  | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string }
-  | ToolPart
-  | { type: string; [key: string]: unknown };
+export type MessagePart = { type: 'text'; text: string } | { type: 'reasoning'; text: string } | ToolPart | { type: string; [key: string]: unknown };
 
 export interface ToolPart {
   type: `tool-${string}`;

@@ -117,7 +117,14 @@ export function applyChunk(message: Message, chunk: StreamChunk): { error?: stri
       // An invalid tool call (input error) may arrive with no part before it.
       const part = tool(chunk.toolCallId);
       if (part) Object.assign(part, { state: 'output-error', errorText: chunk.errorText });
-      else message.parts.push({ type: `tool-${chunk.toolName}`, toolCallId: chunk.toolCallId ?? '', state: 'output-error', input: chunk.input, errorText: chunk.errorText ?? '' });
+      else
+        message.parts.push({
+          type: `tool-${chunk.toolName}`,
+          toolCallId: chunk.toolCallId ?? '',
+          state: 'output-error',
+          input: chunk.input,
+          errorText: chunk.errorText ?? '',
+        });
       return;
     }
     case 'tool-output-denied': {

@@ -4,13 +4,49 @@
  * output format — come near the end. Hosts that paste `content[:2000]` into a
  * prompt lose exactly those parts; it is our regression document for that.
  */
-const PLATFORMS = ['Chrome 142 / Windows 11', 'Safari 20 / macOS 16', 'Firefox 145 / Ubuntu 24.04', 'Edge 142 / Windows 11', 'Safari / iOS 20', 'Chrome / Android 16'];
+const PLATFORMS = [
+  'Chrome 142 / Windows 11',
+  'Safari 20 / macOS 16',
+  'Firefox 145 / Ubuntu 24.04',
+  'Edge 142 / Windows 11',
+  'Safari / iOS 20',
+  'Chrome / Android 16',
+];
 const AREAS: Array<[string, string[]]> = [
-  ['Sign-in', ['password login with valid credentials', 'login with a wrong password shows an error and no account hint', 'single sign-on through the company identity provider', 'session expires after 12 hours of inactivity']],
-  ['Task board', ['create a task with title, owner and estimate', 'drag a task between columns keeps its order', 'board filters by owner and by label', 'bulk-close 50 tasks in one action']],
-  ['Notifications', ['mention in a comment sends an e-mail within one minute', 'daily digest lists only tasks the user follows', 'mobile push arrives when the app is in the background']],
-  ['Reports', ['weekly burndown matches the task history', 'CSV export opens in a spreadsheet with correct encoding', 'quarterly PDF report renders every chart']],
-  ['Integrations', ['commit message "fixes #123" closes the task', 'webhook retries three times with backoff', 'calendar sync shows due dates in the user time zone']],
+  [
+    'Sign-in',
+    [
+      'password login with valid credentials',
+      'login with a wrong password shows an error and no account hint',
+      'single sign-on through the company identity provider',
+      'session expires after 12 hours of inactivity',
+    ],
+  ],
+  [
+    'Task board',
+    [
+      'create a task with title, owner and estimate',
+      'drag a task between columns keeps its order',
+      'board filters by owner and by label',
+      'bulk-close 50 tasks in one action',
+    ],
+  ],
+  [
+    'Notifications',
+    [
+      'mention in a comment sends an e-mail within one minute',
+      'daily digest lists only tasks the user follows',
+      'mobile push arrives when the app is in the background',
+    ],
+  ],
+  [
+    'Reports',
+    ['weekly burndown matches the task history', 'CSV export opens in a spreadsheet with correct encoding', 'quarterly PDF report renders every chart'],
+  ],
+  [
+    'Integrations',
+    ['commit message "fixes #123" closes the task', 'webhook retries three times with backoff', 'calendar sync shows due dates in the user time zone'],
+  ],
 ];
 
 function cases(): string {
@@ -33,7 +69,8 @@ function procedures(): string {
 
 ${checks
   .map(
-    (check, i) => `${i + 1}. **${check[0]!.toUpperCase()}${check.slice(1)}.** Start from a fresh account seeded with the standard fixture set (20 tasks, 3 users, 2 labels). Perform the steps on every listed platform, record the build number, and attach a screenshot of the final state. A check passes only if the observed behaviour matches the expectation on all platforms; a partial pass is recorded as a failure with notes.`,
+    (check, i) =>
+      `${i + 1}. **${check[0]!.toUpperCase()}${check.slice(1)}.** Start from a fresh account seeded with the standard fixture set (20 tasks, 3 users, 2 labels). Perform the steps on every listed platform, record the build number, and attach a screenshot of the final state. A check passes only if the observed behaviour matches the expectation on all platforms; a partial pass is recorded as a failure with notes.`,
   )
   .join('\n')}`,
   ).join('\n\n');

@@ -22,7 +22,11 @@ export const connections = new Hono<AppBindings>()
     if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth')) return c.json({ connections: [] });
     const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) => allowed(principal, entry.server));
     const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env as unknown as Record<string, string>) : undefined;
-    const withLinks = await Promise.all(listed.map(async (entry) => (entry.status === 'connected' || !setup ? entry : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url })));
+    const withLinks = await Promise.all(
+      listed.map(async (entry) =>
+        entry.status === 'connected' || !setup ? entry : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url },
+      ),
+    );
     return c.json({ connections: withLinks });
   })
   .post('/:server', async (c) => {

@@ -32,7 +32,10 @@ const CompleteBody = z
       z.object({ type: z.literal('ref/resource'), uri: z.string().min(1).max(4096) }).strict(),
     ]),
     argument: z.object({ name: z.string().min(1).max(200), value: z.string().max(1_000) }).strict(),
-    context: z.object({ arguments: z.record(z.string(), z.string().max(10_000)).optional() }).strict().optional(),
+    context: z
+      .object({ arguments: z.record(z.string(), z.string().max(10_000)).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -172,7 +175,16 @@ export const conversations = new Hono<AppBindings>()
  * `Sec-WebSocket-Protocol` with the token) has done its job here and stays
  * behind too: the Agent keeps the request with the connection.
  */
-const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'origin', 'user-agent', 'x-request-id'];
+const UPGRADE_HEADERS = [
+  'upgrade',
+  'connection',
+  'sec-websocket-key',
+  'sec-websocket-version',
+  'sec-websocket-extensions',
+  'origin',
+  'user-agent',
+  'x-request-id',
+];
 
 export function upgradeHeaders(from: Headers): Headers {
   const headers = new Headers();

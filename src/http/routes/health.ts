@@ -8,4 +8,6 @@ import pkg from '../../../package.json' with { type: 'json' };
  * service is down" from "the service refuses this page's origin", which a
  * failed cross-origin fetch cannot say by itself.
  */
-export const health = new Hono().get('/health', cors({ origin: '*', allowMethods: ['GET'] }), (c) => c.json({ status: 'ok', name: pkg.name, version: pkg.version }));
+export const health = new Hono().get('/health', cors({ origin: '*', allowMethods: ['GET'] }), (c) =>
+  c.json({ status: 'ok', name: pkg.name, version: pkg.version }),
+);

@@ -51,9 +51,20 @@ export const oauth = new Hono<AppBindings>()
     const ticket = await openTicket(setup, c.req.param('ticket') ?? '');
     if (!ticket) return page(c, 400, 'This link has expired or is not valid', 'Go back to the chat and choose Connect again.');
     const stateNonce = newNonce();
-    const state = await sealState(setup, { tenant: ticket.tenant, user: ticket.user, server: ticket.server, nonce: stateNonce, expiresAt: Date.now() + AUTHORIZATION_TTL_MS });
+    const state = await sealState(setup, {
+      tenant: ticket.tenant,
+      user: ticket.user,
+      server: ticket.server,
+      nonce: stateNonce,
+      expiresAt: Date.now() + AUTHORIZATION_TTL_MS,
+    });
     const owner = { tenant: ticket.tenant, user: ticket.user };
-    const started = await vaultOf(c.env, owner).begin(owner, ticket.server, { ticketNonce: ticket.nonce, ticketExpiresAt: ticket.expiresAt, state, stateNonce });
+    const started = await vaultOf(c.env, owner).begin(owner, ticket.server, {
+      ticketNonce: ticket.nonce,
+      ticketExpiresAt: ticket.expiresAt,
+      state,
+      stateNonce,
+    });
     if (!started.ok) return page(c, started.error.status, `Could not connect ${ticket.server}`, started.error.message);
     setCookie(c, cookieName(ticket.server), stateNonce, {
       path: CALLBACK_PATH,
@@ -67,25 +78,42 @@ export const oauth = new Hono<AppBindings>()
   .get('/callback', async (c) => {
     const setup = oauthSetup(c.env as unknown as Record<string, string>);
     const ticket = await openState(setup, c.req.query('state') ?? '');
-    if (!ticket) return page(c, 400, 'This authorization is not valid', 'It has expired, was altered, or was not started here. Go back to the chat and choose Connect again.');
+    if (!ticket)
+      return page(
+        c,
+        400,
+        'This authorization is not valid',
+        'It has expired, was altered, or was not started here. Go back to the chat and choose Connect again.',
+      );
     const cookie = getCookie(c, cookieName(ticket.server));
     deleteCookie(c, cookieName(ticket.server), { path: CALLBACK_PATH });
     // The state must come back to the browser that started it (CSRF: nobody can finish their authorization in your session).
-    if (!cookie || !sameText(cookie, ticket.nonce)) return page(c, 400, 'This authorization was started in another browser', 'Go back to the chat and choose Connect again.');
+    if (!cookie || !sameText(cookie, ticket.nonce))
+      return page(c, 400, 'This authorization was started in another browser', 'Go back to the chat and choose Connect again.');
     const owner = { tenant: ticket.tenant, user: ticket.user };
     const vault = vaultOf(c.env, owner);
     const error = c.req.query('error');
     if (error) {
       await vault.abandon(ticket.nonce);
-      const why = error === 'access_denied' ? 'Access was not granted.' : `The authorization server answered: ${error}${c.req.query('error_description') ? ` (${c.req.query('error_description')})` : ''}.`;
+      const why =
+        error === 'access_denied'
+          ? 'Access was not granted.'
+          : `The authorization server answered: ${error}${c.req.query('error_description') ? ` (${c.req.query('error_description')})` : ''}.`;
       return page(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, ok: false, error: why });
     }
     const code = c.req.query('code');
     if (!code) return page(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');
     const finished = await vault.finish(owner, ticket.server, ticket.nonce, { code, iss: c.req.query('iss') });
-    if (!finished.ok) return page(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, { server: ticket.server, ok: false, error: finished.error.message });
+    if (!finished.ok)
+      return page(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, {
+        server: ticket.server,
+        ok: false,
+        error: finished.error.message,
+      });
     // Before the page: a conversation the user goes back to has already dropped the old connection.
-    await announceAuthorizationChange(c.env, owner, ticket.server, finished.value).catch((e) => console.warn(`announcing a new authorization failed: ${(e as Error).message}`));
+    await announceAuthorizationChange(c.env, owner, ticket.server, finished.value).catch((e) =>
+      console.warn(`announcing a new authorization failed: ${(e as Error).message}`),
+    );
     return page(c, 200, `${ticket.server} is connected`, 'You can close this window and go back to the chat.', { server: ticket.server, ok: true });
   });
 

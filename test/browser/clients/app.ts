@@ -39,7 +39,10 @@ declare global {
 }
 window.errors = [];
 
-type Chat = Pick<ReturnType<typeof useChat>, 'messages' | 'status' | 'sendMessage' | 'stop' | 'regenerate' | 'addToolApprovalResponse' | 'setMessages' | 'addToolOutput' | 'error'>;
+type Chat = Pick<
+  ReturnType<typeof useChat>,
+  'messages' | 'status' | 'sendMessage' | 'stop' | 'regenerate' | 'addToolApprovalResponse' | 'setMessages' | 'addToolOutput' | 'error'
+>;
 
 const answerOverHttp = async (id: string, action: string, content?: Record<string, unknown>) => {
   const response = await fetch(`${service}/v1/conversations/${conversation}/elicitations/${id}`, {
@@ -58,7 +61,9 @@ function expose(chat: Chat, extra: { clear(): void; stop(): Promise<void>; answe
     stop: extra.stop,
     regenerate: () => chat.regenerate(),
     approve: async (toolCallId, approved) => {
-      const part = chat.messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p && p.toolCallId === toolCallId) as { approval?: { id: string } } | undefined;
+      const part = chat.messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p && p.toolCallId === toolCallId) as
+        | { approval?: { id: string } }
+        | undefined;
       await chat.addToolApprovalResponse({ id: part!.approval!.id, approved });
     },
     clear: extra.clear,
@@ -77,7 +82,13 @@ function Transcript({ chat }: { chat: Chat }) {
       h(
         'article',
         { key: m.id, className: m.role, 'data-id': m.id },
-        m.parts.map((p, i) => (p.type === 'text' ? h('p', { key: i }, p.text) : 'toolCallId' in p ? h('p', { key: i, className: 'tool', 'data-state': p.state }, `${p.type} ${p.state}`) : null)),
+        m.parts.map((p, i) =>
+          p.type === 'text'
+            ? h('p', { key: i }, p.text)
+            : 'toolCallId' in p
+              ? h('p', { key: i, className: 'tool', 'data-state': p.state }, `${p.type} ${p.state}`)
+              : null,
+        ),
       ),
     ),
   );
@@ -118,9 +129,19 @@ function SocketClient() {
     headers: { Authorization: `Bearer ${token}` },
     // A tool the page runs itself: its schema goes to the service with each request; the model's call comes back here.
     tools: {
-      get_location: { description: 'Where the user is (asks the browser)', parameters: { type: 'object', properties: {} }, execute: async () => ({ city: 'Lisbon' }) },
+      get_location: {
+        description: 'Where the user is (asks the browser)',
+        parameters: { type: 'object', properties: {} },
+        execute: async () => ({ city: 'Lisbon' }),
+      },
     },
-    onToolCall: async ({ toolCall, addToolOutput }: { toolCall: { toolName: string; toolCallId: string }; addToolOutput: (o: { toolCallId: string; output: unknown }) => void }) => {
+    onToolCall: async ({
+      toolCall,
+      addToolOutput,
+    }: {
+      toolCall: { toolName: string; toolCallId: string };
+      addToolOutput: (o: { toolCallId: string; output: unknown }) => void;
+    }) => {
       if (toolCall.toolName === 'get_location') addToolOutput({ toolCallId: toolCall.toolCallId, output: { city: 'Lisbon' } });
     },
   } as unknown as Parameters<typeof useAgentChat>[0]);
@@ -133,4 +154,6 @@ function SocketClient() {
 }
 
 window.addEventListener('error', (e) => window.errors.push(String(e.message)));
-createRoot(document.getElementById('root')!).render(h(Suspense, { fallback: h('p', {}, 'loading') }, h(params.get('client') === 'ws' ? SocketClient : HttpClient)));
+createRoot(document.getElementById('root')!).render(
+  h(Suspense, { fallback: h('p', {}, 'loading') }, h(params.get('client') === 'ws' ? SocketClient : HttpClient)),
+);

@@ -9,7 +9,8 @@ const widgetPage = (service: string, token: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>widget</title><script src="${service}/widget/mcp-ondemand-chat.js" defer></script></head>` +
   `<body><mcp-ondemand-chat endpoint="${service}" token="${token}" persist="none" heading="Help"></mcp-ondemand-chat></body></html>`;
 
-const HTML = '<!doctype html><html><head><meta charset="utf-8"><title>chat clients</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
+const HTML =
+  '<!doctype html><html><head><meta charset="utf-8"><title>chat clients</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>';
 
 export async function startClientPage(port: number): Promise<{ url: string; close(): Promise<void> }> {
   const bundle = await build({
@@ -26,7 +27,8 @@ export async function startClientPage(port: number): Promise<{ url: string; clos
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
-    if (path === '/widget') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(widgetPage(url.searchParams.get('service')!, url.searchParams.get('token')!));
+    if (path === '/widget')
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(widgetPage(url.searchParams.get('service')!, url.searchParams.get('token')!));
     else if (path === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     else if (path === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(HTML);
     else res.writeHead(404).end();

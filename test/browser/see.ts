@@ -10,21 +10,15 @@ const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: TIMEOUT_MS,
 
 export const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: TIMEOUT_MS });
 export const hidden = (l: Locator) => l.first().waitFor({ state: 'hidden', timeout: TIMEOUT_MS });
-export const containsText = (l: Locator, text: string) =>
-  poll(() =>
-    l
-      .first()
-      .innerText()
-      .catch(() => ''),
-  ).toContain(text);
+/** The first match's visible text, or '' while it is not there yet. */
+const textOf = (l: Locator) =>
+  l
+    .first()
+    .innerText()
+    .catch(() => '');
+export const containsText = (l: Locator, text: string) => poll(() => textOf(l)).toContain(text);
 export const lacksText = async (l: Locator, text: string) => expect(await l.first().innerText()).not.toContain(text);
-export const hasText = (l: Locator, pattern: RegExp) =>
-  poll(() =>
-    l
-      .first()
-      .innerText()
-      .catch(() => ''),
-  ).toMatch(pattern);
+export const hasText = (l: Locator, pattern: RegExp) => poll(() => textOf(l)).toMatch(pattern);
 export const hasValue = (l: Locator, value: string) => poll(() => l.inputValue()).toBe(value);
 export const hasCount = (l: Locator, count: number) => poll(() => l.count()).toBe(count);
 export const hasAttribute = (l: Locator, name: string, pattern: RegExp) => poll(async () => (await l.getAttribute(name)) ?? '').toMatch(pattern);

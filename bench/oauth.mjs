@@ -1,22 +1,12 @@
 // `npm run bench:oauth`: what OAuth costs (bench/oauth/), written to BENCHMARKS.md.
-import { spawnSync } from 'node:child_process';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
+import { runBenchmarks } from './lib/vitest-results.mjs';
 
-const run = spawnSync('vitest', ['run', '--config', 'bench/oauth/vitest.config.ts'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-process.stdout.write(
-  run.stdout
-    .split('\n')
-    .filter((l) => !l.includes('Sourcemap'))
-    .join('\n'),
-);
-process.stderr.write(run.stderr);
-if (run.status !== 0) process.exit(run.status ?? 1);
-const match = run.stdout.match(/BENCH_RESULT oauth (\{.*\})/);
-if (!match) {
+const r = runBenchmarks('bench/oauth/vitest.config.ts').oauth;
+if (!r) {
   console.error('no BENCH_RESULT oauth line in the output');
   process.exit(1);
 }
-const r = JSON.parse(match[1]);
 const ms = (x) => `${x.toFixed(2)} ms`;
 const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a');
 const row = (name, what, { ours, base }) =>

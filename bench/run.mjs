@@ -1,23 +1,12 @@
 // Runs the benchmarks inside workerd (vitest + @cloudflare/vitest-plugin,
 // bench/vitest.config.ts), collects their BENCH_RESULT lines and writes
 // BENCHMARKS.md with the command and the machine. Usage: npm run bench
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { writeSection } from './lib/report.mjs';
+import { runBenchmarks } from './lib/vitest-results.mjs';
 
-const run = spawnSync('vitest', ['run', '--config', 'bench/vitest.config.ts'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, shell: false });
-process.stdout.write(
-  run.stdout
-    .split('\n')
-    .filter((l) => !l.includes('Sourcemap'))
-    .join('\n'),
-);
-process.stderr.write(run.stderr);
-if (run.status !== 0) process.exit(run.status ?? 1);
-
-const results = {};
-for (const match of run.stdout.matchAll(/BENCH_RESULT (\S+) (\{.*\})/g)) results[match[1]] = JSON.parse(match[2]);
+const results = runBenchmarks('bench/vitest.config.ts');
 const latency = results['read-latency'];
 if (!latency) {
   console.error('no BENCH_RESULT read-latency line in the output');

@@ -1,5 +1,6 @@
 // The shapes the widget reads from the HTTP API (see docs/API.md's
 // table). Only the fields it uses; the service sends more.
+import type { McpOndemandChatMessagePart, McpOndemandChatToolPart } from '../mcp-ondemand-chat';
 
 export interface Resource {
   uri: string;
@@ -46,18 +47,11 @@ export interface Catalog {
   servers: ServerCatalog[];
 }
 
-/** A part of a UI message (AI SDK `UIMessage`), as far as the widget shows it. */
-export type MessagePart = { type: 'text'; text: string } | { type: 'reasoning'; text: string } | ToolPart | { type: string; [key: string]: unknown };
+/** A part of a UI message (AI SDK `UIMessage`), as far as the widget shows it: the element's public type (widget/mcp-ondemand-chat.d.ts). */
+export type MessagePart = McpOndemandChatMessagePart;
 
-export interface ToolPart {
-  type: `tool-${string}`;
-  toolCallId: string;
-  state: 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded' | 'output-available' | 'output-error' | 'output-denied';
-  input?: unknown;
-  output?: unknown;
-  errorText?: string;
-  approval?: { id: string; approved?: boolean; reason?: string };
-}
+/** A tool step, as the element's public declarations describe it. */
+export type ToolPart = McpOndemandChatToolPart;
 
 export interface Message {
   id: string;

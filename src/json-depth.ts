@@ -1,5 +1,5 @@
 /**
- * (A leaf module: used by src/http/validation.ts and the chat socket.)
+ * (A leaf module: used by src/http/openapi.ts, which checks every JSON body, and the chat socket.)
  *
  * Deepest nesting of arrays and objects accepted in a request body. The
  * deepest body we define is a chat message with a tool call's input in it

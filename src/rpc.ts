@@ -16,7 +16,8 @@ export async function toRpcResult<T>(run: () => Promise<T>): Promise<RpcResult<T
   }
 }
 
-export function unwrap<T>(result: RpcResult<T>): T {
-  if (result.ok) return result.value;
+/** The value of an `RpcResult` (as a stub's method returns it), or its error thrown as the ApiError it was. */
+export function unwrap<R extends RpcResult<unknown>>(result: R): Extract<R, { ok: true }>['value'] {
+  if (result.ok) return result.value as Extract<R, { ok: true }>['value'];
   throw new ApiError(result.error.status as ApiError['status'], result.error.code, result.error.message, result.error.headers);
 }

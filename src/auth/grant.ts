@@ -17,14 +17,7 @@ export type AccessGrant =
   | { status: 'error'; message: string };
 
 /** One server's connection, as `GET /v1/connections` shows it (never a token). */
-export interface ConnectionStatus {
-  server: string;
-  auth: 'oauth' | 'client_credentials';
-  status: 'connected' | 'not_connected' | 'step_up_required';
-  scope?: string | undefined;
-  connectedAt?: string | undefined;
-  expiresAt?: string | undefined;
-}
+export type { ConnectionStatus } from '../../shared/api/connections';
 
 /**
  * A server cannot be used until the end user connects (or reconnects) their

@@ -2,34 +2,14 @@ import type { UIMessage } from 'ai';
 import { z } from 'zod';
 import { badRequest } from '../errors';
 import type { ApprovalAnswer } from './history';
-import { Attachment, userMessageFrom } from './user-message';
+import { userMessageFrom } from './user-message';
+import type { Attachment, ChatRequestBody } from '../../shared/api/conversations';
 
-/**
- * The body the AI SDK's chat clients send — `useChat` over HTTP
- * (`DefaultChatTransport`) and `useAgentChat` over the WebSocket alike:
- * the chat id, the client's whole message list, and what to do with it.
- * The server's history is authoritative: only the last message (or the
- * message named by `messageId`) is read.
- */
-export const ChatRequestBody = z
-  .object({
-    id: z.string().min(1).max(128).optional(),
-    messages: z.array(z.unknown()).min(1).max(10_000),
-    trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
-    messageId: z.string().min(1).max(200).optional(),
-    attachments: z.array(Attachment).max(100).optional(),
-    /** `useAgentChat`'s tools that run in the browser (name, description, JSON schema). */
-    clientTools: z
-      .array(z.object({ name: z.string().min(1).max(64), description: z.string().max(2_000).optional(), parameters: z.unknown().optional() }))
-      .max(64)
-      .optional(),
-  })
-  .passthrough(); // an application's own `body` fields ride along; they are ignored
-export type ChatRequestBody = z.infer<typeof ChatRequestBody>;
+export type { ChatRequestBody } from '../../shared/api/conversations';
 
 /** What a chat request asks for. */
 export type ChatAction =
-  | { kind: 'message'; message: UIMessage; attachments: z.infer<typeof Attachment>[] }
+  | { kind: 'message'; message: UIMessage; attachments: Attachment[] }
   | { kind: 'regenerate'; messageId: string | undefined }
   /** The client's copy of the assistant message carries the user's approval answers (`addToolApprovalResponse`). */
   | { kind: 'approvals'; answers: ApprovalAnswer[] };

@@ -1,18 +1,16 @@
-import type { CompleteRequest, CompleteResult } from '@modelcontextprotocol/client';
 import { Agent, getAgentByName, type Connection, type WSMessage } from 'agents';
 import type { UIMessage } from 'ai';
+import type { Catalog } from '../../shared/api/catalog';
+import type * as Api from '../../shared/api/conversations';
+import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { loadConfig } from '../config';
-import type { ElicitationAnswer } from '../loop/elicitations';
-import type { ServerState } from '../mcp/catalog';
 import { toRpcResult, type RpcResult } from '../rpc';
-import { readForDisplay, type ResourceView } from '../tools/resource-view';
-import { chatAction, type ChatRequestBody } from './chat-request';
-import type { ApprovalAnswer } from './history';
+import { readForDisplay } from '../tools/resource-view';
+import { chatAction } from './chat-request';
 import { isOwnedBy, type Owner } from './record';
-import { ConversationServices, type ConversationSnapshot } from './services';
+import { apiMessages, ConversationServices } from './services';
 import { withoutFrameworkHeaders } from './chat-socket';
 import { transcriptWindow } from './transcript';
-import type { Attachment } from './user-message';
 
 type Caller = Owner & { servers?: string[] | undefined };
 
@@ -43,7 +41,7 @@ export class Conversation extends Agent<Env> {
   }
 
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
-  async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<RpcResult<ConversationSnapshot>> {
+  async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<RpcResult<Api.ConversationSnapshot>> {
     // Called on a plain stub (one round trip, not getAgentByName's two): start the Agent here.
     await this.__unsafe_ensureInitialized();
     if (this.services.deleted) throw new Error('conversation was deleted'); // ids are never reused
@@ -57,22 +55,22 @@ export class Conversation extends Agent<Env> {
     return row !== undefined && isOwnedBy(row, owner, servers);
   }
 
-  async snapshot(): Promise<RpcResult<ConversationSnapshot>> {
+  async snapshot(): Promise<RpcResult<Api.ConversationSnapshot>> {
     return toRpcResult(async () => this.services.snapshot());
   }
 
   /** Sets (or, with "", clears) the title lists show. */
-  async setTitle(title: string): Promise<RpcResult<{ id: string; title: string }>> {
+  async setTitle(title: string): Promise<RpcResult<Api.TitleSet>> {
     return toRpcResult(() => this.services.setTitle(title));
   }
 
   /** The newest messages, as `useAgentChat` loads them first (one frame's worth). */
-  async transcript(): Promise<RpcResult<UIMessage[]>> {
-    return toRpcResult(async () => (this.services.existing(), transcriptWindow(this.services.history.load()).messages));
+  async transcript(): Promise<RpcResult<Api.ConversationSnapshot['messages']>> {
+    return toRpcResult(async () => (this.services.existing(), apiMessages(transcriptWindow(this.services.history.load()).messages)));
   }
 
   /** Older messages, a page at a time (`GET …/messages?before=`). */
-  async messagesPage(before: string | undefined, limit: number): Promise<RpcResult<{ messages: UIMessage[]; hasMore: boolean }>> {
+  async messagesPage(before: string | undefined, limit: number): Promise<RpcResult<Api.MessagesPage>> {
     return toRpcResult(async () => this.services.messagesPage(before, limit));
   }
 
@@ -113,35 +111,32 @@ export class Conversation extends Agent<Env> {
   // ---- Reads through the MCP sessions ----------------------------------------
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
-  async catalog(): Promise<RpcResult<{ servers: ServerState[] }>> {
+  async catalog(): Promise<RpcResult<Catalog>> {
     return toRpcResult(() => this.services.withMcp(async (sessions) => ({ servers: await sessions.catalog() })));
   }
 
   /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */
-  async readResource(request: { server?: string | undefined; uri: string; offset?: number | undefined }): Promise<RpcResult<Omit<ResourceView, 'target'>>> {
+  async readResource(request: ReadResourceBody): Promise<RpcResult<ResourceView>> {
     const { settings } = loadConfig(this.env);
     return toRpcResult(() => this.services.withMcp((sessions) => readForDisplay(sessions, request, settings, this.services.acceptsImages())));
   }
 
   /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */
-  async complete({
-    server,
-    ...params
-  }: { server: string } & CompleteRequest['params']): Promise<RpcResult<{ server: string; completion: CompleteResult['completion'] }>> {
+  async complete({ server, ...params }: Api.CompleteBody): Promise<RpcResult<Api.CompleteResponse>> {
     return toRpcResult(() => this.services.withMcp(async (sessions) => ({ server, completion: await sessions.complete(server, params) })));
   }
 
   // ---- Turns ---------------------------------------------------------------------
 
   /** A message's turn in one call from the Worker: start-up (native RPC bypasses the Agent's fetch), ownership (else 404) and the turn. */
-  async sendMessageAs(caller: Caller, message: UIMessage, attachments: Attachment[] = []): Promise<Response> {
+  async sendMessageAs(caller: Caller, message: UIMessage, attachments: Api.Attachment[] = []): Promise<Response> {
     await this.__unsafe_ensureInitialized();
     if (!(await this.ownedBy(caller, caller.servers))) return this.services.notFoundResponse();
     return this.services.streamResponse(() => this.services.inputTurn({ kind: 'message', message, attachments }, this.services.model()));
   }
 
   /** `POST /v1/chat` in one call (`useChat`'s body: a message, a regeneration, approval answers); `absent` when the conversation does not exist yet (the route creates it). */
-  async chatAs(caller: Caller, body: ChatRequestBody): Promise<Response | 'absent'> {
+  async chatAs(caller: Caller, body: Api.ChatRequestBody): Promise<Response | 'absent'> {
     await this.__unsafe_ensureInitialized();
     const row = this.services.row();
     if (!row) return this.services.deleted ? this.services.notFoundResponse() : 'absent'; // a deleted id is never handed out again
@@ -150,12 +145,12 @@ export class Conversation extends Agent<Env> {
   }
 
   /** Answers a tool call waiting for approval and continues the turn once nothing of its step waits. */
-  async respondToApproval(answer: ApprovalAnswer): Promise<Response> {
+  async respondToApproval(answer: Api.ApprovalBody): Promise<Response> {
     return this.services.streamResponse(() => this.services.approve([answer], this.services.model()));
   }
 
   /** A user-chosen prompt's messages (checked, fetched, rendered) as this turn's input; with `preview`, the messages only. */
-  async runPrompt(request: { server: string; name: string; arguments: Record<string, unknown> }, preview: boolean): Promise<Response> {
+  async runPrompt(request: Api.RunPromptBody, preview: boolean): Promise<Response> {
     const prompt = { kind: 'prompt', ...request } as const;
     return this.services.streamResponse(() => (preview ? this.services.promptPreview(prompt) : this.services.inputTurn(prompt, this.services.model())));
   }
@@ -166,12 +161,12 @@ export class Conversation extends Agent<Env> {
   }
 
   /** The user's answer to a server's question asked during the running turn (the turn's stream goes on). */
-  async answerElicitation(id: string, answer: ElicitationAnswer): Promise<RpcResult<{ answered: string }>> {
+  async answerElicitation(id: string, answer: Api.ElicitationAnswerBody): Promise<RpcResult<Api.ElicitationAnswered>> {
     return toRpcResult(async () => (this.services.existing(), this.services.turns.answerElicitation(id, answer), { answered: id }));
   }
 
   /** Stops the running turn: the model request and its MCP requests are aborted; the partial answer is kept. */
-  async stop(): Promise<RpcResult<{ stopped: boolean }>> {
+  async stop(): Promise<RpcResult<Api.Stopped>> {
     return toRpcResult(async () => (this.services.existing(), { stopped: this.services.turns.stop() }));
   }
 

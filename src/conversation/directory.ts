@@ -1,19 +1,15 @@
 import { DurableObject } from 'cloudflare:workers';
 
-/** One conversation as `GET /v1/conversations` lists it. */
-export interface ThreadSummary {
-  id: string;
-  title: string;
-  createdAt: string;
-  lastActivityAt: string;
-}
+import type { ThreadList, ThreadSummary } from '../../shared/api/conversations';
+import { TITLE_MAX_CHARS } from '../../shared/api/conversations';
+
+export type { ThreadSummary } from '../../shared/api/conversations';
 
 /** The directory of an end user's conversations (one object per tenant and user). */
 export const directoryOf = (env: Env, owner: { tenant: string; user: string }) => env.CONVERSATION_DIRECTORY.getByName(`${owner.tenant}:${owner.user}`);
 
-/** Most words a title made from the first message keeps, and most characters any title has. */
+/** Most words a title made from the first message keeps (and TITLE_MAX_CHARS, most characters any title has). */
 const AUTO_TITLE_WORDS = 8;
-export const TITLE_MAX_CHARS = 120;
 
 /** A title from the first words of the first message (with "…" when there were more). */
 export function autoTitle(text: string): string {
@@ -76,7 +72,7 @@ export class ConversationDirectory extends DurableObject<Env> {
    * some servers sees only conversations limited to (a subset of) them, as
    * it may use no others.
    */
-  async list(limit: number, cursor: string | undefined, servers: string[] | undefined): Promise<{ conversations: ThreadSummary[]; nextCursor: string | null }> {
+  async list(limit: number, cursor: string | undefined, servers: string[] | undefined): Promise<ThreadList> {
     const after = cursor ? decodeCursor(cursor) : undefined;
     const allowed = servers ? new Set(servers) : undefined;
     // Filtered callers read on until a page is full; the others need one row past the page to know there is more.

@@ -1,4 +1,5 @@
 import type { UIMessage } from 'ai';
+import type { ApprovalBody, PendingApproval as ApiPendingApproval } from '../../shared/api/conversations';
 import { ApiError } from '../errors';
 import { rowPieces } from './large-result-store';
 import { transcriptWindow } from './transcript';
@@ -142,7 +143,7 @@ export class History {
   }
 
   /** Tool calls waiting for the user's decision, as clients see them. */
-  waitingApprovals(): Array<Omit<PendingApproval, 'messageIndex'>> {
+  waitingApprovals(): ApiPendingApproval[] {
     return pendingApprovals(this.load()).map(({ messageIndex: _, ...approval }) => approval);
   }
 
@@ -223,27 +224,16 @@ export class History {
   }
 }
 
-/** A user's decision on a tool call waiting for approval. */
-export interface ApprovalAnswer {
-  toolCallId: string;
-  approved: boolean;
-  reason?: string | undefined;
-}
+/** A user's decision on a tool call waiting for approval (the body of `POST …/approvals`). */
+export type ApprovalAnswer = ApprovalBody;
 
 /** What answers a waiting tool call: the user's decision, or the result of a tool the client runs. */
 export type ToolCallAnswer =
   | ({ kind: 'approval' } & ApprovalAnswer)
   | { kind: 'tool-result'; toolCallId: string; output: unknown; errorText?: string | undefined };
 
-/** A tool call waiting for the user's decision. */
-export interface PendingApproval {
-  toolCallId: string;
-  toolName: string;
-  input: unknown;
-  approvalId: string;
-  /** Index of the assistant message holding it. */
-  messageIndex: number;
-}
+/** A tool call waiting for the user's decision (as the API lists it), and the index of the assistant message holding it. */
+export type PendingApproval = ApiPendingApproval & { messageIndex: number };
 
 /** Tool calls in the last assistant message that wait for approval (they pause the turn). */
 export function pendingApprovals(messages: UIMessage[]): PendingApproval[] {

@@ -1,3 +1,5 @@
+import type { Message } from '../../shared/api/common';
+import { ChatRequestBody, type ConversationSnapshot, type MessagesPage, type TitleSet } from '../../shared/api/conversations';
 import { createUIMessageStreamResponse, type UIMessage } from 'ai';
 import { formatIssues, loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
@@ -5,7 +7,7 @@ import type { LiveStream } from '../loop/live-stream';
 import { tenantAcceptsImages, tenantModel, type ResolvedModel } from '../loop/models';
 import { prepareTurn, type PreparedTurn, type TurnInputRequest } from '../loop/prepare-turn';
 import type { McpSessions } from '../mcp/sessions';
-import { chatAction, type ChatAction, ChatRequestBody } from './chat-request';
+import { chatAction, type ChatAction } from './chat-request';
 import { type ChatConnection, ChatSocket } from './chat-socket';
 import { directoryOf } from './directory';
 import { type ApprovalAnswer, History } from './history';
@@ -16,16 +18,7 @@ import { messagesBefore, transcriptWindow } from './transcript';
 import { TurnRunner } from './turns';
 
 /** What `GET /v1/conversations/:id` returns. */
-export interface ConversationSnapshot {
-  id: string;
-  createdAt: string;
-  /** The title the user set, if any. */
-  title?: string;
-  /** AI SDK `UIMessage[]`; filled by the tool loop. */
-  messages: unknown[];
-  /** Tool calls waiting for a user's decision. */
-  pendingApprovals: unknown[];
-}
+export type { ConversationSnapshot } from '../../shared/api/conversations';
 
 /** What the services need of the Durable Object they serve (the `Agent`'s own facilities). */
 export interface ServicesHost {
@@ -112,13 +105,13 @@ export class ConversationServices {
       id,
       createdAt: new Date(createdAt).toISOString(),
       ...(title ? { title } : {}),
-      messages: this.history.load(),
+      messages: apiMessages(this.history.load()),
       pendingApprovals: this.history.waitingApprovals(),
     };
   }
 
   /** Sets (or, with "", clears) the title lists show. */
-  async setTitle(title: string): Promise<{ id: string; title: string }> {
+  async setTitle(title: string): Promise<TitleSet> {
     const row = this.existing();
     this.record.setTitle(title);
     await directoryOf(this.host.env, row.owner).titled(row.id, title);
@@ -126,11 +119,11 @@ export class ConversationServices {
   }
 
   /** Older messages, a page at a time (404 for an unknown `before`). */
-  messagesPage(before: string | undefined, limit: number): { messages: UIMessage[]; hasMore: boolean } {
+  messagesPage(before: string | undefined, limit: number): MessagesPage {
     this.existing();
     const page = messagesBefore(this.history.load(), before, limit);
     if (!page) throw new ApiError(404, 'message_not_found', `No message ${before} in this conversation`);
-    return page;
+    return { messages: apiMessages(page.messages), hasMore: page.hasMore };
   }
 
   /** The existence record, or undefined (never created, or deleted). */
@@ -298,4 +291,13 @@ export class ConversationServices {
     const firstText = first?.parts.map((p) => (p.type === 'text' ? p.text : '')).join(' ');
     await directoryOf(this.host.env, row.owner).active(row.id, Date.now(), firstText);
   }
+}
+
+/**
+ * The history as the API describes it (shared/api's `Message`). The one
+ * place the two types meet: the AI SDK types a message's metadata `unknown`;
+ * ours is always the object turns write.
+ */
+export function apiMessages(messages: UIMessage[]): Message[] {
+  return messages as Message[];
 }

@@ -1,33 +1,16 @@
 import type { UIMessage } from 'ai';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { type SendMessageBody, UserMessage } from '../../shared/api/conversations';
 import { formatIssues } from '../config';
 import { ApiError, badRequest } from '../errors';
 
 /** Longest user message accepted, in characters (413 past it). */
 export const MAX_MESSAGE_CHARS = 32_000;
 
-const TextPart = z.object({ type: z.literal('text'), text: z.string() }).strict();
-const UserMessage = z.object({ id: z.string().min(1).max(100).optional(), role: z.literal('user'), parts: z.array(TextPart).min(1).max(20) });
+// The bodies are defined once, in shared/api (the routes validate them; the OpenAPI document describes them).
+export { Attachment, SendMessageBody } from '../../shared/api/conversations';
 
-/** A resource the user (or the application) attaches to this message: read by the host, not by the model. */
-export const Attachment = z.object({ server: z.string().min(1).max(64).optional(), uri: z.string().min(1).max(4096) }).strict();
-export type Attachment = z.infer<typeof Attachment>;
-
-/**
- * One user turn, in any of three shapes: `{text}` (curl), `{message}`, or
- * `{messages}` as `useChat` / `useAgentChat` send it (the last message is the
- * new one; the server's own history is authoritative).
- */
-export const SendMessageBody = z
-  .object({
-    text: z.string().optional(),
-    message: UserMessage.optional(),
-    messages: z.array(z.unknown()).optional(),
-    attachments: z.array(Attachment).max(100).optional(),
-  })
-  .passthrough(); // useChat also sends id, trigger and messageId
-
-export function userMessageFrom(body: z.infer<typeof SendMessageBody>): UIMessage {
+export function userMessageFrom(body: SendMessageBody): UIMessage {
   let message: z.infer<typeof UserMessage>;
   if (body.text !== undefined) message = { role: 'user', parts: [{ type: 'text', text: body.text }] };
   else if (body.message) message = body.message;

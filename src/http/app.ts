@@ -1,4 +1,5 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
@@ -11,7 +12,8 @@ import { chat } from './routes/chat';
 import { connections } from './routes/connections';
 import { oauth } from './routes/oauth';
 import { conversations } from './routes/conversations';
-import { health } from './routes/health';
+import { healthRoute } from './routes/health';
+import { DOCUMENT, registerSecurity, routes } from './openapi';
 import { servers } from './routes/servers';
 import type { AppBindings } from './types';
 
@@ -43,8 +45,10 @@ const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
 export const MAX_BODY_BYTES = 256 * 1024;
 
 export function createApp() {
+  const app = routes();
+  registerSecurity(app);
   return (
-    new Hono<AppBindings>()
+    app
       .use(requestId())
       // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
       // (Not on an accepted WebSocket, whose 101 response cannot carry them.)
@@ -56,10 +60,12 @@ export function createApp() {
           onError: (c) => errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
         }),
       )
+      // The API's description, before authentication: public, like /health (it names routes and shapes, nothing of any tenant).
+      .get('/v1/openapi.json', cors({ origin: '*', allowMethods: ['GET'] }), (c) => c.json(app.getOpenAPI31Document(DOCUMENT)))
       .use('/v1/*', corsPerTenant)
       .use('/v1/*', authenticate)
       .use('/v1/*', originAllowed)
-      .route('/', health)
+      .route('/', healthRoute)
       .route('/v1/servers', servers)
       .route('/v1/conversations', conversations)
       .route('/v1/chat', chat)

@@ -35,3 +35,13 @@ export async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') 
   if (!(await stub.ownedBy({ tenant, user }, servers))) throw notFound(`Conversation ${id}`);
   return stub;
 }
+
+/**
+ * A stub's methods as the class declares them. For the methods whose data
+ * holds the MCP SDK's recursive JSON types (the catalog), the stub's RPC
+ * mapping of them is deeper than TypeScript follows; over RPC the value is
+ * the same plain data (structured clone), so the declared type is the true one.
+ */
+export function asDeclared<K extends keyof Conversation>(stub: DurableObjectStub<Conversation>, ..._methods: K[]): Pick<Conversation, K> {
+  return stub as unknown as Pick<Conversation, K>;
+}

@@ -1,19 +1,11 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { ElicitationNotice } from '../../shared/api/stream';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import type { UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
 
-/** A server's question to the user, as the stream carries it (`data-elicitation`) and the message keeps it. */
-export interface ElicitationRecord {
-  id: string;
-  server: string;
-  message: string;
-  requestedSchema: ElicitRequestFormParams['requestedSchema'];
-  /** `pending` until the user answers; `expired` when nobody did in time; `cancelled` too when the turn was stopped. */
-  status: 'pending' | 'accept' | 'decline' | 'cancel' | 'expired';
-  /** What the user sent with `accept`. */
-  content?: Record<string, unknown>;
-}
+/** A server's question to the user, as the stream carries it (`data-elicitation`) and the message keeps it (shared/api). */
+export type ElicitationRecord = ElicitationNotice;
 
 export interface ElicitationAnswer {
   action: 'accept' | 'decline' | 'cancel';

@@ -1,25 +1,13 @@
-import type { AuthProvider, Implementation } from '@modelcontextprotocol/client';
-import { authRequiredIn, type AuthRequiredReason } from '../auth/grant';
-import type { ServerCapabilities } from './catalog';
+import type { AuthProvider } from '@modelcontextprotocol/client';
+import { authRequiredIn } from '../auth/grant';
 import { publicServerInfo, type McpServerConfig, type Settings } from '../config';
 import { describeUpstreamError } from './errors';
 import { McpConnection } from './connection';
 import type { TransportEnv } from './transport';
 
-export interface ServerProbe extends ReturnType<typeof publicServerInfo> {
-  /** `auth_required`: the caller must connect their account first (`connectUrl`). */
-  status: 'connected' | 'error' | 'auth_required';
-  authorization?: { reason: AuthRequiredReason; scope?: string };
-  /** For `auth_required`: the link to open (this caller's, single use, 10 minutes). */
-  connectUrl?: string;
-  error?: string;
-  serverInfo?: Implementation;
-  capabilities?: ServerCapabilities;
-  /** The protocol revision the server speaks with us (`2026-07-28`, `2025-11-25`, …). */
-  protocolVersion?: string;
-  /** When this status was observed (results are reused for `maxAgeMs`). */
-  checkedAt: string;
-}
+import type { ServerProbe } from '../../shared/api/catalog';
+
+export type { ServerProbe };
 
 const recent = new Map<string, { at: number; probe: Promise<ServerProbe> }>();
 

@@ -1,5 +1,6 @@
 import type { StoredContents } from '../cache/types';
 import { toStoredContents } from '../mcp/contents';
+import type { ModelView } from '../../shared/api/resources';
 import { humanSize } from '../../shared/human-size';
 
 /**
@@ -30,14 +31,7 @@ export interface RenderTarget {
   contents: StoredContents[];
 }
 
-export interface ModelView {
-  /** The text the model receives. */
-  text: string;
-  /** Image parts the model receives alongside the text. */
-  images: Array<{ mediaType: string; base64: string; uri: string }>;
-  /** Text characters in the resource, and where the next window starts (if any). */
-  window: { offset: number; end: number; total: number; nextOffset?: number };
-}
+export type { ModelView } from '../../shared/api/resources';
 
 /** One line for content the model cannot be given: what it is, how big, where it is. */
 export function describeBinary(

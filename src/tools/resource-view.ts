@@ -1,27 +1,12 @@
 import type { Resource } from '@modelcontextprotocol/client';
-import type { CacheSource, StoredContents } from '../cache/types';
+import type { ResourceView as ApiResourceView, ReadResourceBody } from '../../shared/api/resources';
 import type { Settings } from '../config';
 import { isTextMime } from '../mcp/contents';
-import type { McpSessions, ResourceRead } from '../mcp/sessions';
+import type { McpSessions } from '../mcp/sessions';
 import { describeBinary, renderResource, type ModelView, type RenderOptions, type RenderTarget } from './render';
 
-/** One resource as the model (and the API) sees it, with where it came from. */
-export interface ResourceView {
-  server: string;
-  uri: string;
-  /** `catalog`: a binary described from its listing, never downloaded (no contents). */
-  cache: CacheSource | 'catalog';
-  /** When the content was fetched from the server (for `catalog`: when the listing was). */
-  fetchedAt: number;
-  /** The server's cache hint and how long this copy may be served (absent for `catalog`). */
-  hint?: ResourceRead['hint'];
-  freshness?: ResourceRead['freshness'];
-  contents: StoredContents[];
-  /** What the model receives for this window. */
-  model: ModelView;
-  /** The rendering input, for callers that need further windows (attachments). */
-  target: RenderTarget;
-}
+/** One resource as the model (and the API: shared/api's `ResourceView`) sees it, with the rendering input for further windows (attachments). */
+export type ResourceView = ApiResourceView & { target: RenderTarget };
 
 export interface ViewOptions extends Pick<RenderOptions, 'windowChars' | 'images' | 'maxImageBytes' | 'offset'> {
   /** Start of the turn (or request) this read is part of: what the server says is stale at once may be shared within it. */
@@ -34,10 +19,10 @@ export interface ViewOptions extends Pick<RenderOptions, 'windowChars' | 'images
  */
 export async function readForDisplay(
   sessions: McpSessions,
-  request: { server?: string | undefined; uri: string; offset?: number | undefined },
+  request: ReadResourceBody,
   settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>,
   acceptsImages: boolean,
-): Promise<Omit<ResourceView, 'target'>> {
+): Promise<ApiResourceView> {
   const { target: _, ...view } = await viewResource(sessions, request, {
     windowChars: settings.READ_WINDOW_CHARS,
     offset: request.offset ?? 0,

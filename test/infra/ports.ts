@@ -28,4 +28,6 @@ export const BROWSER_PORTS = {
   oauthRs: TEST_PORT_BASE + 21,
   /** `npm start`'s configuration plus that OAuth-protected server (oauth-connect.test.ts): the widget's Connect card. */
   oauthDemoService: TEST_PORT_BASE + 22,
+  /** `npm start`'s configuration, for the API reference page (api-reference.test.ts). */
+  referenceService: TEST_PORT_BASE + 23,
 };

@@ -54,3 +54,15 @@ it('imports point one way: no layer imports one above it, leaves import no layer
   }
   expect(wrong).toEqual([]);
 });
+
+it('the widget takes only types from shared/api (its schemas are zod: none of it may reach the bundle)', () => {
+  const wrong: string[] = [];
+  for (const file of sources('widget/src')) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(/(?:^|\n)\s*(import|export)(\s+type)?\s[^'"]*?from\s+'(\.[^']+)'/g)) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), match[3]!));
+      if (target.startsWith('shared/api') && !match[2]) wrong.push(`${file}: ${match[0].trim()}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});

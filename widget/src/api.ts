@@ -1,4 +1,5 @@
-import type { Catalog, CompleteRequest, Connection, PromptPreview, Snapshot } from './types';
+import type { ApprovalBody, ElicitationAnswerBody, RunPromptBody } from '../../shared/api/conversations';
+import type { Catalog, CompleteRequest, CompleteResponse, Connection, PromptPreview, Snapshot } from './types';
 
 /**
  * An error from the service, or about reaching it. `status` 0 means no HTTP
@@ -36,10 +37,10 @@ export class ChatApi {
   catalog(id: string): Promise<Catalog> {
     return this.json('GET', `/v1/conversations/${encodeURIComponent(id)}/catalog`);
   }
-  complete(id: string, request: CompleteRequest): Promise<{ completion: { values: string[] } }> {
+  complete(id: string, request: CompleteRequest): Promise<CompleteResponse> {
     return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/complete`, request);
   }
-  previewPrompt(id: string, prompt: { server: string; name: string; arguments: Record<string, string> }): Promise<PromptPreview> {
+  previewPrompt(id: string, prompt: RunPromptBody): Promise<PromptPreview> {
     return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/prompts/run?preview=1`, prompt);
   }
 
@@ -47,18 +48,14 @@ export class ChatApi {
   sendMessage(id: string, body: { text: string; attachments: Array<{ server: string; uri: string }> }, signal: AbortSignal): Promise<Response> {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/messages`, body, signal);
   }
-  runPrompt(id: string, prompt: { server: string; name: string; arguments: Record<string, string> }, signal: AbortSignal): Promise<Response> {
+  runPrompt(id: string, prompt: RunPromptBody, signal: AbortSignal): Promise<Response> {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/prompts/run`, prompt, signal);
   }
-  answerApproval(id: string, answer: { toolCallId: string; approved: boolean }, signal: AbortSignal): Promise<Response> {
+  answerApproval(id: string, answer: ApprovalBody, signal: AbortSignal): Promise<Response> {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/approvals`, answer, signal);
   }
   /** The user's answer to a server's question (a `data-elicitation` part); the running turn goes on. */
-  answerElicitation(
-    id: string,
-    elicitationId: string,
-    answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> },
-  ): Promise<unknown> {
+  answerElicitation(id: string, elicitationId: string, answer: ElicitationAnswerBody): Promise<unknown> {
     return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/elicitations/${encodeURIComponent(elicitationId)}`, answer);
   }
   /**

@@ -9,6 +9,7 @@ import { STYLES } from './styles';
 import { attachmentChips } from './transcript';
 import { TranscriptView } from './transcript-view';
 import { applyChunk, sseChunks } from './ui-stream';
+import type { ElicitationAnswer } from './elicitation-form';
 import type { Attachment, AuthRequired, Catalog, Message, ToolPart } from './types';
 import type { McpOndemandChatAttributes, McpOndemandChatEventDetails } from '../mcp-ondemand-chat';
 
@@ -528,7 +529,7 @@ export class McpOndemandChat extends HTMLElement {
   }
 
   /** A server's question answered: the running turn (whose stream this widget is reading) goes on with it. */
-  private elicit = (elicitationId: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): void => {
+  private elicit: ElicitationAnswer = (elicitationId, action, content) => {
     if (!this.conversationId) return;
     this.api
       .answerElicitation(this.conversationId, elicitationId, { action, ...(content ? { content } : {}) })

@@ -1,24 +1,16 @@
+import type { ElicitationAnswerBody } from '../../shared/api/conversations';
+import type { ElicitationNotice } from '../../shared/api/stream';
 import { h } from './dom';
 
-/** A server's question as the stream carries it (src/loop/elicitations.ts). */
-export interface Elicitation {
-  id: string;
-  server: string;
-  message: string;
-  requestedSchema: { properties?: Record<string, FieldSchema>; required?: string[] };
-  status: 'pending' | 'accept' | 'decline' | 'cancel' | 'expired';
-  content?: Record<string, unknown>;
-}
+/** What a form sends: the API's body type (strings, numbers, yes/no, lists of strings). */
+type Answers = NonNullable<ElicitationAnswerBody['content']>;
 
-interface FieldSchema {
-  type?: string;
-  title?: string;
-  description?: string;
-  enum?: string[];
-  default?: unknown;
-}
+/** A server's question as the stream carries it (a `data-elicitation` part). */
+export type Elicitation = ElicitationNotice;
 
-export type ElicitationAnswer = (id: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) => void;
+type FieldSchema = NonNullable<Elicitation['requestedSchema']['properties']>[string];
+
+export type ElicitationAnswer = (id: string, action: ElicitationAnswerBody['action'], content?: Answers) => void;
 
 /**
  * A server's question as a form (the flat schemas elicitation allows:
@@ -50,7 +42,7 @@ export function elicitationCard(question: Elicitation, answer: ElicitationAnswer
   const fields = Object.entries(question.requestedSchema.properties ?? {}).map(([name, schema]) =>
     field(name, schema, question.requestedSchema.required?.includes(name) ?? false),
   );
-  const read = (): Record<string, unknown> => Object.fromEntries(fields.flatMap((f) => f.value()));
+  const read = (): Answers => Object.fromEntries(fields.flatMap((f) => f.value()));
   const disabled = !answer;
   const form = h(
     'form',
@@ -68,7 +60,7 @@ export function elicitationCard(question: Elicitation, answer: ElicitationAnswer
   return form;
 }
 
-function field(name: string, schema: FieldSchema, required: boolean): { el: HTMLElement; value(): Array<[string, unknown]> } {
+function field(name: string, schema: FieldSchema, required: boolean): { el: HTMLElement; value(): Array<[string, Answers[string]]> } {
   const text = schema.title ?? schema.description ?? name;
   if (schema.type === 'boolean') {
     const input = h('input', { type: 'checkbox', name, checked: schema.default === true }) as HTMLInputElement;

@@ -1,84 +1,33 @@
-// The shapes the widget reads from the HTTP API (see docs/API.md's
-// table). Only the fields it uses; the service sends more.
-import type { McpOndemandChatMessagePart, McpOndemandChatToolPart } from '../mcp-ondemand-chat';
+// The shapes the widget reads from the HTTP API: the service's own schemas
+// (shared/api/, the source of the OpenAPI document), imported as types only —
+// no schema code reaches the widget bundle. Messages are the element's public
+// declarations (widget/mcp-ondemand-chat.d.ts, a standalone file embedders copy).
+import type { ServerState } from '../../shared/api/catalog';
+import type { Message as ApiMessage } from '../../shared/api/common';
+import type { ConversationSnapshot, PromptPreview as ApiPromptPreview } from '../../shared/api/conversations';
+import type { McpOndemandChatMessage, McpOndemandChatToolPart } from '../mcp-ondemand-chat';
 
-export interface Resource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-}
+export type { Catalog, AuthRequiredReason } from '../../shared/api/catalog';
+export type { CompleteBody as CompleteRequest, CompleteResponse } from '../../shared/api/conversations';
+export type { ConnectionStatus as Connection, AuthRequiredNotice as AuthRequired } from '../../shared/api/connections';
 
-export interface ResourceTemplate {
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-}
+export type Resource = ServerState['resources'][number];
+export type ResourceTemplate = ServerState['resourceTemplates'][number];
+export type Prompt = ServerState['prompts'][number];
 
-export interface PromptArgument {
-  name: string;
-  description?: string;
-  required?: boolean;
-}
-
-export interface Prompt {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments?: PromptArgument[];
-}
-
-export interface ServerCatalog {
-  id: string;
-  status: string;
-  resources?: Resource[];
-  resourceTemplates?: ResourceTemplate[];
-  prompts?: Prompt[];
-  capabilities?: { completions?: object };
-  /** Why the server is not connected (its status is then not "connected"). */
-  error?: string;
-}
-
-export interface Catalog {
-  servers: ServerCatalog[];
-}
-
-/** A part of a UI message (AI SDK `UIMessage`), as far as the widget shows it: the element's public type (widget/mcp-ondemand-chat.d.ts). */
-export type MessagePart = McpOndemandChatMessagePart;
+/** A message as the widget shows it: the element's public type (which every message the API sends is: checked below), with the API's metadata. */
+export type Message = Omit<McpOndemandChatMessage, 'metadata'> & { metadata?: ApiMessage['metadata'] };
 
 /** A tool step, as the element's public declarations describe it. */
 export type ToolPart = McpOndemandChatToolPart;
 
-export interface Message {
-  id: string;
-  role: 'user' | 'assistant' | 'system';
-  parts: MessagePart[];
-  metadata?: { attachments?: Array<{ server: string; uri: string }>; prompt?: { server: string; name: string }; finishReason?: string; [key: string]: unknown };
-}
+/** A part of a message. */
+export type MessagePart = Message['parts'][number];
 
-export interface Snapshot {
-  id: string;
-  messages: Message[];
-  pendingApprovals: Array<{ toolCallId: string }>;
-}
+export type Snapshot = Omit<ConversationSnapshot, 'messages'> & { messages: Message[] };
+export type PromptPreview = Omit<ApiPromptPreview, 'messages'> & { messages: Message[] };
 
-export interface PromptPreview {
-  description?: string;
-  messages: Message[];
-}
-
-export interface CompleteRequest {
-  server: string;
-  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
-  argument: { name: string; value: string };
-  context?: { arguments: Record<string, string> };
-}
-
-/** A resource chosen to go with the next message. */
+/** A resource chosen to go with the next message (with what the chip shows). */
 export interface Attachment {
   server: string;
   uri: string;
@@ -87,22 +36,6 @@ export interface Attachment {
   size?: number;
 }
 
-/** Why a server needs the person (a `data-auth-required` part): never connected, the grant ended, or more access is needed. */
-export type AuthRequiredReason = 'not_connected' | 'expired' | 'insufficient_scope';
-
-/** A `data-auth-required` part's data (transient: in the live stream only, never in the history). */
-export interface AuthRequired {
-  server: string;
-  reason: AuthRequiredReason;
-  scope?: string;
-}
-
-/** One of the person's connections to an OAuth server (`GET /v1/connections`). */
-export interface Connection {
-  server: string;
-  auth: string;
-  status: 'connected' | 'not_connected' | 'step_up_required';
-  scope?: string;
-  connectedAt?: string;
-  expiresAt?: string;
-}
+// The API's messages are the element's messages: a change to one that breaks the other fails `npm run typecheck`.
+type Assignable<T, _U extends T> = true;
+export type _ApiMessagesAreElementMessages = Assignable<McpOndemandChatMessage, ApiMessage>;

@@ -1,13 +1,36 @@
-import { Hono } from 'hono';
-import { ChatRequestBody } from '../../conversation/chat-request';
+import { createRoute } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { ChatRequestBody } from '../../../shared/api/conversations';
 import { loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
 import { unwrap } from '../../rpc';
 import { directStub, ownedStub } from '../conversation-stub';
+import { errors, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
-import { jsonBody } from '../validation';
-import type { AppBindings } from '../types';
+
+const tags = ['chat'];
+
+const post = createRoute({
+  method: 'post',
+  path: '/',
+  tags,
+  summary: 'A chat request (`useChat`)',
+  description:
+    'A new message, a regeneration (`trigger: "regenerate-message"`), or approval answers (the last message is the assistant message with them). ' +
+    'The chat id names the caller’s conversation: created on first use; anyone else’s id is 404.',
+  middleware: [jsonRequest] as const,
+  request: { body: jsonBody(ChatRequestBody) },
+  responses: { 200: uiMessageStream('The turn as it runs.'), ...errors(400, 404, 409, 413, 415, 502, ...V1_ERRORS) },
+});
+const resume = createRoute({
+  method: 'get',
+  path: '/{id}/stream',
+  tags,
+  summary: 'Resume the running turn (`useChat` with `resume: true`)',
+  request: { params: z.object({ id: z.string().meta({ description: 'The chat id.' }) }) },
+  responses: { 200: uiMessageStream('The running turn from its first chunk.'), 204: { description: 'No turn is running.' }, ...errors(400, 404, ...V1_ERRORS) },
+});
 
 /**
  * `/v1/chat`: the AI SDK's chat protocol as `useChat` speaks it with no
@@ -16,9 +39,9 @@ import type { AppBindings } from '../types';
  * conversation: created on first use, owned by the caller (anyone else's
  * id is 404, as everywhere).
  */
-export const chat = new Hono<AppBindings>()
-  .post('/', async (c) => {
-    const body = await jsonBody(c, ChatRequestBody);
+export const chat = routes()
+  .openapi(post, async (c) => {
+    const body = c.req.valid('json');
     if (!body.id) throw badRequest('"id" (the chat id) is required', 'invalid_body');
     const { tenant, user, servers } = c.get('principal');
     // An existing conversation: one Durable Object call (start-up, ownership and the turn).
@@ -32,7 +55,4 @@ export const chat = new Hono<AppBindings>()
     if (created === 'absent') throw notFound(`Conversation ${body.id}`);
     return turnStream(created);
   })
-  .get('/:id/stream', async (c) => {
-    const stub = await ownedStub(c);
-    return turnStream(await stub.resumeStream());
-  });
+  .openapi(resume, async (c) => turnStream(await (await ownedStub(c)).resumeStream()));

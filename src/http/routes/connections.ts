@@ -1,4 +1,6 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { ConnectionList, ConnectLink, Disconnected } from '../../../shared/api/connections';
 import { connectLink } from '../../auth/tickets';
 import { vaultOf } from '../../auth/vault';
 import { loadConfig, serversOf } from '../../config';
@@ -6,7 +8,40 @@ import { oauthSetup } from '../../config/oauth';
 import { notFound } from '../../errors';
 import { unwrap } from '../../rpc';
 import { announceAuthorizationChange } from '../reauthorize';
-import type { AppBindings, Principal } from '../types';
+import { errors, json, routes, V1_ERRORS } from '../openapi';
+import type { Principal } from '../types';
+
+const tags = ['connections'];
+const ServerParams = z.object({ server: z.string().meta({ description: "An OAuth server's id.", example: 'github' }) });
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  tags,
+  summary: "The caller's connections to OAuth servers",
+  responses: {
+    200: json(ConnectionList, 'Each OAuth server of the tenant, with a `connectUrl` where the caller is not connected. Never a token.'),
+    ...errors(...V1_ERRORS),
+  },
+});
+const mint = createRoute({
+  method: 'post',
+  path: '/{server}',
+  tags,
+  summary: 'A connect link',
+  description: 'Open it in a browser (a popup): single use, 10 minutes, the caller’s own.',
+  request: { params: ServerParams },
+  responses: { 200: json(ConnectLink, 'The link.'), ...errors(404, ...V1_ERRORS) },
+});
+const disconnect = createRoute({
+  method: 'delete',
+  path: '/{server}',
+  tags,
+  summary: 'Disconnect',
+  description: 'Revoked at the server where it can be (RFC 7009), then forgotten; open conversations drop the connection.',
+  request: { params: ServerParams },
+  responses: { 200: json(Disconnected, 'Disconnected.'), ...errors(404, ...V1_ERRORS) },
+});
 
 /**
  * `/v1/connections`: the caller's own connections to the tenant's OAuth
@@ -14,12 +49,12 @@ import type { AppBindings, Principal } from '../types';
  * (`POST /:server`), and disconnects (`DELETE /:server`: revoked at the
  * server where it can, then forgotten; open conversations drop the connection).
  */
-export const connections = new Hono<AppBindings>()
-  .get('/', async (c) => {
+export const connections = routes()
+  .openapi(list, async (c) => {
     const principal = c.get('principal');
     const owner = { tenant: principal.tenant, user: principal.user };
     // Most tenants have no OAuth server: no vault call for them (the widget asks once per conversation).
-    if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth')) return c.json({ connections: [] });
+    if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth')) return c.json({ connections: [] }, 200);
     const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) => allowed(principal, entry.server));
     const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env as unknown as Record<string, string>) : undefined;
     const withLinks = await Promise.all(
@@ -27,21 +62,21 @@ export const connections = new Hono<AppBindings>()
         entry.status === 'connected' || !setup ? entry : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url },
       ),
     );
-    return c.json({ connections: withLinks });
+    return c.json({ connections: withLinks }, 200);
   })
-  .post('/:server', async (c) => {
+  .openapi(mint, async (c) => {
     const principal = c.get('principal');
     const server = oauthServer(c.env, principal, c.req.param('server'));
     const link = await connectLink(oauthSetup(c.env as unknown as Record<string, string>), { tenant: principal.tenant, user: principal.user }, server);
-    return c.json({ server, url: link.url, expiresAt: new Date(link.expiresAt).toISOString() });
+    return c.json({ server, url: link.url, expiresAt: new Date(link.expiresAt).toISOString() }, 200);
   })
-  .delete('/:server', async (c) => {
+  .openapi(disconnect, async (c) => {
     const principal = c.get('principal');
     const server = oauthServer(c.env, principal, c.req.param('server'));
     const owner = { tenant: principal.tenant, user: principal.user };
     const { revoked } = unwrap(await vaultOf(c.env, owner).disconnect(owner, server));
     await announceAuthorizationChange(c.env, owner, server);
-    return c.json({ server, status: 'not_connected', revoked });
+    return c.json({ server, status: 'not_connected' as const, revoked }, 200);
   });
 
 /** One of the caller's tenant's servers with auth "oauth", and one the caller may use; else 404. */

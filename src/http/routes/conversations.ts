@@ -1,142 +1,257 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
+import { Catalog } from '../../../shared/api/catalog';
+import { Message } from '../../../shared/api/common';
+import {
+  ApprovalBody,
+  CompleteBody,
+  CompleteResponse,
+  Conversation,
+  ElicitationAnswerBody,
+  ElicitationAnswered,
+  ListQuery,
+  MessagesPage,
+  PageQuery,
+  PreviewQuery,
+  PromptPreview,
+  RunPromptBody,
+  SendMessageBody,
+  Stopped,
+  ThreadList,
+  TitleBody,
+  TitleSet,
+} from '../../../shared/api/conversations';
+import { ReadResourceBody, ResourceView } from '../../../shared/api/resources';
 import { connectLinks } from '../../auth/connect-links';
-import type { ServerState } from '../../mcp/catalog';
+import { decodeCursor, directoryOf } from '../../conversation/directory';
 import { newConversationId } from '../../conversation/ids';
-import { unwrap } from '../../rpc';
-import { SendMessageBody, userMessageFrom } from '../../conversation/user-message';
-import { decodeCursor, directoryOf, TITLE_MAX_CHARS } from '../../conversation/directory';
-import { formatIssues, loadConfig } from '../../config';
+import { userMessageFrom } from '../../conversation/user-message';
+import { loadConfig } from '../../config';
 import { badRequest } from '../../errors';
-import { WS_SUBPROTOCOL } from '../auth';
-import { directStub, ownedStub } from '../conversation-stub';
 import { takeConversation } from '../../limits/conversation-limits';
+import { unwrap } from '../../rpc';
+import { WS_SUBPROTOCOL } from '../auth';
+import { asDeclared, directStub, ownedStub } from '../conversation-stub';
+import { errors, json, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
-import { jsonBody } from '../validation';
-import type { AppBindings } from '../types';
 
-const ReadResourceBody = z
-  .object({
-    server: z.string().min(1).max(64).optional(),
-    uri: z.string().min(1).max(4096),
-    /** Character offset of the text window, as `read_resource` takes it. */
-    offset: z.number().int().min(0).optional(),
-  })
-  .strict();
+/** `{id}` in a path: checked by the route (400 `invalid_id`) before any Durable Object is addressed. */
+const IdParams = z.object({
+  id: z.string().meta({ description: 'A conversation id: 16-128 letters, digits, "-" or "_".', example: 'c_01JZ8Q6Y3M1D7K2W5X9V4T0R8S' }),
+});
+const tags = ['conversations'];
 
-const CompleteBody = z
-  .object({
-    server: z.string().min(1).max(64),
-    ref: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('ref/prompt'), name: z.string().min(1).max(200) }).strict(),
-      z.object({ type: z.literal('ref/resource'), uri: z.string().min(1).max(4096) }).strict(),
-    ]),
-    argument: z.object({ name: z.string().min(1).max(200), value: z.string().max(1_000) }).strict(),
-    context: z
-      .object({ arguments: z.record(z.string(), z.string().max(10_000)).optional() })
-      .strict()
-      .optional(),
-  })
-  .strict();
-
-const RunPromptBody = z
-  .object({
-    server: z.string().min(1).max(64),
-    name: z.string().min(1).max(200),
-    arguments: z.record(z.string(), z.unknown()).default({}),
-  })
-  .strict();
-
-const TitleBody = z.object({ title: z.string().trim().max(TITLE_MAX_CHARS) }).strict();
-
-const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(500).optional(),
+const create = createRoute({
+  method: 'post',
+  path: '/',
+  tags,
+  summary: 'Create a conversation',
+  description: 'Owned by the caller (tenant and end user); its MCP servers are the tenant’s (a browser token’s `servers` narrows them).',
+  responses: { 201: json(Conversation, 'Created; `Location` names it.'), ...errors(...V1_ERRORS) },
+});
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  tags,
+  summary: "List the caller's conversations",
+  request: { query: ListQuery },
+  responses: { 200: json(ThreadList, 'A page, most recent activity first.'), ...errors(400, ...V1_ERRORS) },
+});
+const rename = createRoute({
+  method: 'patch',
+  path: '/{id}',
+  tags,
+  summary: 'Set or clear the title',
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams, body: jsonBody(TitleBody) },
+  responses: { 200: json(TitleSet, 'The title now.'), ...errors(400, 404, 415, ...V1_ERRORS) },
+});
+const get = createRoute({
+  method: 'get',
+  path: '/{id}',
+  tags,
+  summary: 'Read a conversation with its history',
+  request: { params: IdParams },
+  responses: { 200: json(Conversation, 'The conversation.'), ...errors(400, 404, ...V1_ERRORS) },
+});
+const remove = createRoute({
+  method: 'delete',
+  path: '/{id}',
+  tags,
+  summary: 'Delete a conversation',
+  description: 'Its history, cache and MCP sessions go; the id is never used again.',
+  request: { params: IdParams },
+  responses: { 204: { description: 'Deleted.' }, ...errors(400, 404, ...V1_ERRORS) },
+});
+const messages = createRoute({
+  method: 'get',
+  path: '/{id}/messages',
+  tags,
+  summary: 'Page through older messages',
+  request: { params: IdParams, query: PageQuery },
+  responses: { 200: json(MessagesPage, 'Messages before `before`, oldest first.'), ...errors(400, 404, ...V1_ERRORS) },
+});
+const catalog = createRoute({
+  method: 'get',
+  path: '/{id}/catalog',
+  tags,
+  summary: "The conversation's MCP catalog",
+  request: { params: IdParams },
+  responses: { 200: json(Catalog, 'Per server: status, capabilities, tools, resources, templates and prompts.'), ...errors(400, 404, ...V1_ERRORS) },
+});
+const send = createRoute({
+  method: 'post',
+  path: '/{id}/messages',
+  tags,
+  summary: 'Send a message (a turn)',
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams, body: jsonBody(SendMessageBody) },
+  responses: { 200: uiMessageStream('The turn as it runs.'), ...errors(400, 404, 409, 413, 415, 429, 502, ...V1_ERRORS) },
+});
+const runPrompt = createRoute({
+  method: 'post',
+  path: '/{id}/prompts/run',
+  tags,
+  summary: "Run an MCP server's prompt as the next turn",
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams, query: PreviewQuery, body: jsonBody(RunPromptBody) },
+  responses: {
+    200: {
+      description: 'The turn (UI message stream over SSE); with `preview=1`, the prompt’s messages as JSON instead.',
+      content: { 'text/event-stream': { schema: z.string() }, 'application/json': { schema: PromptPreview } },
+    },
+    ...errors(400, 404, 409, 415, 502, ...V1_ERRORS),
+  },
+});
+const complete = createRoute({
+  method: 'post',
+  path: '/{id}/complete',
+  tags,
+  summary: 'Complete a prompt or resource-template argument',
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams, body: jsonBody(CompleteBody) },
+  responses: { 200: json(CompleteResponse, "The server's suggestions."), ...errors(400, 404, 415, 502, ...V1_ERRORS) },
+});
+const approve = createRoute({
+  method: 'post',
+  path: '/{id}/approvals',
+  tags,
+  summary: 'Approve or deny a tool call',
+  description: 'The turn goes on once nothing of its step waits.',
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams, body: jsonBody(ApprovalBody) },
+  responses: { 200: uiMessageStream('The rest of the turn.'), ...errors(400, 404, 409, 415, ...V1_ERRORS) },
+});
+const elicitation = createRoute({
+  method: 'post',
+  path: '/{id}/elicitations/{elicitationId}',
+  tags,
+  summary: "Answer a server's question",
+  description: 'The answer to a `data-elicitation` part of the running turn; the turn’s stream goes on.',
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams.extend({ elicitationId: z.string() }), body: jsonBody(ElicitationAnswerBody) },
+  responses: { 200: json(ElicitationAnswered, 'Answered.'), ...errors(400, 404, 409, 415, ...V1_ERRORS) },
+});
+const socket = createRoute({
+  method: 'get',
+  path: '/{id}/ws',
+  tags,
+  summary: 'WebSocket (the agents chat protocol, `useAgentChat`)',
+  description: 'A browser sends its token as the subprotocol `bearer.<token>` next to `mcp-ondemand`; the answer chooses `mcp-ondemand`.',
+  request: { params: IdParams },
+  responses: { 101: { description: 'Switching protocols.' }, ...errors(400, 404, ...V1_ERRORS) },
+});
+const transcript = createRoute({
+  method: 'get',
+  path: '/{id}/ws/get-messages',
+  tags,
+  summary: 'The newest messages (`useAgentChat`’s first load)',
+  request: { params: IdParams },
+  responses: { 200: json(z.array(Message), 'The transcript window the socket would send.'), ...errors(400, 404, ...V1_ERRORS) },
+});
+const resume = createRoute({
+  method: 'get',
+  path: '/{id}/stream',
+  tags,
+  summary: 'Resume the running turn’s stream',
+  request: { params: IdParams },
+  responses: { 200: uiMessageStream('The running turn from its first chunk.'), 204: { description: 'No turn is running.' }, ...errors(400, 404, ...V1_ERRORS) },
+});
+const stop = createRoute({
+  method: 'delete',
+  path: '/{id}/stream',
+  tags,
+  summary: 'Stop the running turn',
+  description: 'The model request and its MCP requests are aborted; the partial answer is kept.',
+  request: { params: IdParams },
+  responses: { 200: json(Stopped, 'Whether a turn was running.'), ...errors(400, 404, ...V1_ERRORS) },
+});
+const read = createRoute({
+  method: 'post',
+  path: '/{id}/resources/read',
+  tags,
+  summary: 'Read a resource for display',
+  description: 'Through the conversation’s cache, fresh per request: the stored contents and what the model would see of this window.',
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams, body: jsonBody(ReadResourceBody) },
+  responses: { 200: json(ResourceView, 'The resource.'), ...errors(400, 404, 415, 502, ...V1_ERRORS) },
 });
 
-const PageQuery = z.object({ before: z.string().min(1).max(200).optional(), limit: z.coerce.number().int().min(1).max(200).default(50) });
-
-const ElicitationAnswerBody = z
-  .object({
-    action: z.enum(['accept', 'decline', 'cancel']),
-    /** With `accept`: the form's values, checked against the server's schema. */
-    content: z.record(z.string(), z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)])).optional(),
-  })
-  .strict();
-
-const ApprovalBody = z.object({ toolCallId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(1_000).optional() }).strict();
-
-/** `/v1/conversations`: create, read and delete conversations; their catalog and resource reads. */
-export const conversations = new Hono<AppBindings>()
-  .post('/', async (c) => {
+/** `/v1/conversations`: create, read and delete conversations; their turns, catalog and resource reads. */
+export const conversations = routes()
+  .openapi(create, async (c) => {
     const id = newConversationId();
     const { tenant, user, servers } = c.get('principal');
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
     const conversation = unwrap(await directStub(c.env, id).create({ tenant, user }, servers));
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
   })
-  .get('/', async (c) => {
+  .openapi(list, async (c) => {
     // The caller's threads, from their directory: no conversation's Durable Object is woken to list them.
-    const query = ListQuery.safeParse(c.req.query());
-    if (!query.success) throw badRequest(`Invalid query: ${formatIssues(query.error)}`, 'invalid_query');
-    if (query.data.cursor && !decodeCursor(query.data.cursor)) throw badRequest('"cursor" is not one this API gave out', 'invalid_query');
+    const { limit, cursor } = c.req.valid('query');
+    if (cursor && !decodeCursor(cursor)) throw badRequest('"cursor" is not one this API gave out', 'invalid_query');
     const { tenant, user, servers } = c.get('principal');
-    return c.json(await directoryOf(c.env, { tenant, user }).list(query.data.limit, query.data.cursor, servers));
+    return c.json(await directoryOf(c.env, { tenant, user }).list(limit, cursor, servers), 200);
   })
-  .patch('/:id', async (c) => {
+  .openapi(rename, async (c) => {
     const stub = await ownedStub(c);
-    const { title } = await jsonBody(c, TitleBody);
-    return c.json(unwrap(await stub.setTitle(title)));
+    return c.json(unwrap(await stub.setTitle(c.req.valid('json').title)), 200);
   })
-  .get('/:id', async (c) => {
-    return c.json(unwrap(await (await ownedStub(c)).snapshot()));
-  })
-  .delete('/:id', async (c) => {
+  .openapi(get, async (c) => c.json(unwrap(await (await ownedStub(c)).snapshot()), 200))
+  .openapi(remove, async (c) => {
     unwrap(await (await ownedStub(c)).remove());
     return c.body(null, 204);
   })
-  .get('/:id/messages', async (c) => {
+  .openapi(messages, async (c) => {
     // Older messages, a page at a time (the WebSocket transcript carries the newest only).
-    const query = PageQuery.safeParse(c.req.query());
-    if (!query.success) throw badRequest(`Invalid query: ${formatIssues(query.error)}`, 'invalid_query');
-    const stub = await ownedStub(c);
-    return c.json(unwrap(await stub.messagesPage(query.data.before, query.data.limit)));
+    const { before, limit } = c.req.valid('query');
+    return c.json(unwrap(await (await ownedStub(c)).messagesPage(before, limit)), 200);
   })
-  .get('/:id/catalog', async (c) => {
-    const stub = await ownedStub(c);
-    const catalog = unwrap(await stub.catalog()) as { servers: ServerState[] };
+  .openapi(catalog, async (c) => {
+    const { servers } = unwrap(await asDeclared(await ownedStub(c), 'catalog').catalog());
     const { tenant, user } = c.get('principal');
     // A server the caller must connect (or grant more access to) carries their connect link.
-    return c.json({ ...catalog, servers: await connectLinks(c.env, { tenant, user }, catalog.servers) });
+    return c.json({ servers: await connectLinks(c.env, { tenant, user }, servers) }, 200);
   })
-  .post('/:id/messages', async (c) => {
-    const body = await jsonBody(c, SendMessageBody);
+  .openapi(send, async (c) => {
+    const body = c.req.valid('json');
     // One Durable Object call: start-up, ownership (404) and the turn.
     const stub = directStub(c.env, c.req.param('id'));
     return turnStream(await stub.sendMessageAs(c.get('principal'), userMessageFrom(body), body.attachments ?? []));
   })
-  .post('/:id/prompts/run', async (c) => {
+  .openapi(runPrompt, async (c) => {
     const stub = await ownedStub(c);
-    const body = await jsonBody(c, RunPromptBody);
-    return turnStream(await stub.runPrompt(body, c.req.query('preview') === '1' || c.req.query('preview') === 'true'));
+    const { preview } = c.req.valid('query');
+    return turnStream(await stub.runPrompt(c.req.valid('json'), preview === '1' || preview === 'true'));
   })
-  .post('/:id/complete', async (c) => {
-    const stub = await ownedStub(c);
-    const body = await jsonBody(c, CompleteBody);
-    return c.json(unwrap(await stub.complete(body)));
-  })
-  .post('/:id/approvals', async (c) => {
-    const stub = await ownedStub(c);
-    const body = await jsonBody(c, ApprovalBody);
-    return turnStream(await stub.respondToApproval(body));
-  })
-  .post('/:id/elicitations/:elicitationId', async (c) => {
+  .openapi(complete, async (c) => c.json(unwrap(await (await ownedStub(c)).complete(c.req.valid('json'))), 200))
+  .openapi(approve, async (c) => turnStream(await (await ownedStub(c)).respondToApproval(c.req.valid('json'))))
+  .openapi(elicitation, async (c) => {
     // The user's answer to a server's question (a data-elicitation part of the running turn); the turn's stream goes on.
     const stub = await ownedStub(c);
-    const body = await jsonBody(c, ElicitationAnswerBody);
-    return c.json(unwrap(await stub.answerElicitation(c.req.param('elicitationId'), body)));
+    return c.json(unwrap(await stub.answerElicitation(c.req.param('elicitationId'), c.req.valid('json'))), 200);
   })
-  .get('/:id/ws', async (c) => {
+  .openapi(socket, async (c) => {
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
     const stub = await ownedStub(c);
@@ -146,25 +261,14 @@ export const conversations = new Hono<AppBindings>()
     // A browser that offered subprotocols accepts the socket only if one is chosen: ours, never the token.
     return new Response(null, { status: 101, webSocket: response.webSocket, headers: { 'Sec-WebSocket-Protocol': WS_SUBPROTOCOL } });
   })
-  .get('/:id/ws/get-messages', async (c) => {
+  .openapi(transcript, async (c) => {
     // useAgentChat's default first load (it fetches <socket URL>/get-messages): the transcript as a JSON array.
-    return c.json(unwrap(await (await ownedStub(c)).transcript()));
+    return c.json(unwrap(await (await ownedStub(c)).transcript()), 200);
   })
-  .get('/:id/stream', async (c) => {
-    // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
-    const stub = await ownedStub(c);
-    return turnStream(await stub.resumeStream());
-  })
-  .delete('/:id/stream', async (c) => {
-    // Stop the running turn: the model request and its MCP requests are aborted, the partial answer kept.
-    const stub = await ownedStub(c);
-    return c.json(unwrap(await stub.stop()));
-  })
-  .post('/:id/resources/read', async (c) => {
-    const stub = await ownedStub(c);
-    const body = await jsonBody(c, ReadResourceBody);
-    return c.json(unwrap(await stub.readResource(body)));
-  });
+  // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
+  .openapi(resume, async (c) => turnStream(await (await ownedStub(c)).resumeStream()))
+  .openapi(stop, async (c) => c.json(unwrap(await (await ownedStub(c)).stop()), 200))
+  .openapi(read, async (c) => c.json(unwrap(await (await ownedStub(c)).readResource(c.req.valid('json'))), 200));
 
 /**
  * The only request headers a WebSocket upgrade carries on into the

@@ -1,4 +1,5 @@
-import { Hono, type Context } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { html, raw } from 'hono/html';
 import { NONCE, secureHeaders } from 'hono/secure-headers';
@@ -7,6 +8,9 @@ import { newNonce, openState, openTicket, sealState, START_PATH, AUTHORIZATION_T
 import { vaultOf } from '../../auth/vault';
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, oauthSetup } from '../../config/oauth';
 import { announceAuthorizationChange } from '../reauthorize';
+import { z } from 'zod';
+import { ClientMetadata } from '../../../shared/api/service';
+import { json, routes } from '../openapi';
 import type { AppBindings } from '../types';
 
 /** The cookie that ties an authorization's callback to the browser that started it (one per server, so two can run at once). */
@@ -19,6 +23,49 @@ const pageHeaders = secureHeaders({
   crossOriginOpenerPolicy: 'unsafe-none',
 });
 
+const tags = ['oauth'];
+const page = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+
+const clientMetadata = createRoute({
+  method: 'get',
+  path: CLIENT_METADATA_PATH.slice('/oauth'.length),
+  tags,
+  security: [],
+  summary: 'Our OAuth client ID metadata document',
+  description: 'Its URL is our `client_id` at authorization servers that support client ID metadata documents (when `PUBLIC_URL` is https).',
+  responses: { 200: json(ClientMetadata, 'The document (cacheable for an hour).') },
+});
+const start = createRoute({
+  method: 'get',
+  path: `${START_PATH.slice('/oauth'.length)}{ticket}`,
+  tags,
+  security: [],
+  summary: 'Open a connect link',
+  description: 'The `connectUrl` of a server that needs the user: sets a cookie scoped to the callback and sends the browser to the authorization server.',
+  middleware: [pageHeaders] as const,
+  request: { params: z.object({ ticket: z.string().meta({ description: 'Sealed: single use, 10 minutes, the caller’s own.' }) }) },
+  responses: { 302: { description: 'To the authorization server.' }, 400: page('The link expired or is not valid.') },
+});
+const callback = createRoute({
+  method: 'get',
+  path: '/callback',
+  tags,
+  security: [],
+  summary: 'The authorization server’s redirect back',
+  description: 'Checks `state` and the cookie, exchanges the code; renders a page that tells the window that opened it `{server, ok, error}`.',
+  middleware: [pageHeaders] as const,
+  request: {
+    query: z.object({
+      state: z.string().optional(),
+      code: z.string().optional(),
+      iss: z.string().optional(),
+      error: z.string().optional(),
+      error_description: z.string().optional(),
+    }),
+  },
+  responses: { 200: page('Connected.'), 400: page('Refused, or not valid.') },
+});
+
 /**
  * The browser's side of connecting an account (docs/design/oauth.md), outside
  * `/v1` (a popup carries no API token; the sealed ticket and state do):
@@ -27,8 +74,8 @@ const pageHeaders = secureHeaders({
  * - `GET /oauth/callback`: checks `state` (sealed, single use, this browser's), exchanges the code, tells the user's conversations.
  * The callback only ever renders a page: no redirect a third party could steer.
  */
-export const oauth = new Hono<AppBindings>()
-  .get(CLIENT_METADATA_PATH.slice('/oauth'.length), (c) => {
+export const oauth = routes()
+  .openapi(clientMetadata, (c) => {
     const setup = oauthSetup(c.env as unknown as Record<string, string>);
     return c.json(
       {
@@ -44,12 +91,10 @@ export const oauth = new Hono<AppBindings>()
       { 'cache-control': 'public, max-age=3600' },
     );
   })
-  .use('/start/*', pageHeaders)
-  .use('/callback', pageHeaders)
-  .get(`${START_PATH.slice('/oauth'.length)}:ticket`, async (c) => {
+  .openapi(start, async (c) => {
     const setup = oauthSetup(c.env as unknown as Record<string, string>);
     const ticket = await openTicket(setup, c.req.param('ticket') ?? '');
-    if (!ticket) return page(c, 400, 'This link has expired or is not valid', 'Go back to the chat and choose Connect again.');
+    if (!ticket) return answerPage(c, 400, 'This link has expired or is not valid', 'Go back to the chat and choose Connect again.');
     const stateNonce = newNonce();
     const state = await sealState(setup, {
       tenant: ticket.tenant,
@@ -65,7 +110,7 @@ export const oauth = new Hono<AppBindings>()
       state,
       stateNonce,
     });
-    if (!started.ok) return page(c, started.error.status, `Could not connect ${ticket.server}`, started.error.message);
+    if (!started.ok) return answerPage(c, started.error.status, `Could not connect ${ticket.server}`, started.error.message);
     setCookie(c, cookieName(ticket.server), stateNonce, {
       path: CALLBACK_PATH,
       httpOnly: true,
@@ -75,11 +120,11 @@ export const oauth = new Hono<AppBindings>()
     });
     return c.redirect(started.value, 302);
   })
-  .get('/callback', async (c) => {
+  .openapi(callback, async (c) => {
     const setup = oauthSetup(c.env as unknown as Record<string, string>);
     const ticket = await openState(setup, c.req.query('state') ?? '');
     if (!ticket)
-      return page(
+      return answerPage(
         c,
         400,
         'This authorization is not valid',
@@ -89,7 +134,7 @@ export const oauth = new Hono<AppBindings>()
     deleteCookie(c, cookieName(ticket.server), { path: CALLBACK_PATH });
     // The state must come back to the browser that started it (CSRF: nobody can finish their authorization in your session).
     if (!cookie || !sameText(cookie, ticket.nonce))
-      return page(c, 400, 'This authorization was started in another browser', 'Go back to the chat and choose Connect again.');
+      return answerPage(c, 400, 'This authorization was started in another browser', 'Go back to the chat and choose Connect again.');
     const owner = { tenant: ticket.tenant, user: ticket.user };
     const vault = vaultOf(c.env, owner);
     const error = c.req.query('error');
@@ -99,13 +144,13 @@ export const oauth = new Hono<AppBindings>()
         error === 'access_denied'
           ? 'Access was not granted.'
           : `The authorization server answered: ${error}${c.req.query('error_description') ? ` (${c.req.query('error_description')})` : ''}.`;
-      return page(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, ok: false, error: why });
+      return answerPage(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, ok: false, error: why });
     }
     const code = c.req.query('code');
-    if (!code) return page(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');
+    if (!code) return answerPage(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');
     const finished = await vault.finish(owner, ticket.server, ticket.nonce, { code, iss: c.req.query('iss') });
     if (!finished.ok)
-      return page(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, {
+      return answerPage(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, {
         server: ticket.server,
         ok: false,
         error: finished.error.message,
@@ -114,11 +159,11 @@ export const oauth = new Hono<AppBindings>()
     await announceAuthorizationChange(c.env, owner, ticket.server, finished.value).catch((e) =>
       console.warn(`announcing a new authorization failed: ${(e as Error).message}`),
     );
-    return page(c, 200, `${ticket.server} is connected`, 'You can close this window and go back to the chat.', { server: ticket.server, ok: true });
+    return answerPage(c, 200, `${ticket.server} is connected`, 'You can close this window and go back to the chat.', { server: ticket.server, ok: true });
   });
 
 /** A small page for the popup; it tells the window that opened it (nothing secret: the server id, the outcome and the reason it shows) and closes itself on success. */
-function page(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; ok: boolean; error?: string }) {
+function answerPage(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; ok: boolean; error?: string }) {
   const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
   // Inside a script: `<` escaped, so a reason the authorization server wrote (`</script>…`) stays a string.
   const message = outcome ? JSON.stringify({ type: 'mcp-ondemand:oauth', ...outcome }).replace(/</g, '\\u003c') : 'null';

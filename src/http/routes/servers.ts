@@ -1,10 +1,22 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import { ServerList } from '../../../shared/api/catalog';
+import { connectLinks } from '../../auth/connect-links';
 import { vaultSource } from '../../auth/vault';
 import { VaultAuth } from '../../auth/vault-auth';
 import { loadConfig, serversOf } from '../../config';
 import { probeServers } from '../../mcp/probe';
-import { connectLinks } from '../../auth/connect-links';
-import type { AppBindings } from '../types';
+import { errors, json, routes, V1_ERRORS } from '../openapi';
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  tags: ['servers'],
+  summary: "The tenant's MCP servers, live",
+  description:
+    'Status, capabilities and protocol of each server (never its headers); an OAuth server the caller has not connected says `auth_required` with their `connectUrl`. ' +
+    'Browser tokens do not see the URLs.',
+  responses: { 200: json(ServerList, 'Every server the caller may use.'), ...errors(...V1_ERRORS) },
+});
 
 /**
  * `GET /v1/servers`: the caller's tenant's MCP servers (never their headers),
@@ -13,7 +25,7 @@ import type { AppBindings } from '../types';
  * with the `connectUrl` to open. Browser-token callers do not see the
  * servers' URLs (API-key callers, the tenant's backend, do).
  */
-export const servers = new Hono<AppBindings>().get('/', async (c) => {
+export const servers = routes().openapi(list, async (c) => {
   const config = loadConfig(c.env);
   const principal = c.get('principal');
   const { tenant, user } = principal;
@@ -25,5 +37,5 @@ export const servers = new Hono<AppBindings>().get('/', async (c) => {
   });
   const listed = await connectLinks(c.env, { tenant, user }, probes);
   // Where the tenant's servers live is the tenant's business: an end user's browser gets ids, titles and status only.
-  return c.json({ servers: principal.browser ? listed.map(({ url: _url, ...rest }) => rest) : listed });
+  return c.json({ servers: principal.browser ? listed.map(({ url: _url, ...rest }) => rest) : listed }, 200);
 });

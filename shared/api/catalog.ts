@@ -1,0 +1,102 @@
+import type { Implementation, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { mcpObject, ServerId } from './common';
+
+/** What the MCP servers offer, and what a conversation knows about each (`GET /v1/servers`, `GET …/catalog`). */
+
+export const McpTool = mcpObject<Tool>('Tool', { name: z.string(), inputSchema: z.record(z.string(), z.unknown()) });
+export const McpResource = mcpObject<Resource>('Resource', { uri: z.string(), name: z.string() });
+export const McpResourceTemplate = mcpObject<ResourceTemplateType>('ResourceTemplate', { uriTemplate: z.string(), name: z.string() });
+export const McpPrompt = mcpObject<Prompt>('Prompt', { name: z.string() });
+export const McpImplementation = mcpObject<Implementation>('Implementation', { name: z.string(), version: z.string() });
+
+/**
+ * A server's capabilities as we keep them: the MCP `ServerCapabilities`
+ * with its open-ended members (`experimental`, `extensions`) as plain
+ * records — the SDK's recursive JSON types are more than Durable Object RPC
+ * types can map.
+ */
+export const ServerCapabilities = z
+  .looseObject({
+    tools: z.object({ listChanged: z.boolean().optional() }).optional(),
+    prompts: z.object({ listChanged: z.boolean().optional() }).optional(),
+    resources: z.object({ subscribe: z.boolean().optional(), listChanged: z.boolean().optional() }).optional(),
+    completions: z.looseObject({}).optional(),
+    logging: z.looseObject({}).optional(),
+    experimental: z.record(z.string(), z.unknown()).optional(),
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'ServerCapabilities', description: 'What the server announced (MCP `ServerCapabilities`).' });
+export type ServerCapabilities = z.infer<typeof ServerCapabilities>;
+
+/** Why the end user must connect (again) to an OAuth server, or what more access it asked for. */
+export const AuthRequiredReason = z.enum(['not_connected', 'expired', 'insufficient_scope']);
+export type AuthRequiredReason = z.infer<typeof AuthRequiredReason>;
+
+export const Authorization = z
+  .object({ reason: AuthRequiredReason, scope: z.string().optional() })
+  .meta({ description: '`insufficient_scope`: usable, but a tool asked for more access (`scope`).' });
+
+const ConnectUrl = z.url().meta({ description: "This caller's link to connect their account: single use, 10 minutes." });
+
+export const CatalogKind = z.enum(['tools', 'resources', 'resourceTemplates', 'prompts']);
+export type CatalogKind = z.infer<typeof CatalogKind>;
+
+/** A server's cache hint (2026-07-28 results carry one; 2025 results never do). */
+export const CacheHint = z
+  .object({
+    ttlMs: z.number().meta({ description: 'How long the result may be considered fresh; 0 = stale at once.' }),
+    cacheScope: z.enum(['public', 'private']).meta({ description: '`private`: only within the same authorization context (here: the same end user).' }),
+  })
+  .meta({ id: 'CacheHint' });
+export type CacheHint = z.infer<typeof CacheHint>;
+
+/** What a conversation knows about one server (persisted, so it survives restarts). */
+export const ServerState = z
+  .object({
+    id: ServerId,
+    status: z.enum(['connected', 'error', 'not_connected', 'auth_required']),
+    error: z.string().optional().meta({ description: 'Why the last connect or refresh failed (no credentials in it).' }),
+    authorization: Authorization.optional(),
+    serverInfo: McpImplementation.optional(),
+    protocolVersion: z.string().optional().meta({ description: 'The protocol revision spoken with this server.', example: '2026-07-28' }),
+    capabilities: ServerCapabilities.optional(),
+    instructions: z.string().optional(),
+    connectedAt: z.number().optional().meta({ description: 'When the current connection was made (ms since epoch).' }),
+    fetchedAt: z.partialRecord(CatalogKind, z.number()).meta({ description: 'When each catalog was last fetched (ms since epoch).' }),
+    cacheHints: z.partialRecord(CatalogKind, CacheHint).optional(),
+    tools: z.array(McpTool),
+    resources: z.array(McpResource),
+    resourceTemplates: z.array(McpResourceTemplate),
+    prompts: z.array(McpPrompt),
+  })
+  .meta({ id: 'ServerState', description: "One server in a conversation's catalog." });
+// Interfaces (not aliases): named types stay shallow in the Durable Object stub's RPC types, which the MCP SDK's recursive JSON types otherwise overflow.
+export interface ServerState extends z.infer<typeof ServerState> {}
+
+/** `GET /v1/conversations/:id/catalog`. */
+export const Catalog = z
+  .object({ servers: z.array(z.intersection(ServerState, z.object({ connectUrl: ConnectUrl.optional() }))) })
+  .meta({ id: 'Catalog', description: 'Every server of the conversation: status, capabilities and each catalog (with when it was fetched).' });
+export interface Catalog extends z.infer<typeof Catalog> {}
+
+/** One configured server as `GET /v1/servers` reports it: live status, never its headers. */
+export const ServerProbe = z
+  .object({
+    id: ServerId,
+    url: z.string().optional().meta({ description: 'Absent for browser tokens: where the servers live is the tenant’s business.' }),
+    transport: z.enum(['auto', 'streamable-http', 'sse']),
+    auth: z.enum(['none', 'oauth', 'client_credentials']),
+    status: z.enum(['connected', 'error', 'auth_required']),
+    authorization: Authorization.optional(),
+    connectUrl: ConnectUrl.optional(),
+    error: z.string().optional(),
+    serverInfo: McpImplementation.optional(),
+    capabilities: ServerCapabilities.optional(),
+    protocolVersion: z.string().optional(),
+    checkedAt: z.string().meta({ description: 'When this status was observed (ISO 8601; reused for 30 s).' }),
+  })
+  .meta({ id: 'ServerProbe' });
+export type ServerProbe = z.infer<typeof ServerProbe>;
+
+export const ServerList = z.object({ servers: z.array(ServerProbe) }).meta({ id: 'ServerList' });

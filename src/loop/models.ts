@@ -34,7 +34,7 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
 
   switch (provider) {
     case 'workers-ai': {
-      if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml`);
+      if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add "ai": { "binding": "AI" } to wrangler.jsonc`);
       return { model: createWorkersAI({ binding: env.AI as Ai })(modelId as never), acceptsImages: false, spec };
     }
     case 'openai':

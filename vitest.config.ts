@@ -156,7 +156,7 @@ const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: '.
 }));
 
 // Four projects, one run. "workers": tests inside workerd with the bindings of
-// wrangler.jsonc (Durable Objects, local KV, the SELF service binding), as in
+// wrangler.jsonc (Durable Objects, local KV; `ctx.exports` as in production), as in
 // `wrangler dev`. "browser": the chat widget in headless Chromium against the
 // service under `wrangler dev` (test/browser), driven from Node.
 // "conformance": the official MCP conformance suite's client authorization

@@ -1,6 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../config';
+import { secretNamed } from '../config/secrets';
 import { ApiError } from '../errors';
 import { limitResponses } from './response-limit';
 import { watchGetStream, type GetStreamWatcher } from './get-stream';
@@ -10,9 +11,8 @@ const SELF_ORIGIN = 'http://self.internal';
 
 export type TransportKind = 'streamable-http' | 'sse';
 
-export interface TransportEnv {
-  [name: string]: unknown;
-}
+/** The Worker's env: `secret:NAME` header values are read from it. */
+export type TransportEnv = Env;
 
 /**
  * Resolves `secret:NAME` header values to the Worker secret `NAME`. The
@@ -27,8 +27,8 @@ export function resolveHeaders(server: McpServerConfig, env: TransportEnv): Reco
       continue;
     }
     const secretName = value.slice('secret:'.length);
-    const secret = env[secretName];
-    if (typeof secret !== 'string' || secret === '') {
+    const secret = secretNamed(env, value);
+    if (!secret) {
       throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": header ${name} names the secret ${secretName}, which is not set`);
     }
     headers[name] = secret;

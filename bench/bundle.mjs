@@ -1,5 +1,5 @@
 // Bundle benchmark: builds the Worker exactly as `wrangler deploy` does (a dry
-// run, same esbuild settings, [alias] applied) with esbuild's metafile, and
+// run, same esbuild settings, `alias` applied) with esbuild's metafile, and
 // reports the total size (raw and gzipped, as wrangler prints it) and the top
 // contributors by package, each with the import chain that brings it in
 // (from the metafile's `imports` graph: which of our modules, then which
@@ -169,7 +169,7 @@ function analyse({ meta, code }) {
     folders.set(folder, (folders.get(folder) ?? 0) + bytesInOutput);
   }
   const byFolder = [...folders].map(([folder, raw]) => ({ folder, raw })).sort((a, b) => b.raw - a.raw);
-  // Modules replaced by a shim of ours ([alias] in wrangler.toml), and who imports them.
+  // Modules replaced by a shim of ours (`alias` in wrangler.jsonc), and who imports them.
   const shimmed = new Map();
   for (const [file, input] of Object.entries(meta.inputs)) {
     for (const edge of input.imports) {
@@ -370,7 +370,7 @@ try {
     '',
     `Command: \`npm run bench:bundle${STARTUP ? ' -- --startup' : ''}\` · ${machineLine(m)}`,
     '',
-    `\`wrangler deploy --dry-run --outfile … --metafile …\` (the deploy bundle: same esbuild settings, \`[alias]\` applied, not minified): ` +
+    `\`wrangler deploy --dry-run --outfile … --metafile …\` (the deploy bundle: same esbuild settings, \`alias\` applied, not minified): ` +
       `**${kib(result.raw)}, ${kib(result.gzip)} gzipped**, ${result.modules} modules` +
       (built.reported ? ` (wrangler prints ${built.reported.raw.toFixed(2)} KiB / gzip ${built.reported.gzip.toFixed(2)} KiB)` : '') +
       `. Per package, from esbuild's metafile: raw = bytes in the bundle; gzip = that package's code gzipped on its own ` +
@@ -393,7 +393,7 @@ try {
   if (result.aliases.length) {
     lines.push(
       '',
-      "Modules replaced by a shim (`[alias]` in wrangler.toml; why each is safe: the shim's own comment), and who imports them:",
+      "Modules replaced by a shim (`alias` in wrangler.jsonc; why each is safe: the shim's own comment), and who imports them:",
       '',
       '| import → shim | imported by |',
       '|---|---|',

@@ -60,7 +60,7 @@ const vars = {
   ...NO_LIMITS,
 };
 const start = (side) =>
-  startWrangler({ port: PORTS[side][0], inspectorPort: PORTS[side][1], vars, ...(side === 'floor' ? { config: 'bench/floor/wrangler.toml' } : {}) });
+  startWrangler({ port: PORTS[side][0], inspectorPort: PORTS[side][1], vars, ...(side === 'floor' ? { config: 'bench/floor/wrangler.jsonc' } : {}) });
 
 /** One turn, checked: the one read, then the expected answer (a wrong turn would measure something else). */
 async function turn(base, id, long) {

@@ -10,7 +10,7 @@ const args = process.argv.slice(2);
 const force = args.includes('--force');
 const passThrough = args.filter((a) => a !== '--force');
 
-const config = unstable_readConfig({ config: './wrangler.toml' });
+const config = unstable_readConfig({ config: './wrangler.jsonc' });
 const list = spawnSync('npx', ['wrangler', 'secret', 'list', '--format', 'json'], { encoding: 'utf8' });
 let secretNames;
 try {
@@ -18,7 +18,7 @@ try {
 } catch {
   secretNames = undefined;
 }
-const { problems, warnings } = deployProblems({ tomlVars: config.vars ?? {}, cliVars: cliVarsOf(passThrough), secretNames });
+const { problems, warnings } = deployProblems({ configVars: config.vars ?? {}, cliVars: cliVarsOf(passThrough), secretNames });
 for (const warning of warnings) console.warn(`warning: ${warning}`);
 if (problems.length) {
   for (const problem of problems) console.error(`refused: ${problem}`);

@@ -9,7 +9,8 @@ export { RateLimiter } from './limits/rate-limiter';
 
 const app = createApp();
 
-// Annotated (not inferred): `Env.SELF` is typed from this export, and
-// inferring it from the app would make the type refer to itself.
+// Annotated (not inferred): `exports.default` (ctx.exports, how a Durable
+// Object reaches /demo/mcp) is typed from this export, so it stays a plain
+// Fetcher rather than a type computed from the whole app.
 const worker: ExportedHandler<Env> = { fetch: app.fetch };
 export default worker;

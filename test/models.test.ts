@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../src/errors';
-import { resolveModel } from '../src/loop/models';
+import { resolveModel, type ModelEnv } from '../src/loop/models';
 import { OfflineModel } from '../src/loop/offline-model';
 
-function configError(env: Record<string, unknown>): ApiError {
+function configError(env: ModelEnv): ApiError {
   try {
     resolveModel(env);
   } catch (error) {
@@ -24,7 +24,7 @@ describe('MODEL', () => {
     expect(resolveModel({ MODEL: 'openai-compatible:llama3', OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' })).toMatchObject({
       acceptsImages: false,
     });
-    expect(resolveModel({ MODEL: 'workers-ai:@cf/meta/llama-3.3-70b-instruct-fp8-fast', AI: {} })).toMatchObject({ acceptsImages: false });
+    expect(resolveModel({ MODEL: 'workers-ai:@cf/meta/llama-3.3-70b-instruct-fp8-fast', AI: {} as Ai })).toMatchObject({ acceptsImages: false });
   });
 
   it.each([

@@ -235,7 +235,7 @@ describe('server URLs in production config', () => {
 
 describe('the demo MCP server with TENANTS', () => {
   // Shared and writable by anyone: with TENANTS it must be switched on (vitest.config.ts does, for the suite).
-  const withoutDemo = () => ({ ...env, DEMO_MCP_ENABLED: undefined }) as unknown as Env;
+  const withoutDemo = (): Env => ({ ...env, DEMO_MCP_ENABLED: undefined });
   const initialize = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,

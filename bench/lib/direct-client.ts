@@ -1,4 +1,4 @@
-import { env } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { Client, StreamableHTTPClientTransport, type ResponseCacheStore } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 
@@ -6,9 +6,9 @@ const NO_CACHE: ResponseCacheStore = { get: () => undefined, set: () => 0, delet
 
 /**
  * A plain SDK v2 client of the demo server in this Durable Object, over the
- * same SELF route as the conversation's: the peer a developer would write by
- * hand. `era` picks the protocol; `cache: false` switches the SDK's own
- * response cache off (a bare round trip per read).
+ * same loopback route as the conversation's (`exports.default`): the peer a
+ * developer would write by hand. `era` picks the protocol; `cache: false`
+ * switches the SDK's own response cache off (a bare round trip per read).
  */
 export async function directDemoClient(era: 'modern' | 'legacy', { cache = false } = {}) {
   const client = new Client(
@@ -19,6 +19,6 @@ export async function directDemoClient(era: 'modern' | 'legacy', { cache = false
       ...(cache ? {} : { responseCacheStore: NO_CACHE }),
     },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL('http://self.internal/demo/mcp'), { fetch: (i, init) => env.SELF.fetch(i, init) }));
+  await client.connect(new StreamableHTTPClientTransport(new URL('http://self.internal/demo/mcp'), { fetch: (i, init) => exports.default.fetch(i, init) }));
   return client;
 }

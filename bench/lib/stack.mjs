@@ -196,7 +196,7 @@ export async function startEverything({ port, proxyPort }) {
  * (so every run starts cold: no KV or Durable Object state from before).
  * Also used by the browser tests (test/browser/service.ts).
  * `workerd()` samples the memory and CPU time of its workerd processes.
- * `config`: another wrangler.toml (e.g. bench/floor/wrangler.toml, the CPU
+ * `config`: another wrangler config (e.g. bench/floor/wrangler.jsonc, the CPU
  * benchmark's floor Worker; it must answer GET /health); default: the service.
  */
 export async function startWrangler({ port, inspectorPort, vars, config, startupTimeoutMs = 60_000 }) {

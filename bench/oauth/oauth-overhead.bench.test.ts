@@ -67,7 +67,7 @@ function sessionsIn(storage: DurableObjectStorage, server: object, extraEnv: Rec
   );
   return new McpSessions({
     servers: [McpServerConfigSchema.parse(server)],
-    env: { ...env, ...extraEnv } as unknown as Env & Record<string, unknown>,
+    env: { ...env, ...extraEnv },
     settings,
     store: new ServerStateStore(storage.sql),
     cache,

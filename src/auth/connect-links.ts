@@ -12,7 +12,7 @@ export async function connectLinks<T extends { id: string; status: string; autho
 ): Promise<(T & { connectUrl?: string })[]> {
   const needing = entries.filter((e) => e.status === 'auth_required' || e.authorization?.reason === 'insufficient_scope');
   if (!needing.length) return entries;
-  const setup = oauthSetup(env as unknown as Record<string, string>);
+  const setup = oauthSetup(env);
   return Promise.all(
     entries.map(async (entry) => (needing.includes(entry) ? { ...entry, connectUrl: (await connectLink(setup, owner, entry.id)).url } : entry)),
   );

@@ -1,6 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { loadConfig, serversOf, type McpServerConfig } from '../config';
 import { oauthSetup, type OAuthSetup } from '../config/oauth';
+import { secretNamed } from '../config/secrets';
 import { ApiError, notFound } from '../errors';
 import { toRpcResult, type RpcResult } from '../rpc';
 import type { FlowTarget } from './flow';
@@ -156,7 +157,7 @@ export class TokenVault extends DurableObject<Env> {
   }
 
   private setup(): OAuthSetup {
-    return oauthSetup(this.env as unknown as Record<string, string>);
+    return oauthSetup(this.env);
   }
 
   /** Sealed per row: a value copied to another owner's or server's row does not open. */
@@ -199,8 +200,8 @@ export class TokenVault extends DurableObject<Env> {
 function identityOf(server: McpServerConfig, setup: OAuthSetup, env: Env): ClientIdentity {
   const secret = (ref: string | undefined) => {
     if (!ref) return undefined;
-    const value = (env as unknown as Record<string, unknown>)[ref.slice('secret:'.length)];
-    if (typeof value !== 'string' || !value) throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": its client secret ${ref} is not set`);
+    const value = secretNamed(env, ref);
+    if (!value) throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": its client secret ${ref} is not set`);
     return value;
   };
   const auth = server.auth;

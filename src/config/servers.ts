@@ -36,7 +36,8 @@ export type ServerAuth = z.infer<typeof ServerAuthSchema>;
  *
  * `url` is either absolute (`https://…`, or `http://127.0.0.1…` for local
  * servers) or a path of this Worker (`/demo/mcp`), which is reached through
- * the `SELF` service binding. Header values may name a Worker secret with
+ * the runtime's loopback binding to this Worker (`exports.default`, no
+ * network hop). Header values may name a Worker secret with
  * `secret:NAME`, so tokens never sit in config or storage.
  */
 export const McpServerConfigSchema = z

@@ -163,7 +163,7 @@ export class LiveSessions {
     ));
     return new McpSessions({
       servers: mcpServers,
-      env: this.host.env as unknown as Env & Record<string, unknown>,
+      env: this.host.env,
       settings,
       store: new ServerStateStore(this.host.storage.sql),
       cache: this.cache,

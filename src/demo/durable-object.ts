@@ -122,9 +122,8 @@ export class DemoMcpServer extends DurableObject<Env> {
 
 /** Limits from `DEMO_MAX_SESSIONS` and `DEMO_SESSION_IDLE_MS`, where set to positive integers. */
 function sessionLimits(env: Env): SessionLimits {
-  const vars = env as unknown as Record<string, unknown>;
-  const positive = (name: string, fallback: number) => {
-    const value = Number(vars[name]);
+  const positive = (name: 'DEMO_MAX_SESSIONS' | 'DEMO_SESSION_IDLE_MS', fallback: number) => {
+    const value = Number(env[name]);
     return Number.isInteger(value) && value > 0 ? value : fallback;
   };
   return {

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { verify } from 'hono/jwt';
 import { loadConfig, type Tenant } from '../config';
+import { secretNamed } from '../config/secrets';
 import { ApiError } from '../errors';
 import type { AppBindings, Principal } from './types';
 
@@ -52,7 +53,7 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   const { tenants } = loadConfig(c.env);
   if (!tenants) {
     // Open only when asked for: a deploy that forgot TENANTS must not serve everyone.
-    if ((c.env as unknown as Record<string, unknown>).AUTH_DISABLED !== 'true') {
+    if (c.env.AUTH_DISABLED !== 'true') {
       throw new ApiError(500, 'invalid_config', 'TENANTS is not set. Configure tenants, or set AUTH_DISABLED=true for local development only');
     }
     c.set('principal', OPEN);
@@ -72,8 +73,7 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
         : 'Send Authorization: Bearer <API key or token>',
     );
   }
-  const principal =
-    (await fromApiKey(credential, tenants, c.req.header('x-end-user'))) ?? (await fromToken(credential, tenants, c.env as unknown as Record<string, unknown>));
+  const principal = (await fromApiKey(credential, tenants, c.req.header('x-end-user'))) ?? (await fromToken(credential, tenants, c.env));
   c.set('principal', principal);
   return next();
 };
@@ -97,7 +97,7 @@ async function fromApiKey(key: string, tenants: Tenant[], endUser: string | unde
 /** One answer for every bad token: nothing about tenants or secrets is revealed before the signature is checked. */
 const invalidToken = () => unauthorized('Invalid token');
 
-async function fromToken(token: string, tenants: Tenant[], env: Record<string, unknown>): Promise<Principal> {
+async function fromToken(token: string, tenants: Tenant[], env: Env): Promise<Principal> {
   let tid: unknown;
   try {
     const claims: unknown = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
@@ -106,8 +106,8 @@ async function fromToken(token: string, tenants: Tenant[], env: Record<string, u
     throw invalidToken();
   }
   const tenant = tenants.find((t) => t.id === tid);
-  const secret = tenant?.tokenSecret ? env[tenant.tokenSecret.slice('secret:'.length)] : undefined;
-  if (!tenant || typeof secret !== 'string' || !secret) {
+  const secret = tenant?.tokenSecret ? secretNamed(env, tenant.tokenSecret) : undefined;
+  if (!tenant || !secret) {
     if (tenant?.tokenSecret) console.error(`tenant "${tenant.id}": its token secret ${tenant.tokenSecret} is not set`);
     throw invalidToken();
   }

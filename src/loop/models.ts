@@ -16,7 +16,9 @@ export interface ResolvedModel {
 }
 
 /** What model selection may read from the Worker environment: `MODEL`, the `AI` binding, API keys. */
-export type ModelEnv = Record<string, unknown>;
+export type ModelEnv = Partial<Pick<Env, 'MODEL' | 'AI' | ApiKeyName | 'OPENAI_COMPATIBLE_BASE_URL' | 'OPENAI_COMPATIBLE_API_KEY'>>;
+
+type ApiKeyName = 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY';
 
 /**
  * `MODEL` → an AI SDK language model. Everything above this function is
@@ -25,7 +27,7 @@ export type ModelEnv = Record<string, unknown>;
  * reported when a turn needs the model, not at deploy time.
  */
 export function resolveModel(env: ModelEnv): ResolvedModel {
-  const spec = typeof env.MODEL === 'string' && env.MODEL.trim() ? env.MODEL.trim() : 'offline';
+  const spec = env.MODEL?.trim() || 'offline';
   if (spec === 'offline') return { model: new OfflineModel(), acceptsImages: false, spec };
   const colon = spec.indexOf(':');
   const provider = colon < 0 ? spec : spec.slice(0, colon);
@@ -34,8 +36,8 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
 
   switch (provider) {
     case 'workers-ai': {
-      if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml`);
-      return { model: createWorkersAI({ binding: env.AI as Ai })(modelId as never), acceptsImages: false, spec };
+      if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add "ai": { "binding": "AI" } to wrangler.jsonc`);
+      return { model: createWorkersAI({ binding: env.AI })(modelId as never), acceptsImages: false, spec };
     }
     case 'openai':
       return { model: createOpenAI({ apiKey: secret(env, 'OPENAI_API_KEY', spec) })(modelId), acceptsImages: true, spec };
@@ -43,9 +45,8 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
       return { model: createAnthropic({ apiKey: secret(env, 'ANTHROPIC_API_KEY', spec) })(modelId), acceptsImages: true, spec };
     case 'openai-compatible': {
       const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
-      if (typeof baseURL !== 'string' || !URL.canParse(baseURL))
-        throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
-      const apiKey = typeof env.OPENAI_COMPATIBLE_API_KEY === 'string' ? env.OPENAI_COMPATIBLE_API_KEY : undefined;
+      if (!baseURL || !URL.canParse(baseURL)) throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
+      const apiKey = env.OPENAI_COMPATIBLE_API_KEY;
       return {
         model: createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey ? { apiKey } : {}) }).chatModel(modelId),
         acceptsImages: false,
@@ -61,9 +62,8 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
 
 /** The model a tenant's conversations use: the tenant's `model` (TENANTS) if it has one, else `MODEL`. */
 export function tenantModel(env: Env, tenant: string | undefined): ResolvedModel {
-  const modelEnv = env as unknown as ModelEnv;
   const own = loadConfig(env).tenants?.find((t) => t.id === tenant)?.model;
-  return resolveModel(own ? { ...modelEnv, MODEL: own } : modelEnv);
+  return resolveModel(own ? { ...env, MODEL: own } : env);
 }
 
 /** Whether the tenant's model accepts images; a model that is not configured sees none (reads must not fail for it). */
@@ -75,9 +75,9 @@ export function tenantAcceptsImages(env: Env, tenant: string | undefined): boole
   }
 }
 
-function secret(env: ModelEnv, name: string, spec: string): string {
+function secret(env: ModelEnv, name: ApiKeyName, spec: string): string {
   const value = env[name];
-  if (typeof value !== 'string' || !value) throw notConfigured(`MODEL "${spec}" needs the secret ${name} (wrangler secret put ${name})`);
+  if (!value) throw notConfigured(`MODEL "${spec}" needs the secret ${name} (wrangler secret put ${name})`);
   return value;
 }
 

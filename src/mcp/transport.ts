@@ -1,5 +1,7 @@
+import { exports } from 'cloudflare:workers';
 import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../config';
+import { secretNamed } from '../config/secrets';
 import { ApiError } from '../errors';
 import { limitResponses } from './response-limit';
 import { watchGetStream, type GetStreamWatcher } from './get-stream';
@@ -9,10 +11,8 @@ const SELF_ORIGIN = 'http://self.internal';
 
 export type TransportKind = 'streamable-http' | 'sse';
 
-export interface TransportEnv {
-  SELF: Fetcher;
-  [name: string]: unknown;
-}
+/** The Worker's env: `secret:NAME` header values are read from it. */
+export type TransportEnv = Env;
 
 /**
  * Resolves `secret:NAME` header values to the Worker secret `NAME`. The
@@ -27,8 +27,8 @@ export function resolveHeaders(server: McpServerConfig, env: TransportEnv): Reco
       continue;
     }
     const secretName = value.slice('secret:'.length);
-    const secret = env[secretName];
-    if (typeof secret !== 'string' || secret === '') {
+    const secret = secretNamed(env, value);
+    if (!secret) {
       throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": header ${name} names the secret ${secretName}, which is not set`);
     }
     headers[name] = secret;
@@ -48,10 +48,12 @@ export function redactSecrets(text: string): string {
 
 /**
  * Builds the client transport of one server (SDK v2). Paths of this Worker
- * go through the SELF binding. No message from the server may exceed
- * `maxResponseBytes`. `getStream` learns whether a 2025 server's standalone
- * GET stream (its notification channel) is open. `authProvider` (servers
- * with `auth`) gives the bearer token; a 403 `insufficient_scope` is thrown
+ * go to its default export through the runtime's loopback binding,
+ * `exports.default` (what `ctx.exports.default` is; no network hop, nothing
+ * to configure, the same in a Durable Object and in a request). No message
+ * from the server may exceed `maxResponseBytes`. `getStream` learns whether
+ * a 2025 server's standalone GET stream (its notification channel) is open.
+ * `authProvider` (servers with `auth`) gives the bearer token; a 403 `insufficient_scope` is thrown
  * to us (the user, not the transport, decides whether to grant more).
  */
 export function createTransport(
@@ -64,7 +66,7 @@ export function createTransport(
 ): Transport {
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
-  const direct: typeof fetch = isSelf ? (input, init) => env.SELF.fetch(input, init) : (input, init) => fetch(input, init);
+  const direct: typeof fetch = isSelf ? (input, init) => exports.default.fetch(input, init) : (input, init) => fetch(input, init);
   const limited = limitResponses(direct, maxResponseBytes);
   const fetchImpl = getStream ? watchGetStream(limited, getStream) : limited;
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };

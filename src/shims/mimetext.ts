@@ -1,4 +1,4 @@
-// Bundled in place of `mimetext` ([alias] in wrangler.toml): not code we run.
+// Bundled in place of `mimetext` (`alias` in wrangler.jsonc): not code we run.
 //
 // `agents` imports mimetext in exactly one place, `await import("mimetext")`
 // inside `Agent.replyToEmail()`, to build the MIME reply to an inbound email.
@@ -11,5 +11,5 @@
 // error below (inside its own try/catch, reported through Agent.onError):
 // remove the alias then.
 export function createMimeMessage(): never {
-  throw new Error('mimetext is not bundled (wrangler.toml [alias]): Agent.replyToEmail is not supported by this Worker');
+  throw new Error('mimetext is not bundled (wrangler.jsonc `alias`): Agent.replyToEmail is not supported by this Worker');
 }

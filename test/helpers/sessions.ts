@@ -29,7 +29,7 @@ export function buildSessions(
   );
   const sessions = new McpSessions({
     servers: servers.map((server) => McpServerConfigSchema.parse(server)),
-    env: env as unknown as Env & Record<string, unknown>,
+    env,
     settings,
     store: new ServerStateStore(storage.sql),
     cache,

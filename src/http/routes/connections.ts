@@ -56,7 +56,7 @@ export const connections = routes()
     // Most tenants have no OAuth server: no vault call for them (the widget asks once per conversation).
     if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth')) return c.json({ connections: [] }, 200);
     const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) => allowed(principal, entry.server));
-    const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env as unknown as Record<string, string>) : undefined;
+    const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env) : undefined;
     const withLinks = await Promise.all(
       listed.map(async (entry) =>
         entry.status === 'connected' || !setup ? entry : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url },
@@ -67,7 +67,7 @@ export const connections = routes()
   .openapi(mint, async (c) => {
     const principal = c.get('principal');
     const server = oauthServer(c.env, principal, c.req.param('server'));
-    const link = await connectLink(oauthSetup(c.env as unknown as Record<string, string>), { tenant: principal.tenant, user: principal.user }, server);
+    const link = await connectLink(oauthSetup(c.env), { tenant: principal.tenant, user: principal.user }, server);
     return c.json({ server, url: link.url, expiresAt: new Date(link.expiresAt).toISOString() }, 200);
   })
   .openapi(disconnect, async (c) => {

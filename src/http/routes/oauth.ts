@@ -76,7 +76,7 @@ const callback = createRoute({
  */
 export const oauth = routes()
   .openapi(clientMetadata, (c) => {
-    const setup = oauthSetup(c.env as unknown as Record<string, string>);
+    const setup = oauthSetup(c.env);
     return c.json(
       {
         client_id: `${setup.publicUrl.origin}${CLIENT_METADATA_PATH}`,
@@ -92,7 +92,7 @@ export const oauth = routes()
     );
   })
   .openapi(start, async (c) => {
-    const setup = oauthSetup(c.env as unknown as Record<string, string>);
+    const setup = oauthSetup(c.env);
     const ticket = await openTicket(setup, c.req.param('ticket') ?? '');
     if (!ticket) return answerPage(c, 400, 'This link has expired or is not valid', 'Go back to the chat and choose Connect again.');
     const stateNonce = newNonce();
@@ -121,7 +121,7 @@ export const oauth = routes()
     return c.redirect(started.value, 302);
   })
   .openapi(callback, async (c) => {
-    const setup = oauthSetup(c.env as unknown as Record<string, string>);
+    const setup = oauthSetup(c.env);
     const ticket = await openState(setup, c.req.query('state') ?? '');
     if (!ticket)
       return answerPage(

@@ -30,7 +30,7 @@ export const servers = routes().openapi(list, async (c) => {
   const principal = c.get('principal');
   const { tenant, user } = principal;
   const servers = serversOf(config, tenant).filter((s) => !principal.servers || principal.servers.includes(s.id));
-  const probes = await probeServers(servers, c.env as unknown as Env & Record<string, unknown>, config.settings, (server) => {
+  const probes = await probeServers(servers, c.env, config.settings, (server) => {
     if (server.auth.type === 'none') return undefined;
     const owner = server.auth.type === 'oauth' ? { tenant, user } : { tenant };
     return { key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`, auth: new VaultAuth(vaultSource(c.env, owner, server.id), server.id) };

@@ -36,8 +36,8 @@ export interface TurnInput {
   pinned?: PinnedContent;
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
-  /** Called once when the turn ended without completing (the model or a step failed). */
-  onFailed?: () => void;
+  /** Called once when the turn ended without completing (the model or a step failed), with the failure when known. */
+  onFailed?: (error: unknown) => void;
   /** Stops the turn (the user pressed stop): reaches the model request and every tool's MCP request. */
   abortSignal?: AbortSignal;
   /** Called once, with the whole conversation (the partial answer settled, see `settleStopped`), when the turn was stopped. */
@@ -89,7 +89,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
   const initialMessages = withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant);
 
   const budgets = { turnBudget: input.settings.TURN_READS_BUDGET_CHARS, earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS };
-  let failed = false;
+  let failed: { error: unknown } | undefined;
   let steps = 0;
   const result = streamText({
     // Deltas merged per ~30 ms before the pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
@@ -114,8 +114,8 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
           : {}),
     }),
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
-    onError: () => {
-      failed = true;
+    onError: ({ error }) => {
+      failed = { error };
     },
     onStepFinish: () => {
       steps++;
@@ -150,7 +150,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       if (isAborted || outcome.status === 'aborted' || input.abortSignal?.aborted) input.onStopped?.(settleStopped(finalMessages, input.model.spec));
       // The merged model stream declares no outcome to this outer stream: a failure shows as `failed` (streamText's onError) or a failed outcome.
       else if (!failed && outcome.status !== 'failed') input.onComplete(finalMessages);
-      else input.onFailed?.();
+      else input.onFailed?.(failed?.error);
     },
     onError: (error) => describeModelError(error),
   });

@@ -20,6 +20,7 @@ import type { ResolvedModel } from './models';
 import { elideReads } from './read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 import { buildSystemPrompt } from './system-prompt';
+import { turnTelemetry } from './turn-telemetry';
 
 export interface TurnInput {
   /** The conversation to answer: the history plus the new user message, or, to continue after an approval, the history alone. */
@@ -114,6 +115,9 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
           : {}),
     }),
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
+    // Spans and log lines for each model call and tool execution (names, tokens, outcomes; never content). The only
+    // integration of the call: it reads a tool's `server` argument from the inputs, so they are not filtered out.
+    telemetry: { integrations: [turnTelemetry({ mcpTools: mcp.entries, servers: input.states.map((s) => s.id) })], recordOutputs: false },
     onError: ({ error }) => {
       failed = { error };
     },

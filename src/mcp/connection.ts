@@ -267,7 +267,10 @@ export class McpConnection {
         return client;
       } catch (error) {
         lastError = error;
-        logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...upstreamFailure(error) }, 'warn');
+        // Refused by a server that then gets the old SSE transport ("auto"): expected, not a warning.
+        const fallback = kind !== kinds.at(-1) && refusesStreamableHttp(error);
+        const failure = { ...upstreamFailure(error), ...(fallback ? { outcome: 'fallback' } : {}) };
+        logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback ? 'info' : 'warn');
         await client.close().catch(() => {});
         // A stored verdict the server now refuses (a 2025 verdict, and the server speaks only 2026): probe instead.
         if (prior && httpStatusOf(error) !== undefined) {

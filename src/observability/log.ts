@@ -30,6 +30,7 @@ export type LogEvent =
   // caches, authorization, the demo server
   | 'cache.kv'
   | 'auth.refresh'
+  | 'auth.changed'
   | 'demo.mcp';
 
 export type LogLevel = 'info' | 'warn' | 'error';

@@ -1,5 +1,4 @@
-import { tracing } from 'cloudflare:workers';
-import { exports } from 'cloudflare:workers';
+import { exports, tracing } from 'cloudflare:workers';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { logEvent } from '../src/observability/log';
 import { ACME_ALICE, api, catalog, createConversation, postJson } from './helpers/api';

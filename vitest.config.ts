@@ -235,6 +235,9 @@ export default defineConfig({
       },
       { test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' } },
     ],
+    // Every request, turn and MCP request writes a structured log line (src/observability/log.ts): the info ones
+    // (stdout) stay out of the report — warnings and errors still show; test/observability.test.ts checks the lines.
+    onConsoleLog: (log, type) => !(type === 'stdout' && /^\{\s+event: /.test(log)),
     // One file at a time: every conversation connects to the shared fault
     // proxy, so a fault one file injects must not hit another file's test.
     fileParallelism: false,

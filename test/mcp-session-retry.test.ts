@@ -38,25 +38,25 @@ function flaky(error: Error, failures = 1) {
 describe('McpConnection.call on a dropped connection', () => {
   it('retries an idempotent request once', async () => {
     const { request, attempts } = flaky(new Error('Network connection lost.'));
-    await expect(sessionWithClient().call(request)).resolves.toBe('ok');
+    await expect(sessionWithClient().call(request, { method: 'resources/read' })).resolves.toBe('ok');
     expect(attempts()).toBe(2);
   });
 
   it('gives up after the one retry', async () => {
     const { request, attempts } = flaky(new Error('Network connection lost.'), 2);
-    await expect(sessionWithClient().call(request)).rejects.toThrow('Network connection lost');
+    await expect(sessionWithClient().call(request, { method: 'resources/read' })).rejects.toThrow('Network connection lost');
     expect(attempts()).toBe(2);
   });
 
   it('never retries a tool call (it may have run)', async () => {
     const { request, attempts } = flaky(new Error('Network connection lost.'));
-    await expect(sessionWithClient().call(request, { idempotent: false })).rejects.toThrow('Network connection lost');
+    await expect(sessionWithClient().call(request, { idempotent: false, method: 'tools/call' })).rejects.toThrow('Network connection lost');
     expect(attempts()).toBe(1);
   });
 
   it('does not retry other failures', async () => {
     const { request, attempts } = flaky(new Error('boom'));
-    await expect(sessionWithClient().call(request)).rejects.toThrow('boom');
+    await expect(sessionWithClient().call(request, { method: 'resources/read' })).rejects.toThrow('boom');
     expect(attempts()).toBe(1);
   });
 });

@@ -281,7 +281,10 @@ describe('secrets stay out of the model and the logs', () => {
     const TOKEN = 'tok_live_9f8e7d6c5b4a3210';
     const logged: string[] = [];
     const spies = (['log', 'warn', 'error', 'info', 'debug'] as const).map((level) =>
-      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' '))),
+      // Log lines are objects (src/observability/log.ts): their fields are what must not hold the token.
+      vi
+        .spyOn(console, level)
+        .mockImplementation((...args: unknown[]) => void logged.push(args.map((a) => (typeof a === 'object' ? JSON.stringify(a) : String(a))).join(' '))),
     );
     const control = (await import('vitest')).inject('faultControlUrl');
     const id = await createConversation();

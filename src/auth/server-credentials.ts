@@ -1,4 +1,5 @@
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/client';
+import { errorFields, logEvent } from '../observability/log';
 import { completeAuthorization, renewTokens, startAuthorization, type FlowTarget } from './flow';
 import type { AccessGrant, ConnectionStatus } from './grant';
 import { RecordProvider, type CredentialRecord, type PendingAuthorization } from './record-provider';
@@ -24,6 +25,8 @@ export interface CredentialsConfig {
   type: 'oauth' | 'client_credentials';
   /** Scopes from config, asked for on connect (else the server's challenge or metadata decides). */
   scopes?: string[] | undefined;
+  /** The server's id, for log lines. */
+  server?: string | undefined;
 }
 
 /**
@@ -167,9 +170,13 @@ export class ServerCredentials implements TokenSource {
     const record = await this.store.load();
     if (record.tokens?.access_token && !expiring(record)) return granted(record);
     let result: 'renewed' | 'needs_user';
+    const started = Date.now();
+    const fields = { server: this.config.server, grant: this.config.type === 'client_credentials' ? 'client_credentials' : 'refresh_token' };
     try {
       result = await renewTokens(this.target(), record);
+      logEvent('auth.refresh', { ...fields, durationMs: Date.now() - started, outcome: result === 'renewed' ? 'ok' : 'needs_user' });
     } catch (error) {
+      logEvent('auth.refresh', { ...fields, durationMs: Date.now() - started, ...errorFields(error) }, 'warn');
       // The authorization server is down or answered nonsense: a token still valid is still used.
       if (record.tokens?.access_token && (record.expiresAt ?? Infinity) > Date.now()) return granted(record);
       return { status: 'error', message: `could not renew the authorization: ${oauthErrorText(error)}` };

@@ -128,7 +128,7 @@ export class TokenVault extends DurableObject<Env> {
       credentials = new ServerCredentials(
         { load: () => this.load(owner, serverId), save: (record) => this.save(owner, serverId, record) },
         () => this.target(this.server(owner, serverId)),
-        { type: server.auth.type as 'oauth' | 'client_credentials', scopes: server.auth.type === 'none' ? undefined : server.auth.scopes },
+        { type: server.auth.type as 'oauth' | 'client_credentials', scopes: server.auth.type === 'none' ? undefined : server.auth.scopes, server: serverId },
       );
       this.byServer.set(serverId, credentials);
     }

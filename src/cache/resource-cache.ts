@@ -1,4 +1,5 @@
 import type { Settings } from '../config';
+import { errorFields, logEvent } from '../observability/log';
 import type { InvalidationLog } from './invalidation-log';
 import { kvKey, memoryKey } from './keys';
 import { MemoryLayer } from './memory-layer';
@@ -190,7 +191,7 @@ export class ResourceCache {
           const value = await this.kv.get<CachedResource>(await kvKey(this.scopeOf(scope, ref.server), ref), 'json');
           return value ? { scope, value } : undefined;
         } catch (error) {
-          console.warn(`resource cache: KV read failed, reading from the server (${(error as Error).message})`);
+          logEvent('cache.kv', { store: 'resources', op: 'read', server: ref.server, ...errorFields(error) }, 'warn'); // read from the server instead
           return undefined;
         }
       }),
@@ -250,7 +251,7 @@ export class ResourceCache {
   /** KV writes are not awaited by reads (a miss should cost one MCP round trip, not two). */
   private track(promise: Promise<unknown>, what: string) {
     const tracked = promise
-      .catch((error) => console.warn(`resource cache: KV ${what} failed (${(error as Error).message})`))
+      .catch((error) => logEvent('cache.kv', { store: 'resources', op: what, ...errorFields(error) }, 'warn'))
       .finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
   }

@@ -1,4 +1,5 @@
 import type { Settings } from '../config';
+import { errorFields, logEvent } from '../observability/log';
 import type { CacheHint, KvScope } from './types';
 
 /** One server's list of one kind (tools, resources, templates, prompts) as another conversation of the tenant listed it. */
@@ -45,7 +46,7 @@ export class SharedCatalogs {
       ]);
       return own ?? shared ?? undefined;
     } catch (error) {
-      console.warn(`shared catalog ${ref.server}/${ref.kind}: KV read failed (${(error as Error).message})`);
+      logEvent('cache.kv', { store: 'catalogs', op: 'read', server: ref.server, kind: ref.kind, ...errorFields(error) }, 'warn');
       return undefined;
     }
   }
@@ -80,7 +81,7 @@ export class SharedCatalogs {
 
   private track(work: Promise<unknown>, ref: CatalogRef, what: string) {
     const tracked = work
-      .catch((error: unknown) => console.warn(`shared catalog ${ref.server}/${ref.kind}: KV ${what} failed (${(error as Error).message})`))
+      .catch((error: unknown) => logEvent('cache.kv', { store: 'catalogs', op: what, server: ref.server, kind: ref.kind, ...errorFields(error) }, 'warn'))
       .finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
   }

@@ -1,6 +1,7 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
+import { errorFields, logEvent } from '../observability/log';
 import type { LiveStream } from '../loop/live-stream';
 import type { ToolCallAnswer } from './history';
 
@@ -213,7 +214,7 @@ export class ChatSocket {
       result = this.host.answer(answer);
     } catch (error) {
       send(connection, { type: 'cf_agent_chat_messages', messages: this.host.transcript() });
-      console.warn(`chat socket: ${answer.kind} for ${answer.toolCallId} refused: ${errorText(error)}`);
+      logEvent('ws.refused', { kind: answer.kind, toolCallId: answer.toolCallId, ...errorFields(error) }, 'warn');
       return;
     }
     this.broadcast({ type: 'cf_agent_message_updated', message: result.message });

@@ -3,16 +3,12 @@ import type { UIMessage } from 'ai';
 import type { Catalog } from '../../shared/api/catalog';
 import type * as Api from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
-import { loadConfig } from '../config';
 import { toRpcResult, type RpcResult } from '../rpc';
-import { readForDisplay } from '../tools/resource-view';
-import { chatAction } from './chat-request';
-import { isOwnedBy, type Owner } from './record';
-import { apiMessages, ConversationServices } from './services';
+import type { Owner } from './record';
+import { isRouteMethod, type RequestMeta } from './request-meta';
+import { apiMessages, ConversationServices, type Caller } from './services';
 import { withoutFrameworkHeaders } from './chat-socket';
 import { transcriptWindow } from './transcript';
-
-type Caller = Owner & { servers?: string[] | undefined };
 
 /**
  * One Durable Object per conversation (SQLite-backed), on `agents`' `Agent`
@@ -40,10 +36,18 @@ export class Conversation extends Agent<Env> {
     });
   }
 
+  /**
+   * Every call of a route (src/http/conversation-stub.ts) comes through here: the Agent starts (native RPC bypasses its
+   * fetch; a plain stub saves getAgentByName's round trip), then the method runs in the caller's request scope.
+   */
+  async inRequest(meta: RequestMeta | undefined, method: string, args: unknown[]): Promise<unknown> {
+    if (!isRouteMethod(method)) throw new Error(`${method} is not called by routes`);
+    await this.__unsafe_ensureInitialized();
+    return this.services.inScope(meta, () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args));
+  }
+
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
   async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<RpcResult<Api.ConversationSnapshot>> {
-    // Called on a plain stub (one round trip, not getAgentByName's two): start the Agent here.
-    await this.__unsafe_ensureInitialized();
     if (this.services.deleted) throw new Error('conversation was deleted'); // ids are never reused
     await this.services.create(owner, servers);
     return this.snapshot();
@@ -51,8 +55,7 @@ export class Conversation extends Agent<Env> {
 
   /** Whether `owner` may use this conversation; anyone else gets 404 from the routes, as if it did not exist. */
   async ownedBy(owner: Owner, servers?: string[]): Promise<boolean> {
-    const row = this.services.row();
-    return row !== undefined && isOwnedBy(row, owner, servers);
+    return this.services.ownedBy({ ...owner, servers });
   }
 
   async snapshot(): Promise<RpcResult<Api.ConversationSnapshot>> {
@@ -101,7 +104,7 @@ export class Conversation extends Agent<Env> {
   }
 
   override async onMessage(connection: Connection, message: WSMessage): Promise<void> {
-    if (this.services.row() && typeof message === 'string') await this.services.sockets.received(connection, message);
+    await this.services.socketMessage(connection, message);
   }
 
   override async onClose(connection: Connection): Promise<void> {
@@ -117,31 +120,24 @@ export class Conversation extends Agent<Env> {
 
   /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */
   async readResource(request: ReadResourceBody): Promise<RpcResult<ResourceView>> {
-    const { settings } = loadConfig(this.env);
-    return toRpcResult(() => this.services.withMcp((sessions) => readForDisplay(sessions, request, settings, this.services.acceptsImages())));
+    return toRpcResult(() => this.services.readResource(request));
   }
 
   /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */
-  async complete({ server, ...params }: Api.CompleteBody): Promise<RpcResult<Api.CompleteResponse>> {
-    return toRpcResult(() => this.services.withMcp(async (sessions) => ({ server, completion: await sessions.complete(server, params) })));
+  async complete(request: Api.CompleteBody): Promise<RpcResult<Api.CompleteResponse>> {
+    return toRpcResult(() => this.services.complete(request));
   }
 
   // ---- Turns ---------------------------------------------------------------------
 
-  /** A message's turn in one call from the Worker: start-up (native RPC bypasses the Agent's fetch), ownership (else 404) and the turn. */
+  /** A message's turn in one call from the Worker (on a plain stub): ownership (else 404) and the turn. */
   async sendMessageAs(caller: Caller, message: UIMessage, attachments: Api.Attachment[] = []): Promise<Response> {
-    await this.__unsafe_ensureInitialized();
-    if (!(await this.ownedBy(caller, caller.servers))) return this.services.notFoundResponse();
-    return this.services.streamResponse(() => this.services.inputTurn({ kind: 'message', message, attachments }, this.services.model()));
+    return this.services.sendMessageAs(caller, message, attachments);
   }
 
   /** `POST /v1/chat` in one call (`useChat`'s body: a message, a regeneration, approval answers); `absent` when the conversation does not exist yet (the route creates it). */
   async chatAs(caller: Caller, body: Api.ChatRequestBody): Promise<Response | 'absent'> {
-    await this.__unsafe_ensureInitialized();
-    const row = this.services.row();
-    if (!row) return this.services.deleted ? this.services.notFoundResponse() : 'absent'; // a deleted id is never handed out again
-    if (!isOwnedBy(row, caller, caller.servers)) return this.services.notFoundResponse();
-    return this.services.streamResponse(() => this.services.chat(chatAction(body), this.services.model()));
+    return this.services.chatAs(caller, body);
   }
 
   /** Answers a tool call waiting for approval and continues the turn once nothing of its step waits. */
@@ -182,16 +178,16 @@ export class Conversation extends Agent<Env> {
 
   /** Another conversation of the user needs room (LIVE_CONVERSATIONS_PER_USER): release unless in use; `owner` says whose count, as a deleted one no longer knows. */
   async yieldSessions(owner: Owner): Promise<boolean> {
-    return this.services.yieldSessions(owner);
+    return this.services.inScope(undefined, () => this.services.yieldSessions(owner));
   }
 
   /** The end user connected or disconnected `server` (routes/oauth.ts): its connection and copies under the old grant are dropped. */
   async authorizationChanged(server: string, grant?: string): Promise<void> {
-    await this.services.live?.current.sessions?.reauthorized(server, grant);
+    await this.services.inScope(undefined, async () => this.services.live?.current.sessions?.reauthorized(server, grant));
   }
 
   /** The idle alarm (scheduled by LiveSessions): releases the MCP sessions after MCP_IDLE_MS unused. */
   async releaseIdleSessions(lease: string): Promise<void> {
-    return this.services.releaseIdle(lease);
+    return this.services.inScope(undefined, () => this.services.releaseIdle(lease));
   }
 }

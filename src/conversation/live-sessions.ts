@@ -6,6 +6,7 @@ import { SharedCatalogs } from '../cache/shared-catalogs';
 import { loadConfig, serversOf } from '../config';
 import { leaseLiveSessions } from '../limits/conversation-limits';
 import { McpSessions } from '../mcp/sessions';
+import { errorFields, logEvent } from '../observability/log';
 import type { Elicit } from '../mcp/server-link';
 import type { ServerState } from '../mcp/catalog';
 import { ServerStateStore } from '../mcp/state-store';
@@ -132,7 +133,7 @@ export class LiveSessions {
     await this.sessions?.release();
     await this.registry()
       .release(this.host.name)
-      .catch((error) => console.warn(`live conversations: release failed (${(error as Error).message})`));
+      .catch((error) => logEvent('sessions.release', errorFields(error), 'warn'));
   }
 
   /** For a deleted conversation: nothing of it outlives it. */

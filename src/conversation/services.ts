@@ -1,5 +1,13 @@
 import type { Message } from '../../shared/api/common';
-import { ChatRequestBody, type ConversationSnapshot, type MessagesPage, type TitleSet } from '../../shared/api/conversations';
+import {
+  ChatRequestBody,
+  type CompleteBody,
+  type CompleteResponse,
+  type ConversationSnapshot,
+  type MessagesPage,
+  type TitleSet,
+} from '../../shared/api/conversations';
+import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { createUIMessageStreamResponse, type UIMessage } from 'ai';
 import { formatIssues, loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
@@ -7,15 +15,23 @@ import type { LiveStream } from '../loop/live-stream';
 import { tenantAcceptsImages, tenantModel, type ResolvedModel } from '../loop/models';
 import { prepareTurn, type PreparedTurn, type TurnInputRequest } from '../loop/prepare-turn';
 import type { McpSessions } from '../mcp/sessions';
+import { newRequestId, withRequest } from '../observability/context';
+import { errorFields, logEvent } from '../observability/log';
+import { readForDisplay } from '../tools/resource-view';
 import { chatAction, type ChatAction } from './chat-request';
 import { type ChatConnection, ChatSocket } from './chat-socket';
 import { directoryOf } from './directory';
 import { type ApprovalAnswer, History } from './history';
 import { SqlLargeResultStore } from './large-result-store';
 import { LiveSessions, liveRegistry } from './live-sessions';
-import { ConversationRecordStore, type ConversationRecord, type Owner } from './record';
+import { ConversationRecordStore, isOwnedBy, type ConversationRecord, type Owner } from './record';
+import type { RequestMeta } from './request-meta';
 import { messagesBefore, transcriptWindow } from './transcript';
 import { TurnRunner } from './turns';
+import type { Attachment } from './user-message';
+
+/** Who calls: an end user of a tenant, and the servers their browser token limits them to (if it does). */
+export type Caller = Owner & { servers?: string[] | undefined };
 
 /** What `GET /v1/conversations/:id` returns. */
 export type { ConversationSnapshot } from '../../shared/api/conversations';
@@ -126,18 +142,39 @@ export class ConversationServices {
     return { messages: apiMessages(page.messages), hasMore: page.hasMore };
   }
 
-  /** The existence record, or undefined (never created, or deleted). */
   /** A WebSocket opened: the transcript first. An error here would reach the agents framework, which sends its stack in a frame: closed instead. */
   connectSocket(connection: ChatConnection & { close(code?: number, reason?: string): void }): void {
     try {
       if (this.row()) this.sockets.connected(connection);
       else connection.close(4004, 'conversation not found');
     } catch (error) {
-      console.error(`conversation ${this.host.name()}: WebSocket setup failed:`, error);
+      logEvent('ws.error', { conversation: this.host.name(), ...errorFields(error, { stack: true }) }, 'error');
       connection.close(1011, 'internal error');
     }
   }
 
+  /** A WebSocket frame: each is a request of its own (a turn it starts gets a request id of its own). */
+  async socketMessage(connection: ChatConnection, message: unknown): Promise<void> {
+    if (this.row() && typeof message === 'string') await this.inScope(undefined, () => this.sockets.received(connection, message));
+  }
+
+  /**
+   * Runs `work` in a request's scope (observability/context.ts): its log
+   * lines and MCP requests carry `meta.requestId` — a fresh id for work no
+   * Worker request started (a WebSocket frame, an alarm, another object's call).
+   */
+  inScope<T>(meta: RequestMeta | undefined, work: () => T): T {
+    const tenant = meta?.tenant ?? this.row()?.owner.tenant;
+    return withRequest({ requestId: meta?.requestId ?? newRequestId(), tenant, conversation: this.host.name() }, work);
+  }
+
+  /** Whether `caller` may use this conversation (anyone else gets 404, as if it did not exist). */
+  ownedBy(caller: Caller): boolean {
+    const row = this.row();
+    return row !== undefined && isOwnedBy(row, caller, caller.servers);
+  }
+
+  /** The existence record, or undefined (never created, or deleted). */
   row(): ConversationRecord | undefined {
     return this.deleted ? undefined : this.record.read();
   }
@@ -156,6 +193,31 @@ export class ConversationServices {
 
   acceptsImages(): boolean {
     return tenantAcceptsImages(this.host.env, this.row()?.owner.tenant);
+  }
+
+  /** A message's turn: ownership (else 404) and the turn. */
+  sendMessageAs(caller: Caller, message: UIMessage, attachments: Attachment[]): Promise<Response> {
+    if (!this.ownedBy(caller)) return Promise.resolve(this.notFoundResponse());
+    return this.streamResponse(() => this.inputTurn({ kind: 'message', message, attachments }, this.model()));
+  }
+
+  /** `POST /v1/chat` (`useChat`'s body); `absent` when the conversation does not exist yet (the route creates it). */
+  async chatAs(caller: Caller, body: ChatRequestBody): Promise<Response | 'absent'> {
+    const row = this.row();
+    if (!row) return this.deleted ? this.notFoundResponse() : 'absent'; // a deleted id is never handed out again
+    if (!isOwnedBy(row, caller, caller.servers)) return this.notFoundResponse();
+    return this.streamResponse(() => this.chat(chatAction(body), this.model()));
+  }
+
+  /** A resource read for display (resource-view.ts). */
+  readResource(request: ReadResourceBody): Promise<ResourceView> {
+    const { settings } = loadConfig(this.host.env);
+    return this.withMcp((sessions) => readForDisplay(sessions, request, settings, this.acceptsImages()));
+  }
+
+  /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */
+  complete({ server, ...params }: CompleteBody): Promise<CompleteResponse> {
+    return this.withMcp(async (sessions) => ({ server, completion: await sessions.complete(server, params) }));
   }
 
   /**
@@ -224,7 +286,7 @@ export class ConversationServices {
       yieldSessions: (other) => this.host.yieldPeer(other, owner),
       waitUntil: (promise) => this.host.waitUntil(promise),
       elicit: (server, params, signal) => this.turns.elicit(server, params, signal),
-      authRequired: (state) => void this.turns.authRequired(state).catch((e) => console.warn(`could not offer a connect link: ${(e as Error).message}`)),
+      authRequired: (state) => void this.turns.authRequired(state).catch((error) => logEvent('auth.link', { server: state.id, ...errorFields(error) }, 'warn')),
     });
     return this.live.use(work);
   }

@@ -5,9 +5,10 @@ import { ApiError } from '../errors';
 import { takeTurn } from '../limits/turn-limits';
 import type { LiveStream } from '../loop/live-stream';
 import type { ResolvedModel } from '../loop/models';
-import { runTurn } from '../loop/turn';
+import { runTurn, type TurnMetadata } from '../loop/turn';
 import { prepareTurnContext } from '../loop/turn-context';
 import type { ServerState } from '../mcp/catalog';
+import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
 import type { McpSessions } from '../mcp/sessions';
 import type { LargeResultStore } from '../tools/large-results';
 import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
@@ -94,10 +95,14 @@ export class TurnRunner {
     this.elicitations = undefined;
     // Made now: a stop that comes while the turn is still being set up stops it too.
     const controller = (this.controller = new AbortController());
-    const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, model, overrides, controller.signal));
+    const report = turnReport(request.kind, model.spec);
+    const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, model, overrides, controller.signal, report));
     this.setUp = setUp;
     try {
       return await setUp;
+    } catch (error) {
+      report(errorFields(error), 'warn'); // refused (409, 429) or failed before it streamed
+      throw error;
     } finally {
       this.starting = false;
       this.setUp = undefined;
@@ -180,6 +185,7 @@ export class TurnRunner {
     model: ResolvedModel,
     overrides: Partial<Settings>,
     abortSignal: AbortSignal,
+    report: TurnReport,
   ): Promise<LiveStream> {
     const { history } = this.host;
     const stored = history.load();
@@ -217,6 +223,7 @@ export class TurnRunner {
       else history.save(messages);
       this.host.saved(messages);
       this.host.ended();
+      report(endOf(messages));
     };
     const authNotices = await authRequiredNotices(this.host.env, this.host.owner(), context.states);
     try {
@@ -234,11 +241,12 @@ export class TurnRunner {
         },
         onComplete: save,
         onStopped: save,
-        onFailed: () => {
+        onFailed: (error) => {
           this.elicitations = undefined;
           this.write = undefined;
           history.rollback();
           this.host.ended();
+          report(error === undefined ? { outcome: 'error' } : errorFields(error), 'warn');
         },
       });
     } catch (error) {
@@ -287,4 +295,30 @@ function clientToolSet(tools: ClientTool[], ours: ToolSet): ToolSet {
     });
   }
   return set;
+}
+
+type TurnReport = (fields: LogFields, level?: LogLevel) => void;
+
+/** The one `turn.end` line of a turn (whichever way it ends first): kind, model, outcome, tokens, duration — never its messages. */
+function turnReport(kind: TurnRequest['kind'], model: string): TurnReport {
+  const started = Date.now();
+  let reported = false;
+  return (fields, level = 'info') => {
+    if (reported) return;
+    reported = true;
+    logEvent('turn.end', { kind, model, ...fields, durationMs: Date.now() - started }, level);
+  };
+}
+
+/** How a saved turn ended, from its answer's metadata (loop/turn.ts `TurnMetadata`). */
+function endOf(messages: UIMessage[]): LogFields {
+  const last = messages.at(-1);
+  const metadata = last?.role === 'assistant' ? (last.metadata as TurnMetadata | undefined) : undefined;
+  return {
+    outcome: metadata?.stopped ? 'stopped' : 'ok',
+    finishReason: metadata?.finishReason,
+    stepLimitReached: metadata?.stepLimitReached,
+    inputTokens: metadata?.usage?.inputTokens,
+    outputTokens: metadata?.usage?.outputTokens,
+  };
 }

@@ -3,6 +3,7 @@ import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTrans
 import { createDemoServer, type DemoChanges } from './server';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions';
 import { DemoStore } from './store';
+import { errorFields, logEvent } from '../observability/log';
 
 /** One 2025-11-25 session: its server instance, transport and subscriptions. */
 interface LegacySession {
@@ -44,7 +45,7 @@ export class DemoMcpServer extends DurableObject<Env> {
     this.sessions = new SessionTable(sessionLimits(env), (session) => endSession(session));
     this.modern = createMcpHandler(() => createDemoServer({ store: this.store, pageSize: this.pageSize, changes: this.changesFrom(undefined) }), {
       legacy: 'reject',
-      onerror: (error) => console.warn('demo MCP (2026):', error.message),
+      onerror: (error) => logEvent('demo.mcp', { what: 'request', era: 'modern', ...errorFields(error) }, 'warn'),
     });
   }
 
@@ -102,7 +103,7 @@ export class DemoMcpServer extends DurableObject<Env> {
     const toSessions = (send: (session: LegacySession) => Promise<void>) => {
       for (const session of this.sessions.values()) {
         if (session === origin?.()) continue;
-        send(session).catch((error) => console.warn('demo MCP: notification not delivered:', (error as Error).message));
+        send(session).catch((error) => logEvent('demo.mcp', { what: 'notification', era: 'legacy', ...errorFields(error) }, 'warn'));
       }
     };
     return {

@@ -1,3 +1,5 @@
+import { errorFields, logEvent } from '../observability/log';
+
 /** Limits of the demo server's session table. */
 export interface SessionLimits {
   /** Most sessions kept; past it the least recently used one is ended. */
@@ -69,7 +71,7 @@ export class SessionTable<T> {
       this.entries.delete(id);
       Promise.resolve()
         .then(() => this.end(entry.value, id))
-        .catch((error) => console.warn('demo MCP: ending a session failed:', (error as Error).message));
+        .catch((error) => logEvent('demo.mcp', { what: 'session_end', era: 'legacy', ...errorFields(error) }, 'warn'));
     }
   }
 }

@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { ApiError } from '../errors';
+import { accessLog } from './access-log';
 import { demoMcpRoute } from './routes/demo';
 import { authenticate } from './auth';
 import { corsPerTenant, originAllowed } from './origins';
@@ -50,6 +51,7 @@ export function createApp() {
   return (
     app
       .use(requestId())
+      .use(accessLog)
       // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
       // (Not on an accepted WebSocket, whose 101 response cannot carry them.)
       .use('/v1/*', securityHeaders)

@@ -3,6 +3,7 @@ import { verify } from 'hono/jwt';
 import { loadConfig, type Tenant } from '../config';
 import { secretNamed } from '../config/secrets';
 import { ApiError } from '../errors';
+import { logEvent } from '../observability/log';
 import type { AppBindings, Principal } from './types';
 
 /** The WebSocket subprotocol the service answers with; a browser token rides next to it as `bearer.<token>`. */
@@ -108,7 +109,7 @@ async function fromToken(token: string, tenants: Tenant[], env: Env): Promise<Pr
   const tenant = tenants.find((t) => t.id === tid);
   const secret = tenant?.tokenSecret ? secretNamed(env, tenant.tokenSecret) : undefined;
   if (!tenant || !secret) {
-    if (tenant?.tokenSecret) console.error(`tenant "${tenant.id}": its token secret ${tenant.tokenSecret} is not set`);
+    if (tenant?.tokenSecret) logEvent('auth.config', { tenant: tenant.id, secretName: tenant.tokenSecret, outcome: 'secret_not_set' }, 'error');
     throw invalidToken();
   }
   let payload: Record<string, unknown>;

@@ -2,21 +2,45 @@ import type { Context } from 'hono';
 import { getAgentByName } from 'agents';
 import type { Conversation } from '../conversation/conversation';
 import { isConversationId } from '../conversation/ids';
+import { isRouteMethod, type RequestMeta } from '../conversation/request-meta';
 import { badRequest, notFound } from '../errors';
+import { currentRequest } from '../observability/context';
 import type { AppBindings } from './types';
 
+type ConversationStub = DurableObjectStub<Conversation>;
+
 /** The conversation's Durable Object stub, after validating the id's shape (400 before any object is addressed). */
-export function conversationStub(env: Env, id: string): Promise<DurableObjectStub<Conversation>> {
-  return getAgentByName<Env, Conversation>(env.CONVERSATION, checkedId(id));
+export async function conversationStub(env: Env, id: string): Promise<ConversationStub> {
+  return carryingRequest(await getAgentByName<Env, Conversation>(env.CONVERSATION, checkedId(id)));
 }
 
 /**
- * The stub without the start-up round trip, for the one-call turn methods
- * (`sendMessageAs`, `chatAs`) that start the Agent and check ownership
- * themselves: a turn costs one Durable Object call from the Worker.
+ * The stub without the start-up round trip, for the one-call methods
+ * (`create`, `sendMessageAs`, `chatAs`; the object starts itself and checks
+ * ownership): a turn costs one Durable Object call from the Worker.
  */
-export function directStub(env: Env, id: string): DurableObjectStub<Conversation> {
-  return env.CONVERSATION.getByName(checkedId(id)) as DurableObjectStub<Conversation>;
+export function directStub(env: Env, id: string): ConversationStub {
+  return carryingRequest(env.CONVERSATION.getByName(checkedId(id)) as ConversationStub);
+}
+
+/**
+ * The stub, with every route method called through `Conversation.inRequest`
+ * with this request's id and tenant (observability/context.ts, set by
+ * access-log.ts): RPC carries no headers, so the id travels as an argument,
+ * and the object's log lines and MCP requests carry it. Routes call the
+ * methods as usual.
+ */
+function carryingRequest(stub: ConversationStub): ConversationStub {
+  const scope = currentRequest();
+  const meta: RequestMeta | undefined = scope && { requestId: scope.requestId, tenant: scope.tenant };
+  return new Proxy(stub, {
+    get(target, key) {
+      if (typeof key === 'string' && isRouteMethod(key)) return (...args: unknown[]) => target.inRequest(meta, key, args);
+      // A stub's members are RPC stubs themselves (even `bind`): called on the stub, not looked up on.
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;
+    },
+  });
 }
 
 /** A conversation id of the right shape (400 before any object is addressed). */

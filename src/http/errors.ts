@@ -1,6 +1,8 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { routePath } from 'hono/route';
 import { ApiError, type ErrorStatus } from '../errors';
+import { errorFields, logEvent } from '../observability/log';
 
 /** The one JSON error shape of the API. */
 export function errorResponse(c: Context, error: ApiError) {
@@ -20,7 +22,7 @@ export const onError: ErrorHandler = (error, c) => {
     return errorResponse(c, new ApiError(error.status as ErrorStatus, code, error.message || `HTTP ${error.status}`));
   }
   const requestId = c.get('requestId');
-  console.error(`[${requestId}] unhandled error on ${c.req.method} ${c.req.path}:`, error);
+  logEvent('http.error', { requestId, method: c.req.method, route: routePath(c, -1), ...errorFields(error, { stack: true }) }, 'error');
   return errorResponse(c, new ApiError(500, 'internal_error', `Internal error (request id ${requestId})`));
 };
 

@@ -1,5 +1,6 @@
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError } from '../errors';
+import { logEvent } from '../observability/log';
 import type { ServerState } from '../mcp/catalog';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
@@ -59,9 +60,8 @@ export async function readPinned(
       }
       const cost = estimateTokens(text);
       if (used + cost > settings.PINNED_TOKEN_BUDGET) {
-        console.warn(
-          `pinned resource ${uri} on server "${state.id}" (~${cost} tokens) is over PINNED_TOKEN_BUDGET (${settings.PINNED_TOKEN_BUDGET}); it stays in the catalog`,
-        );
+        // It stays in the catalog.
+        logEvent('pin.skipped', { server: state.id, uri, tokens: cost, budget: settings.PINNED_TOKEN_BUDGET }, 'warn');
         continue;
       }
       used += cost;

@@ -20,6 +20,7 @@ import type { ResolvedModel } from './models';
 import { elideReads } from './read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 import { buildSystemPrompt } from './system-prompt';
+import { turnTelemetry } from './turn-telemetry';
 
 export interface TurnInput {
   /** The conversation to answer: the history plus the new user message, or, to continue after an approval, the history alone. */
@@ -36,8 +37,8 @@ export interface TurnInput {
   pinned?: PinnedContent;
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
-  /** Called once when the turn ended without completing (the model or a step failed). */
-  onFailed?: () => void;
+  /** Called once when the turn ended without completing (the model or a step failed), with the failure when known. */
+  onFailed?: (error: unknown) => void;
   /** Stops the turn (the user pressed stop): reaches the model request and every tool's MCP request. */
   abortSignal?: AbortSignal;
   /** Called once, with the whole conversation (the partial answer settled, see `settleStopped`), when the turn was stopped. */
@@ -89,7 +90,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
   const initialMessages = withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant);
 
   const budgets = { turnBudget: input.settings.TURN_READS_BUDGET_CHARS, earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS };
-  let failed = false;
+  let failed: { error: unknown } | undefined;
   let steps = 0;
   const result = streamText({
     // Deltas merged per ~30 ms before the pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
@@ -114,8 +115,11 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
           : {}),
     }),
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
-    onError: () => {
-      failed = true;
+    // Spans and log lines for each model call and tool execution (names, tokens, outcomes; never content). The only
+    // integration of the call: it reads a tool's `server` argument from the inputs, so they are not filtered out.
+    telemetry: { integrations: [turnTelemetry({ mcpTools: mcp.entries, servers: input.states.map((s) => s.id) })], recordOutputs: false },
+    onError: ({ error }) => {
+      failed = { error };
     },
     onStepFinish: () => {
       steps++;
@@ -150,7 +154,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       if (isAborted || outcome.status === 'aborted' || input.abortSignal?.aborted) input.onStopped?.(settleStopped(finalMessages, input.model.spec));
       // The merged model stream declares no outcome to this outer stream: a failure shows as `failed` (streamText's onError) or a failed outcome.
       else if (!failed && outcome.status !== 'failed') input.onComplete(finalMessages);
-      else input.onFailed?.();
+      else input.onFailed?.(failed?.error);
     },
     onError: (error) => describeModelError(error),
   });

@@ -3,10 +3,11 @@ import type { Settings } from '../config';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import type { McpConnection } from './connection';
 import { verdictOf } from './era';
-import { describeUpstreamError, isMethodNotFound } from './errors';
-import { listAll } from './list-all';
+import { isMethodNotFound, upstreamFailure } from './errors';
+import { LIST_METHOD, listAll } from './list-all';
 import type { ServerStateStore } from './state-store';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
+import { logEvent } from '../observability/log';
 
 /** A notification storm that never pauses still gets a catalog refresh every this many debounce windows. */
 const REFRESH_MAX_WAIT_WINDOWS = 20;
@@ -70,14 +71,17 @@ export class CatalogRefresher {
     const hint = hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern');
     if (isServable({ fetchedAt: verdict.at, ...(hint ? { hint } : {}) }, { now: Date.now(), coveredSince: undefined, reuseSince }, this.policy)) return;
     this.discovering = this.connection
-      .call(async (c, options) => {
-        const discover = await c.discover(options);
-        this.state.capabilities = discover.capabilities;
-        this.state.instructions = discover.instructions;
-        this.store.saveVerdict(this.state.id, verdictOf(c, Date.now()));
-        this.store.saveHeader(this.state);
-      })
-      .catch((error) => console.warn(`MCP server "${this.state.id}": server/discover failed (${describeUpstreamError(error)})`))
+      .call(
+        async (c, options) => {
+          const discover = await c.discover(options);
+          this.state.capabilities = discover.capabilities;
+          this.state.instructions = discover.instructions;
+          this.store.saveVerdict(this.state.id, verdictOf(c, Date.now()));
+          this.store.saveHeader(this.state);
+        },
+        { method: 'server/discover' },
+      )
+      .catch((error) => logEvent('catalog.refresh', { server: this.state.id, kind: 'discover', ...upstreamFailure(error) }, 'warn'))
       .finally(() => (this.discovering = undefined));
   }
 
@@ -96,7 +100,7 @@ export class CatalogRefresher {
     const { items, truncatedAfterPages, hint } = copy
       ? { items: copy.items, truncatedAfterPages: undefined, hint: copy.hint ?? {} }
       : await this.connection
-          .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES))
+          .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES), { method: LIST_METHOD[kind] })
           .catch((error: unknown) => {
             // `resources` implies resources/templates/list, but many servers never
             // implement it: "method not found" means there is nothing to list.
@@ -105,8 +109,7 @@ export class CatalogRefresher {
           });
     // Two refreshes of one list can overlap (set-up and a notification): keep the newer.
     if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
-    if (truncatedAfterPages)
-      console.warn(`MCP server "${state.id}": ${kind} list still had pages after ${truncatedAfterPages}; keeping the first ${items.length}`);
+    if (truncatedAfterPages) logEvent('catalog.truncated', { server: state.id, kind, pages: truncatedAfterPages, kept: items.length }, 'warn');
     if (!copy && !truncatedAfterPages && this.shared) {
       this.shared.catalogs.put(
         { server: state.id, url: this.shared.url, kind },
@@ -181,8 +184,11 @@ export class CatalogRefresher {
       this.pending.clear();
       this.chain = this.chain.then(async () => {
         this.count++;
-        await Promise.all(due.map((kind) => this.refresh(kind))).catch((error) =>
-          console.warn(`MCP server "${this.state.id}": catalog refresh failed (${describeUpstreamError(error)})`),
+        const started = Date.now();
+        const fields = { server: this.state.id, kind: due.join(',') };
+        await Promise.all(due.map((kind) => this.refresh(kind))).then(
+          () => logEvent('catalog.refresh', { ...fields, durationMs: Date.now() - started, outcome: 'ok' }),
+          (error) => logEvent('catalog.refresh', { ...fields, durationMs: Date.now() - started, ...upstreamFailure(error) }, 'warn'),
         );
       });
     }, window);

@@ -19,9 +19,11 @@ import pkg from '../../package.json' with { type: 'json' };
 import type { McpServerConfig, Settings } from '../config';
 import { verdictOf, type EraVerdict } from './era';
 import { anySignal, PausableDeadline } from './deadline';
-import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf } from './errors';
+import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf, upstreamFailure } from './errors';
 import { GetStreamState } from './get-stream';
-import { traced } from '../observability/tracing';
+import { asNewRequest } from '../observability/context';
+import { logEvent, throttledLog } from '../observability/log';
+import { observed } from '../observability/tracing';
 import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
@@ -88,6 +90,8 @@ export class McpConnection {
   private stream = new GetStreamState(() => {});
   /** Time limits of the requests in flight: paused while the user answers a server's question. */
   private readonly deadlines = new Set<PausableDeadline>();
+  /** A notification storm is a few log lines, not thousands. */
+  private readonly notificationLog = throttledLog();
 
   constructor(
     readonly config: McpServerConfig,
@@ -149,10 +153,11 @@ export class McpConnection {
    *   except tool calls (`idempotent: false`), which may have run;
    * - a concurrent request replaced the connection under this one: retry on
    *   the new one (idempotent requests only).
+   * `method` names the request in its span and log line (`mcp.request`).
    */
   async call<T>(
     request: (client: Client, options: RequestOptions) => Promise<T>,
-    { idempotent = true, signal }: { idempotent?: boolean; signal?: AbortSignal } = {},
+    { idempotent = true, signal, method }: { idempotent?: boolean; signal?: AbortSignal | undefined; method: string },
   ): Promise<T> {
     signal?.throwIfAborted();
     const client = await this.ensure();
@@ -163,10 +168,9 @@ export class McpConnection {
     // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
     const options: RequestOptions = { ...this.requestOptions, signal: anySignal(signal, deadline.signal) };
     try {
-      // One span per request with its retries: which server, which era, whether it may be retried.
-      return await traced('mcp.request', { 'mcp.server': this.config.id, 'mcp.era': client.getProtocolEra(), 'mcp.idempotent': idempotent }, () =>
-        this.callWith(client, request, options, idempotent),
-      );
+      // One span and one log line per request with its retries: which server and method, which era, whether it may be retried.
+      const fields = { server: this.config.id, method, era: client.getProtocolEra(), idempotent };
+      return await observed('mcp.request', 'mcp', fields, () => this.callWith(client, request, options, idempotent), upstreamFailure);
     } finally {
       deadline.clear();
       this.deadlines.delete(deadline);
@@ -249,8 +253,10 @@ export class McpConnection {
         kind === 'streamable-http' ? stream : undefined,
         this.authProvider,
       );
+      const started = Date.now();
       try {
         await client.connect(transport, { ...this.requestOptions, ...(prior ? { prior } : {}) });
+        logEvent('mcp.connect', { server: this.config.id, transport: kind, era: client.getProtocolEra(), durationMs: Date.now() - started, outcome: 'ok' });
         this.kind = kind;
         this.client = client;
         this.transport = transport;
@@ -261,6 +267,10 @@ export class McpConnection {
         return client;
       } catch (error) {
         lastError = error;
+        // Refused by a server that then gets the old SSE transport ("auto"): expected, not a warning.
+        const fallback = kind !== kinds.at(-1) && refusesStreamableHttp(error);
+        const failure = { ...upstreamFailure(error), ...(fallback ? { outcome: 'fallback' } : {}) };
+        logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback ? 'info' : 'warn');
         await client.close().catch(() => {});
         // A stored verdict the server now refuses (a 2025 verdict, and the server speaks only 2026): probe instead.
         if (prior && httpStatusOf(error) !== undefined) {
@@ -306,7 +316,13 @@ export class McpConnection {
     }
     for (const method of NOTIFICATION_METHODS) {
       client.setNotificationHandler(method as SdkNotificationMethod, (notification: { params?: object }) => {
-        if (this.client === client) this.events.onNotification(method, (notification.params ?? {}) as { uri?: string });
+        if (this.client !== client) return;
+        const params = (notification.params ?? {}) as { uri?: string };
+        // Work of its own (and so is the refresh it leads to): a request id of its own, in the tenant and conversation of the stream's opener.
+        asNewRequest(() => {
+          this.notificationLog(method, 'mcp.notification', { server: this.config.id, method, uri: params.uri });
+          this.events.onNotification(method, params);
+        });
       });
     }
     client.onerror = (error) => {

@@ -1,7 +1,8 @@
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { authRequiredIn } from '../auth/grant';
 import { ApiError } from '../errors';
-import { redactSecrets } from './transport';
+import { errorFields, type LogFields } from '../observability/log';
+import { redactSecrets } from '../observability/redact';
 
 /** "Unsupported protocol version" (2026-07-28): `data.supported` lists what the server speaks. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -101,6 +102,11 @@ export function describeUpstreamError(error: unknown): string {
   else if (error instanceof Error) text = error.message;
   else text = String(error);
   return bounded(text.replace(/^(MCP error -?\d+: )+/, '')); // v1-SDK servers prefix their messages
+}
+
+/** A failure talking to a server, as a log line says it: outcome and type (log.ts `errorFields`), and the text `describeUpstreamError` gives. */
+export function upstreamFailure(error: unknown): LogFields {
+  return { ...errorFields(error), error: describeUpstreamError(error) };
 }
 
 /** An http(s) URL in upstream error text (a redirect's target, an echoed endpoint). */

@@ -2,7 +2,8 @@ import { ProtocolError } from '@modelcontextprotocol/client';
 import type { CatalogKind, ServerCapabilities } from './catalog';
 import type { NotificationChannel } from './channel';
 import type { McpConnection } from './connection';
-import { describeUpstreamError, isTimeout, upstreamError } from './errors';
+import { isTimeout, upstreamError, upstreamFailure } from './errors';
+import { logEvent } from '../observability/log';
 
 /** How long a first read waits for the server to answer the session's GET stream. */
 const GET_STREAM_WAIT_MS = 500;
@@ -97,7 +98,7 @@ export class LegacyChannel implements NotificationChannel {
   private async subscribe(uri: string): Promise<void> {
     try {
       // Through `call`, so an expired session is re-initialised like for any request.
-      await this.connection.call((client, options) => client.subscribeResource({ uri }, options));
+      await this.connection.call((client, options) => client.subscribeResource({ uri }, options), { method: 'resources/subscribe' });
       // A session replaced meanwhile (expired and re-initialised) holds the subscription, not this channel's.
       if (this.live()) this.subscribed.set(uri, Date.now());
     } catch (error) {
@@ -105,7 +106,7 @@ export class LegacyChannel implements NotificationChannel {
       if (!(error instanceof ProtocolError) || isTimeout(error)) throw upstreamError(this.serverId, error);
       // The server refused this subscription: reads still work; the copy relies on a TTL.
       this.refused.add(uri);
-      console.warn(`MCP server "${this.serverId}": subscribe to ${uri} refused (${describeUpstreamError(error)})`);
+      logEvent('mcp.subscribe', { server: this.serverId, uri, ...upstreamFailure(error), outcome: 'refused' }, 'warn');
     }
   }
 }

@@ -11,7 +11,13 @@ export interface ListAllResult<K extends CatalogKind> {
 
 type Raw = { ttlMs?: unknown; cacheScope?: unknown; nextCursor?: string };
 
-const METHODS = { tools: 'tools/list', resources: 'resources/list', resourceTemplates: 'resources/templates/list', prompts: 'prompts/list' } as const;
+/** The list method of each catalog. */
+export const LIST_METHOD = {
+  tools: 'tools/list',
+  resources: 'resources/list',
+  resourceTemplates: 'resources/templates/list',
+  prompts: 'prompts/list',
+} as const;
 
 /**
  * Every page of one catalog list. The SDK walks the pages itself (and
@@ -31,7 +37,8 @@ export async function listAll<K extends CatalogKind>(client: Client, kind: K, op
   let cursor: string | undefined;
   let first: Raw | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const result = (await client.request({ method: METHODS[kind], params: cursor === undefined ? {} : { cursor } }, options)) as Raw & Record<string, unknown>;
+    const result = (await client.request({ method: LIST_METHOD[kind], params: cursor === undefined ? {} : { cursor } }, options)) as Raw &
+      Record<string, unknown>;
     first ??= result;
     items.push(...((result[kind] as unknown[] | undefined) ?? []));
     cursor = result.nextCursor;

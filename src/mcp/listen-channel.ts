@@ -1,7 +1,8 @@
 import type { Client, McpSubscription, RequestOptions, SubscriptionFilter } from '@modelcontextprotocol/client';
 import type { CatalogKind, ServerCapabilities } from './catalog';
 import type { NotificationChannel } from './channel';
-import { describeUpstreamError } from './errors';
+import { upstreamFailure } from './errors';
+import { logEvent } from '../observability/log';
 
 /** A channel whose `listen` failed is replaced (and tried again) on a use this long after. */
 const LISTEN_RETRY_MS = 30_000;
@@ -35,6 +36,7 @@ export class ListenChannel implements NotificationChannel {
   private failedAt: number | undefined;
 
   constructor(
+    private readonly serverId: string,
     private readonly client: Client,
     private readonly capabilities: ServerCapabilities | undefined,
     private readonly options: RequestOptions,
@@ -99,7 +101,7 @@ export class ListenChannel implements NotificationChannel {
       subscription = await this.client.listen(filter, this.options);
     } catch (error) {
       // No stream, no coverage: reads rely on TTLs. Said once per attempt, not fatal.
-      console.warn(`MCP listen failed (${describeUpstreamError(error)}); cached copies rely on TTLs`);
+      logEvent('mcp.channel', { server: this.serverId, ...upstreamFailure(error) }, 'warn');
       for (const uri of asked) this.refused.add(uri);
       this.failedAt = Date.now();
       return;

@@ -80,7 +80,7 @@ export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> 
 async function load({ server, uri, connection, policy }: ReadContext) {
   let result: ReadResourceResult;
   try {
-    result = await connection.call((client, options) => client.readResource({ uri }, options));
+    result = await connection.call((client, options) => client.readResource({ uri }, options), { method: 'resources/read' });
   } catch (error) {
     if (isResourceNotFound(error))
       throw new ApiError(404, 'resource_not_found', `MCP server "${server}" has no resource ${uri}: ${describeUpstreamError(error)}`);

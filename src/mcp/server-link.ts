@@ -6,6 +6,7 @@ import type { McpServerConfig, Settings } from '../config';
 import { authRequiredIn, type AuthRequiredError } from '../auth/grant';
 import type { VaultAuth } from '../auth/vault-auth';
 import { ApiError } from '../errors';
+import { logEvent } from '../observability/log';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import { CatalogRefresher } from './catalog-refresh';
 import type { NotificationChannel } from './channel';
@@ -263,7 +264,7 @@ export class ServerLink {
     const max = settings.MAX_SUBSCRIBED_URIS;
     const channel: NotificationChannel =
       client.getProtocolEra() === 'modern'
-        ? new ListenChannel(client, this.state.capabilities, this.connection.requestOptions, max, (reason) => {
+        ? new ListenChannel(this.id, client, this.state.capabilities, this.connection.requestOptions, max, (reason) => {
             if (this.channel === channel) this.onChannelLost(reason);
           })
         : new LegacyChannel(this.id, this.connection, this.state.capabilities, max);
@@ -350,7 +351,7 @@ export class ServerLink {
    * is listed again. The channel is opened again on the next use.
    */
   private onChannelLost(reason: string) {
-    console.warn(`MCP server "${this.id}": ${reason}; cached entries dropped, catalogs listed again`);
+    logEvent('mcp.channel', { server: this.id, outcome: 'lost', reason }, 'warn');
     this.options.cache.invalidateServer(this.id);
     const channel = this.channel;
     this.channel = undefined;

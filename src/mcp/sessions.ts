@@ -12,9 +12,10 @@ import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError, notFound } from '../errors';
+import { logEvent } from '../observability/log';
 import type { ServerState } from './catalog';
 import { CompletionCache } from './completions';
-import { describeUpstreamError, upstreamError } from './errors';
+import { describeUpstreamError, upstreamError, upstreamFailure } from './errors';
 import { validatePromptArguments } from './prompt-arguments';
 import { resolveServer } from './resolve-server';
 import type { ResourceRead } from './resource-read';
@@ -85,7 +86,9 @@ export class McpSessions {
     await Promise.allSettled(
       [...this.links.values()].map(async (link) => {
         await link.ensure();
-        await link.refreshStale(reuseSince).catch((error) => console.warn(`MCP server "${link.id}": catalog refresh failed (${describeUpstreamError(error)})`));
+        await link
+          .refreshStale(reuseSince)
+          .catch((error) => logEvent('catalog.refresh', { server: link.id, kind: 'stale', ...upstreamFailure(error) }, 'warn'));
       }),
     );
     return [...this.links.values()].map((link) => link.state);
@@ -111,10 +114,7 @@ export class McpSessions {
     try {
       return (await link.connection.call(
         (client, options) => client.callTool({ name, arguments: args }, { ...options, ...(toolDefinition ? { toolDefinition } : {}) }),
-        {
-          idempotent: false,
-          ...(signal ? { signal } : {}),
-        },
+        { idempotent: false, signal, method: 'tools/call' },
       )) as CallToolResult;
     } catch (error) {
       if (error instanceof InsufficientScopeError) throw await link.stepUp(error);
@@ -142,7 +142,7 @@ export class McpSessions {
     }
     const valid = validatePromptArguments(prompt, args, id);
     try {
-      return await link.connection.call((client, options) => client.getPrompt({ name, arguments: valid }, options), signal ? { signal } : {});
+      return await link.connection.call((client, options) => client.getPrompt({ name, arguments: valid }, options), { signal, method: 'prompts/get' });
     } catch (error) {
       if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
         throw new ApiError(400, 'invalid_argument', `Prompt "${name}" on server "${id}": ${describeUpstreamError(error)}`);
@@ -170,7 +170,7 @@ export class McpSessions {
     }
     return this.completions.get(id, request, async () => {
       try {
-        return (await link.connection.call((client, options) => client.complete(request, options))).completion;
+        return (await link.connection.call((client, options) => client.complete(request, options), { method: 'completion/complete' })).completion;
       } catch (error) {
         if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
           throw new ApiError(400, 'invalid_argument', `MCP server "${id}" refused the completion: ${describeUpstreamError(error)}`);

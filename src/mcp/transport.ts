@@ -3,6 +3,8 @@ import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, t
 import type { McpServerConfig } from '../config';
 import { secretNamed } from '../config/secrets';
 import { ApiError } from '../errors';
+import { currentRequest } from '../observability/context';
+import { rememberSecret } from '../observability/redact';
 import { limitResponses } from './response-limit';
 import { watchGetStream, type GetStreamWatcher } from './get-stream';
 
@@ -32,18 +34,26 @@ export function resolveHeaders(server: McpServerConfig, env: TransportEnv): Reco
       throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": header ${name} names the secret ${secretName}, which is not set`);
     }
     headers[name] = secret;
-    if (secret.length >= 6) resolvedSecrets.add(secret);
+    // Masked in any upstream text we pass on and in every log line (observability/redact.ts).
+    rememberSecret(secret);
   }
   return headers;
 }
 
-/** Secret values resolved in this isolate: masked in any upstream text we pass on. Memory only. */
-const resolvedSecrets = new Set<string>();
-
-export function redactSecrets(text: string): string {
-  let out = text;
-  for (const secret of resolvedSecrets) out = out.split(secret).join('[redacted]');
-  return out;
+/**
+ * Every request to a server carries the id of the request it works for
+ * (`X-Request-Id`, observability/context.ts), so a server's logs and ours
+ * line up. A stream opened by one request (a listen or GET stream) keeps
+ * that request's id.
+ */
+function withRequestId(fetchImpl: typeof fetch): typeof fetch {
+  return (input, init) => {
+    const requestId = currentRequest()?.requestId;
+    if (!requestId) return fetchImpl(input, init);
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    headers.set('X-Request-Id', requestId);
+    return fetchImpl(input, { ...init, headers });
+  };
 }
 
 /**
@@ -67,7 +77,7 @@ export function createTransport(
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
   const direct: typeof fetch = isSelf ? (input, init) => exports.default.fetch(input, init) : (input, init) => fetch(input, init);
-  const limited = limitResponses(direct, maxResponseBytes);
+  const limited = limitResponses(withRequestId(direct), maxResponseBytes);
   const fetchImpl = getStream ? watchGetStream(limited, getStream) : limited;
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };
   const auth = authProvider ? { authProvider } : {};

@@ -124,6 +124,8 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
   const hanging = new Set<http.ServerResponse>();
   /** Requests received per JSON-RPC method (e.g. how many `resources/list` a notification storm caused). */
   let methods: Record<string, number> = {};
+  /** The newest requests that reached the body stage: their `X-Request-Id` header and JSON-RPC methods (the Worker's request ids). */
+  let seen: Array<{ requestId: string | null; methods: string[] }> = [];
   /** Open standalone GET SSE streams to clients: where `notify` injects server notifications. */
   const notificationStreams = new Set<http.ServerResponse>();
   // No keep-alive upstream: a pooled socket the server has just timed out is a
@@ -145,7 +147,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
 
   async function control(req: http.IncomingMessage, res: http.ServerResponse, action: string): Promise<void> {
     if (req.method === 'GET' && action === 'state') {
-      return sendJson(res, 200, { mode, requests, deletes, sessionsSeen: sessions.size, methods, notificationStreams: notificationStreams.size });
+      return sendJson(res, 200, { mode, requests, deletes, sessionsSeen: sessions.size, methods, notificationStreams: notificationStreams.size, seen });
     }
     if (req.method === 'POST' && action === 'notify') {
       // A notification storm: `count` copies of one notification, written in one
@@ -159,6 +161,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
       setMode('pass');
       requests = 0;
       methods = {};
+      seen = [];
       sessions.clear();
       res.writeHead(204).end();
       return;
@@ -304,6 +307,8 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
     }
     const body = await readBody(req);
     for (const method of methodsOf(body)) methods[method] = (methods[method] ?? 0) + 1;
+    const requestId = req.headers['x-request-id'];
+    seen = [...seen.slice(-199), { requestId: typeof requestId === 'string' ? requestId : null, methods: methodsOf(body) }];
     if (mode === 'invalid-jsonrpc' && req.method === 'POST' && carriesRequestWithId(body)) {
       sendJson(res, 200, { hello: 'world' });
       return;

@@ -7,6 +7,7 @@ import { CLIENT_NAME } from '../../auth/record-provider';
 import { newNonce, openState, openTicket, sealState, START_PATH, AUTHORIZATION_TTL_MS } from '../../auth/tickets';
 import { vaultOf } from '../../auth/vault';
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, oauthSetup } from '../../config/oauth';
+import { errorFields, logEvent } from '../../observability/log';
 import { announceAuthorizationChange } from '../reauthorize';
 import { z } from 'zod';
 import { ClientMetadata } from '../../../shared/api/service';
@@ -157,7 +158,7 @@ export const oauth = routes()
       });
     // Before the page: a conversation the user goes back to has already dropped the old connection.
     await announceAuthorizationChange(c.env, owner, ticket.server, finished.value).catch((e) =>
-      console.warn(`announcing a new authorization failed: ${(e as Error).message}`),
+      logEvent('auth.changed', { server: ticket.server, ...errorFields(e) }, 'warn'),
     );
     return answerPage(c, 200, `${ticket.server} is connected`, 'You can close this window and go back to the chat.', { server: ticket.server, ok: true });
   });

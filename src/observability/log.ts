@@ -1,0 +1,112 @@
+import { currentRequest } from './context';
+import { redactForLog } from './redact';
+
+/**
+ * The events we log (docs/DEPLOY.md, "Watching a deployment", lists their
+ * fields). Names are stable: dashboards, queries and alerts select on them.
+ */
+export type LogEvent =
+  // Worker
+  | 'http.request'
+  | 'http.error'
+  | 'auth.config'
+  // a conversation's turns
+  | 'turn.end'
+  | 'model.call'
+  | 'tool.call'
+  | 'pin.skipped'
+  | 'ws.error'
+  | 'ws.refused'
+  | 'auth.link'
+  // MCP sessions
+  | 'mcp.connect'
+  | 'mcp.request'
+  | 'mcp.notification'
+  | 'mcp.channel'
+  | 'mcp.subscribe'
+  | 'catalog.refresh'
+  | 'catalog.truncated'
+  | 'sessions.release'
+  // caches, authorization, the demo server
+  | 'cache.kv'
+  | 'auth.refresh'
+  | 'auth.changed'
+  | 'demo.mcp';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+/** Flat fields only: ids, names, counts, durations, outcomes. Never content, user text or credentials. */
+export type LogFields = Record<string, string | number | boolean | undefined>;
+
+/**
+ * Keys whose values are never written, whatever a caller passes: the
+ * redaction guard behind the rule above. Matched on the key lowercased
+ * without `-` and `_`, at its end (`accessToken`, `x-api-key`; not `inputTokens`).
+ */
+const DENIED_KEYS = /(authorization|cookie|password|passwd|secret|token|apikey|credential|credentials|privatekey|signature|bearer)$/;
+const MAX_CHARS = 1_000;
+const MAX_STACK_CHARS = 4_000;
+
+/**
+ * One event, one line: a JSON object (Workers Logs indexes its fields; the
+ * object, not a string, is what it parses) with `event`, the request scope
+ * (`requestId`, `tenant`, `conversation`: context.ts) and `fields`. String
+ * values pass the redaction guard (redact.ts): known secrets and
+ * credential-shaped values masked, URLs without their query.
+ *
+ * @example logEvent('mcp.request', { server: 'tracker', method: 'tools/call', durationMs: 42, outcome: 'ok' })
+ */
+export function logEvent(event: LogEvent, fields: LogFields = {}, level: LogLevel = 'info'): void {
+  const scope = currentRequest();
+  const entry: Record<string, string | number | boolean> = { event };
+  const all: LogFields = { requestId: scope?.requestId, tenant: scope?.tenant, conversation: scope?.conversation, ...fields };
+  for (const [key, value] of Object.entries(all)) {
+    if (value === undefined || key === 'event') continue;
+    if (DENIED_KEYS.test(key.toLowerCase().replace(/[-_]/g, ''))) entry[key] = '[redacted]';
+    else entry[key] = typeof value === 'string' ? redactForLog(value).slice(0, key === 'stack' ? MAX_STACK_CHARS : MAX_CHARS) : value;
+  }
+  if (level === 'error') console.error(entry);
+  else if (level === 'warn') console.warn(entry);
+  else console.log(entry);
+}
+
+/**
+ * What a log line says of a failure: `outcome` (an API error's code,
+ * `aborted`, or `error`), `errorType` and the message (cut at 300
+ * characters). The stack only when asked — unhandled errors, server side.
+ */
+export function errorFields(error: unknown, { stack = false }: { stack?: boolean } = {}): LogFields {
+  const err = error instanceof Error ? error : undefined;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return {
+    outcome: err?.name === 'AbortError' ? 'aborted' : typeof code === 'string' ? code : 'error',
+    errorType: err?.name ?? typeof error,
+    error: (err?.message ?? String(error)).slice(0, 300),
+    ...(stack && err?.stack ? { stack: err.stack } : {}),
+  };
+}
+
+/**
+ * `logEvent` with at most `max` lines per key per `windowMs` (a storm of
+ * 10,000 notifications is a few lines, not 10,000): the first line after a
+ * window with lines left out says how many (`suppressed`).
+ */
+export function throttledLog(max = 10, windowMs = 1_000): (key: string, event: LogEvent, fields: LogFields) => void {
+  const windows = new Map<string, { start: number; written: number; suppressed: number }>();
+  return (key, event, fields) => {
+    const now = Date.now();
+    let window = windows.get(key);
+    let suppressed = 0;
+    if (!window || now - window.start >= windowMs) {
+      suppressed = window?.suppressed ?? 0;
+      window = { start: now, written: 0, suppressed: 0 };
+      windows.set(key, window);
+    }
+    if (window.written >= max) {
+      window.suppressed++;
+      return;
+    }
+    window.written++;
+    logEvent(event, suppressed ? { ...fields, suppressed } : fields);
+  };
+}

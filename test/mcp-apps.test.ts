@@ -52,6 +52,26 @@ describe('the host side of MCP Apps: catalog and model', () => {
     expect(tools.searchable).not.toContain('demo__board_tasks');
   });
 
+  it("a server's listed views stay out of what the model sees of its resources (catalog, corpus, list_resources)", async () => {
+    const id = await createConversation();
+    const uris = await runInDurableObject(await conversationStub(id), (instance) =>
+      instance.services.withMcp(async (sessions) => {
+        const listed = sessions.catalog.bind(sessions);
+        // As a server built on ext-apps' registerAppResource would list it.
+        const view = { uri: 'ui://demo/listed', name: 'listed', mimeType: 'text/html;profile=mcp-app' };
+        sessions.catalog = async (since) => (await listed(since)).map((s) => (s.id === 'demo' ? { ...s, resources: [...s.resources, view] } : s));
+        try {
+          const context = await prepareTurnContext(sessions, loadConfig(env).settings, false, Date.now());
+          return context.states.find((s) => s.id === 'demo')!.resources.map((r) => r.uri);
+        } finally {
+          sessions.catalog = listed;
+        }
+      }),
+    );
+    expect(uris).toContain('task://guidelines');
+    expect(uris).not.toContain('ui://demo/listed');
+  });
+
   it('a call of a tool with a view streams a data-mcp-app part (call, then raw result), kept in the history; the model sees the text only', async () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) => (i === 0 ? callTools(['demo__show_task_board', {}]) : say('Here is the board.')));

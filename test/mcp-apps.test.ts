@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config';
 import { prepareTurnContext } from '../src/loop/turn-context';
 import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { connectDemoClient, demoTaskTitles, waitFor } from './helpers/demo-client';
-import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, toolResults } from './helpers/turns';
 
 /*
  * MCP Apps (issue 17) against the demo server over real MCP (Streamable
@@ -97,6 +97,16 @@ describe('the host side of MCP Apps: catalog and model', () => {
     const kept = snapshot.messages.at(-1)!.parts.filter((p) => p.type === 'data-mcp-app');
     expect(kept).toHaveLength(1);
     expect(kept[0]!.data!.result?.structuredContent).toBeTruthy();
+  });
+});
+
+describe('end to end, as `npm start` shows it', () => {
+  it('the offline model calls show_task_board when named: the answer over HTTP carries the data-mcp-app part', async () => {
+    const id = await createConversation();
+    const chunks = await sseChunks(await postJson(`/v1/conversations/${id}/messages`, { text: 'show_task_board' }));
+    const app = chunks.filter((c) => c.type === 'data-mcp-app').map((c) => (c as { data: AppToolCall }).data);
+    expect(app.map((a) => Boolean(a.result))).toEqual([false, true]); // the call, then its result
+    expect(app[1]).toMatchObject({ server: 'demo', tool: 'show_task_board', resourceUri: BOARD, result: { structuredContent: { tasks: expect.any(Array) } } });
   });
 });
 

@@ -4,6 +4,7 @@ import type { UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { AppToolCall, ViewLink } from '../shared/api/views';
 import { loadConfig } from '../src/config';
+import { takeViewCall } from '../src/limits/turn-limits';
 import { prepareTurnContext } from '../src/loop/turn-context';
 import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { connectDemoClient, demoTaskTitles, waitFor } from './helpers/demo-client';
@@ -226,6 +227,17 @@ describe("a view's tool calls: POST …/views/call", () => {
     const approved = await viewCall(id, { server: 'demo', name: 'create_task', arguments: { title }, approved: true });
     expect(approved.status).toBe(200);
     expect(await demoTaskTitles()).toContain(title);
+  });
+
+  it('are limited per end user and minute (VIEW_CALLS_PER_MINUTE_PER_USER): 429 with Retry-After past it', async () => {
+    const config = loadConfig(env);
+    const tight = { ...config, settings: { ...config.settings, VIEW_CALLS_PER_MINUTE_PER_USER: 2 } };
+    const owner = { tenant: 'acme', user: `views-${crypto.randomUUID()}` };
+    await takeViewCall(env, tight, owner);
+    await takeViewCall(env, tight, owner);
+    const refused = await takeViewCall(env, tight, owner).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
+    await takeViewCall(env, tight, { ...owner, user: `${owner.user}-other` }); // another user's views are not held back
   });
 
   it("a tool error is a result; the model's history gets none of these calls", async () => {

@@ -155,6 +155,8 @@ export const SettingsSchema = z.object({
   ),
   /** Turns one end user may start per minute (429 past it). */
   TURNS_PER_MINUTE_PER_USER: int(1, 30).describe(`turns one end user may start per minute (\`429\` + \`Retry-After\` past it)`),
+  /** Tool calls MCP Apps views may make per minute for one end user (429 past it): a view is code of its server's choosing. */
+  VIEW_CALLS_PER_MINUTE_PER_USER: int(1, 60).describe(`tool calls one end user's MCP Apps views may make per minute (\`429\` + \`Retry-After\` past it)`),
   /** Conversations one end user may create per minute (429 past it). */
   CONVERSATIONS_PER_MINUTE_PER_USER: int(1, 20).describe(
     `conversations one end user may create per minute (\`429\` + \`Retry-After\` past it; a tenant's \`limits.conversationsPerUser\` overrides it)`,

@@ -12,6 +12,7 @@ import { createUIMessageStreamResponse, type UIMessage } from 'ai';
 import { formatIssues, loadConfig, type Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
+import { takeViewCall } from '../limits/turn-limits';
 import { tenantAcceptsImages, tenantModel, type ResolvedModel } from '../loop/models';
 import { prepareTurn, type PreparedTurn, type TurnInputRequest } from '../loop/prepare-turn';
 import type { McpSessions } from '../mcp/sessions';
@@ -221,7 +222,8 @@ export class ConversationServices {
   }
 
   /** MCP Apps (views.ts): a view's link, its document (by nonce; no owner check: the nonce is the capability), a view's tool call. */
-  view<R extends ViewRequest>(request: R): Promise<ViewAnswer<R>> {
+  async view<R extends ViewRequest>(request: R): Promise<ViewAnswer<R>> {
+    if (request.kind === 'call') await takeViewCall(this.host.env, loadConfig(this.host.env), this.existing().owner);
     return this.withMcp((sessions) => answerView(sessions, this.viewLinks, request) as Promise<ViewAnswer<R>>);
   }
 

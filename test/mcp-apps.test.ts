@@ -4,7 +4,9 @@ import type { UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { AppToolCall, ViewLink } from '../shared/api/views';
 import { loadConfig } from '../src/config';
+import { answerView } from '../src/conversation/views';
 import { takeViewCall } from '../src/limits/turn-limits';
+import type { McpSessions } from '../src/mcp/sessions';
 import { prepareTurnContext } from '../src/loop/turn-context';
 import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { connectDemoClient, demoTaskTitles, waitFor } from './helpers/demo-client';
@@ -194,6 +196,46 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     const gone = await api(`/views/${id}/${expired.nonce}`, {}, {});
     expect(gone.status).toBe(404);
     expect(gone.headers.get('content-security-policy')).toContain("default-src 'none'"); // the API's headers on its errors
+  });
+});
+
+describe('reading a view (views.ts) from what a server sends', () => {
+  const URI = 'ui://x/view';
+  /** The sessions of a conversation whose one server `x` has a tool with the view `URI`, listed (or not), read as `contents`. */
+  const serverSending = (contents: unknown[], listed?: object) =>
+    ({
+      serverIds: ['x'],
+      servers: [],
+      ensureServer: async () => ({ id: 'x', tools: [{ name: 't', inputSchema: {}, _meta: { ui: { resourceUri: URI } } }], resources: listed ? [listed] : [] }),
+      readResource: async () => ({ contents }),
+    }) as unknown as McpSessions;
+  const answer = async (sessions: McpSessions, kind: 'link' | 'document') =>
+    runInDurableObject(await conversationStub(await createConversation()), async (instance) => {
+      const links = instance.services.viewLinks;
+      if (kind === 'link') return answerView(sessions, links, { kind, body: { server: 'x', uri: URI } });
+      return answerView(sessions, links, { kind, nonce: links.mint({ server: 'x', uri: URI }).nonce });
+    }).catch((error: unknown) => error);
+
+  it('a base64 blob is UTF-8 HTML; the content item’s _meta.ui wins over the listing’s, which is the fallback', async () => {
+    const blob = btoa(String.fromCharCode(...new TextEncoder().encode('<p>Grüße</p>')));
+    const item = { uri: URI, mimeType: 'text/html;profile=mcp-app', blob, _meta: { ui: { prefersBorder: false } } };
+    const listing = {
+      uri: URI,
+      name: 'v',
+      mimeType: 'text/html;profile=mcp-app',
+      _meta: { ui: { prefersBorder: true, csp: { connectDomains: ['https://a.dev'] } } },
+    };
+    expect(await answer(serverSending([item], listing), 'document')).toEqual({ html: '<p>Grüße</p>', ui: { prefersBorder: false } });
+    const { _meta: _, ...bare } = item;
+    expect(await answer(serverSending([bare], listing), 'document')).toMatchObject({ ui: listing._meta.ui });
+  });
+
+  it('anything but text/html;profile=mcp-app is refused (502 not_a_view), at the link already', async () => {
+    for (const mimeType of ['text/html', 'text/plain', undefined]) {
+      for (const kind of ['link', 'document'] as const) {
+        expect(await answer(serverSending([{ uri: URI, mimeType, text: '<p>x</p>' }]), kind)).toMatchObject({ status: 502, code: 'not_a_view' });
+      }
+    }
   });
 });
 

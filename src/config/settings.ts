@@ -97,6 +97,11 @@ export const SettingsSchema = z.object({
   STREAM_COALESCE_MS: int(0, 30).describe(
     `the model's streamed deltas arriving within this window reach clients as one chunk (CPU per turn follows time, not tokens); 0 sends every chunk as the model did`,
   ),
+  /**
+   * A tool result with a view (MCP Apps) is kept whole in the history for the view (`data-mcp-app`); past this
+   * size (its JSON) the view gets an error instead, and the model its text as always.
+   */
+  VIEW_RESULT_MAX_BYTES: int(1_000, 256 * 1024).describe(`most bytes (JSON) of a tool result kept for its view (MCP Apps); larger ones show the text only`),
   /** Images up to this size go to models that accept images as image parts; larger ones are described. */
   INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024).describe(
     `images up to this go to image-capable models; binaries listed larger are described without downloading`,
@@ -150,6 +155,8 @@ export const SettingsSchema = z.object({
   ),
   /** Turns one end user may start per minute (429 past it). */
   TURNS_PER_MINUTE_PER_USER: int(1, 30).describe(`turns one end user may start per minute (\`429\` + \`Retry-After\` past it)`),
+  /** Tool calls MCP Apps views may make per minute for one end user (429 past it): a view is code of its server's choosing. */
+  VIEW_CALLS_PER_MINUTE_PER_USER: int(1, 60).describe(`tool calls one end user's MCP Apps views may make per minute (\`429\` + \`Retry-After\` past it)`),
   /** Conversations one end user may create per minute (429 past it). */
   CONVERSATIONS_PER_MINUTE_PER_USER: int(1, 20).describe(
     `conversations one end user may create per minute (\`429\` + \`Retry-After\` past it; a tenant's \`limits.conversationsPerUser\` overrides it)`,

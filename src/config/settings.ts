@@ -97,6 +97,11 @@ export const SettingsSchema = z.object({
   STREAM_COALESCE_MS: int(0, 30).describe(
     `the model's streamed deltas arriving within this window reach clients as one chunk (CPU per turn follows time, not tokens); 0 sends every chunk as the model did`,
   ),
+  /**
+   * A tool result with a view (MCP Apps) is kept whole in the history for the view (`data-mcp-app`); past this
+   * size (its JSON) the view gets an error instead, and the model its text as always.
+   */
+  VIEW_RESULT_MAX_BYTES: int(1_000, 256 * 1024).describe(`most bytes (JSON) of a tool result kept for its view (MCP Apps); larger ones show the text only`),
   /** Images up to this size go to models that accept images as image parts; larger ones are described. */
   INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024).describe(
     `images up to this go to image-capable models; binaries listed larger are described without downloading`,

@@ -15,6 +15,7 @@ import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import { type ApprovalAnswer, type History, pendingApprovals, regenerationCut, settleOpenToolCalls, type ToolCallAnswer } from './history';
 import type { Owner } from './record';
+import type { AppToolCall } from '../../shared/api/views';
 
 /**
  * What starts a turn:
@@ -212,7 +213,9 @@ export class TurnRunner {
     const config = loadConfig(this.host.env);
     if (request.kind !== 'continue') await takeTurn(this.host.env, config, this.host.owner());
     const settings = { ...config.settings, ...overrides };
-    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now(), this.host.largeResults);
+    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now(), this.host.largeResults, (call) =>
+      this.write?.(appCallPart(call)),
+    );
     context.tools = { ...clientToolSet(this.clientTools, context.tools), ...context.tools };
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
     history.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);
@@ -282,6 +285,16 @@ async function authRequiredNotices(env: Env, owner: Owner, states: ServerState[]
         },
       }) as UIMessageChunk,
   );
+}
+
+/**
+ * A call of a tool with a view (MCP Apps): the widget renders the view and
+ * hands it the input, then the result (the same part id again). Not
+ * transient: the history keeps it, so a reload shows the view again. The
+ * model never sees data parts.
+ */
+function appCallPart(call: AppToolCall): UIMessageChunk {
+  return { type: 'data-mcp-app', id: `mcp-app-${call.toolCallId}`, data: call } as UIMessageChunk;
 }
 
 /** Client tools as the model sees them: no `execute` (the turn ends at the call; the client answers). Names of ours win. */

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
 import { CUSTOMER_TEMPLATE, GUIDELINES_URI, PUBLISHED_TEMPLATE, STATIC_RESOURCES, listAllResources, paginate, publishedUri } from './catalog';
 import { CUSTOMERS, findCustomer } from './content/customers';
+import { TASK_BOARD_URI, taskBoardHtml } from './content/task-board';
+import { VIEW_MIME_TYPE } from '../../shared/mcp-apps';
 import type { DemoStore } from './store';
 
 /** "Resource not found" as 2026-07-28 has it: -32602 with the URI in `data` (2025 clients accept it too). */
@@ -11,6 +13,7 @@ export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
 
 const INSTRUCTIONS = `Acme Tasks is the team's task tracker.
 - Tasks: list_tasks shows open work (read-only); create_task and complete_task change it.
+- show_task_board shows the open tasks as an interactive board (an MCP Apps view) the user can act on; use it when the user wants to see or work through the board.
 - task://guidelines holds the team rules; read it before planning or estimating, and follow it. It changes (update_guidelines), so subscribe to it rather than remembering it.
 - docs://test-matrix is the release test matrix: the product list and the report format are near its end.
 - customer://{customerId}/profile gives a customer's plan, seats and account manager; customer ids complete via completion/complete.
@@ -138,6 +141,19 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     changes.resourceUpdated(uri);
   };
 
+  // ---- the task board view (MCP Apps) ------------------------------------
+  // Not in resources/list (the views of tools need not be; the model has no use for HTML): read by hosts through show_task_board's `_meta.ui`.
+  server.registerResource(
+    'task-board',
+    TASK_BOARD_URI,
+    { title: 'Task board', description: 'The interactive view of show_task_board.', mimeType: VIEW_MIME_TYPE },
+    () => ({
+      contents: [
+        { uri: TASK_BOARD_URI, mimeType: VIEW_MIME_TYPE, text: taskBoardHtml(store.guidelines().split('\n')[0] ?? ''), _meta: { ui: { prefersBorder: true } } },
+      ],
+    }),
+  );
+
   // ---- tools -----------------------------------------------------------
   server.registerTool(
     'list_tasks',
@@ -153,6 +169,43 @@ export function createDemoServer(host: DemoServerHost): McpServer {
         content: [{ type: 'text', text: tasks.length ? JSON.stringify(tasks, null, 2) : `No ${status === 'all' ? '' : `${status} `}tasks.` }],
         structuredContent: { tasks },
       };
+    },
+  );
+
+  server.registerTool(
+    'show_task_board',
+    {
+      title: 'Show task board',
+      description: 'Shows the open tasks as an interactive board: the user can mark tasks done and add tasks there.',
+      inputSchema: z.object({}),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: { ui: { resourceUri: TASK_BOARD_URI }, 'ui/resourceUri': TASK_BOARD_URI },
+    },
+    () => {
+      const tasks = store.listTasks('open');
+      const lines = tasks.map((t) => `- #${t.id} ${t.title}${t.assignee ? ` (${t.assignee})` : ''}`);
+      return {
+        content: [
+          { type: 'text', text: tasks.length ? `The board shows ${tasks.length} open task(s):\n${lines.join('\n')}` : 'The board is empty: no open tasks.' },
+        ],
+        structuredContent: { tasks },
+      };
+    },
+  );
+
+  // The board's own refresh: only its view calls it (visibility ['app']); the model has list_tasks.
+  server.registerTool(
+    'board_tasks',
+    {
+      title: 'Board tasks',
+      description: 'The open tasks, for the task board view.',
+      inputSchema: z.object({}),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: { ui: { resourceUri: TASK_BOARD_URI, visibility: ['app'] } },
+    },
+    () => {
+      const tasks = store.listTasks('open');
+      return { content: [{ type: 'text', text: `${tasks.length} open task(s)` }], structuredContent: { tasks } };
     },
   );
 
@@ -225,6 +278,7 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     async ({ text }, ctx) => {
       store.setGuidelines(text);
       await updated(GUIDELINES_URI, ctx.mcpReq.notify);
+      await updated(TASK_BOARD_URI, ctx.mcpReq.notify); // the board shows the guidelines' first line
       return { content: [{ type: 'text', text: `Guidelines updated (${text.length} characters).` }] };
     },
   );
@@ -344,7 +398,7 @@ export function createDemoServer(host: DemoServerHost): McpServer {
 }
 
 function knownUri(store: DemoStore, uri: string): boolean {
-  if (STATIC_RESOURCES.some((r) => r.listing.uri === uri)) return true;
+  if (uri === TASK_BOARD_URI || STATIC_RESOURCES.some((r) => r.listing.uri === uri)) return true;
   const published = /^docs:\/\/published\/(.+)$/.exec(uri);
   if (published) return store.document(published[1]!) !== undefined;
   const customer = /^customer:\/\/([^/]+)\/profile$/.exec(uri);

@@ -2,7 +2,7 @@ import type { ToolSet } from 'ai';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
-import { mcpTools } from '../tools/mcp-tools';
+import { mcpTools, type McpToolContext } from '../tools/mcp-tools';
 import type { LargeResultStore } from '../tools/large-results';
 import { syntheticTools } from '../tools/synthetic';
 import { toolSearch, type ToolEntry } from '../tools/tool-search';
@@ -25,7 +25,7 @@ export interface TurnContext {
  * Gathers a turn's context: catalogs listed again where the freshness
  * contract calls them stale, the synthetic tools (with this turn's resource
  * byte budget) plus each server's MCP tools, and the pinned resources (or
- * the whole corpus, when it is small). `turnStartedAt` lets the reads of
+ * the whole corpus, when it is small). `onAppCall` hears of the calls of tools with a view (MCP Apps). `turnStartedAt` lets the reads of
  * this turn share what a server marks stale at once (ttlMs 0); the next turn
  * reads again.
  */
@@ -35,13 +35,14 @@ export async function prepareTurnContext(
   acceptsImages: boolean,
   turnStartedAt: number,
   largeResults?: LargeResultStore,
+  onAppCall?: McpToolContext['onAppCall'],
 ): Promise<TurnContext> {
   const states = await sessions.catalog(turnStartedAt);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });
   const mcp = mcpTools(
-    { sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults },
+    { sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults, onAppCall },
     new Set([...Object.keys(synthetic), 'search_tools']),
   );
   const found = new Set<string>();

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import pkg from '../../package.json' with { type: 'json' };
+import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../config';
 import { verdictOf, type EraVerdict } from './era';
 import { anySignal, PausableDeadline } from './deadline';
@@ -288,7 +289,8 @@ export class McpConnection {
       { name: pkg.name, version: pkg.version },
       {
         // Form elicitation only when there is someone to ask (a conversation's turn); never sampling or roots.
-        capabilities: this.events.onElicitation ? { elicitation: { form: {} } } : {},
+        // MCP Apps (views): servers may attach `ui://` views to tools; the widget renders them (src/conversation/views.ts).
+        capabilities: { ...(this.events.onElicitation ? { elicitation: { form: {} } } : {}), extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } },
         // ajv compiles validators with `new Function`, which workerd forbids.
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
         versionNegotiation: { mode },

@@ -1,6 +1,9 @@
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { jsonSchema, tool, type ToolSet } from 'ai';
+import type { Tool } from '@modelcontextprotocol/client';
+import type { AppToolCall } from '../../shared/api/views';
+import { toolViewUri, toolVisibleTo } from '../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
@@ -15,8 +18,10 @@ export interface McpToolContext {
   sessions: McpSessions;
   states: ServerState[];
   configs: McpServerConfig[];
-  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
+  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES' | 'VIEW_RESULT_MAX_BYTES'>;
   acceptsImages: boolean;
+  /** A tool with a view (MCP Apps) was called, then ended: the turn shows it (a `data-mcp-app` part); the model sees the text only. */
+  onAppCall?: ((call: AppToolCall) => void) | undefined;
   /** Where results longer than one window are kept whole (read on with read_resource). */
   largeResults?: LargeResultStore | undefined;
 }
@@ -39,11 +44,23 @@ export function modelToolName(server: string, name: string, taken: Set<string>):
 }
 
 /**
+ * Whether a call of `tool` runs without asking the user: it is listed in the
+ * server's `autoApprove`, or annotated `readOnlyHint: true` by a server
+ * configured `trustAnnotations` (a server's own annotations are its claims:
+ * they decide only for servers the operator trusts). The one rule for the
+ * model's calls and a view's (MCP Apps).
+ */
+export function autoApproved(config: Pick<McpServerConfig, 'trustAnnotations' | 'autoApprove'> | undefined, tool: Pick<Tool, 'name' | 'annotations'>): boolean {
+  return (config?.trustAnnotations === true && tool.annotations?.readOnlyHint === true) || (config?.autoApprove.includes(tool.name) ?? false);
+}
+
+/**
  * Every MCP tool of every connected server, as `<server>__<tool>`, schemas
- * passed through. Tools listed in the server's `autoApprove`, or annotated
- * `readOnlyHint: true` by a server configured `trustAnnotations`, run
- * directly; every other call pauses the turn for an approval. `isError` results are thrown, so the model sees an error it
- * can act on.
+ * passed through — but those only a view may call (MCP Apps visibility
+ * `['app']`). Calls `autoApproved` run directly; every other call pauses the
+ * turn for an approval. `isError` results are thrown, so the model sees an
+ * error it can act on. A tool with a view also reports its call and raw
+ * result through `onAppCall`.
  */
 export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: ToolSet; entries: ToolEntry[] } {
   const tools: ToolSet = {};
@@ -52,6 +69,8 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
     if (state.status !== 'connected') continue;
     const config = ctx.configs.find((c) => c.id === state.id);
     for (const mcpTool of state.tools) {
+      if (!toolVisibleTo(mcpTool, 'model')) continue;
+      const resourceUri = toolViewUri(mcpTool);
       const name = modelToolName(state.id, mcpTool.name, taken);
       const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
       entries.push({
@@ -61,21 +80,24 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
         description: mcpTool.description,
         cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`),
       });
-      // A server's own annotations are its claims: they decide only for servers the operator trusts.
-      const autoApproved =
-        (config?.trustAnnotations === true && mcpTool.annotations?.readOnlyHint === true) || (config?.autoApprove.includes(mcpTool.name) ?? false);
       tools[name] = tool({
         description,
         inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
-        needsApproval: !autoApproved,
+        needsApproval: !autoApproved(config, mcpTool),
         execute: async (args: unknown, { abortSignal, toolCallId }): Promise<McpToolOutput> => {
+          const input = (args ?? {}) as Record<string, unknown>;
+          const app =
+            resourceUri && ctx.onAppCall ? appCallReporter(ctx.onAppCall, { toolCallId, server: state.id, tool: mcpTool.name, resourceUri, input }) : undefined;
           let result: CallToolResult;
           try {
             // A stop cancels the request on the server too (notifications/cancelled, or the aborted HTTP request).
-            result = await ctx.sessions.callTool(state.id, mcpTool.name, (args ?? {}) as Record<string, unknown>, abortSignal);
+            result = await ctx.sessions.callTool(state.id, mcpTool.name, input, abortSignal);
           } catch (error) {
-            throw new Error(error instanceof Error ? error.message : String(error));
+            const message = error instanceof Error ? error.message : String(error);
+            app?.failed(message);
+            throw new Error(message);
           }
+          app?.ended(result, ctx.settings.VIEW_RESULT_MAX_BYTES);
           const output = windowLongResult(renderToolResult(state.id, mcpTool.name, result, ctx), toolCallId, ctx);
           if (result.isError) throw new Error(output.text || `${mcpTool.name} failed`);
           return output;
@@ -94,6 +116,24 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
     }
   }
   return { tools, entries };
+}
+
+/**
+ * The `onAppCall` reports of one call of a tool with a view: the call now,
+ * then its raw result (content, structuredContent, isError — what the view's
+ * `tool-result` carries) or why it failed. A result past `maxBytes` is not
+ * kept for the view (the history holds it): the view gets an error.
+ */
+function appCallReporter(report: (call: AppToolCall) => void, call: AppToolCall) {
+  report(call);
+  return {
+    failed: (error: string) => report({ ...call, error }),
+    ended: ({ content, structuredContent, isError }: CallToolResult, maxBytes: number) => {
+      const result = { content, ...(structuredContent === undefined ? {} : { structuredContent }), ...(isError ? { isError } : {}) };
+      const bytes = new TextEncoder().encode(JSON.stringify(result)).byteLength;
+      report(bytes <= maxBytes ? { ...call, result } : { ...call, error: `The result (${humanSize(bytes)}) is too large to show in the view` });
+    },
+  };
 }
 
 /**

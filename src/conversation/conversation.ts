@@ -9,6 +9,7 @@ import { isRouteMethod, type RequestMeta } from './request-meta';
 import { apiMessages, ConversationServices, type Caller } from './services';
 import { withoutFrameworkHeaders } from './chat-socket';
 import { transcriptWindow } from './transcript';
+import type { ViewAnswer, ViewRequest } from './views';
 
 /**
  * One Durable Object per conversation (SQLite-backed), on `agents`' `Agent`
@@ -121,6 +122,11 @@ export class Conversation extends Agent<Env> {
   /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */
   async readResource(request: ReadResourceBody): Promise<RpcResult<ResourceView>> {
     return toRpcResult(() => this.services.readResource(request));
+  }
+
+  /** MCP Apps (views.ts): a link to a view, the view's document by its link's nonce, a view's own tool call. */
+  async view<R extends ViewRequest>(request: R): Promise<RpcResult<ViewAnswer<R> & { tenant: string }>> {
+    return toRpcResult(async () => ({ ...(await this.services.view(request)), tenant: this.services.existing().owner.tenant }));
   }
 
   /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */

@@ -25,6 +25,7 @@ export const ROUTE_METHODS = [
   'catalog',
   'readResource',
   'complete',
+  'view',
   'sendMessageAs',
   'chatAs',
   'respondToApproval',

@@ -28,6 +28,8 @@ import { ConversationRecordStore, isOwnedBy, type ConversationRecord, type Owner
 import type { RequestMeta } from './request-meta';
 import { messagesBefore, transcriptWindow } from './transcript';
 import { TurnRunner } from './turns';
+import { SqlViewLinks } from './view-links';
+import { answerView, type ViewAnswer, type ViewRequest } from './views';
 import type { Attachment } from './user-message';
 
 /** Who calls: an end user of a tenant, and the servers their browser token limits them to (if it does). */
@@ -61,6 +63,8 @@ export class ConversationServices {
   readonly record: ConversationRecordStore;
   readonly history: History;
   readonly largeResults: SqlLargeResultStore;
+  /** The capability links to MCP Apps views (views.ts). */
+  readonly viewLinks: SqlViewLinks;
   /** The turns: one at a time (a second is refused with 409), each stoppable. */
   readonly turns: TurnRunner;
   readonly sockets: ChatSocket;
@@ -74,6 +78,7 @@ export class ConversationServices {
     this.record = new ConversationRecordStore(host.storage);
     this.history = new History(host.storage);
     this.largeResults = new SqlLargeResultStore(host.storage);
+    this.viewLinks = new SqlViewLinks(host.storage);
     this.turns = new TurnRunner({
       env: host.env,
       history: this.history,
@@ -213,6 +218,11 @@ export class ConversationServices {
   readResource(request: ReadResourceBody): Promise<ResourceView> {
     const { settings } = loadConfig(this.host.env);
     return this.withMcp((sessions) => readForDisplay(sessions, request, settings, this.acceptsImages()));
+  }
+
+  /** MCP Apps (views.ts): a view's link, its document (by nonce; no owner check: the nonce is the capability), a view's tool call. */
+  view<R extends ViewRequest>(request: R): Promise<ViewAnswer<R>> {
+    return this.withMcp((sessions) => answerView(sessions, this.viewLinks, request) as Promise<ViewAnswer<R>>);
   }
 
   /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */

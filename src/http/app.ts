@@ -16,6 +16,7 @@ import { conversations } from './routes/conversations';
 import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
 import { servers } from './routes/servers';
+import { conversationViews, viewDocuments } from './routes/views';
 import type { AppBindings } from './types';
 
 /**
@@ -38,6 +39,18 @@ const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
   await next();
   if (c.res.status === 101) return;
   // A response fetched from a Durable Object (the demo server's, an upgrade refused there) has immutable headers.
+  c.res = new Response(c.res.body, c.res);
+  await apiSecurityHeaders(c, async () => {});
+};
+
+/**
+ * For `/views` (MCP Apps documents): a document keeps the CSP that is its
+ * sandbox (routes/views.ts); any other answer (a 404, an error) gets the
+ * API's headers.
+ */
+const viewSecurityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
+  await next();
+  if (c.res.ok) return;
   c.res = new Response(c.res.body, c.res);
   await apiSecurityHeaders(c, async () => {});
 };
@@ -70,9 +83,12 @@ export function createApp() {
       .route('/', healthRoute)
       .route('/v1/servers', servers)
       .route('/v1/conversations', conversations)
+      .route('/v1/conversations', conversationViews)
       .route('/v1/chat', chat)
       .route('/v1/connections', connections)
       .route('/oauth', oauth)
+      .use('/views/*', viewSecurityHeaders)
+      .route('/', viewDocuments)
       // The demo MCP server's answers too (JSON and SSE to MCP clients: none of these headers changes what a
       // client does with them; CORP does not apply to CORS requests), and the 404 of any unknown path.
       .use('/demo/*', securityHeaders)

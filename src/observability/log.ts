@@ -14,6 +14,7 @@ export type LogEvent =
   | 'turn.end'
   | 'model.call'
   | 'tool.call'
+  | 'view.call'
   | 'pin.skipped'
   | 'ws.error'
   | 'ws.refused'

@@ -1,0 +1,40 @@
+/** How long a view link (`/views/<conversation>/<nonce>`) opens its document. */
+export const VIEW_LINK_TTL_MS = 10 * 60_000;
+
+/** What a view link opens: one `ui://` resource of one server of this conversation. */
+export interface ViewTarget {
+  server: string;
+  uri: string;
+}
+
+/**
+ * The view links of one conversation, in its SQLite: a random 128-bit nonce
+ * (the capability an iframe's `src` carries, which cannot carry the API
+ * token) bound to one (server, uri) until it expires. Outlives an eviction
+ * of the object, dies with the conversation.
+ */
+export class SqlViewLinks {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly ttlMs = VIEW_LINK_TTL_MS,
+  ) {
+    storage.sql.exec(`CREATE TABLE IF NOT EXISTS view_links (nonce TEXT PRIMARY KEY, server TEXT NOT NULL, uri TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+  }
+
+  /** A new link to `target`; expired ones are dropped on the way. */
+  mint(target: ViewTarget, now = Date.now()): { nonce: string; expiresAt: number } {
+    const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const expiresAt = now + this.ttlMs;
+    this.storage.sql.exec(`DELETE FROM view_links WHERE expires_at <= ?`, now);
+    this.storage.sql.exec(`INSERT INTO view_links (nonce, server, uri, expires_at) VALUES (?, ?, ?, ?)`, nonce, target.server, target.uri, expiresAt);
+    return { nonce, expiresAt };
+  }
+
+  /** What `nonce` opens, or undefined (never minted here, or expired). */
+  find(nonce: string, now = Date.now()): ViewTarget | undefined {
+    return this.storage.sql
+      .exec<{ server: string; uri: string }>(`SELECT server, uri FROM view_links WHERE nonce = ? AND expires_at > ?`, nonce, now)
+      .toArray()
+      .map(({ server, uri }) => ({ server, uri }))[0];
+  }
+}

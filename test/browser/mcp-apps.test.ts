@@ -32,7 +32,7 @@ beforeAll(async () => {
         // As `npm start` has it, with complete_task allowed without asking (create_task still asks).
         { id: 'demo', url: '/demo/mcp', trustAnnotations: true, autoApprove: ['complete_task'] },
         // show_probe and show_hostile run without asking the user; probe_write always asks.
-        { id: 'views', url: views.url, transport: 'streamable-http', autoApprove: ['show_probe', 'show_hostile', 'show_missing'] },
+        { id: 'views', url: views.url, transport: 'streamable-http', autoApprove: ['show_probe', 'show_hostile', 'show_missing', 'show_official'] },
       ]),
     }),
     launchChromium(),
@@ -156,6 +156,8 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await hasAttribute(viewFrames().first(), 'style', /height: 321px/);
     await view().getByRole('button', { name: 'Grow' }).click();
     await hasAttribute(viewFrames().first(), 'style', /height: 800px/);
+    // The message re-rendered as the turn streamed on (the result, the answer): the iframe never reloaded.
+    expect(viewLog.filter((l) => l.includes('initialized')).length).toBe(1);
   });
 
   it('tears the view down before it leaves: switching the conversation sends ui/resource-teardown, then removes the iframe', async () => {
@@ -185,6 +187,24 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await logged('hostile refused Denied by the user');
     expect((await calls()).some((c) => c.name === 'probe_write')).toBe(false);
     expect(page.url()).toBe(url);
+  });
+
+  // @modelcontextprotocol/ext-apps is a dev dependency of the tests only (the widget never bundles it).
+  it('interoperates with the official App of @modelcontextprotocol/ext-apps: handshake, input, result, a tool call with approval, teardown', async (ctx) => {
+    if (!views.official) return ctx.skip();
+    await ask('show_official label=interop');
+    await logged('official connected inline');
+    await logged('official input {"label":"interop"}');
+    await logged('official result {"shown":true}');
+    await containsText(view().locator('#out'), 'result {"shown":true}');
+    await view().getByRole('button', { name: 'Call' }).click();
+    await visible(viewApproval());
+    await viewApproval().getByRole('button', { name: 'Allow' }).click();
+    await logged('official called noted: official');
+    const other = await page.evaluate(async () => ((await (await fetch('/v1/conversations', { method: 'POST' })).json()) as { id: string }).id);
+    await chat().evaluate((el, id) => el.setAttribute('conversation', id), other);
+    await logged('official teardown');
+    await hasCount(viewFrames(), 0);
   });
 
   it('falls back to the step when the view cannot be shown', async () => {

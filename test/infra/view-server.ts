@@ -10,9 +10,14 @@
 //                 the service's API with cookies, localStorage, document.cookie,
 //                 then logs what it saw and calls probe_write without the user
 //   show_missing  (view ui://views/missing)  a view whose resource does not exist
+//   show_official (view ui://views/official) a view built on the official
+//                 `App` of @modelcontextprotocol/ext-apps (bundled with esbuild
+//                 when the server starts; offered only if the package is
+//                 installed): proves the widget's own host bridge interoperates
 //   probe_write   changes data (no annotations: approval needed), recorded
 // GET /__calls: the tools called so far (probe_write's arguments too).
 import http from 'node:http';
+import { build } from 'esbuild';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -20,6 +25,7 @@ import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSche
 const VIEW_MIME = 'text/html;profile=mcp-app';
 export const PROBE_URI = 'ui://views/probe';
 export const HOSTILE_URI = 'ui://views/hostile';
+export const OFFICIAL_URI = 'ui://views/official';
 
 /** The protocol's view side, by hand (what ext-apps' `App` does): initialize, then initialized; `log` reports to the host. */
 const VIEW_RUNTIME = `
@@ -74,9 +80,41 @@ handlers['ui/notifications/tool-input'] = async (p) => {
 };
 </script></body></html>`;
 
+/** The view on the official `App`: it logs what it gets through `app.sendLog`, as the probe does by hand. */
+const OFFICIAL_APP_SOURCE = `
+import { App } from '@modelcontextprotocol/ext-apps';
+const app = new App({ name: 'official-probe', version: '1.0.0' });
+const log = (text) => app.sendLog({ level: 'info', data: 'official ' + text });
+const out = document.getElementById('out');
+app.ontoolinput = (p) => log('input ' + JSON.stringify(p.arguments));
+app.ontoolresult = (r) => { out.textContent = 'result ' + JSON.stringify(r.structuredContent); log('result ' + JSON.stringify(r.structuredContent)); };
+app.onteardown = async () => { log('teardown'); return {}; };
+document.getElementById('call').onclick = () => app.callServerTool({ name: 'probe_write', arguments: { note: 'official' } })
+  .then((r) => log('called ' + r.content[0].text), (e) => log('callerr ' + e.message));
+app.connect().then(() => log('connected ' + app.getHostContext().displayMode), (e) => { out.textContent = 'connect failed ' + e; });
+`;
+
+/** The official view as one HTML document (the App, zod and the SDK inlined: ~600 KB), or undefined without ext-apps. */
+async function officialAppHtml(): Promise<string | undefined> {
+  try {
+    const built = await build({
+      stdin: { contents: OFFICIAL_APP_SOURCE, resolveDir: process.cwd(), loader: 'js' },
+      bundle: true,
+      format: 'iife',
+      minify: true,
+      write: false,
+      logLevel: 'silent',
+    });
+    const script = built.outputFiles[0]!.text.replace(/<\/script/gi, '<\\/script');
+    return `<!doctype html><html><body><p id="out">waiting</p><button id="call">Call</button><script>${script}</script></body></html>`;
+  } catch {
+    return undefined; // @modelcontextprotocol/ext-apps is not installed
+  }
+}
+
 export const viewCalls: Array<{ name: string; arguments: unknown }> = [];
 
-function createViewServer(): Server {
+function createViewServer(official: string | undefined): Server {
   const server = new Server({ name: 'views', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
   const shown = { content: [{ type: 'text', text: 'The view shows it.' }], structuredContent: { shown: true } };
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -95,6 +133,17 @@ function createViewServer(): Server {
         annotations: { readOnlyHint: true },
         _meta: { ui: { resourceUri: HOSTILE_URI } },
       },
+      ...(official
+        ? [
+            {
+              name: 'show_official',
+              description: 'Shows a view built on the official App class.',
+              inputSchema: { type: 'object', properties: { label: { type: 'string' } } },
+              annotations: { readOnlyHint: true },
+              _meta: { ui: { resourceUri: OFFICIAL_URI } },
+            },
+          ]
+        : []),
       {
         name: 'show_missing',
         description: 'Names a view that cannot be read.',
@@ -112,20 +161,22 @@ function createViewServer(): Server {
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
-    const html = params.uri === PROBE_URI ? PROBE_HTML : params.uri === HOSTILE_URI ? HOSTILE_HTML : undefined;
+    const html = { [PROBE_URI]: PROBE_HTML, [HOSTILE_URI]: HOSTILE_HTML, [OFFICIAL_URI]: official }[params.uri];
     if (!html) throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
     return { contents: [{ uri: params.uri, mimeType: VIEW_MIME, text: html, _meta: { ui: { prefersBorder: true } } }] };
   });
   return server;
 }
 
-export async function startViewServer(port: number): Promise<{ url: string; close(): Promise<void> }> {
+/** `official`: whether the view on the official `App` is offered (@modelcontextprotocol/ext-apps is installed). */
+export async function startViewServer(port: number): Promise<{ url: string; official: boolean; close(): Promise<void> }> {
+  const official = await officialAppHtml();
   const httpServer = http.createServer(async (req, res) => {
     if (req.url === '/__calls') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(viewCalls));
     if (req.url !== '/mcp' || req.method !== 'POST') return void res.writeHead(405).end(); // stateless: no GET stream, no DELETE
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const server = createViewServer();
+    const server = createViewServer(official);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void server.close());
     await server.connect(transport);
@@ -137,6 +188,7 @@ export async function startViewServer(port: number): Promise<{ url: string; clos
   });
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    official: official !== undefined,
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.closeAllConnections();

@@ -2,7 +2,7 @@ import { type CallToolResult, type InitializeResult, type Json, METHOD_NOT_FOUND
 
 /** What the view may ask of the host; the bridge only checks shapes and speaks the protocol. */
 export interface BridgeHandlers {
-  /** The answer to `ui/initialize`, made when the view asks (the frame's width is known by then). */
+  /** The answer to `ui/initialize`, made when the view asks (the frame's width is known by then); asked again if the view reloads. */
   initialize(): InitializeResult;
   /** `ui/notifications/initialized`: the view is ready for its tool input. */
   initialized(): void;
@@ -149,6 +149,9 @@ export class ViewBridge {
       let result: unknown;
       switch (method) {
         case 'ui/initialize':
+          // Again: the view reloaded (its state is gone); it gets its input and result anew once initialized.
+          this.ready = false;
+          this.queue.length = 0;
           result = this.handlers.initialize();
           break;
         case 'ping':

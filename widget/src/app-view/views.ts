@@ -4,7 +4,7 @@ import { h } from '../dom';
 import type { ToolPart } from '../types';
 import { RpcError, ViewBridge } from './bridge';
 import { clampHeight, MAX_HEIGHT, viewFrame } from './frame';
-import { type CallToolResult, type Json, PROTOCOL_VERSION, SERVER_ERROR } from './protocol';
+import { type CallToolResult, type InitializeResult, type Json, PROTOCOL_VERSION, SERVER_ERROR } from './protocol';
 
 /** The widget's version, as `hostInfo` tells views. */
 const HOST_VERSION = '0.1.0';
@@ -107,21 +107,11 @@ export class AppViews {
       if (this.views.get(app.toolCallId) !== view) return; // retired meanwhile
       const frame = viewFrame(new URL(link.url, this.deps.api.endpoint).href, link.security, `${app.tool} (${app.server})`);
       view.bridge = new ViewBridge(frame, {
-        initialize: () => ({
-          protocolVersion: PROTOCOL_VERSION,
-          hostInfo: { name: 'mcp-ondemand', version: HOST_VERSION },
-          hostCapabilities: { serverTools: {}, logging: {} },
-          hostContext: {
-            toolInfo: { id: app.toolCallId, tool: { name: app.tool, inputSchema: { type: 'object' } } },
-            theme: 'light',
-            platform: 'web',
-            displayMode: 'inline',
-            availableDisplayModes: ['inline'],
-            containerDimensions: { maxHeight: MAX_HEIGHT, ...(frame.clientWidth ? { width: frame.clientWidth } : {}) },
-            locale: navigator.language,
-            timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-          },
-        }),
+        initialize: () => {
+          view.inputSent = view.resultSent = false;
+          this.deliver(view); // held by the bridge until the view says it is initialized
+          return initializeResult(app, frame);
+        },
         initialized: () => clearTimeout(view.timer),
         callTool: (name, args) => this.callTool(view, conversation, name, args),
         resize: (height) => (frame.style.height = `${clampHeight(height)}px`),
@@ -218,6 +208,25 @@ export class AppViews {
       );
     });
   }
+}
+
+/** The answer to `ui/initialize`: who the host is, what it implements, and the view's place (inline, as wide as the step, up to MAX_HEIGHT tall). */
+function initializeResult(app: AppToolCall, frame: HTMLIFrameElement): InitializeResult {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    hostInfo: { name: 'mcp-ondemand', version: HOST_VERSION },
+    hostCapabilities: { serverTools: {}, logging: {} },
+    hostContext: {
+      toolInfo: { id: app.toolCallId, tool: { name: app.tool, inputSchema: { type: 'object' } } },
+      theme: 'light',
+      platform: 'web',
+      displayMode: 'inline',
+      availableDisplayModes: ['inline'],
+      containerDimensions: { maxHeight: MAX_HEIGHT, ...(frame.clientWidth ? { width: frame.clientWidth } : {}) },
+      locale: navigator.language,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    },
+  };
 }
 
 /** `ui/open-link`: http(s) only, in a new tab that cannot reach this page. */

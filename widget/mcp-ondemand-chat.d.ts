@@ -22,7 +22,7 @@ export interface McpOndemandChatAttributes {
   heading?: string;
   /** The input's placeholder. */
   placeholder?: string;
-  /** `off`: tools' interactive views (MCP Apps) are not shown; their steps show the text result only. Default: shown. */
+  /** `off`: tools' interactive views (MCP Apps) are not shown; their steps show the text result only (a view already shown stays). Default: shown. */
   views?: 'on' | 'off';
 }
 

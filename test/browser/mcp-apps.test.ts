@@ -134,13 +134,20 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     expect(await viewApproval().count()).toBe(0);
   });
 
-  it('answers a denied call with an error the view shows; the tool never ran', async () => {
+  it('answers a denied call with an error the view shows, and does not ask again; the tool never ran', async () => {
     await ask('show_probe');
     await logged('initialized');
     await view().getByRole('button', { name: 'Write' }).click();
     await visible(viewApproval());
     await viewApproval().getByRole('button', { name: 'Deny' }).click();
     await containsText(view().locator('#out'), 'refused: Denied by the user');
+    // Asking again is refused without a new card: the person said no to this view.
+    await view()
+      .locator('#out')
+      .evaluate((el) => (el.textContent = ''));
+    await view().getByRole('button', { name: 'Write' }).click();
+    await containsText(view().locator('#out'), 'refused: Denied by the user');
+    expect(await viewApproval().count()).toBe(0);
     expect((await calls()).some((c) => c.name === 'probe_write')).toBe(false);
   });
 
@@ -158,6 +165,16 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await hasAttribute(viewFrames().first(), 'style', /height: 800px/);
     // The message re-rendered as the turn streamed on (the result, the answer): the iframe never reloaded.
     expect(viewLog.filter((l) => l.includes('initialized')).length).toBe(1);
+  });
+
+  it('shows the view again after a page reload, from the history, with its input and result', async () => {
+    await ask('show_probe label=kept');
+    await logged('result {"shown":true}');
+    viewLog.length = 0;
+    await page.reload();
+    await logged('input {"label":"kept"}');
+    await logged('result {"shown":true}');
+    await hasCount(viewFrames(), 1);
   });
 
   it('tears the view down before it leaves: switching the conversation sends ui/resource-teardown, then removes the iframe', async () => {

@@ -32,6 +32,8 @@ interface LiveView {
   failed: boolean;
   timer?: ReturnType<typeof setTimeout>;
   logLines: number;
+  /** Tools the person denied this view: asked no more. */
+  denied: Set<string>;
   /** Set while an approval card waits: answers it "Deny" (the view is going away). */
   deny?: () => void;
 }
@@ -57,8 +59,8 @@ export class AppViews {
    * failed before any result, loaded from history).
    */
   node(app: AppToolCall, part: ToolPart): HTMLElement | undefined {
-    if (!this.deps.enabled()) return undefined;
     const live = this.views.get(app.toolCallId);
+    if (!live && !this.deps.enabled()) return undefined; // views="off": no new view (one shown already stays)
     if (live) {
       live.app = app;
       this.deliver(live);
@@ -75,6 +77,7 @@ export class AppViews {
       resultSent: false,
       failed: false,
       logLines: 0,
+      denied: new Set(),
     };
     view.node.append(view.approvals);
     this.views.set(app.toolCallId, view);
@@ -175,7 +178,11 @@ export class AppViews {
       if (!(error instanceof ChatError && error.code === 'approval_required')) throw new RpcError(SERVER_ERROR, messageOf(error));
     }
     if (view.deny) throw new RpcError(SERVER_ERROR, 'Another call of this view is waiting for the user.');
-    if (!(await this.ask(view, name, args))) throw new RpcError(SERVER_ERROR, 'Denied by the user');
+    // Denied once, denied for the view's life: a view cannot wear the person down by asking again.
+    if (view.denied.has(name) || !(await this.ask(view, name, args))) {
+      view.denied.add(name);
+      throw new RpcError(SERVER_ERROR, 'Denied by the user');
+    }
     try {
       return await call(true);
     } catch (error) {

@@ -265,7 +265,16 @@ describe('demo MCP server: tools', () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['complete_task', 'create_task', 'list_tasks', 'publish_document', 'update_guidelines', 'weekly_report']);
+    expect(Object.keys(byName).sort()).toEqual([
+      'board_tasks',
+      'complete_task',
+      'create_task',
+      'list_tasks',
+      'publish_document',
+      'show_task_board',
+      'update_guidelines',
+      'weekly_report',
+    ]);
     expect(byName.list_tasks!.annotations?.readOnlyHint).toBe(true);
     expect(byName.weekly_report!.annotations?.readOnlyHint).toBe(true); // it asks the user instead (elicitation.test.ts, the widget)
     expect(byName.create_task!.annotations?.readOnlyHint).toBe(false);

@@ -1,0 +1,190 @@
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import type { UIMessageChunk } from 'ai';
+import { describe, expect, it } from 'vitest';
+import type { AppToolCall, ViewLink } from '../shared/api/views';
+import { loadConfig } from '../src/config';
+import { prepareTurnContext } from '../src/loop/turn-context';
+import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
+import { connectDemoClient, demoTaskTitles, waitFor } from './helpers/demo-client';
+import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
+
+/*
+ * MCP Apps (issue 17) against the demo server over real MCP (Streamable
+ * HTTP): the demo's show_task_board has the view ui://demo/task-board;
+ * board_tasks is visible to that view only.
+ */
+
+const BOARD = 'ui://demo/task-board';
+
+async function viewLink(id: string, body: { server: string; uri: string } = { server: 'demo', uri: BOARD }) {
+  return postJson(`/v1/conversations/${id}/views`, body);
+}
+
+async function viewDocument(id: string): Promise<{ link: ViewLink; response: Response }> {
+  const linked = await viewLink(id);
+  expect(linked.status).toBe(200);
+  const link = await linked.json<ViewLink>();
+  return { link, response: await api(link.url, {}, {}) };
+}
+
+const viewCall = (id: string, body: Record<string, unknown>) => postJson(`/v1/conversations/${id}/views/call`, body);
+
+describe('the host side of MCP Apps: catalog and model', () => {
+  it("the catalog keeps each tool's _meta.ui; a tool visible only to its app is in the catalog but never offered to the model", async () => {
+    const id = await createConversation();
+    const { demo } = await catalog(id);
+    const byName = Object.fromEntries(demo!.tools.map((t) => [t.name, t]));
+    expect(byName.show_task_board!._meta).toMatchObject({ ui: { resourceUri: BOARD }, 'ui/resourceUri': BOARD });
+    expect(byName.board_tasks!._meta).toMatchObject({ ui: { resourceUri: BOARD, visibility: ['app'] } });
+
+    const tools = await runInDurableObject(await conversationStub(id), (instance) =>
+      instance.services.withMcp(async (sessions) => {
+        const context = await prepareTurnContext(sessions, loadConfig(env).settings, false, Date.now());
+        return { all: Object.keys(context.tools), searchable: context.mcpToolEntries.map((e) => e.name) };
+      }),
+    );
+    expect(tools.all).toContain('demo__show_task_board');
+    expect(tools.all).not.toContain('demo__board_tasks');
+    expect(tools.searchable).not.toContain('demo__board_tasks');
+  });
+
+  it('a call of a tool with a view streams a data-mcp-app part (call, then raw result), kept in the history; the model sees the text only', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['demo__show_task_board', {}]) : say('Here is the board.')));
+    const chunks = await runScriptedTurn(id, 'show me the task board', model);
+    const toolCallId = (chunks.find((c) => c.type === 'tool-input-available') as { toolCallId: string }).toolCallId;
+    const parts = chunks.filter((c): c is Extract<UIMessageChunk, { type: `data-${string}` }> => c.type === 'data-mcp-app');
+    expect(parts.map((p) => p.id)).toEqual([`mcp-app-${toolCallId}`, `mcp-app-${toolCallId}`]);
+    expect(parts.every((p) => !p.transient)).toBe(true);
+    const [called, ended] = parts.map((p) => p.data as AppToolCall);
+    // (The AI SDK keeps the first chunk of an id as the message's part and sets later data on it: read here, it has the result too.)
+    expect(called).toMatchObject({ toolCallId, server: 'demo', tool: 'show_task_board', resourceUri: BOARD, input: {} });
+    expect(ended!.result?.structuredContent).toMatchObject({ tasks: expect.any(Array) });
+    expect(ended!.result?.content?.[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/open task|board is empty/) });
+
+    const seen = toolResults(model.doStreamCalls[1]!.prompt)[0]!;
+    expect(seen).toMatchObject({ toolName: 'demo__show_task_board', error: false });
+    expect(seen.text).not.toContain('structuredContent');
+    expect(seen.text).not.toContain('"tasks"');
+
+    const snapshot = await (await api(`/v1/conversations/${id}`)).json<{
+      messages: Array<{ role: string; parts: Array<{ type: string; data?: AppToolCall }> }>;
+    }>();
+    const kept = snapshot.messages.at(-1)!.parts.filter((p) => p.type === 'data-mcp-app');
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.data!.result?.structuredContent).toBeTruthy();
+  });
+});
+
+describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', () => {
+  it('serves the HTML through the cache with a sandboxing CSP, no-store and no referrer', async () => {
+    const id = await createConversation();
+    const { link, response } = await viewDocument(id);
+    expect(link.url).toMatch(new RegExp(`^/views/${id}/[0-9a-f]{32}$`));
+    expect(Date.parse(link.expiresAt) - Date.now()).toBeGreaterThan(9 * 60_000);
+    expect(link.security).toEqual({ prefersBorder: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain('ui/initialize');
+    // The demo's view declares no domains: the restrictive default (view-csp.test.ts has the declared cases).
+    const directives = response.headers.get('content-security-policy')!.split('; ');
+    expect(directives.slice(0, -1)).toEqual([
+      'sandbox allow-scripts allow-forms',
+      "default-src 'none'",
+      "script-src 'unsafe-inline'",
+      "style-src 'unsafe-inline'",
+      'img-src data:',
+      "font-src 'none'",
+      'media-src data:',
+      "connect-src 'none'",
+      "frame-src 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+    ]);
+    // Framed by acme's allowed origins (vitest.config.ts) and this service (the request's origin, PUBLIC_URL's).
+    expect(directives.at(-1)).toBe('frame-ancestors https://app.acme.test http://localhost https://mcp-ondemand.test');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+  });
+
+  it('is fresh after the server announces a change (resources/updated)', async () => {
+    const id = await createConversation();
+    const before = await (await viewDocument(id)).response.text();
+    expect((await read(id, { server: 'demo', uri: BOARD })).cache).toBe('memory'); // the view was read through the cache, and is kept there
+    const headline = `Board rules ${crypto.randomUUID()}`;
+    expect(before).not.toContain(headline);
+    const { client, transport } = await connectDemoClient('editor');
+    await client.callTool({ name: 'update_guidelines', arguments: { text: `${headline}\n\nThe rest.` } });
+    await transport.terminateSession();
+    await waitFor(async () => (await (await viewDocument(id)).response.text()).includes(headline), 'the new board');
+  });
+
+  it('refuses what is no view of the conversation: another scheme, an unknown ui:// URI, a server not its own', async () => {
+    const id = await createConversation();
+    expect((await viewLink(id, { server: 'demo', uri: 'task://guidelines' })).status).toBe(400);
+    expect((await viewLink(id, { server: 'demo', uri: 'ui://demo/elsewhere' })).status).toBe(404);
+    expect((await viewLink(id, { server: 'nowhere', uri: BOARD })).status).toBe(404);
+  });
+
+  it("an unknown, expired or other conversation's nonce is a 404", async () => {
+    const id = await createConversation();
+    const other = await createConversation();
+    const { link } = await viewDocument(id);
+    const nonce = link.url.split('/').at(-1)!;
+    expect((await api(`/views/${other}/${nonce}`, {}, {})).status).toBe(404);
+    expect((await api(`/views/${id}/${'0'.repeat(32)}`, {}, {})).status).toBe(404);
+    expect((await api(`/views/${id}/not-a-nonce`, {}, {})).status).toBe(404);
+    const expired = await runInDurableObject(await conversationStub(id), (instance) =>
+      instance.services.viewLinks.mint({ server: 'demo', uri: BOARD }, Date.now() - 11 * 60_000),
+    );
+    const gone = await api(`/views/${id}/${expired.nonce}`, {}, {});
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('content-security-policy')).toContain("default-src 'none'"); // the API's headers on its errors
+  });
+});
+
+describe("a view's tool calls: POST …/views/call", () => {
+  it('runs an app-only tool; refuses a tool its app may not call, or of a server not its own', async () => {
+    const id = await createConversation();
+    const ran = await viewCall(id, { server: 'demo', name: 'board_tasks', arguments: {} });
+    expect(ran.status).toBe(200);
+    expect((await ran.json<{ result: { structuredContent: unknown } }>()).result.structuredContent).toMatchObject({ tasks: expect.any(Array) });
+    for (const body of [
+      { server: 'everything', name: 'board_tasks' }, // exists, but on another server
+      { server: 'demo', name: 'echo' },
+      { server: 'nowhere', name: 'board_tasks' },
+    ]) {
+      const refused = await viewCall(id, body);
+      expect(refused.status).toBe(403);
+      expect((await refused.json<{ error: { code: string } }>()).error.code).toBe('tool_not_for_app');
+    }
+  });
+
+  it('a tool that changes data needs approval (409 approval_required) as the model would; with approved: true it runs', async () => {
+    const id = await createConversation();
+    const title = `From the board ${crypto.randomUUID()}`;
+    const asked = await viewCall(id, { server: 'demo', name: 'create_task', arguments: { title } });
+    expect(asked.status).toBe(409);
+    const { error } = await asked.json<{ error: { code: string; message: string } }>();
+    expect(error.code).toBe('approval_required');
+    expect(error.message).toContain('create_task');
+    expect(await demoTaskTitles()).not.toContain(title);
+
+    const approved = await viewCall(id, { server: 'demo', name: 'create_task', arguments: { title }, approved: true });
+    expect(approved.status).toBe(200);
+    expect(await demoTaskTitles()).toContain(title);
+  });
+
+  it("a tool error is a result; the model's history gets none of these calls", async () => {
+    const id = await createConversation();
+    const failed = await viewCall(id, { server: 'demo', name: 'complete_task', arguments: { id: 999_999 } }); // autoApprove in vitest.config.ts
+    expect(failed.status).toBe(200);
+    expect((await failed.json<{ result: { isError?: boolean } }>()).result.isError).toBe(true);
+    const snapshot = await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>();
+    expect(snapshot.messages).toEqual([]);
+  });
+});

@@ -186,6 +186,20 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await hasCount(viewFrames(), 0);
   });
 
+  it('loads the view again when the element comes back on the page after leaving it', async () => {
+    await ask('show_probe label=moved');
+    await logged('result');
+    viewLog.length = 0;
+    await chat().evaluate((el) => {
+      const parent = el.parentElement!;
+      el.remove();
+      parent.append(el);
+    });
+    await logged('input {"label":"moved"}');
+    await logged('result {"shown":true}');
+    await hasCount(viewFrames(), 1);
+  });
+
   it('contains a hostile view: no reach into the page, no navigation of it, no API call, no storage, and no tool call without the user', async () => {
     const url = page.url();
     await ask(`show_hostile target=${service.url}`);

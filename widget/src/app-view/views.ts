@@ -8,7 +8,7 @@ import { type CallToolResult, type InitializeResult, type Json, PROTOCOL_VERSION
 
 /** The widget's version, as `hostInfo` tells views. */
 const HOST_VERSION = '0.1.0';
-/** A view that has not said `ui/initialize` by then is given up: the step shows the text result. */
+/** A view not initialized by then (no `ui/notifications/initialized`) is given up: the step shows the text result. */
 const INITIALIZE_TIMEOUT_MS = 5_000;
 /** Log lines one view may write to the console (its `notifications/message`). */
 const MAX_LOG_LINES = 50;

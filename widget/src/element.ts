@@ -105,6 +105,7 @@ export class McpOndemandChat extends HTMLElement {
       api: this.api,
       conversation: () => this.conversationId,
       enabled: () => this.attr('views') !== 'off',
+      resize: (change) => this.transcript.keepBottom(change),
     });
     this.transcript = new TranscriptView(
       this.root,

@@ -114,6 +114,17 @@ export class TranscriptView {
     void retiring.finally(() => view.remove());
   }
 
+  /** Runs `change` (a view growing), and keeps the log at its end if it was there. */
+  keepBottom(change: () => void): void {
+    const atBottom = this.atBottom();
+    change();
+    if (atBottom) this.el.scrollTop = this.el.scrollHeight;
+  }
+
+  private atBottom(): boolean {
+    return this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 80;
+  }
+
   scheduleRender(message: Message): void {
     if (this.pending.has(message)) return;
     this.pending.add(message);
@@ -127,7 +138,7 @@ export class TranscriptView {
     const controls = (el: Element) => [...el.querySelectorAll('summary, a, button')];
     const focused = controls(view).indexOf(this.root.activeElement as Element);
     const open = new Set([...view.querySelectorAll('details')].flatMap((d, i) => (d.open ? [i] : [])));
-    const atBottom = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 80;
+    const atBottom = this.atBottom();
     const fresh = renderMessage(message, this.context());
     [...fresh.querySelectorAll('details')].forEach((d, i) => {
       if (open.has(i)) d.setAttribute('open', '');

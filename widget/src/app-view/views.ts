@@ -19,6 +19,8 @@ export interface AppViewsDeps {
   conversation(): string | null;
   /** False when the element has `views="off"`. */
   enabled(): boolean;
+  /** Applies a view's new height (the log stays at its end if it was there). */
+  resize(change: () => void): void;
 }
 
 /** One view: its element in the step, the iframe in it, and the bridge to it. */
@@ -117,7 +119,7 @@ export class AppViews {
         },
         initialized: () => clearTimeout(view.timer),
         callTool: (name, args) => this.callTool(view, conversation, name, args),
-        resize: (height) => (frame.style.height = `${clampHeight(height)}px`),
+        resize: (height) => this.deps.resize(() => (frame.style.height = `${clampHeight(height)}px`)),
         openLink,
         log: (params) => {
           if (view.logLines++ < MAX_LOG_LINES) console.debug(`[mcp-app ${app.server}/${app.tool}]`, params.level ?? 'info', params.data);

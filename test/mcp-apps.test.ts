@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppToolCall, ViewLink } from '../shared/api/views';
 import { loadConfig } from '../src/config';
 import { prepareTurnContext } from '../src/loop/turn-context';
-import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
+import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { connectDemoClient, demoTaskTitles, waitFor } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 
@@ -17,12 +17,15 @@ import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './h
 
 const BOARD = 'ui://demo/task-board';
 
-async function viewLink(id: string, body: { server: string; uri: string } = { server: 'demo', uri: BOARD }) {
-  return postJson(`/v1/conversations/${id}/views`, body);
+/** The tenant whose conversations reach the demo server in both protocol eras: `demo` (2026-07-28) and `demo2025` (2025-11-25). */
+const ERAS = { authorization: 'Bearer test-key-eras', 'x-end-user': 'alice' };
+
+async function viewLink(id: string, body: { server: string; uri: string } = { server: 'demo', uri: BOARD }, as = ACME_ALICE) {
+  return postJson(`/v1/conversations/${id}/views`, body, as);
 }
 
-async function viewDocument(id: string): Promise<{ link: ViewLink; response: Response }> {
-  const linked = await viewLink(id);
+async function viewDocument(id: string, server = 'demo', as = ACME_ALICE): Promise<{ link: ViewLink; response: Response }> {
+  const linked = await viewLink(id, { server, uri: BOARD }, as);
   expect(linked.status).toBe(200);
   const link = await linked.json<ViewLink>();
   return { link, response: await api(link.url, {}, {}) };
@@ -47,6 +50,26 @@ describe('the host side of MCP Apps: catalog and model', () => {
     expect(tools.all).toContain('demo__show_task_board');
     expect(tools.all).not.toContain('demo__board_tasks');
     expect(tools.searchable).not.toContain('demo__board_tasks');
+  });
+
+  it("a server's listed views stay out of what the model sees of its resources (catalog, corpus, list_resources)", async () => {
+    const id = await createConversation();
+    const uris = await runInDurableObject(await conversationStub(id), (instance) =>
+      instance.services.withMcp(async (sessions) => {
+        const listed = sessions.catalog.bind(sessions);
+        // As a server built on ext-apps' registerAppResource would list it.
+        const view = { uri: 'ui://demo/listed', name: 'listed', mimeType: 'text/html;profile=mcp-app' };
+        sessions.catalog = async (since) => (await listed(since)).map((s) => (s.id === 'demo' ? { ...s, resources: [...s.resources, view] } : s));
+        try {
+          const context = await prepareTurnContext(sessions, loadConfig(env).settings, false, Date.now());
+          return context.states.find((s) => s.id === 'demo')!.resources.map((r) => r.uri);
+        } finally {
+          sessions.catalog = listed;
+        }
+      }),
+    );
+    expect(uris).toContain('task://guidelines');
+    expect(uris).not.toContain('ui://demo/listed');
   });
 
   it('a call of a tool with a view streams a data-mcp-app part (call, then raw result), kept in the history; the model sees the text only', async () => {
@@ -121,6 +144,22 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     await client.callTool({ name: 'update_guidelines', arguments: { text: `${headline}\n\nThe rest.` } });
     await transport.terminateSession();
     await waitFor(async () => (await (await viewDocument(id)).response.text()).includes(headline), 'the new board');
+  });
+
+  it('both protocol eras: the view of a 2026-07-28 and of a 2025-11-25 connection, each fresh after an update', async () => {
+    const id = await createConversation(ERAS);
+    for (const server of ['demo', 'demo2025']) {
+      const { response } = await viewDocument(id, server, ERAS);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('ui/initialize');
+    }
+    const headline = `Both eras ${crypto.randomUUID()}`;
+    const { client, transport } = await connectDemoClient('editor');
+    await client.callTool({ name: 'update_guidelines', arguments: { text: headline } });
+    await transport.terminateSession();
+    for (const server of ['demo', 'demo2025']) {
+      await waitFor(async () => (await (await viewDocument(id, server, ERAS)).response.text()).includes(headline), `the new board from ${server}`);
+    }
   });
 
   it('refuses what is no view of the conversation: another scheme, an unknown ui:// URI, a server not its own', async () => {

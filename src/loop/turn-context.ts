@@ -7,6 +7,7 @@ import type { LargeResultStore } from '../tools/large-results';
 import { syntheticTools } from '../tools/synthetic';
 import { toolSearch, type ToolEntry } from '../tools/tool-search';
 import { readPinned, type PinnedContent } from './pinned';
+import { isViewMimeType } from '../../shared/mcp-apps';
 
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */
 export interface TurnContext {
@@ -25,7 +26,7 @@ export interface TurnContext {
  * Gathers a turn's context: catalogs listed again where the freshness
  * contract calls them stale, the synthetic tools (with this turn's resource
  * byte budget) plus each server's MCP tools, and the pinned resources (or
- * the whole corpus, when it is small). `onAppCall` hears of the calls of tools with a view (MCP Apps). `turnStartedAt` lets the reads of
+ * the whole corpus, when it is small; never MCP Apps views). `onAppCall` hears of the calls of tools with a view (MCP Apps). `turnStartedAt` lets the reads of
  * this turn share what a server marks stale at once (ttlMs 0); the next turn
  * reads again.
  */
@@ -37,7 +38,7 @@ export async function prepareTurnContext(
   largeResults?: LargeResultStore,
   onAppCall?: McpToolContext['onAppCall'],
 ): Promise<TurnContext> {
-  const states = await sessions.catalog(turnStartedAt);
+  const states = (await sessions.catalog(turnStartedAt)).map(withoutViews);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });
@@ -52,4 +53,9 @@ export async function prepareTurnContext(
   const tools = { ...mcp.tools, ...synthetic, search_tools: searchTools };
   const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
   return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned };
+}
+
+/** MCP Apps views (`text/html;profile=mcp-app`) are documents for the widget, not the model: out of its catalog, corpus and resource tools. */
+function withoutViews(state: ServerState): ServerState {
+  return state.resources.some((r) => isViewMimeType(r.mimeType)) ? { ...state, resources: state.resources.filter((r) => !isViewMimeType(r.mimeType)) } : state;
 }

@@ -151,7 +151,7 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     expect((await calls()).some((c) => c.name === 'probe_write')).toBe(false);
   });
 
-  it('initializes the view as the spec says, delivers input then result, and sizes the iframe as the view asks (within bounds)', async () => {
+  it('initializes the view as the spec says, delivers input then result, sizes the iframe as the view asks (within bounds), and answers ping, display mode, links and unknown methods', async () => {
     await ask('show_probe label=hello');
     const init = await logged('initialized');
     expect(init).toContain('"host":"mcp-ondemand"');
@@ -163,6 +163,15 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await hasAttribute(viewFrames().first(), 'style', /height: 321px/);
     await view().getByRole('button', { name: 'Grow' }).click();
     await hasAttribute(viewFrames().first(), 'style', /height: 800px/);
+    // What else the host answers: ping, inline only, no script links, and -32601 for what it does not implement.
+    await view().getByRole('button', { name: 'Ask' }).click();
+    const asked = JSON.parse((await logged('asked {')).replace(/^.*asked /, '')) as Record<string, string>;
+    expect(asked).toEqual({
+      ping: '{}',
+      displayMode: '{"mode":"inline"}',
+      scriptLink: '{"isError":true}',
+      message: 'error Method not found: ui/message',
+    });
     // The message re-rendered as the turn streamed on (the result, the answer): the iframe never reloaded.
     expect(viewLog.filter((l) => l.includes('initialized')).length).toBe(1);
   });

@@ -4,7 +4,8 @@
 //   show_probe    (view ui://views/probe)    a well-behaved view that reports
 //                 what the host sends it (tool input, result, teardown) as
 //                 `notifications/message` log lines, asks for a height, and
-//                 has buttons: "Grow" (asks for 5000 px), "Write" (calls probe_write)
+//                 has buttons: "Grow" (asks for 5000 px), "Write" (calls probe_write),
+//                 "Ask" (ping, a display mode, a javascript: link, ui/message)
 //   show_hostile  (view ui://views/hostile)  a view that, once initialized,
 //                 tries to escape: parent.document, top.location, a fetch to
 //                 the service's API with cookies, localStorage, document.cookie,
@@ -52,7 +53,7 @@ const ready = request('ui/initialize', { appInfo: { name: 'probe', version: '1.0
 `;
 
 const PROBE_HTML = `<!doctype html><html><body><p id="state">waiting</p>
-<button id="grow">Grow</button> <button id="write">Write</button> <p id="out"></p>
+<button id="grow">Grow</button> <button id="write">Write</button> <button id="ask">Ask</button> <p id="out"></p>
 <script>${VIEW_RUNTIME}
 const state = document.getElementById('state');
 handlers['ui/notifications/tool-input'] = (p) => { state.textContent = 'input ' + JSON.stringify(p.arguments); log('input ' + JSON.stringify(p.arguments)); };
@@ -60,6 +61,13 @@ handlers['ui/notifications/tool-result'] = (p) => { state.textContent = 'result 
 handlers['ui/notifications/tool-cancelled'] = (p) => log('cancelled ' + p.reason);
 ready.then((result) => { log('initialized ' + JSON.stringify({ host: result.hostInfo.name, caps: result.hostCapabilities, mode: result.hostContext.displayMode })); notify('ui/notifications/size-changed', { width: 300, height: 321 }); });
 document.getElementById('grow').onclick = () => notify('ui/notifications/size-changed', { width: 300, height: 5000 });
+const outcome = (method, params) => request(method, params).then((r) => JSON.stringify(r), (e) => 'error ' + e.message);
+document.getElementById('ask').onclick = async () => log('asked ' + JSON.stringify({
+  ping: await outcome('ping', {}),
+  displayMode: await outcome('ui/request-display-mode', { mode: 'fullscreen' }),
+  scriptLink: await outcome('ui/open-link', { url: 'javascript:alert(1)' }),
+  message: await outcome('ui/message', { role: 'user', content: [{ type: 'text', text: 'hi' }] }),
+}));
 document.getElementById('write').onclick = () => request('tools/call', { name: 'probe_write', arguments: { note: 'from the probe' } })
   .then((r) => { document.getElementById('out').textContent = 'wrote: ' + r.content[0].text; log('wrote'); },
         (e) => { document.getElementById('out').textContent = 'refused: ' + e.message; log('refused ' + e.message); });

@@ -209,7 +209,7 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await hasCount(viewFrames(), 1);
   });
 
-  it('contains a hostile view: no reach into the page, no navigation of it, no API call, no storage, and no tool call without the user', async () => {
+  it('contains a hostile view: no reach into the page, no navigation of it, no popup, no API call, no storage, and no tool call without the user', async () => {
     const url = page.url();
     await ask(`show_hostile target=${service.url}`);
     const seen = JSON.parse((await logged('hostile {')).replace(/^.*hostile /, '')) as Record<string, string>;
@@ -217,6 +217,8 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     expect(seen.localStorage).toBe('blocked');
     expect(seen.cookie).toBe('blocked');
     expect(seen.fetch).toBe('blocked');
+    expect(seen.popup).toBe('blocked');
+    expect(context.pages()).toHaveLength(1);
     expect(page.url()).toBe(url);
     // Its tool call waits for the user, outside the view; nothing ran.
     await visible(viewApproval());

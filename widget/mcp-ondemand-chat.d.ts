@@ -14,7 +14,7 @@ export interface McpOndemandChatAttributes {
   endpoint?: string;
   /** The browser token, sent as `Authorization: Bearer`; set a new one at any time (after `mcp-ondemand-token-expired`). */
   token?: string;
-  /** Continue this conversation id instead of starting one. */
+  /** Continue this conversation id instead of starting one; set another id later to switch to it (between turns). */
   conversation?: string;
   /** `none`: forget the conversation on reload. By default its id is kept in sessionStorage (per endpoint, per tab). */
   persist?: 'none' | 'session';
@@ -22,6 +22,8 @@ export interface McpOndemandChatAttributes {
   heading?: string;
   /** The input's placeholder. */
   placeholder?: string;
+  /** `off`: tools' interactive views (MCP Apps) are not shown; their steps show the text result only (a view already shown stays). Default: shown. */
+  views?: 'on' | 'off';
 }
 
 /** A part of a message (an AI SDK `UIMessage` part): text, reasoning, a tool step, or data. */

@@ -30,4 +30,7 @@ export const BROWSER_PORTS = {
   oauthDemoService: TEST_PORT_BASE + 22,
   /** `npm start`'s configuration, for the API reference page (api-reference.test.ts). */
   referenceService: TEST_PORT_BASE + 23,
+  /** The MCP Apps tests (mcp-apps.test.ts): the service, and the MCP server with test views (view-server.ts). */
+  appsService: TEST_PORT_BASE + 24,
+  viewServer: TEST_PORT_BASE + 25,
 };

@@ -15,6 +15,7 @@ export function Help({ initialToken, refresh }: { initialToken: string; refresh:
         heading="Help"
         placeholder="Ask about your order"
         persist="none"
+        views="on"
         className="chat"
         style={{ maxWidth: 520 }}
         onmcp-ondemand-token-expired={async () => setToken(await refresh())}
@@ -24,6 +25,8 @@ export function Help({ initialToken, refresh }: { initialToken: string; refresh:
       {last ? <p>{last.id}</p> : null}
       {/* @ts-expect-error persist is "none" or "session" */}
       <mcp-ondemand-chat persist="local" />
+      {/* @ts-expect-error views is "on" or "off" */}
+      <mcp-ondemand-chat views="none" />
       {/* @ts-expect-error the conversation event's detail has no `token` */}
       <mcp-ondemand-chat onmcp-ondemand-conversation={(event) => event.detail.token} />
     </section>

@@ -1,4 +1,5 @@
 import type { ApprovalBody, ElicitationAnswerBody, RunPromptBody } from '../../shared/api/conversations';
+import type { ViewLink, ViewLinkBody, ViewToolCallBody, ViewToolCallResult } from '../../shared/api/views';
 import type { Catalog, CompleteRequest, CompleteResponse, Connection, PromptPreview, Snapshot } from './types';
 
 /**
@@ -24,7 +25,7 @@ export class ChatError extends Error {
  */
 export class ChatApi {
   constructor(
-    private readonly endpoint: string,
+    readonly endpoint: string,
     private readonly token: () => string | null,
   ) {}
 
@@ -69,6 +70,15 @@ export class ChatApi {
       { id, messages: [{ id: messageId, role: 'assistant', parts: [] }], trigger: 'regenerate-message', messageId },
       signal,
     );
+  }
+
+  /** A link to a tool's view (MCP Apps): the URL the view's iframe loads, and the sandbox needs it declared. */
+  viewLink(id: string, body: ViewLinkBody): Promise<ViewLink> {
+    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/views`, body);
+  }
+  /** A view's tool call; 409 `approval_required` until the user allowed it (then again with `approved: true`). */
+  callViewTool(id: string, body: ViewToolCallBody): Promise<ViewToolCallResult> {
+    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/views/call`, body);
   }
 
   /** The person's connections to the OAuth servers (never a token). */

@@ -1,4 +1,5 @@
 import { Accounts } from './accounts';
+import { AppViews } from './app-view/views';
 import { ChatApi, ChatError } from './api';
 import { promptForm, templateForm, type FormDeps } from './catalog-forms';
 import { promptOptions, resourceOptions, type PromptChoice, type ResourceChoice } from './catalog-menus';
@@ -29,7 +30,7 @@ type Turn = (signal: AbortSignal) => Promise<Response>;
  * of it (`mcp-ondemand-conversation`, `-message`, `-error`, `-token-expired`).
  */
 export class McpOndemandChat extends HTMLElement {
-  static observedAttributes: Array<keyof McpOndemandChatAttributes> = ['token', 'heading', 'placeholder'];
+  static observedAttributes: Array<keyof McpOndemandChatAttributes> = ['token', 'heading', 'placeholder', 'conversation'];
 
   private readonly root = this.attachShadow({ mode: 'open' });
   private api!: ChatApi;
@@ -59,9 +60,13 @@ export class McpOndemandChat extends HTMLElement {
   private slashMenu!: Listbox<PromptChoice>;
   private atMenu!: Listbox<ResourceChoice>;
   private accounts!: Accounts;
+  private views!: AppViews;
 
   connectedCallback(): void {
-    if (this.lifetime.signal.aborted) this.lifetime = new AbortController();
+    if (this.lifetime.signal.aborted) {
+      this.lifetime = new AbortController();
+      this.transcript.renderAll(); // back on the page: its views load again
+    }
     if (this.built) return;
     this.built = true;
     this.api = new ChatApi(this.attr('endpoint') || SCRIPT_ORIGIN, () => this.attr('token'));
@@ -72,6 +77,7 @@ export class McpOndemandChat extends HTMLElement {
 
   disconnectedCallback(): void {
     this.lifetime.abort();
+    this.views.closeAll();
   }
 
   attributeChangedCallback(name: string, _old: string | null, value: string | null): void {
@@ -80,6 +86,13 @@ export class McpOndemandChat extends HTMLElement {
     if (name === 'placeholder') this.input.placeholder = value || DEFAULT_PLACEHOLDER;
     // A new token after an expiry: the host has signed the person in again.
     if (name === 'token' && this.alert.dataset.auth === 'expired') this.clearAlert();
+    // Another conversation: shown in place of this one (its views torn down first).
+    if (name === 'conversation' && value && value !== this.conversationId && !this.busy) {
+      this.conversationId = value;
+      this.catalog = null;
+      this.remember(value);
+      void this.load(value);
+    }
   }
 
   // ---- layout -------------------------------------------------------------
@@ -88,11 +101,22 @@ export class McpOndemandChat extends HTMLElement {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(STYLES);
     this.root.adoptedStyleSheets = [sheet];
-    this.transcript = new TranscriptView(this.root, () => ({
-      describe: (server, uri) => this.describe(server, uri),
-      answer: this.busy ? undefined : this.answer,
-      elicit: this.elicit,
-    }));
+    this.views = new AppViews({
+      api: this.api,
+      conversation: () => this.conversationId,
+      enabled: () => this.attr('views') !== 'off',
+      resize: (change) => this.transcript.keepBottom(change),
+    });
+    this.transcript = new TranscriptView(
+      this.root,
+      () => ({
+        describe: (server, uri) => this.describe(server, uri),
+        answer: this.busy ? undefined : this.answer,
+        elicit: this.elicit,
+        view: (app, part) => this.views.node(app, part),
+      }),
+      (el) => this.views.retire(el, 'The message left the conversation view.'),
+    );
     const announce = (text: string) => this.transcript.announce(text);
     this.accounts = new Accounts({
       api: this.api,

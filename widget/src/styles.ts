@@ -56,6 +56,9 @@ header h2 { font-size: 1em; margin: 0; flex: 1; }
 .approval { border: 1px solid var(--mcp-accent); border-radius: 8px; padding: 8px; margin: .35em 0; background: var(--mcp-step-bg); }
 .approval p { margin: 0 0 6px; font-weight: 600; }
 .approval pre { margin: 0 0 8px; }
+.app-view { margin: .35em 0; width: 560px; max-width: 100%; }
+.view-frame { display: block; width: 100%; border: 1px solid var(--mcp-border); border-radius: 8px; background: #fff; }
+.view-frame.bare { border: 0; background: transparent; }
 .row { display: flex; gap: 8px; flex-wrap: wrap; }
 button.primary, button.secondary { font: inherit; border-radius: 8px; padding: 6px 12px; cursor: pointer; border: 1px solid var(--mcp-accent); }
 button.primary { background: var(--mcp-accent); color: var(--mcp-accent-fg); }

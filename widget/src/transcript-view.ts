@@ -1,5 +1,5 @@
 import { h } from './dom';
-import { renderMessage, type TranscriptContext } from './transcript';
+import { renderMessage, viewSlots, type TranscriptContext } from './transcript';
 import type { Message } from './types';
 
 /**
@@ -18,9 +18,14 @@ export class TranscriptView {
   private stored = new Map<string, Message>();
   private pending = new Set<Message>();
 
+  /**
+   * @param retire Called for a message element leaving the log: a promise when it holds views to tear
+   *   down first (the element stays, hidden, until then), else undefined.
+   */
   constructor(
     private readonly root: ShadowRoot,
     private readonly context: () => TranscriptContext,
+    private readonly retire: (el: HTMLElement) => Promise<void> | undefined = () => undefined,
   ) {
     this.el = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: 0, part: 'log' }, emptyState());
     this.announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
@@ -56,9 +61,10 @@ export class TranscriptView {
 
   show(messages: Message[]): void {
     this.messages = [];
+    for (const view of this.views.values()) this.leave(view);
     this.views.clear();
     this.stored = new Map(messages.map((m) => [m.id, structuredClone(m)]));
-    this.el.replaceChildren();
+    for (const child of [...this.el.children]) if (!this.leaving.has(child)) child.remove();
     if (!messages.length) this.el.append(emptyState());
     for (const message of messages) this.add(message);
   }
@@ -66,7 +72,8 @@ export class TranscriptView {
   add(message: Message): Message {
     this.el.querySelector('.empty')?.remove();
     this.messages.push(message);
-    const view = renderMessage(message, this.context());
+    const view = h('article');
+    patch(view, renderMessage(message, this.context()));
     this.views.set(message, view);
     this.el.append(view);
     this.el.scrollTop = this.el.scrollHeight;
@@ -83,8 +90,39 @@ export class TranscriptView {
 
   remove(message: Message): void {
     this.messages = this.messages.filter((m) => m !== message);
-    this.views.get(message)?.remove();
+    const view = this.views.get(message);
+    if (view) this.leave(view);
     this.views.delete(message);
+  }
+
+  /** Every message again (the views, closed when the element left the page, come back). */
+  renderAll(): void {
+    for (const message of this.messages) this.renderNow(message);
+  }
+
+  /** Elements leaving the log, hidden, while their views are torn down. */
+  private readonly leaving = new WeakSet<Element>();
+
+  private leave(view: HTMLElement): void {
+    const retiring = this.retire(view);
+    if (!retiring) {
+      view.remove();
+      return;
+    }
+    view.hidden = true;
+    this.leaving.add(view);
+    void retiring.finally(() => view.remove());
+  }
+
+  /** Runs `change` (a view growing), and keeps the log at its end if it was there. */
+  keepBottom(change: () => void): void {
+    const atBottom = this.atBottom();
+    change();
+    if (atBottom) this.el.scrollTop = this.el.scrollHeight;
+  }
+
+  private atBottom(): boolean {
+    return this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 80;
   }
 
   scheduleRender(message: Message): void {
@@ -100,15 +138,34 @@ export class TranscriptView {
     const controls = (el: Element) => [...el.querySelectorAll('summary, a, button')];
     const focused = controls(view).indexOf(this.root.activeElement as Element);
     const open = new Set([...view.querySelectorAll('details')].flatMap((d, i) => (d.open ? [i] : [])));
-    const atBottom = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 80;
+    const atBottom = this.atBottom();
     const fresh = renderMessage(message, this.context());
     [...fresh.querySelectorAll('details')].forEach((d, i) => {
       if (open.has(i)) d.setAttribute('open', '');
     });
-    view.replaceWith(fresh);
-    this.views.set(message, fresh);
-    if (focused >= 0) (controls(fresh)[focused] as HTMLElement | undefined)?.focus();
+    patch(view, fresh);
+    if (focused >= 0) (controls(view)[focused] as HTMLElement | undefined)?.focus();
     if (atBottom) this.el.scrollTop = this.el.scrollHeight;
+  }
+}
+
+/**
+ * Makes `view` (a message's element, kept for its lifetime) what `fresh`
+ * is: its attributes and children, except that a view placeholder becomes
+ * the kept view element (viewSlots) — which is never moved while it stays:
+ * the others are removed and inserted around it (moving an iframe would
+ * reload it; `moveBefore` is Chromium-only).
+ */
+function patch(view: HTMLElement, fresh: HTMLElement): void {
+  for (const { name } of [...view.attributes]) view.removeAttribute(name);
+  for (const { name, value } of [...fresh.attributes]) view.setAttribute(name, value);
+  const wanted = [...fresh.childNodes].map((node) => (node instanceof Element && viewSlots.get(node)) || node);
+  const kept = new Set(wanted.filter((node) => node.parentNode === view));
+  for (const child of [...view.childNodes]) if (!kept.has(child)) child.remove();
+  let cursor = view.firstChild;
+  for (const node of wanted) {
+    if (node === cursor) cursor = cursor.nextSibling;
+    else view.insertBefore(node, cursor);
   }
 }
 

@@ -4,6 +4,7 @@ import { renderMarkdown } from './markdown';
 import { humanSize as sizeOf } from '../../shared/human-size';
 import { summarizeStep } from './steps';
 import type { Attachment, Message, ToolPart } from './types';
+import type { AppToolCall } from '../../shared/api/views';
 
 export interface TranscriptContext {
   /** What the widget knows of an attached resource (from the catalog): for its chip. */
@@ -12,7 +13,16 @@ export interface TranscriptContext {
   answer?: ((toolCallId: string, approved: boolean) => void) | undefined;
   /** Answer a server's question (asked while the turn runs, so always available). */
   elicit?: ElicitationAnswer | undefined;
+  /** The element of a tool step's view (MCP Apps), kept across renders; undefined: no view (the step alone). */
+  view?: ((app: AppToolCall, part: ToolPart) => HTMLElement | undefined) | undefined;
 }
+
+/**
+ * Placeholders in a rendered message for the view elements that must not be
+ * re-created or moved (an iframe reloads): TranscriptView puts the kept
+ * element where its placeholder is.
+ */
+export const viewSlots = new WeakMap<Element, HTMLElement>();
 
 const isTool = (part: Message['parts'][number]): part is ToolPart => part.type.startsWith('tool-') && 'toolCallId' in part;
 
@@ -31,12 +41,25 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
     if (typeof interrupted === 'string') el.append(h('p', { class: 'notice' }, interrupted));
     return el;
   }
+  // A tool's view (`data-mcp-app`, kept in the history) goes below the step of its call.
+  const apps = new Map<string, AppToolCall>();
+  for (const part of message.parts) {
+    const app = part.type === 'data-mcp-app' ? (part as { data?: AppToolCall }).data : undefined;
+    if (app?.toolCallId) apps.set(app.toolCallId, app);
+  }
   for (const part of message.parts) {
     if (part.type === 'text') {
       const text = (part as { text: string }).text;
       if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text)));
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
+      const app = apps.get(part.toolCallId);
+      const view = app && ctx.view?.(app, part);
+      if (view) {
+        const slot = h('div', { hidden: true });
+        viewSlots.set(slot, view);
+        el.append(slot);
+      }
     } else if (part.type === 'data-elicitation') {
       const question = (part as { data?: Elicitation }).data;
       if (question) el.append(elicitationCard(question, ctx.elicit));

@@ -1,7 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import type { UIMessageChunk } from 'ai';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { AppToolCall, ViewLink } from '../shared/api/views';
 import { loadConfig } from '../src/config';
 import { answerView } from '../src/conversation/views';
@@ -37,6 +37,19 @@ async function viewDocument(id: string, server = 'demo', as = ACME_ALICE): Promi
 const viewCall = (id: string, body: Record<string, unknown>) => postJson(`/v1/conversations/${id}/views/call`, body);
 
 describe('the host side of MCP Apps: catalog and model', () => {
+  it('declares the UI extension to the servers it connects to, as a server receives it', async () => {
+    // "faulty" is server-everything behind the fault proxy, which records what each request declared.
+    const control = inject('faultControlUrl');
+    await fetch(`${control}/reset`, { method: 'POST' });
+    const requestId = `apps-capability-${crypto.randomUUID()}`;
+    const id = await createConversation();
+    expect((await api(`/v1/conversations/${id}/catalog`, { headers: { 'x-request-id': requestId } })).status).toBe(200);
+    const { seen } = await (await fetch(`${control}/state`)).json<{ seen: Array<{ requestId: string | null; methods: string[]; extensions: string[] }> }>();
+    const mine = seen.filter((r) => r.requestId === requestId && (r.methods.includes('initialize') || r.methods.includes('server/discover')));
+    expect(mine.length).toBeGreaterThan(0);
+    for (const request of mine) expect(request.extensions).toContain('io.modelcontextprotocol/ui');
+  });
+
   it("the catalog keeps each tool's _meta.ui; a tool visible only to its app is in the catalog but never offered to the model", async () => {
     const id = await createConversation();
     const { demo } = await catalog(id);

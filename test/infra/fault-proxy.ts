@@ -90,6 +90,24 @@ function isResponseEvent(event: string): boolean {
 }
 
 /** JSON-RPC methods of a request body (one message or a batch). */
+/**
+ * The client capability extensions a request declares: in `initialize`'s
+ * `capabilities` (2025-11-25) or in any request's
+ * `_meta["io.modelcontextprotocol/clientCapabilities"]` (2026-07-28).
+ */
+function extensionsOf(body: Buffer): string[] {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => {
+      const params = (m as { params?: { capabilities?: unknown; _meta?: Record<string, unknown> } } | null)?.params;
+      const capabilities = (params?.capabilities ?? params?._meta?.['io.modelcontextprotocol/clientCapabilities']) as { extensions?: object } | undefined;
+      return Object.keys(capabilities?.extensions ?? {});
+    });
+  } catch {
+    return [];
+  }
+}
+
 function methodsOf(body: Buffer): string[] {
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
@@ -125,7 +143,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
   /** Requests received per JSON-RPC method (e.g. how many `resources/list` a notification storm caused). */
   let methods: Record<string, number> = {};
   /** The newest requests that reached the body stage: their `X-Request-Id` header and JSON-RPC methods (the Worker's request ids). */
-  let seen: Array<{ requestId: string | null; methods: string[] }> = [];
+  let seen: Array<{ requestId: string | null; methods: string[]; extensions: string[] }> = [];
   /** Open standalone GET SSE streams to clients: where `notify` injects server notifications. */
   const notificationStreams = new Set<http.ServerResponse>();
   // No keep-alive upstream: a pooled socket the server has just timed out is a
@@ -308,7 +326,7 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
     const body = await readBody(req);
     for (const method of methodsOf(body)) methods[method] = (methods[method] ?? 0) + 1;
     const requestId = req.headers['x-request-id'];
-    seen = [...seen.slice(-199), { requestId: typeof requestId === 'string' ? requestId : null, methods: methodsOf(body) }];
+    seen = [...seen.slice(-199), { requestId: typeof requestId === 'string' ? requestId : null, methods: methodsOf(body), extensions: extensionsOf(body) }];
     if (mode === 'invalid-jsonrpc' && req.method === 'POST' && carriesRequestWithId(body)) {
       sendJson(res, 200, { hello: 'world' });
       return;

@@ -58,7 +58,7 @@ const document = createRoute({
 /** This service's own origins (the request's, PUBLIC_URL's): never a view's source, always allowed to frame one. */
 function ownOrigins(c: Context<AppBindings>): string[] {
   const origins = [new URL(c.req.url).origin];
-  const configured = (c.env as { PUBLIC_URL?: string }).PUBLIC_URL?.trim();
+  const configured = c.env.PUBLIC_URL?.trim();
   if (configured && URL.canParse(configured)) origins.push(new URL(configured).origin);
   return [...new Set(origins)];
 }

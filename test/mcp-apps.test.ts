@@ -5,6 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { AppToolCall, ViewLink } from '../shared/api/views';
 import { loadConfig } from '../src/config';
 import { answerView } from '../src/conversation/views';
+import { signedViewSegment } from '../src/http/view-link-signature';
 import { takeViewCall } from '../src/limits/turn-limits';
 import type { McpSessions } from '../src/mcp/sessions';
 import { prepareTurnContext } from '../src/loop/turn-context';
@@ -130,7 +131,7 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
   it('serves the HTML through the cache with a sandboxing CSP, no-store and no referrer', async () => {
     const id = await createConversation();
     const { link, response } = await viewDocument(id);
-    expect(link.url).toMatch(new RegExp(`^/views/${id}/[0-9a-f]{32}$`));
+    expect(link.url).toMatch(new RegExp(`^/views/${id}/[0-9a-f]{32}\\.[\\w-]{22}$`)); // nonce.signature (TENANTS is set)
     expect(Date.parse(link.expiresAt) - Date.now()).toBeGreaterThan(9 * 60_000);
     expect(link.security).toEqual({ prefersBorder: true });
     expect(response.status).toBe(200);
@@ -199,16 +200,30 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     const id = await createConversation();
     const other = await createConversation();
     const { link } = await viewDocument(id);
-    const nonce = link.url.split('/').at(-1)!;
-    expect((await api(`/views/${other}/${nonce}`, {}, {})).status).toBe(404);
-    expect((await api(`/views/${id}/${'0'.repeat(32)}`, {}, {})).status).toBe(404);
+    const segment = link.url.split('/').at(-1)!;
+    const nonce = segment.split('.')[0]!;
+    // Signed for this conversation only: refused in the Worker for another…
+    expect((await api(`/views/${other}/${segment}`, {}, {})).status).toBe(404);
+    // …and, signed for the other one, refused by that conversation, which never minted the nonce.
+    expect((await api(`/views/${other}/${await signedViewSegment(env, other, nonce)}`, {}, {})).status).toBe(404);
+    expect((await api(`/views/${id}/${await signedViewSegment(env, id, '0'.repeat(32))}`, {}, {})).status).toBe(404);
     expect((await api(`/views/${id}/not-a-nonce`, {}, {})).status).toBe(404);
     const expired = await runInDurableObject(await conversationStub(id), (instance) =>
       instance.services.viewLinks.mint({ server: 'demo', uri: BOARD }, Date.now() - 11 * 60_000),
     );
-    const gone = await api(`/views/${id}/${expired.nonce}`, {}, {});
+    const gone = await api(`/views/${id}/${await signedViewSegment(env, id, expired.nonce)}`, {}, {});
     expect(gone.status).toBe(404);
     expect(gone.headers.get('content-security-policy')).toContain("default-src 'none'"); // the API's headers on its errors
+  });
+
+  it('refuses a nonce without our signature for it, though the conversation minted it (checked in the Worker, before any Durable Object is addressed)', async () => {
+    const id = await createConversation();
+    const { link } = await viewDocument(id);
+    const [nonce, signature] = link.url.split('/').at(-1)!.split('.') as [string, string];
+    expect((await api(`/views/${id}/${nonce}`, {}, {})).status).toBe(404); // unsigned
+    const forged = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+    expect((await api(`/views/${id}/${nonce}.${forged}`, {}, {})).status).toBe(404);
+    expect((await api(link.url, {}, {})).status).toBe(200); // the real link still works
   });
 });
 

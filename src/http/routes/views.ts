@@ -9,6 +9,7 @@ import { asDeclared, conversationStub, ownedStub } from '../conversation-stub';
 import { errors, json, jsonBody, jsonRequest, routes, V1_ERRORS } from '../openapi';
 import type { AppBindings } from '../types';
 import { VIEW_DOCUMENT_HEADERS, viewCsp, viewSecurity } from '../view-csp';
+import { signedViewSegment, verifiedViewNonce } from '../view-link-signature';
 
 const IdParams = z.object({ id: z.string().meta({ description: 'A conversation id.' }) });
 const tags = ['conversations'];
@@ -48,7 +49,12 @@ const document = createRoute({
     'The `src` of the widget’s sandboxed iframe (an iframe sends no token: the nonce of `POST …/views` is the capability). ' +
     'The `ui://` resource read through the conversation’s cache, fresh after `resources/updated`, served with a CSP that sandboxes it ' +
     '(opaque origin), allows the declared domains only, and lets only the tenant’s origins and this service frame it. 404 for an unknown or expired link.',
-  request: { params: z.object({ conversationId: z.string(), nonce: z.string() }) },
+  request: {
+    params: z.object({
+      conversationId: z.string(),
+      nonce: z.string().meta({ description: 'The nonce, and (with `TENANTS`) `.` and its signature: a link only this service can make.' }),
+    }),
+  },
   responses: {
     200: { description: 'The HTML, with `Content-Security-Policy` and `Cache-Control: no-store`.', content: { 'text/html': { schema: z.string() } } },
     ...errors(400, 404, 502),
@@ -69,7 +75,8 @@ export const conversationViews = routes()
     const id = c.req.param('id');
     const stub = asDeclared(await ownedStub(c), 'view');
     const { nonce, expiresAt, ui } = unwrap(await stub.view({ kind: 'link', body: c.req.valid('json') }));
-    return c.json({ url: `/views/${id}/${nonce}`, expiresAt: new Date(expiresAt).toISOString(), security: viewSecurity(ui, ownOrigins(c)) }, 200);
+    const segment = await signedViewSegment(c.env, id, nonce);
+    return c.json({ url: `/views/${id}/${segment}`, expiresAt: new Date(expiresAt).toISOString(), security: viewSecurity(ui, ownOrigins(c)) }, 200);
   })
   .openapi(call, async (c) => {
     const stub = asDeclared(await ownedStub(c), 'view');
@@ -83,8 +90,10 @@ export const conversationViews = routes()
  * the API's security headers are not set on it (app.ts).
  */
 export const viewDocuments = routes().openapi(document, async (c) => {
-  const { conversationId, nonce } = c.req.valid('param');
-  if (!/^[0-9a-f]{32}$/.test(nonce)) throw notFound('View link');
+  const { conversationId, nonce: segment } = c.req.valid('param');
+  // Checked before any Durable Object is addressed: an unauthenticated path must not create one.
+  const nonce = await verifiedViewNonce(c.env, conversationId, segment);
+  if (!nonce) throw notFound('View link');
   const stub = asDeclared(await conversationStub(c.env, conversationId), 'view');
   const { html, ui, tenant } = unwrap(await stub.view({ kind: 'document', nonce }));
   const own = ownOrigins(c);

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
 import { CUSTOMER_TEMPLATE, GUIDELINES_URI, PUBLISHED_TEMPLATE, STATIC_RESOURCES, listAllResources, paginate, publishedUri } from './catalog';
 import { CUSTOMERS, findCustomer } from './content/customers';
-import { TASK_BOARD_URI, taskBoardHtml } from './content/task-board';
-import { VIEW_MIME_TYPE } from '../../shared/mcp-apps';
+import { TASK_BOARD_URI } from './content/task-board';
 import type { DemoStore } from './store';
+import { registerTaskBoardTools, registerTaskBoardView } from './task-board';
 
 /** "Resource not found" as 2026-07-28 has it: -32602 with the URI in `data` (2025 clients accept it too). */
 export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
@@ -141,18 +141,8 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     changes.resourceUpdated(uri);
   };
 
-  // ---- the task board view (MCP Apps) ------------------------------------
-  // Not in resources/list (the views of tools need not be; the model has no use for HTML): read by hosts through show_task_board's `_meta.ui`.
-  server.registerResource(
-    'task-board',
-    TASK_BOARD_URI,
-    { title: 'Task board', description: 'The interactive view of show_task_board.', mimeType: VIEW_MIME_TYPE },
-    () => ({
-      contents: [
-        { uri: TASK_BOARD_URI, mimeType: VIEW_MIME_TYPE, text: taskBoardHtml(store.guidelines().split('\n')[0] ?? ''), _meta: { ui: { prefersBorder: true } } },
-      ],
-    }),
-  );
+  // ---- the task board view (MCP Apps: task-board.ts) ----------------------
+  registerTaskBoardView(server, store);
 
   // ---- tools -----------------------------------------------------------
   server.registerTool(
@@ -172,42 +162,7 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     },
   );
 
-  server.registerTool(
-    'show_task_board',
-    {
-      title: 'Show task board',
-      description: 'Shows the open tasks as an interactive board: the user can mark tasks done and add tasks there.',
-      inputSchema: z.object({}),
-      annotations: { readOnlyHint: true, openWorldHint: false },
-      _meta: { ui: { resourceUri: TASK_BOARD_URI }, 'ui/resourceUri': TASK_BOARD_URI },
-    },
-    () => {
-      const tasks = store.listTasks('open');
-      const lines = tasks.map((t) => `- #${t.id} ${t.title}${t.assignee ? ` (${t.assignee})` : ''}`);
-      return {
-        content: [
-          { type: 'text', text: tasks.length ? `The board shows ${tasks.length} open task(s):\n${lines.join('\n')}` : 'The board is empty: no open tasks.' },
-        ],
-        structuredContent: { tasks },
-      };
-    },
-  );
-
-  // The board's own refresh: only its view calls it (visibility ['app']); the model has list_tasks.
-  server.registerTool(
-    'board_tasks',
-    {
-      title: 'Board tasks',
-      description: 'The open tasks, for the task board view.',
-      inputSchema: z.object({}),
-      annotations: { readOnlyHint: true, openWorldHint: false },
-      _meta: { ui: { resourceUri: TASK_BOARD_URI, visibility: ['app'] } },
-    },
-    () => {
-      const tasks = store.listTasks('open');
-      return { content: [{ type: 'text', text: `${tasks.length} open task(s)` }], structuredContent: { tasks } };
-    },
-  );
+  registerTaskBoardTools(server, store);
 
   server.registerTool(
     'create_task',

@@ -13,6 +13,7 @@ import { startViewServer } from '../infra/view-server';
 import { launchChromium, screenshot } from './chromium';
 import { containsText, hasAttribute, hasCount, visible } from './see';
 import { startService, type Service } from './service';
+import { countTurns, turnsEnded as endedTurns } from './turn-count';
 
 let service: Service;
 let views: Awaited<ReturnType<typeof startViewServer>>;
@@ -53,11 +54,7 @@ beforeEach(async () => {
     if (message.text().startsWith('[mcp-app ')) viewLog.push(message.text());
   });
   await page.goto(`${service.url}/`);
-  await page.evaluate(() => {
-    const w = window as unknown as { turnsEnded: number };
-    w.turnsEnded = 0;
-    document.querySelector('mcp-ondemand-chat')!.addEventListener('mcp-ondemand-message', () => w.turnsEnded++);
-  });
+  await countTurns(page);
 });
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-apps-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
@@ -70,7 +67,7 @@ const input = () => chat().getByRole('textbox', { name: 'Message' });
 const viewFrames = () => chat().locator('.app-view iframe');
 const view = (index = 0) => viewFrames().nth(index).contentFrame();
 const viewApproval = () => chat().getByRole('group', { name: 'Approval for the view' });
-const turnsEnded = () => page.evaluate(() => (window as unknown as { turnsEnded: number }).turnsEnded);
+const turnsEnded = () => endedTurns(page);
 
 /** Sends `text` and waits for its turn to end. */
 async function ask(text: string): Promise<void> {

@@ -11,6 +11,7 @@ import { BROWSER_PORTS } from '../infra/ports';
 import { launchChromium, screenshot } from './chromium';
 import { containsText, focused, hasAttribute, hasCount, hidden, visible } from './see';
 import { startService, type Service } from './service';
+import { countTurns, turnsEnded as endedTurns } from './turn-count';
 
 const asUrl = inject('oauthAsUrl');
 const rsUrl = inject('oauthRsUrl');
@@ -51,11 +52,7 @@ beforeEach(async () => {
   pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(`${service.url}/`);
-  await page.evaluate(() => {
-    const w = window as unknown as { turnsEnded: number };
-    w.turnsEnded = 0;
-    document.querySelector('mcp-ondemand-chat')!.addEventListener('mcp-ondemand-message', () => w.turnsEnded++);
-  });
+  await countTurns(page);
 });
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
@@ -78,7 +75,7 @@ const chat = () => page.locator('mcp-ondemand-chat');
 const input = () => chat().getByRole('textbox', { name: 'Message' });
 const assistant = () => chat().locator('article.assistant');
 const card = () => chat().getByRole('group', { name: 'Connect account' });
-const turnsEnded = () => page.evaluate(() => (window as unknown as { turnsEnded?: number }).turnsEnded ?? 0);
+const turnsEnded = () => endedTurns(page);
 
 /** Waits for the turn after `before` to end, and the log to be idle. */
 async function turnOver(before: number): Promise<void> {

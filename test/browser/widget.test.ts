@@ -9,6 +9,7 @@ import { BROWSER_PORTS } from '../infra/ports';
 import { launchChromium, screenshot } from './chromium';
 import { containsText, focused, hasAttribute, hasCount, hasText, hasValue, hidden, lacksText, visible } from './see';
 import { startService, type Service } from './service';
+import { countTurns, turnsEnded as endedTurns } from './turn-count';
 
 let service: Service;
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
@@ -30,7 +31,7 @@ beforeEach(async () => {
   pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(`${service.url}/`);
-  await countTurns();
+  await countTurns(page);
 });
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
@@ -51,14 +52,7 @@ const step = (label: string | RegExp) => chat().locator('details.step summary', 
  * a fixed time, the first text, or an idle log that may still be the
  * previous turn's.
  */
-async function countTurns(): Promise<void> {
-  await page.evaluate(() => {
-    const w = window as unknown as { turnsEnded: number };
-    w.turnsEnded = 0;
-    document.querySelector('mcp-ondemand-chat')!.addEventListener('mcp-ondemand-message', () => w.turnsEnded++);
-  });
-}
-const turnsEnded = () => page.evaluate(() => (window as unknown as { turnsEnded?: number }).turnsEnded ?? 0);
+const turnsEnded = () => endedTurns(page);
 let turnsBefore = 0;
 
 /** The next turn starts now: answerText() waits for it to end. */

@@ -203,7 +203,7 @@ function v8Startup(file) {
     const vm = require('node:vm');
     class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
     const stubs = {
-      'cloudflare:workers': { DurableObject, RpcTarget: class {}, WorkerEntrypoint: class {}, WorkflowEntrypoint: class {}, exports: {}, env: {}, waitUntil() {} },
+      'cloudflare:workers': { DurableObject, RpcTarget: class {}, WorkerEntrypoint: class {}, WorkflowEntrypoint: class {}, exports: {}, env: {}, tracing: { enterSpan: (_name, fn, ...args) => fn({ setAttribute() {}, end() {} }, ...args) }, waitUntil() {} },
       'cloudflare:email': { EmailMessage: class {} },
       'node:async_hooks': require('node:async_hooks'),
       'node:diagnostics_channel': require('node:diagnostics_channel'),

@@ -130,6 +130,23 @@ export const TEST_TENANTS = [
       },
     ],
   },
+  // Real model providers (test/prompt-caching.test.ts): the Anthropic and OpenAI packages, pointed by
+  // ANTHROPIC_BASE_URL / OPENAI_BASE_URL at the fake provider (bench/lib/fake-model.mjs), which records what they send.
+  ...(
+    [
+      ['claude', 'anthropic:claude-sonnet-4-5', undefined],
+      ['gpt', 'openai:gpt-4.1', undefined],
+      ['claude-uncached', 'anthropic:claude-sonnet-4-5', false],
+      ['gpt-uncached', 'openai:gpt-4.1', false],
+    ] as const
+  ).map(([id, model, promptCaching]) => ({
+    id,
+    apiKeySha256: [sha256(`test-key-${id}`)],
+    allowedOrigins: [],
+    model,
+    ...(promptCaching === undefined ? {} : { promptCaching }),
+    mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
+  })),
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
   {
@@ -196,6 +213,11 @@ export default defineConfig({
                 PREREGISTERED_SECRET: 'preregistered-secret',
                 TENANT_BOT_SECRET: 'tenant-bot-secret',
                 GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
+                // The model providers' endpoints and keys (the fake provider checks nothing but records them).
+                ANTHROPIC_BASE_URL: local(8, '/v1'),
+                OPENAI_BASE_URL: local(8, '/v1'),
+                ANTHROPIC_API_KEY: 'test-anthropic-key-0123456789',
+                OPENAI_API_KEY: 'test-openai-key-0123456789',
               },
             },
           }),

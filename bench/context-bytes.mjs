@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import { createConversation, runTurn } from './lib/client.mjs';
 import { corpus, CORPUS_NAMES } from './lib/corpora.mjs';
 import { startCorpusServer } from './lib/corpus-server.mjs';
-import { startFakeOpenAI } from './lib/fake-openai.mjs';
+import { startFakeModel } from './lib/fake-model.mjs';
 import { createReaderPolicy } from './lib/reader-policy.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 import { startWrangler, NO_LIMITS } from './lib/stack.mjs';
@@ -327,7 +327,7 @@ if (process.env.BYTES_FROM) {
     addParts(body, request.bytes);
     return policy(body, request);
   };
-  const fake = await startFakeOpenAI({ port: PORT + 2, decide, keepBodies: false });
+  const fake = await startFakeModel({ port: PORT + 2, decide, keepBodies: false });
   const server = await startCorpusServer({ port: PORT + 3, names: NAMES });
   try {
     const corpora = [];

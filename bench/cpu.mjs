@@ -16,7 +16,7 @@
 // Ports (8820–8839): ours 8820 (inspector 8821), floor 8822 (8823), fake model 8824.
 import { createConversation, deleteConversation, runTurn } from './lib/client.mjs';
 import { devBundle, profiler } from './lib/cpu-profile.mjs';
-import { startFakeOpenAI } from './lib/fake-openai.mjs';
+import { startFakeModel } from './lib/fake-model.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 import { decide, LONG_ANSWER, LONG_MARK, LONG_TOKENS, STEADY_ANSWER } from './lib/scripted-turn.mjs';
 import { startWrangler, NO_LIMITS } from './lib/stack.mjs';
@@ -51,7 +51,7 @@ const median = (xs) => {
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
 };
 
-const fake = await startFakeOpenAI({ port: PORTS.model, decide });
+const fake = await startFakeModel({ port: PORTS.model, decide });
 // Limits high enough never to answer 429, and no live-session eviction: every conversation is the same end user.
 const vars = {
   AUTH_DISABLED: 'true',

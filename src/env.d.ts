@@ -34,6 +34,10 @@ declare namespace Cloudflare {
     OPENAI_API_KEY?: string;
     /** Secret, for `MODEL=anthropic:<model>`. */
     ANTHROPIC_API_KEY?: string;
+    /** For `MODEL=openai:<model>`: another endpoint of the OpenAI API (a gateway such as Cloudflare AI Gateway). */
+    OPENAI_BASE_URL?: string;
+    /** For `MODEL=anthropic:<model>`: another endpoint of the Anthropic API (a gateway such as Cloudflare AI Gateway). */
+    ANTHROPIC_BASE_URL?: string;
     /** For `MODEL=openai-compatible:<model>`: the server's base URL (`http://127.0.0.1:11434/v1`). */
     OPENAI_COMPATIBLE_BASE_URL?: string;
     /** Secret, for `MODEL=openai-compatible:<model>`, if that server wants one. */

@@ -34,11 +34,23 @@ describe('MODEL', () => {
     [{ MODEL: 'workers-ai:@cf/meta/llama' }, 'AI binding'],
     [{ MODEL: 'mistral:large' }, 'Unknown MODEL provider "mistral"'],
     [{ MODEL: 'openai:' }, 'needs a model id'],
+    [{ MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'gateway.example' }, 'ANTHROPIC_BASE_URL must be an http(s) URL'],
+    [{ MODEL: 'openai:gpt-4.1', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'ftp://gateway.example/v1' }, 'OPENAI_BASE_URL must be an http(s) URL'],
   ])('%o → a clear error naming %s', (env, expected) => {
     const error = configError(env);
     expect(error.status).toBe(500);
     expect(error.code).toBe('model_not_configured');
     expect(error.message).toContain(expected);
+  });
+});
+
+describe('prompt caching', () => {
+  it('is on by default for the providers that have one, off with PROMPT_CACHING=off, absent for the others', () => {
+    expect(resolveModel({ MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k' }).promptCache).toBe('breakpoints');
+    expect(resolveModel({ MODEL: 'openai:gpt-4.1', OPENAI_API_KEY: 'k' }).promptCache).toBe('key');
+    expect(resolveModel({ MODEL: 'openai:gpt-4.1', OPENAI_API_KEY: 'k', PROMPT_CACHING: 'off' }).promptCache).toBeUndefined();
+    expect(resolveModel({ MODEL: 'openai-compatible:llama3', OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' }).promptCache).toBeUndefined();
+    expect(resolveModel({}).promptCache).toBeUndefined();
   });
 });
 

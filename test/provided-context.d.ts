@@ -14,5 +14,7 @@ declare module 'vitest' {
     oauthAsUrl: string;
     /** The MCP server it protects: `http://127.0.0.1:<port>/mcp`, its resource identifier too. */
     oauthRsUrl: string;
+    /** The fake model provider (bench/lib/fake-model.mjs): `/v1/responses`, `/v1/messages`; `GET /__requests`, `POST /__reset`. */
+    fakeModelUrl: string;
   }
 }

@@ -1,5 +1,5 @@
 // "A tiny model that behaves as a user would expect", as a decide(body)
-// policy for bench/lib/fake-openai.mjs. It reads only what the service sends
+// policy for bench/lib/fake-model.mjs. It reads only what the service sends
 // (system prompt, messages, offered tools), so it works whatever the service
 // offers: today's catalog + read_resource, and later features (corpora
 // inlined in the system prompt, search_resource, list_resources when the

@@ -1,11 +1,11 @@
 // The scripted "model" of the CPU benchmark (bench/cpu.mjs), a `decide`
-// policy for fake-openai.mjs, the same for our service and the floor Worker:
+// policy for fake-model.mjs, the same for our service and the floor Worker:
 //   step 1 (the user spoke last)      → read_resource {uri: task://guidelines, server: demo}
 //   step 2 (a tool result came last)  → the answer: STEADY (≈ 40 words, word by word,
 //                                       today's realistic short answer), or LONG when the
 //                                       user's text contains LONG_MARK (500 tokens, one
 //                                       token of ~4 characters per chunk: ~500 chunks)
-import { contentText } from './fake-openai.mjs';
+import { contentText } from './fake-model.mjs';
 
 export const LONG_MARK = '[long]';
 

@@ -171,6 +171,18 @@ export const SettingsSchema = z.object({
   ),
   /** Turns one tenant may start per minute, all users together (429 past it). */
   TURNS_PER_MINUTE_PER_TENANT: int(1, 600).describe(`turns one tenant may start per minute`),
+  /**
+   * Prompt caching at the model provider (loop/prompt-cache.ts): Anthropic
+   * requests mark the end of the system prompt and of the conversation so
+   * far as cache breakpoints; OpenAI requests carry the conversation as
+   * `prompt_cache_key`. A tenant's `promptCaching` overrides it.
+   */
+  PROMPT_CACHING: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      `\`on\`: Anthropic requests carry cache breakpoints (after the system prompt and tools, and after the conversation so far), OpenAI requests a \`prompt_cache_key\` per conversation; \`off\`: neither (a tenant's \`promptCaching\` overrides it)`,
+    ),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
   MAX_STEPS: int(1, 8).describe(
     `model steps per turn that may call tools; then one more step without tools answers with what was read and what is left (\`metadata.stepLimitReached\`)`,

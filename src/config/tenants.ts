@@ -30,6 +30,8 @@ export const TenantSchema = z
     mcpServers: McpServersSchema.optional(),
     /** This tenant's model (default: MODEL). */
     model: z.string().min(1).optional(),
+    /** Prompt caching at the model provider for this tenant's turns (default: PROMPT_CACHING). */
+    promptCaching: z.boolean().optional(),
     /**
      * This tenant's limits (defaults: TURNS_PER_MINUTE_PER_USER / _PER_TENANT
      * per 60 s, CONVERSATIONS_PER_MINUTE_PER_USER, LIVE_CONVERSATIONS_PER_USER).

@@ -82,6 +82,7 @@ export class ConversationServices {
     this.viewLinks = new SqlViewLinks(host.storage);
     this.turns = new TurnRunner({
       env: host.env,
+      conversation: host.name(),
       history: this.history,
       largeResults: this.largeResults,
       owner: () => this.row()!.owner,

@@ -35,6 +35,8 @@ export interface ClientTool {
 
 export interface TurnHost {
   env: Env;
+  /** The conversation id (its requests share one provider prompt cache). */
+  conversation: string;
   history: History;
   largeResults: LargeResultStore;
   owner(): Owner;
@@ -236,6 +238,7 @@ export class TurnRunner {
         // Interrupted turns' messages are shown to users, never to the model.
         messages: [...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted), ...newMessages],
         model,
+        conversation: this.host.conversation,
         settings,
         abortSignal,
         onWriter: (write) => {

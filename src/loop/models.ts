@@ -13,10 +13,26 @@ export interface ResolvedModel {
   acceptsImages: boolean;
   /** `MODEL` as configured, for logs and message metadata. */
   spec: string;
+  /**
+   * How this provider's prompt cache is asked for (loop/prompt-cache.ts), or
+   * absent: the provider has none we can steer, or caching is off
+   * (`PROMPT_CACHING=off`, or the tenant's `promptCaching: false`).
+   */
+  promptCache?: PromptCacheStyle | undefined;
 }
 
-/** What model selection may read from the Worker environment: `MODEL`, the `AI` binding, API keys. */
-export type ModelEnv = Partial<Pick<Env, 'MODEL' | 'AI' | ApiKeyName | 'OPENAI_COMPATIBLE_BASE_URL' | 'OPENAI_COMPATIBLE_API_KEY'>>;
+/**
+ * - `breakpoints`: Anthropic — the request marks where a cached prefix ends (`cache_control`);
+ * - `key`: OpenAI — prefixes are cached by themselves; a `prompt_cache_key` keeps a conversation's requests on one cache.
+ */
+export type PromptCacheStyle = 'breakpoints' | 'key';
+
+/** What model selection may read from the Worker environment: `MODEL`, the `AI` binding, API keys and base URLs. */
+export type ModelEnv = Partial<
+  Pick<Env, 'MODEL' | 'AI' | ApiKeyName | BaseUrlName | 'OPENAI_COMPATIBLE_BASE_URL' | 'OPENAI_COMPATIBLE_API_KEY' | 'PROMPT_CACHING'>
+>;
+
+type BaseUrlName = 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL';
 
 type ApiKeyName = 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY';
 
@@ -39,10 +55,22 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
       if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add "ai": { "binding": "AI" } to wrangler.jsonc`);
       return { model: createWorkersAI({ binding: env.AI })(modelId as never), acceptsImages: false, spec };
     }
+    // Base URLs are passed explicitly (the providers would also read process.env): a gateway such as
+    // Cloudflare AI Gateway is configuration we validate and document, not an ambient default.
     case 'openai':
-      return { model: createOpenAI({ apiKey: secret(env, 'OPENAI_API_KEY', spec) })(modelId), acceptsImages: true, spec };
+      return {
+        model: createOpenAI({ apiKey: secret(env, 'OPENAI_API_KEY', spec), ...baseUrl(env, 'OPENAI_BASE_URL', spec) })(modelId),
+        acceptsImages: true,
+        spec,
+        ...caching(env, 'key'),
+      };
     case 'anthropic':
-      return { model: createAnthropic({ apiKey: secret(env, 'ANTHROPIC_API_KEY', spec) })(modelId), acceptsImages: true, spec };
+      return {
+        model: createAnthropic({ apiKey: secret(env, 'ANTHROPIC_API_KEY', spec), ...baseUrl(env, 'ANTHROPIC_BASE_URL', spec) })(modelId),
+        acceptsImages: true,
+        spec,
+        ...caching(env, 'breakpoints'),
+      };
     case 'openai-compatible': {
       const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
       if (!baseURL || !URL.canParse(baseURL)) throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
@@ -60,10 +88,15 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
   }
 }
 
-/** The model a tenant's conversations use: the tenant's `model` (TENANTS) if it has one, else `MODEL`. */
+/**
+ * The model a tenant's conversations use: the tenant's `model` (TENANTS) if
+ * it has one, else `MODEL`; prompt caching as the tenant's `promptCaching`
+ * says, else `PROMPT_CACHING`.
+ */
 export function tenantModel(env: Env, tenant: string | undefined): ResolvedModel {
-  const own = loadConfig(env).tenants?.find((t) => t.id === tenant)?.model;
-  return resolveModel(own ? { ...env, MODEL: own } : env);
+  const own = loadConfig(env).tenants?.find((t) => t.id === tenant);
+  const caching = own?.promptCaching === undefined ? {} : { PROMPT_CACHING: own.promptCaching ? 'on' : 'off' };
+  return resolveModel({ ...env, ...(own?.model ? { MODEL: own.model } : {}), ...caching });
 }
 
 /** Whether the tenant's model accepts images; a model that is not configured sees none (reads must not fail for it). */
@@ -73,6 +106,21 @@ export function tenantAcceptsImages(env: Env, tenant: string | undefined): boole
   } catch {
     return false;
   }
+}
+
+/** On unless `PROMPT_CACHING` is `off` (validated with the other settings: src/config/settings.ts). */
+function caching(env: ModelEnv, style: PromptCacheStyle): Pick<ResolvedModel, 'promptCache'> {
+  return env.PROMPT_CACHING === 'off' ? {} : { promptCache: style };
+}
+
+function baseUrl(env: ModelEnv, name: BaseUrlName, spec: string): { baseURL?: string } {
+  const value = env[name]?.trim();
+  if (!value) return {};
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
+    throw notConfigured(
+      `MODEL "${spec}": ${name} must be an http(s) URL, e.g. https://gateway.ai.cloudflare.com/v1/<account>/<gateway>/${name.startsWith('OPENAI') ? 'openai' : 'anthropic'}`,
+    );
+  return { baseURL: value };
 }
 
 function secret(env: ModelEnv, name: ApiKeyName, spec: string): string {

@@ -17,6 +17,7 @@ import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
 import type { ResolvedModel } from './models';
+import { promptCachePlan } from './prompt-cache';
 import { elideReads } from './read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 import { buildSystemPrompt } from './system-prompt';
@@ -27,6 +28,8 @@ export interface TurnInput {
   messages: UIMessage[];
   states: ServerState[];
   model: ResolvedModel;
+  /** The conversation's id: what keeps its requests on one provider cache (prompt-cache.ts). */
+  conversation?: string | undefined;
   tools: ToolSet;
   /** The MCP tools among `tools`, and those search_tools finds during the turn (turn-context.ts). */
   mcpToolEntries?: ToolEntry[];
@@ -90,6 +93,8 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
   const initialMessages = withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant);
 
   const budgets = { turnBudget: input.settings.TURN_READS_BUDGET_CHARS, earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS };
+  const cache = promptCachePlan(input.model.promptCache, input.conversation);
+  const maxSteps = input.settings.MAX_STEPS;
   let failed: { error: unknown } | undefined;
   let steps = 0;
   const result = streamText({
@@ -98,22 +103,24 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'],
       middleware: coalesceDeltas(input.settings.STREAM_COALESCE_MS),
     }),
-    system,
+    system: cache.system(system),
     messages: initialMessages,
     tools: input.tools,
     activeTools: active(),
+    ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave.
-    stopWhen: stepCountIs(input.settings.MAX_STEPS + 1),
-    // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages.
-    // Tools search_tools found are offered from the next step on.
-    prepareStep: ({ stepNumber, initialMessages, responseMessages }) => ({
-      messages: elideReads([...initialMessages, ...responseMessages], budgets),
-      ...(stepNumber >= input.settings.MAX_STEPS
-        ? { activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(input.settings.MAX_STEPS)}` }
-        : mcp.found.size
-          ? { activeTools: active() }
-          : {}),
-    }),
+    stopWhen: stepCountIs(maxSteps + 1),
+    // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages,
+    // its last message marked for the provider's prompt cache. Tools search_tools found are offered from the next step on.
+    prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
+      const messages = elideReads([...initialMessages, ...responseMessages], budgets);
+      const tools = mcp.found.size ? { activeTools: active() } : {};
+      if (stepNumber < maxSteps) return { messages: cache.messages(messages), ...tools };
+      // The step past the limit: with a prompt cache, the same tools and system prompt (the cached prefix), told in a message.
+      if (cache.lastStep === 'keep-tools')
+        return { messages: cache.messages([...messages, { role: 'user', content: stepLimitNote(maxSteps) }]), toolChoice: 'none' as const, ...tools };
+      return { messages, activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(maxSteps)}` };
+    },
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
     // Spans and log lines for each model call and tool execution (names, tokens, outcomes; never content). The only
     // integration of the call: it reads a tool's `server` argument from the inputs, so they are not filtered out.
@@ -142,7 +149,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
             return {
               model: input.model.spec,
               finishReason: part.finishReason,
-              ...(steps > input.settings.MAX_STEPS ? { stepLimitReached: true } : {}),
+              ...(steps > maxSteps ? { stepLimitReached: true } : {}),
               usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
             };
           },

@@ -7,10 +7,12 @@ import net from 'node:net';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { startFakeModel } from '../../bench/lib/fake-model.mjs';
 import { startFaultProxy } from './fault-proxy';
 import { startMinimalServer } from './minimal-server';
 import { startOAuthServers } from './oauth-servers';
-import { OAUTH_AS_PORT, OAUTH_RS_PORT, TEST_PORT_BASE } from './ports';
+import { FAKE_MODEL_PORT, OAUTH_AS_PORT, OAUTH_RS_PORT, TEST_PORT_BASE } from './ports';
+import { providerPolicy } from './provider-model';
 import { startV2Servers } from './v2-servers';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
@@ -106,6 +108,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => v2.close());
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
+    const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });
+    stops.push(() => model.close());
   } catch (err) {
     await stopAll();
     throw err;
@@ -118,6 +122,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('v2Url', `http://127.0.0.1:${V2_PORT}`);
   project.provide('oauthAsUrl', `http://127.0.0.1:${OAUTH_AS_PORT}`);
   project.provide('oauthRsUrl', `http://127.0.0.1:${OAUTH_RS_PORT}/mcp`);
+  project.provide('fakeModelUrl', `http://127.0.0.1:${FAKE_MODEL_PORT}`);
 
   return stopAll;
 }

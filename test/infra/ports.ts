@@ -7,6 +7,9 @@ export const TEST_PORT_BASE = Number(process.env.TEST_PORT_BASE ?? 3900);
 export const OAUTH_AS_PORT = TEST_PORT_BASE + 6;
 export const OAUTH_RS_PORT = TEST_PORT_BASE + 7;
 
+/** The fake model provider (bench/lib/fake-model.mjs): the OpenAI and Anthropic APIs, for the provider tests. */
+export const FAKE_MODEL_PORT = TEST_PORT_BASE + 8;
+
 /** The browser tests (test/browser): two `wrangler dev` services and two host pages. */
 export const BROWSER_PORTS = {
   /** `npm start`'s configuration: the demo page at /. */

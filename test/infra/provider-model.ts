@@ -1,0 +1,17 @@
+// The policy of the fake model provider the workers tests reach through the
+// real provider packages (bench/lib/fake-model.mjs on FAKE_MODEL_PORT: the
+// OpenAI Responses and Anthropic Messages APIs): a tiny model that reads the
+// guidelines when asked about them, reads forever when told to loop (the step
+// limit), and otherwise echoes.
+import { contentText, type ChatBody, type Step } from '../../bench/lib/fake-model.mjs';
+
+export function providerPolicy(chat: ChatBody): Step {
+  const last = chat.messages.at(-1);
+  const offered = new Set((chat.tools ?? []).map((t) => t.function.name));
+  const userText = contentText(chat.messages.findLast((m) => m.role === 'user')?.content);
+  const read = { toolCalls: [{ name: 'read_resource', args: { uri: 'task://guidelines', server: 'demo' } }] };
+  if (/loop/i.test(userText) && offered.has('read_resource')) return read;
+  if (last?.role === 'tool') return { text: `Done: ${contentText(last.content).replace(/\s+/g, ' ').slice(0, 60)}` };
+  if (/guidelines/i.test(userText) && offered.has('read_resource')) return read;
+  return { text: `You said: ${userText.slice(0, 80)}` };
+}

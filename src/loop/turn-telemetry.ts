@@ -1,57 +1,98 @@
-import type { Telemetry } from 'ai';
+import type { LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { ToolSet } from 'ai';
 import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
-import { observed, openSpan, prefixed, type OpenSpan } from '../observability/tracing';
+import { observed, openSpan, prefixed } from '../observability/tracing';
 import type { ToolEntry } from '../tools/tool-search';
 
-/**
- * The AI SDK's telemetry hooks for one turn (`streamText`'s
- * `telemetry.integrations`) as Workers tracing spans and log lines
- * (src/observability/): one `model.call` per model request — provider,
- * model, tokens in and out, finish reason, outcome — with the provider's
- * fetch as its child, and one `tool.call` per tool execution — tool,
- * server, outcome — with the MCP requests it makes as children. Never
- * prompt text, tool inputs or outputs.
+/*
+ * What an operator sees of a turn's model calls and tool executions
+ * (src/observability/): one `model.call` span and log line per model request
+ * — provider, model, tokens in (and how many the provider read from or wrote
+ * to its prompt cache) and out, finish reason, outcome — with the provider's
+ * fetch as its child, and one `tool.call` per tool execution — tool, server,
+ * outcome — with the MCP requests it makes as children. Never prompt text,
+ * tool inputs or outputs.
  *
- * `mcpTools` name each MCP tool's server; a synthetic tool's `server`
- * argument counts only when it is one of `servers` (the model writes it).
+ * Taken from the loop's own seams — a model middleware and the tools'
+ * `execute` — rather than the AI SDK's telemetry integrations: those copy,
+ * filter and redact every lifecycle event of every step (prompt and tools
+ * included) before an integration sees it, which cost a few ms of CPU a turn
+ * (BENCHMARKS.md, "CPU per turn").
  */
-export function turnTelemetry({ mcpTools, servers }: { mcpTools: ToolEntry[]; servers: string[] }): Telemetry {
-  const serverOfTool = new Map(mcpTools.map((entry) => [entry.name, entry.server]));
-  const known = new Set(servers);
-  // A turn's model calls come one after another: one is open at a time.
-  let call: { span: OpenSpan; fields: LogFields; started: number } | undefined;
-  const endCall = (fields: LogFields, level: LogLevel = 'info') => {
-    if (!call) return;
-    const { span, started } = call;
-    const all = { ...call.fields, ...fields, durationMs: Date.now() - started };
-    call = undefined;
-    span.end(prefixed('model', all));
-    logEvent('model.call', all, level);
-  };
-  const serverOf = (tool: string | undefined, input: unknown): string | undefined => {
-    const named = tool === undefined ? undefined : serverOfTool.get(tool);
-    const argument = (input as { server?: unknown } | undefined)?.server;
-    return named ?? (typeof argument === 'string' && known.has(argument) ? argument : undefined);
-  };
+
+/** A span and a log line per model request; the span is open while the request's stream is read. */
+export function modelCallTelemetry(): LanguageModelV4Middleware {
   return {
-    executeLanguageModelCall: async ({ provider, modelId, execute }) => {
-      endCall({ outcome: 'error', error: 'a new model call began before this one ended' }, 'warn');
-      const fields = { provider, model: modelId };
+    specificationVersion: 'v4',
+    wrapStream: async ({ doStream, model, params }) => {
+      const fields: LogFields = { provider: model.provider, model: model.modelId };
       const span = openSpan('model.call', prefixed('model', fields));
-      call = { span, fields, started: Date.now() };
+      const started = Date.now();
+      let ended = false;
+      const onAbort = () => end({ outcome: 'aborted' });
+      const end = (final: LogFields, level: LogLevel = 'info') => {
+        if (ended) return;
+        ended = true;
+        params.abortSignal?.removeEventListener('abort', onAbort);
+        const all = { ...fields, ...final, durationMs: Date.now() - started };
+        span.end(prefixed('model', all));
+        logEvent('model.call', all, level);
+      };
+      let result: Awaited<ReturnType<typeof doStream>>;
       try {
-        return await span.run(execute);
+        result = await span.run(doStream);
       } catch (error) {
-        endCall(errorFields(error), 'warn');
+        end(errorFields(error), 'warn');
         throw error;
       }
+      params.abortSignal?.addEventListener('abort', onAbort, { once: true });
+      const watch = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        transform(part, controller) {
+          if (part.type === 'finish') end(finishFields(part));
+          else if (part.type === 'error') end(errorFields(part.error), 'warn');
+          controller.enqueue(part);
+        },
+        flush: () => end({ outcome: 'error', error: 'the model stream ended without a finish' }, 'warn'),
+      });
+      return { ...result, stream: result.stream.pipeThrough(watch) };
     },
-    onLanguageModelCallEnd: ({ finishReason, usage }) =>
-      endCall({ finishReason, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, outcome: finishReason === 'error' ? 'error' : 'ok' }),
-    onStepError: ({ error }) => endCall(errorFields(error), 'warn'),
-    onAbort: () => endCall({ outcome: 'aborted' }),
-    onError: (error) => endCall(errorFields(error), 'warn'),
-    executeTool: ({ toolCall, execute }) =>
-      observed('tool.call', 'tool', { tool: toolCall?.toolName, server: serverOf(toolCall?.toolName, toolCall?.input) }, async () => execute()),
   };
+}
+
+function finishFields(part: Extract<LanguageModelV4StreamPart, { type: 'finish' }>): LogFields {
+  const { inputTokens, outputTokens } = part.usage;
+  const finishReason = part.finishReason.unified;
+  return {
+    finishReason,
+    inputTokens: inputTokens.total,
+    cacheReadTokens: inputTokens.cacheRead,
+    cacheWriteTokens: inputTokens.cacheWrite,
+    outputTokens: outputTokens.total,
+    outcome: finishReason === 'error' ? 'error' : 'ok',
+  };
+}
+
+/**
+ * The turn's tools with each execution observed (`tool.call`). `mcpTools`
+ * name each MCP tool's server; a synthetic tool's `server` argument counts
+ * only when it is one of `servers` (the model writes it).
+ */
+export function withToolTelemetry(tools: ToolSet, { mcpTools, servers }: { mcpTools: ToolEntry[]; servers: string[] }): ToolSet {
+  const serverOfTool = new Map(mcpTools.map((entry) => [entry.name, entry.server]));
+  const known = new Set(servers);
+  const serverOf = (tool: string, input: unknown): string | undefined => {
+    const argument = (input as { server?: unknown } | undefined)?.server;
+    return serverOfTool.get(tool) ?? (typeof argument === 'string' && known.has(argument) ? argument : undefined);
+  };
+  const observedTools: ToolSet = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    const execute = tool.execute;
+    observedTools[name] = execute
+      ? {
+          ...tool,
+          execute: (input, options) => observed('tool.call', 'tool', { tool: name, server: serverOf(name, input) }, async () => execute(input, options)),
+        }
+      : tool;
+  }
+  return observedTools;
 }

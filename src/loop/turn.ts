@@ -21,7 +21,7 @@ import { promptCachePlan } from './prompt-cache';
 import { elideReads } from './read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 import { buildSystemPrompt } from './system-prompt';
-import { turnTelemetry } from './turn-telemetry';
+import { modelCallTelemetry, withToolTelemetry } from './turn-telemetry';
 
 export interface TurnInput {
   /** The conversation to answer: the history plus the new user message, or, to continue after an approval, the history alone. */
@@ -98,14 +98,16 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
   let failed: { error: unknown } | undefined;
   let steps = 0;
   const result = streamText({
-    // Deltas merged per ~30 ms before the pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
+    // A span and a log line per model call (turn-telemetry.ts), over the deltas merged per ~30 ms before the
+    // pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
     model: wrapLanguageModel({
       model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'],
-      middleware: coalesceDeltas(input.settings.STREAM_COALESCE_MS),
+      middleware: [modelCallTelemetry(), coalesceDeltas(input.settings.STREAM_COALESCE_MS)],
     }),
     system: cache.system(system),
     messages: initialMessages,
-    tools: input.tools,
+    // A span and a log line per tool execution (names and outcomes; never inputs or outputs).
+    tools: withToolTelemetry(input.tools, { mcpTools: mcp.entries, servers: input.states.map((s) => s.id) }),
     activeTools: active(),
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave.
@@ -122,9 +124,6 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       return { messages, activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(maxSteps)}` };
     },
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
-    // Spans and log lines for each model call and tool execution (names, tokens, outcomes; never content). The only
-    // integration of the call: it reads a tool's `server` argument from the inputs, so they are not filtered out.
-    telemetry: { integrations: [turnTelemetry({ mcpTools: mcp.entries, servers: input.states.map((s) => s.id) })], recordOutputs: false },
     onError: ({ error }) => {
       failed = { error };
     },

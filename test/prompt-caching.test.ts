@@ -39,35 +39,37 @@ beforeEach(async () => {
 });
 
 describe('Anthropic: cache breakpoints on the system prompt and on the conversation so far', () => {
-  it('every request marks both; tools and system prompt are byte-identical; each request can read what an earlier one cached', async () => {
+  it('every request marks the system prompt and the user messages of this turn and the last; tools and system prompt are byte-identical; each request can read what an earlier one cached', async () => {
     const id = await createConversation(as('claude'));
     expect(await turn('claude', id, 'What do the team guidelines say about estimates?')).toContain('Done:');
     expect(await turn('claude', id, 'And what do the guidelines say about closing a task?')).toContain('Done:');
 
     const requests = (await recorded()).filter((r) => r.api === 'messages');
     expect(requests).toHaveLength(4); // two turns × (read, answer)
+    /** Indexes of the messages whose last block carries a breakpoint. */
+    const marked = (body: Recorded['body']) => body.messages!.flatMap((m, i) => ((m.content as Block[]).at(-1)?.cache_control ? [i] : []));
+    const userTexts = (body: Recorded['body']) =>
+      body.messages!.flatMap((m, i) => (m.role === 'user' && (m.content as Block[]).some((b) => b.type === 'text') ? [i] : []));
     for (const { body, headers } of requests) {
       // The key and the endpoint are the configured ones (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL).
       expect(headers['x-api-key']).toBe('test-anthropic-key-0123456789');
       expect(body.system!.at(-1)!.cache_control).toEqual(EPHEMERAL);
-      const last = body.messages!.at(-1)!;
-      expect((last.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);
-      // Two breakpoints, within the provider's four.
-      expect(JSON.stringify(body).match(/"cache_control"/g)).toHaveLength(2);
+      for (const i of marked(body)) expect((body.messages![i]!.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);
+      // The breakpoints on messages are the latest two messages the user wrote (a tool result is not one), within the provider's four.
+      expect(marked(body)).toEqual(userTexts(body).slice(-2));
+      expect(JSON.stringify(body).match(/"cache_control"/g)!.length).toBeLessThanOrEqual(4);
     }
+    expect(requests.map((r) => marked(r.body).length)).toEqual([1, 1, 2, 2]);
     // Nothing before the system breakpoint changes between steps or turns: one cached prefix for all four.
     expect(new Set(requests.map((r) => unmarked([r.body.tools, r.body.system]))).size).toBe(1);
-    // Each later request starts with the messages some earlier request marked: the provider finds that prefix cached.
+    // Each later request starts with a prefix an earlier request marked (the provider finds it cached).
     for (const [j, request] of requests.entries()) {
       if (j === 0) continue;
       const messages = request.body.messages!;
-      const cachedUpTo = Math.max(
-        ...requests.slice(0, j).map(({ body }) => {
-          const earlier = body.messages!;
-          return unmarked(messages.slice(0, earlier.length)) === unmarked(earlier) ? earlier.length : 0;
-        }),
-      );
-      expect(cachedUpTo, `request ${j}`).toBeGreaterThan(0);
+      const readable = requests
+        .slice(0, j)
+        .some(({ body }) => marked(body).some((m) => unmarked(messages.slice(0, m + 1)) === unmarked(body.messages!.slice(0, m + 1))));
+      expect(readable, `request ${j}`).toBe(true);
     }
   });
 
@@ -87,7 +89,9 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
     expect(unmarked([last!.tools, last!.system])).toBe(unmarked([first!.tools, first!.system]));
     const lastBlocks = last!.messages!.at(-1)!.content as Block[];
     expect(lastBlocks.some((b) => b.type === 'text' && b.text?.includes('You have used all 2 tool steps of this turn'))).toBe(true);
-    expect(lastBlocks.at(-1)!.cache_control).toEqual(EPHEMERAL);
+    // The question's breakpoint is where it was: the steps of the turn share that entry.
+    expect(unmarked(last!.messages![0])).toBe(unmarked(first!.messages![0]));
+    expect((last!.messages![0]!.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);
     expect(answer).toContain('You said: You have used all 2 tool steps');
   });
 });

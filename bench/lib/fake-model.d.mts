@@ -11,5 +11,5 @@ export function startFakeModel(options: {
   port: number;
   decide: (chat: ChatBody, request: { bytes: number; api: Api }) => Step;
   keepBodies?: boolean;
-}): Promise<{ baseUrl: string; requests: unknown[]; reset(): void; close(): Promise<void> }>;
+}): Promise<{ baseUrl: string; requests: unknown[]; item(id: string): unknown; reset(): void; close(): Promise<void> }>;
 export function contentText(content: unknown): string;

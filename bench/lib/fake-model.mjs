@@ -19,7 +19,8 @@ import http from 'node:http';
  *   | { toolCalls: Array<{ name: string, args: object }> }} Step
  *   `text` is streamed `chunkChars` characters per chunk (default: word by word).
  * @typedef {'chat' | 'responses' | 'messages'} Api
- * @typedef {{ api: Api, bytes: number, body: any, chat: any, step: Step, headers: Record<string, string | string[] | undefined> }} Recorded
+ * @typedef {{ api: Api, bytes: number, body: any, chat: any, step: Step, headers: Record<string, string | string[] | undefined>, at: number }} Recorded
+ *   `at`: when the request arrived (ms since the epoch).
  */
 
 const ROUTES = { '/chat/completions': 'chat', '/responses': 'responses', '/messages': 'messages' };
@@ -27,7 +28,8 @@ const ROUTES = { '/chat/completions': 'chat', '/responses': 'responses', '/messa
 /**
  * @param {{ port: number, decide: (chat: any, request: { bytes: number, api: Api }) => Step, keepBodies?: boolean }} options
  *   keepBodies: false records sizes and steps only (a long run of multi-MB requests would hold them all in memory).
- * @returns {Promise<{ baseUrl: string, requests: Recorded[], reset(): void, close(): Promise<void> }>}
+ * @returns {Promise<{ baseUrl: string, requests: Recorded[], item(id: string): any, reset(): void, close(): Promise<void> }>}
+ *   item(id): a Responses output item this server streamed (what an `item_reference` in a later request stands for).
  */
 export async function startFakeModel({ port, decide, keepBodies = true }) {
   /** @type {Recorded[]} */
@@ -38,6 +40,7 @@ export async function startFakeModel({ port, decide, keepBodies = true }) {
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
+    const at = Date.now();
     req.on('end', async () => {
       if (req.url === '/__requests') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(requests));
       if (req.url === '/__reset') return void ((requests = []), res.writeHead(204).end());
@@ -55,7 +58,7 @@ export async function startFakeModel({ port, decide, keepBodies = true }) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error?.message ?? error) } }));
         return;
       }
-      requests.push({ api, bytes: raw.byteLength, body: keepBodies ? body : undefined, chat: keepBodies ? chat : undefined, step, headers: req.headers });
+      requests.push({ api, bytes: raw.byteLength, body: keepBodies ? body : undefined, chat: keepBodies ? chat : undefined, step, headers: req.headers, at });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const usage = { input: Math.ceil(raw.byteLength / 4), output: 5 };
       const writer = { chat: writeChat, responses: writeResponses, messages: writeMessages }[api];
@@ -71,6 +74,7 @@ export async function startFakeModel({ port, decide, keepBodies = true }) {
     get requests() {
       return requests;
     },
+    item: (id) => items.get(id),
     reset() {
       requests = [];
     },

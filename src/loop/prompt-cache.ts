@@ -10,10 +10,15 @@ import type { PromptCacheStyle } from './models';
  *
  * - `breakpoints` (Anthropic): `cache_control` after the system prompt —
  *   the provider caches tools + system there, shared by every conversation
- *   with the same catalog — and on the last message of each step, so the
- *   next step (and the next turn, looking back from its own breakpoint)
- *   reads the conversation so far from the cache. Two of the four
- *   breakpoints a request may carry.
+ *   with the same catalog — and on the turn's user message: every step of
+ *   the turn re-sends the conversation up to it unchanged, and so does the
+ *   next turn, which marks the previous user message too so it finds that
+ *   entry however many steps lie between. Not on a step's last message: a
+ *   read's window is elided from the next step or turn (read-elision.ts),
+ *   so writing it (1.25× the input price) would rarely be read back —
+ *   measured: caching on cost 15 % more than off on small corpora with that
+ *   placement (BENCHMARKS.md). At most three of the four breakpoints a
+ *   request may carry.
  * - `key` (OpenAI): prefixes of 1,024+ tokens are cached by themselves;
  *   `prompt_cache_key` routes one conversation's requests to the same cache.
  *
@@ -48,7 +53,7 @@ export function promptCachePlan(style: PromptCacheStyle | undefined, conversatio
     case 'breakpoints':
       return {
         system: (content) => ({ role: 'system', content, providerOptions: EPHEMERAL }),
-        messages: markLast,
+        messages: markUserTurns,
         providerOptions: undefined,
         lastStep: 'keep-tools',
       };
@@ -64,9 +69,18 @@ export function promptCachePlan(style: PromptCacheStyle | undefined, conversatio
   }
 }
 
-/** The messages with a breakpoint on the last one (a copy: the step's messages are rebuilt from untouched ones every step). */
-function markLast(messages: ModelMessage[]): ModelMessage[] {
-  const last = messages.at(-1);
-  if (!last) return messages;
-  return [...messages.slice(0, -1), { ...last, providerOptions: { ...last.providerOptions, ...EPHEMERAL } } as ModelMessage];
+/** How many of the latest user messages carry a breakpoint: this turn's, and the one before (where the last turn's entry ends). */
+const MARKED_USER_MESSAGES = 2;
+
+/** The messages with a breakpoint on the latest user messages (a copy: a step's messages are rebuilt from untouched ones every step). */
+function markUserTurns(messages: ModelMessage[]): ModelMessage[] {
+  const marked = [...messages];
+  let left = MARKED_USER_MESSAGES;
+  for (let i = marked.length - 1; i >= 0 && left > 0; i--) {
+    const message = marked[i]!;
+    if (message.role !== 'user') continue;
+    marked[i] = { ...message, providerOptions: { ...message.providerOptions, ...EPHEMERAL } };
+    left--;
+  }
+  return marked;
 }

@@ -342,7 +342,7 @@ function notes(r) {
         })
         .join(
           '; ',
-        )}; the answer step's prompt is longer (it carries the read window) but no later request starts with it, as the next turn replaces that window with a note (read elision). On Anthropic the answer step writes its prompt at 1.25× all the same.`,
+        )}; the answer step's prompt is longer (it carries the read window) but no later request starts with it, as the next turn replaces that window with a note (read elision), so the service puts no breakpoint after it.`,
     );
   } else out.push('- Pasting (cached) is nowhere cheaper than ours.');
   const anthropicModels = MODELS.filter((k) => PRICES[k].provider === 'anthropic');
@@ -373,7 +373,7 @@ function notes(r) {
     } The minimum is a threshold on an estimated count (o200k, not Claude's tokenizer): prompts near 1,024 or 4,096 tokens may fall on the other side of it.`,
   );
   out.push(
-    `- **What breaks Anthropic's cache in our request sequence** (where a request stops being an extension of the one before it): ${r.corpora.map((c) => `${corpusLabel(c)}: ${breaksText(c)}`).join(' · ')}. The tools and the system prompt never changed between requests${r.corpora.some((c) => c.breaks.some((b) => /tool definitions|system prompt/.test(b.kind))) ? ' except where listed' : ''}; user messages carrying more than the question (catalog entries riding with it): ${sum(r.corpora.map((c) => c.extraUserBlocks))}. Where the prefix is over the minimum, the turn's first request then reads the entry its previous turn's first request wrote (the conversation up to that question, found by the 20-block lookback) and writes from there: each turn's read window is written once (at 1.25×) by its answer step and never read.`,
+    `- **What breaks Anthropic's cache in our request sequence** (where a request stops being an extension of the one before it): ${r.corpora.map((c) => `${corpusLabel(c)}: ${breaksText(c)}`).join(' · ')}. The tools and the system prompt never changed between requests${r.corpora.some((c) => c.breaks.some((b) => /tool definitions|system prompt/.test(b.kind))) ? ' except where listed' : ''}; user messages carrying more than the question (catalog entries riding with it): ${sum(r.corpora.map((c) => c.extraUserBlocks))}. Where the prefix is over the minimum, every request reads the entry written at the previous user message (the conversation up to the last question, which the service marks as well as the new one) and writes up to the new question; a read window, elided at the next step or turn, is never written.`,
   );
   out.push(
     `- Within a conversation requests here are at most ${fmt(Math.max(...r.corpora.flatMap((c) => Object.values(c.runs).map((x) => x.maxGapMs))) / 1000, 1)} s apart (the fake model answers at once); a person pausing more than 5 minutes between turns would find Anthropic's entries gone (OpenAI keeps prefixes 5–10 minutes, up to an hour off-peak).`,
@@ -439,7 +439,7 @@ Command: \`npm run bench:cost\` (bench/cost.mjs) · ${machineLine(m)} · run too
 The conversations of bench:bytes (same corpora, MCP server and fake model; bench/lib/reader-policy.mjs) through the real
 service under \`wrangler dev\` (fresh state per run), reached through the real provider packages: Anthropic Messages
 (\`MODEL=anthropic:claude-sonnet-4-5\`; the service puts \`cache_control\` on the last system block and on the last block of
-the last message), the same with \`PROMPT_CACHING=off\`, and OpenAI Responses (\`MODEL=openai:gpt-4.1\`,
+the latest two user messages: src/loop/prompt-cache.ts), the same with \`PROMPT_CACHING=off\`, and OpenAI Responses (\`MODEL=openai:gpt-4.1\`,
 \`prompt_cache_key\` = the conversation id). The fake model records every request body as the package sent it; each is
 priced from its tokens (bench/lib/pricing.mjs). **Tokens**: gpt-tokenizer, o200k_base — gpt-4.1's and gpt-5's encoding;
 **for Claude an estimate**, as no accurate Claude 3+ tokenizer is published (@anthropic-ai/tokenizer predates Claude 3 and

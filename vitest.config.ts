@@ -84,6 +84,17 @@ export const TEST_TENANTS = [
       { id: 'demo2025', url: '/demo/mcp', trustAnnotations: true, protocol: '2025-11-25' },
     ],
   },
+  // Lazy connection (test/lazy-connection.test.ts): two SDK v2 servers of its own, one per era, so their request counts
+  // are this file's alone (the same processes as the eras tenant's strict and stateful servers).
+  {
+    id: 'lazy',
+    apiKeySha256: [sha256('test-key-lazy')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'notes', url: local(5, '/strict'), transport: 'streamable-http', trustAnnotations: true },
+      { id: 'notes2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
+    ],
+  },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
   {
     id: 'limited',

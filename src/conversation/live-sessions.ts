@@ -39,9 +39,10 @@ export interface LiveSessionsHost {
 /**
  * A conversation's MCP sessions over time: built on first use after each
  * start (so every start means fresh connections), counted against the end
- * user's LIVE_CONVERSATIONS_PER_USER while they are open, and released —
- * listen streams closed, 2025 sessions ended — once the conversation has
- * been unused for MCP_IDLE_MS. The next use connects anew.
+ * user's LIVE_CONVERSATIONS_PER_USER from the moment one of them connects
+ * (a turn the cache serves whole connects nothing and is not counted), and
+ * released — listen streams closed, 2025 sessions ended — once the
+ * conversation has been unused for MCP_IDLE_MS. The next use connects anew.
  */
 export class LiveSessions {
   private sessions: McpSessions | undefined;
@@ -54,31 +55,41 @@ export class LiveSessions {
   private touchedAt = 0;
   /** Requests using the sessions right now: they are not released under them. */
   private inUse = 0;
+  /** A lease being taken (concurrent first connections share it). */
+  private leasing: Promise<void> | undefined;
 
   constructor(private readonly host: LiveSessionsHost) {}
 
   /**
-   * Runs `work` with the sessions: leased within the user's limit first, the
-   * idle clock restarted, and not released (idle, or to make room) while it
-   * runs.
+   * Runs `work` with the sessions: the idle clock restarted, and not released
+   * (idle, or to make room) while it runs. The lease within the user's limit
+   * is taken when the work first connects a server (`leaseOnce`).
    */
   async use<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T> {
     this.inUse++;
     try {
-      if (!this.leased) {
-        const config = loadConfig(this.host.env);
-        await leaseLiveSessions(this.host.env, config, this.host.owner, this.host.name, (other) => this.host.yieldSessions(other));
-        this.leased = true;
-        this.lease = crypto.randomUUID();
-        this.touchedAt = Date.now();
-        await this.host.scheduleIdleCheck(config.settings.MCP_IDLE_MS, this.lease);
-      }
       this.touch();
       return await work((this.sessions ??= this.build()));
     } finally {
       this.inUse--;
       this.lastUsedAt = Date.now();
     }
+  }
+
+  /** Before a connection opens: this conversation's place among the user's live ones (making room, or 429), and its idle alarm. */
+  private leaseOnce(): Promise<void> {
+    if (this.leased) return Promise.resolve();
+    this.leasing ??= (async () => {
+      const config = loadConfig(this.host.env);
+      await leaseLiveSessions(this.host.env, config, this.host.owner, this.host.name, (other) => this.host.yieldSessions(other));
+      this.leased = true;
+      this.lease = crypto.randomUUID();
+      this.touchedAt = Date.now();
+      await this.host.scheduleIdleCheck(config.settings.MCP_IDLE_MS, this.lease);
+    })().finally(() => {
+      this.leasing = undefined;
+    });
+    return this.leasing;
   }
 
   private busy(): boolean {
@@ -172,6 +183,7 @@ export class LiveSessions {
       sharedCatalogs: new SharedCatalogs(this.host.env.RESOURCE_CACHE, scopes, settings),
       elicit: this.host.elicit,
       authRequired: this.host.authRequired,
+      beforeConnect: () => this.leaseOnce(),
       // Tokens come from the end user's vault (OAuth) or the tenant's (client credentials); copies follow the grant.
       authFor: (server) =>
         server.auth.type === 'none'

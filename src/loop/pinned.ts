@@ -1,7 +1,7 @@
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError } from '../errors';
 import { logEvent } from '../observability/log';
-import type { ServerState } from '../mcp/catalog';
+import { isUsable, type ServerState } from '../mcp/catalog';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { viewResource } from '../tools/resource-view';
@@ -25,6 +25,10 @@ export interface PinnedContent {
  * cache, so a `resources/updated` refreshes them. Bounded by
  * PINNED_TOKEN_BUDGET: a pin past it stays in the catalog only (and the
  * reason is logged). A required pin that cannot be read fails the turn.
+ * Pins and an inlined corpus are in every model call, so they are read with
+ * the server connected (their notifications followed), even when the rest
+ * of the turn is served from copies (ServerLink.available): a pin is
+ * current after `resources/updated`, not only within its `ttlMs`.
  */
 export async function readPinned(
   sessions: McpSessions,
@@ -49,7 +53,7 @@ export async function readPinned(
     for (const [uri, required] of pins) {
       let text: string;
       try {
-        if (state.status !== 'connected') throw new Error(state.error ?? 'server unavailable');
+        if (!isUsable(state)) throw new Error(state.error ?? 'server unavailable');
         text = (await viewResource(sessions, { server: state.id, uri }, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince }))
           .model.text;
       } catch (error) {
@@ -92,7 +96,7 @@ const MAX_CORPUS_RESOURCES = 40;
 async function readSmallCorpus(sessions: McpSessions, states: ServerState[], pinned: Set<string>, budget: number, reuseSince: number) {
   if (budget <= 0) return undefined;
   const candidates = states
-    .filter((s) => s.status === 'connected')
+    .filter((s) => isUsable(s))
     // Binaries are never part of an inlined corpus: they stay described in the catalog.
     .flatMap((s) =>
       s.resources.filter((r) => !pinned.has(key(s.id, r.uri)) && isTextMime(r.mimeType)).map((r) => ({ server: s.id, uri: r.uri, size: r.size })),

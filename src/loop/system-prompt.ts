@@ -1,5 +1,5 @@
 import type { Settings } from '../config';
-import type { ServerState } from '../mcp/catalog';
+import { isUsable, type ServerState } from '../mcp/catalog';
 import { promptLine, resourceLine, templateLine } from '../tools/catalog-lines';
 import { score, terms } from '../tools/relevance';
 import { estimateTokens } from '../tools/tokens';
@@ -165,7 +165,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     : [];
 
   const count = (kind: CatalogLine['kind'], within: CatalogLine[] = lines) => within.filter((l) => l.kind === kind).length;
-  const anyTools = input.tools?.any ?? input.servers.some((s) => s.status === 'connected' && s.tools.length > 0);
+  const anyTools = input.tools?.any ?? input.servers.some((s) => isUsable(s) && s.tools.length > 0);
   const longOrUnknown = input.servers.some((s) =>
     s.resources.some((r) => !input.inlined?.has(`${s.id}\u0000${r.uri}`) && (r.size === undefined || r.size > (input.settings.READ_WINDOW_CHARS ?? 0))),
   );
@@ -190,7 +190,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
       parts.push(
         `(not usable until the user connects their account: ${server.error ?? 'authorization required'}. Their app shows them a "Connect" button; ask them to use it, then try again)`,
       );
-    } else if (server.status !== 'connected') parts.push(`(unavailable: ${server.error ?? server.status}; its catalog may be out of date)`);
+    } else if (!isUsable(server)) parts.push(`(unavailable: ${server.error ?? server.status}; its catalog may be out of date)`);
     else if (server.authorization?.reason === 'insufficient_scope') {
       parts.push(
         `(some of its tools need more access${server.authorization.scope ? ` (${server.authorization.scope})` : ''}: the user can grant it with the "Connect" button their app shows)`,

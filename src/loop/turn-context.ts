@@ -24,7 +24,8 @@ export interface TurnContext {
 
 /**
  * Gathers a turn's context: catalogs listed again where the freshness
- * contract calls them stale, the synthetic tools (with this turn's resource
+ * contract calls them stale (a server whose copies serve is not connected
+ * for it: ServerLink.available), the synthetic tools (with this turn's resource
  * byte budget) plus each server's MCP tools, and the pinned resources (or
  * the whole corpus, when it is small; never MCP Apps views). `onAppCall` hears of the calls of tools with a view (MCP Apps). `turnStartedAt` lets the reads of
  * this turn share what a server marks stale at once (ttlMs 0); the next turn
@@ -38,7 +39,7 @@ export async function prepareTurnContext(
   largeResults?: LargeResultStore,
   onAppCall?: McpToolContext['onAppCall'],
 ): Promise<TurnContext> {
-  const states = (await sessions.catalog(turnStartedAt)).map(withoutViews);
+  const states = (await sessions.catalog(turnStartedAt, { connect: false })).map(withoutViews);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });

@@ -7,6 +7,7 @@ import { isMethodNotFound, upstreamFailure } from './errors';
 import { LIST_METHOD, listAll } from './list-all';
 import type { ServerStateStore } from './state-store';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
+import type { CacheHint } from '../cache/types';
 import { logEvent } from '../observability/log';
 
 /** A notification storm that never pauses still gets a catalog refresh every this many debounce windows. */
@@ -49,17 +50,39 @@ export class CatalogRefresher {
    * delivers that catalog's `list_changed`.
    */
   async refreshStale(reuseSince: number, listCoveredSince: (kind: CatalogKind) => number | undefined): Promise<void> {
+    const stale = this.staleKinds(reuseSince, listCoveredSince);
+    if (stale.length) await Promise.all(stale.map((kind) => this.refresh(kind, { fromShared: true })));
+    this.rediscoverIfStale(reuseSince);
+  }
+
+  /**
+   * Without a connection (a turn served lazily: ServerLink.available): the
+   * stale catalogs taken from the tenant's shared copies. False when one of
+   * them has no copy the contract serves: the caller connects and lists.
+   */
+  async takeStaleFromShared(reuseSince: number): Promise<boolean> {
+    const stale = this.staleKinds(reuseSince, () => undefined);
+    if (!stale.length) return true;
+    const copies = await Promise.all(stale.map((kind) => this.sharedCopy(kind)));
+    if (copies.some((copy) => !copy)) return false;
+    stale.forEach((kind, i) => {
+      const copy = copies[i]!;
+      this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true });
+    });
+    return true;
+  }
+
+  /** The announced catalogs the freshness contract calls stale: never listed, past their `ttlMs`, or (without a hint) past CACHE_MAX_AGE_MS. */
+  private staleKinds(reuseSince: number, listCoveredSince: (kind: CatalogKind) => number | undefined): CatalogKind[] {
     const now = Date.now();
     const catalogPolicy = { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs };
-    const stale = CATALOG_KINDS.filter((kind) => {
+    return CATALOG_KINDS.filter((kind) => {
       if (!supports(this.state.capabilities, kind)) return false;
       const fetchedAt = this.state.fetchedAt[kind];
       const hint = this.state.cacheHints?.[kind];
       const entry = { fetchedAt: fetchedAt ?? 0, ...(hint ? { hint } : {}) };
       return fetchedAt === undefined || !isServable(entry, { now, coveredSince: listCoveredSince(kind), reuseSince }, catalogPolicy);
     });
-    if (stale.length) await Promise.all(stale.map((kind) => this.refresh(kind, { fromShared: true })));
-    this.rediscoverIfStale(reuseSince);
   }
 
   /** `server/discover` again in the background when its hint expired: instructions and capabilities may have changed. */
@@ -93,30 +116,33 @@ export class CatalogRefresher {
    * with `fromShared` false and write the shared copy anew).
    */
   async refresh(kind: CatalogKind, { fromShared = false }: { fromShared?: boolean } = {}): Promise<void> {
-    const state = this.state;
-    if (!supports(state.capabilities, kind)) return;
+    if (!supports(this.state.capabilities, kind)) return;
     const copy = fromShared ? await this.sharedCopy(kind) : undefined;
-    const fetchedAt = copy?.fetchedAt ?? Date.now();
-    const { items, truncatedAfterPages, hint } = copy
-      ? { items: copy.items, truncatedAfterPages: undefined, hint: copy.hint ?? {} }
-      : await this.connection
-          .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES), { method: LIST_METHOD[kind] })
-          .catch((error: unknown) => {
-            // `resources` implies resources/templates/list, but many servers never
-            // implement it: "method not found" means there is nothing to list.
-            if (isMethodNotFound(error)) return { items: [], truncatedAfterPages: undefined, hint: {} };
-            throw error;
-          });
+    if (copy) return this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true });
+    const fetchedAt = Date.now();
+    const listed = await this.connection
+      .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES), { method: LIST_METHOD[kind] })
+      .catch((error: unknown) => {
+        // `resources` implies resources/templates/list, but many servers never
+        // implement it: "method not found" means there is nothing to list.
+        if (isMethodNotFound(error)) return { items: [], truncatedAfterPages: undefined, hint: {} };
+        throw error;
+      });
+    const { items, truncatedAfterPages } = listed;
+    const hint = hintOf(listed.hint, this.connection.era ?? 'legacy');
     // Two refreshes of one list can overlap (set-up and a notification): keep the newer.
-    if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
-    if (truncatedAfterPages) logEvent('catalog.truncated', { server: state.id, kind, pages: truncatedAfterPages, kept: items.length }, 'warn');
-    if (!copy && !truncatedAfterPages && this.shared) {
-      this.shared.catalogs.put(
-        { server: state.id, url: this.shared.url, kind },
-        { items, fetchedAt, hint: hintOf(hint, this.connection.era ?? 'legacy') },
-        this.policy.perUser,
-      );
+    if ((this.state.fetchedAt[kind] ?? 0) > fetchedAt) return;
+    if (truncatedAfterPages) logEvent('catalog.truncated', { server: this.state.id, kind, pages: truncatedAfterPages, kept: items.length }, 'warn');
+    if (!truncatedAfterPages && this.shared) {
+      this.shared.catalogs.put({ server: this.state.id, url: this.shared.url, kind }, { items, fetchedAt, hint }, this.policy.perUser);
     }
+    this.keep(kind, items, fetchedAt, hint, { copied: false });
+  }
+
+  /** A list as this conversation now knows it, in its state and storage (`copied`: taken from the tenant's shared copy). */
+  private keep(kind: CatalogKind, items: unknown[], fetchedAt: number, hint: CacheHint | undefined, { copied }: { copied: boolean }): void {
+    const state = this.state;
+    if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
     if (kind === 'resources') {
       const kept = new Set((items as ServerState['resources']).map((r) => r.uri));
       const vanished = state.resources.map((r) => r.uri).filter((uri) => !kept.has(uri));
@@ -124,10 +150,9 @@ export class CatalogRefresher {
     }
     (state[kind] as unknown[]) = items;
     state.fetchedAt[kind] = fetchedAt;
-    if (!copy) this.droppedShared.delete(kind);
-    const cacheHint = hintOf(hint, this.connection.era ?? 'legacy');
-    state.cacheHints = { ...state.cacheHints, [kind]: cacheHint };
-    if (!cacheHint) delete state.cacheHints[kind];
+    if (!copied) this.droppedShared.delete(kind);
+    state.cacheHints = { ...state.cacheHints, [kind]: hint };
+    if (!hint) delete state.cacheHints[kind];
     this.store.saveCatalog(state.id, kind, items, fetchedAt);
   }
 

@@ -25,3 +25,12 @@ export function supports(capabilities: ServerCapabilities | undefined, kind: Cat
   if (kind === 'prompts') return Boolean(capabilities.prompts);
   return Boolean(capabilities.resources);
 }
+
+/**
+ * Whether a turn may use the server: connected, or `not_connected` with a
+ * catalog the freshness contract serves (a turn served lazily connects on
+ * the first call that needs the server: ServerLink.available).
+ */
+export function isUsable(state: Pick<ServerState, 'status'>): boolean {
+  return state.status === 'connected' || state.status === 'not_connected';
+}

@@ -35,8 +35,14 @@ export interface ReadContext {
   connection: McpConnection;
   /** The server's notification channel, if it has one now. */
   channel: NotificationChannel | undefined;
+  /**
+   * Set when the server is not connected (a turn served lazily): a copy the
+   * contract serves without a channel is served as it is; a miss calls this
+   * (which connects and returns the new channel, if any) before the server is read.
+   */
+  connect?: (() => Promise<NotificationChannel | undefined>) | undefined;
   /** The channel now watches the URI (acknowledged, or refused). */
-  onWatched?: () => void;
+  onWatched?: (channel: NotificationChannel) => void;
 }
 
 /**
@@ -44,11 +50,14 @@ export interface ReadContext {
  * freshness contract (cache/policy.ts). The URI is watched before the server
  * is read — an update landing between our read and our subscription would
  * never be heard of — while memory and KV are looked up, so only a URI's
- * first read pays the watch's round trip.
+ * first read pays the watch's round trip. Not connected (`ctx.connect`):
+ * nothing is watched until a miss connects.
  */
 export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> {
-  const { server, uri, reuseSince, cache, policy, channel } = ctx;
-  const watched = channel ? channel.watch(uri).then(() => ctx.onWatched?.()) : Promise.resolve();
+  const { server, uri, reuseSince, cache, policy } = ctx;
+  let channel = ctx.channel;
+  const watch = (on: NotificationChannel) => on.watch(uri).then(() => ctx.onWatched?.(on));
+  const watched = channel ? watch(channel) : Promise.resolve();
   const ready = watched.catch(() => {}); // a server that cannot be reached fails the read itself, below
   const ref = { server, uri };
   const { entry, source } = await cache.read(
@@ -60,6 +69,10 @@ export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> 
     },
     async () => {
       await watched;
+      if (ctx.connect) {
+        channel = await ctx.connect();
+        if (channel) await watch(channel);
+      }
       return load(ctx);
     },
   );

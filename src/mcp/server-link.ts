@@ -1,5 +1,5 @@
-import type { Client, ElicitRequestFormParams, ElicitResult, InsufficientScopeError } from '@modelcontextprotocol/client';
-import type { ServerCachePolicy } from '../cache/policy';
+import type { Client, DiscoverResult, ElicitRequestFormParams, ElicitResult, InsufficientScopeError } from '@modelcontextprotocol/client';
+import { hintOf, isServable, type ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
@@ -12,7 +12,8 @@ import { CatalogRefresher } from './catalog-refresh';
 import type { NotificationChannel } from './channel';
 import { McpConnection, type NotificationMethod } from './connection';
 import { priorFrom } from './era';
-import { describeUpstreamError, upstreamError } from './errors';
+import { describeUpstreamError, upstreamError, upstreamFailure } from './errors';
+import type { CacheHint } from '../cache/types';
 import { LegacyChannel } from './legacy-channel';
 import { ListenChannel } from './listen-channel';
 import { readThroughCache, type ResourceRead } from './resource-read';
@@ -37,6 +38,18 @@ export interface ServerLinkOptions {
   auth?: VaultAuth | undefined;
   /** Told when this server starts needing the user (to connect again, or to grant more access). */
   authRequired?: ((state: ServerState) => void) | undefined;
+  /** Called before each new connection is opened (the conversation leases its place among the user's live ones); may refuse (429). */
+  beforeConnect?: (() => Promise<void>) | undefined;
+}
+
+/** What a server says of itself, shared by a tenant's conversations (kind `server` in shared-catalogs.ts) so a new one need not connect to learn it. */
+interface ServerHeader {
+  serverInfo?: ServerState['serverInfo'];
+  capabilities: NonNullable<ServerState['capabilities']>;
+  instructions?: string | undefined;
+  protocolVersion?: string | undefined;
+  /** 2026-07-28: the `server/discover` result (a later connection adopts it without a round trip). */
+  discover?: DiscoverResult;
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them. */
@@ -66,11 +79,22 @@ export class ServerLink {
   private hadConnection = false;
   /** URIs written to the followed list in this Durable Object's lifetime (one write each, not one per read). */
   private readonly remembered = new Set<string>();
+  /**
+   * Turns may be served without a connection (`available`): servers without
+   * `auth` (an authorized server's catalogs are the user's own, and asking
+   * the vault is part of knowing whether it is usable at all).
+   */
+  private readonly lazy: boolean;
+  /** When a 2025 server's header was learnt (its `initialize`, or a shared copy); a 2026 server's is its era verdict's. */
+  private legacyHeaderAt: number | undefined;
+  /** The header came from the tenant's shared copy: connecting does not share it again. */
+  private headerFromShared = false;
 
   constructor(private readonly options: ServerLinkOptions) {
     const { config, settings, store } = options;
     this.id = config.id;
     this.state = store.load(config.id);
+    this.lazy = config.auth.type === 'none';
     this.policy = {
       fallbackTtlMs: config.ttlMs ?? settings.RESOURCE_TTL_MS,
       maxAgeMs: settings.CACHE_MAX_AGE_MS,
@@ -144,6 +168,8 @@ export class ServerLink {
     // A server that just failed to connect is not tried again at once: a
     // down or silent server must not make every request wait for it.
     if (!this.connection.connected && this.backoff && Date.now() < this.backoff.until) throw upstreamError(this.id, this.backoff.error, true);
+    // Its own refusal (the user's live conversations are all busy: 429) is not this server's failure.
+    if (!this.connection.connected) await this.options.beforeConnect?.();
     try {
       const client = await this.connection.ensure();
       this.backoff = undefined;
@@ -163,11 +189,32 @@ export class ServerLink {
     return this.catalogs.refreshStale(reuseSince, (kind) => this.channel?.listChangesSince(kind));
   }
 
-  /** Reads through the cache (memory → KV → server) under the freshness contract (cache/policy.ts). */
-  async read(uri: string, reuseSince: number): Promise<ResourceRead> {
-    const state = await this.ensure();
+  /**
+   * The server's state for a turn, connecting only when needed: while the
+   * freshness contract serves — without a channel, so by their `ttlMs` or
+   * CACHE_MAX_AGE_MS — this conversation's stored header and catalogs, or
+   * the tenant's shared copies of them, nothing is connected (status
+   * `not_connected`: usable; the first tool call, completion, prompt or read
+   * the cache cannot serve connects). Otherwise — a server with `auth`, one
+   * connected already, one this conversation saw fail — as `ensure()`, with
+   * the stale catalogs listed again.
+   */
+  async available(reuseSince: number): Promise<ServerState> {
+    if (!this.connection.connected && this.lazy && (await this.servableWithoutConnection(reuseSince))) return this.state;
+    await this.ensure();
+    await this.refreshStale(reuseSince).catch((error) => logEvent('catalog.refresh', { server: this.id, kind: 'stale', ...upstreamFailure(error) }, 'warn'));
+    return this.state;
+  }
+
+  /**
+   * Reads through the cache (memory → KV → server) under the freshness
+   * contract (cache/policy.ts). `connect: false` (a turn's reads): a copy the
+   * contract serves without a channel is served without connecting; a miss
+   * connects, and watches the URI, before the server is read.
+   */
+  async read(uri: string, reuseSince: number, { connect = true }: { connect?: boolean } = {}): Promise<ResourceRead> {
+    const state = connect ? await this.ensure() : await this.available(reuseSince);
     if (!state.capabilities?.resources) throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
-    const channel = this.channel;
     const { cache } = this.options;
     try {
       return await readThroughCache({
@@ -177,12 +224,95 @@ export class ServerLink {
         cache,
         policy: this.policy,
         connection: this.connection,
-        channel,
-        onWatched: () => channel && this.remember(channel, uri),
+        channel: this.channel,
+        connect: this.connection.connected
+          ? undefined
+          : async () => {
+              await this.ensure();
+              return this.channel;
+            },
+        onWatched: (channel) => this.remember(channel, uri),
       });
     } catch (error) {
       throw (await this.authFailure(error)) ?? error;
     }
+  }
+
+  /** The header and every announced catalog, from this conversation's storage or the tenant's shared copies, as the contract serves them without a channel. */
+  private async servableWithoutConnection(reuseSince: number): Promise<boolean> {
+    const { state } = this;
+    // A failure this conversation saw (or an authorization it lacks) is not papered over by another conversation's copies.
+    if (state.status === 'error' || state.status === 'auth_required') return false;
+    if (!this.headerServable(reuseSince) && !(await this.takeSharedHeader(reuseSince))) return false;
+    if (!(await this.catalogs.takeStaleFromShared(reuseSince))) return false;
+    state.status = 'not_connected';
+    return true;
+  }
+
+  /** Whether the server's header (info, capabilities, instructions) this conversation holds may still be used: its discover hint (2026), or CACHE_MAX_AGE_MS since it was learnt. */
+  private headerServable(reuseSince: number): boolean {
+    if (!this.state.capabilities) return false;
+    const verdict = this.options.store.verdict(this.id);
+    const learnt =
+      verdict?.kind === 'modern'
+        ? { fetchedAt: verdict.at, hint: hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern') }
+        : this.legacyHeaderAt !== undefined
+          ? { fetchedAt: this.legacyHeaderAt }
+          : undefined;
+    return learnt !== undefined && isServable(learnt, { now: Date.now(), coveredSince: undefined, reuseSince }, this.catalogPolicy);
+  }
+
+  /** The header another conversation of the tenant learnt, if the contract still serves it; a 2026 discover result also becomes this conversation's era verdict. */
+  private async takeSharedHeader(reuseSince: number): Promise<boolean> {
+    const shared = this.options.sharedCatalogs;
+    if (!shared) return false;
+    const copy = await shared.get(this.headerRef(), this.policy.perUser);
+    const header = copy?.items[0] as ServerHeader | undefined;
+    if (!copy || typeof header?.capabilities !== 'object' || header.capabilities === null) return false;
+    const entry = { fetchedAt: copy.fetchedAt, ...(copy.hint ? { hint: copy.hint } : {}) };
+    if (!isServable(entry, { now: Date.now(), coveredSince: undefined, reuseSince }, this.catalogPolicy)) return false;
+    Object.assign(this.state, {
+      serverInfo: header.serverInfo,
+      capabilities: header.capabilities,
+      instructions: header.instructions,
+      protocolVersion: header.protocolVersion,
+    });
+    if (header.discover) this.options.store.saveVerdict(this.id, { kind: 'modern', discover: header.discover, at: copy.fetchedAt });
+    else this.legacyHeaderAt = copy.fetchedAt;
+    this.headerFromShared = true;
+    return true;
+  }
+
+  /** After a set-up that learnt the header from the server itself: shared with the tenant's other conversations (as its lists are). */
+  private shareHeader(client: Client): void {
+    const shared = this.options.sharedCatalogs;
+    const { state } = this;
+    if (client.getProtocolEra() === 'legacy') this.legacyHeaderAt = state.connectedAt;
+    if (!shared || !this.lazy || this.headerFromShared || !state.capabilities) return;
+    const verdict = this.options.store.verdict(this.id);
+    const discover = verdict?.kind === 'modern' ? verdict.discover : undefined;
+    const header: ServerHeader = {
+      serverInfo: state.serverInfo,
+      capabilities: state.capabilities,
+      instructions: state.instructions,
+      protocolVersion: state.protocolVersion,
+      ...(discover ? { discover } : {}),
+    };
+    const hint: CacheHint | undefined = discover ? hintOf(discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern') : undefined;
+    shared.put(
+      this.headerRef(),
+      { items: [header], fetchedAt: verdict?.kind === 'modern' ? verdict.at : (state.connectedAt ?? Date.now()), hint },
+      this.policy.perUser,
+    );
+  }
+
+  private headerRef() {
+    return { server: this.id, url: this.options.config.url, kind: 'server' };
+  }
+
+  /** Catalogs and headers have no `RESOURCE_TTL_MS`: without a hint they are kept up to CACHE_MAX_AGE_MS. */
+  private get catalogPolicy(): ServerCachePolicy {
+    return { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs };
   }
 
   /**
@@ -247,6 +377,7 @@ export class ServerLink {
         await this.refreshStale(state.connectedAt);
       }
       this.setUpError = undefined;
+      this.shareHeader(client);
     } catch (error) {
       // A set-up overtaken by a newer connection (replaced meanwhile) says nothing about that one.
       if (this.connection.current !== client) return;

@@ -42,6 +42,8 @@ export interface McpSessionsOptions {
   authRequired?: ((state: ServerState) => void) | undefined;
   /** The token source of each server with `auth` (src/auth/vault-auth.ts). */
   authFor?: ((server: McpServerConfig) => VaultAuth | undefined) | undefined;
+  /** Called before any new connection is opened (LiveSessions leases the conversation's place); may refuse with a 429. */
+  beforeConnect?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -78,13 +80,16 @@ export class McpSessions {
   }
 
   /**
-   * Every server's state, connecting to those not connected yet and listing
-   * again what the freshness contract says is stale (`reuseSince`: the start
-   * of the turn). Failures are reported per server.
+   * Every server's state, listing again what the freshness contract says is
+   * stale (`reuseSince`: the start of the turn). `connect: true` (the API's
+   * catalog) connects to every server not connected yet; `false` (a turn)
+   * connects only to those whose header and catalogs no copy serves
+   * (ServerLink.available). Failures are reported per server.
    */
-  async catalog(reuseSince = Date.now()): Promise<ServerState[]> {
+  async catalog(reuseSince = Date.now(), { connect = true }: { connect?: boolean } = {}): Promise<ServerState[]> {
     await Promise.allSettled(
       [...this.links.values()].map(async (link) => {
+        if (!connect) return link.available(reuseSince);
         await link.ensure();
         await link
           .refreshStale(reuseSince)
@@ -99,9 +104,18 @@ export class McpSessions {
     return this.link(id).ensure();
   }
 
-  /** Reads through the cache; `reuseSince`: the start of the turn (or request) this read belongs to. */
-  readResource(id: string, uri: string, { reuseSince }: { reuseSince: number }): Promise<ResourceRead> {
-    return this.link(id).read(uri, reuseSince);
+  /** The server's state as a turn may use it: connected only if no copy serves it (ServerLink.available). */
+  availableServer(id: string, reuseSince: number): Promise<ServerState> {
+    return this.link(id).available(reuseSince);
+  }
+
+  /**
+   * Reads through the cache; `reuseSince`: the start of the turn (or request)
+   * this read belongs to. `connect: false` (a turn's reads): served without
+   * connecting when the contract allows it; a miss connects.
+   */
+  readResource(id: string, uri: string, { reuseSince, connect = true }: { reuseSince: number; connect?: boolean }): Promise<ResourceRead> {
+    return this.link(id).read(uri, reuseSince, { connect });
   }
 
   /** Calls one MCP tool of one server and returns its result as the server sent it. */
@@ -191,9 +205,11 @@ export class McpSessions {
     if (this.linkedUris.size > MAX_LINKED_URIS) this.linkedUris.delete(this.linkedUris.keys().next().value!);
   }
 
-  /** The server a URI belongs to (see resolve-server.ts), from the catalogs as they are (nothing is listed again for it). */
+  /** The server a URI belongs to (see resolve-server.ts), from the catalogs as they are (connecting none that a copy serves). */
   async resolveServer(uri: string): Promise<string> {
-    await Promise.allSettled([...this.links.values()].map((link) => link.ensure()));
+    // A turn made the catalogs current at its start; a server not known at all yet is asked for them (lazily too).
+    const now = Date.now();
+    await Promise.allSettled([...this.links.values()].map((link) => (link.state.capabilities ? undefined : link.available(now))));
     return resolveServer(
       uri,
       [...this.links.values()].map((link) => link.state),

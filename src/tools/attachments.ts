@@ -32,7 +32,7 @@ export async function attachmentParts(
   let chars = 0;
   const options = { windowChars: ctx.settings.READ_WINDOW_CHARS, images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES };
   for (const attachment of attachments) {
-    const view = await viewResource(ctx.sessions, attachment, { ...options, reuseSince: ctx.reuseSince });
+    const view = await viewResource(ctx.sessions, attachment, { ...options, reuseSince: ctx.reuseSince, connect: false });
     chars += view.contents.reduce((sum, c) => sum + ('text' in c ? c.text.length : 0), 0);
     if (chars > ctx.settings.MAX_ATTACHMENT_CHARS) {
       throw new ApiError(413, 'attachments_too_large', `Attached text exceeds ${ctx.settings.MAX_ATTACHMENT_CHARS} characters (at ${attachment.uri})`);

@@ -5,7 +5,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { AppToolCall } from '../../shared/api/views';
 import { toolViewUri, toolVisibleTo } from '../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../config';
-import type { ServerState } from '../mcp/catalog';
+import { isUsable, type ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
@@ -66,7 +66,7 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
   const tools: ToolSet = {};
   const entries: ToolEntry[] = [];
   for (const state of ctx.states) {
-    if (state.status !== 'connected') continue;
+    if (!isUsable(state)) continue;
     const config = ctx.configs.find((c) => c.id === state.id);
     for (const mcpTool of state.tools) {
       if (!toolVisibleTo(mcpTool, 'model')) continue;

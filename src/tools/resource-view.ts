@@ -11,6 +11,12 @@ export type ResourceView = ApiResourceView & { target: RenderTarget };
 export interface ViewOptions extends Pick<RenderOptions, 'windowChars' | 'images' | 'maxImageBytes' | 'offset'> {
   /** Start of the turn (or request) this read is part of: what the server says is stale at once may be shared within it. */
   reuseSince: number;
+  /**
+   * `false` (a turn's reads, pins and attachments): a server is connected only
+   * when the cache cannot serve the read (ServerLink.available); `true` (the
+   * default: the API) connects and watches as the read starts.
+   */
+  connect?: boolean;
 }
 
 /**
@@ -42,7 +48,8 @@ export async function readForDisplay(
  */
 export async function viewResource(sessions: McpSessions, request: { server?: string | undefined; uri: string }, options: ViewOptions): Promise<ResourceView> {
   const server = request.server ?? (await sessions.resolveServer(request.uri));
-  const state = await sessions.ensureServer(server);
+  const connect = options.connect ?? true;
+  const state = connect ? await sessions.ensureServer(server) : await sessions.availableServer(server, options.reuseSince);
   const listing = state.resources.find((r) => r.uri === request.uri);
   const title = listing?.title ?? listing?.name;
   const described = listing && describedFromCatalog(listing, server, options.maxImageBytes);
@@ -57,7 +64,7 @@ export async function viewResource(sessions: McpSessions, request: { server?: st
       target: { server, uri: request.uri, title, contents: [] },
     };
   }
-  const read = await sessions.readResource(server, request.uri, { reuseSince: options.reuseSince });
+  const read = await sessions.readResource(server, request.uri, { reuseSince: options.reuseSince, connect });
   const target: RenderTarget = { server, uri: request.uri, title, contents: read.contents };
   return {
     server,

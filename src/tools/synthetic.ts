@@ -170,6 +170,7 @@ async function readForModel(ctx: ToolContext, uri: string, server: string | unde
         images: ctx.acceptsImages,
         maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
         reuseSince: ctx.turnStartedAt,
+        connect: false,
       },
     );
   } catch (error) {
@@ -192,7 +193,7 @@ async function searchForModel(ctx: ToolContext, uri: string, server: string | un
     found = { server: kept.server, mime: 'text/plain', text: kept.text };
   } else {
     const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
-    const read = await asToolError(ctx.sessions.readResource(id, uri, { reuseSince: ctx.turnStartedAt }));
+    const read = await asToolError(ctx.sessions.readResource(id, uri, { reuseSince: ctx.turnStartedAt, connect: false }));
     const texts = read.contents.filter((c): c is Extract<typeof c, { text: string }> => 'text' in c);
     if (!texts.length) throw new Error(`${uri} on server "${id}" has no text to search (binary content); read_resource describes it`);
     found = { server: id, mime: texts[0]!.mimeType ?? 'text/plain', text: texts.map((c) => c.text).join('') };

@@ -97,6 +97,7 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
       instructions: `SDK v2 test server (${mode}).`,
       cacheHints: {
         'resources/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'resources/templates/list': { ttlMs: 60_000, cacheScope: 'public' },
         'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
         'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
       },

@@ -1,8 +1,6 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { getAgentByName } from 'agents';
 import { it } from 'vitest';
-import type { Conversation } from '../src/conversation/conversation';
 import { callTools, say, scriptedModel, userMessage } from '../test/helpers/turns';
 import { turnIn } from '../test/helpers/conversation';
 
@@ -21,7 +19,7 @@ const PER_CONVERSATION = 10;
 it('loop overhead per step with a zero-latency model', async () => {
   const perStep: number[] = [];
   for (let c = 0; c < TURNS / PER_CONVERSATION; c++) {
-    const stub = await getAgentByName<Env, Conversation>(env.CONVERSATION, crypto.randomUUID());
+    const stub = env.CONVERSATION.getByName(crypto.randomUUID());
     await stub.create();
     const times = await runInDurableObject(stub, async (instance) => {
       const out: number[] = [];

@@ -1,10 +1,8 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import type { Client } from '@modelcontextprotocol/client';
-import { getAgentByName } from 'agents';
 import { it } from 'vitest';
 import { loadConfig } from '../src/config';
-import type { Conversation } from '../src/conversation/conversation';
 import { buildSessions } from '../test/helpers/sessions';
 import { directDemoClient } from './lib/direct-client';
 
@@ -142,7 +140,7 @@ function directWatchThenRead(direct: Client, era: 'modern' | 'legacy', uris: str
 
 it('readResource latency, 2026-07-28 and 2025-11-25: memory hit, KV hit, miss vs a direct MCP read', async () => {
   const id = crypto.randomUUID();
-  const stub = await getAgentByName<Env, Conversation>(env.CONVERSATION, id);
+  const stub = env.CONVERSATION.getByName(id);
   await stub.create();
   const eras = await runInDurableObject(stub, async (_instance, state) => ({
     modern: await measureEra(state.storage, 'modern'),

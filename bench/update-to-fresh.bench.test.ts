@@ -1,9 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import type { Client } from '@modelcontextprotocol/client';
-import { getAgentByName } from 'agents';
 import { it } from 'vitest';
-import type { Conversation } from '../src/conversation/conversation';
 import { buildSessions } from '../test/helpers/sessions';
 import { directDemoClient } from './lib/direct-client';
 
@@ -93,7 +91,7 @@ async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy
 }
 
 it('update-to-fresh latency per era, next to a plain SDK v2 client with its cache and notifications', async () => {
-  const stub = await getAgentByName<Env, Conversation>(env.CONVERSATION, crypto.randomUUID());
+  const stub = env.CONVERSATION.getByName(crypto.randomUUID());
   await stub.create();
   const eras = await runInDurableObject(stub, async (_instance, state) => ({
     modern: await measureEra(state.storage, 'modern'),

@@ -23,9 +23,4 @@ describe('bundle shims (wrangler.jsonc `alias`)', () => {
     expect(() => createOpenAI({ apiKey: 'k' }).extractionModel('gpt-4.1-mini')).toThrow(/not bundled/);
     expect(() => createAnthropic({ apiKey: 'k' }).decisionModel('claude-sonnet-4-5')).toThrow(/not bundled/);
   });
-
-  it('mimetext (only for Agent.replyToEmail) is the shim', async () => {
-    const mimetext = await import('mimetext');
-    expect(() => mimetext.createMimeMessage()).toThrow(/replyToEmail is not supported/);
-  });
 });

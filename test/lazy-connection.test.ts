@@ -71,7 +71,7 @@ describe('a turn connects to a server only when it needs it', () => {
     const id = await createConversation(ALICE);
     const turn = await readingTurn(id, 'notes', 'v2://notes/public');
     expect(turn.cache).toBe('kv');
-    expect(turn.text).toContain('public note');
+    expect(turn.text).toContain('<resource server="notes" uri="v2://notes/public"');
     // The server's tools are offered all the same: its catalog is current, it is just not connected.
     expect(turn.tools).toContain('notes__edit');
     expect(await connections('strict')).toMatchObject({ discover: 0, listen: 0, read: 0 });

@@ -1,4 +1,4 @@
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
@@ -242,18 +242,22 @@ describe('sessions are released when a conversation goes idle', () => {
     const before = await serverState('stateful');
     expect(before.listens).toBeGreaterThan(0);
     const stub = await conversationStub(id);
-    // The idle check is a Durable Object alarm (agents' scheduler): one is due MCP_IDLE_MS after the first use.
-    const { lease, due } = await runInDurableObject(stub, async (instance) => {
+    // The idle check is the Durable Object's alarm: due MCP_IDLE_MS after the first use, for the current lease.
+    const { lease, stored, due } = await runInDurableObject(stub, async (instance, state) => {
       const live = instance.services.live!;
-      const schedule = (await instance.listSchedules()).find((s) => s.callback === 'releaseIdleSessions' && s.payload === live.usage.lease);
-      return { lease: live.usage.lease, due: (schedule?.time ?? 0) * 1000 - live.usage.lastUsedAt };
+      return {
+        lease: live.usage.lease,
+        stored: state.storage.kv.get('idle-check-lease'),
+        due: ((await state.storage.getAlarm()) ?? 0) - live.usage.lastUsedAt,
+      };
     });
+    expect(stored).toBe(lease);
     expect(due).toBeGreaterThan(590_000); // MCP_IDLE_MS (10 min) after it was last used, give or take the clock
     await runInDurableObject(stub, async (instance) => {
       // As if ten minutes had passed: the alarm fires and finds the conversation idle.
       (instance.services.live as unknown as { lastUsedAt: number }).lastUsedAt -= 11 * 60_000;
-      await instance.releaseIdleSessions(lease);
     });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
     const after = await serverState('stateful');
     expect(after.listens).toBe(before.listens - 1);
     expect(after.deletes).toBe(before.deletes + 1);

@@ -362,12 +362,3 @@ function trySend(connection: ChatConnection, data: string): void {
 }
 
 const errorText = (error: unknown) => (error instanceof ApiError ? error.message : 'Internal error');
-
-/** The request without the `agents` framework's routing headers (`x-cf-agents-*`): they never come from a client. */
-export function withoutFrameworkHeaders(request: Request): Request {
-  const framework = [...request.headers.keys()].filter((name) => name.startsWith('x-cf-agents-'));
-  if (framework.length === 0) return request;
-  const headers = new Headers(request.headers);
-  for (const name of framework) headers.delete(name);
-  return new Request(request, { headers });
-}

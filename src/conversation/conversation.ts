@@ -1,4 +1,4 @@
-import { Agent, getAgentByName, type Connection, type WSMessage } from 'agents';
+import { DurableObject } from 'cloudflare:workers';
 import type { UIMessage } from 'ai';
 import type { Catalog } from '../../shared/api/catalog';
 import type * as Api from '../../shared/api/conversations';
@@ -7,43 +7,56 @@ import { toRpcResult, type RpcResult } from '../rpc';
 import type { Owner } from './record';
 import { isRouteMethod, type RequestMeta } from './request-meta';
 import { apiMessages, ConversationServices, type Caller } from './services';
-import { withoutFrameworkHeaders } from './chat-socket';
+import { HibernatingSockets } from './sockets';
 import { transcriptWindow } from './transcript';
 import type { ViewAnswer, ViewRequest } from './views';
 
+/** The idle check the alarm runs: the lease it checks (LiveSessions), in the object's synchronous KV. */
+const IDLE_LEASE_KEY = 'idle-check-lease';
+
 /**
- * One Durable Object per conversation (SQLite-backed), on `agents`' `Agent`
- * for scheduling (the idle alarm) and WebSocket plumbing (`chat-socket.ts`).
+ * One Durable Object per conversation (SQLite-backed), addressed by name
+ * (`getByName(id)`; the name is `ctx.id.name`), with its WebSockets on the
+ * hibernation API (`sockets.ts`: the `useAgentChat` protocol of `chat-socket.ts`
+ * over them) and one alarm (the idle check of its MCP sessions).
  * Its methods are the RPC surface, each a small call over `services`.
  * Existence is explicit: `create()` writes a row; every other method answers 404 without it.
  * Errors across RPC (ARCHITECTURE.md): a turn's stream is a `Response` (a
  * refusal, its JSON error response); data is an `RpcResult`; ownership checks
  * and calls from other Durable Objects or the scheduler return plain values.
  */
-export class Conversation extends Agent<Env> {
+export class Conversation extends DurableObject<Env> {
   /** The conversation's parts; for tests through `runInDurableObject` (instance fields are not on the RPC surface). */
   readonly services: ConversationServices;
+  private readonly sockets: HibernatingSockets;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.sockets = new HibernatingSockets(ctx);
     this.services = new ConversationServices({
       env,
       storage: ctx.storage,
       name: () => this.name,
       waitUntil: (promise) => ctx.waitUntil(promise),
-      connections: () => this.getConnections(),
-      scheduleIdleCheck: async (delayMs, lease) => void (await this.schedule(Math.ceil(delayMs / 1000), 'releaseIdleSessions', lease)),
-      yieldPeer: async (other, owner) => (await getAgentByName<Env, Conversation>(env.CONVERSATION, other)).yieldSessions(owner),
+      connections: () => this.sockets.all(),
+      scheduleIdleCheck: async (delayMs, lease) => {
+        ctx.storage.kv.put(IDLE_LEASE_KEY, lease);
+        await ctx.storage.setAlarm(Date.now() + delayMs);
+      },
+      yieldPeer: (other, owner) => env.CONVERSATION.getByName(other).yieldSessions(owner),
     });
   }
 
-  /**
-   * Every call of a route (src/http/conversation-stub.ts) comes through here: the Agent starts (native RPC bypasses its
-   * fetch; a plain stub saves getAgentByName's round trip), then the method runs in the caller's request scope.
-   */
+  /** The conversation id: every stub addresses its object by name. */
+  private get name(): string {
+    const name = this.ctx.id.name;
+    if (name === undefined) throw new Error('a conversation is addressed by its id (getByName)');
+    return name;
+  }
+
+  /** Every call of a route (src/http/conversation-stub.ts) comes through here: the method runs in the caller's request scope. */
   async inRequest(meta: RequestMeta | undefined, method: string, args: unknown[]): Promise<unknown> {
     if (!isRouteMethod(method)) throw new Error(`${method} is not called by routes`);
-    await this.__unsafe_ensureInitialized();
     return this.services.inScope(meta, () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args));
   }
 
@@ -80,36 +93,27 @@ export class Conversation extends Agent<Env> {
 
   // ---- WebSocket (agents chat protocol; see chat-socket.ts) -------------------
 
-  /** Clients may not write this Agent's state over the WebSocket: all state here is the server's. */
-  override validateStateChange(): void {
-    throw new Error('state is read-only for clients');
-  }
-
-  /** The chat hook needs none of the Agent's own frames (identity, state, its MCP client's servers): the transcript comes first. */
-  override shouldSendProtocolMessages(): boolean {
-    return false;
-  }
-
-  override async onConnect(connection: Connection): Promise<void> {
-    this.services.connectSocket(connection);
-  }
-
-  /** No sub-agents ("facets"): whatever a request names (a `/sub/…` path, a routing header), it is refused. */
-  override async onBeforeSubAgent(): Promise<Response> {
-    return new Response('Not found', { status: 404 });
-  }
-
-  /** A second guard behind the route's header allow-list: the framework's routing headers never come from a request. */
+  /** The route's WebSocket upgrade (`GET /v1/conversations/:id/ws`, ownership checked there): the transcript comes first. */
   override async fetch(request: Request): Promise<Response> {
-    return super.fetch(withoutFrameworkHeaders(request));
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('Not found', { status: 404 });
+    const { response, connection } = this.sockets.accept(request);
+    this.services.connectSocket(connection);
+    return response;
   }
 
-  override async onMessage(connection: Connection, message: WSMessage): Promise<void> {
-    await this.services.socketMessage(connection, message);
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    await this.services.socketMessage(this.sockets.connectionOf(ws), message);
   }
 
-  override async onClose(connection: Connection): Promise<void> {
-    this.services.sockets.closed(connection);
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.services.sockets.closed(this.sockets.connectionOf(ws));
+    try {
+      ws.close(code, reason); // completes the closing handshake (1005/1006 cannot be sent back: nothing to complete)
+    } catch {}
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.services.sockets.closed(this.sockets.connectionOf(ws));
   }
 
   // ---- Reads through the MCP sessions ----------------------------------------
@@ -174,11 +178,15 @@ export class Conversation extends Agent<Env> {
 
   // ---- Lifecycle -----------------------------------------------------------------
 
-  /** Deletes all of this conversation's storage and ends its MCP sessions; then `Agent.destroy()` aborts the object. */
+  /** Ends its MCP sessions and deletes all of this conversation's storage; then the object is aborted (a new instance would find nothing). */
   async remove(): Promise<RpcResult<void>> {
     return toRpcResult(async () => {
       await this.services.remove(this.services.existing());
-      await this.destroy();
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      for (const connection of this.sockets.all()) connection.close(1000, 'conversation deleted');
+      // After this call has answered: aborting now would fail the caller's request.
+      setTimeout(() => this.ctx.abort('conversation deleted'), 0);
     });
   }
 
@@ -193,7 +201,8 @@ export class Conversation extends Agent<Env> {
   }
 
   /** The idle alarm (scheduled by LiveSessions): releases the MCP sessions after MCP_IDLE_MS unused. */
-  async releaseIdleSessions(lease: string): Promise<void> {
-    return this.services.inScope(undefined, () => this.services.releaseIdle(lease));
+  override async alarm(): Promise<void> {
+    const lease = this.ctx.storage.kv.get<string>(IDLE_LEASE_KEY);
+    if (lease !== undefined) await this.services.inScope(undefined, () => this.services.releaseIdle(lease));
   }
 }

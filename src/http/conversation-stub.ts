@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import { getAgentByName } from 'agents';
 import type { Conversation } from '../conversation/conversation';
 import { isConversationId } from '../conversation/ids';
 import { isRouteMethod, type RequestMeta } from '../conversation/request-meta';
@@ -9,18 +8,14 @@ import type { AppBindings } from './types';
 
 type ConversationStub = DurableObjectStub<Conversation>;
 
-/** The conversation's Durable Object stub, after validating the id's shape (400 before any object is addressed). */
-export async function conversationStub(env: Env, id: string): Promise<ConversationStub> {
-  return carryingRequest(await getAgentByName<Env, Conversation>(env.CONVERSATION, checkedId(id)));
-}
-
 /**
- * The stub without the start-up round trip, for the one-call methods
- * (`create`, `sendMessageAs`, `chatAs`; the object starts itself and checks
- * ownership): a turn costs one Durable Object call from the Worker.
+ * The conversation's Durable Object stub, after validating the id's shape
+ * (400 before any object is addressed). The one-call methods (`create`,
+ * `sendMessageAs`, `chatAs`) check ownership in the object: a turn costs one
+ * Durable Object call from the Worker.
  */
-export function directStub(env: Env, id: string): ConversationStub {
-  return carryingRequest(env.CONVERSATION.getByName(checkedId(id)) as ConversationStub);
+export function conversationStub(env: Env, id: string): ConversationStub {
+  return carryingRequest(env.CONVERSATION.getByName(checkedId(id)));
 }
 
 /**
@@ -54,7 +49,7 @@ function checkedId(id: string): string {
  * a 404, exactly like one that does not exist: ids reveal nothing.
  */
 export async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') ?? ''): Promise<DurableObjectStub<Conversation>> {
-  const stub = await conversationStub(c.env, id);
+  const stub = conversationStub(c.env, id);
   const { tenant, user, servers } = c.get('principal');
   if (!(await stub.ownedBy({ tenant, user }, servers))) throw notFound(`Conversation ${id}`);
   return stub;

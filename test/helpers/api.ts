@@ -1,5 +1,4 @@
 import { env, exports } from 'cloudflare:workers';
-import { getAgentByName } from 'agents';
 import type { Conversation } from '../../src/conversation/conversation';
 import type { ServerState } from '../../src/mcp/catalog';
 import type { McpSessions, ResourceRead } from '../../src/mcp/sessions';
@@ -42,7 +41,7 @@ export function mcpSessionsOf(instance: Conversation): McpSessions | undefined {
 }
 
 /** The conversation's Durable Object, for what no HTTP route exposes yet (tool calls, settling background work). */
-export const conversationStub = (id: string) => getAgentByName<Env, Conversation>(env.CONVERSATION, id);
+export const conversationStub = async (id: string) => env.CONVERSATION.getByName(id);
 
 export const textOf = (r: ResourceRead, index = 0) => {
   const entry = r.contents[index];

@@ -5,7 +5,7 @@ import { loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
 import { unwrap } from '../../rpc';
-import { directStub, ownedStub } from '../conversation-stub';
+import { conversationStub, ownedStub } from '../conversation-stub';
 import { errors, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
 
@@ -45,10 +45,10 @@ export const chat = routes()
     if (!body.id) throw badRequest('"id" (the chat id) is required', 'invalid_body');
     const { tenant, user, servers } = c.get('principal');
     // An existing conversation: one Durable Object call (start-up, ownership and the turn).
-    const answer = await directStub(c.env, body.id).chatAs({ tenant, user, servers }, body);
+    const answer = await conversationStub(c.env, body.id).chatAs({ tenant, user, servers }, body);
     if (answer !== 'absent') return turnStream(answer);
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
-    const stub = directStub(c.env, body.id);
+    const stub = conversationStub(c.env, body.id);
     unwrap(await stub.create({ tenant, user }, servers));
     // Two callers may create the same id at once: the first one's row stays, and the other is refused (404).
     const created = await stub.chatAs({ tenant, user, servers }, body);

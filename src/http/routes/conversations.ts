@@ -31,7 +31,7 @@ import { badRequest } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
 import { unwrap } from '../../rpc';
 import { WS_SUBPROTOCOL } from '../auth';
-import { asDeclared, directStub, ownedStub } from '../conversation-stub';
+import { asDeclared, conversationStub, ownedStub } from '../conversation-stub';
 import { errors, json, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
 
@@ -203,7 +203,7 @@ export const conversations = routes()
     const id = newConversationId();
     const { tenant, user, servers } = c.get('principal');
     await takeConversation(c.env, loadConfig(c.env), { tenant, user });
-    const conversation = unwrap(await directStub(c.env, id).create({ tenant, user }, servers));
+    const conversation = unwrap(await conversationStub(c.env, id).create({ tenant, user }, servers));
     return c.json(conversation, 201, { Location: `/v1/conversations/${id}` });
   })
   .openapi(list, async (c) => {
@@ -236,7 +236,7 @@ export const conversations = routes()
   .openapi(send, async (c) => {
     const body = c.req.valid('json');
     // One Durable Object call: start-up, ownership (404) and the turn.
-    const stub = directStub(c.env, c.req.param('id'));
+    const stub = conversationStub(c.env, c.req.param('id'));
     return turnStream(await stub.sendMessageAs(c.get('principal'), userMessageFrom(body), body.attachments ?? []));
   })
   .openapi(runPrompt, async (c) => {
@@ -272,12 +272,11 @@ export const conversations = routes()
 
 /**
  * The only request headers a WebSocket upgrade carries on into the
- * conversation's Agent. An allow-list, not a deny-list: the agents framework
- * trusts headers of its own (`x-cf-agents-subagent-url` routes the socket to
- * a child "facet" it names, `x-agents-lifecycle-props` sets the Agent's
- * props) and a later version may add more. The credential (`Authorization`,
- * `Sec-WebSocket-Protocol` with the token) has done its job here and stays
- * behind too: the Agent keeps the request with the connection.
+ * conversation's Durable Object. An allow-list, not a deny-list: whatever a
+ * client adds (a framework's routing header such as `x-cf-agents-subagent-url`,
+ * which the `agents` Agent would act on) never reaches the object. The
+ * credential (`Authorization`, `Sec-WebSocket-Protocol` with the token) has
+ * done its job here and stays behind too.
  */
 const UPGRADE_HEADERS = [
   'upgrade',

@@ -20,6 +20,9 @@ export interface ConversationRecord {
  * every other method before it does anything.
  */
 export class ConversationRecordStore {
+  /** The row as last read or written (it is read by nearly every call; only this object writes it). Undefined: not read yet. */
+  private known: ConversationRecord | null | undefined;
+
   constructor(private readonly storage: DurableObjectStorage) {
     storage.sql.exec(`CREATE TABLE IF NOT EXISTS conversation (
       id TEXT PRIMARY KEY,
@@ -35,6 +38,7 @@ export class ConversationRecordStore {
 
   setTitle(title: string): void {
     this.storage.sql.exec(`UPDATE conversation SET title = ?`, title || null);
+    if (this.known) this.known = { ...this.known, title: title || undefined };
   }
 
   /** Writes the row unless it exists (idempotent: the first owner stays). */
@@ -47,9 +51,15 @@ export class ConversationRecordStore {
       owner.user,
       servers ? JSON.stringify(servers) : null,
     );
+    this.known = undefined;
   }
 
   read(): ConversationRecord | undefined {
+    if (this.known === undefined) this.known = this.readRow() ?? null;
+    return this.known ?? undefined;
+  }
+
+  private readRow(): ConversationRecord | undefined {
     const row = this.storage.sql
       .exec<{ id: string; created_at: number; tenant: string; user_id: string; servers: string | null; title: string | null }>(
         `SELECT id, created_at, tenant, user_id, servers, title FROM conversation LIMIT 1`,

@@ -94,10 +94,20 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
  * says, else `PROMPT_CACHING`.
  */
 export function tenantModel(env: Env, tenant: string | undefined): ResolvedModel {
+  let models = resolved.get(env);
+  if (!models) resolved.set(env, (models = new Map()));
+  const key = tenant ?? '';
+  const known = models.get(key);
+  if (known) return known;
   const own = loadConfig(env).tenants?.find((t) => t.id === tenant);
   const caching = own?.promptCaching === undefined ? {} : { PROMPT_CACHING: own.promptCaching ? 'on' : 'off' };
-  return resolveModel({ ...env, ...(own?.model ? { MODEL: own.model } : {}), ...caching });
+  const model = resolveModel({ ...env, ...(own?.model ? { MODEL: own.model } : {}), ...caching });
+  models.set(key, model);
+  return model;
 }
+
+/** Models resolved per env object and tenant: a provider is built once per isolate, not at every call (several a turn). A model that is not configured throws and is not kept. */
+const resolved = new WeakMap<object, Map<string, ResolvedModel>>();
 
 /** Whether the tenant's model accepts images; a model that is not configured sees none (reads must not fail for it). */
 export function tenantAcceptsImages(env: Env, tenant: string | undefined): boolean {

@@ -173,18 +173,18 @@ export const TEST_TENANTS = [
 ];
 
 /**
- * wrangler.jsonc's `alias` (modules replaced by src/shims/ in the deployed
- * bundle), applied by Vite as well: the plugin reads wrangler.jsonc but not
+ * wrangler.toml's `alias` (modules replaced by src/shims/ in the deployed
+ * bundle), applied by Vite as well: the plugin reads wrangler.toml but not
  * its aliases, and the tests should run the module graph we ship. wrangler
  * matches an alias on the exact import specifier; so does this.
  */
-const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: './wrangler.jsonc' }).alias ?? {}).map(([from, to]) => ({
+const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: './wrangler.toml' }).alias ?? {}).map(([from, to]) => ({
   find: new RegExp(`^${from.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
   replacement: resolvePath(to),
 }));
 
 // Four projects, one run. "workers": tests inside workerd with the bindings of
-// wrangler.jsonc (Durable Objects, local KV; `ctx.exports` as in production), as in
+// wrangler.toml (Durable Objects, local KV; `ctx.exports` as in production), as in
 // `wrangler dev`. "browser": the chat widget in headless Chromium against the
 // service under `wrangler dev` (test/browser), driven from Node.
 // "conformance": the official MCP conformance suite's client authorization
@@ -196,7 +196,7 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: './wrangler.jsonc' },
+            wrangler: { configPath: './wrangler.toml' },
             miniflare: {
               bindings: {
                 MCP_SERVERS: JSON.stringify(TEST_MCP_SERVERS),

@@ -21,7 +21,7 @@
 // with where its samples fall by package. Ports 8840 (inspector 8841)
 // (BUNDLE_PORT, BUNDLE_INSPECTOR_PORT).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,9 +65,10 @@ function versionOf(dir, cwd) {
  * multipart upload wrangler would send, kept for `wrangler check startup`),
  * its main module and esbuild's metafile.
  */
-function build(dir) {
+function build(dir, flags = []) {
+  mkdirSync(dir, { recursive: true });
   const bundle = path.join(dir, 'worker.bundle');
-  const run = spawnSync(process.execPath, [WRANGLER, 'deploy', '--dry-run', '--outfile', bundle, '--metafile', path.join(dir, 'meta.json')], {
+  const run = spawnSync(process.execPath, [WRANGLER, 'deploy', '--dry-run', ...flags, '--outfile', bundle, '--metafile', path.join(dir, 'meta.json')], {
     cwd: root,
     encoding: 'utf8',
     env: WRANGLER_ENV,
@@ -169,7 +170,7 @@ function analyse({ meta, code }) {
     folders.set(folder, (folders.get(folder) ?? 0) + bytesInOutput);
   }
   const byFolder = [...folders].map(([folder, raw]) => ({ folder, raw })).sort((a, b) => b.raw - a.raw);
-  // Modules replaced by a shim of ours (`alias` in wrangler.jsonc), and who imports them.
+  // Modules replaced by a shim of ours (`alias` in wrangler.toml), and who imports them.
   const shimmed = new Map();
   for (const [file, input] of Object.entries(meta.inputs)) {
     for (const edge of input.imports) {
@@ -313,22 +314,30 @@ function profileByPackage(profiles, code) {
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'mcp-ondemand-bundle-'));
 try {
-  const built = build(work);
+  // What is deployed (minified, as wrangler.toml says) for sizes and start-up; the same build unminified for the
+  // breakdown, since only unminified output marks where each module's code begins.
+  const deployed = build(path.join(work, 'deploy'));
+  const built = build(path.join(work, 'analysis'), ['--no-minify']);
   const result = analyse(built);
   const top = result.rows.slice(0, TOP);
   const m = machine();
 
   const codeFile = path.join(work, 'index.js');
-  writeFileSync(codeFile, built.code);
+  writeFileSync(codeFile, deployed.code);
   const v8 = v8Startup(codeFile);
+  const unminifiedFile = path.join(work, 'unminified.js');
+  writeFileSync(unminifiedFile, built.code);
+  const v8Unminified = v8Startup(unminifiedFile);
 
   let startup;
   if (STARTUP) {
     const dev = [];
     const check = [];
+    const checkDeployed = [];
     for (let i = 0; i < RUNS; i++) {
       dev.push(await devStartup());
       check.push(checkStartup(built.bundle, path.join(work, `startup-${i}.cpuprofile`)));
+      checkDeployed.push(checkStartup(deployed.bundle, path.join(work, `startup-deployed-${i}.cpuprofile`)).activeMs);
       console.error(`startup run ${i + 1}/${RUNS}: wrangler dev ${JSON.stringify(dev.at(-1))}, check startup active ${check.at(-1).activeMs} ms`);
     }
     const actives = check.map((c) => c.activeMs);
@@ -343,6 +352,7 @@ try {
         },
       },
       checkStartup: { activeMs: actives, median: median(actives), min: Math.min(...actives) },
+      checkStartupDeployed: { activeMs: checkDeployed, median: median(checkDeployed), min: Math.min(...checkDeployed) },
       profile: profileByPackage(
         check.map((c) => c.profile),
         built.code,
@@ -350,10 +360,12 @@ try {
     };
   }
 
+  const shipped = { raw: deployed.code.length, gzip: gzipSync(deployed.code).length };
   const summary = {
-    raw: result.raw,
-    gzip: result.gzip,
-    wranglerReported: built.reported,
+    raw: shipped.raw,
+    gzip: shipped.gzip,
+    wranglerReported: deployed.reported,
+    unminified: { raw: result.raw, gzip: result.gzip, wranglerReported: built.reported, v8StartupCpuMs: v8Unminified },
     modules: result.modules,
     duplicates: result.duplicates,
     aliases: result.aliases,
@@ -370,15 +382,16 @@ try {
     '',
     `Command: \`npm run bench:bundle${STARTUP ? ' -- --startup' : ''}\` · ${machineLine(m)}`,
     '',
-    `\`wrangler deploy --dry-run --outfile … --metafile …\` (the deploy bundle: same esbuild settings, \`alias\` applied, not minified): ` +
-      `**${kib(result.raw)}, ${kib(result.gzip)} gzipped**, ${result.modules} modules` +
-      (built.reported ? ` (wrangler prints ${built.reported.raw.toFixed(2)} KiB / gzip ${built.reported.gzip.toFixed(2)} KiB)` : '') +
-      `. Per package, from esbuild's metafile: raw = bytes in the bundle; gzip = that package's code gzipped on its own ` +
+    `\`wrangler deploy --dry-run --outfile … --metafile …\` (the deploy bundle: same esbuild settings, \`alias\` applied, minified as wrangler.toml says): ` +
+      `**${kib(shipped.raw)}, ${kib(shipped.gzip)} gzipped**, ${result.modules} modules` +
+      (deployed.reported ? ` (wrangler prints ${deployed.reported.raw.toFixed(2)} KiB / gzip ${deployed.reported.gzip.toFixed(2)} KiB)` : '') +
+      `; unminified, ${kib(result.raw)}, ${kib(result.gzip)} gzipped. Per package, from esbuild's metafile of the unminified build (only it marks where each module's code begins): raw = bytes in the bundle; gzip = that package's code gzipped on its own ` +
       `(so the column adds up to more than the total); "pulled in by" = the shortest import chain from our source, package by package. ` +
       `Packages in the bundle twice: ${result.duplicates.length ? result.duplicates.join(', ') : 'none'}. ` +
       `Its start-up in V8 alone (Node ${process.versions.node}; cloudflare:* stubbed; no code cache; median of 15): ` +
       `**${v8.total.toFixed(0)} ms CPU** = compile ${v8.compile.toFixed(0)} ms (grows with every byte shipped, run or not) + ` +
-      `top-level evaluation ${v8.evaluate.toFixed(0)} ms (the code that runs before the first request).`,
+      `top-level evaluation ${v8.evaluate.toFixed(0)} ms (the code that runs before the first request); unminified, ${v8Unminified.total.toFixed(0)} ms ` +
+      `(compile ${v8Unminified.compile.toFixed(0)} ms + evaluation ${v8Unminified.evaluate.toFixed(0)} ms).`,
     '',
     '| package | version | raw | gzip | pulled in by |',
     '|---|---|---|---|---|',
@@ -393,7 +406,7 @@ try {
   if (result.aliases.length) {
     lines.push(
       '',
-      "Modules replaced by a shim (`alias` in wrangler.jsonc; why each is safe: the shim's own comment), and who imports them:",
+      "Modules replaced by a shim (`alias` in wrangler.toml; why each is safe: the shim's own comment), and who imports them:",
       '',
       '| import → shim | imported by |',
       '|---|---|',
@@ -415,7 +428,8 @@ try {
       `| wrangler dev: GET /health answered | ${d.median.health} ms | ${d.runs.map((r) => r.health).join(', ')} |`,
       `| wrangler dev: + first POST /v1/conversations | ${d.median.conversation} ms | ${d.runs.map((r) => r.conversation).join(', ')} |`,
       `| wrangler dev: + its first turn | ${d.median.firstTurn} ms | ${d.runs.map((r) => r.firstTurn).join(', ')} |`,
-      `| wrangler check startup: Active (min ${startup.checkStartup.min} ms) | ${startup.checkStartup.median} ms | ${startup.checkStartup.activeMs.join(', ')} |`,
+      `| wrangler check startup, deployed (minified) bundle: Active (min ${startup.checkStartupDeployed.min} ms) | ${startup.checkStartupDeployed.median} ms | ${startup.checkStartupDeployed.activeMs.join(', ')} |`,
+      `| wrangler check startup, unminified (profiled below): Active (min ${startup.checkStartup.min} ms) | ${startup.checkStartup.median} ms | ${startup.checkStartup.activeMs.join(', ')} |`,
       '',
       `Where the start-up profiles' samples fall (self time, all ${RUNS} profiles): ` +
         startup.profile.map((p) => `${p.name} ${(100 * p.share).toFixed(0)}%`).join(', ') +

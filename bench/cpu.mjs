@@ -7,7 +7,7 @@
 //
 //   npm run bench:cpu                              # CPU_ROUNDS=8, CPU_WARMUP=2, CPU_STARTS=3
 //   CPU_ROUNDS=3 CPU_STARTS=1 CPU_WRITE=0 npm run bench:cpu   # a quick check, BENCHMARKS.md untouched
-//   CPU_PROFILE=1 npm run bench:cpu                # also print V8 CPU profiles of both (set-up, steady, long)
+//   CPU_PROFILE=1 npm run bench:cpu                # also print V8 CPU profiles of both (set-up, steady, long); both unminified
 //   CPU_NODE=0 npm run bench:cpu                   # without the set-up against an MCP server outside our workerd
 //
 // CPU is read from /proc (schedstat, ns; the 10 ms ticks of /proc/<pid>/stat
@@ -83,6 +83,8 @@ const start = (side) =>
     port: PORTS[side][0],
     inspectorPort: PORTS[side][1],
     vars: varsOf(side),
+    // A profile names modules by the comments only unminified output keeps.
+    ...(PROFILE ? { args: ['--no-minify'] } : {}),
     ...(side === 'floor' ? { config: 'bench/floor/wrangler.jsonc' } : {}),
   });
 

@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: './wrangler.jsonc' },
+      wrangler: { configPath: './wrangler.toml' },
       // The demo server pages 3 at a time to exercise pagination; the benchmark
       // publishes 1,000 documents and should not measure 334-page re-listings.
       // The loop benchmark runs hundreds of turns a minute for one user, in many conversations.

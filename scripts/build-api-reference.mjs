@@ -3,7 +3,7 @@
 // public/docs/api/swagger-ui/, served as static assets with the page
 // (public/docs/api/index.html), which renders GET /v1/openapi.json. Run by
 // wrangler before `wrangler dev` and `wrangler deploy` ("build" in
-// wrangler.jsonc), after the widget. The copy is not committed (.gitignore):
+// wrangler.toml), after the widget. The copy is not committed (.gitignore):
 // the version is the one package-lock.json pins.
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

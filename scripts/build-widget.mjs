@@ -1,6 +1,6 @@
 // Bundles the chat widget (widget/src) into one classic script under
 // public/widget/, served by the Worker as a static asset. Run by wrangler
-// before `wrangler dev` and `wrangler deploy` (`build` in wrangler.jsonc) and
+// before `wrangler dev` and `wrangler deploy` (`build` in wrangler.toml) and
 // by `npm run build:widget`. Writes:
 //
 //   public/widget/v<version>/mcp-ondemand-chat.<hash>.js  the pinnable copy: its path

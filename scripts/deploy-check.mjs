@@ -62,7 +62,7 @@ export function deployProblems({ configVars, cliVars, secretNames }) {
   const demo = Array.isArray(servers) && servers.some((s) => typeof s?.url === 'string' && s.url.startsWith('/demo/'));
   if (demo && String(vars.DEMO_MCP_ENABLED ?? '') !== 'true') {
     problems.push(
-      'MCP_SERVERS includes the demo MCP server (/demo/mcp), which is off in production (anyone could write to it): every /v1 request would be refused. Set MCP_SERVERS to your servers (--var or wrangler.jsonc), or DEMO_MCP_ENABLED=true for a public demo.',
+      'MCP_SERVERS includes the demo MCP server (/demo/mcp), which is off in production (anyone could write to it): every /v1 request would be refused. Set MCP_SERVERS to your servers (--var or wrangler.toml), or DEMO_MCP_ENABLED=true for a public demo.',
     );
   }
   const usesOAuth = Array.isArray(servers) && servers.some((s) => s?.auth?.type === 'oauth' || s?.auth?.type === 'client_credentials');

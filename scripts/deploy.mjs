@@ -10,7 +10,7 @@ const args = process.argv.slice(2);
 const force = args.includes('--force');
 const passThrough = args.filter((a) => a !== '--force');
 
-const config = unstable_readConfig({ config: './wrangler.jsonc' });
+const config = unstable_readConfig({ config: './wrangler.toml' });
 const list = spawnSync('npx', ['wrangler', 'secret', 'list', '--format', 'json'], { encoding: 'utf8' });
 let secretNames;
 try {

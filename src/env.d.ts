@@ -1,11 +1,11 @@
-// The vars and secrets the Worker reads beyond those wrangler.jsonc sets.
+// The vars and secrets the Worker reads beyond those wrangler.toml sets.
 // `npm run types` (wrangler types) writes worker-configuration.d.ts from
-// wrangler.jsonc: its bindings, and the vars it gives a value. Everything
+// wrangler.toml: its bindings, and the vars it gives a value. Everything
 // else is optional — set per deploy with `--var`, the dashboard or `wrangler
 // secret put`, or not at all — so it is declared here, merged into the same
 // `Env`, as `?: string` (vars and secrets both reach the Worker as strings;
 // the JSON ones are parsed and validated by src/config/). `secrets.required`
-// in wrangler.jsonc would type secrets too, but as always present: a deploy
+// in wrangler.toml would type secrets too, but as always present: a deploy
 // without one of them would fail, and `wrangler dev` would drop every other
 // name in .dev.vars — among them the secrets that config names
 // ("secret:NAME"), which no type can list: those are read with `secretNamed`
@@ -43,8 +43,8 @@ declare namespace Cloudflare {
     /** Secret, for `MODEL=openai-compatible:<model>`, if that server wants one. */
     OPENAI_COMPATIBLE_API_KEY?: string;
     /**
-     * The Workers AI binding, for `MODEL=workers-ai:<model>`: add `"ai": { "binding": "AI" }` to
-     * wrangler.jsonc (then `npm run types` declares it, and this line goes).
+     * The Workers AI binding, for `MODEL=workers-ai:<model>`: add `[ai] binding = "AI"` to
+     * wrangler.toml (then `npm run types` declares it, and this line goes).
      */
     AI?: Ai;
   }

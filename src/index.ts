@@ -7,10 +7,11 @@ export { DemoMcpServer } from './demo/durable-object';
 export { LiveConversations } from './limits/live-conversations';
 export { RateLimiter } from './limits/rate-limiter';
 
-const app = createApp();
+/** Built on the first request, not at module load: an isolate started for a Durable Object alone (an RPC, an alarm) never needs the routes. */
+let app: ReturnType<typeof createApp> | undefined;
 
 // Annotated (not inferred): `exports.default` (ctx.exports, how a Durable
 // Object reaches /demo/mcp) is typed from this export, so it stays a plain
 // Fetcher rather than a type computed from the whole app.
-const worker: ExportedHandler<Env> = { fetch: app.fetch };
+const worker: ExportedHandler<Env> = { fetch: (request, env, ctx) => (app ??= createApp()).fetch(request, env, ctx) };
 export default worker;

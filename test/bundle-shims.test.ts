@@ -1,4 +1,4 @@
-// The modules wrangler.jsonc's `alias` replaces with src/shims/ (vitest.config.ts
+// The modules wrangler.toml's `alias` replaces with src/shims/ (vitest.config.ts
 // applies the same aliases): each is in effect, what we use still works, and
 // the code paths they cut off fail with an error that names the shim.
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -7,7 +7,7 @@ import { generateText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-describe('bundle shims (wrangler.jsonc `alias`)', () => {
+describe('bundle shims (wrangler.toml `alias`)', () => {
   it('zod keeps its English messages and only the English locale', () => {
     expect(Object.keys(z.locales)).toEqual(['en']);
     expect(z.string().safeParse(5).error?.issues[0]?.message).toBe('Invalid input: expected string, received number');

@@ -307,7 +307,8 @@ describe('era verdicts kept across restarts', () => {
         moved: moved.contents.length,
         upgraded: upgraded.contents.length,
         versions: states.map((s) => s.protocolVersion),
-        verdicts: [store.verdict('moved')?.kind, store.verdict('upgraded')?.kind],
+        // Read from storage as it is now (a store keeps what it last read or wrote; the sessions wrote through their own).
+        verdicts: ((stored) => [stored.verdict('moved')?.kind, stored.verdict('upgraded')?.kind])(new ServerStateStore(state.storage.sql)),
       };
     });
     expect(outcome).toEqual({ moved: 1, upgraded: 1, versions: ['2025-11-25', '2026-07-28'], verdicts: ['legacy', 'modern'] });

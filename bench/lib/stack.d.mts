@@ -4,6 +4,8 @@ export function startWrangler(options: {
   inspectorPort: number;
   vars: Record<string, string>;
   config?: string;
+  /** More `wrangler dev` arguments (e.g. `--no-minify`). */
+  args?: string[];
   startupTimeoutMs?: number;
 }): Promise<{
   base: string;

@@ -196,10 +196,10 @@ export async function startEverything({ port, proxyPort }) {
  * (so every run starts cold: no KV or Durable Object state from before).
  * Also used by the browser tests (test/browser/service.ts).
  * `workerd()` samples the memory and CPU time of its workerd processes.
- * `config`: another wrangler config (e.g. bench/floor/wrangler.jsonc, the CPU
+ * `args`: more `wrangler dev` arguments. `config`: another wrangler config (e.g. bench/floor/wrangler.jsonc, the CPU
  * benchmark's floor Worker; it must answer GET /health); default: the service.
  */
-export async function startWrangler({ port, inspectorPort, vars, config, startupTimeoutMs = 60_000 }) {
+export async function startWrangler({ port, inspectorPort, vars, config, args: extraArgs = [], startupTimeoutMs = 60_000 }) {
   if (await portOpen(port)) throw new Error(`port ${port} is in use`);
   const persist = mkdtempSync(path.join(os.tmpdir(), 'mcp-ondemand-load-'));
   const args = [
@@ -216,6 +216,7 @@ export async function startWrangler({ port, inspectorPort, vars, config, startup
     '--show-interactive-dev-session=false',
   ];
   if (config) args.push('--config', config);
+  args.push(...extraArgs);
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const wrangler = startChild(process.execPath, args, {
     cwd: root,

@@ -10,7 +10,7 @@ const rs = `http://127.0.0.1:${TEST_PORT_BASE + 31}/mcp`;
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: './wrangler.jsonc' },
+      wrangler: { configPath: './wrangler.toml' },
       miniflare: {
         bindings: {
           AUTH_DISABLED: 'true',

@@ -61,6 +61,8 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export function createApp() {
   const app = routes();
   registerSecurity(app);
+  // The API's description is built on its first request (it walks every route's schemas), then kept.
+  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   return (
     app
       .use(requestId())
@@ -76,7 +78,7 @@ export function createApp() {
         }),
       )
       // The API's description, before authentication: public, like /health (it names routes and shapes, nothing of any tenant).
-      .get('/v1/openapi.json', cors({ origin: '*', allowMethods: ['GET'] }), (c) => c.json(app.getOpenAPI31Document(DOCUMENT)))
+      .get('/v1/openapi.json', cors({ origin: '*', allowMethods: ['GET'] }), (c) => c.json((document ??= app.getOpenAPI31Document(DOCUMENT))))
       .use('/v1/*', corsPerTenant)
       .use('/v1/*', authenticate)
       .use('/v1/*', originAllowed)

@@ -52,7 +52,7 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
 
   switch (provider) {
     case 'workers-ai': {
-      if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add "ai": { "binding": "AI" } to wrangler.jsonc`);
+      if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml`);
       return { model: createWorkersAI({ binding: env.AI })(modelId as never), acceptsImages: false, spec };
     }
     // Base URLs are passed explicitly (the providers would also read process.env): a gateway such as

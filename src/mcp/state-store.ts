@@ -12,6 +12,9 @@ type CatalogRow = { server: string; kind: CatalogKind; items: string; fetched_at
  * stored here, so no credential ever reaches storage.
  */
 export class ServerStateStore {
+  /** Era verdicts as last read or written (read at every turn to know if a server's header is still fresh; only this store writes them). */
+  private readonly verdicts = new Map<string, EraVerdict | undefined>();
+
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_servers (id TEXT PRIMARY KEY, state TEXT NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_catalogs (
@@ -24,11 +27,15 @@ export class ServerStateStore {
   }
 
   verdict(id: string): EraVerdict | undefined {
+    if (this.verdicts.has(id)) return this.verdicts.get(id);
     const row = this.sql.exec<{ verdict: string }>(`SELECT verdict FROM mcp_eras WHERE server = ?`, id).toArray()[0];
-    return row ? (JSON.parse(row.verdict) as EraVerdict) : undefined;
+    const verdict = row ? (JSON.parse(row.verdict) as EraVerdict) : undefined;
+    this.verdicts.set(id, verdict);
+    return verdict;
   }
 
   saveVerdict(id: string, verdict: EraVerdict | undefined): void {
+    this.verdicts.set(id, verdict);
     if (!verdict) this.sql.exec(`DELETE FROM mcp_eras WHERE server = ?`, id);
     else
       this.sql.exec(

@@ -8,7 +8,7 @@ const hasTracing = () => typeof tracing?.enterSpan === 'function';
 
 /**
  * Runs `work` inside a Workers tracing span (`observability.traces` in
- * wrangler.jsonc; exported with the platform's own fetch, KV and Durable
+ * wrangler.toml; exported with the platform's own fetch, KV and Durable
  * Object spans, and to OpenTelemetry destinations). The span ends when the
  * work settles; a failure is recorded on it. Attributes never carry
  * content, credentials or user text: names, ids, counts, outcomes.

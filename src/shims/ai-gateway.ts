@@ -1,4 +1,4 @@
-// Bundled in place of `@ai-sdk/gateway` (`alias` in wrangler.jsonc): the
+// Bundled in place of `@ai-sdk/gateway` (`alias` in wrangler.toml): the
 // Vercel AI Gateway provider, which this Worker never uses.
 //
 // `ai` imports it as the default global provider: it serves a model given as
@@ -15,7 +15,7 @@
 // If a string model id ever reached the AI SDK, any use of the provider
 // below throws the error it names.
 const notBundled = (): never => {
-  throw new Error('@ai-sdk/gateway is not bundled (wrangler.jsonc `alias`): give the AI SDK a model object, not a model id string (src/loop/models.ts)');
+  throw new Error('@ai-sdk/gateway is not bundled (wrangler.toml `alias`): give the AI SDK a model object, not a model id string (src/loop/models.ts)');
 };
 
 /** A provider (v4) whose every model factory throws. */

@@ -1,5 +1,5 @@
 // Bundled in place of `@ai-sdk/provider-utils/experimental-decision` and
-// `@ai-sdk/provider-utils/experimental-extraction` (`alias` in wrangler.jsonc).
+// `@ai-sdk/provider-utils/experimental-extraction` (`alias` in wrangler.toml).
 //
 // @ai-sdk/anthropic and @ai-sdk/openai import them for one thing each: the
 // experimental `provider.decisionModel(id)` / `provider.evaluationModel(id)` /
@@ -12,7 +12,7 @@
 // Calling one of those factories would throw the error below.
 class NotBundled {
   constructor() {
-    throw new Error('@ai-sdk/provider-utils experimental decision/extraction models are not bundled (wrangler.jsonc `alias`)');
+    throw new Error('@ai-sdk/provider-utils experimental decision/extraction models are not bundled (wrangler.toml `alias`)');
   }
 }
 

@@ -1,5 +1,5 @@
 // Bundled in place of zod's `locales/index.js` (`alias` "../locales/index.js"
-// in wrangler.jsonc): zod's 63 error-message translations, of which we ship
+// in wrangler.toml): zod's 63 error-message translations, of which we ship
 // only English, the one zod configures by default.
 //
 // zod re-exports the translations as a namespace (`z.locales`, also

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The Worker's `Env` type against what it describes: the generated part
- * (worker-configuration.d.ts) against wrangler.jsonc and the installed
+ * (worker-configuration.d.ts) against wrangler.toml and the installed
  * runtime, and the whole of it against the list of vars and secrets in
  * .dev.vars.example (src/env.d.ts says why the two parts).
  */
@@ -16,7 +16,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 describe('Env', () => {
   it('worker-configuration.d.ts is what `npm run types` writes now (wrangler types --check)', () => {
     // --check regenerates in memory with the options recorded in the file's header (--env-file=/dev/null,
-    // so a developer's .dev.vars never counts) and compares: wrangler.jsonc's bindings and vars, the workerd version, the date.
+    // so a developer's .dev.vars never counts) and compares: wrangler.toml's bindings and vars, the workerd version, the date.
     const check = spawnSync(process.execPath, [join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'types', '--check'], {
       cwd: ROOT,
       encoding: 'utf8',

@@ -210,7 +210,6 @@ const loadBefore = os.loadavg()[0];
 const SIDES = ['ours', 'floor', ...NODE_SIDES];
 console.log(`cpu: starting ${SIDES.map((side) => `${side} (:${PORTS[side][0]})`).join(', ')} …`);
 const stacks = await Promise.all(SIDES.map((side) => start(side)));
-const [ours, floor] = stacks;
 const sides = Object.fromEntries(SIDES.map((side, i) => [side, { stack: stacks[i], meter: meter(stacks[i]) }]));
 const fresh = () => Object.fromEntries(SIDES.map((side) => [side, {}]));
 const rounds = [];

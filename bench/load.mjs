@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createConversation, catalog, deleteConversation, percentile, readResource, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
-import { startEverything, startWrangler, NO_LIMITS } from './lib/stack.mjs';
+import { failureCensus, startEverything, startWrangler, NO_LIMITS } from './lib/stack.mjs';
 
 const NS = (process.env.LOAD_N ?? '50,200,500').split(',').map(Number);
 const TURNS = Number(process.env.LOAD_TURNS ?? 6);
@@ -130,6 +130,7 @@ async function runOnce(n) {
       },
     });
     const results = { turns: [], histories: [], ids: [], setupFailures: [] };
+    const census = failureCensus(wrangler);
     const rss = [];
     const before = wrangler.workerd();
     const loadAverage = os.loadavg()[0];
@@ -149,6 +150,14 @@ async function runOnce(n) {
     await sampler;
     const rssPeak = Math.max(...rss);
     const upstream = everything.counts();
+    const failures = census.stop();
+    if (failures.length)
+      console.log(
+        `log lines with an outcome other than ok (N = ${n}):\n${failures
+          .slice(0, 15)
+          .map((f) => `  ${f.count} × ${f.what}`)
+          .join('\n')}`,
+      );
 
     // Conversations are deleted after the measurement (their MCP sessions end with DELETE).
     const deleteFailures = [];
@@ -184,6 +193,7 @@ async function runOnce(n) {
       turns: turns.length,
       errors: failed.length + results.setupFailures.length,
       errorSamples: [...results.setupFailures, ...failed.flatMap((t) => t.problems)].slice(0, 5),
+      failures: failures.slice(0, 15),
       deleteFailures: deleteFailures.length,
       wallMs,
       turnsPerSecond: turns.length / (wallMs / 1000),

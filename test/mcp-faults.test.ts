@@ -53,6 +53,16 @@ describe('faults', () => {
     expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource \d+/);
   });
 
+  it('a connection the server just dropped (a pooled keep-alive it closed as idle) fails no connect: it is opened again, once', async () => {
+    const state = async () => await (await fetch(`${control}/state`)).json<{ requests: number; sessionsSeen: number }>();
+    await setMode('drop-once');
+    const id = await createConversation();
+    const servers = await catalog(id);
+    expect(servers.faulty!.status).toBe('connected');
+    expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource \d+/);
+    expect((await state()).requests).toBeGreaterThan(1); // the dropped one, then the connect that went through
+  });
+
   it('server killed mid-conversation: a clear 502, cached reads still answered, recovery after', async () => {
     const id = await createConversation();
     const cachedUri = freshUri();

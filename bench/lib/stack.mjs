@@ -281,3 +281,37 @@ export const NO_LIMITS = {
   CONVERSATIONS_PER_MINUTE_PER_USER: '100000000',
   LIVE_CONVERSATIONS_PER_USER: '100000',
 };
+
+/**
+ * Counts the service's structured log lines (src/observability/log.ts, as
+ * `wrangler dev` prints them: one object per line group) whose outcome is
+ * not `ok`, by event, outcome and the start of the error: what a failed or
+ * slow run was up against. `stop()` detaches it and returns the census.
+ */
+export function failureCensus(stack) {
+  let buffer = '';
+  const counts = new Map();
+  let attached = true;
+  stack.onOutput((chunk) => {
+    if (!attached) return;
+    buffer += chunk;
+    let end;
+    while ((end = buffer.indexOf('\n}')) >= 0) {
+      const block = buffer.slice(0, end + 2);
+      buffer = buffer.slice(end + 2);
+      const field = (name) => new RegExp(`\\b${name}: '([^']*)'`).exec(block)?.[1];
+      const event = field('event');
+      const outcome = field('outcome');
+      if (!event || !outcome || outcome === 'ok') continue;
+      const key = `${event} · ${outcome}${field('server') ? ` · ${field('server')}` : ''}${field('method') ? ` · ${field('method')}` : ''} · ${(field('error') ?? '').slice(0, 90)}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    if (buffer.length > 1_000_000) buffer = buffer.slice(-100_000);
+  });
+  return {
+    stop() {
+      attached = false;
+      return [...counts].sort((a, b) => b[1] - a[1]).map(([what, count]) => ({ what, count }));
+    },
+  };
+}

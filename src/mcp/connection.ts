@@ -239,7 +239,11 @@ export class McpConnection {
   private async open(): Promise<Client> {
     const kinds: TransportKind[] = this.kind ? [this.kind] : this.config.transport === 'auto' ? ['streamable-http', 'sse'] : [this.config.transport];
     let lastError: unknown;
-    for (const kind of kinds) {
+    // A pooled keep-alive connection the server had just closed as idle ("Network connection lost": Node's servers
+    // close them after 5 s) fails the first request on it: connecting again once is safe, nothing was answered.
+    let retriedLost = false;
+    for (let k = 0; k < kinds.length; k++) {
+      const kind = kinds[k]!;
       // A stored verdict applies to Streamable HTTP; the old SSE transport is 2024-era only.
       const prior = kind === 'streamable-http' && this.config.protocol === 'auto' ? this.verdicts.prior() : undefined;
       const client = this.newClient(kind === 'sse' ? 'legacy' : negotiationMode(this.config.protocol));
@@ -270,9 +274,15 @@ export class McpConnection {
         lastError = error;
         // Refused by a server that then gets the old SSE transport ("auto"): expected, not a warning.
         const fallback = kind !== kinds.at(-1) && refusesStreamableHttp(error);
-        const failure = { ...upstreamFailure(error), ...(fallback ? { outcome: 'fallback' } : {}) };
-        logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback ? 'info' : 'warn');
+        const retry = !retriedLost && isConnectionLost(error);
+        const failure = { ...upstreamFailure(error), ...(fallback ? { outcome: 'fallback' } : retry ? { outcome: 'retried' } : {}) };
+        logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback || retry ? 'info' : 'warn');
         await client.close().catch(() => {});
+        if (retry) {
+          retriedLost = true;
+          k--;
+          continue;
+        }
         // A stored verdict the server now refuses (a 2025 verdict, and the server speaks only 2026): probe instead.
         if (prior && httpStatusOf(error) !== undefined) {
           this.verdicts.save(undefined);

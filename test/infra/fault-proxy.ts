@@ -18,6 +18,7 @@ export const FAULT_MODES = [
   'unknown-id',
   'duplicate',
   'redirect',
+  'drop-once',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -293,6 +294,11 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
     if (typeof sid === 'string') sessions.add(sid);
     switch (mode) {
       case 'down':
+        req.socket.destroy();
+        return;
+      case 'drop-once':
+        // A pooled keep-alive connection the server had just closed as idle: the next request's socket goes, then all pass.
+        mode = 'pass';
         req.socket.destroy();
         return;
       case 'echo-auth':

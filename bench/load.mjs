@@ -246,6 +246,17 @@ function render(runs, m) {
   const perRun = runs
     .map((r) => `N = ${r.n}: ours ${kb(mean(r.bytes.ours))}, naive ${kb(mean(r.bytes.naive))} per turn (${fmt(mean(r.bytes.naive) / mean(r.bytes.ours), 1)}×)`)
     .join(' · ');
+  // The published figures of 2026-11-30 (same command, same kind of machine), before lazy connection and the rest of issue 24.
+  const before = { 50: [19.9, 1590, 4990, 50], 200: [25.6, 5392, 16934, 200], 500: [22.9, 16315, 46778, 554] };
+  const compared = [...new Set(runs.map((r) => r.n))]
+    .filter((n) => before[n])
+    .map((n) => {
+      const [tps, p50, p99, sessions] = before[n];
+      const now = runs.filter((r) => r.n === n);
+      const list = (f) => now.map(f).join(' / ');
+      return `N = ${n}: ${tps} → ${list((r) => fmt(r.turnsPerSecond, 1))} turns/s, p50 ${fmt(p50)} → ${list((r) => fmt(r.p50))} ms, p99 ${fmt(p99)} → ${list((r) => fmt(r.p99))} ms, sessions opened ${sessions} → ${list((r) => fmt(r.upstreamSessionsEverything))}`;
+    });
+  const census = runs.filter((r) => r.failures?.length).map((r) => `N = ${r.n}: ${r.failures.map((f) => `${f.count} × ${f.what}`).join('; ')}`);
   const problems = runs
     .filter((r) => r.errors || r.deleteFailures)
     .map(
@@ -277,7 +288,11 @@ ${problems.length ? `Errors seen: ${problems.join('; ')}. Why, and what it means
 Cache hit ratio: the \`cache\` field of every \`read_resource\` result in the streams (memory = the conversation's own
 memory layer, KV = a copy another conversation wrote, miss = an MCP \`resources/read\`); the server's own count of
 \`resources/read\` is beside it as a check. The first turn includes the conversation's MCP set-up (two sessions:
-initialize, catalogs, subscriptions). Conversations were deleted after each run (${runs.map((r) => `${r.deleteFailures} failed deletes at N = ${r.n}`).join(', ')}).
+initialize, catalogs, subscriptions) — or none of it: a conversation whose servers' catalogs and reads the tenant's
+shared copies serve does not connect (docs/ARCHITECTURE.md, "Connecting only when needed"); here the N first turns start
+at once, so most of them find no copy yet and connect. Conversations were deleted after each run (${runs.map((r) => `${r.deleteFailures} failed deletes at N = ${r.n}`).join(', ')}).
+${compared.length ? `Against the published run of 2026-11-30: ${compared.join(' · ')}.` : ''}
+Log lines whose outcome was not \`ok\` (each retried or reported as the table says): ${census.length ? census.join(' · ') : 'none'}.
 
 ### Bytes sent to the model per turn: catalog vs pasting every resource
 
@@ -286,9 +301,9 @@ Same run. Ours: what the model received, summed over the turn's two steps — th
 system prompt with the catalog, history, question, tool call and result); per turn from the N = ${last.n} run. Naive: the same conversation with every text
 resource of both servers (${last.bytes.naiveTextResources} documents: ${last.bytes.resources}; ${last.bytes.naiveBinariesSkipped} binaries left out,
 in its favour; templates cannot be pasted) in the system prompt (${kb(last.bytes.naiveSystemBytes)}), and one model call per turn, serialised
-the same way. History counts in both: our later turns carry earlier turns' reads, up to EARLIER_READS_BUDGET_CHARS (24,000 by default,
-one read window; older reads are sent as a one-line note), at both steps of a turn, so ours levels off at about twice that
-plus the catalog and the conversation's text, while naive stays at the size of the corpus (48 KB here: a small corpus).
+the same way. History counts in both: our later turns carry earlier turns' reads as one-line notes (EARLIER_READS_BUDGET_CHARS, 0 by
+default; reading again is a cache hit), so ours stays near the catalog, the conversation's text and this turn's read,
+while naive stays at the size of the corpus (48 KB here: a small corpus).
 Neither count includes tool definitions (the same MCP tools in both; ours adds the four synthetic tools).
 
 | turn | question | ours | naive | naive / ours |

@@ -63,6 +63,23 @@ describe('faults', () => {
     expect((await state()).requests).toBeGreaterThan(1); // the dropped one, then the connect that went through
   });
 
+  it('a 2025 GET stream the network drops: the copies go at once; the stream comes back on the same session, which covers again', async () => {
+    const state = async () => await (await fetch(`${control}/state`)).json<{ sessionsSeen: number; notificationStreams: number }>();
+    const id = await createConversation();
+    const uri = freshUri();
+    expect((await read(id, { server: 'faulty', uri })).freshness.notifications).toBe(true);
+    expect((await read(id, { server: 'faulty', uri })).cache).toBe('memory');
+    await waitFor(async () => ((await state()).notificationStreams > 0 ? true : undefined), 'the GET stream');
+    const sessionsBefore = (await state()).sessionsSeen;
+    expect((await (await fetch(`${control}/cut-get`, { method: 'POST' })).json<{ cut: number }>()).cut).toBeGreaterThan(0);
+    // Notifications may have been missed: nothing cached from the server is served.
+    await waitFor(async () => ((await read(id, { server: 'faulty', uri })).cache === 'miss' ? true : undefined), 'the copy to be dropped');
+    // The SDK re-opens the stream on the session it had: no new session, and reads are covered again.
+    await waitFor(async () => ((await state()).notificationStreams > 0 ? true : undefined), 'the GET stream again', 10_000);
+    await waitFor(async () => ((await read(id, { server: 'faulty', uri: freshUri() })).freshness.notifications ? true : undefined), 'coverage again');
+    expect((await state()).sessionsSeen).toBe(sessionsBefore);
+  });
+
   it('server killed mid-conversation: a clear 502, cached reads still answered, recovery after', async () => {
     const id = await createConversation();
     const cachedUri = freshUri();

@@ -6,6 +6,8 @@ export interface GetStreamWatcher {
   refused(status: number): void;
   /** The stream ended or broke: notifications may be missed until it is back. */
   closed(): void;
+  /** The id of the last event the stream carried (what the SDK sends as Last-Event-ID when it opens the stream again). */
+  lastEventId?: string | undefined;
 }
 
 /**
@@ -18,8 +20,10 @@ export function watchGetStream(fetchImpl: typeof fetch, watcher: GetStreamWatche
   return async (input, init) => {
     const response = await fetchImpl(input, init);
     if ((init?.method ?? 'GET').toUpperCase() !== 'GET') return response;
-    // A GET with Last-Event-ID resumes a POST response stream: not the session's notification stream.
-    if (new Headers(init?.headers).has('last-event-id')) return response;
+    // A GET with Last-Event-ID resumes a stream: the session's notification stream if the id is its last
+    // event's (the SDK opening it again after a drop), otherwise a POST response stream.
+    const resumes = new Headers(init?.headers).get('last-event-id');
+    if (resumes !== null && (watcher.lastEventId === undefined || resumes !== watcher.lastEventId)) return response;
     const isStream = response.ok && (response.headers.get('content-type') ?? '').includes('text/event-stream') && response.body;
     if (!isStream) {
       watcher.refused(response.status);
@@ -31,6 +35,14 @@ export function watchGetStream(fetchImpl: typeof fetch, watcher: GetStreamWatche
     const end = () => {
       if (!ended) (ended = true), watcher.closed();
     };
+    // Event ids, read off the stream as it passes (a notification stream carries few events).
+    const decoder = new TextDecoder();
+    let partial = '';
+    const noteIds = (chunk: Uint8Array) => {
+      const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('id:')) watcher.lastEventId = line.slice(line.startsWith('id: ') ? 4 : 3).replace(/\r$/, '');
+    };
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
@@ -38,7 +50,10 @@ export function watchGetStream(fetchImpl: typeof fetch, watcher: GetStreamWatche
           if (done) {
             end();
             controller.close();
-          } else controller.enqueue(value);
+          } else {
+            noteIds(value);
+            controller.enqueue(value);
+          }
         } catch (error) {
           end();
           controller.error(error);
@@ -64,6 +79,7 @@ export class GetStreamState implements GetStreamWatcher {
   refusedStatus: number | undefined;
   /** The first GET was answered, either way. */
   answered = false;
+  lastEventId: string | undefined;
   private settle!: () => void;
   /** Resolves once the first GET was answered, either way. */
   readonly settled = new Promise<void>((resolve) => (this.settle = () => ((this.answered = true), resolve())));

@@ -23,6 +23,8 @@ import type { TransportEnv } from './transport';
 /** Connection retries of a failing server back off from 1 s to 30 s. */
 const CONNECT_BACKOFF_MIN_MS = 1_000;
 const CONNECT_BACKOFF_MAX_MS = 30_000;
+/** How long a 2025 session's lost GET stream has to come back (the SDK retries after 1 s and 1.5 s) before the session is ended. */
+const GET_STREAM_REOPEN_MS = 5_000;
 
 export interface ServerLinkOptions {
   config: McpServerConfig;
@@ -484,18 +486,35 @@ export class ServerLink {
   private onChannelLost(reason: string) {
     logEvent('mcp.channel', { server: this.id, outcome: 'lost', reason }, 'warn');
     this.options.cache.invalidateServer(this.id);
+    const client = this.connection.current;
+    const kinds = CATALOG_KINDS.filter((kind): kind is CatalogKind => supports(this.state.capabilities, kind));
+    if (client?.getProtocolEra() === 'legacy') return this.onGetStreamLost(client, kinds);
     const channel = this.channel;
     this.channel = undefined;
     void channel?.close().catch(() => {});
-    const client = this.connection.current;
     if (!client) return; // the connection is gone too: the next use connects (and lists) anew
-    if (client.getProtocolEra() === 'modern') {
-      this.catalogs.schedule(CATALOG_KINDS.filter((kind): kind is CatalogKind => supports(this.state.capabilities, kind)));
-      return;
-    }
-    // A 2025 session without its GET stream cannot notify: the next use opens a new session (which lists everything).
-    void this.connection.reset(client);
-    this.state.status = 'not_connected';
-    this.options.store.saveHeader(this.state);
+    this.catalogs.schedule(kinds);
+  }
+
+  /**
+   * A 2025 session's GET stream ended or broke. The SDK opens it again by
+   * itself (after about a second, resuming with Last-Event-ID), on the same
+   * session, whose subscriptions the server keeps: until then the channel
+   * covers nothing (coverage counts from the stream's new opening), and what
+   * was cached and listed before is not trusted. Only a stream that does not
+   * come back within GET_STREAM_REOPEN_MS ends the session — the next use
+   * opens a new one. (Ending it at once opened a new session for every
+   * dropped connection: 514 for 500 conversations under load.)
+   */
+  private onGetStreamLost(client: Client, kinds: CatalogKind[]) {
+    this.catalogs.schedule(kinds);
+    setTimeout(() => {
+      if (this.connection.current !== client || this.connection.getStream.openSince !== undefined) return;
+      logEvent('mcp.channel', { server: this.id, outcome: 'ended', reason: 'the GET stream did not come back: a new session on the next use' }, 'warn');
+      this.channel = undefined;
+      void this.connection.reset(client);
+      this.state.status = 'not_connected';
+      this.options.store.saveHeader(this.state);
+    }, GET_STREAM_REOPEN_MS);
   }
 }

@@ -2,7 +2,7 @@
 // to misbehave in the ways a remote MCP server or the network really does.
 // Runs in the vitest (Node) process; Worker code in workerd reaches it over
 // 127.0.0.1. Control API: POST /__control/mode {"mode"}, GET /__control/state,
-// POST /__control/reset. See README.md for the modes.
+// POST /__control/reset, POST /__control/cut-get. See README.md for the modes.
 import http from 'node:http';
 
 export const FAULT_MODES = [
@@ -175,6 +175,13 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
       const event = sseEvent({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
       for (const stream of notificationStreams) stream.write(event.repeat(count));
       return sendJson(res, 200, { streams: notificationStreams.size, sent: count });
+    }
+    if (req.method === 'POST' && action === 'cut-get') {
+      // The network drops every open standalone GET stream (the server's side ends too: the upstream request goes with it).
+      const cut = notificationStreams.size;
+      for (const stream of notificationStreams) stream.destroy();
+      notificationStreams.clear();
+      return sendJson(res, 200, { cut });
     }
     if (req.method === 'POST' && action === 'reset') {
       setMode('pass');

@@ -1,4 +1,6 @@
+import { loadConfig } from './config';
 import { createApp } from './http/app';
+import { setLogLevel } from './observability/log';
 
 export { TokenVault } from './auth/vault';
 export { Conversation } from './conversation/conversation';
@@ -13,5 +15,16 @@ let app: ReturnType<typeof createApp> | undefined;
 // Annotated (not inferred): `exports.default` (ctx.exports, how a Durable
 // Object reaches /demo/mcp) is typed from this export, so it stays a plain
 // Fetcher rather than a type computed from the whole app.
-const worker: ExportedHandler<Env> = { fetch: (request, env, ctx) => (app ??= createApp()).fetch(request, env, ctx) };
+const worker: ExportedHandler<Env> = {
+  fetch: (request, env, ctx) => {
+    if (!app) {
+      // LOG_LEVEL for this isolate; an invalid config is answered by the routes (500 invalid_config).
+      try {
+        setLogLevel(loadConfig(env).settings.LOG_LEVEL);
+      } catch {}
+      app = createApp();
+    }
+    return app.fetch(request, env, ctx);
+  },
+};
 export default worker;

@@ -1,6 +1,6 @@
 import { exports, tracing } from 'cloudflare:workers';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { logEvent } from '../src/observability/log';
+import { logEvent, setLogLevel } from '../src/observability/log';
 import { ACME_ALICE, api, catalog, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks } from './helpers/turns';
@@ -147,6 +147,20 @@ describe('log lines', () => {
     expect(turn.requestId).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
     expect(turn.requestId).not.toBe(upgradeId);
     expect(logs.lines('mcp.request').filter((l) => l.requestId === turn.requestId).length).toBeGreaterThan(0);
+  });
+
+  it('LOG_LEVEL=warn: info lines are not written, warnings and errors are', () => {
+    const logs = captureConsole();
+    setLogLevel('warn');
+    try {
+      logEvent('turn.end', { outcome: 'ok' });
+      logEvent('mcp.connect', { outcome: 'error' }, 'warn');
+      logEvent('http.error', { outcome: 'error' }, 'error');
+    } finally {
+      setLogLevel('info');
+    }
+    logEvent('turn.end', { outcome: 'ok' });
+    expect(logs.lines().map((l) => l.event)).toEqual(['mcp.connect', 'http.error', 'turn.end']);
   });
 
   it('no secret in any line: a server that echoes its bearer token, a key-named field, a URL with a query', async () => {

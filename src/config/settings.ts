@@ -183,6 +183,17 @@ export const SettingsSchema = z.object({
     .describe(
       `\`on\`: Anthropic requests carry cache breakpoints (after the system prompt and tools, and after the conversation so far), OpenAI requests a \`prompt_cache_key\` per conversation; \`off\`: neither (a tenant's \`promptCaching\` overrides it)`,
     ),
+  /**
+   * The least level of log line written (src/observability/log.ts): `warn`
+   * keeps failures and drops the per-request, per-turn and per-call `info`
+   * lines, which are then not even built.
+   */
+  LOG_LEVEL: z
+    .enum(['info', 'warn', 'error'])
+    .default('info')
+    .describe(
+      `the least level of log line written: \`info\` (every request, turn, model call, tool call and MCP request), \`warn\` (failures, refusals, retries), \`error\`; lines below it are not built at all`,
+    ),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
   MAX_STEPS: int(1, 8).describe(
     `model steps per turn that may call tools; then one more step without tools answers with what was read and what is left (\`metadata.stepLimitReached\`)`,

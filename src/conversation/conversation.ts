@@ -3,6 +3,8 @@ import type { UIMessage } from 'ai';
 import type { Catalog } from '../../shared/api/catalog';
 import type * as Api from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
+import { loadConfig } from '../config';
+import { setLogLevel } from '../observability/log';
 import { toRpcResult, type RpcResult } from '../rpc';
 import type { Owner } from './record';
 import { isRouteMethod, type RequestMeta } from './request-meta';
@@ -32,6 +34,10 @@ export class Conversation extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // LOG_LEVEL in this isolate too (a conversation's isolate may never see the Worker's fetch); bad config surfaces in its calls.
+    try {
+      setLogLevel(loadConfig(env).settings.LOG_LEVEL);
+    } catch {}
     this.sockets = new HibernatingSockets(ctx);
     this.services = new ConversationServices({
       env,

@@ -36,6 +36,15 @@ export type LogEvent =
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
+const RANK: Record<LogLevel, number> = { info: 0, warn: 1, error: 2 };
+/** Lines below this level are never built (`LOG_LEVEL`, set by the entry points: src/index.ts, the conversation). */
+let threshold = RANK.info;
+
+/** The least level written from now on, in this isolate. */
+export function setLogLevel(level: LogLevel): void {
+  threshold = RANK[level];
+}
+
 /** Flat fields only: ids, names, counts, durations, outcomes. Never content, user text or credentials. */
 export type LogFields = Record<string, string | number | boolean | undefined>;
 
@@ -58,6 +67,7 @@ const MAX_STACK_CHARS = 4_000;
  * @example logEvent('mcp.request', { server: 'tracker', method: 'tools/call', durationMs: 42, outcome: 'ok' })
  */
 export function logEvent(event: LogEvent, fields: LogFields = {}, level: LogLevel = 'info'): void {
+  if (RANK[level] < threshold) return;
   const scope = currentRequest();
   const entry: Record<string, string | number | boolean> = { event };
   const all: LogFields = { requestId: scope?.requestId, tenant: scope?.tenant, conversation: scope?.conversation, ...fields };

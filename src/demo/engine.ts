@@ -1,4 +1,3 @@
-import { DurableObject } from 'cloudflare:workers';
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
 import { createDemoServer, type DemoChanges } from './server';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions';
@@ -15,7 +14,8 @@ interface LegacySession {
 const DEFAULT_PAGE_SIZE = 3;
 
 /**
- * The demo MCP server, speaking both protocol eras at one URL:
+ * The demo MCP server's engine (loaded by its Durable Object, durable-object.ts,
+ * on first use), speaking both protocol eras at one URL:
  *
  * - **2026-07-28** (stateless): every request is served by a fresh server
  *   instance through the SDK's `createMcpHandler` (`legacy: 'reject'`, since
@@ -31,14 +31,13 @@ const DEFAULT_PAGE_SIZE = 3;
  * clients get 404 and initialise again) and listen streams end (2026 clients
  * listen again); tasks, guidelines and documents are in SQLite and survive.
  */
-export class DemoMcpServer extends DurableObject<Env> {
+export class DemoMcpEngine {
   private readonly store: DemoStore;
   private readonly sessions: SessionTable<LegacySession>;
   private readonly pageSize: number;
   private readonly modern: McpHttpHandler;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
     this.store = new DemoStore(ctx.storage.sql);
     const pageSize = Number(env.DEMO_PAGE_SIZE);
     this.pageSize = Number.isInteger(pageSize) && pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
@@ -64,7 +63,7 @@ export class DemoMcpServer extends DurableObject<Env> {
     return (this.modern.bus as { listenerCount?: number }).listenerCount ?? 0;
   }
 
-  override async fetch(request: Request): Promise<Response> {
+  async fetch(request: Request): Promise<Response> {
     if (!(await isLegacyRequest(request))) return this.modern.fetch(request);
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {

@@ -1,8 +1,5 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
-import { createWorkersAI } from 'workers-ai-provider';
 import { loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { OfflineModel } from './offline-model';
@@ -52,34 +49,30 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
 
   switch (provider) {
     case 'workers-ai': {
-      if (!env.AI) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml`);
-      return { model: createWorkersAI({ binding: env.AI })(modelId as never), acceptsImages: false, spec };
+      const binding = env.AI;
+      if (!binding) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml`);
+      const model = lazyModel(provider, modelId, async () => (await import('workers-ai-provider')).createWorkersAI({ binding })(modelId as never));
+      return { model, acceptsImages: false, spec };
     }
     // Base URLs are passed explicitly (the providers would also read process.env): a gateway such as
     // Cloudflare AI Gateway is configuration we validate and document, not an ambient default.
-    case 'openai':
-      return {
-        model: createOpenAI({ apiKey: secret(env, 'OPENAI_API_KEY', spec), ...baseUrl(env, 'OPENAI_BASE_URL', spec) })(modelId),
-        acceptsImages: true,
-        spec,
-        ...caching(env, 'key'),
-      };
-    case 'anthropic':
-      return {
-        model: createAnthropic({ apiKey: secret(env, 'ANTHROPIC_API_KEY', spec), ...baseUrl(env, 'ANTHROPIC_BASE_URL', spec) })(modelId),
-        acceptsImages: true,
-        spec,
-        ...caching(env, 'breakpoints'),
-      };
+    case 'openai': {
+      const options = { apiKey: secret(env, 'OPENAI_API_KEY', spec), ...baseUrl(env, 'OPENAI_BASE_URL', spec) };
+      const model = lazyModel(provider, modelId, async () => (await import('@ai-sdk/openai')).createOpenAI(options)(modelId));
+      return { model, acceptsImages: true, spec, ...caching(env, 'key') };
+    }
+    case 'anthropic': {
+      const options = { apiKey: secret(env, 'ANTHROPIC_API_KEY', spec), ...baseUrl(env, 'ANTHROPIC_BASE_URL', spec) };
+      const model = lazyModel(provider, modelId, async () => (await import('@ai-sdk/anthropic')).createAnthropic(options)(modelId));
+      return { model, acceptsImages: true, spec, ...caching(env, 'breakpoints') };
+    }
     case 'openai-compatible': {
       const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
       if (!baseURL || !URL.canParse(baseURL)) throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
       const apiKey = env.OPENAI_COMPATIBLE_API_KEY;
-      return {
-        model: createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey ? { apiKey } : {}) }).chatModel(modelId),
-        acceptsImages: false,
-        spec,
-      };
+      const options = { name: 'openai-compatible', baseURL, ...(apiKey ? { apiKey } : {}) };
+      const model = lazyModel(provider, modelId, async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(options).chatModel(modelId));
+      return { model, acceptsImages: false, spec };
     }
     default:
       throw notConfigured(
@@ -116,6 +109,27 @@ export function tenantAcceptsImages(env: Env, tenant: string | undefined): boole
   } catch {
     return false;
   }
+}
+
+/**
+ * A provider's model, its package imported at the first call: only the
+ * configured provider's code is ever evaluated (four are bundled), and not
+ * at the isolate's start. Keys and URLs are checked before, when the model
+ * is resolved.
+ */
+function lazyModel(provider: string, modelId: string, load: () => Promise<LanguageModelV4>): LanguageModelV4 {
+  let loaded: Promise<LanguageModelV4> | undefined;
+  const model = () => (loaded ??= load());
+  return {
+    specificationVersion: 'v4',
+    provider,
+    modelId,
+    get supportedUrls() {
+      return model().then((m) => m.supportedUrls);
+    },
+    doGenerate: async (options) => (await model()).doGenerate(options),
+    doStream: async (options) => (await model()).doStream(options),
+  };
 }
 
 /** On unless `PROMPT_CACHING` is `off` (validated with the other settings: src/config/settings.ts). */

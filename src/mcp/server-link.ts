@@ -1,5 +1,5 @@
-import type { Client, DiscoverResult, ElicitRequestFormParams, ElicitResult, InsufficientScopeError } from '@modelcontextprotocol/client';
-import { hintOf, isServable, type ServerCachePolicy } from '../cache/policy';
+import type { Client, ElicitRequestFormParams, ElicitResult, InsufficientScopeError } from '@modelcontextprotocol/client';
+import type { ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
@@ -13,10 +13,10 @@ import type { NotificationChannel } from './channel';
 import { McpConnection, type NotificationMethod } from './connection';
 import { priorFrom } from './era';
 import { describeUpstreamError, upstreamError, upstreamFailure } from './errors';
-import type { CacheHint } from '../cache/types';
 import { LegacyChannel } from './legacy-channel';
 import { ListenChannel } from './listen-channel';
 import { readThroughCache, type ResourceRead } from './resource-read';
+import { ServerHeaderCopy } from './server-header';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
 
@@ -42,16 +42,6 @@ export interface ServerLinkOptions {
   authRequired?: ((state: ServerState) => void) | undefined;
   /** Called before each new connection is opened (the conversation leases its place among the user's live ones); may refuse (429). */
   beforeConnect?: (() => Promise<void>) | undefined;
-}
-
-/** What a server says of itself, shared by a tenant's conversations (kind `server` in shared-catalogs.ts) so a new one need not connect to learn it. */
-interface ServerHeader {
-  serverInfo?: ServerState['serverInfo'];
-  capabilities: NonNullable<ServerState['capabilities']>;
-  instructions?: string | undefined;
-  protocolVersion?: string | undefined;
-  /** 2026-07-28: the `server/discover` result (a later connection adopts it without a round trip). */
-  discover?: DiscoverResult;
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them. */
@@ -87,10 +77,8 @@ export class ServerLink {
    * the vault is part of knowing whether it is usable at all).
    */
   private readonly lazy: boolean;
-  /** When a 2025 server's header was learnt (its `initialize`, or a shared copy); a 2026 server's is its era verdict's. */
-  private legacyHeaderAt: number | undefined;
-  /** The header came from the tenant's shared copy: connecting does not share it again. */
-  private headerFromShared = false;
+  /** What the server said of itself, and whether that may still be used without connecting. */
+  private readonly header: ServerHeaderCopy;
 
   constructor(private readonly options: ServerLinkOptions) {
     const { config, settings, store } = options;
@@ -104,6 +92,16 @@ export class ServerLink {
       // What a server shows one user's account is that user's: never shared in the tenant.
       perUser: config.cacheScope === 'user' || config.auth.type === 'oauth',
     };
+    this.header = new ServerHeaderCopy({
+      id: config.id,
+      url: config.url,
+      state: this.state,
+      store,
+      shared: options.sharedCatalogs,
+      perUser: this.policy.perUser,
+      // Headers have no `RESOURCE_TTL_MS`: without a hint they are kept up to CACHE_MAX_AGE_MS.
+      policy: { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs },
+    });
     this.connection = new McpConnection(
       config,
       options.env,
@@ -245,76 +243,10 @@ export class ServerLink {
     const { state } = this;
     // A failure this conversation saw (or an authorization it lacks) is not papered over by another conversation's copies.
     if (state.status === 'error' || state.status === 'auth_required') return false;
-    if (!this.headerServable(reuseSince) && !(await this.takeSharedHeader(reuseSince))) return false;
+    if (!(await this.header.servable(reuseSince))) return false;
     if (!(await this.catalogs.takeStaleFromShared(reuseSince))) return false;
     state.status = 'not_connected';
     return true;
-  }
-
-  /** Whether the server's header (info, capabilities, instructions) this conversation holds may still be used: its discover hint (2026), or CACHE_MAX_AGE_MS since it was learnt. */
-  private headerServable(reuseSince: number): boolean {
-    if (!this.state.capabilities) return false;
-    const verdict = this.options.store.verdict(this.id);
-    const learnt =
-      verdict?.kind === 'modern'
-        ? { fetchedAt: verdict.at, hint: hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern') }
-        : this.legacyHeaderAt !== undefined
-          ? { fetchedAt: this.legacyHeaderAt }
-          : undefined;
-    return learnt !== undefined && isServable(learnt, { now: Date.now(), coveredSince: undefined, reuseSince }, this.catalogPolicy);
-  }
-
-  /** The header another conversation of the tenant learnt, if the contract still serves it; a 2026 discover result also becomes this conversation's era verdict. */
-  private async takeSharedHeader(reuseSince: number): Promise<boolean> {
-    const shared = this.options.sharedCatalogs;
-    if (!shared) return false;
-    const copy = await shared.get(this.headerRef(), this.policy.perUser);
-    const header = copy?.items[0] as ServerHeader | undefined;
-    if (!copy || typeof header?.capabilities !== 'object' || header.capabilities === null) return false;
-    const entry = { fetchedAt: copy.fetchedAt, ...(copy.hint ? { hint: copy.hint } : {}) };
-    if (!isServable(entry, { now: Date.now(), coveredSince: undefined, reuseSince }, this.catalogPolicy)) return false;
-    Object.assign(this.state, {
-      serverInfo: header.serverInfo,
-      capabilities: header.capabilities,
-      instructions: header.instructions,
-      protocolVersion: header.protocolVersion,
-    });
-    if (header.discover) this.options.store.saveVerdict(this.id, { kind: 'modern', discover: header.discover, at: copy.fetchedAt });
-    else this.legacyHeaderAt = copy.fetchedAt;
-    this.headerFromShared = true;
-    return true;
-  }
-
-  /** After a set-up that learnt the header from the server itself: shared with the tenant's other conversations (as its lists are). */
-  private shareHeader(client: Client): void {
-    const shared = this.options.sharedCatalogs;
-    const { state } = this;
-    if (client.getProtocolEra() === 'legacy') this.legacyHeaderAt = state.connectedAt;
-    if (!shared || !this.lazy || this.headerFromShared || !state.capabilities) return;
-    const verdict = this.options.store.verdict(this.id);
-    const discover = verdict?.kind === 'modern' ? verdict.discover : undefined;
-    const header: ServerHeader = {
-      serverInfo: state.serverInfo,
-      capabilities: state.capabilities,
-      instructions: state.instructions,
-      protocolVersion: state.protocolVersion,
-      ...(discover ? { discover } : {}),
-    };
-    const hint: CacheHint | undefined = discover ? hintOf(discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern') : undefined;
-    shared.put(
-      this.headerRef(),
-      { items: [header], fetchedAt: verdict?.kind === 'modern' ? verdict.at : (state.connectedAt ?? Date.now()), hint },
-      this.policy.perUser,
-    );
-  }
-
-  private headerRef() {
-    return { server: this.id, url: this.options.config.url, kind: 'server' };
-  }
-
-  /** Catalogs and headers have no `RESOURCE_TTL_MS`: without a hint they are kept up to CACHE_MAX_AGE_MS. */
-  private get catalogPolicy(): ServerCachePolicy {
-    return { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs };
   }
 
   /**
@@ -379,7 +311,7 @@ export class ServerLink {
         await this.refreshStale(state.connectedAt);
       }
       this.setUpError = undefined;
-      this.shareHeader(client);
+      this.header.learnt(client, this.lazy);
     } catch (error) {
       // A set-up overtaken by a newer connection (replaced meanwhile) says nothing about that one.
       if (this.connection.current !== client) return;

@@ -28,6 +28,9 @@ import { observed } from '../observability/tracing';
 import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
+/** How often a connect is opened again when its pooled connection turned out closed ("Network connection lost"). */
+const CONNECT_LOST_RETRIES = 2;
+
 /** The change notifications a connection passes on. */
 const NOTIFICATION_METHODS = [
   'notifications/resources/updated',
@@ -240,8 +243,9 @@ export class McpConnection {
     const kinds: TransportKind[] = this.kind ? [this.kind] : this.config.transport === 'auto' ? ['streamable-http', 'sse'] : [this.config.transport];
     let lastError: unknown;
     // A pooled keep-alive connection the server had just closed as idle ("Network connection lost": Node's servers
-    // close them after 5 s) fails the first request on it: connecting again once is safe, nothing was answered.
-    let retriedLost = false;
+    // close them after 5 s) fails the first request on it: connecting again is safe, nothing was answered. Twice:
+    // under load the next pooled connection may be as stale (9 connects in 3,000 turns failed after one retry).
+    let lostRetries = 0;
     for (let k = 0; k < kinds.length; k++) {
       const kind = kinds[k]!;
       // A stored verdict applies to Streamable HTTP; the old SSE transport is 2024-era only.
@@ -274,12 +278,12 @@ export class McpConnection {
         lastError = error;
         // Refused by a server that then gets the old SSE transport ("auto"): expected, not a warning.
         const fallback = kind !== kinds.at(-1) && refusesStreamableHttp(error);
-        const retry = !retriedLost && isConnectionLost(error);
+        const retry = lostRetries < CONNECT_LOST_RETRIES && isConnectionLost(error);
         const failure = { ...upstreamFailure(error), ...(fallback ? { outcome: 'fallback' } : retry ? { outcome: 'retried' } : {}) };
         logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback || retry ? 'info' : 'warn');
         await client.close().catch(() => {});
         if (retry) {
-          retriedLost = true;
+          lostRetries++;
           k--;
           continue;
         }

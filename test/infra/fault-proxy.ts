@@ -19,6 +19,7 @@ export const FAULT_MODES = [
   'duplicate',
   'redirect',
   'drop-once',
+  'drop-twice',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -304,8 +305,10 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
         req.socket.destroy();
         return;
       case 'drop-once':
-        // A pooled keep-alive connection the server had just closed as idle: the next request's socket goes, then all pass.
-        mode = 'pass';
+      case 'drop-twice':
+        // A pooled keep-alive connection the server had just closed as idle: the next request's socket goes, then all pass
+        // (`drop-twice`: the next two, as when the next pooled connection was just as stale).
+        mode = mode === 'drop-twice' ? 'drop-once' : 'pass';
         req.socket.destroy();
         return;
       case 'echo-auth':

@@ -149,7 +149,10 @@ async function runOnce(n) {
     sampling = false;
     await sampler;
     const rssPeak = Math.max(...rss);
+    // Taken before anything else reads the server (the naive bytes below open a session of their own).
     const upstream = everything.counts();
+    const sessionsCreated = everything.sessionsCreated();
+    const forwardErrors = everything.forwardErrors();
     const failures = census.stop();
     if (failures.length)
       console.log(
@@ -205,7 +208,11 @@ async function runOnce(n) {
       laterTurnP99: percentile(laterMs, 99),
       cache: { all: by(), demo: by('demo'), everything: by('everything') },
       upstreamReadsEverything: upstream['resources/read'] ?? 0,
-      upstreamSessionsEverything: upstream.initialize ?? 0,
+      // Sessions the server created (its answers to initialize), beside the initialize requests the proxy received:
+      // a request the proxy could not forward (forwardErrors) counts there, not here.
+      upstreamSessionsEverything: sessionsCreated,
+      upstreamInitializeEverything: upstream.initialize ?? 0,
+      proxyForwardErrors: forwardErrors,
       workerd: {
         rssStartMiB: before.rss / 2 ** 20,
         rssPeakMiB: rssPeak / 2 ** 20,
@@ -236,7 +243,7 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 function render(runs, m) {
   const rows = runs.map(
     (r) =>
-      `| ${r.n} | ${fmt(r.turns)} | ${fmt(r.wallMs / 1000, 1)} s | ${fmt(r.turnsPerSecond, 1)} | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.firstTurnP50)} / ${fmt(r.laterTurnP50)} ms | **${r.errors}** | ${pct(r.cache.all.hitRatio)} (${fmt(r.cache.all.memory)} memory, ${fmt(r.cache.all.kv)} KV, ${fmt(r.cache.all.miss)} miss) | ${fmt(r.cache.everything.miss)} / ${fmt(r.upstreamReadsEverything)} / ${fmt(r.upstreamSessionsEverything)} | ${fmt(r.workerd.rssStartMiB)} → ${fmt(r.workerd.rssPeakMiB)} MiB | ${fmt(r.workerd.cpuPercentOfOneCore)} % |`,
+      `| ${r.n} | ${fmt(r.turns)} | ${fmt(r.wallMs / 1000, 1)} s | ${fmt(r.turnsPerSecond, 1)} | ${fmt(r.p50)} ms | ${fmt(r.p99)} ms | ${fmt(r.firstTurnP50)} / ${fmt(r.laterTurnP50)} ms | **${r.errors}** | ${pct(r.cache.all.hitRatio)} (${fmt(r.cache.all.memory)} memory, ${fmt(r.cache.all.kv)} KV, ${fmt(r.cache.all.miss)} miss) | ${fmt(r.cache.everything.miss)} / ${fmt(r.upstreamReadsEverything)} / ${fmt(r.upstreamSessionsEverything)} (${fmt(r.upstreamInitializeEverything)}) | ${fmt(r.workerd.rssStartMiB)} → ${fmt(r.workerd.rssPeakMiB)} MiB | ${fmt(r.workerd.cpuPercentOfOneCore)} % |`,
   );
   // The per-turn table comes from the largest run without errors (a turn that failed to read skews its bytes).
   const last = runs.filter((r) => !r.errors).at(-1) ?? runs[runs.length - 1];
@@ -256,6 +263,14 @@ function render(runs, m) {
       const list = (f) => now.map(f).join(' / ');
       return `N = ${n}: ${tps} → ${list((r) => fmt(r.turnsPerSecond, 1))} turns/s, p50 ${fmt(p50)} → ${list((r) => fmt(r.p50))} ms, p99 ${fmt(p99)} → ${list((r) => fmt(r.p99))} ms, sessions opened ${sessions} → ${list((r) => fmt(r.upstreamSessionsEverything))}`;
     });
+  const dropped = runs
+    .filter((r) => Object.keys(r.proxyForwardErrors ?? {}).length)
+    .map(
+      (r) =>
+        `N = ${r.n}: ${Object.entries(r.proxyForwardErrors)
+          .map(([code, count]) => `${count} × ${code}`)
+          .join(', ')}`,
+    );
   const census = runs.filter((r) => r.failures?.length).map((r) => `N = ${r.n}: ${r.failures.map((f) => `${f.count} × ${f.what}`).join('; ')}`);
   const problems = runs
     .filter((r) => r.errors || r.deleteFailures)
@@ -278,7 +293,7 @@ The load generator runs on the same ${m.cores} cores as workerd and server-every
 ${runs.map((r) => `${fmt(r.loadAverageBefore, 2)} at N = ${r.n}`).join(', ')}). workerd figures add up its two processes under wrangler (a small proxy in front, and
 the Worker's), sampled from /proc every 250 ms.
 
-| N | turns | wall time | turns/s | p50 turn | p99 turn | p50 first / later turns | errors | cache hit ratio (reads by source) | server-everything: misses / reads it received / sessions opened | workerd RSS start → peak | workerd CPU (% of one core) |
+| N | turns | wall time | turns/s | p50 turn | p99 turn | p50 first / later turns | errors | cache hit ratio (reads by source) | server-everything: misses / reads it received / sessions it created (initialize requests) | workerd RSS start → peak | workerd CPU (% of one core) |
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
@@ -293,6 +308,8 @@ shared copies serve does not connect (docs/ARCHITECTURE.md, "Connecting only whe
 at once, so most of them find no copy yet and connect. Conversations were deleted after each run (${runs.map((r) => `${r.deleteFailures} failed deletes at N = ${r.n}`).join(', ')}).
 ${compared.length ? `Against the published run of 2026-11-30: ${compared.join(' · ')}.` : ''}
 Log lines whose outcome was not \`ok\` (each retried or reported as the table says): ${census.length ? census.join(' · ') : 'none'}.
+Requests the counting proxy in front of server-everything could not forward (it then drops the Worker's connection, which
+the Worker sees as "Network connection lost"): ${dropped.length ? dropped.join(' · ') : 'none'}.
 
 ### Bytes sent to the model per turn: catalog vs pasting every resource
 

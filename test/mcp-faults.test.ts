@@ -66,6 +66,22 @@ describe('faults', () => {
     },
   );
 
+  it.each([
+    ['drop-initialized', 'sent again on the same session: one session on the server', 1, 0],
+    ['drop-initialized-twice', 'the connect fails, its session is ended, and the retried connect opens one', 2, 1],
+  ] as const)('notifications/initialized on a dropped connection (%s): %s', async (mode, _, sessions, deletes) => {
+    const state = async () => await (await fetch(`${control}/state`)).json<{ sessionsSeen: number; deletes: number }>();
+    const before = await state();
+    await setMode(mode);
+    const id = await createConversation();
+    expect((await catalog(id)).faulty!.status).toBe('connected');
+    expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource \d+/);
+    const after = await state();
+    expect(after.sessionsSeen - before.sessionsSeen).toBe(sessions);
+    // No session is left behind on the server: the one the failed connect had is ended (DELETE).
+    expect(after.deletes - before.deletes).toBe(deletes);
+  });
+
   it('a 2025 GET stream the network drops: the copies go at once; the stream comes back on the same session, which covers again', async () => {
     const state = async () => await (await fetch(`${control}/state`)).json<{ sessionsSeen: number; notificationStreams: number }>();
     const id = await createConversation();

@@ -139,7 +139,10 @@ function cpuNs(pid) {
  * `@modelcontextprotocol/server-everything` (streamable HTTP) on `port`, and a
  * proxy on `proxyPort` that forwards everything to it and counts the
  * JSON-RPC methods of the POSTs it sees (how many `resources/read` really
- * reached the server).
+ * reached the server), the sessions the server created (distinct
+ * `Mcp-Session-Id`s it answered an `initialize` with), and the requests the
+ * proxy itself could not forward (then it drops the client's connection, as
+ * a server that went away would).
  */
 export async function startEverything({ port, proxyPort }) {
   if (await portOpen(port)) throw new Error(`port ${port} is in use`);
@@ -151,25 +154,36 @@ export async function startEverything({ port, proxyPort }) {
   await waitFor('server-everything', () => portOpen(port), 15_000, server.child, server.output);
 
   const methods = new Map();
+  const sessions = new Set();
+  const forwardErrors = new Map();
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const proxy = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      let initialize = false;
       if (req.method === 'POST') {
         try {
           const parsed = JSON.parse(body.toString('utf8'));
-          for (const m of Array.isArray(parsed) ? parsed : [parsed]) if (m?.method) methods.set(m.method, (methods.get(m.method) ?? 0) + 1);
+          for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+            if (m?.method) methods.set(m.method, (methods.get(m.method) ?? 0) + 1);
+            if (m?.method === 'initialize') initialize = true;
+          }
         } catch {
           methods.set('(unparsable)', (methods.get('(unparsable)') ?? 0) + 1);
         }
       }
       const upstream = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent }, (up) => {
+        const sid = up.headers['mcp-session-id'];
+        if (initialize && typeof sid === 'string') sessions.add(sid);
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
       });
-      upstream.on('error', () => res.destroy());
+      upstream.on('error', (error) => {
+        if (!res.destroyed) forwardErrors.set(error.code ?? error.message, (forwardErrors.get(error.code ?? error.message) ?? 0) + 1);
+        res.destroy();
+      });
       res.on('close', () => upstream.destroy());
       upstream.end(body);
     });
@@ -181,7 +195,13 @@ export async function startEverything({ port, proxyPort }) {
   return {
     url: `http://127.0.0.1:${proxyPort}/mcp`,
     counts: () => Object.fromEntries(methods),
-    resetCounts: () => methods.clear(),
+    sessionsCreated: () => sessions.size,
+    forwardErrors: () => Object.fromEntries(forwardErrors),
+    resetCounts: () => {
+      methods.clear();
+      sessions.clear();
+      forwardErrors.clear();
+    },
     async stop() {
       proxy.closeAllConnections();
       await new Promise((resolve) => proxy.close(resolve));

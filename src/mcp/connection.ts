@@ -230,13 +230,27 @@ export class McpConnection {
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
-      if (timer !== undefined) clearTimeout(timer);
-    }
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await endSession(transport);
     if (client) await client.close().catch(() => {});
     else await transport?.close().catch(() => {});
+  }
+
+  /**
+   * A connect that failed after the server had created its session (the
+   * `initialize` answered, a later step lost): the session is ended, so a
+   * retried connect leaves one session on the server, not two. The SDK has
+   * closed the failed transport (its DELETE would be aborted), so a fresh
+   * one carrying the session id sends it. Best effort, bounded.
+   */
+  private async endOrphanedSession(failed: StreamableHTTPClientTransport): Promise<void> {
+    const orphan = createTransport(this.config, this.env, 'streamable-http', this.settings.MCP_MAX_RESPONSE_BYTES, {
+      authProvider: this.authProvider,
+      sessionId: failed.sessionId,
+    }) as StreamableHTTPClientTransport;
+    if (failed.protocolVersion) orphan.setProtocolVersion(failed.protocolVersion);
+    await orphan.start();
+    await endSession(orphan);
+    await orphan.close().catch(() => {});
   }
 
   private async open(): Promise<Client> {
@@ -254,14 +268,10 @@ export class McpConnection {
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
-      const transport = createTransport(
-        this.config,
-        this.env,
-        kind,
-        this.settings.MCP_MAX_RESPONSE_BYTES,
-        kind === 'streamable-http' ? stream : undefined,
-        this.authProvider,
-      );
+      const transport = createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
+        getStream: kind === 'streamable-http' ? stream : undefined,
+        authProvider: this.authProvider,
+      });
       const started = Date.now();
       try {
         await client.connect(transport, { ...this.requestOptions, ...(prior ? { prior } : {}) });
@@ -279,9 +289,16 @@ export class McpConnection {
         // Refused by a server that then gets the old SSE transport ("auto"): expected, not a warning.
         const fallback = kind !== kinds.at(-1) && refusesStreamableHttp(error);
         const retry = lostRetries < CONNECT_LOST_RETRIES && isConnectionLost(error);
-        const failure = { ...upstreamFailure(error), ...(fallback ? { outcome: 'fallback' } : retry ? { outcome: 'retried' } : {}) };
+        // `sessionOpened`: the server had created a 2025 session (its `initialize` answered) when the connect failed.
+        const sessionOpened = transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
+        const failure = {
+          ...upstreamFailure(error),
+          ...(sessionOpened ? { sessionOpened } : {}),
+          ...(fallback ? { outcome: 'fallback' } : retry ? { outcome: 'retried' } : {}),
+        };
         logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback || retry ? 'info' : 'warn');
         await client.close().catch(() => {});
+        if (sessionOpened) await this.endOrphanedSession(transport as StreamableHTTPClientTransport);
         if (retry) {
           lostRetries++;
           k--;
@@ -384,4 +401,11 @@ function isWrongEra(error: unknown, client: Client): boolean {
   const code = rpcErrorOf(error)?.code;
   if (client.getProtocolEra() === 'legacy') return code === -32022;
   return code === undefined || code === -32000 || code === -32600;
+}
+
+/** `DELETE` of a 2025 session (so the server can free it): best effort, waiting at most 2 s. */
+async function endSession(transport: StreamableHTTPClientTransport): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+  if (timer !== undefined) clearTimeout(timer);
 }

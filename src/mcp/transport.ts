@@ -5,6 +5,7 @@ import { secretNamed } from '../config/secrets';
 import { ApiError } from '../errors';
 import { currentRequest } from '../observability/context';
 import { rememberSecret } from '../observability/redact';
+import { isConnectionLost } from './errors';
 import { limitResponses } from './response-limit';
 import { watchGetStream, type GetStreamWatcher } from './get-stream';
 
@@ -12,6 +13,15 @@ import { watchGetStream, type GetStreamWatcher } from './get-stream';
 const SELF_ORIGIN = 'http://self.internal';
 
 export type TransportKind = 'streamable-http' | 'sse';
+
+export interface TransportOptions {
+  /** Learns whether a 2025 server's standalone GET stream (its notification channel) is open. */
+  getStream?: GetStreamWatcher | undefined;
+  /** Servers with `auth`: gives the bearer token; a 403 `insufficient_scope` is thrown to us (the user, not the transport, decides whether to grant more). */
+  authProvider?: AuthProvider | undefined;
+  /** A 2025 session that exists already (Streamable HTTP): to end one whose connect failed. */
+  sessionId?: string | undefined;
+}
 
 /** The Worker's env: `secret:NAME` header values are read from it. */
 export type TransportEnv = Env;
@@ -57,27 +67,57 @@ function withRequestId(fetchImpl: typeof fetch): typeof fetch {
 }
 
 /**
+ * A POST of notifications only (no JSON-RPC id: nothing is answered but the
+ * 202) that met a pooled keep-alive connection the server had just closed is
+ * sent again, once. It had not reached the server, and a notification is
+ * harmless twice. Why here and not in McpConnection: the one that matters is
+ * `notifications/initialized`, sent inside the SDK's connect after the
+ * server created the session — failing it failed the connect, and the retry
+ * opened a second session (up to 520 for 500 conversations under load).
+ * Requests are retried by McpConnection, which knows which are safe.
+ */
+function resendLostNotifications(fetchImpl: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    try {
+      return await fetchImpl(input, init);
+    } catch (error) {
+      if (!isConnectionLost(error) || init?.method !== 'POST' || typeof init.body !== 'string' || !notificationsOnly(init.body)) throw error;
+      return fetchImpl(input, init);
+    }
+  };
+}
+
+function notificationsOnly(body: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    return (
+      messages.length > 0 &&
+      messages.every((m) => typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && !('id' in m))
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Builds the client transport of one server (SDK v2). Paths of this Worker
  * go to its default export through the runtime's loopback binding,
  * `exports.default` (what `ctx.exports.default` is; no network hop, nothing
  * to configure, the same in a Durable Object and in a request). No message
- * from the server may exceed `maxResponseBytes`. `getStream` learns whether
- * a 2025 server's standalone GET stream (its notification channel) is open.
- * `authProvider` (servers with `auth`) gives the bearer token; a 403 `insufficient_scope` is thrown
- * to us (the user, not the transport, decides whether to grant more).
+ * from the server may exceed `maxResponseBytes`.
  */
 export function createTransport(
   server: McpServerConfig,
   env: TransportEnv,
   kind: TransportKind,
   maxResponseBytes: number,
-  getStream?: GetStreamWatcher,
-  authProvider?: AuthProvider,
+  { getStream, authProvider, sessionId }: TransportOptions = {},
 ): Transport {
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
   const direct: typeof fetch = isSelf ? (input, init) => exports.default.fetch(input, init) : (input, init) => fetch(input, init);
-  const limited = limitResponses(withRequestId(direct), maxResponseBytes);
+  const limited = limitResponses(withRequestId(resendLostNotifications(direct)), maxResponseBytes);
   const fetchImpl = getStream ? watchGetStream(limited, getStream) : limited;
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };
   const auth = authProvider ? { authProvider } : {};
@@ -87,6 +127,7 @@ export function createTransport(
         fetch: fetchImpl,
         requestInit,
         ...auth,
+        ...(sessionId ? { sessionId } : {}),
         onInsufficientScope: 'throw',
         reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 },
       });

@@ -20,6 +20,8 @@ export const FAULT_MODES = [
   'redirect',
   'drop-once',
   'drop-twice',
+  'drop-initialized',
+  'drop-initialized-twice',
 ] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
@@ -343,6 +345,12 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
     for (const method of methodsOf(body)) methods[method] = (methods[method] ?? 0) + 1;
     const requestId = req.headers['x-request-id'];
     seen = [...seen.slice(-199), { requestId: typeof requestId === 'string' ? requestId : null, methods: methodsOf(body), extensions: extensionsOf(body) }];
+    if ((mode === 'drop-initialized' || mode === 'drop-initialized-twice') && methodsOf(body).includes('notifications/initialized')) {
+      // The session exists (initialize was answered); the notification meets a pooled connection the server had closed.
+      mode = mode === 'drop-initialized-twice' ? 'drop-initialized' : 'pass';
+      req.socket.destroy();
+      return;
+    }
     if (mode === 'invalid-jsonrpc' && req.method === 'POST' && carriesRequestWithId(body)) {
       sendJson(res, 200, { hello: 'world' });
       return;

@@ -84,6 +84,19 @@ export const TEST_TENANTS = [
       { id: 'demo2025', url: '/demo/mcp', trustAnnotations: true, protocol: '2025-11-25' },
     ],
   },
+  // Servers that bend the spec (test/lenient-servers.test.ts): the SDK v2 strict and stateful servers with their results
+  // bent by test/infra/bent-results.ts — cache hints stripped (JSON and SSE bodies), one broken entry in every list.
+  {
+    id: 'lenient',
+    apiKeySha256: [sha256('test-key-lenient')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'unhinted', url: local(5, '/bent/strip-json/strict'), transport: 'streamable-http', trustAnnotations: true },
+      { id: 'unhinted-sse', url: local(5, '/bent/strip-sse/strict'), transport: 'streamable-http', trustAnnotations: true },
+      { id: 'broken', url: local(5, '/bent/break/strict'), transport: 'streamable-http', trustAnnotations: true },
+      { id: 'broken2025', url: local(5, '/bent/break/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
+    ],
+  },
   // Lazy connection (test/lazy-connection.test.ts): two SDK v2 servers of its own, one per era, so their request counts
   // are this file's alone (the same processes as the eras tenant's strict and stateful servers).
   {

@@ -51,6 +51,20 @@ export const CacheHint = z
   .meta({ id: 'CacheHint' });
 export type CacheHint = z.infer<typeof CacheHint>;
 
+/** What the service accepted from a server that bends the spec, and how it read it (docs/ARCHITECTURE.md "Lenient with servers"). */
+export const ServerWarning = z
+  .object({
+    method: z.string().meta({ description: 'The MCP method whose results were mended.', example: 'tools/list' }),
+    message: z.string().meta({ example: 'the result carries no cache hints (ttlMs, cacheScope): read as ttl 0, private' }),
+  })
+  .meta({ id: 'ServerWarning' });
+export type ServerWarning = z.infer<typeof ServerWarning>;
+
+const Warnings = z
+  .array(ServerWarning)
+  .optional()
+  .meta({ description: 'What was mended in this server’s latest results (absent: nothing). Its lists and reads still work.' });
+
 /** What a conversation knows about one server (persisted, so it survives restarts). */
 export const ServerState = z
   .object({
@@ -65,6 +79,7 @@ export const ServerState = z
     connectedAt: z.number().optional().meta({ description: 'When the current connection was made (ms since epoch).' }),
     fetchedAt: z.partialRecord(CatalogKind, z.number()).meta({ description: 'When each catalog was last fetched (ms since epoch).' }),
     cacheHints: z.partialRecord(CatalogKind, CacheHint).optional(),
+    warnings: Warnings,
     tools: z.array(McpTool),
     resources: z.array(McpResource),
     resourceTemplates: z.array(McpResourceTemplate),
@@ -94,6 +109,7 @@ export const ServerProbe = z
     serverInfo: McpImplementation.optional(),
     capabilities: ServerCapabilities.optional(),
     protocolVersion: z.string().optional(),
+    warnings: Warnings,
     checkedAt: z.string().meta({ description: 'When this status was observed (ISO 8601; reused for 30 s).' }),
   })
   .meta({ id: 'ServerProbe' });

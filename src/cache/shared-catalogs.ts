@@ -7,6 +7,8 @@ export interface SharedCatalog {
   items: unknown[];
   fetchedAt: number;
   hint?: CacheHint | undefined;
+  /** What was mended in the list (src/mcp/lenient-results.ts): a conversation taking the copy says it too. */
+  warnings?: string[] | undefined;
 }
 
 /** Which server a catalog belongs to: its id and URL in this tenant's config (a repointed id is another server). */

@@ -5,6 +5,7 @@ import type { McpConnection } from './connection';
 import { verdictOf } from './era';
 import { isMethodNotFound, upstreamFailure } from './errors';
 import { LIST_METHOD, listAll } from './list-all';
+import { setWarnings, warningsOf } from './server-warnings';
 import type { ServerStateStore } from './state-store';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { CacheHint } from '../cache/types';
@@ -67,7 +68,7 @@ export class CatalogRefresher {
     if (copies.some((copy) => !copy)) return false;
     stale.forEach((kind, i) => {
       const copy = copies[i]!;
-      this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true });
+      this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true, warnings: copy.warnings });
     });
     return true;
   }
@@ -118,7 +119,7 @@ export class CatalogRefresher {
   async refresh(kind: CatalogKind, { fromShared = false }: { fromShared?: boolean } = {}): Promise<void> {
     if (!supports(this.state.capabilities, kind)) return;
     const copy = fromShared ? await this.sharedCopy(kind) : undefined;
-    if (copy) return this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true });
+    if (copy) return this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true, warnings: copy.warnings });
     const fetchedAt = Date.now();
     const listed = await this.connection
       .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES), { method: LIST_METHOD[kind] })
@@ -134,15 +135,30 @@ export class CatalogRefresher {
     if ((this.state.fetchedAt[kind] ?? 0) > fetchedAt) return;
     if (truncatedAfterPages) logEvent('catalog.truncated', { server: this.state.id, kind, pages: truncatedAfterPages, kept: items.length }, 'warn');
     if (!truncatedAfterPages && this.shared) {
-      this.shared.catalogs.put({ server: this.state.id, url: this.shared.url, kind }, { items, fetchedAt, hint }, this.policy.perUser);
+      const warnings = warningsOf(this.state, LIST_METHOD[kind]);
+      this.shared.catalogs.put(
+        { server: this.state.id, url: this.shared.url, kind },
+        { items, fetchedAt, hint, ...(warnings.length ? { warnings } : {}) },
+        this.policy.perUser,
+      );
     }
     this.keep(kind, items, fetchedAt, hint, { copied: false });
   }
 
   /** A list as this conversation now knows it, in its state and storage (`copied`: taken from the tenant's shared copy). */
-  private keep(kind: CatalogKind, items: unknown[], fetchedAt: number, hint: CacheHint | undefined, { copied }: { copied: boolean }): void {
+  private keep(
+    kind: CatalogKind,
+    items: unknown[],
+    fetchedAt: number,
+    hint: CacheHint | undefined,
+    { copied, warnings }: { copied: boolean; warnings?: string[] | undefined },
+  ): void {
     const state = this.state;
     if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
+    // A copy brings what was mended in it; a list of our own was reported as it arrived (ServerLink's onMended).
+    if (copied && setWarnings(state, LIST_METHOD[kind], Array.isArray(warnings) ? warnings.filter((w) => typeof w === 'string') : [])) {
+      this.store.saveHeader(state);
+    }
     if (kind === 'resources') {
       const kept = new Set((items as ServerState['resources']).map((r) => r.uri));
       const vanished = state.resources.map((r) => r.uri).filter((uri) => !kept.has(uri));

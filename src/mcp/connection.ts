@@ -25,6 +25,7 @@ import { GetStreamState } from './get-stream';
 import { asNewRequest } from '../observability/context';
 import { logEvent, throttledLog } from '../observability/log';
 import { observed } from '../observability/tracing';
+import { acceptLeniently, type Mended } from './lenient-results';
 import { assertDepthAtMost } from './result-depth';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
@@ -53,6 +54,8 @@ export interface ConnectionEvents {
    * Without it, the capability is not declared and servers cannot ask.
    */
   onElicitation?: ((params: ElicitRequestFormParams, signal: AbortSignal | undefined) => Promise<ElicitResult>) | undefined;
+  /** What was mended in a result before the SDK validated it (lenient-results.ts), for the server's `warnings`. */
+  onMended?: ((mended: Mended) => void) | undefined;
 }
 
 /** Where the era verdict of this server is kept (DO storage). */
@@ -268,10 +271,15 @@ export class McpConnection {
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
-      const transport = createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
-        getStream: kind === 'streamable-http' ? stream : undefined,
-        authProvider: this.authProvider,
-      });
+      const transport = acceptLeniently(
+        createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
+          getStream: kind === 'streamable-http' ? stream : undefined,
+          authProvider: this.authProvider,
+        }),
+        (mended) => {
+          if (this.client === client || this.client === undefined) this.events.onMended?.(mended);
+        },
+      );
       const started = Date.now();
       try {
         await client.connect(transport, { ...this.requestOptions, ...(prior ? { prior } : {}) });

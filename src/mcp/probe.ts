@@ -1,8 +1,10 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import { authRequiredIn } from '../auth/grant';
 import { publicServerInfo, type McpServerConfig, type Settings } from '../config';
-import { describeUpstreamError } from './errors';
+import { CATALOG_KINDS, supports } from './catalog';
+import { describeUpstreamError, isMethodNotFound } from './errors';
 import { McpConnection } from './connection';
+import { LIST_METHOD } from './list-all';
 import type { TransportEnv } from './transport';
 
 import type { ServerProbe } from '../../shared/api/catalog';
@@ -13,7 +15,9 @@ const recent = new Map<string, { at: number; probe: Promise<ServerProbe> }>();
 
 /**
  * Live status of each configured server: `server/discover` (2026) or
- * `initialize` (2025), then the session is ended. Results are shared by the requests of one isolate for
+ * `initialize` (2025), the first page of each list it announces (so what a
+ * list needed mended, or a list that fails, shows as a warning), then the
+ * session is ended. Results are shared by the requests of one isolate for
  * `maxAgeMs`, so a busy status page does not hammer the servers.
  */
 export function probeServers(
@@ -43,11 +47,12 @@ export function probeServers(
 async function probeServer(server: McpServerConfig, env: TransportEnv, settings: Settings, auth: AuthProvider | undefined): Promise<ServerProbe> {
   const checkedAt = new Date().toISOString();
   // No stored verdict here (no conversation): the probe asks the server.
+  const mended = new Map<string, string[]>();
   const connection = new McpConnection(
     server,
     env,
     settings,
-    { onNotification: () => {}, onStreamLost: () => {} },
+    { onNotification: () => {}, onStreamLost: () => {}, onMended: ({ method, warnings }) => void mended.set(method, warnings) },
     { prior: () => undefined, save: () => {} },
     auth,
   );
@@ -55,12 +60,29 @@ async function probeServer(server: McpServerConfig, env: TransportEnv, settings:
     const client = await connection.ensure();
     const serverInfo = client.getServerVersion();
     const protocolVersion = client.getNegotiatedProtocolVersion();
+    const capabilities = client.getServerCapabilities() ?? {};
+    const failed = await Promise.all(
+      CATALOG_KINDS.filter((kind) => supports(capabilities, kind)).map((kind) =>
+        connection
+          .call((c, options) => c.request({ method: LIST_METHOD[kind], params: {} }, options), { method: LIST_METHOD[kind] })
+          .then(
+            () => undefined,
+            // `resources` implies templates, which many servers never implement: nothing to list is no failure.
+            (error: unknown) => (isMethodNotFound(error) ? undefined : { method: LIST_METHOD[kind], message: `failed: ${describeUpstreamError(error)}` }),
+          ),
+      ),
+    );
+    const warnings = [
+      ...[...mended].flatMap(([method, messages]) => messages.map((message) => ({ method, message }))),
+      ...failed.filter((w) => w !== undefined),
+    ];
     return {
       ...publicServerInfo(server),
       status: 'connected',
       ...(serverInfo ? { serverInfo } : {}),
-      capabilities: client.getServerCapabilities() ?? {},
+      capabilities,
       ...(protocolVersion ? { protocolVersion } : {}),
+      ...(warnings.length ? { warnings } : {}),
       checkedAt,
     };
   } catch (error) {

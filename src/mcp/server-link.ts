@@ -17,6 +17,7 @@ import { LegacyChannel } from './legacy-channel';
 import { ListenChannel } from './listen-channel';
 import { readThroughCache, type ResourceRead } from './resource-read';
 import { ServerHeaderCopy } from './server-header';
+import { setWarnings } from './server-warnings';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
 
@@ -110,6 +111,9 @@ export class ServerLink {
         onNotification: (method, params) => this.onNotification(method, params),
         onStreamLost: () => this.onChannelLost('the notification stream was lost'),
         onElicitation: options.elicit ? (params, signal) => options.elicit!(this.id, params, signal) : undefined,
+        onMended: ({ method, warnings }) => {
+          if (setWarnings(this.state, method, warnings)) store.saveHeader(this.state);
+        },
       },
       {
         prior: () => priorFrom(store.verdict(this.id), Date.now(), settings.ERA_VERDICT_MAX_AGE_MS),

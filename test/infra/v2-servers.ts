@@ -9,6 +9,10 @@
 //              WebStandardStreamableHTTPServerTransport, GET stream, subscribe)
 //   /naive     a naive stateless port of a 2025 server (SDK v1, no session):
 //              accepts resources/subscribe with {} and can never notify
+//   /bent/<how>/<strict|stateful>
+//              the strict or stateful server with its results bent as some
+//              servers send them (bent-results.ts), each with its own state,
+//              controlled as `bent-<how>-<mode>`
 //
 // Control (see README.md): GET /__control/<mode>/state, POST
 // /__control/<mode>/edit {uri, text} and /add {name, text} (changes made outside MCP),
@@ -36,6 +40,7 @@ import {
   SubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { BENDS, bentHandler } from './bent-results';
 
 export type V2Mode = 'strict' | 'fallback' | 'stateful' | 'naive';
 export const V2_MODES: readonly V2Mode[] = ['strict', 'fallback', 'stateful', 'naive'];
@@ -51,6 +56,7 @@ const INITIAL_NOTES: Record<string, { text: string; hint?: CacheHint }> = {
 
 /** One mode's state: its resources, what it has seen, its 2025 sessions. */
 class ModeState {
+  constructor(readonly mode: V2Mode) {}
   notes = new Map(Object.entries(INITIAL_NOTES).map(([uri, note]) => [uri, { ...note }]));
   methods: Record<string, number> = {};
   deletes = 0;
@@ -62,7 +68,8 @@ class ModeState {
   handler!: McpHttpHandler;
 }
 
-const states = new Map<V2Mode, ModeState>();
+/** By mode, and by `bent-<how>-<mode>` for the bent servers. */
+const states = new Map<string, ModeState>();
 
 /** A change (from a tool or from outside): 2026 listen streams and subscribed 2025 sessions hear of it. */
 function publishUpdate(state: ModeState, uri: string, except?: McpServer) {
@@ -220,8 +227,9 @@ function countMethods(state: ModeState, body: unknown) {
   }
 }
 
-async function control(mode: V2Mode, action: string, req: IncomingMessage, res: ServerResponse) {
-  const state = states.get(mode)!;
+async function control(key: string, action: string, req: IncomingMessage, res: ServerResponse) {
+  const state = states.get(key)!;
+  const mode = state.mode;
   if (action === 'state') {
     const listens = (state.handler.bus as unknown as { listenerCount: number }).listenerCount;
     return void res
@@ -255,25 +263,28 @@ async function control(mode: V2Mode, action: string, req: IncomingMessage, res: 
 
 export async function startV2Servers(port: number): Promise<{ close(): Promise<void> }> {
   for (const mode of V2_MODES) {
-    const state = new ModeState();
+    const state = new ModeState(mode);
     state.handler = newHandler(mode, state);
     states.set(mode, state);
   }
-  const nodeHandlers = new Map(
-    V2_MODES.filter((mode) => mode !== 'naive').map((mode) => {
-      const state = states.get(mode)!;
-      const face = {
-        fetch: async (request: Request) =>
-          mode === 'stateful' && (await isLegacyRequest(request)) ? legacySession(mode, state, request) : state.handler.fetch(request),
-      };
-      return [mode, toNodeHandler(face, { onerror: () => {} })] as const;
-    }),
+  const faceOf = (mode: V2Mode, state: ModeState) => async (request: Request) =>
+    mode === 'stateful' && (await isLegacyRequest(request)) ? legacySession(mode, state, request) : state.handler.fetch(request);
+  const nodeHandlers = new Map<string, ReturnType<typeof toNodeHandler>>(
+    V2_MODES.filter((mode) => mode !== 'naive').map((mode) => [mode, toNodeHandler({ fetch: faceOf(mode, states.get(mode)!) }, { onerror: () => {} })]),
   );
+  for (const how of BENDS) {
+    for (const mode of ['strict', 'stateful'] as const) {
+      const state = new ModeState(mode);
+      state.handler = newHandler(mode, state);
+      states.set(`bent-${how}-${mode}`, state);
+      nodeHandlers.set(`bent-${how}-${mode}`, toNodeHandler({ fetch: bentHandler(how, faceOf(mode, state)) }, { onerror: () => {} }));
+    }
+  }
   const httpServer = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const [, first, mode, action] = url.pathname.split('/') as [string, string, V2Mode, string];
-    if (first === '__control' && states.has(mode)) return control(mode, action, req, res);
-    const target = first as V2Mode;
+    const [, first, second, third] = url.pathname.split('/') as [string, string, string, string];
+    if (first === '__control' && states.has(second)) return control(second, third, req, res);
+    const target = first === 'bent' ? `bent-${second}-${third}` : first;
     const state = states.get(target);
     if (!state) return void res.writeHead(404).end();
     if (req.method === 'DELETE') state.deletes++;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { catalog, conversationStub, createConversation, read, textOf } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 import { callTool } from './helpers/conversation';
+import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 
 // Against @modelcontextprotocol/server-everything, a third-party server
 // started on 127.0.0.1 by test/infra/global-setup.ts.
@@ -43,6 +44,21 @@ describe('server-everything', () => {
     const decoded = atob(entry.blob);
     expect(decoded).toMatch(/^Resource 4: This is a base64 blob/);
     expect(entry.size).toBe(decoded.length);
+  });
+
+  it('a blob declared text/plain that is valid UTF-8 is shown to the model as text; the API still returns the blob', async () => {
+    const id = await createConversation();
+    const uri = 'demo://resource/dynamic/blob/7';
+    const model = scriptedModel((call, i) =>
+      i === 0 ? callTools(['read_resource', { uri, server: 'everything' }]) : say(toolResults(call.prompt)[0]!.text.slice(0, 200)),
+    );
+    await runScriptedTurn(id, 'read blob 7', model);
+    const shown = toolResults(model.doStreamCalls[1]!.prompt)[0]!;
+    expect(shown.error).toBe(false);
+    expect(shown.text).toMatch(new RegExp(`^<resource server="everything" uri="${uri}" mime="text/plain">\\nResource 7: This is a base64 blob`));
+    expect(shown.text).not.toContain('Binary resource');
+    const api = (await read(id, { server: 'everything', uri })).contents[0]!;
+    expect('blob' in api && atob(api.blob)).toMatch(/^Resource 7: This is a base64 blob/);
   });
 
   it('subscribes to what it read: toggle-subscriber-updates → resources/updated → the next read refetches', async () => {

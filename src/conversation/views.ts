@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { ViewLinkBody, ViewToolCallBody, ViewToolCallResult } from '../../shared/api/views';
 import { isViewMimeType, toolViewUri, toolVisibleTo } from '../../shared/mcp-apps';
 import { ApiError, badRequest, notFound } from '../errors';
+import { utf8OfBase64 } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { logEvent } from '../observability/log';
 import { autoApproved } from '../tools/mcp-tools';
@@ -71,11 +72,9 @@ async function readView(sessions: McpSessions, { server, uri }: ViewTarget): Pro
 }
 
 function decodeBase64Utf8(blob: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(blob), (c) => c.charCodeAt(0)));
-  } catch {
-    throw new ApiError(502, 'not_a_view', 'The view is not base64 of UTF-8 text');
-  }
+  const text = utf8OfBase64(blob);
+  if (text === undefined) throw new ApiError(502, 'not_a_view', 'The view is not base64 of UTF-8 text');
+  return text;
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  NoSuchToolError,
   convertToModelMessages,
   createUIMessageStream,
   stepCountIs,
@@ -9,6 +10,7 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
+import { ToolFailure, withToolFailures } from '../tools/tool-failure';
 import type { ToolEntry } from '../tools/tool-search';
 import type { PinnedContent } from './pinned';
 import { activeTools, chooseMcpTools } from './tool-offer';
@@ -107,7 +109,8 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     system: cache.system(system),
     messages: initialMessages,
     // A span and a log line per tool execution (names and outcomes; never inputs or outputs).
-    tools: withToolTelemetry(input.tools, { mcpTools: mcp.entries, servers: input.states.map((s) => s.id) }),
+    // Every tool's failure worded as one (tool-failure.ts), then observed.
+    tools: withToolTelemetry(withToolFailures(input.tools), { mcpTools: mcp.entries, servers: input.states.map((s) => s.id) }),
     activeTools: active(),
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave.
@@ -152,7 +155,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
               usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
             };
           },
-          onError: (error) => describeModelError(error),
+          onError: (error) => describeTurnError(error),
         }),
       );
     },
@@ -162,7 +165,7 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
       else if (!failed && outcome.status !== 'failed') input.onComplete(finalMessages);
       else input.onFailed?.(failed?.error);
     },
-    onError: (error) => describeModelError(error),
+    onError: (error) => describeTurnError(error),
   });
   return new LiveStream(stream, notices);
 }
@@ -200,8 +203,19 @@ export function settleStopped(messages: UIMessage[], model: string): UIMessage[]
   return [...messages.slice(0, -1), { ...last, parts, metadata }];
 }
 
-/** The error text the stream carries: the cause, without stack traces or credentials. */
-function describeModelError(error: unknown): string {
+/**
+ * The error text the stream carries — a tool's failure, or a model call's —
+ * without stack traces or credentials. The AI SDK sends tool errors through
+ * here too: a ToolFailure says which tool failed; a call the model made with
+ * arguments that do not fit the tool arrives as the AI SDK's text ("Invalid
+ * input for tool …"); only the rest is the model's own failure.
+ */
+export function describeTurnError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return `The model call failed: ${message.replace(/(sk|key|token)[-_A-Za-z0-9]{12,}/gi, '[redacted]').slice(0, 500)}`;
+  const safe = message.replace(/(sk|key|token)[-_A-Za-z0-9]{12,}/gi, '[redacted]').slice(0, 1_000);
+  if (error instanceof ToolFailure || INVALID_TOOL_INPUT.test(message) || NoSuchToolError.isInstance(error)) return safe;
+  return `The model call failed: ${safe.slice(0, 500)}`;
 }
+
+/** How the AI SDK words a tool call whose arguments failed the tool's schema (InvalidToolInputError, passed on as text). */
+const INVALID_TOOL_INPUT = /^Invalid input for tool /;

@@ -13,7 +13,8 @@ export function base64ByteLength(b64: string): number {
 
 /**
  * Every entry of a `resources/read` result, with its size. Blobs stay base64
- * exactly as received: they are never decoded, let alone decoded as text.
+ * exactly as received (a textual one is shown to the model as its text:
+ * `shownAsText`, below).
  */
 export function toStoredContents(contents: ReadResourceResult['contents']): StoredContents[] {
   return contents.map((entry) => {
@@ -26,4 +27,37 @@ export function toStoredContents(contents: ReadResourceResult['contents']): Stor
     const text = 'text' in entry && typeof entry.text === 'string' ? entry.text : '';
     return { ...base, text, size: new TextEncoder().encode(text).byteLength };
   });
+}
+
+/** The UTF-8 text a base64 blob holds, or undefined when its bytes are not valid UTF-8 (or not base64). */
+export function utf8OfBase64(blob: string): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(blob), (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+const asText = new WeakMap<readonly StoredContents[], StoredContents[]>();
+
+/**
+ * The contents as the model is shown them: a blob whose declared MIME type
+ * is text (`text/*`, JSON, XML, YAML, JavaScript — not a missing type) and
+ * whose bytes are valid UTF-8 is its text (server-everything's `blob/{id}`
+ * holds plain text under `text/plain`, and hiding it helped nobody); any
+ * other blob stays a blob, to be described, never decoded. What is stored
+ * and what `/resources/read` returns are untouched. Memoised per contents.
+ */
+export function shownAsText(contents: readonly StoredContents[]): StoredContents[] {
+  const known = asText.get(contents);
+  if (known) return known;
+  const shown = contents.map((entry) => {
+    if (!('blob' in entry) || !entry.mimeType || !isTextMime(entry.mimeType)) return entry;
+    const text = utf8OfBase64(entry.blob);
+    if (text === undefined) return entry;
+    const { blob: _blob, ...rest } = entry;
+    return { ...rest, text };
+  });
+  asText.set(contents, shown);
+  return shown;
 }

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import { ApiError } from '../errors';
+import { shownAsText } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { renderResource } from './render';
 import { viewResource } from './resource-view';
@@ -33,7 +34,7 @@ export async function attachmentParts(
   const options = { windowChars: ctx.settings.READ_WINDOW_CHARS, images: ctx.acceptsImages, maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES };
   for (const attachment of attachments) {
     const view = await viewResource(ctx.sessions, attachment, { ...options, reuseSince: ctx.reuseSince, connect: false });
-    chars += view.contents.reduce((sum, c) => sum + ('text' in c ? c.text.length : 0), 0);
+    chars += shownAsText(view.contents).reduce((sum, c) => sum + ('text' in c ? c.text.length : 0), 0);
     if (chars > ctx.settings.MAX_ATTACHMENT_CHARS) {
       throw new ApiError(413, 'attachments_too_large', `Attached text exceeds ${ctx.settings.MAX_ATTACHMENT_CHARS} characters (at ${attachment.uri})`);
     }

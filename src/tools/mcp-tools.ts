@@ -13,6 +13,8 @@ import { toolResultUri, type LargeResultStore } from './large-results';
 import type { ToolEntry } from './tool-search';
 import { estimateTokens } from './tokens';
 import { renderEmbedded } from './render';
+import { toolArgumentsCheck } from './tool-arguments';
+import { ToolFailure } from './tool-failure';
 
 export interface McpToolContext {
   sessions: McpSessions;
@@ -82,7 +84,8 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
       });
       tools[name] = tool({
         description,
-        inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
+        // Arguments that do not fit are answered with a tool error at once: never asked about, never sent (tool-arguments.ts).
+        inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0], { validate: toolArgumentsCheck(mcpTool.inputSchema) }),
         needsApproval: !autoApproved(config, mcpTool),
         execute: async (args: unknown, { abortSignal, toolCallId }): Promise<McpToolOutput> => {
           const input = (args ?? {}) as Record<string, unknown>;
@@ -93,13 +96,13 @@ export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: Tool
             // A stop cancels the request on the server too (notifications/cancelled, or the aborted HTTP request).
             result = await ctx.sessions.callTool(state.id, mcpTool.name, input, abortSignal);
           } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            app?.failed(message);
-            throw new Error(message);
+            const failure = abortSignal?.aborted ? error : ToolFailure.mcpRequest(state.id, mcpTool.name, error);
+            app?.failed(failure instanceof Error ? failure.message : String(failure));
+            throw failure;
           }
           app?.ended(result, ctx.settings.VIEW_RESULT_MAX_BYTES);
           const output = windowLongResult(renderToolResult(state.id, mcpTool.name, result, ctx), toolCallId, ctx);
-          if (result.isError) throw new Error(output.text || `${mcpTool.name} failed`);
+          if (result.isError) throw ToolFailure.mcpResult(state.id, mcpTool.name, output.text);
           return output;
         },
         toModelOutput: ({ output }: { output: McpToolOutput }): ToolResultOutput =>

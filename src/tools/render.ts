@@ -1,5 +1,5 @@
 import type { StoredContents } from '../cache/types';
-import { toStoredContents } from '../mcp/contents';
+import { shownAsText, toStoredContents } from '../mcp/contents';
 import type { ModelView } from '../../shared/api/resources';
 import { humanSize } from '../../shared/human-size';
 
@@ -10,7 +10,8 @@ import { humanSize } from '../../shared/human-size';
  * - Text is wrapped as reference material, `<resource server uri mime>…</resource>`
  *   (it is untrusted input), and never cut silently: past `windowChars` it
  *   comes in windows, each saying which part it is and how to get the next.
- * - Binary content is described — type, size, name, URI — never decoded.
+ * - Binary content is described — type, size, name, URI — never decoded;
+ *   a blob declared text whose bytes are valid UTF-8 is shown as text.
  * - Images within `maxImageBytes` become image parts for models that accept
  *   them; otherwise they are described like any binary.
  */
@@ -48,7 +49,9 @@ const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quo
 const body = (text: string) => text.replace(/<\/resource/gi, '<\\/resource');
 
 export function renderResource(target: RenderTarget, options: RenderOptions): ModelView {
-  const texts = target.contents.filter((c): c is Extract<StoredContents, { text: string }> => 'text' in c);
+  // A textual blob (declared text, valid UTF-8) is shown as the text it is.
+  const contents = shownAsText(target.contents);
+  const texts = contents.filter((c): c is Extract<StoredContents, { text: string }> => 'text' in c);
   const total = texts.reduce((sum, c) => sum + c.text.length, 0);
   const offset = Math.min(Math.max(0, options.offset ?? 0), total);
   const end = Math.min(total, offset + options.windowChars);
@@ -57,7 +60,7 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
   const out: string[] = [];
   const images: ModelView['images'] = [];
   let start = 0; // running offset of each text entry within the resource's text
-  for (const entry of target.contents) {
+  for (const entry of contents) {
     if ('text' in entry) {
       const from = Math.max(offset, start);
       const to = Math.min(end, start + entry.text.length);

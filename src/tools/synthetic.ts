@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Settings } from '../config';
 import { ApiError } from '../errors';
 import type { ServerState } from '../mcp/catalog';
-import { base64ByteLength } from '../mcp/contents';
+import { base64ByteLength, shownAsText } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
@@ -194,7 +194,7 @@ async function searchForModel(ctx: ToolContext, uri: string, server: string | un
   } else {
     const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
     const read = await asToolError(ctx.sessions.readResource(id, uri, { reuseSince: ctx.turnStartedAt, connect: false }));
-    const texts = read.contents.filter((c): c is Extract<typeof c, { text: string }> => 'text' in c);
+    const texts = shownAsText(read.contents).filter((c): c is Extract<typeof c, { text: string }> => 'text' in c);
     if (!texts.length) throw new Error(`${uri} on server "${id}" has no text to search (binary content); read_resource describes it`);
     found = { server: id, mime: texts[0]!.mimeType ?? 'text/plain', text: texts.map((c) => c.text).join('') };
   }

@@ -18,6 +18,12 @@ export interface NotificationChannel {
    * when the server cannot be reached at all.
    */
   watch(uri: string): Promise<void>;
+  /**
+   * Stops watching `uri` — its read failed, so nothing of it is cached and
+   * it must not hold a slot (MAX_SUBSCRIBED_URIS) nor keep the server
+   * notifying. Best effort, in the background; the next read watches again.
+   */
+  unwatch(uri: string): void;
   /** Since when a live, acknowledged channel has covered `uri`; undefined when none does. */
   coveredSince(uri: string): number | undefined;
   /** Since when a live channel delivers this catalog's `list_changed`; undefined when none does. */

@@ -7,10 +7,21 @@ import { redactSecrets } from '../observability/redact';
 /** "Unsupported protocol version" (2026-07-28): `data.supported` lists what the server speaks. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-/** "Resource not found": -32002 in older revisions, -32602 (invalid params) in newer ones. */
+/**
+ * "Resource not found": -32002 in older revisions, -32602 (invalid params)
+ * in newer ones — and an internal error (-32603) whose text says nothing
+ * but that (server-everything's `Unknown resource: <uri>` for a template id
+ * it refuses): servers whose handlers throw plain errors get -32603 from
+ * their SDK. Any other -32603 stays a 502: the server failed.
+ */
 export function isResourceNotFound(error: unknown): error is ProtocolError {
-  return error instanceof ProtocolError && (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams);
+  if (!(error instanceof ProtocolError)) return false;
+  if (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams) return true;
+  return error.code === ProtocolErrorCode.InternalError && NOT_FOUND_TEXT.test(error.message.replace(/^(MCP error -?\d+: )+/, ''));
 }
+
+/** The whole of an internal error's text, when it says only "not found" (with the URI or a name). */
+const NOT_FOUND_TEXT = /^(?:(?:unknown|no such) resource\b|resource\b.{0,300}\b(?:not found|does not exist)\.?$|not found\b)/i;
 
 export function isMethodNotFound(error: unknown): boolean {
   return error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound;

@@ -54,6 +54,15 @@ export class LegacyChannel implements NotificationChannel {
     await pending;
   }
 
+  /** `resources/unsubscribe`, if this session subscribed it (a refusal is forgotten too: the next read may try again). */
+  unwatch(uri: string): void {
+    this.refused.delete(uri);
+    if (!this.subscribed.delete(uri) || !this.live()) return;
+    void this.connection
+      .call((client, options) => client.unsubscribeResource({ uri }, options), { method: 'resources/unsubscribe' })
+      .catch((error) => logEvent('mcp.subscribe', { server: this.serverId, uri, op: 'unsubscribe', ...upstreamFailure(error) }, 'warn'));
+  }
+
   coveredSince(uri: string): number | undefined {
     const streamSince = this.connection.getStream.openSince;
     const subscribedAt = this.subscribed.get(uri);

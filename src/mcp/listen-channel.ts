@@ -63,6 +63,14 @@ export class ListenChannel implements NotificationChannel {
     }
   }
 
+  /** Out of the filter at once (no coverage, no slot); the stream is narrowed in the background, so the server stops notifying. */
+  unwatch(uri: string): void {
+    this.wanted.delete(uri);
+    this.refused.delete(uri);
+    if (!this.stream?.uris.delete(uri) || this.ended) return;
+    void this.widen().catch(() => {});
+  }
+
   coveredSince(uri: string): number | undefined {
     return this.stream?.uris.get(uri);
   }
@@ -83,7 +91,7 @@ export class ListenChannel implements NotificationChannel {
     await stream?.subscription.close();
   }
 
-  /** One wider stream at a time; URIs wanted meanwhile go into the next one. */
+  /** One new stream at a time (wider, or narrower after an unwatch); URIs wanted meanwhile go into the next one. */
   private widen(): Promise<void> {
     this.widening ??= this.openWider().finally(() => (this.widening = undefined));
     return this.widening;
@@ -95,7 +103,12 @@ export class ListenChannel implements NotificationChannel {
     const asked = new Set(this.wanted);
     this.wanted.clear();
     const filter = this.filterFor(uris);
-    if (!Object.keys(filter).length) return;
+    if (!Object.keys(filter).length) {
+      // Narrowed to nothing (the last URI was unwatched, and no lists are announced): no stream at all.
+      this.stream = undefined;
+      void previous?.subscription.close().catch(() => {});
+      return;
+    }
     let subscription: McpSubscription;
     try {
       subscription = await this.client.listen(filter, this.options);

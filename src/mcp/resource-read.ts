@@ -43,6 +43,8 @@ export interface ReadContext {
   connect?: (() => Promise<NotificationChannel | undefined>) | undefined;
   /** The channel now watches the URI (acknowledged, or refused). */
   onWatched?: (channel: NotificationChannel) => void;
+  /** The read failed at the server: the URI is no longer watched. */
+  onUnwatched?: () => void;
 }
 
 /**
@@ -73,7 +75,14 @@ export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> 
         channel = await ctx.connect();
         if (channel) await watch(channel);
       }
-      return load(ctx);
+      try {
+        return await load(ctx);
+      } catch (error) {
+        // Nothing of it is cached: it must not stay subscribed, holding a slot and drawing notifications.
+        channel?.unwatch(uri);
+        ctx.onUnwatched?.();
+        throw error;
+      }
     },
   );
   const since = channel?.coveredSince(uri);

@@ -236,6 +236,7 @@ export class ServerLink {
               return this.channel;
             },
         onWatched: (channel) => this.remember(channel, uri),
+        onUnwatched: () => this.forget(uri),
       });
     } catch (error) {
       throw (await this.authFailure(error)) ?? error;
@@ -346,6 +347,12 @@ export class ServerLink {
     if (this.remembered.has(uri) || channel.coveredSince(uri) === undefined) return;
     this.remembered.add(uri);
     this.options.store.follow(this.id, uri);
+  }
+
+  /** A URI no longer followed (its read failed): not asked for again when the channel is re-opened. */
+  private forget(uri: string) {
+    if (!this.remembered.delete(uri)) return;
+    this.options.store.unfollow(this.id, [uri]);
   }
 
   /**

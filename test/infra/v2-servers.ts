@@ -63,6 +63,8 @@ class ModeState {
   sessions = new Map<string, { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; subscriptions: Set<string> }>();
   /** Open responses carrying `subscriptions/listen` streams (to cut them). */
   listenResponses = new Set<ServerResponse>();
+  /** The filters of the newest 20 `subscriptions/listen` requests, oldest first. */
+  listenFilters: unknown[] = [];
   /** How each `slow_job` call ended: "started", then "cancelled" (the client cancelled it) or "finished". */
   jobs: string[] = [];
   handler!: McpHttpHandler;
@@ -232,9 +234,16 @@ async function control(key: string, action: string, req: IncomingMessage, res: S
   const mode = state.mode;
   if (action === 'state') {
     const listens = (state.handler.bus as unknown as { listenerCount: number }).listenerCount;
-    return void res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ listens, sessions: state.sessions.size, deletes: state.deletes, methods: state.methods, jobs: state.jobs }));
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        listens,
+        sessions: state.sessions.size,
+        deletes: state.deletes,
+        methods: state.methods,
+        jobs: state.jobs,
+        listenFilters: state.listenFilters,
+      }),
+    );
   }
   if (action === 'edit') {
     // `silent`: the change is made but nobody is told (a gateway running one server process per session notifies only that session).
@@ -303,6 +312,10 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
     if (req.headers['mcp-method'] === 'subscriptions/listen') {
       state.listenResponses.add(res);
       res.on('close', () => state.listenResponses.delete(res));
+      // What it asked to hear of (the body is handed on parsed, below).
+      const body = (await readJson(req)) as { params?: { notifications?: unknown } } | undefined;
+      (req as IncomingMessage & { body?: unknown }).body = body;
+      state.listenFilters = [...state.listenFilters, body?.params?.notifications ?? null].slice(-20);
     }
     if (target === 'naive') {
       if (req.method !== 'POST') return void res.writeHead(405).end();

@@ -29,7 +29,11 @@ export const SendMessageBody = z
     messages: z.array(z.unknown()).optional(),
     attachments: z.array(Attachment).max(100).optional(),
   })
-  .meta({ id: 'SendMessageBody', description: 'One of `text`, `message` or `messages` (useChat also sends id, trigger and messageId).' });
+  .meta({
+    id: 'SendMessageBody',
+    description:
+      'One of `text`, `message` or `messages`. `messages` is read as the AI SDK chat body (ChatRequestBody), exactly as on POST /v1/chat: a message, a regeneration (`trigger: "regenerate-message"`, `messageId`) or approval answers (the last message is the assistant message with them).',
+  });
 export type SendMessageBody = z.infer<typeof SendMessageBody>;
 
 /**

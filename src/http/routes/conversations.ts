@@ -4,6 +4,7 @@ import { Catalog } from '../../../shared/api/catalog';
 import { Message } from '../../../shared/api/common';
 import {
   ApprovalBody,
+  ChatRequestBody,
   CompleteBody,
   CompleteResponse,
   Conversation,
@@ -26,8 +27,8 @@ import { connectLinks } from '../../auth/connect-links';
 import { decodeCursor, directoryOf } from '../../conversation/directory';
 import { newConversationId } from '../../conversation/ids';
 import { userMessageFrom } from '../../conversation/user-message';
-import { loadConfig } from '../../config';
-import { badRequest } from '../../errors';
+import { formatIssues, loadConfig } from '../../config';
+import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
 import { unwrap } from '../../rpc';
 import { WS_SUBPROTOCOL } from '../auth';
@@ -237,6 +238,16 @@ export const conversations = routes()
     const body = c.req.valid('json');
     // One Durable Object call: start-up, ownership (404) and the turn.
     const stub = conversationStub(c.env, c.req.param('id'));
+    // The AI SDK's chat body (`DefaultChatTransport` pointed here): what it means on /v1/chat — a message, a
+    // regeneration (trigger "regenerate-message"), approval answers in the last assistant message. The route's id
+    // names the conversation; the body's chat id is not read.
+    if (body.messages !== undefined && body.text === undefined && body.message === undefined) {
+      const chat = ChatRequestBody.safeParse(body);
+      if (!chat.success) throw badRequest(`Not a chat request: ${formatIssues(chat.error)}`, 'invalid_body');
+      const answer = await stub.chatAs(c.get('principal'), chat.data);
+      if (answer === 'absent') throw notFound(`Conversation ${c.req.param('id')}`);
+      return turnStream(answer);
+    }
     return turnStream(await stub.sendMessageAs(c.get('principal'), userMessageFrom(body), body.attachments ?? []));
   })
   .openapi(runPrompt, async (c) => {

@@ -7,7 +7,19 @@ import { vaultName } from '../src/auth/vault';
 import { loadConfig } from '../src/config';
 import type { ServerState } from '../src/mcp/catalog';
 import { conversationStub } from './helpers/api';
-import { asUrl, browser, connect, connectWithLink, control, oauthUser, rsUrl, startConnect } from './helpers/oauth';
+import {
+  asUrl,
+  browser,
+  completeConnect,
+  connect,
+  connectAndComplete,
+  connectWithLink,
+  control,
+  handoverOf,
+  oauthUser,
+  rsUrl,
+  startConnect,
+} from './helpers/oauth';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 import { settleIn } from './helpers/conversation';
 
@@ -87,9 +99,9 @@ describe('a server each end user connects to (OAuth)', () => {
     const id = await newConversation('alice');
     expect((await catalogOf(id, 'alice')).account!.status).toBe('auth_required');
 
-    const page = await connect('alice', 'account', 'upstream-alice');
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('account is connected');
+    const completed = await connect('alice', 'account', 'upstream-alice');
+    expect(completed.status).toBe(200);
+    expect(await completed.json()).toEqual({ server: 'account', status: 'connected' });
 
     const { authorizeRequests, tokenRequests } = await state();
     const authorize = authorizeRequests.at(-1)!;
@@ -205,7 +217,7 @@ describe('a server each end user connects to (OAuth)', () => {
     // Other tools still work meanwhile.
     expect((await callAccountTool(id, 'account', 'whoami')).result?.text).toContain('You are upstream-frank');
 
-    await connectWithLink(account.connectUrl!, { login: 'upstream-frank' });
+    expect((await connectAndComplete(account.connectUrl!, 'frank', 'upstream-frank')).status).toBe(200);
     expect((await state()).authorizeRequests.at(-1)!.scope?.split(' ')).toContain('admin');
     expect((await callAccountTool(id, 'account', 'admin_report')).result?.text).toContain('Admin report for upstream-frank');
   });
@@ -256,14 +268,57 @@ describe('a server each end user connects to (OAuth)', () => {
     const steps = await startConnect(await link('hank'));
     expect((await browser(steps.callbackUrl.href, { headers: {} })).status).toBe(400); // no cookie: another browser
     const again = await startConnect(await link('hank'));
-    expect((await browser(again.callbackUrl.href, { headers: { cookie: again.cookie } })).status).toBe(200);
-    expect((await browser(again.callbackUrl.href, { headers: { cookie: again.cookie } })).status).toBe(400); // replayed
+    const handed = await handoverOf(await browser(again.callbackUrl.href, { headers: { cookie: again.cookie } }));
+    expect(handed).toBeDefined();
+    // The callback stores nothing; the completion is what is single use: a replayed one is refused.
+    expect((await completeConnect('hank', handed!.handover)).status).toBe(200);
+    const replayed = await completeConnect('hank', handed!.handover);
+    expect(replayed.status).toBe(400);
+    expect((await replayed.json<{ error: { code: string } }>()).error.code).toBe('invalid_state');
+    // A state that was altered is refused at the completion too.
+    const other = await startConnect(await link('hank'));
+    const altered = (await handoverOf(await browser(other.callbackUrl.href, { headers: { cookie: other.cookie } })))!.handover;
+    expect(
+      (
+        await completeConnect('hank', {
+          ...altered,
+          state: `${altered.state.slice(0, -2)}${altered.state.endsWith('A') ? 'B' : 'A'}${altered.state.slice(-1)}`,
+        })
+      ).status,
+    ).toBe(400);
 
     const once = await link('hank');
     expect((await browser(once)).status).toBe(302);
     expect((await browser(once)).status).toBe(400); // a connect link works once
     const forged = once.replace(/\/start\/.*/, '/start/k2.AAAA.BBBB');
     expect((await browser(forged)).status).toBe(400);
+  });
+
+  it('a connect link opened and approved by someone else never lands in its owner’s account', async () => {
+    // Bob mints a link for himself and gets a victim to open it: the victim's browser, the victim's upstream login.
+    const link = (await (await api('/v1/connections/account', 'bob-attacker', { method: 'POST' })).json<{ url: string }>()).url;
+    const page = await connectWithLink(link, { login: 'upstream-victim' });
+    expect(page.status).toBe(200);
+    const handed = await handoverOf(page.clone());
+    // Handed only to the window that opened it, on the service's own origin or the tenant's (none here): never to '*'.
+    expect(handed?.origins).toEqual(['https://mcp-ondemand.test']);
+    expect(await page.text()).not.toContain("'*'");
+    // Nothing was stored: bob is not connected, and no token was even asked for.
+    const status = async (user: string) =>
+      (await (await api('/v1/connections', user)).json<{ connections: Array<{ server: string; status: string }> }>()).connections.find(
+        (c) => c.server === 'account',
+      )!.status;
+    expect(await status('bob-attacker')).toBe('not_connected');
+    expect((await state()).tokenRequests.filter((t) => t.grantType === 'authorization_code')).toEqual([]);
+    // The victim's own app, signed in as the victim, receives the handover: completing it for bob's link is refused, and drops it.
+    const refused = await completeConnect('victim', handed!.handover);
+    expect(refused.status).toBe(403);
+    expect((await refused.json<{ error: { code: string } }>()).error.code).toBe('wrong_account');
+    expect(await status('bob-attacker')).toBe('not_connected');
+    expect(await status('victim')).toBe('not_connected');
+    // Dropped: even the link's owner cannot use it any more.
+    expect((await completeConnect('bob-attacker', handed!.handover)).status).toBe(400);
+    expect(await status('bob-attacker')).toBe('not_connected');
   });
 
   it('shows the refusal when the user does not grant access', async () => {

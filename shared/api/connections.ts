@@ -28,6 +28,20 @@ export const ConnectLink = z
   .meta({ id: 'ConnectLink' });
 export type ConnectLink = z.infer<typeof ConnectLink>;
 
+/** What the callback page hands to the window that opened the connect link (a `mcp-ondemand:oauth-code` message). */
+export const CompleteConnectionBody = z
+  .object({
+    state: z.string().min(1).max(2_000).meta({ description: 'The sealed `state` of the authorization, as handed over.' }),
+    code: z.string().min(1).max(4_096).meta({ description: 'The authorization code, as handed over.' }),
+    iss: z.string().max(2_000).optional().meta({ description: 'The authorization server’s `iss`, when it sent one (RFC 9207).' }),
+  })
+  .strict()
+  .meta({ id: 'CompleteConnectionBody' });
+export type CompleteConnectionBody = z.infer<typeof CompleteConnectionBody>;
+
+export const Connected = z.object({ server: ServerId, status: z.literal('connected') }).meta({ id: 'Connected' });
+export type Connected = z.infer<typeof Connected>;
+
 export const Disconnected = z
   .object({
     server: ServerId,

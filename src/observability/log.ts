@@ -32,6 +32,7 @@ export type LogEvent =
   | 'cache.kv'
   | 'auth.refresh'
   | 'auth.changed'
+  | 'auth.connect'
   | 'demo.mcp';
 
 export type LogLevel = 'info' | 'warn' | 'error';

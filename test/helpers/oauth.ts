@@ -55,10 +55,47 @@ export async function startConnect(link: string, login?: string): Promise<Connec
   return { start, authorizeUrl, callbackUrl: new URL(approved.headers.get('location')!), cookie };
 }
 
-/** Connects `server` for `user` (signed in upstream as `login`) through the API's connect link; returns the callback page. */
+/** What a callback page hands to the window that opened the link (its `mcp-ondemand:oauth-code` message), with the origins it is addressed to; undefined for any other page. */
+export interface Handover {
+  server: string;
+  state: string;
+  code: string;
+  iss?: string;
+}
+export async function handoverOf(page: Response): Promise<{ handover: Handover; origins: string[] } | undefined> {
+  const html = await page.text();
+  const handover = /const handover = (\{.*?\});\n/.exec(html)?.[1];
+  const origins = /const origins = (\[.*?\]);\n/.exec(html)?.[1];
+  if (!handover || !origins) return undefined;
+  const { type, ...rest } = JSON.parse(handover) as Handover & { type: string };
+  if (type !== 'mcp-ondemand:oauth-code') return undefined;
+  return { handover: rest, origins: JSON.parse(origins) as string[] };
+}
+
+/** What the window that opened the link does with the handover: completes it as the person signed in there (`user`). */
+export const completeConnect = (user: string, { server, ...body }: Handover) =>
+  exports.default.fetch(`http://localhost/v1/connections/${server}/complete`, {
+    method: 'POST',
+    headers: { ...oauthUser(user), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/**
+ * Connects `server` for `user` (signed in upstream as `login`) through the
+ * API's connect link, as the widget does: the popup's flow, then the
+ * handover completed as `user`. Returns the completion's answer, or the
+ * callback page when it handed nothing over (a refusal).
+ */
 export async function connect(user: string, server: string, login = `upstream-${user}`): Promise<Response> {
   const response = await exports.default.fetch(`http://localhost/v1/connections/${server}`, { method: 'POST', headers: oauthUser(user) });
   if (response.status !== 200) throw new Error(`connect link: ${response.status} ${await response.text()}`);
   const { url } = await response.json<{ url: string }>();
-  return connectWithLink(url, { login });
+  return connectAndComplete(url, user, login);
+}
+
+/** The popup's flow for `link`, then the handover completed as `user`; the callback page when it handed nothing over. */
+export async function connectAndComplete(link: string, user: string, login?: string): Promise<Response> {
+  const page = await connectWithLink(link, login ? { login } : {});
+  const handed = await handoverOf(page.clone());
+  return handed ? completeConnect(user, handed.handover) : page;
 }

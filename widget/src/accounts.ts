@@ -104,7 +104,12 @@ export class Accounts {
       this.show(server, 'waiting', `Finish signing in to ${server} in the window that opened.`);
       return url;
     };
-    connectInPopup(server, link, flow.signal).then(
+    // The callback hands the code back to this window; completing it as the person signed in here is what connects.
+    const complete = async (handover: { state: string; code: string; iss?: string }) => {
+      this.show(server, 'waiting', `Finishing the connection to ${server}…`);
+      await this.host.api.completeConnection(server, handover);
+    };
+    connectInPopup(server, link, complete, flow.signal).then(
       (outcome) => this.settle(server, flow, outcome),
       (error: unknown) => this.settle(server, flow, undefined, error),
     );

@@ -89,6 +89,10 @@ export class ChatApi {
   connectLink(server: string): Promise<{ server: string; url: string; expiresAt: string }> {
     return this.json('POST', `/v1/connections/${encodeURIComponent(server)}`);
   }
+  /** Completes a connect with what the callback page handed back (only the link's owner can). */
+  completeConnection(server: string, body: { state: string; code: string; iss?: string }): Promise<{ server: string; status: 'connected' }> {
+    return this.json('POST', `/v1/connections/${encodeURIComponent(server)}/complete`, body);
+  }
   /** Revoked at the server where it can be, then forgotten. */
   disconnect(server: string): Promise<{ server: string; status: string; revoked: string }> {
     return this.json('DELETE', `/v1/connections/${encodeURIComponent(server)}`);

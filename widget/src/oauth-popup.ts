@@ -12,17 +12,32 @@ const WINDOW_NAME = 'mcp-ondemand-oauth';
 const FEATURES = 'popup,width=520,height=680';
 const CLOSED_POLL_MS = 400;
 
+/** What the callback page hands back: completed by the person signed in here (`POST /v1/connections/:server/complete`). */
+export interface Handover {
+  state: string;
+  code: string;
+  iss?: string;
+}
+
 /**
  * Connects `server` in a popup. Call it from the click handler itself: the
  * window opens blank before anything is awaited, so a popup blocker sees
  * the click; it is sent on once the link arrives (minted now, not when the
- * card appeared: links are single use and live 10 minutes). Only a message
+ * card appeared: links are single use and live 10 minutes). The callback
+ * page hands the authorization code back here (`mcp-ondemand:oauth-code`),
+ * and `complete` finishes it as the person signed in to this page — the
+ * service stores nothing for a link someone else opened. Only a message
  * from that very window, from the link's origin, about this server counts
  * (any page can post a message to ours). Resolves `closed` when the person
  * closes the window first. Aborting `signal` (a new connect took over the
  * window, or the widget left the page) stops listening: it never settles.
  */
-export function connectInPopup(server: string, link: () => Promise<string>, signal: AbortSignal): Promise<PopupOutcome> {
+export function connectInPopup(
+  server: string,
+  link: () => Promise<string>,
+  complete: (handover: Handover) => Promise<void>,
+  signal: AbortSignal,
+): Promise<PopupOutcome> {
   const popup = window.open('', WINDOW_NAME, FEATURES);
   if (!popup) return Promise.resolve({ kind: 'blocked' });
   try {
@@ -40,9 +55,22 @@ export function connectInPopup(server: string, link: () => Promise<string>, sign
       else if (outcome) resolve(outcome);
     };
     const stop = () => done();
+    let completing = false;
     const onMessage = (event: MessageEvent) => {
-      const data = event.data as { type?: unknown; server?: unknown; ok?: unknown; error?: unknown } | null;
-      if (event.source !== popup || !origin || event.origin !== origin || data?.type !== 'mcp-ondemand:oauth' || data.server !== server) return;
+      const data = event.data as { type?: unknown; server?: unknown; ok?: unknown; error?: unknown; state?: unknown; code?: unknown; iss?: unknown } | null;
+      if (event.source !== popup || !origin || event.origin !== origin || data?.server !== server) return;
+      if (data.type === 'mcp-ondemand:oauth-code' && typeof data.state === 'string' && typeof data.code === 'string' && !completing) {
+        completing = true;
+        clearInterval(poll); // the window may be closed now: the outcome is the completion's
+        const handover = { state: data.state, code: data.code, ...(typeof data.iss === 'string' ? { iss: data.iss } : {}) };
+        complete(handover).then(
+          () => done({ kind: 'connected' }),
+          (error: unknown) => done(undefined, error),
+        );
+        popup.close();
+        return;
+      }
+      if (data.type !== 'mcp-ondemand:oauth') return;
       if (data.ok === true) return done({ kind: 'connected' });
       done({ kind: 'refused', ...(typeof data.error === 'string' && data.error ? { reason: data.error.slice(0, 300) } : {}) });
     };

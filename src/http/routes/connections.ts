@@ -1,14 +1,15 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { ConnectionList, ConnectLink, Disconnected } from '../../../shared/api/connections';
-import { connectLink } from '../../auth/tickets';
+import { CompleteConnectionBody, Connected, ConnectionList, ConnectLink, Disconnected } from '../../../shared/api/connections';
+import { connectLink, openState } from '../../auth/tickets';
 import { vaultOf } from '../../auth/vault';
 import { loadConfig, serversOf } from '../../config';
 import { oauthSetup } from '../../config/oauth';
-import { notFound } from '../../errors';
+import { ApiError, badRequest, notFound } from '../../errors';
+import { errorFields, logEvent } from '../../observability/log';
 import { unwrap } from '../../rpc';
 import { announceAuthorizationChange } from '../reauthorize';
-import { errors, json, routes, V1_ERRORS } from '../openapi';
+import { errors, json, jsonBody, jsonRequest, routes, V1_ERRORS } from '../openapi';
 import type { Principal } from '../types';
 
 const tags = ['connections'];
@@ -33,6 +34,17 @@ const mint = createRoute({
   request: { params: ServerParams },
   responses: { 200: json(ConnectLink, 'The link.'), ...errors(404, ...V1_ERRORS) },
 });
+const complete = createRoute({
+  method: 'post',
+  path: '/{server}/complete',
+  tags,
+  summary: 'Complete a connect',
+  description:
+    'What the callback page handed to the window that opened the connect link (`mcp-ondemand:oauth-code`), sent by the person the link was made for: only they can complete it, so a link someone else opens and approves never lands in its owner’s account.',
+  middleware: [jsonRequest] as const,
+  request: { params: ServerParams, body: jsonBody(CompleteConnectionBody) },
+  responses: { 200: json(Connected, 'Connected.'), ...errors(400, 403, 404, 415, 502, ...V1_ERRORS) },
+});
 const disconnect = createRoute({
   method: 'delete',
   path: '/{server}',
@@ -46,7 +58,9 @@ const disconnect = createRoute({
 /**
  * `/v1/connections`: the caller's own connections to the tenant's OAuth
  * servers (docs/API.md). Lists them (never a token), mints a connect link
- * (`POST /:server`), and disconnects (`DELETE /:server`: revoked at the
+ * (`POST /:server`), completes a connect with what the callback page handed
+ * to the window that opened it (`POST /:server/complete`: the caller must be
+ * the link's owner), and disconnects (`DELETE /:server`: revoked at the
  * server where it can, then forgotten; open conversations drop the connection).
  */
 export const connections = routes()
@@ -69,6 +83,25 @@ export const connections = routes()
     const server = oauthServer(c.env, principal, c.req.param('server'));
     const link = await connectLink(oauthSetup(c.env), { tenant: principal.tenant, user: principal.user }, server);
     return c.json({ server, url: link.url, expiresAt: new Date(link.expiresAt).toISOString() }, 200);
+  })
+  .openapi(complete, async (c) => {
+    const principal = c.get('principal');
+    const server = oauthServer(c.env, principal, c.req.param('server'));
+    const { state, code, iss } = c.req.valid('json');
+    const ticket = await openState(oauthSetup(c.env), state);
+    if (!ticket || ticket.server !== server)
+      throw badRequest('This authorization is not valid: it has expired, was altered, or is for another server. Connect again', 'invalid_state');
+    const owner = { tenant: ticket.tenant, user: ticket.user };
+    if (owner.tenant !== principal.tenant || owner.user !== principal.user) {
+      // Someone approved a link made for another account (the attack this step exists for): it is dropped, unused.
+      await vaultOf(c.env, owner).abandon(ticket.nonce);
+      logEvent('auth.connect', { server, outcome: 'wrong_account' }, 'warn');
+      throw new ApiError(403, 'wrong_account', 'This connect link was made for another account: only the person who asked for it can complete it');
+    }
+    const grant = unwrap(await vaultOf(c.env, owner).finish(owner, server, ticket.nonce, { code, iss }));
+    // Before the answer: a conversation the user goes back to has already dropped the old connection.
+    await announceAuthorizationChange(c.env, owner, server, grant).catch((e) => logEvent('auth.changed', { server, ...errorFields(e) }, 'warn'));
+    return c.json({ server, status: 'connected' as const }, 200);
   })
   .openapi(disconnect, async (c) => {
     const principal = c.get('principal');

@@ -6,9 +6,8 @@ import { NONCE, secureHeaders } from 'hono/secure-headers';
 import { CLIENT_NAME } from '../../auth/record-provider';
 import { newNonce, openState, openTicket, sealState, START_PATH, AUTHORIZATION_TTL_MS } from '../../auth/tickets';
 import { vaultOf } from '../../auth/vault';
+import { loadConfig } from '../../config';
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, oauthSetup } from '../../config/oauth';
-import { errorFields, logEvent } from '../../observability/log';
-import { announceAuthorizationChange } from '../reauthorize';
 import { z } from 'zod';
 import { ClientMetadata } from '../../../shared/api/service';
 import { json, routes } from '../openapi';
@@ -72,7 +71,8 @@ const callback = createRoute({
  * `/v1` (a popup carries no API token; the sealed ticket and state do):
  * - `GET /oauth/client-metadata.json`: our client ID metadata document;
  * - `GET /oauth/start/<ticket>`: the connect link; sets the browser cookie, sends the user to the authorization server;
- * - `GET /oauth/callback`: checks `state` (sealed, single use, this browser's), exchanges the code, tells the user's conversations.
+ * - `GET /oauth/callback`: checks `state` (sealed, this browser's) and hands the code to the window that opened the link,
+ *   on our or the tenant's origins only; the person signed in there completes it (`POST /v1/connections/:server/complete`).
  * The callback only ever renders a page: no redirect a third party could steer.
  */
 export const oauth = routes()
@@ -149,19 +149,43 @@ export const oauth = routes()
     }
     const code = c.req.query('code');
     if (!code) return answerPage(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');
-    const finished = await vault.finish(owner, ticket.server, ticket.nonce, { code, iss: c.req.query('iss') });
-    if (!finished.ok)
-      return answerPage(c, finished.error.status, `${ticket.server} was not connected`, finished.error.message, {
-        server: ticket.server,
-        ok: false,
-        error: finished.error.message,
-      });
-    // Before the page: a conversation the user goes back to has already dropped the old connection.
-    await announceAuthorizationChange(c.env, owner, ticket.server, finished.value).catch((e) =>
-      logEvent('auth.changed', { server: ticket.server, ...errorFields(e) }, 'warn'),
-    );
-    return answerPage(c, 200, `${ticket.server} is connected`, 'You can close this window and go back to the chat.', { server: ticket.server, ok: true });
+    // Not stored here: whoever opens a link approves as themselves, and the link may not be theirs (someone mints a
+    // link for their own account and gets you to open and approve it — your grant would land in their vault). The code
+    // goes back to the window that opened this one, on the service's or the tenant's own origins only, and the person
+    // signed in there completes it (POST /v1/connections/:server/complete): only the link's owner can.
+    const handover = { server: ticket.server, state: c.req.query('state')!, code, ...(c.req.query('iss') ? { iss: c.req.query('iss') } : {}) };
+    return handoverPage(c, handover, handoverOrigins(c.env, setup.publicUrl.origin, ticket.tenant));
   });
+
+/** Where a callback may hand its code: this service's own origin (the demo page, the API reference) and the tenant's allowed origins (the pages embedding the widget). */
+function handoverOrigins(env: Env, own: string, tenant: string): string[] {
+  const allowed = loadConfig(env).tenants?.find((t) => t.id === tenant)?.allowedOrigins ?? [];
+  return [...new Set([own, ...allowed])];
+}
+
+/**
+ * The callback's page: hands `{server, state, code, iss}` to the window that
+ * opened it — one postMessage per allowed origin, each with that exact
+ * target, so a page on any other origin that opened the link gets nothing —
+ * and waits to be closed by it.
+ */
+function handoverPage(c: Context<AppBindings>, handover: { server: string; state: string; code: string; iss?: string | undefined }, origins: string[]) {
+  const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
+  const message = JSON.stringify({ type: 'mcp-ondemand:oauth-code', ...handover }).replace(/</g, '\\u003c');
+  const targets = JSON.stringify(origins).replace(/</g, '\\u003c');
+  const title = `Finishing the connection to ${handover.server}`;
+  const body = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title>
+<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}</style></head>
+<body><h1>${title}</h1><p id="note">The chat window that opened this one finishes it.</p>
+<script nonce="${nonce}">
+const handover = ${raw(message)};
+const origins = ${raw(targets)};
+if (window.opener) for (const origin of origins) window.opener.postMessage(handover, origin);
+else document.getElementById('note').textContent = 'Open the connect link from the chat that asked you to connect: it finishes there.';
+</script></body></html>`;
+  return c.html(body, 200);
+}
 
 /** A small page for the popup; it tells the window that opened it (nothing secret: the server id, the outcome and the reason it shows) and closes itself on success. */
 function answerPage(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; ok: boolean; error?: string }) {

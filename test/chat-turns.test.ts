@@ -108,6 +108,60 @@ describe('a 5 MB tool result', () => {
     expect(JSON.parse(frame)).toMatchObject({ type: 'cf_agent_chat_messages', connect: true });
   });
 
+  it('goes with the message that owns it: on regenerate, on a failed turn, on a client removing it', async () => {
+    const id = await createConversation(HOSTILE);
+    const stub = await conversationStub(id);
+    const kept = () =>
+      runInDurableObject(stub, (_instance, state) =>
+        state.storage.sql
+          .exec<{ uri: string }>(`SELECT DISTINCT uri FROM large_results`)
+          .toArray()
+          .map((r) => r.uri),
+      );
+    const drain = async (live: { reader(): ReadableStream } | undefined) => {
+      const reader = live!.reader().getReader();
+      while (!(await reader.read()).done);
+    };
+    const reporting = () => scriptedModel((_call, index) => (index === 0 ? callTools(['hostile__big_report', {}]) : say('read it')));
+    await runInDurableObject(stub, async (instance) =>
+      drain(await turnIn(instance, [userMessage('the report')], { model: reporting(), acceptsImages: false, spec: 'mock' })),
+    );
+    expect(await kept()).toHaveLength(1);
+
+    // Regenerated without the tool: the old answer's result goes with it.
+    const plain = scriptedModel(() => say('no report this time'));
+    await runInDurableObject(stub, async (instance) =>
+      drain(await instance.services.chat({ kind: 'regenerate', messageId: undefined }, { model: plain, acceptsImages: false, spec: 'mock' })),
+    );
+    expect((await snapshot(id, HOSTILE)).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(await kept()).toEqual([]);
+
+    // A turn that calls the tool, then fails: nothing of it is saved, and neither is its result.
+    const failing = scriptedModel((_call, index) => {
+      if (index === 0) return callTools(['hostile__big_report', {}]);
+      throw new Error('the model went away');
+    });
+    await runInDurableObject(stub, async (instance) =>
+      drain(await turnIn(instance, [userMessage('again')], { model: failing, acceptsImages: false, spec: 'mock' })),
+    );
+    expect((await snapshot(id, HOSTILE)).messages).toHaveLength(2);
+    expect(await kept()).toEqual([]);
+
+    // Kept by a saved answer, then removed by the client (setMessages over the socket: only the first two kept).
+    await runInDurableObject(stub, async (instance) =>
+      drain(await turnIn(instance, [userMessage('once more')], { model: reporting(), acceptsImages: false, spec: 'mock' })),
+    );
+    expect(await kept()).toHaveLength(1);
+    const first = (await snapshot(id, HOSTILE)).messages.slice(0, 2);
+    const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', ...HOSTILE } });
+    const socket = response.webSocket!;
+    socket.accept();
+    socket.send(JSON.stringify({ type: 'cf_agent_chat_messages', messages: first }));
+    await waitFor(async () => ((await snapshot(id, HOSTILE)).messages.length === 2 ? true : undefined), 'the removal');
+    socket.close();
+    expect(await kept()).toEqual([]);
+  });
+
   it('a message longer than a row is stored in pieces and read back whole', async () => {
     const id = await createConversation(HOSTILE);
     const huge: UIMessage = { id: 'huge-1', role: 'assistant', parts: [{ type: 'text', text: `${'é'.repeat(1_200_000)}🙂${'x'.repeat(900_000)}` }] };

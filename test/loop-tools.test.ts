@@ -51,7 +51,7 @@ describe('listing tools', () => {
 });
 
 describe('MCP tool results, mapped faithfully', () => {
-  it('resource links become readable; embedded resources are wrapped (text) or described (blob); isError is an error', async () => {
+  it('resource links become readable; embedded resources are wrapped (text, and a textual blob) or described (binary); isError is an error', async () => {
     const id = await createConversation();
     const model = scriptedModel((call, i) => {
       if (i === 0)
@@ -72,7 +72,9 @@ describe('MCP tool results, mapped faithfully', () => {
     const [links, text, blob, failed] = results(model, 1);
     expect(links!.text).toContain('[Resource link: demo://resource/dynamic/blob/1');
     expect(text!.text).toContain('<resource server="everything" uri="demo://resource/dynamic/text/3" mime="text/plain">');
-    expect(blob!.text).toContain('[Binary resource: text/plain');
+    // A blob declared text/plain whose bytes are UTF-8 is shown as the text it is (issue 25); other blobs are still described.
+    expect(blob!.text).toContain('<resource server="everything" uri="demo://resource/dynamic/blob/4" mime="text/plain">\nResource 4: This is a base64 blob');
+    expect(blob!.text).not.toContain('[Binary resource');
     expect(failed).toMatchObject({ error: true });
     expect(failed!.text).toContain('No task #999999');
     const unnamed = results(model, 2).at(-1)!;
@@ -80,7 +82,7 @@ describe('MCP tool results, mapped faithfully', () => {
     expect(unnamed.text).toContain('everything');
     const followed = results(model, 3).at(-1)!;
     expect(followed).toMatchObject({ toolName: 'read_resource', error: false });
-    expect(followed.text).toContain('server everything');
+    expect(followed.text).toContain('<resource server="everything" uri="demo://resource/dynamic/blob/1" mime="text/plain">');
   });
 });
 

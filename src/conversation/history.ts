@@ -106,10 +106,11 @@ export class History {
    * user messages are kept, marked interrupted; an approved tool call whose
    * continuation was cut gets an error result saying so (the history must
    * stay valid for the next turn, and the tool is not run again blindly).
+   * True when there was such a turn.
    */
-  recoverInterrupted(): void {
+  recoverInterrupted(): boolean {
     const marks = this.storage.sql.exec<{ id: string; kind: string }>(`SELECT id, kind FROM turn_pending`).toArray();
-    if (!marks.length) return;
+    if (!marks.length) return false;
     const byId = new Map(this.load().map((message) => [message.id, message]));
     const changed: UIMessage[] = [];
     for (const { id, kind } of marks) {
@@ -119,6 +120,7 @@ export class History {
       else changed.push({ ...message, parts: message.parts.map(settleInterruptedApproval) });
     }
     this.storage.transactionSync(() => this.write(changed, true));
+    return true;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { LargeResultStore } from '../tools/large-results';
+import { toolResultUri, type LargeResultStore } from '../tools/large-results';
 
 /** Characters per row: at most 1.5 MB in UTF-8, under Durable Object SQLite's 2 MB per value. */
 export const ROW_CHARS = 500_000;
@@ -36,6 +36,16 @@ export class SqlLargeResultStore implements LargeResultStore {
   get(uri: string): { server: string; text: string } | undefined {
     const rows = this.storage.sql.exec<{ server: string; text: string }>(`SELECT server, text FROM large_results WHERE uri = ? ORDER BY n`, uri).toArray();
     return rows.length ? { server: rows[0]!.server, text: rows.map((r) => r.text).join('') } : undefined;
+  }
+
+  keepOnly(toolCallIds: ReadonlySet<string>): number {
+    const keep = new Set([...toolCallIds].map(toolResultUri));
+    const gone = this.storage.sql
+      .exec<{ uri: string }>(`SELECT DISTINCT uri FROM large_results`)
+      .toArray()
+      .filter((row) => !keep.has(row.uri));
+    if (gone.length) this.storage.transactionSync(() => gone.forEach(({ uri }) => this.storage.sql.exec(`DELETE FROM large_results WHERE uri = ?`, uri)));
+    return gone.length;
   }
 
   clear(): void {

@@ -18,6 +18,7 @@ import { prepareTurn, type PreparedTurn, type TurnInputRequest } from '../loop/p
 import type { McpSessions } from '../mcp/sessions';
 import { newRequestId, withRequest } from '../observability/context';
 import { errorFields, logEvent } from '../observability/log';
+import { toolCallIdsOf } from '../tools/large-results';
 import { readForDisplay } from '../tools/resource-view';
 import { chatAction, type ChatAction } from './chat-request';
 import { type ChatConnection, ChatSocket } from './chat-socket';
@@ -108,10 +109,15 @@ export class ConversationServices {
       stop: () => this.turns.stop(),
       answerElicitation: (id, answer) => this.turns.answerElicitation(id, answer),
       clear: () => this.clearAll(),
-      keepOnly: (ids) => (ids.length ? this.history.keepOnly(ids) : this.clearAll()), // an empty list clears
+      keepOnly: (ids) => {
+        if (!ids.length) return this.clearAll(); // an empty list clears
+        this.history.keepOnly(ids);
+        this.largeResults.keepOnly(toolCallIdsOf(this.history.load()));
+      },
     });
-    // A new instance: no turn runs here yet, so one still marked pending was cut by an abort.
-    this.history.recoverInterrupted();
+    // A new instance: no turn runs here yet, so one still marked pending was cut by an abort (and what its
+    // tool calls kept belongs to an answer that was never saved).
+    if (this.history.recoverInterrupted()) this.largeResults.keepOnly(toolCallIdsOf(this.history.load()));
   }
 
   /** Writes the existence row unless it exists (the first owner stays) and tells the owner's threads list. */

@@ -10,7 +10,7 @@ import { prepareTurnContext } from '../loop/turn-context';
 import type { ServerState } from '../mcp/catalog';
 import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
 import type { McpSessions } from '../mcp/sessions';
-import type { LargeResultStore } from '../tools/large-results';
+import { toolCallIdsOf, type LargeResultStore } from '../tools/large-results';
 import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import { type ApprovalAnswer, type History, pendingApprovals, regenerationCut, settleOpenToolCalls, type ToolCallAnswer } from './history';
@@ -224,8 +224,11 @@ export class TurnRunner {
     const save = (messages: UIMessage[]) => {
       this.elicitations = undefined;
       this.write = undefined;
-      if (replaceFrom) history.replaceFrom(replaceFrom, messages);
-      else history.save(messages);
+      if (replaceFrom) {
+        history.replaceFrom(replaceFrom, messages);
+        // The replaced answer's long tool results go with it.
+        this.host.largeResults.keepOnly(toolCallIdsOf(messages));
+      } else history.save(messages);
       this.host.saved(messages);
       this.host.ended();
       report(endOf(messages));
@@ -251,6 +254,8 @@ export class TurnRunner {
           this.elicitations = undefined;
           this.write = undefined;
           history.rollback();
+          // Long results its tool calls kept belong to a message that was never saved.
+          this.host.largeResults.keepOnly(toolCallIdsOf(history.load()));
           this.host.ended();
           report(error === undefined ? { outcome: 'error' } : errorFields(error), 'warn');
         },

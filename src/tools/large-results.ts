@@ -9,6 +9,23 @@
 export interface LargeResultStore {
   put(uri: string, server: string, text: string): void;
   get(uri: string): { server: string; text: string } | undefined;
+  /**
+   * Keeps only the results of these tool calls: the others' messages are
+   * gone (removed, regenerated, a failed or cut turn's). Returns how many
+   * results went.
+   */
+  keepOnly(toolCallIds: ReadonlySet<string>): number;
+}
+
+/** Every tool call id in `messages` (the owners a kept result may have). */
+export function toolCallIdsOf(messages: ReadonlyArray<{ parts: ReadonlyArray<unknown> }>): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages)
+    for (const part of message.parts) {
+      const id = (part as { toolCallId?: unknown }).toolCallId;
+      if (typeof id === 'string') ids.add(id);
+    }
+  return ids;
 }
 
 export const TOOL_RESULT_SCHEME = 'tool-result://';

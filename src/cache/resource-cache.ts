@@ -1,4 +1,5 @@
 import type { Settings } from '../config';
+import { BoundedMap } from './bounded-map';
 import { errorFields, logEvent } from '../observability/log';
 import type { InvalidationLog } from './invalidation-log';
 import { kvKey, memoryKey } from './keys';
@@ -53,14 +54,21 @@ export interface CacheReadResult {
  */
 export class ResourceCache {
   private readonly memory: MemoryLayer;
-  /** Bumped by every invalidation, so a load that raced with one is not stored. */
-  private readonly generations = new Map<string, number>();
+  /**
+   * Set from one counter by every invalidation, so a load that raced with
+   * one is not stored. Bounded (CACHE_TRACKED_URIS): a forgotten key's
+   * generation is the floor, the latest forgotten — never an older value,
+   * which could make a raced load look current.
+   */
+  private readonly generations: BoundedMap<string, number>;
+  private generation = 0;
+  private generationFloor = 0;
   /** Bumped by `invalidateServer`, for the same reason. */
   private readonly serverEpochs = new Map<string, number>();
   /** Concurrent misses of one key share one upstream read (if nothing invalidated the key in between). */
   private readonly inflight = new Map<string, { promise: Promise<CachedResource>; version: string }>();
-  /** The KV key space each URI's copies were last seen in (public or private): one KV lookup instead of two. */
-  private readonly kvScopes = new Map<string, KvScope>();
+  /** The KV key space each URI's copies were last seen in (public or private): one KV lookup instead of two. Bounded: forgetting costs a lookup. */
+  private readonly kvScopes: BoundedMap<string, KvScope>;
   private readonly pendingDeletes = new Set<string>();
   /** Servers whose KV copies live in a partition of the scope (see `partition`). */
   private readonly partitions = new Map<string, string>();
@@ -72,9 +80,22 @@ export class ResourceCache {
     private readonly log: InvalidationLog,
     /** KV scope strings of this conversation: its tenant's, and its end user's. */
     private readonly scopes: Record<KvScope, string>,
-    private readonly settings: Pick<Settings, 'CACHE_MAX_AGE_MS' | 'KV_MAX_ENTRY_BYTES' | 'MEMORY_CACHE_BYTES'>,
+    private readonly settings: Pick<Settings, 'CACHE_MAX_AGE_MS' | 'KV_MAX_ENTRY_BYTES' | 'MEMORY_CACHE_BYTES'> & Partial<Pick<Settings, 'CACHE_TRACKED_URIS'>>,
   ) {
     this.memory = new MemoryLayer(settings.MEMORY_CACHE_BYTES);
+    const tracked = settings.CACHE_TRACKED_URIS ?? 10_000;
+    this.generations = new BoundedMap(tracked, (_key, value) => (this.generationFloor = Math.max(this.generationFloor, value)));
+    this.kvScopes = new BoundedMap(tracked);
+  }
+
+  /**
+   * Whether this conversation's clock stamped `entry` (its fetch, its
+   * coverage): only then may it be ordered against this conversation's
+   * invalidations or its channel's coverage (another Durable Object's clock
+   * may be ahead).
+   */
+  isOwn(entry: Pick<CachedResource, 'writer'>): boolean {
+    return entry.writer === this.log.writer;
   }
 
   /** The KV key space copies of `ref` were last seen in, if known. */
@@ -115,7 +136,7 @@ export class ResourceCache {
   }
 
   private versionOf(key: string, server: string): string {
-    return `${this.generations.get(key) ?? 0}:${this.serverEpochs.get(server) ?? 0}`;
+    return `${this.generations.get(key) ?? this.generationFloor}:${this.serverEpochs.get(server) ?? 0}`;
   }
 
   /**
@@ -126,7 +147,7 @@ export class ResourceCache {
   invalidate(ref: CacheRef): void {
     const key = memoryKey(ref);
     this.memory.delete(key);
-    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+    this.generations.set(key, ++this.generation);
     this.log.record(key);
     this.inflight.delete(key); // a later read must not join a load that started before this
     if (this.pendingDeletes.has(key)) return;
@@ -176,9 +197,19 @@ export class ResourceCache {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  /** Not fetched before an invalidation of its URI or its server. */
+  /**
+   * Not fetched before an invalidation of its URI or its server. A copy
+   * another conversation stamped cannot be ordered against ours (its clock
+   * may be ahead): it is refused while this conversation has an
+   * invalidation of the URI or its server on record (up to CACHE_MAX_AGE_MS,
+   * past which KV copies are refused anyway); this conversation reads the
+   * server instead, and its own copy is then ordered by its own clock.
+   */
   private notInvalidated(key: string, entry: CachedResource): boolean {
-    return entry.fetchedAt > this.log.at(key) && entry.fetchedAt > this.log.at(serverKey(entry.server));
+    const uriAt = this.log.at(key);
+    const serverAt = this.log.at(serverKey(entry.server));
+    if (!this.isOwn(entry)) return uriAt === 0 && serverAt === 0;
+    return entry.fetchedAt > uriAt && entry.fetchedAt > serverAt;
   }
 
   /** The freshest usable KV copy among the key spaces to try (KV errors are a miss: the server can answer). */
@@ -220,6 +251,7 @@ export class ResourceCache {
           fetchedAt,
           bytes: loaded.contents.reduce((sum, c) => sum + c.size, 0),
           ...(loaded.hint ? { hint: loaded.hint } : {}),
+          writer: this.log.writer,
         };
         if (this.versionOf(key, ref.server) === version) {
           this.memory.set(key, entry);

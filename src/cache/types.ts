@@ -19,6 +19,13 @@ export interface CachedResource {
   hint?: CacheHint;
   /** Sum of `contents[].size`. */
   bytes: number;
+  /**
+   * Which conversation's clock stamped `fetchedAt` (InvalidationLog.writer).
+   * Only copies of its own are ordered against a conversation's own
+   * invalidations and channel coverage: another Durable Object's clock may
+   * be ahead. Absent on copies written before this field.
+   */
+  writer?: string;
 }
 
 /** Identifies a cached resource within one conversation (one end user). */

@@ -29,6 +29,15 @@ export const SettingsSchema = z.object({
   ),
   /** Resources bigger than this are cached in memory only (KV values are limited to 25 MiB). */
   KV_MAX_ENTRY_BYTES: int(1_024, 5 * 1024 * 1024).describe(`larger resources are cached in memory only`),
+  /**
+   * URIs each conversation keeps per-URI records of (invalidation times,
+   * generations, which KV space a copy was in), least recently used
+   * forgotten first — each on the safe side: a forgotten invalidation is
+   * assumed to be as late as the latest forgotten one.
+   */
+  CACHE_TRACKED_URIS: int(100, 10_000).describe(
+    `URIs each conversation keeps per-URI cache records of (invalidations, generations, KV space), least recently used forgotten first — on the safe side: a forgotten invalidation counts as the latest forgotten one`,
+  ),
   /** Bytes of resource contents each conversation keeps in memory (least recently used go first). */
   MEMORY_CACHE_BYTES: int(0, 16 * 1024 * 1024).describe(`resource bytes each conversation keeps in memory (least recently used evicted first)`),
   /**

@@ -169,7 +169,7 @@ export class LiveSessions {
     const scopes = { shared: `tenant:${tenant}`, user: `tenant:${tenant}:user:${user}` };
     const cache = (this.cache = new ResourceCache(
       this.host.env.RESOURCE_CACHE,
-      new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS),
+      new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS, settings.CACHE_TRACKED_URIS),
       scopes,
       settings,
     ));

@@ -31,6 +31,12 @@ export class CatalogRefresher {
   private discovering: Promise<void> | undefined;
   /** Lists whose shared copy was dropped since they were last listed. */
   private readonly droppedShared = new Set<CatalogKind>();
+  /**
+   * Lists taken from a shared copy: stamped by another conversation's
+   * clock, so never ordered against our channel's coverage — they live by
+   * their hint or CACHE_MAX_AGE_MS until this conversation lists them itself.
+   */
+  private readonly copied = new Set<CatalogKind>();
 
   constructor(
     private readonly state: ServerState,
@@ -82,7 +88,8 @@ export class CatalogRefresher {
       const fetchedAt = this.state.fetchedAt[kind];
       const hint = this.state.cacheHints?.[kind];
       const entry = { fetchedAt: fetchedAt ?? 0, ...(hint ? { hint } : {}) };
-      return fetchedAt === undefined || !isServable(entry, { now, coveredSince: listCoveredSince(kind), reuseSince }, catalogPolicy);
+      const coveredSince = this.copied.has(kind) ? undefined : listCoveredSince(kind);
+      return fetchedAt === undefined || !isServable(entry, { now, coveredSince, reuseSince }, catalogPolicy);
     });
   }
 
@@ -167,6 +174,8 @@ export class CatalogRefresher {
     (state[kind] as unknown[]) = items;
     state.fetchedAt[kind] = fetchedAt;
     if (!copied) this.droppedShared.delete(kind);
+    if (copied) this.copied.add(kind);
+    else this.copied.delete(kind);
     state.cacheHints = { ...state.cacheHints, [kind]: hint };
     if (!hint) delete state.cacheHints[kind];
     this.store.saveCatalog(state.id, kind, items, fetchedAt);

@@ -67,7 +67,8 @@ export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> 
     {
       kvScopes: kvScopesToTry(cache.knownScope(ref), policy),
       ready,
-      servable: (copy) => isServable(copy, { now: Date.now(), coveredSince: channel?.coveredSince(uri), reuseSince }, policy),
+      // Coverage is our channel's, by our clock: only a copy we stamped can be ordered against it.
+      servable: (copy) => isServable(copy, { now: Date.now(), coveredSince: cache.isOwn(copy) ? channel?.coveredSince(uri) : undefined, reuseSince }, policy),
     },
     async () => {
       await watched;
@@ -85,7 +86,7 @@ export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> 
       }
     },
   );
-  const since = channel?.coveredSince(uri);
+  const since = cache.isOwn(entry) ? channel?.coveredSince(uri) : undefined;
   const covered = since !== undefined && entry.fetchedAt >= since;
   return {
     server,

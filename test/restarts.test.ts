@@ -1,9 +1,9 @@
-import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import type { UIMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';
-import { demoTaskTitles } from './helpers/demo-client';
+import { demoTaskTitles, waitFor } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, stalledModel, toolResults, untilText, userMessage } from './helpers/turns';
 import { approveIn, turnIn } from './helpers/conversation';
 
@@ -109,5 +109,40 @@ describe('Durable Object aborted mid-approval', () => {
     const final = await snapshot(id);
     expect(final.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect((await demoTaskTitles()).filter((t) => t === title)).toHaveLength(1);
+  });
+});
+
+describe('Durable Object evicted with 2025 sessions open', () => {
+  // The lazy tenant's notes2025: the SDK v2 stateful server spoken in 2025-11-25 (real sessions; it counts DELETEs).
+  const LAZY = { authorization: 'Bearer test-key-lazy', 'x-end-user': 'evicted' };
+  const v2 = inject('v2Url');
+  const stateful = async () => (await (await fetch(`${v2}/__control/stateful/state`)).json()) as { sessions: number; deletes: number };
+  const readNote = async (id: string) => {
+    const response = await api(
+      `/v1/conversations/${id}/resources/read`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'notes2025', uri: 'v2://notes/public' }) },
+      LAZY,
+    );
+    expect(response.status).toBe(200);
+    await response.text();
+  };
+
+  it.each([
+    ['the idle alarm of the next instance', async (id: string) => void (await runDurableObjectAlarm(await conversationStub(id)))],
+    ['the next instance’s first connection', async (id: string) => readNote(id)],
+  ])('ends the session the evicted instance left open: %s', async (_how, wake) => {
+    const id = await createConversation(LAZY);
+    await readNote(id); // an API read connects: a 2025 session on the server
+    const opened = await stateful();
+    await abortAllDurableObjects(); // evicted: nothing ran, no DELETE was sent
+    expect((await stateful()).deletes).toBe(opened.deletes);
+    await wake(id);
+    await waitFor(async () => ((await stateful()).deletes > opened.deletes ? true : undefined), 'the orphan DELETE');
+    expect((await stateful()).deletes).toBe(opened.deletes + 1);
+    // Nothing is left on record to end twice: at most the new instance's own session.
+    const left = await runInDurableObject(await conversationStub(id), (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM mcp_open_sessions`).one(),
+    );
+    expect(left.n).toBeLessThanOrEqual(1);
   });
 });

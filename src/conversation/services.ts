@@ -9,7 +9,9 @@ import {
 } from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { createUIMessageStreamResponse, type UIMessage } from 'ai';
-import { formatIssues, loadConfig, type Settings } from '../config';
+import { formatIssues, loadConfig, serversOf, type Settings } from '../config';
+import { endOrphanedSessions } from '../mcp/orphaned-sessions';
+import { ServerStateStore } from '../mcp/state-store';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { takeViewCall } from '../limits/turn-limits';
@@ -326,6 +328,8 @@ export class ConversationServices {
    */
   async yieldSessions(owner: { tenant: string; user: string }): Promise<boolean> {
     if (this.live) return this.live.yield();
+    const config = loadConfig(this.host.env);
+    await endOrphanedSessions(new ServerStateStore(this.host.storage.sql), serversOf(config, owner.tenant), this.host.env, config.settings);
     await liveRegistry(this.host.env, owner).release(this.host.name());
     return true;
   }
@@ -334,7 +338,11 @@ export class ConversationServices {
   async releaseIdle(lease: string): Promise<void> {
     if (this.live) return this.live.releaseIdle(lease);
     const row = this.row();
-    if (row) await liveRegistry(this.host.env, row.owner).release(this.host.name());
+    if (!row) return;
+    // This instance holds no sessions: those its evicted predecessor left open are ended, then it leaves the count.
+    const config = loadConfig(this.host.env);
+    await endOrphanedSessions(new ServerStateStore(this.host.storage.sql), serversOf(config, row.owner.tenant), this.host.env, config.settings);
+    await liveRegistry(this.host.env, row.owner).release(this.host.name());
   }
 
   /**

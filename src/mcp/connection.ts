@@ -58,10 +58,20 @@ export interface ConnectionEvents {
   onMended?: ((mended: Mended) => void) | undefined;
 }
 
-/** Where the era verdict of this server is kept (DO storage). */
+/** Where the era verdict of this server is kept (DO storage), and its open 2025 session. */
 export interface VerdictStore {
   prior(): PriorDiscovery | undefined;
   save(verdict: EraVerdict | undefined): void;
+  /**
+   * The 2025 session on record (opened by an earlier instance, never ended:
+   * it was evicted first), and what to record as sessions open and end.
+   * Absent: nothing is recorded (a probe, whose session lives a moment).
+   */
+  sessions?: {
+    recorded(): { session: string; protocol: string | undefined } | undefined;
+    opened(session: string, protocol: string | undefined): void;
+    ended(session: string): void;
+  };
 }
 
 /**
@@ -99,6 +109,8 @@ export class McpConnection {
   private readonly deadlines = new Set<PausableDeadline>();
   /** A notification storm is a few log lines, not thousands. */
   private readonly notificationLog = throttledLog();
+  /** Recorded sessions of an earlier instance being ended now. */
+  private readonly ending = new Set<string>();
 
   constructor(
     readonly config: McpServerConfig,
@@ -233,7 +245,11 @@ export class McpConnection {
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await endSession(transport);
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      const session = transport.sessionId;
+      await endSession(transport);
+      this.verdicts.sessions?.ended(session);
+    }
     if (client) await client.close().catch(() => {});
     else await transport?.close().catch(() => {});
   }
@@ -246,17 +262,34 @@ export class McpConnection {
    * one carrying the session id sends it. Best effort, bounded.
    */
   private async endOrphanedSession(failed: StreamableHTTPClientTransport): Promise<void> {
-    const orphan = createTransport(this.config, this.env, 'streamable-http', this.settings.MCP_MAX_RESPONSE_BYTES, {
+    await endSessionById(this.config, this.env, this.settings.MCP_MAX_RESPONSE_BYTES, {
+      session: failed.sessionId!,
+      protocol: failed.protocolVersion,
       authProvider: this.authProvider,
-      sessionId: failed.sessionId,
-    }) as StreamableHTTPClientTransport;
-    if (failed.protocolVersion) orphan.setProtocolVersion(failed.protocolVersion);
-    await orphan.start();
-    await endSession(orphan);
-    await orphan.close().catch(() => {});
+    });
+  }
+
+  /**
+   * A 2025 session an earlier instance of this conversation opened and
+   * never ended (it was evicted first): ended now, before this one opens
+   * its own, so the server holds one session per conversation, not one per
+   * eviction. In the background: the connect does not wait for it.
+   */
+  private endRecordedSession(): void {
+    const records = this.verdicts.sessions;
+    const recorded = records?.recorded();
+    if (!records || !recorded || this.ending.has(recorded.session)) return;
+    this.ending.add(recorded.session);
+    void endSessionById(this.config, this.env, this.settings.MCP_MAX_RESPONSE_BYTES, { ...recorded, authProvider: this.authProvider })
+      .catch(() => {})
+      .finally(() => {
+        records.ended(recorded.session);
+        this.ending.delete(recorded.session);
+      });
   }
 
   private async open(): Promise<Client> {
+    if (!this.client && this.transport === undefined) this.endRecordedSession();
     const kinds: TransportKind[] = this.kind ? [this.kind] : this.config.transport === 'auto' ? ['streamable-http', 'sse'] : [this.config.transport];
     let lastError: unknown;
     // A pooled keep-alive connection the server had just closed as idle ("Network connection lost": Node's servers
@@ -287,6 +320,9 @@ export class McpConnection {
         this.kind = kind;
         this.client = client;
         this.transport = transport;
+        if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+          this.verdicts.sessions?.opened(transport.sessionId, transport.protocolVersion);
+        }
         this.stream = stream;
         this.fromPrior = prior !== undefined;
         // Kept for the next connection (protocol "auto") and for the discover hint's expiry (any 2026 server).
@@ -409,6 +445,24 @@ function isWrongEra(error: unknown, client: Client): boolean {
   const code = rpcErrorOf(error)?.code;
   if (client.getProtocolEra() === 'legacy') return code === -32022;
   return code === undefined || code === -32000 || code === -32600;
+}
+
+/**
+ * Ends a 2025 session by its id through a fresh transport carrying it (the
+ * one that opened it is gone: failed, or in an evicted instance). Best
+ * effort, bounded like `endSession`.
+ */
+export async function endSessionById(
+  config: McpServerConfig,
+  env: TransportEnv,
+  maxResponseBytes: number,
+  { session, protocol, authProvider }: { session: string; protocol?: string | undefined; authProvider?: AuthProvider | undefined },
+): Promise<void> {
+  const transport = createTransport(config, env, 'streamable-http', maxResponseBytes, { authProvider, sessionId: session }) as StreamableHTTPClientTransport;
+  if (protocol) transport.setProtocolVersion(protocol);
+  await transport.start();
+  await endSession(transport);
+  await transport.close().catch(() => {});
 }
 
 /** `DELETE` of a 2025 session (so the server can free it): best effort, waiting at most 2 s. */

@@ -118,6 +118,12 @@ export class ServerLink {
       {
         prior: () => priorFrom(store.verdict(this.id), Date.now(), settings.ERA_VERDICT_MAX_AGE_MS),
         save: (verdict) => store.saveVerdict(this.id, verdict),
+        // A 2025 session is on record while open: an evicted instance's is ended by the next (orphaned-sessions.ts).
+        sessions: {
+          recorded: () => store.openSessions().find((s) => s.server === this.id),
+          opened: (session, protocol) => store.sessionOpened(this.id, session, protocol),
+          ended: (session) => store.sessionEnded(this.id, session),
+        },
       },
       options.auth,
     );

@@ -24,6 +24,32 @@ export class ServerStateStore {
     // (mcp_subscriptions, of earlier versions, is no longer read: it had no time to order by.)
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_followed (server TEXT NOT NULL, uri TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (server, uri))`);
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_eras (server TEXT PRIMARY KEY, verdict TEXT NOT NULL)`);
+    // 2025 sessions this conversation opened and has not ended: an instance evicted before it could end them leaves
+    // them here, and the next instance sends their DELETE (orphaned-sessions.ts).
+    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_open_sessions (server TEXT PRIMARY KEY, session TEXT NOT NULL, protocol TEXT)`);
+  }
+
+  /** A 2025 session was opened with `server` (replacing the record of an earlier one, which the connection ended first). */
+  sessionOpened(server: string, session: string, protocol: string | undefined): void {
+    this.sql.exec(
+      `INSERT INTO mcp_open_sessions (server, session, protocol) VALUES (?, ?, ?) ON CONFLICT(server) DO UPDATE SET session = excluded.session, protocol = excluded.protocol`,
+      server,
+      session,
+      protocol ?? null,
+    );
+  }
+
+  /** That session was ended (DELETE sent, or the server forgot it). */
+  sessionEnded(server: string, session: string): void {
+    this.sql.exec(`DELETE FROM mcp_open_sessions WHERE server = ? AND session = ?`, server, session);
+  }
+
+  /** The 2025 sessions on record: open on their servers, as far as this conversation knows. */
+  openSessions(): Array<{ server: string; session: string; protocol: string | undefined }> {
+    return this.sql
+      .exec<{ server: string; session: string; protocol: string | null }>(`SELECT server, session, protocol FROM mcp_open_sessions`)
+      .toArray()
+      .map((r) => ({ server: r.server, session: r.session, protocol: r.protocol ?? undefined }));
   }
 
   verdict(id: string): EraVerdict | undefined {

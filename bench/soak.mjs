@@ -1,8 +1,13 @@
 // Soak: conversations read task://guidelines over and over through a real
-// `wrangler dev` while an updater rewrites it (update_guidelines over MCP)
-// every few seconds. Every read is checked against the updates committed
-// before it started, and workerd's memory is sampled throughout. Not part of
-// `npm test`.
+// `wrangler dev` while updaters rewrite it every few seconds, on three
+// servers: the demo server (2026-07-28, update_guidelines over MCP), and an
+// SDK v2 server in Node (bench/lib/guidelines-server.mjs, edited in process)
+// spoken in 2026-07-28 ("notes") and in 2025-11-25 ("notes2025": a session,
+// its GET stream, resources/subscribe). server-everything is configured
+// beside them and one of its static documents read each round (it has no
+// resource that changes on request: its reads are checked for errors only).
+// Every read is checked against the updates committed before it started, and
+// workerd's memory is sampled throughout. Not part of `npm test`.
 //
 //   npm run soak                      # 10 minutes
 //   SOAK_MINUTES=1 npm run soak       # a quick check
@@ -13,7 +18,8 @@
 // SOAK_WRITE (1: write docs/RELIABILITY.md's result section; default only for a full run).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import os from 'node:os';
-import { createConversation, deleteConversation, readResource, runTurn } from './lib/client.mjs';
+import { catalog, createConversation, deleteConversation, readResource, runTurn } from './lib/client.mjs';
+import { startGuidelinesServer } from './lib/guidelines-server.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 import { startEverything, startWrangler, NO_LIMITS } from './lib/stack.mjs';
 
@@ -44,10 +50,28 @@ const versionOf = (text) => {
   return match ? Number(match[1]) : 0; // 0: the demo's default text, before the first update
 };
 
-/** The updater: its own MCP session with the demo server; version k is committed when update_guidelines returns. */
+/** The demo server's updater: its own MCP session; version k is committed when update_guidelines returns. */
 async function startUpdater(base) {
   const client = new Client({ name: 'soak-updater', version: '1' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/demo/mcp`)));
+  return updateLoop(
+    async (version) => {
+      const result = await client.callTool({ name: 'update_guidelines', arguments: { text: guidelines(version) } });
+      if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 200));
+    },
+    () => client.close(),
+  );
+}
+
+/** The SDK v2 server's updater: an edit in its process (committed once its notifications are sent). */
+const startEditor = (server) =>
+  updateLoop(
+    async (version) => server.edit(guidelines(version)),
+    async () => {},
+  );
+
+/** Updates every UPDATE_MS through `apply`; what was sent and acknowledged when. */
+function updateLoop(apply, close) {
   const commits = []; // commits[k - 1] = time (ms since epoch) update k was acknowledged
   const sent = []; // sent[k - 1] = time update k was sent (the server applied it after this)
   const failures = [];
@@ -57,8 +81,7 @@ async function startUpdater(base) {
       const version = commits.length + 1;
       sent[version - 1] = Date.now();
       try {
-        const result = await client.callTool({ name: 'update_guidelines', arguments: { text: guidelines(version) } });
-        if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 200));
+        await apply(version);
         commits.push(Date.now());
       } catch (error) {
         failures.push(error.message);
@@ -85,7 +108,7 @@ async function startUpdater(base) {
     async stop() {
       stopped = true;
       await loop;
-      await client.close();
+      await close();
     },
   };
 }
@@ -131,13 +154,18 @@ function check(stats, updater, conversation, startedAt, text, how) {
   }
 }
 
-async function reader(base, updater, stats, until) {
+/**
+ * One conversation after another: each turn (the model reads the guidelines
+ * of whichever server it picks), then a direct read of each target's
+ * guidelines, and one of server-everything's static documents.
+ */
+async function reader(base, targets, everything, until) {
   while (Date.now() < until) {
     let id;
     try {
       id = await createConversation(base);
-      stats.conversations++;
-      const conversation = { subscribedAt: undefined };
+      for (const target of targets) target.stats.conversations++;
+      const subscribed = new Map(targets.map((t) => [t.server, { subscribedAt: undefined }]));
       for (let i = 0; i < TURNS && Date.now() < until; i++) {
         const turn = await runTurn(
           base,
@@ -145,23 +173,54 @@ async function reader(base, updater, stats, until) {
           i % 2 ? 'What do the team guidelines say about estimates?' : 'How many open tasks may a person have under the team guidelines?',
         );
         const read = turn.reads.find((r) => r.uri === URI);
-        if (turn.problems.length || !read) stats.errors.push(turn.problems[0] ?? `no read of ${URI}: ${JSON.stringify(turn.reads.map((r) => r.uri))}`);
+        const target = targets.find((t) => t.server === read?.server);
+        if (turn.problems.length || !read || !target)
+          targets[0].stats.errors.push(turn.problems[0] ?? `no read of ${URI}: ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}`);
         else {
-          check(stats, updater, conversation, turn.startedAt, read.text, 'turn');
+          const conversation = subscribed.get(target.server);
+          check(target.stats, target.updater, conversation, turn.startedAt, read.text, 'turn');
           conversation.subscribedAt ??= Date.now(); // the read returned, so the subscription is in place
         }
-        const startedAt = Date.now();
-        const direct = await readResource(base, id, 'demo', URI);
-        check(stats, updater, conversation, startedAt, direct.contents[0]?.text, 'direct');
-        conversation.subscribedAt ??= Date.now();
+        for (const target of targets) {
+          const conversation = subscribed.get(target.server);
+          const startedAt = Date.now();
+          try {
+            const direct = await readResource(base, id, target.server, URI);
+            check(target.stats, target.updater, conversation, startedAt, direct.contents[0]?.text, 'direct');
+            conversation.subscribedAt ??= Date.now();
+          } catch (error) {
+            target.stats.errors.push(`${target.server}: ${error.message}`);
+          }
+        }
+        try {
+          await readResource(base, id, 'everything', everything.uri);
+          everything.reads++;
+        } catch (error) {
+          everything.errors.push(error.message);
+        }
       }
     } catch (error) {
-      stats.errors.push(error.message);
+      targets[0].stats.errors.push(error.message);
     } finally {
-      if (id) await deleteConversation(base, id).catch((error) => stats.errors.push(`delete: ${error.message}`));
+      if (id) await deleteConversation(base, id).catch((error) => targets[0].stats.errors.push(`delete: ${error.message}`));
     }
   }
 }
+
+const newStats = () => ({
+  versionsSeen: new Set(),
+  covered: 0,
+  uncoveredStale: 0,
+  maxUncoveredStaleMs: 0,
+  reads: 0,
+  turn: 0,
+  direct: 0,
+  inFlight: 0,
+  maxInFlightMs: 0,
+  conversations: 0,
+  violations: [],
+  errors: [],
+});
 
 /** Least-squares slope of y over x. */
 function slope(points) {
@@ -175,8 +234,9 @@ function slope(points) {
 
 const m = machine();
 const everything = await startEverything({ port: HELPER_PORT, proxyPort: HELPER_PORT + 1 });
+const notes = await startGuidelinesServer({ port: HELPER_PORT + 2 });
 let wrangler;
-let updater;
+const updaters = [];
 let result;
 try {
   wrangler = await startWrangler({
@@ -187,6 +247,8 @@ try {
       ...NO_LIMITS,
       MCP_SERVERS: JSON.stringify([
         { id: 'demo', url: '/demo/mcp' },
+        { id: 'notes', url: notes.url, transport: 'streamable-http', protocol: '2026-07-28' },
+        { id: 'notes2025', url: notes.url, transport: 'streamable-http', protocol: '2025-11-25' },
         { id: 'everything', url: everything.url },
       ]),
     },
@@ -196,21 +258,20 @@ try {
   const samples = [];
   const sample = () => samples.push({ minutes: (Date.now() - started) / 60_000, rssMiB: wrangler.workerd().rss / 2 ** 20 });
   sample();
-  updater = await startUpdater(wrangler.base);
-  const stats = {
-    versionsSeen: new Set(),
-    covered: 0,
-    uncoveredStale: 0,
-    maxUncoveredStaleMs: 0,
-    reads: 0,
-    turn: 0,
-    direct: 0,
-    inFlight: 0,
-    maxInFlightMs: 0,
-    conversations: 0,
-    violations: [],
-    errors: [],
-  };
+  const demoUpdater = await startUpdater(wrangler.base);
+  const notesUpdater = startEditor(notes);
+  updaters.push(demoUpdater, notesUpdater);
+  const targets = [
+    { server: 'demo', era: '2026-07-28 (demo server, in our workerd)', updater: demoUpdater, stats: newStats() },
+    { server: 'notes', era: '2026-07-28 (SDK v2 server in Node)', updater: notesUpdater, stats: newStats() },
+    { server: 'notes2025', era: '2025-11-25 (the same SDK v2 server: session, GET stream, subscribe)', updater: notesUpdater, stats: newStats() },
+  ];
+  // One of server-everything's static documents (its resources do not change on request).
+  const probe = await createConversation(wrangler.base);
+  const { servers } = await catalog(wrangler.base, probe);
+  await deleteConversation(wrangler.base, probe);
+  const everythingReads = { uri: servers.find((x) => x.id === 'everything').resources[0].uri, reads: 0, errors: [] };
+  const total = (key) => targets.reduce((sum, t) => sum + (Array.isArray(t.stats[key]) ? t.stats[key].length : t.stats[key]), 0);
   const sampler = (async () => {
     while (Date.now() < until) {
       await sleep(SAMPLE_MS);
@@ -218,17 +279,15 @@ try {
       if (samples.length % 12 === 0) {
         const last = samples[samples.length - 1];
         console.log(
-          `soak: ${last.minutes.toFixed(1)} min, ${stats.reads} reads, ${updater.commits.length} updates, ${stats.violations.length} violations, ${stats.errors.length} errors, workerd ${last.rssMiB.toFixed(0)} MiB`,
+          `soak: ${last.minutes.toFixed(1)} min, ${total('reads')} reads, ${demoUpdater.commits.length}+${notesUpdater.commits.length} updates, ${total('violations')} violations, ${total('errors') + everythingReads.errors.length} errors, workerd ${last.rssMiB.toFixed(0)} MiB`,
         );
       }
     }
   })();
-  await Promise.all(Array.from({ length: CONVERSATIONS }, () => reader(wrangler.base, updater, stats, until)));
+  await Promise.all(Array.from({ length: CONVERSATIONS }, () => reader(wrangler.base, targets, everythingReads, until)));
   await sampler;
-  const updates = updater.commits.length;
-  const updateFailures = updater.failures;
-  await updater.stop();
-  updater = undefined;
+  const updates = Object.fromEntries(targets.map((t) => [t.server, { updates: t.updater.commits.length, failures: t.updater.failures.length }]));
+  for (const updater of updaters.splice(0)) await updater.stop();
   await sleep(2000);
   sample(); // after the last conversation was deleted
 
@@ -240,24 +299,33 @@ try {
     minutes: MINUTES,
     conversationsAtOnce: CONVERSATIONS,
     turnsPerConversation: TURNS,
-    conversations: stats.conversations,
-    reads: stats.reads,
-    turnReads: stats.turn,
-    directReads: stats.direct,
-    updates,
-    updateFailures: updateFailures.length,
+    conversations: targets[0].stats.conversations,
     updateMs: UPDATE_MS,
     graceMs: GRACE_MS,
-    versionsSeen: stats.versionsSeen.size,
-    covered: stats.covered,
-    uncoveredStale: stats.uncoveredStale,
-    maxUncoveredStaleMs: stats.maxUncoveredStaleMs,
-    violations: stats.violations.length,
-    violationSamples: stats.violations.slice(0, 5),
-    inFlight: stats.inFlight,
-    maxInFlightMs: stats.maxInFlightMs,
-    errors: stats.errors.length,
-    errorSamples: stats.errors.slice(0, 5),
+    targets: targets.map(({ server, era, stats }) => ({
+      server,
+      era,
+      ...updates[server],
+      reads: stats.reads,
+      turnReads: stats.turn,
+      directReads: stats.direct,
+      versionsSeen: stats.versionsSeen.size,
+      covered: stats.covered,
+      uncoveredStale: stats.uncoveredStale,
+      maxUncoveredStaleMs: stats.maxUncoveredStaleMs,
+      violations: stats.violations.length,
+      violationSamples: stats.violations.slice(0, 5),
+      inFlight: stats.inFlight,
+      maxInFlightMs: stats.maxInFlightMs,
+      errors: stats.errors.length,
+      errorSamples: stats.errors.slice(0, 3),
+    })),
+    everything: {
+      uri: everythingReads.uri,
+      reads: everythingReads.reads,
+      errors: everythingReads.errors.length,
+      errorSamples: everythingReads.errors.slice(0, 3),
+    },
     rss: {
       startMiB: rss[0],
       endMiB: during[during.length - 1].rssMiB,
@@ -271,8 +339,9 @@ try {
     loadAverage: os.loadavg()[0],
   };
 } finally {
-  await updater?.stop().catch(() => {});
+  for (const updater of updaters) await updater.stop().catch(() => {});
   await wrangler?.stop();
+  await notes.close();
   await everything.stop();
 }
 
@@ -284,25 +353,29 @@ const perMinute = r.rss.samples
   .map(([min, mib]) => `${fmt(min, 1)} min: ${mib}`)
   .join(' · ');
 const held = (ok) => (ok ? 'held' : '**did not hold**');
+const sum = (key) => r.targets.reduce((s, t) => s + t[key], 0);
+const violations = sum('violations');
+const errors = sum('errors') + r.everything.errors;
+const rows = r.targets
+  .map(
+    (t) =>
+      `| ${t.server} | ${t.era} | ${fmt(t.updates)} (${t.failures} failed) | ${fmt(t.reads)} (${fmt(t.turnReads)} in turns) | ${fmt(t.covered)} | **${t.violations}** | ${fmt(t.inFlight)} (≤ ${fmt(t.maxInFlightMs)} ms) | ${fmt(t.uncoveredStale)} (≤ ${fmt(t.maxUncoveredStaleMs / 1000, 1)} s) | ${t.errors}${t.errors ? `: ${t.errorSamples.join(' | ')}` : ''} |`,
+  )
+  .join('\n');
 const section = `### Soak result
 
 Command: \`npm run soak\` (bench/soak.mjs) · ${machineLine(m)} · 1-minute load average at the end: ${fmt(r.loadAverage, 2)}
 
-| | |
-|---|---|
-| duration | ${r.minutes} min, ${r.conversationsAtOnce} conversations at a time, each ${r.turnsPerConversation} turns then deleted (${fmt(r.conversations)} conversations in all) |
-| updates of task://guidelines | ${fmt(r.updates)} (every ${fmt(r.updateMs / 1000, 1)} s), ${r.updateFailures} failed |
-| reads checked | ${fmt(r.reads)} (${fmt(r.turnReads)} by the model in a turn, ${fmt(r.directReads)} through POST …/resources/read); ${fmt(r.versionsSeen)} distinct revisions seen |
-| reads covered by the guarantee (the conversation was subscribed when an update was sent, acknowledged ≥ ${fmt(r.graceMs)} ms before the read) | ${fmt(r.covered)} |
-| violations: a covered read older than that update, or any read older than CACHE_MAX_AGE_MS (300 s) | **${r.violations}** — ${held(r.violations === 0)} |
-| covered reads of an older revision within ${fmt(r.graceMs)} ms of an update's acknowledgement (notification on its way) | ${fmt(r.inFlight)} (latest ${fmt(r.maxInFlightMs)} ms after the acknowledgement) |
-| reads not covered (a conversation's first reads, before it heard of any update) that returned a superseded revision | ${fmt(r.uncoveredStale)} (at most ${fmt(r.maxUncoveredStaleMs / 1000, 1)} s after it was superseded; bound 300 s) |
-| errors (failed turns, reads, creates, deletes) | **${r.errors}**${r.errors ? ` — first: ${r.errorSamples.join(' | ')}` : ''} |
-| workerd RSS (both processes) | start ${fmt(r.rss.startMiB)} MiB · end ${fmt(r.rss.endMiB)} MiB · max ${fmt(r.rss.maxMiB)} MiB · 2 s after the last delete ${fmt(r.rss.afterMiB)} MiB |
-| trend | first-quarter mean ${fmt(r.rss.firstQuarterMeanMiB)} MiB, last-quarter mean ${fmt(r.rss.lastQuarterMeanMiB)} MiB; slope over the second half ${fmt(r.rss.secondHalfSlopeMiBPerMin, 1)} MiB/min |
+${r.minutes} min, ${r.conversationsAtOnce} conversations at a time, each ${r.turnsPerConversation} turns then deleted (${fmt(r.conversations)} conversations in all). Each round: a turn (the model reads task://guidelines of the server it picks), a direct read (POST …/resources/read) of each server's task://guidelines, and one of server-everything's static documents. Each server's guidelines are rewritten every ${fmt(r.updateMs / 1000, 1)} s. A read is *covered* when the conversation was subscribed when an update was sent that was acknowledged ≥ ${fmt(r.graceMs)} ms before the read started; a *violation* is a covered read older than that update, or any read older than CACHE_MAX_AGE_MS (300 s).
 
-RSS by minute (MiB): ${perMinute}.
+| server | protocol | updates | reads | covered | violations | covered, older revision within ${fmt(r.graceMs)} ms of an update (notification on its way) | not covered (first reads), superseded revision | errors |
+|---|---|---|---|---|---|---|---|---|
+${rows}
+
+Freshness: **${violations}** violations over ${fmt(sum('covered'))} covered reads — ${held(violations === 0)}. server-everything (${r.everything.uri}, checked for errors only): ${fmt(r.everything.reads)} reads, ${r.everything.errors} errors${r.everything.errors ? `: ${r.everything.errorSamples.join(' | ')}` : ''}. Errors in all: **${errors}**.
+
+workerd RSS (both processes): start ${fmt(r.rss.startMiB)} MiB · end ${fmt(r.rss.endMiB)} MiB · max ${fmt(r.rss.maxMiB)} MiB · 2 s after the last delete ${fmt(r.rss.afterMiB)} MiB; first-quarter mean ${fmt(r.rss.firstQuarterMeanMiB)} MiB, last-quarter mean ${fmt(r.rss.lastQuarterMeanMiB)} MiB, slope over the second half ${fmt(r.rss.secondHalfSlopeMiBPerMin, 1)} MiB/min. By minute (MiB): ${perMinute}.
 `;
 console.log(`\n${section}`);
 if (WRITE) writeSection('docs/RELIABILITY.md', 'soak-result', section);
-process.exit(r.violations || r.errors ? 1 : 0);
+process.exit(violations || errors ? 1 : 0);

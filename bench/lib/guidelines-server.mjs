@@ -30,7 +30,15 @@ const MATRIX = Array.from({ length: 200 }, (_, i) => `| product ${i} | release 4
   '\n',
 );
 
-function buildServer() {
+/** What the server serves now: `edit()` changes the guidelines (the soak's updates) and notifies whoever follows them. */
+const state = { guidelines: GUIDELINES };
+
+/**
+ * One server instance (2026: per request; 2025: per session). A 2025
+ * session's `resources/subscribe` is recorded in `subscriptions`, so an edit
+ * can notify it.
+ */
+function buildServer(subscriptions) {
   const server = new McpServer(
     { name: 'guidelines', title: 'Team guidelines', version: '1.0.0' },
     {
@@ -53,7 +61,7 @@ function buildServer() {
       size: GUIDELINES.length,
       cacheHint: { ttlMs: 30_000, cacheScope: 'private' },
     },
-    () => ({ contents: [{ uri: GUIDELINES_URI, mimeType: 'text/plain', text: GUIDELINES }] }),
+    () => ({ contents: [{ uri: GUIDELINES_URI, mimeType: 'text/plain', text: state.guidelines }] }),
   );
   server.registerResource(
     'test-matrix',
@@ -67,14 +75,24 @@ function buildServer() {
     },
     () => ({ contents: [{ uri: MATRIX_URI, mimeType: 'text/markdown', text: MATRIX }] }),
   );
+  if (subscriptions) {
+    server.server.setRequestHandler('resources/subscribe', ({ params }) => {
+      subscriptions.add(params.uri);
+      return {};
+    });
+    server.server.setRequestHandler('resources/unsubscribe', ({ params }) => {
+      subscriptions.delete(params.uri);
+      return {};
+    });
+  }
   return server;
 }
 
-/** Starts the server on 127.0.0.1:`port`; `url` is its endpoint, `sessions()` the open 2025 sessions, `requests()` requests per MCP method. */
+/** Starts the server on 127.0.0.1:`port`; `url` is its endpoint, `sessions()` the open 2025 sessions, `requests()` requests per MCP method, `edit(text)` changes the guidelines. */
 export async function startGuidelinesServer({ port }) {
   const sessions = new Map();
   const methods = {};
-  const modern = createMcpHandler(buildServer, { onerror: () => {} });
+  const modern = createMcpHandler(() => buildServer(), { onerror: () => {} });
   const legacy = async (request) => {
     const id = request.headers.get('mcp-session-id');
     if (id) {
@@ -82,12 +100,14 @@ export async function startGuidelinesServer({ port }) {
       if (!session) return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
       return session.handleRequest(request);
     }
+    const subscriptions = new Set();
+    const server = buildServer(subscriptions);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+      onsessioninitialized: (sid) => void sessions.set(sid, Object.assign(transport, { mcp: server, subscriptions })),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
-    await buildServer().connect(transport);
+    await server.connect(transport);
     return transport.handleRequest(request);
   };
   const node = toNodeHandler({ fetch: async (request) => ((await isLegacyRequest(request)) ? legacy(request) : modern.fetch(request)) }, { onerror: () => {} });
@@ -104,6 +124,14 @@ export async function startGuidelinesServer({ port }) {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     sessions: () => sessions.size,
+    /** Changes the guidelines: 2026 listen streams and the 2025 sessions subscribed to them hear of it. */
+    edit(text) {
+      state.guidelines = text;
+      modern.notify.resourceUpdated(GUIDELINES_URI);
+      for (const session of sessions.values()) {
+        if (session.subscriptions.has(GUIDELINES_URI)) void session.mcp.server.sendResourceUpdated({ uri: GUIDELINES_URI }).catch(() => {});
+      }
+    },
     requests: () => ({ ...methods }),
     async close() {
       await modern.close().catch(() => {});

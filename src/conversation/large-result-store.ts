@@ -44,7 +44,10 @@ export class SqlLargeResultStore implements LargeResultStore {
       .exec<{ uri: string }>(`SELECT DISTINCT uri FROM large_results`)
       .toArray()
       .filter((row) => !keep.has(row.uri));
-    if (gone.length) this.storage.transactionSync(() => gone.forEach(({ uri }) => this.storage.sql.exec(`DELETE FROM large_results WHERE uri = ?`, uri)));
+    if (gone.length)
+      this.storage.transactionSync(() => {
+        for (const { uri } of gone) this.storage.sql.exec(`DELETE FROM large_results WHERE uri = ?`, uri);
+      });
     return gone.length;
   }
 

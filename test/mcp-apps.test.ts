@@ -196,6 +196,18 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     expect((await viewLink(id, { server: 'nowhere', uri: BOARD })).status).toBe(404);
   });
 
+  it('a view link opens its document once: the frame’s first load uses it up (its URL may sit in a request log)', async () => {
+    const id = await createConversation();
+    const { link, response } = await viewDocument(id);
+    expect(response.status).toBe(200);
+    await response.text();
+    const again = await api(link.url, {}, {});
+    expect(again.status).toBe(404);
+    await again.text();
+    // A new mount asks for a new link, which works.
+    expect((await viewDocument(id)).response.status).toBe(200);
+  });
+
   it("an unknown, expired or other conversation's nonce is a 404", async () => {
     const id = await createConversation();
     const other = await createConversation();
@@ -218,7 +230,7 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
 
   it('refuses a nonce without our signature for it, though the conversation minted it (checked in the Worker, before any Durable Object is addressed)', async () => {
     const id = await createConversation();
-    const { link } = await viewDocument(id);
+    const link = await (await viewLink(id, { server: 'demo', uri: BOARD })).json<ViewLink>(); // minted, not loaded yet
     const [nonce, signature] = link.url.split('/').at(-1)!.split('.') as [string, string];
     expect((await api(`/views/${id}/${nonce}`, {}, {})).status).toBe(404); // unsigned
     const forged = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;

@@ -17,6 +17,7 @@ import {
   control,
   handoverOf,
   oauthUser,
+  openLink,
   rsUrl,
   startConnect,
 } from './helpers/oauth';
@@ -67,14 +68,14 @@ describe('a server each end user connects to (OAuth)', () => {
     const servers = await catalogOf(id, 'ursula');
     expect(servers.account!.status).toBe('auth_required');
     expect(servers.account!.authorization).toEqual({ reason: 'not_connected' });
-    expect(servers.account!.connectUrl).toMatch(/^https:\/\/mcp-ondemand\.test\/oauth\/start\//);
+    expect(servers.account!.connectUrl).toMatch(/^https:\/\/mcp-ondemand\.test\/oauth\/start#/);
     // The others are unaffected.
     expect(servers.demo!.status).toBe('connected');
 
     const listed = await (await api('/v1/servers', 'ursula')).json<{ servers: Array<{ id: string; status: string; auth: string; connectUrl?: string }> }>();
     const account = listed.servers.find((s) => s.id === 'account')!;
     expect(account).toMatchObject({ status: 'auth_required', auth: 'oauth' });
-    expect(account.connectUrl).toMatch(/\/oauth\/start\//);
+    expect(account.connectUrl).toMatch(/\/oauth\/start#/);
     expect(listed.servers.find((s) => s.id === 'bot')).toMatchObject({ status: 'connected', auth: 'client_credentials' });
 
     const connections = await (await api('/v1/connections', 'ursula')).json<{ connections: Array<{ server: string; status: string; connectUrl?: string }> }>();
@@ -89,7 +90,7 @@ describe('a server each end user connects to (OAuth)', () => {
       | { data: { reason: string; connectUrl: string }; transient?: boolean }
       | undefined;
     expect(card?.data.reason).toBe('not_connected');
-    expect(card?.data.connectUrl).toMatch(/\/oauth\/start\//);
+    expect(card?.data.connectUrl).toMatch(/\/oauth\/start#/);
     expect(card?.transient).toBe(true);
     // Nobody asked the authorization server for a token, nor sent the MCP server a request without one that it would refuse.
     expect((await state()).tokenRequests.filter((r) => r.grantType !== 'client_credentials')).toEqual([]);
@@ -288,10 +289,13 @@ describe('a server each end user connects to (OAuth)', () => {
     ).toBe(400);
 
     const once = await link('hank');
-    expect((await browser(once)).status).toBe(302);
-    expect((await browser(once)).status).toBe(400); // a connect link works once
-    const forged = once.replace(/\/start\/.*/, '/start/k2.AAAA.BBBB');
-    expect((await browser(forged)).status).toBe(400);
+    // The ticket rides in the fragment: no request to us carries it in its URL.
+    expect(new URL(once).pathname).toBe('/oauth/start');
+    expect(new URL(once).hash.length).toBeGreaterThan(40);
+    expect((await openLink(once)).status).toBe(303);
+    expect((await openLink(once)).status).toBe(400); // a connect link works once
+    const forged = `${once.split('#')[0]}#k2.AAAA.BBBB`;
+    expect((await openLink(forged)).status).toBe(400);
   });
 
   it('a connect link opened and approved by someone else never lands in its owner’s account', async () => {

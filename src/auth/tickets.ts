@@ -6,7 +6,12 @@ export const TICKET_TTL_MS = 10 * 60_000;
 /** An authorization in flight (start → callback) is good for this long, once. */
 export const AUTHORIZATION_TTL_MS = 10 * 60_000;
 
-export const START_PATH = '/oauth/start/';
+/**
+ * The connect link: `/oauth/start#<ticket>`. The ticket rides in the
+ * fragment, which browsers never send, so no request log (ours, wrangler's,
+ * the platform's) ever prints it; the start page posts it (docs/SECURITY.md).
+ */
+export const START_PATH = '/oauth/start';
 
 /** Whose vault: an end user's (OAuth), or the tenant's (client credentials, `user` absent). */
 export interface VaultOwner {
@@ -46,7 +51,7 @@ export const newNonce = () => encodeBase64Url(crypto.getRandomValues(new Uint8Ar
 export async function connectLink(setup: OAuthSetup, owner: { tenant: string; user: string }, server: string): Promise<{ url: string; expiresAt: number }> {
   const ticket: AuthorizationTicket = { ...owner, server, nonce: newNonce(), expiresAt: Date.now() + TICKET_TTL_MS };
   const sealed = await (await keyRing(setup)).seal(JSON.stringify(ticket), TICKET_CONTEXT);
-  return { url: `${setup.publicUrl.origin}${START_PATH}${sealed}`, expiresAt: ticket.expiresAt };
+  return { url: `${setup.publicUrl.origin}${START_PATH}#${sealed}`, expiresAt: ticket.expiresAt };
 }
 
 export const openTicket = (setup: OAuthSetup, sealed: string) => openSealed(setup, sealed, TICKET_CONTEXT);

@@ -10,8 +10,8 @@ export interface ViewTarget {
 /**
  * The view links of one conversation, in its SQLite: a random 128-bit nonce
  * (the capability an iframe's `src` carries, which cannot carry the API
- * token) bound to one (server, uri) until it expires. Outlives an eviction
- * of the object, dies with the conversation.
+ * token) bound to one (server, uri) until it is used or expires. Outlives
+ * an eviction of the object, dies with the conversation.
  */
 export class SqlViewLinks {
   constructor(
@@ -30,10 +30,15 @@ export class SqlViewLinks {
     return { nonce, expiresAt };
   }
 
-  /** What `nonce` opens, or undefined (never minted here, or expired). */
-  find(nonce: string, now = Date.now()): ViewTarget | undefined {
+  /**
+   * What `nonce` opens, once: the link is used up by the frame's first load
+   * (undefined: never minted here, expired, or used). Its URL travels in a
+   * path, which platform request logs print; single use leaves a reader of
+   * those logs a link that no longer opens anything (docs/SECURITY.md).
+   */
+  take(nonce: string, now = Date.now()): ViewTarget | undefined {
     return this.storage.sql
-      .exec<{ server: string; uri: string }>(`SELECT server, uri FROM view_links WHERE nonce = ? AND expires_at > ?`, nonce, now)
+      .exec<{ server: string; uri: string }>(`DELETE FROM view_links WHERE nonce = ? AND expires_at > ? RETURNING server, uri`, nonce, now)
       .toArray()
       .map(({ server, uri }) => ({ server, uri }))[0];
   }

@@ -39,7 +39,8 @@ export async function answerView(sessions: McpSessions, links: SqlViewLinks, req
       return { ...links.mint(target), ui };
     }
     case 'document': {
-      const target = links.find(request.nonce);
+      // Single use: the frame's first load (a reload asks the API for a new link, as the widget does for every mount).
+      const target = links.take(request.nonce);
       if (!target) throw notFound('View link');
       return readView(sessions, target);
     }

@@ -44,9 +44,24 @@ export async function connectWithLink(
   return browser(url.href, { headers: cookie ? { cookie } : {} });
 }
 
+/**
+ * What the connect link's page does (`/oauth/start#<ticket>`): the browser
+ * loads it without the fragment, and its script posts the ticket.
+ */
+export async function openLink(link: string): Promise<Response> {
+  const url = new URL(link);
+  const page = await browser(`${url.origin}${url.pathname}`);
+  if (page.status !== 200 || !(await page.text()).includes('form.submit()')) throw new Error(`start page: ${page.status}`);
+  return browser(`${url.origin}${url.pathname}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ticket: decodeURIComponent(url.hash.slice(1)) }).toString(),
+  });
+}
+
 export async function startConnect(link: string, login?: string): Promise<ConnectSteps> {
-  const start = await browser(link);
-  if (start.status !== 302) throw new Error(`start: ${start.status} ${await start.text()}`);
+  const start = await openLink(link);
+  if (start.status !== 303) throw new Error(`start: ${start.status} ${await start.text()}`);
   const authorizeUrl = new URL(start.headers.get('location')!);
   if (login) authorizeUrl.searchParams.set('login_hint', login);
   const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0]!;

@@ -35,16 +35,35 @@ const clientMetadata = createRoute({
   description: 'Its URL is our `client_id` at authorization servers that support client ID metadata documents (when `PUBLIC_URL` is https).',
   responses: { 200: json(ClientMetadata, 'The document (cacheable for an hour).') },
 });
-const start = createRoute({
+const startPage = createRoute({
   method: 'get',
-  path: `${START_PATH.slice('/oauth'.length)}{ticket}`,
+  path: START_PATH.slice('/oauth'.length),
   tags,
   security: [],
   summary: 'Open a connect link',
-  description: 'The `connectUrl` of a server that needs the user: sets a cookie scoped to the callback and sends the browser to the authorization server.',
+  description:
+    'The `connectUrl` of a server that needs the user: `/oauth/start#<ticket>`. The ticket is in the fragment (never sent, never in a request log); this page posts it to `POST /oauth/start`.',
   middleware: [pageHeaders] as const,
-  request: { params: z.object({ ticket: z.string().meta({ description: 'Sealed: single use, 10 minutes, the caller’s own.' }) }) },
-  responses: { 302: { description: 'To the authorization server.' }, 400: page('The link expired or is not valid.') },
+  responses: { 200: page('A page that posts the ticket of its fragment.') },
+});
+const start = createRoute({
+  method: 'post',
+  path: START_PATH.slice('/oauth'.length),
+  tags,
+  security: [],
+  summary: 'Start connecting (the start page’s form)',
+  description: 'Sets a cookie scoped to the callback and sends the browser to the authorization server.',
+  middleware: [pageHeaders] as const,
+  request: {
+    body: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: z.object({ ticket: z.string().max(2_000).optional().meta({ description: 'Sealed: single use, 10 minutes, the caller’s own.' }) }),
+        },
+      },
+    },
+  },
+  responses: { 303: { description: 'To the authorization server.' }, 400: page('The link expired or is not valid.') },
 });
 const callback = createRoute({
   method: 'get',
@@ -70,7 +89,8 @@ const callback = createRoute({
  * The browser's side of connecting an account (docs/design/oauth.md), outside
  * `/v1` (a popup carries no API token; the sealed ticket and state do):
  * - `GET /oauth/client-metadata.json`: our client ID metadata document;
- * - `GET /oauth/start/<ticket>`: the connect link; sets the browser cookie, sends the user to the authorization server;
+ * - `GET /oauth/start#<ticket>`: the connect link, a page that posts the ticket of its fragment to `POST /oauth/start`,
+ *   which sets the browser cookie and sends the user to the authorization server;
  * - `GET /oauth/callback`: checks `state` (sealed, this browser's) and hands the code to the window that opened the link,
  *   on our or the tenant's origins only; the person signed in there completes it (`POST /v1/connections/:server/complete`).
  * The callback only ever renders a page: no redirect a third party could steer.
@@ -92,9 +112,11 @@ export const oauth = routes()
       { 'cache-control': 'public, max-age=3600' },
     );
   })
+  .openapi(startPage, (c) => startPageOf(c))
   .openapi(start, async (c) => {
     const setup = oauthSetup(c.env);
-    const ticket = await openTicket(setup, c.req.param('ticket') ?? '');
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const ticket = await openTicket(setup, typeof form.ticket === 'string' ? form.ticket : '');
     if (!ticket) return answerPage(c, 400, 'This link has expired or is not valid', 'Go back to the chat and choose Connect again.');
     const stateNonce = newNonce();
     const state = await sealState(setup, {
@@ -119,7 +141,7 @@ export const oauth = routes()
       sameSite: 'Lax', // sent on the authorization server's top-level redirect back to us, not on cross-site subrequests
       maxAge: AUTHORIZATION_TTL_MS / 1000,
     });
-    return c.redirect(started.value, 302);
+    return c.redirect(started.value, 303);
   })
   .openapi(callback, async (c) => {
     const setup = oauthSetup(c.env);
@@ -183,6 +205,30 @@ const handover = ${raw(message)};
 const origins = ${raw(targets)};
 if (window.opener) for (const origin of origins) window.opener.postMessage(handover, origin);
 else document.getElementById('note').textContent = 'Open the connect link from the chat that asked you to connect: it finishes there.';
+</script></body></html>`;
+  return c.html(body, 200);
+}
+
+/**
+ * The connect link's page: posts the ticket from its fragment (which no
+ * request carried) as a form, so the ticket reaches us in a body, never in
+ * a URL a log prints. Without one, says the link is not valid.
+ */
+function startPageOf(c: Context<AppBindings>) {
+  const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
+  const body = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Connecting…</title>
+<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}</style></head>
+<body><h1>Connecting…</h1><p id="note">Taking you to the sign-in page.</p>
+<form id="start" method="post" action="${START_PATH}"><input type="hidden" name="ticket"></form>
+<script nonce="${nonce}">
+const ticket = decodeURIComponent(location.hash.slice(1));
+history.replaceState(null, '', location.pathname); // the ticket leaves the address bar and the history
+if (ticket) {
+  const form = document.getElementById('start');
+  form.elements.ticket.value = ticket;
+  form.submit();
+} else document.getElementById('note').textContent = 'This link is not valid. Go back to the chat and choose Connect again.';
 </script></body></html>`;
   return c.html(body, 200);
 }

@@ -56,6 +56,9 @@ export class ListenChannel implements NotificationChannel {
 
   async watch(uri: string): Promise<void> {
     if (!this.capabilities?.resources?.subscribe || this.ended) return;
+    // A listen failed a moment ago (refused, or never acknowledged: it waited the request's whole time limit): a new
+    // URI is not made to wait for another now. It relies on its TTL until a new channel tries again (`broken`).
+    if (this.failedAt !== undefined && !this.stream) return void this.refused.add(uri);
     while (!this.stream?.uris.has(uri) && !this.refused.has(uri) && !this.ended) {
       if ((this.stream?.uris.size ?? 0) + this.wanted.size >= this.maxUris && !this.wanted.has(uri)) return;
       this.wanted.add(uri);

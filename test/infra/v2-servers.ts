@@ -9,6 +9,9 @@
 //              WebStandardStreamableHTTPServerTransport, GET stream, subscribe)
 //   /naive     a naive stateless port of a 2025 server (SDK v1, no session):
 //              accepts resources/subscribe with {} and can never notify
+//   /listen-faults/strict
+//              the strict server with its listen streams made to misbehave
+//              (listen-faults.ts), its own state, controlled as `listen-faults-strict`
 //   /bent/<how>/<strict|stateful>
 //              the strict or stateful server with its results bent as some
 //              servers send them (bent-results.ts), each with its own state,
@@ -41,6 +44,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BENDS, bentHandler } from './bent-results';
+import { listenFaultHandler, type ListenFault, type ListenFaultState } from './listen-faults';
 
 export type V2Mode = 'strict' | 'fallback' | 'stateful' | 'naive';
 export const V2_MODES: readonly V2Mode[] = ['strict', 'fallback', 'stateful', 'naive'];
@@ -72,6 +76,8 @@ class ModeState {
 
 /** By mode, and by `bent-<how>-<mode>` for the bent servers. */
 const states = new Map<string, ModeState>();
+/** The listen-stream faults of `/listen-faults/strict` (listen-faults.ts). */
+const listenFaults: ListenFaultState = { mode: 'pass', count: 10_000, opened: 0, injected: 0 };
 
 /** A change (from a tool or from outside): 2026 listen streams and subscribed 2025 sessions hear of it. */
 function publishUpdate(state: ModeState, uri: string, except?: McpServer) {
@@ -232,6 +238,11 @@ function countMethods(state: ModeState, body: unknown) {
 async function control(key: string, action: string, req: IncomingMessage, res: ServerResponse) {
   const state = states.get(key)!;
   const mode = state.mode;
+  if (action === 'fault') {
+    const { mode, count } = (await readJson(req)) as { mode: ListenFault; count?: number };
+    Object.assign(listenFaults, { mode, count: count ?? 10_000 });
+    return void res.writeHead(204).end();
+  }
   if (action === 'state') {
     const listens = (state.handler.bus as unknown as { listenerCount: number }).listenerCount;
     return void res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -242,6 +253,7 @@ async function control(key: string, action: string, req: IncomingMessage, res: S
         methods: state.methods,
         jobs: state.jobs,
         listenFilters: state.listenFilters,
+        ...(key === 'listen-faults-strict' ? { faults: listenFaults } : {}),
       }),
     );
   }
@@ -289,11 +301,17 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
       nodeHandlers.set(`bent-${how}-${mode}`, toNodeHandler({ fetch: bentHandler(how, faceOf(mode, state)) }, { onerror: () => {} }));
     }
   }
+  {
+    const state = new ModeState('strict');
+    state.handler = newHandler('strict', state);
+    states.set('listen-faults-strict', state);
+    nodeHandlers.set('listen-faults-strict', toNodeHandler({ fetch: listenFaultHandler(listenFaults, faceOf('strict', state)) }, { onerror: () => {} }));
+  }
   const httpServer = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const [, first, second, third] = url.pathname.split('/') as [string, string, string, string];
     if (first === '__control' && states.has(second)) return control(second, third, req, res);
-    const target = first === 'bent' ? `bent-${second}-${third}` : first;
+    const target = first === 'bent' ? `bent-${second}-${third}` : first === 'listen-faults' ? `listen-faults-${second}` : first;
     const state = states.get(target);
     if (!state) return void res.writeHead(404).end();
     if (req.method === 'DELETE') state.deletes++;

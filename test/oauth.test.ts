@@ -62,6 +62,19 @@ beforeEach(async () => {
   await control('reset', {});
 });
 
+/**
+ * A sealed value with one character changed: the second to last (every bit
+ * of it is used, unlike the last base64url character's), swapped for one it
+ * is not. (It once swapped in 'A' unless the *last* character was 'A', so one
+ * state in 64 came back unchanged and was accepted: the "refuses a tampered
+ * state" flake of issue 25.)
+ */
+function altered(sealed: string): string {
+  const swapped = `${sealed.slice(0, -2)}${sealed.at(-2) === 'A' ? 'B' : 'A'}${sealed.slice(-1)}`;
+  expect(swapped).not.toBe(sealed);
+  return swapped;
+}
+
 describe('a server each end user connects to (OAuth)', () => {
   it('asks the user to connect, in the catalog, /v1/servers, /v1/connections and the stream, before anything reaches the server', async () => {
     const id = await newConversation('ursula');
@@ -260,7 +273,7 @@ describe('a server each end user connects to (OAuth)', () => {
       tamper: ({ callbackUrl, cookie }) => {
         const url = new URL(callbackUrl);
         const s = url.searchParams.get('state')!;
-        url.searchParams.set('state', `${s.slice(0, -2)}${s.endsWith('A') ? 'B' : 'A'}${s.slice(-1)}`);
+        url.searchParams.set('state', altered(s));
         return { url, cookie };
       },
     });
@@ -278,12 +291,12 @@ describe('a server each end user connects to (OAuth)', () => {
     expect((await replayed.json<{ error: { code: string } }>()).error.code).toBe('invalid_state');
     // A state that was altered is refused at the completion too.
     const other = await startConnect(await link('hank'));
-    const altered = (await handoverOf(await browser(other.callbackUrl.href, { headers: { cookie: other.cookie } })))!.handover;
+    const changed = (await handoverOf(await browser(other.callbackUrl.href, { headers: { cookie: other.cookie } })))!.handover;
     expect(
       (
         await completeConnect('hank', {
-          ...altered,
-          state: `${altered.state.slice(0, -2)}${altered.state.endsWith('A') ? 'B' : 'A'}${altered.state.slice(-1)}`,
+          ...changed,
+          state: altered(changed.state),
         })
       ).status,
     ).toBe(400);

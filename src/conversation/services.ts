@@ -328,8 +328,7 @@ export class ConversationServices {
    */
   async yieldSessions(owner: { tenant: string; user: string }): Promise<boolean> {
     if (this.live) return this.live.yield();
-    const config = loadConfig(this.host.env);
-    await endOrphanedSessions(new ServerStateStore(this.host.storage.sql), serversOf(config, owner.tenant), this.host.env, config.settings);
+    await this.endOrphanedSessions(owner.tenant);
     await liveRegistry(this.host.env, owner).release(this.host.name());
     return true;
   }
@@ -339,10 +338,14 @@ export class ConversationServices {
     if (this.live) return this.live.releaseIdle(lease);
     const row = this.row();
     if (!row) return;
-    // This instance holds no sessions: those its evicted predecessor left open are ended, then it leaves the count.
-    const config = loadConfig(this.host.env);
-    await endOrphanedSessions(new ServerStateStore(this.host.storage.sql), serversOf(config, row.owner.tenant), this.host.env, config.settings);
+    await this.endOrphanedSessions(row.owner.tenant);
     await liveRegistry(this.host.env, row.owner).release(this.host.name());
+  }
+
+  /** This instance holds no sessions: the 2025 sessions its evicted predecessor left open are ended (orphaned-sessions.ts). */
+  private async endOrphanedSessions(tenant: string): Promise<void> {
+    const config = loadConfig(this.host.env);
+    await endOrphanedSessions(new ServerStateStore(this.host.storage.sql), serversOf(config, tenant), this.host.env, config.settings);
   }
 
   /**

@@ -173,9 +173,11 @@ export class CatalogRefresher {
     }
     (state[kind] as unknown[]) = items;
     state.fetchedAt[kind] = fetchedAt;
-    if (!copied) this.droppedShared.delete(kind);
     if (copied) this.copied.add(kind);
-    else this.copied.delete(kind);
+    else {
+      this.copied.delete(kind);
+      this.droppedShared.delete(kind);
+    }
     state.cacheHints = { ...state.cacheHints, [kind]: hint };
     if (!hint) delete state.cacheHints[kind];
     this.store.saveCatalog(state.id, kind, items, fetchedAt);

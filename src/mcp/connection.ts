@@ -27,6 +27,7 @@ import { logEvent, throttledLog } from '../observability/log';
 import { observed } from '../observability/tracing';
 import { acceptLeniently, type Mended } from './lenient-results';
 import { assertDepthAtMost } from './result-depth';
+import { endSession, endSessionById } from './session-end';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
 
 /** How often a connect is opened again when its pooled connection turned out closed ("Network connection lost"). */
@@ -255,21 +256,6 @@ export class McpConnection {
   }
 
   /**
-   * A connect that failed after the server had created its session (the
-   * `initialize` answered, a later step lost): the session is ended, so a
-   * retried connect leaves one session on the server, not two. The SDK has
-   * closed the failed transport (its DELETE would be aborted), so a fresh
-   * one carrying the session id sends it. Best effort, bounded.
-   */
-  private async endOrphanedSession(failed: StreamableHTTPClientTransport): Promise<void> {
-    await endSessionById(this.config, this.env, this.settings.MCP_MAX_RESPONSE_BYTES, {
-      session: failed.sessionId!,
-      protocol: failed.protocolVersion,
-      authProvider: this.authProvider,
-    });
-  }
-
-  /**
    * A 2025 session an earlier instance of this conversation opened and
    * never ended (it was evicted first): ended now, before this one opens
    * its own, so the server holds one session per conversation, not one per
@@ -342,7 +328,16 @@ export class McpConnection {
         };
         logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback || retry ? 'info' : 'warn');
         await client.close().catch(() => {});
-        if (sessionOpened) await this.endOrphanedSession(transport as StreamableHTTPClientTransport);
+        // A connect that failed after the server created its session: ended, so a retry leaves one session, not two.
+        // The SDK closed the failed transport (its DELETE would be aborted): a fresh one carrying the id sends it.
+        if (sessionOpened) {
+          const failed = transport as StreamableHTTPClientTransport;
+          await endSessionById(this.config, this.env, this.settings.MCP_MAX_RESPONSE_BYTES, {
+            session: failed.sessionId!,
+            protocol: failed.protocolVersion,
+            authProvider: this.authProvider,
+          });
+        }
         if (retry) {
           lostRetries++;
           k--;
@@ -445,29 +440,4 @@ function isWrongEra(error: unknown, client: Client): boolean {
   const code = rpcErrorOf(error)?.code;
   if (client.getProtocolEra() === 'legacy') return code === -32022;
   return code === undefined || code === -32000 || code === -32600;
-}
-
-/**
- * Ends a 2025 session by its id through a fresh transport carrying it (the
- * one that opened it is gone: failed, or in an evicted instance). Best
- * effort, bounded like `endSession`.
- */
-export async function endSessionById(
-  config: McpServerConfig,
-  env: TransportEnv,
-  maxResponseBytes: number,
-  { session, protocol, authProvider }: { session: string; protocol?: string | undefined; authProvider?: AuthProvider | undefined },
-): Promise<void> {
-  const transport = createTransport(config, env, 'streamable-http', maxResponseBytes, { authProvider, sessionId: session }) as StreamableHTTPClientTransport;
-  if (protocol) transport.setProtocolVersion(protocol);
-  await transport.start();
-  await endSession(transport);
-  await transport.close().catch(() => {});
-}
-
-/** `DELETE` of a 2025 session (so the server can free it): best effort, waiting at most 2 s. */
-async function endSession(transport: StreamableHTTPClientTransport): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
-  if (timer !== undefined) clearTimeout(timer);
 }

@@ -1,6 +1,6 @@
 import type { McpServerConfig, Settings } from '../config';
 import { logEvent } from '../observability/log';
-import { endSessionById } from './connection';
+import { endSessionById } from './session-end';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
 

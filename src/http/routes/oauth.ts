@@ -1,7 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { html, raw } from 'hono/html';
 import { NONCE, secureHeaders } from 'hono/secure-headers';
 import { CLIENT_NAME } from '../../auth/record-provider';
 import { newNonce, openState, openTicket, sealState, START_PATH, AUTHORIZATION_TTL_MS } from '../../auth/tickets';
@@ -10,8 +8,8 @@ import { loadConfig } from '../../config';
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, oauthSetup } from '../../config/oauth';
 import { z } from 'zod';
 import { ClientMetadata } from '../../../shared/api/service';
+import { answerPage, handoverPage, startPage as startPageOf } from '../oauth-pages';
 import { json, routes } from '../openapi';
-import type { AppBindings } from '../types';
 
 /** The cookie that ties an authorization's callback to the browser that started it (one per server, so two can run at once). */
 const cookieName = (server: string) => `mcpod_oauth_${server}`;
@@ -167,7 +165,7 @@ export const oauth = routes()
         error === 'access_denied'
           ? 'Access was not granted.'
           : `The authorization server answered: ${error}${c.req.query('error_description') ? ` (${c.req.query('error_description')})` : ''}.`;
-      return answerPage(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, ok: false, error: why });
+      return answerPage(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, error: why });
     }
     const code = c.req.query('code');
     if (!code) return answerPage(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');
@@ -183,71 +181,6 @@ export const oauth = routes()
 function handoverOrigins(env: Env, own: string, tenant: string): string[] {
   const allowed = loadConfig(env).tenants?.find((t) => t.id === tenant)?.allowedOrigins ?? [];
   return [...new Set([own, ...allowed])];
-}
-
-/**
- * The callback's page: hands `{server, state, code, iss}` to the window that
- * opened it — one postMessage per allowed origin, each with that exact
- * target, so a page on any other origin that opened the link gets nothing —
- * and waits to be closed by it.
- */
-function handoverPage(c: Context<AppBindings>, handover: { server: string; state: string; code: string; iss?: string | undefined }, origins: string[]) {
-  const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
-  const message = JSON.stringify({ type: 'mcp-ondemand:oauth-code', ...handover }).replace(/</g, '\\u003c');
-  const targets = JSON.stringify(origins).replace(/</g, '\\u003c');
-  const title = `Finishing the connection to ${handover.server}`;
-  const body = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title>
-<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}</style></head>
-<body><h1>${title}</h1><p id="note">The chat window that opened this one finishes it.</p>
-<script nonce="${nonce}">
-const handover = ${raw(message)};
-const origins = ${raw(targets)};
-if (window.opener) for (const origin of origins) window.opener.postMessage(handover, origin);
-else document.getElementById('note').textContent = 'Open the connect link from the chat that asked you to connect: it finishes there.';
-</script></body></html>`;
-  return c.html(body, 200);
-}
-
-/**
- * The connect link's page: posts the ticket from its fragment (which no
- * request carried) as a form, so the ticket reaches us in a body, never in
- * a URL a log prints. Without one, says the link is not valid.
- */
-function startPageOf(c: Context<AppBindings>) {
-  const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
-  const body = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Connecting…</title>
-<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}</style></head>
-<body><h1>Connecting…</h1><p id="note">Taking you to the sign-in page.</p>
-<form id="start" method="post" action="${START_PATH}"><input type="hidden" name="ticket"></form>
-<script nonce="${nonce}">
-const ticket = decodeURIComponent(location.hash.slice(1));
-history.replaceState(null, '', location.pathname); // the ticket leaves the address bar and the history
-if (ticket) {
-  const form = document.getElementById('start');
-  form.elements.ticket.value = ticket;
-  form.submit();
-} else document.getElementById('note').textContent = 'This link is not valid. Go back to the chat and choose Connect again.';
-</script></body></html>`;
-  return c.html(body, 200);
-}
-
-/** A small page for the popup; it tells the window that opened it (nothing secret: the server id, the outcome and the reason it shows) and closes itself on success. */
-function answerPage(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; ok: boolean; error?: string }) {
-  const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
-  // Inside a script: `<` escaped, so a reason the authorization server wrote (`</script>…`) stays a string.
-  const message = outcome ? JSON.stringify({ type: 'mcp-ondemand:oauth', ...outcome }).replace(/</g, '\\u003c') : 'null';
-  const body = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title>
-<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}</style></head>
-<body><h1>${title}</h1><p>${text}</p>
-<script nonce="${nonce}">
-const outcome = ${raw(message)};
-if (outcome && window.opener) window.opener.postMessage(outcome, '*');
-if (outcome && outcome.ok) setTimeout(() => window.close(), 800);
-</script></body></html>`;
-  return c.html(body, status as 200);
 }
 
 function sameText(a: string, b: string): boolean {

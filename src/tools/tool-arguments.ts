@@ -1,63 +1,67 @@
-import { Validator, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 
 type Checked = { success: true; value: Record<string, unknown> } | { success: false; error: Error };
 
 /**
+ * The MCP SDK's JSON Schema validator (the one our connections give the SDK:
+ * @cfworker/json-schema, which it ships inside; importing the package again
+ * would put a second copy in the bundle), with every error reported (not
+ * just the first), so the most specific one can name the field.
+ */
+const validators = new CfWorkerJsonSchemaValidator({ shortcircuit: false });
+
+/**
  * Checks a model's arguments for an MCP tool against the tool's
- * `inputSchema` (JSON Schema; 2020-12 unless its `$schema` says otherwise),
- * as the AI SDK's `jsonSchema(…, {validate})`: a call that does not fit is
- * an invalid tool call, which the AI SDK answers with a tool error at once —
- * so the model can correct it, and the person is never asked to approve a
- * call the server would refuse (a string where create_entities wants an
- * array: -32602 after the approval, before this). The error names the field.
+ * `inputSchema` (its `$schema`'s draft; 2020-12 when it names none), as the
+ * AI SDK's `jsonSchema(…, {validate})`: a call that does not fit is an
+ * invalid tool call, which the AI SDK answers with a tool error at once — so
+ * the model can correct it, and the person is never asked to approve a call
+ * the server would refuse (a string where create_entities wants an array:
+ * -32602 after the approval, before this). The error names the field.
  * Compiled on first use: most offered tools are never called.
  *
- * A schema the validator cannot compile lets the call through: the server is
- * the judge of its own schema, and refusing every call of its tool for our
- * validator's sake would be worse.
+ * A schema the validator cannot compile (or a dialect it does not know) lets
+ * the call through: the server is the judge of its own schema, and refusing
+ * every call of its tool for our validator's sake would be worse.
  */
 export function toolArgumentsCheck(schema: unknown): (value: unknown) => Checked {
-  let validator: Validator | null | undefined;
+  let validate: ReturnType<CfWorkerJsonSchemaValidator['getValidator']> | null | undefined;
   return (value) => {
     const args = (value ?? {}) as Record<string, unknown>;
-    if (validator === undefined) {
+    if (validate === undefined) {
       try {
-        validator = new Validator(schema as Schema, draftOf(schema), false);
+        validate = validators.getValidator(schema as Parameters<CfWorkerJsonSchemaValidator['getValidator']>[0]);
       } catch {
-        validator = null;
+        validate = null;
       }
     }
-    if (!validator) return { success: true, value: args };
-    let result: ReturnType<Validator['validate']>;
+    if (!validate) return { success: true, value: args };
+    let result: ReturnType<typeof validate>;
     try {
-      result = validator.validate(args);
+      result = validate(args);
     } catch {
       return { success: true, value: args };
     }
-    return result.valid ? { success: true, value: args } : { success: false, error: new Error(describeArgumentErrors(result.errors)) };
+    return result.valid ? { success: true, value: args } : { success: false, error: new Error(describeArgumentErrors(result.errorMessage ?? '')) };
   };
 }
 
-function draftOf(schema: unknown): SchemaDraft {
-  const declared = (schema as { $schema?: unknown } | null)?.$schema;
-  if (typeof declared !== 'string') return '2020-12';
-  if (declared.includes('draft-04')) return '4';
-  if (declared.includes('draft-07') || declared.includes('draft-06')) return '7';
-  if (declared.includes('2019-09')) return '2019-09';
-  return '2020-12';
-}
-
 /**
- * The most specific of the validator's errors (the deepest instance
- * location; its outer errors only say "does not match schema"), naming the
- * argument: `argument "entities": Instance type "string" is invalid. Expected "array".`
+ * The most specific of the validator's errors (`<instance location>: <error>`,
+ * joined by "; "): the deepest location, whose outer errors only say "does
+ * not match schema", naming the argument: `argument "entities": Instance type
+ * "string" is invalid. Expected "array".`
  */
-export function describeArgumentErrors(errors: readonly OutputUnit[]): string {
-  const deepest = [...errors].sort((a, b) => depth(b.instanceLocation) - depth(a.instanceLocation))[0];
-  if (!deepest) return 'the arguments do not fit the tool’s input schema';
-  const path = deepest.instanceLocation.replace(/^#\/?/, '');
-  const where = path ? `argument "${path.split('/').map(decodeURIComponent).join('.')}": ` : '';
+export function describeArgumentErrors(message: string): string {
+  const errors = message
+    .split('; ')
+    .map((part) => /^(#\S*): (.*)$/s.exec(part))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map(([, location, error]) => ({ path: location!.replace(/^#\/?/, ''), error: error! }));
+  const deepest = errors.sort((a, b) => depth(b.path) - depth(a.path))[0];
+  if (!deepest) return message || 'the arguments do not fit the tool’s input schema';
+  const where = deepest.path ? `argument "${deepest.path.split('/').map(decodeURIComponent).join('.')}": ` : '';
   return `${where}${deepest.error}`;
 }
 
-const depth = (location: string) => (location === '#' ? 0 : location.split('/').length - 1);
+const depth = (path: string) => (path === '' ? 0 : path.split('/').length);

@@ -1,3 +1,5 @@
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { api } from './helpers/api';
 
@@ -59,5 +61,30 @@ describe('GET /v1/servers', () => {
     });
     expect(servers.find((s) => s.id === 'everything')).toMatchObject({ status: 'connected', capabilities: { prompts: {} } });
     expect(servers.every((s) => !('headers' in s))).toBe(true);
+  });
+});
+
+describe('storage made by an earlier release', () => {
+  it('a conversation row without the title column (before titles) is read, and takes a title', async () => {
+    const { id } = await (await api('/v1/conversations', { method: 'POST' })).json<{ id: string }>();
+    // The table as the first release made it: no `title`.
+    await runInDurableObject(env.CONVERSATION.getByName(id), async (_instance, state) => {
+      const row = state.storage.sql.exec<{ created_at: number; tenant: string; user_id: string }>(`SELECT * FROM conversation`).one();
+      state.storage.sql.exec(`DROP TABLE conversation`);
+      state.storage.sql.exec(
+        `CREATE TABLE conversation (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, tenant TEXT NOT NULL DEFAULT 'default', user_id TEXT NOT NULL DEFAULT 'anonymous', servers TEXT)`,
+      );
+      state.storage.sql.exec(`INSERT INTO conversation (id, created_at, tenant, user_id) VALUES (?, ?, ?, ?)`, id, row.created_at, row.tenant, row.user_id);
+    });
+    await abortAllDurableObjects(); // the next instance opens the old table
+
+    expect((await api(`/v1/conversations/${id}`)).status).toBe(200);
+    const titled = await api(`/v1/conversations/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Kept' }),
+    });
+    expect(titled.status).toBe(200);
+    expect(await (await api(`/v1/conversations/${id}`)).json()).toMatchObject({ id, title: 'Kept' });
   });
 });

@@ -78,6 +78,27 @@ describe('a turn connects to a server only when it needs it', () => {
     expect(await live()).toBe(liveBefore);
   });
 
+  it('a new conversation asks KV once per server for its header and every list, and once for a read (bulk reads)', async () => {
+    await warmedBy([['notes', 'v2://notes/public']]);
+    const id = await createConversation(ALICE);
+    const reads: unknown[] = [];
+    // The binding every Durable Object of this isolate uses: its get() counted for the length of one turn.
+    const kv = Object.getPrototypeOf(env.RESOURCE_CACHE) as { get: (...args: unknown[]) => unknown };
+    const get = kv.get;
+    kv.get = function (this: unknown, key: unknown, ...rest: unknown[]) {
+      reads.push(key);
+      return get.call(this, key, ...rest);
+    };
+    try {
+      expect((await readingTurn(id, 'notes', 'v2://notes/public')).cache).toBe('kv');
+    } finally {
+      kv.get = get;
+    }
+    // Two servers of the tenant: one bulk read each (header, tools, resources, templates, prompts; the user's key and the
+    // tenant's), then one for the read (both key spaces). Single reads would have been 2 × 10 + 2.
+    expect(reads.map((key) => (Array.isArray(key) ? key.length : 1))).toEqual([10, 10, 2]);
+  });
+
   it('2025: the same, with no session opened', async () => {
     await warmedBy([['notes2025', 'v2://notes/public']]);
     const sessionsBefore = (await serverState('stateful')).sessions;

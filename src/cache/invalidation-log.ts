@@ -1,3 +1,10 @@
+import { ensureTables } from '../sql-schema';
+
+export const INVALIDATION_LOG_TABLES = [
+  `CREATE TABLE IF NOT EXISTS cache_invalidations (key TEXT PRIMARY KEY, at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS cache_clock (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+].join(';\n');
+
 /**
  * When each cached resource was last invalidated, kept in the Durable
  * Object's SQLite storage so it survives restarts. A KV copy fetched before
@@ -30,8 +37,7 @@ export class InvalidationLog {
     /** Most keys kept (CACHE_TRACKED_URIS). */
     private readonly maxKeys = 10_000,
   ) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS cache_invalidations (key TEXT PRIMARY KEY, at INTEGER NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS cache_clock (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    ensureTables(sql, INVALIDATION_LOG_TABLES);
     const clock = new Map(
       sql
         .exec<{ name: string; value: string }>(`SELECT name, value FROM cache_clock`)

@@ -216,17 +216,19 @@ export class ResourceCache {
   private async readKv(ref: CacheRef, key: string, scopes: KvScope[]): Promise<CachedResource | undefined> {
     if (!scopes.length) return undefined;
     const now = Date.now();
-    const found = await Promise.all(
-      scopes.map(async (scope) => {
-        try {
-          const value = await this.kv.get<CachedResource>(await kvKey(this.scopeOf(scope, ref.server), ref), 'json');
-          return value ? { scope, value } : undefined;
-        } catch (error) {
-          logEvent('cache.kv', { store: 'resources', op: 'read', server: ref.server, ...errorFields(error) }, 'warn'); // read from the server instead
-          return undefined;
-        }
-      }),
-    );
+    let found: Array<{ scope: KvScope; value: CachedResource } | undefined>;
+    try {
+      // Both key spaces in one bulk read: one KV operation, not two.
+      const keys = await Promise.all(scopes.map((scope) => kvKey(this.scopeOf(scope, ref.server), ref)));
+      const values = await this.kv.get<CachedResource>(keys, 'json');
+      found = scopes.map((scope, i) => {
+        const value = values.get(keys[i]!);
+        return value ? { scope, value } : undefined;
+      });
+    } catch (error) {
+      logEvent('cache.kv', { store: 'resources', op: 'read', server: ref.server, ...errorFields(error) }, 'warn'); // read from the server instead
+      return undefined;
+    }
     let best: { scope: KvScope; value: CachedResource } | undefined;
     for (const candidate of found) {
       if (!candidate) continue;

@@ -6,7 +6,13 @@ import type { ReadResourceBody, ResourceView } from '../../shared/api/resources'
 import { loadConfig } from '../config';
 import { setLogLevel } from '../observability/log';
 import { toRpcResult, type RpcResult } from '../rpc';
-import type { Owner } from './record';
+import { INVALIDATION_LOG_TABLES } from '../cache/invalidation-log';
+import { MCP_STATE_TABLES } from '../mcp/state-store';
+import { ensureTables } from '../sql-schema';
+import { HISTORY_TABLES } from './history';
+import { LARGE_RESULT_TABLES } from './large-result-store';
+import { RECORD_TABLES, type Owner } from './record';
+import { VIEW_LINK_TABLES } from './view-links';
 import { isRouteMethod, type RequestMeta } from './request-meta';
 import { apiMessages, ConversationServices, type Caller } from './services';
 import { HibernatingSockets } from './sockets';
@@ -38,6 +44,8 @@ export class Conversation extends DurableObject<Env> {
     try {
       setLogLevel(loadConfig(env).settings.LOG_LEVEL);
     } catch {}
+    // Every table of this object's stores in one batch (sql-schema.ts); each store's own call then finds them made.
+    ensureTables(ctx.storage.sql, RECORD_TABLES, HISTORY_TABLES, LARGE_RESULT_TABLES, VIEW_LINK_TABLES, MCP_STATE_TABLES, INVALIDATION_LOG_TABLES);
     this.sockets = new HibernatingSockets(ctx);
     this.services = new ConversationServices({
       env,

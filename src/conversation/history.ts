@@ -3,10 +3,19 @@ import type { ApprovalBody, PendingApproval as ApiPendingApproval } from '../../
 import { ApiError } from '../errors';
 import { rowPieces } from './large-result-store';
 import { transcriptWindow } from './transcript';
+import { ensureTables } from '../sql-schema';
 
 /** Why a message carries `metadata.interrupted`: shown to users, kept out of the model's input. */
 export const INTERRUPTED_REASON = 'The conversation restarted before this turn finished; it was not answered. Send it again to retry.';
 const INTERRUPTED_TOOL = 'The conversation restarted while this approved tool call was running; whether it ran is unknown. Check before running it again.';
+
+export const HISTORY_TABLES = [
+  `CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, message TEXT NOT NULL)`,
+  // A message longer than a row holds goes on in row-sized pieces here (SQLite values are limited to 2 MB in production).
+  `CREATE TABLE IF NOT EXISTS message_overflow (id TEXT NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (id, n))`,
+  // Messages of the turn in progress: the new user message(s), or the assistant message an approval continues.
+  `CREATE TABLE IF NOT EXISTS turn_pending (id TEXT PRIMARY KEY, kind TEXT NOT NULL)`,
+].join(';\n');
 
 /**
  * The conversation's messages (AI SDK `UIMessage[]`) in DO SQLite, one row
@@ -23,12 +32,15 @@ const INTERRUPTED_TOOL = 'The conversation restarted while this approved tool ca
  */
 export class History {
   constructor(private readonly storage: DurableObjectStorage) {
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, message TEXT NOT NULL)`);
-    // A message longer than a row holds goes on in row-sized pieces here (SQLite values are limited to 2 MB in production).
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS message_overflow (id TEXT NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (id, n))`);
-    // Messages of the turn in progress: the new user message(s), or the assistant message an approval continues.
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS turn_pending (id TEXT PRIMARY KEY, kind TEXT NOT NULL)`);
+    ensureTables(storage.sql, HISTORY_TABLES);
   }
+
+  /**
+   * The messages as last read from storage (JSON, pieces joined), by id, in
+   * order: a turn reads the history four or five times, and only this class
+   * writes it. Dropped by every write (`transaction`).
+   */
+  private rows: Map<string, string> | undefined;
 
   load(): UIMessage[] {
     return [...this.stored().values()].map((json) => JSON.parse(json) as UIMessage);
@@ -36,6 +48,20 @@ export class History {
 
   /** Every message as stored (JSON, pieces joined), by id, in order. */
   private stored(): Map<string, string> {
+    this.rows ??= this.readRows();
+    return this.rows;
+  }
+
+  /** Every write goes through here: the copy of the rows read before is dropped when it ends, committed or not. */
+  private transaction<T>(work: () => T): T {
+    try {
+      return this.storage.transactionSync(work);
+    } finally {
+      this.rows = undefined;
+    }
+  }
+
+  private readRows(): Map<string, string> {
     const overflow = new Map<string, string[]>();
     for (const row of this.storage.sql.exec<{ id: string; text: string }>(`SELECT id, text FROM message_overflow ORDER BY id, n`)) {
       const pieces = overflow.get(row.id) ?? [];
@@ -56,7 +82,7 @@ export class History {
     const stored = this.stored();
     const gone = ids.filter((id) => stored.has(id));
     if (!gone.length) return;
-    this.storage.transactionSync(() => {
+    this.transaction(() => {
       for (const id of gone) {
         this.storage.sql.exec(`DELETE FROM messages WHERE id = ?`, id);
         this.storage.sql.exec(`DELETE FROM message_overflow WHERE id = ?`, id);
@@ -66,7 +92,7 @@ export class History {
 
   /** Forgets every message (the chat protocol's "clear"). */
   clear(): void {
-    this.storage.transactionSync(() => {
+    this.transaction(() => {
       this.storage.sql.exec(`DELETE FROM messages`);
       this.storage.sql.exec(`DELETE FROM message_overflow`);
       this.storage.sql.exec(`DELETE FROM turn_pending`);
@@ -78,7 +104,7 @@ export class History {
    * an approval's continuation (`continues`), the assistant message is marked.
    */
   begin(newMessages: UIMessage[], continues?: UIMessage): void {
-    this.storage.transactionSync(() => {
+    this.transaction(() => {
       this.storage.sql.exec(`DELETE FROM turn_pending`);
       // Written directly (not through save(), which compares with every stored message): this runs on every turn.
       // Only messages not stored yet count as this turn's: a client may resend one (useChat's regenerate), and a
@@ -94,7 +120,7 @@ export class History {
 
   /** The turn failed (the user saw the error): its new messages go, as if it never started. */
   rollback(): void {
-    this.storage.transactionSync(() => {
+    this.transaction(() => {
       this.storage.sql.exec(`DELETE FROM message_overflow WHERE id IN (SELECT id FROM turn_pending WHERE kind = 'new')`);
       this.storage.sql.exec(`DELETE FROM messages WHERE id IN (SELECT id FROM turn_pending WHERE kind = 'new')`);
       this.storage.sql.exec(`DELETE FROM turn_pending`);
@@ -119,7 +145,7 @@ export class History {
       if (kind === 'new') changed.push({ ...message, metadata: { ...(message.metadata as object | undefined), interrupted: INTERRUPTED_REASON } });
       else changed.push({ ...message, parts: message.parts.map(settleInterruptedApproval) });
     }
-    this.storage.transactionSync(() => this.write(changed, true));
+    this.transaction(() => this.write(changed, true));
     return true;
   }
 
@@ -128,7 +154,7 @@ export class History {
    * (same id) updated, unchanged ones not rewritten.
    */
   save(messages: UIMessage[], completesTurn = true): void {
-    this.storage.transactionSync(() => this.write(messages, completesTurn));
+    this.transaction(() => this.write(messages, completesTurn));
   }
 
   /**
@@ -137,7 +163,7 @@ export class History {
    * regeneration (which never gets here) leaves the old answer in place.
    */
   replaceFrom(fromId: string, messages: UIMessage[]): void {
-    this.storage.transactionSync(() => {
+    this.transaction(() => {
       this.storage.sql.exec(`DELETE FROM message_overflow WHERE id IN (SELECT id FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?))`, fromId);
       this.storage.sql.exec(`DELETE FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?)`, fromId);
       this.write(messages, true);

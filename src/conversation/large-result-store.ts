@@ -1,3 +1,4 @@
+import { ensureTables } from '../sql-schema';
 import { toolResultUri, type LargeResultStore } from '../tools/large-results';
 
 /** Characters per row: at most 1.5 MB in UTF-8, under Durable Object SQLite's 2 MB per value. */
@@ -16,12 +17,12 @@ export function rowPieces(text: string, size = ROW_CHARS): string[] {
   return pieces.length ? pieces : [''];
 }
 
+export const LARGE_RESULT_TABLES = `CREATE TABLE IF NOT EXISTS large_results (uri TEXT NOT NULL, n INTEGER NOT NULL, server TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (uri, n))`;
+
 /** Long tool results of this conversation, in row-sized pieces in its SQLite (see tools/large-results.ts). */
 export class SqlLargeResultStore implements LargeResultStore {
   constructor(private readonly storage: DurableObjectStorage) {
-    storage.sql.exec(
-      `CREATE TABLE IF NOT EXISTS large_results (uri TEXT NOT NULL, n INTEGER NOT NULL, server TEXT NOT NULL, text TEXT NOT NULL, PRIMARY KEY (uri, n))`,
-    );
+    ensureTables(storage.sql, LARGE_RESULT_TABLES);
   }
 
   put(uri: string, server: string, text: string): void {

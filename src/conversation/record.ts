@@ -1,3 +1,5 @@
+import { ensureTables } from '../sql-schema';
+
 /** Who a conversation belongs to. */
 export interface Owner {
   tenant: string;
@@ -14,6 +16,15 @@ export interface ConversationRecord {
   title: string | undefined;
 }
 
+export const RECORD_TABLES = `CREATE TABLE IF NOT EXISTS conversation (
+  id TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL,
+  tenant TEXT NOT NULL DEFAULT 'default',
+  user_id TEXT NOT NULL DEFAULT 'anonymous',
+  servers TEXT,
+  title TEXT
+)`;
+
 /**
  * The conversation's existence row in DO SQLite. Every Durable Object id
  * "exists", so existence is explicit: written once by `create`, read by
@@ -24,16 +35,13 @@ export class ConversationRecordStore {
   private known: ConversationRecord | null | undefined;
 
   constructor(private readonly storage: DurableObjectStorage) {
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS conversation (
-      id TEXT PRIMARY KEY,
-      created_at INTEGER NOT NULL,
-      tenant TEXT NOT NULL DEFAULT 'default',
-      user_id TEXT NOT NULL DEFAULT 'anonymous',
-      servers TEXT
-    )`);
-    // Added after the first release: objects created before have the table without it.
-    const columns = storage.sql.exec<{ name: string }>(`PRAGMA table_info(conversation)`).toArray();
-    if (!columns.some((c) => c.name === 'title')) storage.sql.exec(`ALTER TABLE conversation ADD COLUMN title TEXT`);
+    ensureTables(storage.sql, RECORD_TABLES);
+    // `title` came after the first release: objects created before have the table without it.
+    try {
+      storage.sql.exec(`SELECT title FROM conversation LIMIT 0`);
+    } catch {
+      storage.sql.exec(`ALTER TABLE conversation ADD COLUMN title TEXT`);
+    }
   }
 
   setTitle(title: string): void {

@@ -1,3 +1,5 @@
+import { ensureTables } from '../sql-schema';
+
 /** How long a view link (`/views/<conversation>/<nonce>`) opens its document. */
 export const VIEW_LINK_TTL_MS = 10 * 60_000;
 
@@ -6,6 +8,8 @@ export interface ViewTarget {
   server: string;
   uri: string;
 }
+
+export const VIEW_LINK_TABLES = `CREATE TABLE IF NOT EXISTS view_links (nonce TEXT PRIMARY KEY, server TEXT NOT NULL, uri TEXT NOT NULL, expires_at INTEGER NOT NULL)`;
 
 /**
  * The view links of one conversation, in its SQLite: a random 128-bit nonce
@@ -18,7 +22,7 @@ export class SqlViewLinks {
     private readonly storage: DurableObjectStorage,
     private readonly ttlMs = VIEW_LINK_TTL_MS,
   ) {
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS view_links (nonce TEXT PRIMARY KEY, server TEXT NOT NULL, uri TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+    ensureTables(storage.sql, VIEW_LINK_TABLES);
   }
 
   /** A new link to `target`; expired ones are dropped on the way. */

@@ -7,7 +7,7 @@ import { isMethodNotFound, upstreamFailure } from './errors';
 import { LIST_METHOD, listAll } from './list-all';
 import { setWarnings, warningsOf } from './server-warnings';
 import type { ServerStateStore } from './state-store';
-import type { SharedCatalogs } from '../cache/shared-catalogs';
+import type { SharedCatalogs, SharedCopies } from '../cache/shared-catalogs';
 import type { CacheHint } from '../cache/types';
 import { logEvent } from '../observability/log';
 
@@ -67,10 +67,10 @@ export class CatalogRefresher {
    * stale catalogs taken from the tenant's shared copies. False when one of
    * them has no copy the contract serves: the caller connects and lists.
    */
-  async takeStaleFromShared(reuseSince: number): Promise<boolean> {
+  async takeStaleFromShared(reuseSince: number, ahead?: SharedCopies): Promise<boolean> {
     const stale = this.staleKinds(reuseSince, () => undefined);
     if (!stale.length) return true;
-    const copies = await Promise.all(stale.map((kind) => this.sharedCopy(kind)));
+    const copies = await Promise.all(stale.map((kind) => this.sharedCopy(kind, ahead)));
     if (copies.some((copy) => !copy)) return false;
     stale.forEach((kind, i) => {
       const copy = copies[i]!;
@@ -184,9 +184,9 @@ export class CatalogRefresher {
   }
 
   /** A shared list still servable under the freshness contract (as a copy this conversation did not see being made). */
-  private async sharedCopy(kind: CatalogKind) {
+  private async sharedCopy(kind: CatalogKind, ahead?: SharedCopies) {
     if (!this.shared) return undefined;
-    const copy = await this.shared.catalogs.get({ server: this.state.id, url: this.shared.url, kind }, this.policy.perUser);
+    const copy = await (ahead ? ahead(kind) : this.shared.catalogs.get({ server: this.state.id, url: this.shared.url, kind }, this.policy.perUser));
     if (!copy || !Array.isArray(copy.items)) return undefined;
     const now = Date.now();
     const servable = isServable(

@@ -1,9 +1,12 @@
 import type { Client, DiscoverResult } from '@modelcontextprotocol/client';
 import { hintOf, isServable, type ServerCachePolicy } from '../cache/policy';
-import type { SharedCatalogs } from '../cache/shared-catalogs';
+import type { SharedCatalogs, SharedCopies } from '../cache/shared-catalogs';
 import type { CacheHint } from '../cache/types';
 import type { ServerState } from './catalog';
 import type { ServerStateStore } from './state-store';
+
+/** The header's kind among a server's shared copies (cache/shared-catalogs.ts). */
+export const HEADER_KIND = 'server';
 
 /** What a server says of itself, shared by a tenant's conversations (kind `server` in shared-catalogs.ts) so a new one need not connect to learn it. */
 interface ServerHeader {
@@ -44,8 +47,8 @@ export class ServerHeaderCopy {
   constructor(private readonly options: ServerHeaderOptions) {}
 
   /** The header this conversation holds, or else the tenant's shared one, as the contract serves it without a channel. */
-  async servable(reuseSince: number): Promise<boolean> {
-    return this.heldServable(reuseSince) || (await this.takeShared(reuseSince));
+  async servable(reuseSince: number, copies?: SharedCopies): Promise<boolean> {
+    return this.heldServable(reuseSince) || (await this.takeShared(reuseSince, copies));
   }
 
   /**
@@ -89,10 +92,10 @@ export class ServerHeaderCopy {
   }
 
   /** The header another conversation of the tenant learnt, if the contract still serves it; a 2026 discover result also becomes this conversation's era verdict. */
-  private async takeShared(reuseSince: number): Promise<boolean> {
+  private async takeShared(reuseSince: number, copies: SharedCopies | undefined): Promise<boolean> {
     const { shared, state, store, id, policy, perUser } = this.options;
     if (!shared) return false;
-    const copy = await shared.get(this.ref(), perUser);
+    const copy = await (copies ? copies(HEADER_KIND) : shared.get(this.ref(), perUser));
     const header = copy?.items[0] as ServerHeader | undefined;
     if (!copy || typeof header?.capabilities !== 'object' || header.capabilities === null) return false;
     const entry = { fetchedAt: copy.fetchedAt, ...(copy.hint ? { hint: copy.hint } : {}) };
@@ -110,6 +113,6 @@ export class ServerHeaderCopy {
   }
 
   private ref() {
-    return { server: this.options.id, url: this.options.url, kind: 'server' };
+    return { server: this.options.id, url: this.options.url, kind: HEADER_KIND };
   }
 }

@@ -16,7 +16,7 @@ import { describeUpstreamError, upstreamError, upstreamFailure } from './errors'
 import { LegacyChannel } from './legacy-channel';
 import { ListenChannel } from './listen-channel';
 import { readThroughCache, type ResourceRead } from './resource-read';
-import { ServerHeaderCopy } from './server-header';
+import { HEADER_KIND, ServerHeaderCopy } from './server-header';
 import { setWarnings } from './server-warnings';
 import type { ServerStateStore } from './state-store';
 import type { TransportEnv } from './transport';
@@ -254,8 +254,11 @@ export class ServerLink {
     const { state } = this;
     // A failure this conversation saw (or an authorization it lacks) is not papered over by another conversation's copies.
     if (state.status === 'error' || state.status === 'auth_required') return false;
-    if (!(await this.header.servable(reuseSince))) return false;
-    if (!(await this.catalogs.takeStaleFromShared(reuseSince))) return false;
+    // What this conversation lacks of the tenant's copies — the header, the lists — comes in one KV read.
+    const { sharedCatalogs, config } = this.options;
+    const ahead = sharedCatalogs?.readAhead({ server: this.id, url: config.url }, [HEADER_KIND, ...CATALOG_KINDS], this.policy.perUser);
+    if (!(await this.header.servable(reuseSince, ahead))) return false;
+    if (!(await this.catalogs.takeStaleFromShared(reuseSince, ahead))) return false;
     state.status = 'not_connected';
     return true;
   }

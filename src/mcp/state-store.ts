@@ -1,8 +1,20 @@
 import { emptyServerState, type CatalogKind, type ServerState } from './catalog';
 import type { EraVerdict } from './era';
+import { ensureTables } from '../sql-schema';
 
 type ServerRow = { id: string; state: string };
 type CatalogRow = { server: string; kind: CatalogKind; items: string; fetched_at: number };
+
+export const MCP_STATE_TABLES = [
+  `CREATE TABLE IF NOT EXISTS mcp_servers (id TEXT PRIMARY KEY, state TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS mcp_catalogs (server TEXT NOT NULL, kind TEXT NOT NULL, items TEXT NOT NULL, fetched_at INTEGER NOT NULL, PRIMARY KEY (server, kind))`,
+  // (mcp_subscriptions, of earlier versions, is no longer read: it had no time to order by.)
+  `CREATE TABLE IF NOT EXISTS mcp_followed (server TEXT NOT NULL, uri TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (server, uri))`,
+  `CREATE TABLE IF NOT EXISTS mcp_eras (server TEXT PRIMARY KEY, verdict TEXT NOT NULL)`,
+  // 2025 sessions this conversation opened and has not ended: an instance evicted before it could end them leaves
+  // them here, and the next instance sends their DELETE (orphaned-sessions.ts).
+  `CREATE TABLE IF NOT EXISTS mcp_open_sessions (server TEXT PRIMARY KEY, session TEXT NOT NULL, protocol TEXT)`,
+].join(';\n');
 
 /**
  * Persists what a conversation knows of its MCP servers in DO SQLite:
@@ -16,17 +28,7 @@ export class ServerStateStore {
   private readonly verdicts = new Map<string, EraVerdict | undefined>();
 
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_servers (id TEXT PRIMARY KEY, state TEXT NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_catalogs (
-      server TEXT NOT NULL, kind TEXT NOT NULL, items TEXT NOT NULL, fetched_at INTEGER NOT NULL,
-      PRIMARY KEY (server, kind)
-    )`);
-    // (mcp_subscriptions, of earlier versions, is no longer read: it had no time to order by.)
-    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_followed (server TEXT NOT NULL, uri TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (server, uri))`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_eras (server TEXT PRIMARY KEY, verdict TEXT NOT NULL)`);
-    // 2025 sessions this conversation opened and has not ended: an instance evicted before it could end them leaves
-    // them here, and the next instance sends their DELETE (orphaned-sessions.ts).
-    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_open_sessions (server TEXT PRIMARY KEY, session TEXT NOT NULL, protocol TEXT)`);
+    ensureTables(sql, MCP_STATE_TABLES);
   }
 
   /** A 2025 session was opened with `server` (replacing the record of an earlier one, which the connection ended first). */

@@ -196,13 +196,13 @@ const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: '.
   replacement: resolvePath(to),
 }));
 
-// Four projects, one run. "workers": tests inside workerd with the bindings of
+// Five projects, one run. "workers": tests inside workerd with the bindings of
 // wrangler.toml (Durable Objects, local KV; `ctx.exports` as in production), as in
 // `wrangler dev`. "browser": the chat widget in headless Chromium against the
 // service under `wrangler dev` (test/browser), driven from Node.
 // "conformance": the official MCP conformance suite's client authorization
 // scenarios against our OAuth code (test/conformance), from Node. "node": plain
-// Node tests of our scripts (test/node).
+// Node tests of our scripts (test/node). "unit": the pure modules' tests, beside them.
 export default defineConfig({
   test: {
     projects: [
@@ -280,6 +280,12 @@ export default defineConfig({
         },
       },
       { test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' } },
+      // The pure modules' own tests, beside them (src/, shared/, widget/src/), in plain Node: seconds, no workerd,
+      // no servers. `npm run test:unit` runs only these.
+      {
+        resolve: { alias: WRANGLER_ALIASES },
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'shared/**/*.test.ts', 'widget/src/**/*.test.ts'], environment: 'node' },
+      },
     ],
     // Every request, turn and MCP request writes a structured log line (src/observability/log.ts): the info ones
     // (stdout) stay out of the report — warnings and errors still show; test/observability.test.ts checks the lines.

@@ -439,7 +439,7 @@ Command: \`npm run bench:cost\` (bench/cost.mjs) · ${machineLine(m)} · run too
 The conversations of bench:bytes (same corpora, MCP server and fake model; bench/lib/reader-policy.mjs) through the real
 service under \`wrangler dev\` (fresh state per run), reached through the real provider packages: Anthropic Messages
 (\`MODEL=anthropic:claude-sonnet-4-5\`; the service puts \`cache_control\` on the last system block and on the last block of
-the latest two user messages: src/loop/prompt-cache.ts), the same with \`PROMPT_CACHING=off\`, and OpenAI Responses (\`MODEL=openai:gpt-4.1\`,
+the latest two user messages: src/models/prompt-cache.ts), the same with \`PROMPT_CACHING=off\`, and OpenAI Responses (\`MODEL=openai:gpt-4.1\`,
 \`prompt_cache_key\` = the conversation id). The fake model records every request body as the package sent it; each is
 priced from its tokens (bench/lib/pricing.mjs). **Tokens**: gpt-tokenizer, o200k_base — gpt-4.1's and gpt-5's encoding;
 **for Claude an estimate**, as no accurate Claude 3+ tokenizer is published (@anthropic-ai/tokenizer predates Claude 3 and

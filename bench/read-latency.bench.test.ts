@@ -114,7 +114,7 @@ async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy
   const directSubscribeRead = await timeBatches(COLD, directWatchThenRead(direct, era, coldUris.slice(0, COLD.reads)));
 
   await direct.close();
-  for (const { sessions } of [withMemory, noMemory, noKvWrites]) await sessions.closeAll();
+  for (const { sessions } of [withMemory, noMemory, noKvWrites]) await sessions.release();
   return { memoryHit, kvHit, miss, coldMiss, coldMissNoKvWrites, directForMemory, directForKv, directForMiss, directForColdMiss, directSubscribeRead };
 }
 

@@ -78,7 +78,7 @@ async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy
   }
   await editor.close();
   await peer.close();
-  await sessions.closeAll();
+  await sessions.release();
   const notified = results.notified.filter((x) => !Number.isNaN(x));
   return {
     updates: UPDATES,

@@ -39,7 +39,7 @@ async function withSessions<T>(
     try {
       return await body(turn);
     } finally {
-      await sessions.closeAll();
+      await sessions.release();
     }
   });
 }

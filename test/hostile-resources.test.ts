@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation, mcpSessionsOf, postJson } from './helpers/api';
 import { demoTaskTitles } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
-import { renderResource } from '../src/tools/render';
+import { renderResource } from '../src/context/render';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
 
 // The "hostile" tenant (vitest.config.ts) has the demo server, "hostile"

@@ -38,7 +38,7 @@ async function readWith(kv: KVNamespace, scope: string) {
     const first = await sessions.readResource('minimal', URI, { reuseSince: Date.now() });
     const second = await sessions.readResource('minimal', URI, { reuseSince: Date.now() });
     await cache.settled();
-    await sessions.closeAll();
+    await sessions.release();
     return { first, second, key: await kvKey(`${scope}:shared`, { server: 'minimal', uri: URI }) };
   });
 }

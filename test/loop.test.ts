@@ -1,9 +1,9 @@
 import { runInDurableObject } from 'cloudflare:test';
 import type { UIMessageChunk } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
-import { OfflineModel } from '../src/loop/offline-model';
-import { buildSystemPrompt } from '../src/loop/system-prompt';
-import { estimateTokens } from '../src/tools/tokens';
+import { OfflineModel } from '../src/models/offline';
+import { buildSystemPrompt } from '../src/context/system-prompt';
+import { estimateTokens } from '../src/context/tokens';
 import type { ServerState } from '../src/mcp/catalog';
 import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
@@ -323,7 +323,7 @@ describe('a real server with 10,000 resources', () => {
       expect(prompt.hidden).toBeGreaterThan(9_000);
       const read = await sessions.readResource('bulk', 'bulk://invoices/7777', { reuseSince: Date.now() });
       expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ invoice: 7777, customer: 'Globex' });
-      await sessions.closeAll();
+      await sessions.release();
     });
   });
 });

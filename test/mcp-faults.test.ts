@@ -333,7 +333,7 @@ describe('server refuses connections (nothing listens on its port)', () => {
         .readResource('refused', 'x://y', { reuseSince: Date.now() })
         .catch((e: { status: number; code: string; message: string }) => ({ status: e.status, code: e.code, message: e.message }));
       const guidelines = await sessions.readResource('demo', 'task://guidelines', { reuseSince: Date.now() });
-      await sessions.closeAll();
+      await sessions.release();
       return { states, error, demoRead: guidelines.contents.length };
     });
     expect(outcome.states).toContainEqual(['demo', 'connected', undefined]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../src/errors';
-import { resolveModel, type ModelEnv } from '../src/loop/models';
-import { OfflineModel } from '../src/loop/offline-model';
+import { resolveModel, type ModelEnv } from '../src/models/resolve';
+import { OfflineModel } from '../src/models/offline';
 
 function configError(env: ModelEnv): ApiError {
   try {

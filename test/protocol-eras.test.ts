@@ -294,7 +294,7 @@ describe('era verdicts kept across restarts', () => {
       await probe.ensureServer('probe');
       store.saveVerdict('moved', store.verdict('probe'));
       store.saveVerdict('upgraded', { kind: 'legacy', at: Date.now() });
-      await probe.closeAll();
+      await probe.release();
       const { sessions } = buildSessions(state.storage, [
         { id: 'moved', url: `${v2}/naive`, transport: 'streamable-http' },
         { id: 'upgraded', url: `${v2}/strict`, transport: 'streamable-http' },
@@ -302,7 +302,7 @@ describe('era verdicts kept across restarts', () => {
       const moved = await sessions.readResource('moved', 'v2://notes/public', { reuseSince: Date.now() });
       const upgraded = await sessions.readResource('upgraded', 'v2://notes/public', { reuseSince: Date.now() });
       const states = await sessions.catalog();
-      await sessions.closeAll();
+      await sessions.release();
       return {
         moved: moved.contents.length,
         upgraded: upgraded.contents.length,
@@ -331,7 +331,7 @@ describe('a server whose notifications go elsewhere', () => {
       const soon = await read();
       await new Promise((resolve) => setTimeout(resolve, 1_600));
       const later = await read();
-      await sessions.closeAll();
+      await sessions.release();
       return {
         covered: first.freshness.notifications,
         soon: [soon.cache, (soon.contents[0] as { text: string }).text === text],

@@ -268,7 +268,7 @@ describe('optional pins that cannot be read', () => {
     const { env } = await import('cloudflare:workers');
     const { loadConfig } = await import('../src/config');
     const { buildSessions } = await import('./helpers/sessions');
-    const { readPinned } = await import('../src/loop/pinned');
+    const { readPinned } = await import('../src/context/pinned');
     const { LiveStream } = await import('../src/loop/live-stream');
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
@@ -300,7 +300,7 @@ describe('optional pins that cannot be read', () => {
       const types: string[] = [];
       for (let r = await reader.read(); !r.done; r = await reader.read()) types.push(r.value.type);
       expect(types).toEqual(['start', 'data-notice', 'finish']);
-      await sessions.closeAll();
+      await sessions.release();
     });
   });
 });

@@ -142,8 +142,8 @@ it('OAuth overhead: tool calls, connecting, refreshing — each against a baseli
         samples[which].push(total / CALLS.batch);
       }
     }
-    await ours.closeAll();
-    await base.closeAll();
+    await ours.release();
+    await base.release();
     return { ours: stats(samples.ours), base: stats(samples.base) };
   });
 

@@ -1,7 +1,16 @@
-import type { CacheRef } from './types';
+import type { CacheRef, KvScope } from './types';
 
 /** In-memory key: cheap, never leaves the isolate. A conversation has one end user, so no scope is needed. */
 export const memoryKey = (ref: CacheRef) => `${ref.server}\u0000${ref.uri}`;
+
+/**
+ * The KV key spaces of one end user's conversations: the tenant's (copies a
+ * server marks public) and the user's own (private ones). Keys carry the
+ * tenant, and for private copies the end user too.
+ */
+export function kvScopesOf(owner: { tenant: string; user: string }): Record<KvScope, string> {
+  return { shared: `tenant:${owner.tenant}`, user: `tenant:${owner.tenant}:user:${owner.user}` };
+}
 
 /**
  * KV key: `res:v2:` + SHA-256 of (scope, server id, URI). Hashing keeps keys

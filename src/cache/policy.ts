@@ -1,3 +1,4 @@
+import type { McpServerConfig, Settings } from '../config';
 import type { CacheHint, CachedResource, KvScope } from './types';
 
 /**
@@ -25,6 +26,20 @@ export interface ServerCachePolicy {
   trustNotifications: boolean;
   /** The server's config says every copy is per end user (config `cacheScope: "user"`). */
   perUser: boolean;
+}
+
+/** One server's policy, from its config and the settings. */
+export function cachePolicyFor(
+  config: Pick<McpServerConfig, 'ttlMs' | 'trustNotifications' | 'cacheScope' | 'auth'>,
+  settings: Pick<Settings, 'RESOURCE_TTL_MS' | 'CACHE_MAX_AGE_MS'>,
+): ServerCachePolicy {
+  return {
+    fallbackTtlMs: config.ttlMs ?? settings.RESOURCE_TTL_MS,
+    maxAgeMs: settings.CACHE_MAX_AGE_MS,
+    trustNotifications: config.trustNotifications,
+    // What a server shows one user's account is that user's: never shared in the tenant.
+    perUser: config.cacheScope === 'user' || config.auth.type === 'oauth',
+  };
 }
 
 /** What is known at the moment of a read. */

@@ -86,7 +86,7 @@ export const SettingsSchema = z.object({
    * again (newest first); the others are replaced by a note naming them (the
    * history keeps them whole; reading again is a cache hit). 0: always a
    * note — measured cheaper than keeping them (BENCHMARKS.md). See
-   * loop/read-elision.ts.
+   * context/read-elision.ts.
    */
   EARLIER_READS_BUDGET_CHARS: int(0, 0).describe(
     `characters of earlier turns' \`read_resource\` / \`search_resource\` results sent to the model again (newest first); the others become a one-line note naming the resource (re-reading is a cache hit; the history keeps them whole). 0 measured cheapest (BENCHMARKS.md)`,
@@ -128,7 +128,7 @@ export const SettingsSchema = z.object({
    * catalog the model must read from. Measured (BENCHMARKS.md, context
    * bytes): inlining wins while the corpus is smaller than about two model
    * calls' fixed prompt plus one document; a 10 KB corpus already costs less
-   * through the catalog over six turns. 0 turns it off. See loop/pinned.ts.
+   * through the catalog over six turns. 0 turns it off. See context/pinned.ts.
    */
   INLINE_CORPUS_CHARS: int(0, 8_000).describe(
     `when every text resource of the servers has a listed size and all fit this, they go in the system prompt whole instead of a catalog; 0 turns it off`,
@@ -181,7 +181,7 @@ export const SettingsSchema = z.object({
   /** Turns one tenant may start per minute, all users together (429 past it). */
   TURNS_PER_MINUTE_PER_TENANT: int(1, 600).describe(`turns one tenant may start per minute`),
   /**
-   * Prompt caching at the model provider (loop/prompt-cache.ts): Anthropic
+   * Prompt caching at the model provider (models/prompt-cache.ts): Anthropic
    * requests mark the end of the system prompt and of the conversation so
    * far as cache breakpoints; OpenAI requests carry the conversation as
    * `prompt_cache_key`. A tenant's `promptCaching` overrides it.

@@ -4,6 +4,7 @@ import type { Catalog } from '../../shared/api/catalog';
 import type * as Api from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { loadConfig } from '../config';
+import type { RequestMeta } from '../observability/context';
 import { setLogLevel } from '../observability/log';
 import { toRpcResult, type RpcResult } from '../rpc';
 import { INVALIDATION_LOG_TABLES } from '../cache/invalidation-log';
@@ -13,11 +14,20 @@ import { HISTORY_TABLES } from './history';
 import { LARGE_RESULT_TABLES } from './large-result-store';
 import { RECORD_TABLES, type Owner } from './record';
 import { VIEW_LINK_TABLES } from './view-links';
-import { isRouteMethod, type RequestMeta } from './request-meta';
 import { apiMessages, ConversationServices, type Caller } from './services';
 import { HibernatingSockets } from './sockets';
 import { transcriptWindow } from './transcript';
 import type { ViewAnswer, ViewRequest } from './views';
+
+/** Methods other Durable Objects call: each runs in a scope of its own (a route's request id would be a stranger's). */
+export const PEER_METHODS = ['yieldSessions', 'authorizationChanged'] as const;
+/** The runtime's entry points and the scope gate itself: never called through `inRequest`. */
+const UNSCOPED = new Set<string>(['constructor', 'fetch', 'alarm', 'webSocketMessage', 'webSocketClose', 'webSocketError', 'inRequest', ...PEER_METHODS]);
+
+/** Whether routes call `name` through `Conversation.inRequest`: every method of the class but the unscoped ones. */
+export function isScopedMethod(name: string): name is keyof Conversation & string {
+  return !UNSCOPED.has(name) && typeof Object.getOwnPropertyDescriptor(Conversation.prototype, name)?.value === 'function';
+}
 
 /** The idle check the alarm runs: the lease it checks (LiveSessions), in the object's synchronous KV. */
 const IDLE_LEASE_KEY = 'idle-check-lease';
@@ -70,7 +80,7 @@ export class Conversation extends DurableObject<Env> {
 
   /** Every call of a route (src/http/conversation-stub.ts) comes through here: the method runs in the caller's request scope. */
   async inRequest(meta: RequestMeta | undefined, method: string, args: unknown[]): Promise<unknown> {
-    if (!isRouteMethod(method)) throw new Error(`${method} is not called by routes`);
+    if (!isScopedMethod(method)) throw new Error(`${method} is not called by routes`);
     return this.services.inScope(meta, () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args));
   }
 

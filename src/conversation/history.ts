@@ -72,11 +72,6 @@ export class History {
     return new Map(rows.map((row) => [row.id, row.message + (overflow.get(row.id)?.join('') ?? '')]));
   }
 
-  /** The history as the model gets it: without messages of interrupted turns. */
-  forModel(): UIMessage[] {
-    return this.load().filter((message) => !(message.metadata as { interrupted?: unknown } | undefined)?.interrupted);
-  }
-
   /** Removes the messages `ids` names (a chat client removed them with `setMessages`). */
   remove(ids: string[]): void {
     const stored = this.stored();

@@ -5,14 +5,13 @@ import { ResourceCache } from '../cache/resource-cache';
 import { SharedCatalogs } from '../cache/shared-catalogs';
 import { loadConfig, serversOf } from '../config';
 import { leaseLiveSessions } from '../limits/conversation-limits';
+import { liveConversationsOf } from '../limits/live-conversations';
+import { kvScopesOf } from '../cache/keys';
 import { McpSessions } from '../mcp/sessions';
 import { errorFields, logEvent } from '../observability/log';
 import type { Elicit } from '../mcp/server-link';
 import type { ServerState } from '../mcp/catalog';
 import { ServerStateStore } from '../mcp/state-store';
-
-/** The count of an end user's conversations with live MCP sessions (src/limits/live-conversations.ts). */
-export const liveRegistry = (env: Env, owner: { tenant: string; user: string }) => env.LIVE_CONVERSATIONS.getByName(`${owner.tenant}:${owner.user}`);
 
 /** The registry hears of a conversation's use at most this often (it orders releases by it). */
 const TOUCH_EVERY_MS = 60_000;
@@ -155,7 +154,7 @@ export class LiveSessions {
   }
 
   private registry() {
-    return liveRegistry(this.host.env, this.host.owner);
+    return liveConversationsOf(this.host.env, this.host.owner);
   }
 
   private build(): McpSessions {
@@ -165,8 +164,7 @@ export class LiveSessions {
     // A browser token may limit its user to some of the tenant's servers.
     const allowed = servers ? new Set(servers) : undefined;
     const mcpServers = serversOf(config, tenant).filter((server) => !allowed || allowed.has(server.id));
-    // KV keys carry the tenant, and for private copies the end user too.
-    const scopes = { shared: `tenant:${tenant}`, user: `tenant:${tenant}:user:${user}` };
+    const scopes = kvScopesOf({ tenant, user });
     const cache = (this.cache = new ResourceCache(
       this.host.env.RESOURCE_CACHE,
       new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS, settings.CACHE_TRACKED_URIS),

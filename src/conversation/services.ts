@@ -15,21 +15,21 @@ import { ServerStateStore } from '../mcp/state-store';
 import { ApiError, notFound } from '../errors';
 import type { LiveStream } from '../loop/live-stream';
 import { takeViewCall } from '../limits/turn-limits';
-import { tenantAcceptsImages, tenantModel, type ResolvedModel } from '../loop/models';
+import { tenantAcceptsImages, tenantModel, type ResolvedModel } from '../models/resolve';
 import { prepareTurn, type PreparedTurn, type TurnInputRequest } from '../loop/prepare-turn';
 import type { McpSessions } from '../mcp/sessions';
-import { newRequestId, withRequest } from '../observability/context';
+import { newRequestId, type RequestMeta, withRequest } from '../observability/context';
 import { errorFields, logEvent } from '../observability/log';
 import { toolCallIdsOf } from '../tools/large-results';
-import { readForDisplay } from '../tools/resource-view';
+import { readForDisplay } from '../context/resource-view';
 import { chatAction, type ChatAction } from './chat-request';
 import { type ChatConnection, ChatSocket } from './chat-socket';
 import { directoryOf } from './directory';
 import { type ApprovalAnswer, History } from './history';
 import { SqlLargeResultStore } from './large-result-store';
-import { LiveSessions, liveRegistry } from './live-sessions';
+import { LiveSessions } from './live-sessions';
+import { liveConversationsOf } from '../limits/live-conversations';
 import { ConversationRecordStore, isOwnedBy, type ConversationRecord, type Owner } from './record';
-import type { RequestMeta } from './request-meta';
 import { messagesBefore, transcriptWindow } from './transcript';
 import { TurnRunner } from './turns';
 import { SqlViewLinks } from './view-links';
@@ -201,7 +201,7 @@ export class ConversationServices {
     return row;
   }
 
-  /** The model of this conversation's tenant (src/loop/models.ts). */
+  /** The model of this conversation's tenant (src/models/resolve.ts). */
   model(): ResolvedModel {
     return tenantModel(this.host.env, this.row()?.owner.tenant);
   }
@@ -316,7 +316,7 @@ export class ConversationServices {
   async remove(row: ConversationRecord): Promise<void> {
     this.deleted = true;
     // Nothing of this conversation outlives it, even if the runtime keeps the instance a while.
-    await (this.live ? this.live.close() : liveRegistry(this.host.env, row.owner).release(this.host.name()));
+    await (this.live ? this.live.close() : liveConversationsOf(this.host.env, row.owner).release(this.host.name()));
     this.live = undefined;
     this.turns.forget();
     await directoryOf(this.host.env, row.owner).removed(row.id);
@@ -329,7 +329,7 @@ export class ConversationServices {
   async yieldSessions(owner: { tenant: string; user: string }): Promise<boolean> {
     if (this.live) return this.live.yield();
     await this.endOrphanedSessions(owner.tenant);
-    await liveRegistry(this.host.env, owner).release(this.host.name());
+    await liveConversationsOf(this.host.env, owner).release(this.host.name());
     return true;
   }
 
@@ -339,7 +339,7 @@ export class ConversationServices {
     const row = this.row();
     if (!row) return;
     await this.endOrphanedSessions(row.owner.tenant);
-    await liveRegistry(this.host.env, row.owner).release(this.host.name());
+    await liveConversationsOf(this.host.env, row.owner).release(this.host.name());
   }
 
   /** This instance holds no sessions: the 2025 sessions its evicted predecessor left open are ended (orphaned-sessions.ts). */

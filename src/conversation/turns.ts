@@ -4,7 +4,7 @@ import { loadConfig, type Settings } from '../config';
 import { ApiError } from '../errors';
 import { takeTurn } from '../limits/turn-limits';
 import type { LiveStream } from '../loop/live-stream';
-import type { ResolvedModel } from '../loop/models';
+import type { ResolvedModel } from '../models/resolve';
 import { runTurn, type TurnMetadata } from '../loop/turn';
 import { prepareTurnContext } from '../loop/turn-context';
 import type { ServerState } from '../mcp/catalog';

@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
-import type { Conversation } from '../conversation/conversation';
+import { type Conversation, isScopedMethod } from '../conversation/conversation';
 import { isConversationId } from '../conversation/ids';
-import { isRouteMethod, type RequestMeta } from '../conversation/request-meta';
 import { badRequest, notFound } from '../errors';
-import { currentRequest } from '../observability/context';
+import { requestMeta } from '../observability/context';
 import type { AppBindings } from './types';
 
 type ConversationStub = DurableObjectStub<Conversation>;
@@ -19,18 +18,18 @@ export function conversationStub(env: Env, id: string): ConversationStub {
 }
 
 /**
- * The stub, with every route method called through `Conversation.inRequest`
- * with this request's id and tenant (observability/context.ts, set by
- * access-log.ts): RPC carries no headers, so the id travels as an argument,
- * and the object's log lines and MCP requests carry it. Routes call the
- * methods as usual.
+ * The stub, with every method of the conversation called through
+ * `Conversation.inRequest` with this request's id and tenant
+ * (observability/context.ts, set by access-log.ts): RPC carries no headers,
+ * so the id travels as an argument, and the object's log lines and MCP
+ * requests carry it. Scoped by default — a new method needs no list; only
+ * the object's PEER_METHODS and the runtime's handlers are called as they are.
  */
 function carryingRequest(stub: ConversationStub): ConversationStub {
-  const scope = currentRequest();
-  const meta: RequestMeta | undefined = scope && { requestId: scope.requestId, tenant: scope.tenant };
+  const meta = requestMeta();
   return new Proxy(stub, {
     get(target, key) {
-      if (typeof key === 'string' && isRouteMethod(key)) return (...args: unknown[]) => target.inRequest(meta, key, args);
+      if (typeof key === 'string' && isScopedMethod(key)) return (...args: unknown[]) => target.inRequest(meta, key, args);
       // A stub's members are RPC stubs themselves (even `bind`): called on the stub, not looked up on.
       const value: unknown = Reflect.get(target, key);
       return typeof value === 'function' ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;

@@ -1,4 +1,5 @@
 import type { Conversation } from '../conversation/conversation';
+import { liveConversationsOf } from '../limits/live-conversations';
 
 /**
  * The end user connected or disconnected `server`: each of their
@@ -10,6 +11,6 @@ import type { Conversation } from '../conversation/conversation';
  * nothing, and its next 401 leads it to the vault all the same.
  */
 export async function announceAuthorizationChange(env: Env, owner: { tenant: string; user: string }, server: string, grant?: string): Promise<void> {
-  const ids = await env.LIVE_CONVERSATIONS.getByName(`${owner.tenant}:${owner.user}`).ids();
+  const ids = await liveConversationsOf(env, owner).ids();
   await Promise.allSettled(ids.map((id) => (env.CONVERSATION.getByName(id) as DurableObjectStub<Conversation>).authorizationChanged(server, grant)));
 }

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config';
 import { ApiError } from '../errors';
+import { liveConversationsOf } from './live-conversations';
 import { limiterOf } from './turn-limits';
 
 /** Conversations one end user may create per minute (`CONVERSATIONS_PER_MINUTE_PER_USER`, or the tenant's); past it, 429 with Retry-After. */
@@ -32,7 +33,7 @@ export async function leaseLiveSessions(
   yieldSessions: (other: string) => Promise<boolean>,
 ): Promise<void> {
   const limit = tenantOf(config, owner).liveConversationsPerUser ?? config.settings.LIVE_CONVERSATIONS_PER_USER;
-  const registry = env.LIVE_CONVERSATIONS.getByName(`${owner.tenant}:${owner.user}`);
+  const registry = liveConversationsOf(env, owner);
   // Each other conversation is asked at most once, least recently used first; one that is gone leaves the count.
   const asked = new Set<string>();
   for (;;) {

@@ -1,5 +1,9 @@
 import { DurableObject } from 'cloudflare:workers';
 
+/** The one object per tenant and end user that counts their conversations holding live MCP sessions. */
+export const liveConversationsOf = (env: Pick<Env, 'LIVE_CONVERSATIONS'>, owner: { tenant: string; user: string }) =>
+  env.LIVE_CONVERSATIONS.getByName(`${owner.tenant}:${owner.user}`);
+
 /**
  * The conversations of one end user that hold live MCP sessions (one object
  * per tenant and end user), least recently used first. A conversation asks

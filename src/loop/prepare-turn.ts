@@ -1,8 +1,8 @@
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import type { McpSessions } from '../mcp/sessions';
-import { attachmentParts } from '../tools/attachments';
-import { promptMessages } from '../tools/prompt-messages';
+import { attachmentParts } from '../context/attachments';
+import { promptMessages } from '../context/prompt-messages';
 
 /**
  * What a turn's new input is made of, as a request asks for it:

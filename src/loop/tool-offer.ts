@@ -1,7 +1,7 @@
 import type { ToolSet } from 'ai';
 import { relevanceOf, type ToolEntry } from '../tools/tool-search';
-import { terms } from '../tools/relevance';
-import type { Offer } from './system-prompt';
+import { terms } from '../context/relevance';
+import type { Offer } from '../context/system-prompt';
 
 /** The synthetic tools, each offered only when the catalog gives it something to do (system-prompt.ts decides). */
 const SYNTHETIC = ['read_resource', 'search_resource', 'list_resources', 'list_resource_templates', 'invoke_prompt', 'search_tools'] as const;

@@ -6,7 +6,7 @@ import { mcpTools, type McpToolContext } from '../tools/mcp-tools';
 import type { LargeResultStore } from '../tools/large-results';
 import { syntheticTools } from '../tools/synthetic';
 import { toolSearch, type ToolEntry } from '../tools/tool-search';
-import { readPinned, type PinnedContent } from './pinned';
+import { readPinned, type PinnedContent } from '../context/pinned';
 import { isViewMimeType } from '../../shared/mcp-apps';
 
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */

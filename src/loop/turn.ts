@@ -12,17 +12,17 @@ import {
 } from 'ai';
 import { ToolFailure, withToolFailures } from '../tools/tool-failure';
 import type { ToolEntry } from '../tools/tool-search';
-import type { PinnedContent } from './pinned';
+import type { PinnedContent } from '../context/pinned';
 import { activeTools, chooseMcpTools } from './tool-offer';
 import { coalesceDeltas } from './coalesce-deltas';
 import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog';
-import type { ResolvedModel } from './models';
-import { promptCachePlan } from './prompt-cache';
-import { elideReads } from './read-elision';
+import type { ResolvedModel } from '../models/resolve';
+import { promptCachePlan } from '../models/prompt-cache';
+import { elideReads } from '../context/read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
-import { buildSystemPrompt } from './system-prompt';
+import { buildSystemPrompt } from '../context/system-prompt';
 import { modelCallTelemetry, withToolTelemetry } from './turn-telemetry';
 
 export interface TurnInput {

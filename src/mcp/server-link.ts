@@ -1,5 +1,5 @@
 import type { Client, ElicitRequestFormParams, ElicitResult, InsufficientScopeError } from '@modelcontextprotocol/client';
-import type { ServerCachePolicy } from '../cache/policy';
+import { cachePolicyFor, type ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
@@ -86,13 +86,7 @@ export class ServerLink {
     this.id = config.id;
     this.state = store.load(config.id);
     this.lazy = config.auth.type === 'none';
-    this.policy = {
-      fallbackTtlMs: config.ttlMs ?? settings.RESOURCE_TTL_MS,
-      maxAgeMs: settings.CACHE_MAX_AGE_MS,
-      trustNotifications: config.trustNotifications,
-      // What a server shows one user's account is that user's: never shared in the tenant.
-      perUser: config.cacheScope === 'user' || config.auth.type === 'oauth',
-    };
+    this.policy = cachePolicyFor(config, settings);
     this.header = new ServerHeaderCopy({
       id: config.id,
       url: config.url,

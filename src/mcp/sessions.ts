@@ -227,11 +227,6 @@ export class McpSessions {
     this.completions.clear();
   }
 
-  /** Ends every connection (tells the servers, best effort): the conversation is being deleted. */
-  async closeAll(): Promise<void> {
-    await this.release();
-  }
-
   /** Resolves when no catalog refresh is pending or running (tests, benchmarks). */
   async idle(): Promise<void> {
     await Promise.all([...this.links.values()].map((link) => link.catalogs.idle()));

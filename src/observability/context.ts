@@ -40,5 +40,22 @@ export function asNewRequest<T>(work: () => T, scope: Omit<RequestScope, 'reques
   return scopes.run({ tenant: current?.tenant, conversation: current?.conversation, ...scope, requestId: newRequestId() }, work);
 }
 
+/**
+ * What a Worker request hands a Durable Object it calls: RPC carries no
+ * headers, so the request id (and the caller's tenant) travel as an argument,
+ * and the object runs the call in that request's scope — its log lines and
+ * its MCP requests carry the id.
+ */
+export interface RequestMeta {
+  requestId: string;
+  tenant?: string | undefined;
+}
+
+/** The running work's scope as it crosses RPC (undefined outside any request). */
+export function requestMeta(): RequestMeta | undefined {
+  const scope = scopes.getStore();
+  return scope && { requestId: scope.requestId, tenant: scope.tenant };
+}
+
 /** An id in the shape hono's requestId() makes (a UUID). */
 export const newRequestId = (): string => crypto.randomUUID();

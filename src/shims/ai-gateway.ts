@@ -4,7 +4,7 @@
 // `ai` imports it as the default global provider: it serves a model given as
 // a string id ("openai/gpt-4.1") when no AI_SDK_DEFAULT_PROVIDER is set, and
 // `ai` re-exports `gateway` / `createGateway`. We never pass a string model:
-// src/loop/models.ts always hands the AI SDK a model object (offline,
+// src/models/resolve.ts always hands the AI SDK a model object (offline,
 // workers-ai, openai, anthropic, openai-compatible), and nothing of ours
 // imports `gateway`. Besides that, `ai` only asks `GatewayError.isInstance` /
 // `GatewayAuthenticationError.isInstance` of errors (to retry or reword
@@ -15,7 +15,7 @@
 // If a string model id ever reached the AI SDK, any use of the provider
 // below throws the error it names.
 const notBundled = (): never => {
-  throw new Error('@ai-sdk/gateway is not bundled (wrangler.toml `alias`): give the AI SDK a model object, not a model id string (src/loop/models.ts)');
+  throw new Error('@ai-sdk/gateway is not bundled (wrangler.toml `alias`): give the AI SDK a model object, not a model id string (src/models/resolve.ts)');
 };
 
 /** A provider (v4) whose every model factory throws. */

@@ -4,7 +4,7 @@
 // @ai-sdk/anthropic and @ai-sdk/openai import them for one thing each: the
 // experimental `provider.decisionModel(id)` / `provider.evaluationModel(id)` /
 // `provider.extractionModel(id)` factories, which wrap a chat model for the
-// AI SDK's experimental decide / extract APIs. src/loop/models.ts only calls
+// AI SDK's experimental decide / extract APIs. src/models/resolve.ts only calls
 // `createOpenAI(...)(id)` and `createAnthropic(...)(id)` (the chat model),
 // and we use neither API. Each module carries its own copy of provider-utils'
 // internals: ~94 KiB raw together.

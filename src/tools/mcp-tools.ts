@@ -11,10 +11,11 @@ import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
 import { toolResultUri, type LargeResultStore } from './large-results';
 import type { ToolEntry } from './tool-search';
-import { estimateTokens } from './tokens';
-import { renderEmbedded } from './render';
+import { estimateTokens } from '../context/tokens';
+import { renderEmbedded } from '../context/render';
 import { toolArgumentsCheck } from './tool-arguments';
 import { ToolFailure } from './tool-failure';
+import { resultContinuationNote } from '../context/markers';
 
 export interface McpToolContext {
   sessions: McpSessions;
@@ -149,10 +150,9 @@ export function windowLongResult(output: McpToolOutput, toolCallId: string, ctx:
   if (!ctx.largeResults || output.text.length <= window) return output;
   const uri = toolResultUri(toolCallId);
   ctx.largeResults.put(uri, output.server, output.text);
-  const next = JSON.stringify({ uri, offset: window });
   return {
     ...output,
-    text: `${output.text.slice(0, window)}\n[Showing characters 0-${window} of ${output.text.length} of this result. The rest is kept: call read_resource with ${next} for the next part.]`,
+    text: `${output.text.slice(0, window)}\n${resultContinuationNote({ from: 0, to: window, total: output.text.length }, { uri, offset: window })}`,
   };
 }
 

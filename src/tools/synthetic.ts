@@ -7,12 +7,13 @@ import { ApiError } from '../errors';
 import type { ServerState } from '../mcp/catalog';
 import { base64ByteLength, shownAsText } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
-import { resourceLine, templateLine } from './catalog-lines';
-import { score, terms } from './relevance';
+import { resourceLine, templateLine } from '../context/catalog-lines';
+import { score, terms } from '../context/relevance';
 import { isToolResultUri, type LargeResultStore } from './large-results';
 import { searchPassages } from './passage-search';
-import { renderEmbedded, renderResource, wrapPassage, type ModelView } from './render';
-import { viewResource } from './resource-view';
+import { renderEmbedded, renderResource, wrapPassage, type ModelView } from '../context/render';
+import { viewResource } from '../context/resource-view';
+import { searchHeader } from '../context/markers';
 
 /** What the synthetic tools need from the conversation. */
 export interface ToolContext {
@@ -201,9 +202,14 @@ async function searchForModel(ctx: ToolContext, uri: string, server: string | un
   const passages = searchPassages(found.text, query, { passageChars: PASSAGE_CHARS, limit: PASSAGES });
   const total = found.text.length;
   const best = passages[0];
-  const head = best
-    ? `[${passages.length} passage(s) of ${uri} on server "${found.server}" (${total} characters) matching "${query}", best first. To read on from the best: read_resource ${JSON.stringify({ uri, server: found.server, offset: best.offset })}; from another, the same with the offset its "characters" start at.]`
-    : `[No passage of ${uri} on server "${found.server}" (${total} characters) matches "${query}". Try other words, or read it with read_resource.]`;
+  const head = searchHeader({
+    uri,
+    server: found.server,
+    total,
+    query,
+    passages: passages.length,
+    best: best ? { uri, server: found.server, offset: best.offset } : undefined,
+  });
   const text = [head, ...passages.map((p) => wrapPassage(found.server, uri, found.mime, p, total))].join('\n');
   charge(ctx, uri, new TextEncoder().encode(text).byteLength);
   return text;

@@ -1,6 +1,6 @@
 import { tool, zodSchema, type Tool } from 'ai';
 import { z } from 'zod';
-import { score, terms } from './relevance';
+import { score, terms } from '../context/relevance';
 
 /** An MCP tool as the relevance ranking and `search_tools` see it. */
 export interface ToolEntry {

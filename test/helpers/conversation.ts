@@ -5,7 +5,7 @@ import type { Settings } from '../../src/config';
 import type { Conversation } from '../../src/conversation/conversation';
 import type { ApprovalAnswer } from '../../src/conversation/history';
 import type { LiveStream } from '../../src/loop/live-stream';
-import type { ResolvedModel } from '../../src/loop/models';
+import type { ResolvedModel } from '../../src/models/resolve';
 import { toRpcResult, type RpcResult } from '../../src/rpc';
 
 /*

@@ -13,10 +13,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** What each area may import, besides itself. */
 const MAY_USE: Record<string, string[]> = {
-  'src/http': ['src/conversation', 'src/loop', 'src/tools', 'src/mcp', 'src/cache', 'src/auth', 'src/limits', 'src/demo'],
-  'src/conversation': ['src/loop', 'src/tools', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
-  'src/loop': ['src/tools', 'src/mcp', 'src/cache'],
-  'src/tools': ['src/mcp', 'src/cache'],
+  'src/http': ['src/conversation', 'src/loop', 'src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits', 'src/demo'],
+  'src/conversation': ['src/loop', 'src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
+  'src/loop': ['src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache'],
+  'src/models': ['src/context'],
+  'src/tools': ['src/context', 'src/mcp', 'src/cache'],
+  'src/context': ['src/mcp', 'src/cache'],
   'src/mcp': ['src/cache', 'src/auth'],
   'src/auth': [],
   'src/cache': [],

@@ -2,6 +2,7 @@ import type { StoredContents } from '../cache/types';
 import { shownAsText, toStoredContents } from '../mcp/contents';
 import type { ModelView } from '../../shared/api/resources';
 import { humanSize } from '../../shared/human-size';
+import { continuationNote, resourceBlock } from './markers';
 
 /**
  * What the model sees of resources: the one rendering function used by the
@@ -44,10 +45,6 @@ export function describeBinary(
   return `[Binary resource: ${entry.mimeType ?? 'application/octet-stream'}, ${size}${name}, uri ${entry.uri}, server ${server} — binary content cannot be shown inline]`;
 }
 
-const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-/** Resource text cannot close the wrapper it sits in. */
-const body = (text: string) => text.replace(/<\/resource/gi, '<\\/resource');
-
 export function renderResource(target: RenderTarget, options: RenderOptions): ModelView {
   // A textual blob (declared text, valid UTF-8) is shown as the text it is.
   const contents = shownAsText(target.contents);
@@ -65,10 +62,8 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
       const from = Math.max(offset, start);
       const to = Math.min(end, start + entry.text.length);
       if (from < to) {
-        const part = windowed ? ` part="characters ${from}-${to} of ${total}"` : '';
-        out.push(
-          `<resource server="${attr(target.server)}" uri="${attr(entry.uri)}" mime="${attr(entry.mimeType ?? 'text/plain')}"${part}>\n${body(entry.text.slice(from - start, to - start))}\n</resource>`,
-        );
+        const tag = { server: target.server, uri: entry.uri, mime: entry.mimeType ?? 'text/plain', window: windowed ? { from, to, total } : undefined };
+        out.push(resourceBlock(tag, entry.text.slice(from - start, to - start)));
       }
       start += entry.text.length;
       continue;
@@ -83,9 +78,7 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
     }
   }
   if (end < total) {
-    out.push(
-      `[Showing characters ${offset}-${end} of ${total}. The rest is not shown yet: call read_resource with ${JSON.stringify({ uri: target.uri, server: target.server, offset: end })} for the next part.]`,
-    );
+    out.push(continuationNote({ from: offset, to: end, total }, { uri: target.uri, server: target.server, offset: end }));
   }
   if (!out.length) out.push(`[Resource ${target.uri} on server ${target.server} is empty]`);
   return { text: out.join('\n'), images, window: { offset, end, total, ...(end < total ? { nextOffset: end } : {}) } };
@@ -93,7 +86,7 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
 
 /** One passage of a resource's text (from search_resource), wrapped like a window of it. */
 export function wrapPassage(server: string, uri: string, mime: string, passage: { offset: number; end: number; text: string }, total: number): string {
-  return `<resource server="${attr(server)}" uri="${attr(uri)}" mime="${attr(mime)}" part="characters ${passage.offset}-${passage.end} of ${total}">\n${body(passage.text)}\n</resource>`;
+  return resourceBlock({ server, uri, mime, window: { from: passage.offset, to: passage.end, total } }, passage.text);
 }
 
 /**

@@ -8,8 +8,17 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-import { score, terms } from '../tools/relevance';
-import { RELEVANT_HEADER } from './system-prompt';
+import { score, terms } from '../context/relevance';
+import { parsePromptLine, parseResourceLine } from '../context/catalog-lines';
+import {
+  type CatalogSection,
+  parseContinuation,
+  parseRelevantEntries,
+  parseResourceBlocks,
+  parseSectionHeading,
+  parseServerHeading,
+  resourceBlock,
+} from '../context/markers';
 
 /**
  * The `offline` model: a deterministic stand-in that implements the AI SDK
@@ -197,7 +206,7 @@ function answerFromToolResults(content: Extract<LanguageModelV4Prompt[number], {
 
 /** The `<resource>` block of the system prompt (pinned or inlined) that shares the most words with the question. */
 function bestInlined(system: string, words: string[]): string | undefined {
-  const blocks = [...system.matchAll(/<resource server="[^"]*" uri="[^"]*"[^>]*>\n[\s\S]*?\n<\/resource>/g)].map((m) => m[0]);
+  const blocks = parseResourceBlocks(system).map(({ body, ...tag }) => resourceBlock(tag, body));
   return blocks
     .map((block) => ({ block, relevance: score(words, { fields: [[block, 1]] }) }))
     .filter((b) => b.relevance > 0)
@@ -206,13 +215,12 @@ function bestInlined(system: string, words: string[]): string | undefined {
 
 /** The passages of a read_resource result sharing the most words with the question, in document order, with the URI. */
 function quote(result: string, question: string): string {
-  const wrapper = /<resource server="([^"]*)" uri="([^"]*)"[^>]*>\n([\s\S]*?)\n<\/resource>/g;
-  const blocks = [...result.matchAll(wrapper)];
+  const blocks = parseResourceBlocks(result);
   if (!blocks.length) return result; // a descriptor of binary content, or a notice: relay it
   const words = terms(question);
   const out: string[] = [];
-  for (const [, server, uri, body] of blocks) {
-    const passages = passagesOf(body!);
+  for (const { server, uri, body } of blocks) {
+    const passages = passagesOf(body);
     const ranked = passages
       .map((text, index) => ({ text, index, relevance: score(words, { fields: [[text, 1]] }) }))
       .sort((a, b) => b.relevance - a.relevance || a.index - b.index)
@@ -229,7 +237,7 @@ function quote(result: string, question: string): string {
         .join('\n>\n')}`,
     );
   }
-  const more = /\[Showing characters \d+-\d+ of \d+\.[^\]]*\]/.exec(result);
+  const more = parseContinuation(result);
   return more ? `${out.join('\n\n')}\n\n(Only the first part of the document was read; more is available.)` : out.join('\n\n');
 }
 
@@ -258,61 +266,42 @@ interface CatalogEntry {
   description: string;
 }
 
-/** Reads the catalog back out of the system prompt (its format is ours: see tools/catalog-lines.ts). */
+/** Reads the catalog back out of the system prompt (its notation: context/catalog-lines.ts and context/markers.ts). */
 function parseCatalog(system: string) {
   const resources: CatalogEntry[] = [];
   const prompts: Array<{ server: string; name: string; args: string[] }> = [];
   let server = '';
-  let section = '';
+  let section: CatalogSection | undefined;
   for (const line of system.split('\n')) {
-    const header = /^## Server "([^"]+)"/.exec(line);
-    if (header) {
-      server = header[1]!;
-      section = '';
+    const heading = parseServerHeading(line);
+    if (heading !== undefined) {
+      server = heading;
+      section = undefined;
       continue;
     }
-    if (/^(Resources|Resource templates|Prompts \(invoke_prompt\)):$/.test(line)) {
-      section = line;
+    const next = parseSectionHeading(line);
+    if (next) {
+      section = next;
       continue;
     }
-    if (section === 'Resources:') {
-      const entry = parseResourceLine(line, server);
-      if (entry) resources.push(entry);
-    } else if (section === 'Prompts (invoke_prompt):') {
-      const match = /^([^(\s]+)\(([^)]*)\)/.exec(line);
-      if (match)
-        prompts.push({
-          server,
-          name: match[1]!,
-          args: match[2]!
-            .split(',')
-            .map((a) => a.trim().replace(/\?$/, ''))
-            .filter(Boolean),
-        });
+    if (section === 'resource') {
+      const entry = parseResourceLine(line);
+      if (entry) resources.push({ server, ...entry });
+    } else if (section === 'prompt') {
+      const prompt = parsePromptLine(line);
+      if (prompt) prompts.push({ server, ...prompt });
     }
   }
   return { resources, prompts };
-}
-
-/** `<uri> <title> [<type size>] <description>`, as tools/catalog-lines.ts writes it (with ` [server x]` in a message's hint). */
-function parseResourceLine(line: string, server: string): CatalogEntry | undefined {
-  if (line.startsWith('…') || !/^\S+:\/\/|^\S+:/.test(line)) return undefined;
-  const hinted = / \[server ([^\]]+)\]$/.exec(line);
-  const rest = hinted ? line.slice(0, hinted.index) : line;
-  const match = /^(\S+)(?: (.*?))?(?: \[[^\]]*\])?(?: (.*))?$/.exec(rest);
-  if (!match) return undefined;
-  const title = match[2] ?? '';
-  return { server: hinted?.[1] ?? server, title: title || (match[3] ?? ''), uri: match[1]!, description: match[3] ?? '' };
 }
 
 /** Catalog entries sent with the user's message (an over-budget catalog's relevant entries). */
 function hintedEntries(prompt: LanguageModelV4Prompt): CatalogEntry[] {
   const user = prompt.findLast((m) => m.role === 'user');
   if (user?.role !== 'user') return [];
-  const hint = user.content.find((part) => part.type === 'text' && part.text.startsWith(RELEVANT_HEADER));
-  if (hint?.type !== 'text') return [];
-  return hint.text
-    .split('\n')
-    .slice(1)
-    .flatMap((line) => parseResourceLine(line, '') ?? []);
+  for (const part of user.content) {
+    const entries = part.type === 'text' ? parseRelevantEntries(part.text) : undefined;
+    if (entries) return entries.flatMap(({ line, server }) => (parseResourceLine(line) ? [{ server: server ?? '', ...parseResourceLine(line)! }] : []));
+  }
+  return [];
 }

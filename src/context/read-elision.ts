@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolCallPart, ToolResultPart } from 'ai';
+import { parseContinuation, parseResourceBlocks, parseSearchHeader } from './markers';
 
 /**
  * What the model is sent again of the resources it has read. Every
@@ -164,9 +165,9 @@ function collectReads(messages: ModelMessage[]): Read[] {
       if (!found || text === undefined) continue;
       const input = (found.call.input ?? {}) as { uri?: unknown; server?: unknown; query?: unknown };
       const uri = typeof input.uri === 'string' ? input.uri : '?';
-      const window = /part="characters (\d+)-(\d+) of (\d+)"/.exec(text) ?? /\[Showing characters (\d+)-(\d+) of (\d+)\./.exec(text);
-      const server =
-        (/<resource server="([^"]*)"/.exec(text) ?? / on server "([^"]*)"/.exec(text))?.[1] ?? (typeof input.server === 'string' ? input.server : '?');
+      const block = parseResourceBlocks(text)[0];
+      const window = block?.window ?? parseContinuation(text)?.window;
+      const server = block?.server ?? parseSearchHeader(text)?.server ?? (typeof input.server === 'string' ? input.server : '?');
       const kind = part.toolName === 'read_resource' ? 'read' : 'search';
       reads.push({
         kind,
@@ -176,8 +177,8 @@ function collectReads(messages: ModelMessage[]): Read[] {
         uri,
         server,
         chars: text.length + imageChars(part.output),
-        range: window && kind === 'read' ? [Number(window[1]), Number(window[2])] : undefined,
-        total: window ? Number(window[3]) : undefined,
+        range: window && kind === 'read' ? [window.from, window.to] : undefined,
+        total: window?.total,
         turn: found.turn,
       });
     }

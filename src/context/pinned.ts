@@ -4,8 +4,8 @@ import { logEvent } from '../observability/log';
 import { isUsable, type ServerState } from '../mcp/catalog';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
-import { viewResource } from '../tools/resource-view';
-import { estimateTokens } from '../tools/tokens';
+import { viewResource } from './resource-view';
+import { estimateTokens } from './tokens';
 
 export interface PinnedContent {
   /** Rendered (wrapped) content per server, in pin order. */

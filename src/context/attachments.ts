@@ -3,6 +3,7 @@ import type { Settings } from '../config';
 import { ApiError } from '../errors';
 import { shownAsText } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
+import { withoutContinuation } from './markers';
 import { renderResource } from './render';
 import { viewResource } from './resource-view';
 
@@ -40,7 +41,7 @@ export async function attachmentParts(
     }
     // Every window, in order: the whole document, in the same parts read_resource would give.
     for (let model = view.model; ; ) {
-      parts.push({ type: 'text', text: model.text.replace(/\n\[Showing characters [^\]]*\]$/, '') });
+      parts.push({ type: 'text', text: withoutContinuation(model.text) });
       for (const image of model.images) parts.push({ type: 'file', mediaType: image.mediaType, url: `data:${image.mediaType};base64,${image.base64}` });
       if (model.window.nextOffset === undefined) break;
       model = renderResource(view.target, { ...options, offset: model.window.nextOffset });

@@ -1,8 +1,9 @@
 import type { Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog';
-import { promptLine, resourceLine, templateLine } from '../tools/catalog-lines';
-import { score, terms } from '../tools/relevance';
-import { estimateTokens } from '../tools/tokens';
+import { promptLine, resourceLine, templateLine } from './catalog-lines';
+import { score, terms } from './relevance';
+import { type CatalogSection, relevantEntries, sectionHeading, serverHeading } from './markers';
+import { estimateTokens } from './tokens';
 
 /**
  * The base instruction, sentence by sentence: each sentence is there only
@@ -41,7 +42,7 @@ const STABLE_SHARE = 2 / 3;
 
 export interface CatalogLine {
   server: string;
-  kind: 'resource' | 'template' | 'prompt';
+  kind: CatalogSection;
   text: string;
   relevance: number;
   /** Position in the full catalog, so the kept lines keep a stable order. */
@@ -183,7 +184,10 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
 
   const sections: string[] = [base(offer, lines.length > 0)];
   for (const server of input.servers) {
-    const header = `## Server "${server.id}"${server.serverInfo?.title || server.serverInfo?.name ? ` — ${server.serverInfo.title ?? server.serverInfo.name}` : ''}`;
+    const header = serverHeading(
+      server.id,
+      server.serverInfo?.title || server.serverInfo?.name ? (server.serverInfo.title ?? server.serverInfo.name) : undefined,
+    );
     const parts = [header];
     if (server.status === 'auth_required') {
       // The user connects through a card their app shows (never a link from the model: links are theirs, short-lived, single use).
@@ -209,15 +213,11 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         `${input.wholeCorpus ? "The server's documents (all of its text resources; current, no need to read them)" : 'Pinned reference material (current; do not read these again)'}:\n${pinned.join('\n')}`,
       );
     }
-    for (const [kind, title] of [
-      ['resource', 'Resources'],
-      ['template', 'Resource templates'],
-      ['prompt', 'Prompts (invoke_prompt)'],
-    ] as const) {
+    for (const kind of ['resource', 'template', 'prompt'] as const) {
       const all = lines.filter((l) => l.server === server.id && l.kind === kind);
       const shown = all.filter((l) => stableSet.has(l));
       if (!all.length) continue;
-      parts.push(`${title}:`);
+      parts.push(sectionHeading(kind));
       parts.push(...shown.map((l) => l.text));
       if (shown.length < all.length) {
         parts.push(
@@ -231,13 +231,10 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     text: sections.join('\n\n'),
     shown: stable.length,
     hidden: lines.length - stable.length,
-    relevant: relevant.length ? `${RELEVANT_HEADER}\n${relevant.map((l) => `${l.text} [server ${l.server}]`).join('\n')}` : undefined,
+    relevant: relevant.length ? relevantEntries(relevant.map((l) => ({ line: l.text, server: l.server }))) : undefined,
     offer,
   };
 }
-
-/** How the entries sent with a message begin (the offline model finds them by it). */
-export const RELEVANT_HEADER = 'Catalog entries that may be relevant to this message (not listed in the system prompt):';
 
 const cost = (lines: CatalogLine[]) => lines.reduce((sum, l) => sum + estimateTokens(l.text) + 1, 0);
 

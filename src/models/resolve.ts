@@ -2,7 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
 import { loadConfig } from '../config';
 import { ApiError } from '../errors';
-import { OfflineModel } from './offline-model';
+import { OfflineModel } from './offline';
 
 export interface ResolvedModel {
   model: LanguageModel;
@@ -11,7 +11,7 @@ export interface ResolvedModel {
   /** `MODEL` as configured, for logs and message metadata. */
   spec: string;
   /**
-   * How this provider's prompt cache is asked for (loop/prompt-cache.ts), or
+   * How this provider's prompt cache is asked for (models/prompt-cache.ts), or
    * absent: the provider has none we can steer, or caching is off
    * (`PROMPT_CACHING=off`, or the tenant's `promptCaching: false`).
    */

@@ -44,6 +44,35 @@ export function promptLine(p: Prompt, options: LineOptions = {}): string {
   return `${p.name}(${args})${p.description ? `: ${oneLine(p.description, options.descriptionChars ?? 160)}` : ''}`;
 }
 
+/** A resource line read back (the offline model reads the catalog so): URI, title (or else description), description. */
+export interface ParsedResourceLine {
+  uri: string;
+  title: string;
+  description: string;
+}
+
+/** `<uri> <title> [<type size>] <description>`, as resourceLine writes it; undefined for any other line. */
+export function parseResourceLine(line: string): ParsedResourceLine | undefined {
+  if (line.startsWith('…') || !/^\S+:\/\/|^\S+:/.test(line)) return undefined;
+  const match = /^(\S+)(?: (.*?))?(?: \[[^\]]*\])?(?: (.*))?$/.exec(line);
+  if (!match) return undefined;
+  const title = match[2] ?? '';
+  return { uri: match[1]!, title: title || (match[3] ?? ''), description: match[3] ?? '' };
+}
+
+/** `name(arg, optional?)…`, as promptLine writes it: the name and its arguments' names. */
+export function parsePromptLine(line: string): { name: string; args: string[] } | undefined {
+  const match = /^([^(\s]+)\(([^)]*)\)/.exec(line);
+  if (!match) return undefined;
+  return {
+    name: match[1]!,
+    args: match[2]!
+      .split(',')
+      .map((a) => a.trim().replace(/\?$/, ''))
+      .filter(Boolean),
+  };
+}
+
 const SHORT_TYPES: Record<string, string> = {
   'text/plain': 'txt',
   'text/markdown': 'md',

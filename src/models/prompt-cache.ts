@@ -1,5 +1,5 @@
 import type { ModelMessage, SystemModelMessage } from 'ai';
-import type { PromptCacheStyle } from './models';
+import type { PromptCacheStyle } from './resolve';
 
 /**
  * How a turn asks its provider to cache the prompt's prefix. Every step of

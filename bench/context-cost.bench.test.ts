@@ -3,6 +3,7 @@ import { it } from 'vitest';
 import { DEFAULT_GUIDELINES } from '../src/demo/content/guidelines';
 import { TEST_MATRIX_MARKDOWN } from '../src/demo/content/test-matrix';
 import { buildSystemPrompt } from '../src/context/system-prompt';
+import { SYNTHETIC_TOOLS } from '../src/tools/synthetic';
 import type { ServerState } from '../src/mcp/catalog';
 
 /**
@@ -63,6 +64,7 @@ it('context cost: catalog vs naive pasting', () => {
     conversationText: QUESTION,
     modelPrompts: () => true,
     settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 },
+    offerable: SYNTHETIC_TOOLS,
   }).text;
   const baseTokens = countTokens(base);
   const docTokens = DOCS.map((d) => countTokens(d.text));
@@ -75,12 +77,14 @@ it('context cost: catalog vs naive pasting', () => {
       conversationText: QUESTION,
       modelPrompts: () => true,
       settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 },
+      offerable: SYNTHETIC_TOOLS,
     });
     const unbounded = buildSystemPrompt({
       servers: [state],
       conversationText: QUESTION,
       modelPrompts: () => true,
       settings: { CATALOG_TOKEN_BUDGET: 1e9, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 },
+      offerable: SYNTHETIC_TOOLS,
     });
     let naive = baseTokens;
     let naive2000 = baseTokens;

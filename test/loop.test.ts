@@ -3,6 +3,7 @@ import type { UIMessageChunk } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
 import { OfflineModel } from '../src/models/offline';
 import { buildSystemPrompt } from '../src/context/system-prompt';
+import { SYNTHETIC_TOOLS } from '../src/tools/synthetic';
 import { estimateTokens } from '../src/context/tokens';
 import type { ServerState } from '../src/mcp/catalog';
 import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
@@ -281,13 +282,14 @@ describe('system prompt budget', () => {
         conversationText,
         modelPrompts: () => true,
         settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 },
+        offerable: SYNTHETIC_TOOLS,
       });
-    const { text, shown, hidden, relevant, offer } = build('show me invoice 7777');
+    const { text, shown, hidden, relevant, offered } = build('show me invoice 7777');
     // The budget covers the stable catalog and the entries sent with the message together.
     expect(estimateTokens(text) + estimateTokens(relevant ?? '')).toBeLessThan(1_500 + 400); // plus the fixed base text
     expect(shown + hidden).toBe(10_000);
     expect(text).toContain(`… ${hidden} more not listed here: list_resources with server "bulk" and a query finds them`);
-    expect(offer.list_resources).toBe(true);
+    expect(offered.has('list_resources')).toBe(true);
     // The relevant entry goes with the message; the system prompt is the same whatever the question.
     expect(relevant).toContain('bulk://invoices/7777 Invoice 7777 for Globex [json 8.8K] Billing record number 7777 [server bulk]');
     expect(text).not.toContain('bulk://invoices/7777');
@@ -316,7 +318,13 @@ describe('a real server with 10,000 resources', () => {
       const { sessions, settings } = buildSessions(state.storage, [bulk]);
       const [listed] = await sessions.catalog();
       expect(listed!.resources).toHaveLength(10_000);
-      const prompt = buildSystemPrompt({ servers: [listed!], conversationText: 'What is the total of invoice 7777?', modelPrompts: () => true, settings });
+      const prompt = buildSystemPrompt({
+        servers: [listed!],
+        conversationText: 'What is the total of invoice 7777?',
+        modelPrompts: () => true,
+        settings,
+        offerable: SYNTHETIC_TOOLS,
+      });
       expect(estimateTokens(prompt.text) + estimateTokens(prompt.relevant ?? '')).toBeLessThan(settings.CATALOG_TOKEN_BUDGET + 400);
       expect(prompt.relevant).toContain('bulk://invoices/7777');
       expect(prompt.text).toContain(`… ${prompt.hidden} more not listed here`);

@@ -28,6 +28,8 @@ export interface ElisionBudgets {
   turnBudget: number;
   /** Characters of earlier turns' reads sent whole. */
   earlierBudget: number;
+  /** The tools whose results are resource text the model can get again at the edge (a cache hit): tools/synthetic's `reads`. */
+  readingTools: ReadonlySet<string>;
 }
 
 interface Read {
@@ -47,7 +49,7 @@ interface Read {
 }
 
 export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): ModelMessage[] {
-  const reads = collectReads(messages);
+  const reads = collectReads(messages, budgets.readingTools);
   if (!reads.length) return messages;
   const currentTurn = Math.max(...reads.map((r) => r.turn), lastUserIndex(messages));
 
@@ -150,7 +152,7 @@ function prefixed(output: ToolResultPart['output'], prefix: string): ToolResultP
   return output;
 }
 
-function collectReads(messages: ModelMessage[]): Read[] {
+function collectReads(messages: ModelMessage[], readingTools: ReadonlySet<string>): Read[] {
   const calls = new Map<string, { call: ToolCallPart; turn: number }>();
   const reads: Read[] = [];
   let turn = -1;
@@ -158,8 +160,8 @@ function collectReads(messages: ModelMessage[]): Read[] {
     if (message.role === 'user') turn = index;
     if (typeof message.content === 'string') return;
     for (const part of message.content) {
-      if (part.type === 'tool-call' && READING_TOOLS.has(part.toolName)) calls.set(part.toolCallId, { call: part, turn });
-      if (part.type !== 'tool-result' || !READING_TOOLS.has(part.toolName)) continue;
+      if (part.type === 'tool-call' && readingTools.has(part.toolName)) calls.set(part.toolCallId, { call: part, turn });
+      if (part.type !== 'tool-result' || !readingTools.has(part.toolName)) continue;
       const found = calls.get(part.toolCallId);
       const text = outputText(part.output);
       if (!found || text === undefined) continue;
@@ -197,8 +199,5 @@ function imageChars(output: ToolResultPart['output']): number {
   if (output.type !== 'content') return 0;
   return output.value.reduce((sum, p) => sum + ('data' in p && typeof p.data === 'string' ? p.data.length : 0), 0);
 }
-
-/** Tools whose results are resource text the model can get again at the edge (a cache hit). */
-const READING_TOOLS = new Set(['read_resource', 'search_resource']);
 
 const lastUserIndex = (messages: ModelMessage[]) => messages.findLastIndex((m) => m.role === 'user');

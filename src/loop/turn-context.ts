@@ -4,8 +4,8 @@ import type { ServerState } from '../mcp/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { mcpTools, type McpToolContext } from '../tools/mcp-tools';
 import type { LargeResultStore } from '../tools/large-results';
-import { syntheticTools } from '../tools/synthetic';
-import { toolSearch, type ToolEntry } from '../tools/tool-search';
+import { SYNTHETIC_TOOL_NAMES, syntheticTools } from '../tools/synthetic';
+import type { ToolEntry } from '../tools/tool-entries';
 import { readPinned, type PinnedContent } from '../context/pinned';
 import { isViewMimeType } from '../../shared/mcp-apps';
 
@@ -42,16 +42,25 @@ export async function prepareTurnContext(
   const states = (await sessions.catalog(turnStartedAt, { connect: false })).map(withoutViews);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
-  const synthetic = syntheticTools({ sessions, states, settings, acceptsImages, modelPrompts, readBudget, turnStartedAt, largeResults });
-  const mcp = mcpTools(
-    { sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults, onAppCall },
-    new Set([...Object.keys(synthetic), 'search_tools']),
-  );
+  const mcp = mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults, onAppCall }, SYNTHETIC_TOOL_NAMES);
   const found = new Set<string>();
-  const searchTools = toolSearch(mcp.entries, (names) => {
-    for (const name of names) found.add(name);
+  const synthetic = syntheticTools({
+    sessions,
+    states,
+    settings,
+    acceptsImages,
+    modelPrompts,
+    readBudget,
+    turnStartedAt,
+    largeResults,
+    mcpTools: {
+      entries: mcp.entries,
+      found: (names) => {
+        for (const name of names) found.add(name);
+      },
+    },
   });
-  const tools = { ...mcp.tools, ...synthetic, search_tools: searchTools };
+  const tools = { ...mcp.tools, ...synthetic };
   const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
   return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned };
 }

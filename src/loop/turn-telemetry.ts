@@ -2,7 +2,7 @@ import type { LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-s
 import type { ToolSet } from 'ai';
 import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
 import { observed, openSpan, prefixed } from '../observability/tracing';
-import type { ToolEntry } from '../tools/tool-search';
+import type { ToolEntry } from '../tools/tool-entries';
 
 /*
  * What an operator sees of a turn's model calls and tool executions

@@ -11,9 +11,10 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { ToolFailure, withToolFailures } from '../tools/tool-failure';
-import type { ToolEntry } from '../tools/tool-search';
+import type { ToolEntry } from '../tools/tool-entries';
 import type { PinnedContent } from '../context/pinned';
-import { activeTools, chooseMcpTools } from './tool-offer';
+import { SYNTHETIC_TOOLS, READING_TOOL_NAMES } from '../tools/synthetic';
+import { activeTools, chooseMcpTools } from '../tools/tool-offer';
 import { coalesceDeltas } from './coalesce-deltas';
 import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
@@ -86,15 +87,20 @@ export async function runTurn(input: TurnInput): Promise<LiveStream> {
     conversationText: recentUserText,
     modelPrompts: input.modelPrompts,
     settings: input.settings,
-    tools: { any: mcp.entries.length > 0, hidden: chosen.hidden },
+    mcpTools: { any: mcp.entries.length > 0, hidden: chosen.hidden },
+    offerable: SYNTHETIC_TOOLS,
     ...(input.pinned ? { pinned: input.pinned.byServer, inlined: input.pinned.inlined, wholeCorpus: input.pinned.wholeCorpus } : {}),
   });
   const system = prompt.text;
-  const active = () => activeTools(input.tools, prompt.offer, { ...mcp, offered: chosen.offered });
+  const active = () => activeTools(input.tools, prompt.offered, { ...mcp, offered: chosen.offered });
   // The catalog entries relevant to this message, when the system prompt cannot show them all, go with the message.
   const initialMessages = withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant);
 
-  const budgets = { turnBudget: input.settings.TURN_READS_BUDGET_CHARS, earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS };
+  const budgets = {
+    turnBudget: input.settings.TURN_READS_BUDGET_CHARS,
+    earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS,
+    readingTools: READING_TOOL_NAMES,
+  };
   const cache = promptCachePlan(input.model.promptCache, input.conversation);
   const maxSteps = input.settings.MAX_STEPS;
   let failed: { error: unknown } | undefined;

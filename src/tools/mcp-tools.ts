@@ -10,7 +10,7 @@ import type { McpSessions } from '../mcp/sessions';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
 import { toolResultUri, type LargeResultStore } from './large-results';
-import type { ToolEntry } from './tool-search';
+import type { ToolEntry } from './tool-entries';
 import { estimateTokens } from '../context/tokens';
 import { renderEmbedded } from '../context/render';
 import { toolArgumentsCheck } from './tool-arguments';
@@ -65,16 +65,18 @@ export function autoApproved(config: Pick<McpServerConfig, 'trustAnnotations' | 
  * error it can act on. A tool with a view also reports its call and raw
  * result through `onAppCall`.
  */
-export function mcpTools(ctx: McpToolContext, taken: Set<string>): { tools: ToolSet; entries: ToolEntry[] } {
+export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { tools: ToolSet; entries: ToolEntry[] } {
   const tools: ToolSet = {};
   const entries: ToolEntry[] = [];
+  // Names already given (the synthetic tools'), and each MCP tool's as it is named.
+  const used = new Set(taken);
   for (const state of ctx.states) {
     if (!isUsable(state)) continue;
     const config = ctx.configs.find((c) => c.id === state.id);
     for (const mcpTool of state.tools) {
       if (!toolVisibleTo(mcpTool, 'model')) continue;
       const resourceUri = toolViewUri(mcpTool);
-      const name = modelToolName(state.id, mcpTool.name, taken);
+      const name = modelToolName(state.id, mcpTool.name, used);
       const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
       entries.push({
         name,

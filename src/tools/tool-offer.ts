@@ -1,10 +1,7 @@
 import type { ToolSet } from 'ai';
-import { relevanceOf, type ToolEntry } from '../tools/tool-search';
+import { relevanceOf, type ToolEntry } from '../tools/tool-entries';
 import { terms } from '../context/relevance';
-import type { Offer } from '../context/system-prompt';
-
-/** The synthetic tools, each offered only when the catalog gives it something to do (system-prompt.ts decides). */
-const SYNTHETIC = ['read_resource', 'search_resource', 'list_resources', 'list_resource_templates', 'invoke_prompt', 'search_tools'] as const;
+import { SYNTHETIC_TOOL_NAMES } from './synthetic';
 
 /**
  * MCP tool definitions past `budget` (estimated tokens, re-sent at every
@@ -28,11 +25,15 @@ export function chooseMcpTools(entries: ToolEntry[], recentText: string, budget:
   return { offered, hidden: entries.length - offered.size };
 }
 
-/** The names of the tools active in a step: offered synthetic tools, chosen or found MCP tools, and every other tool (the client's). */
-export function activeTools(tools: ToolSet, offer: Offer, mcp: { entries: ToolEntry[]; offered: Set<string>; found: Set<string> }): string[] {
+/**
+ * The names of the tools active in a step: the synthetic tools the system
+ * prompt offered (each only when the catalog gives it something to do),
+ * chosen or found MCP tools, and every other tool (the client's).
+ */
+export function activeTools(tools: ToolSet, offered: ReadonlySet<string>, mcp: { entries: ToolEntry[]; offered: Set<string>; found: Set<string> }): string[] {
   const isMcp = new Set(mcp.entries.map((e) => e.name));
   return Object.keys(tools).filter((name) => {
-    if ((SYNTHETIC as readonly string[]).includes(name)) return offer[name as (typeof SYNTHETIC)[number]];
+    if (SYNTHETIC_TOOL_NAMES.has(name)) return offered.has(name);
     if (isMcp.has(name)) return mcp.offered.has(name) || mcp.found.has(name);
     return true;
   });

@@ -1,0 +1,25 @@
+import { base64ByteLength } from '../../mcp/contents';
+import type { ModelView } from '../../context/render';
+import type { ToolContext } from './context';
+
+/**
+ * Charges what reaches the model against the turn's read budget
+ * (MAX_RESOURCE_BYTES_PER_TURN), or refuses the read. The budget counts what
+ * reaches the model — this window and its images — not the whole resource:
+ * charging a 5 MB document's full size for every window let a turn read two
+ * windows of it, not the document.
+ */
+export function charged<T extends Pick<ModelView, 'text' | 'images'>>(ctx: Pick<ToolContext, 'readBudget'>, uri: string, output: T): T {
+  charge(ctx, uri, new TextEncoder().encode(output.text).byteLength + output.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0));
+  return output;
+}
+
+export function charge(ctx: Pick<ToolContext, 'readBudget'>, uri: string, bytes: number): void {
+  const { readBudget } = ctx;
+  if (bytes > readBudget.remaining) {
+    throw new Error(
+      `This turn may read ${readBudget.limit} bytes of resources and has ${readBudget.remaining} left; this part of ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,
+    );
+  }
+  readBudget.remaining -= bytes;
+}

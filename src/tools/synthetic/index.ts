@@ -1,0 +1,32 @@
+import type { ToolSet } from 'ai';
+import type { ToolContext } from './context';
+import { invokePrompt } from './invoke-prompt';
+import { listResourceTemplates } from './list-resource-templates';
+import { listResources } from './list-resources';
+import { readResource } from './read-resource';
+import { searchResource } from './search-resource';
+import { searchTools } from './search-tools';
+import type { SyntheticTool } from './tool';
+
+/**
+ * The synthetic tools: resolved here, in the Durable Object, through the
+ * resource cache — never sent to an MCP server as tool calls, and never
+ * waiting for approval (they only read). The order is their sentences'
+ * order within each group of the system prompt's base instruction.
+ */
+export const SYNTHETIC_TOOLS: readonly SyntheticTool[] = [readResource, searchResource, listResources, listResourceTemplates, invokePrompt, searchTools];
+
+export const SYNTHETIC_TOOL_NAMES: ReadonlySet<string> = new Set(SYNTHETIC_TOOLS.map((t) => t.name));
+
+/** Tools whose results are resource text the model can read again (read elision may replace old ones with a note). */
+export const READING_TOOL_NAMES: ReadonlySet<string> = new Set(SYNTHETIC_TOOLS.filter((t) => t.reads).map((t) => t.name));
+
+/** Every synthetic tool, made for one turn (which of them are active at a step is tool-offer.ts's call). */
+export function syntheticTools(ctx: ToolContext): ToolSet {
+  return Object.fromEntries(SYNTHETIC_TOOLS.map((t) => [t.name, t.create(ctx)]));
+}
+
+export type { ToolContext } from './context';
+export type { SyntheticTool } from './tool';
+export { closestUris, type ReadResourceOutput, toModelOutput } from './read-resource';
+export { renderPrompt } from './invoke-prompt';

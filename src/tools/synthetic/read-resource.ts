@@ -1,0 +1,121 @@
+import type { ToolResultOutput } from '@ai-sdk/provider-utils';
+import { tool, zodSchema } from 'ai';
+import { z } from 'zod';
+import { score, terms } from '../../context/relevance';
+import { renderResource, type ModelView } from '../../context/render';
+import { viewResource } from '../../context/resource-view';
+import { ApiError } from '../../errors';
+import type { ServerState } from '../../mcp/catalog';
+import { isToolResultUri } from '../large-results';
+import { charged } from './budget';
+import type { ToolContext } from './context';
+import type { SyntheticTool } from './tool';
+
+/** Converted to JSON Schema once per isolate: a bare zod object given to `tool()` is converted again at every step (≈ 1.3 ms a step, measured). */
+const INPUT = zodSchema(
+  z.object({
+    uri: z.string().min(1).describe('The resource URI'),
+    server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
+    offset: z.number().int().min(0).optional().describe('Character offset of the part to read (from the previous part)'),
+  }),
+);
+
+/** Tool output of `read_resource`: the model view plus where it came from. */
+export interface ReadResourceOutput extends ModelView {
+  server: string;
+  uri: string;
+  cache: 'memory' | 'kv' | 'miss' | 'catalog';
+}
+
+/** One resource (or long tool result) by URI, a window at a time; binaries described, images as image parts where the model takes them. */
+export const readResource: SyntheticTool = {
+  name: 'read_resource',
+  group: 'read',
+  reads: true,
+  // Tool results past one window are read on with read_resource too.
+  offeredWhen: (facts) => facts.readable || facts.anyTools,
+  sentence: (facts) =>
+    facts.catalogLines > 0
+      ? 'Resources are listed, not included, one per line: URI, title, [type size], description. Call read_resource with a URI to read one; long text comes in parts (each says how to get the next).'
+      : 'read_resource reads a resource or tool result by URI; long text comes in parts (each says how to get the next).',
+  create: (ctx) =>
+    tool({
+      description:
+        'Read one resource by URI (from the catalog, a filled-in template, or a resource link). Long text comes in parts: pass the offset the previous part gives to get the next one. Binary content is described, not shown.',
+      inputSchema: INPUT,
+      execute: async ({ uri, server, offset }): Promise<ReadResourceOutput> => readForModel(ctx, uri, server, offset),
+      toModelOutput: ({ output }) => toModelOutput(output),
+    }),
+};
+
+async function readForModel(ctx: ToolContext, uri: string, server: string | undefined, offset: number | undefined): Promise<ReadResourceOutput> {
+  if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset));
+  let view: Awaited<ReturnType<typeof viewResource>>;
+  try {
+    view = await viewResource(
+      ctx.sessions,
+      { server, uri },
+      {
+        windowChars: ctx.settings.READ_WINDOW_CHARS,
+        ...(offset === undefined ? {} : { offset }),
+        images: ctx.acceptsImages,
+        maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
+        reuseSince: ctx.turnStartedAt,
+        connect: false,
+      },
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'resource_not_found') {
+      const near = closestUris(uri, ctx.states);
+      throw new Error(`${error.message}${near.length ? `. Closest known URIs: ${near.join(', ')}` : ''}`);
+    }
+    throw new Error(error instanceof Error ? error.message : String(error));
+  }
+  if (view.cache === 'catalog') return { server: view.server, uri, cache: 'catalog', ...view.model };
+  return charged(ctx, uri, { server: view.server, uri, cache: view.cache, ...view.model });
+}
+
+/** A window of a long tool result kept by this conversation. */
+function readLargeResult(ctx: ToolContext, uri: string, offset: number | undefined): ReadResourceOutput {
+  const kept = ctx.largeResults?.get(uri);
+  if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
+  const model = renderResource(
+    { server: kept.server, uri, contents: [{ uri, mimeType: 'text/plain', text: kept.text, size: kept.text.length }] },
+    {
+      windowChars: ctx.settings.READ_WINDOW_CHARS,
+      ...(offset === undefined ? {} : { offset }),
+      images: false,
+      maxImageBytes: 0,
+    },
+  );
+  return { server: kept.server, uri, cache: 'memory', ...model };
+}
+
+export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {
+  if (!output.images.length) return { type: 'text', value: output.text };
+  return {
+    type: 'content',
+    value: [
+      { type: 'text', text: output.text },
+      ...output.images.map((image) => ({ type: 'file' as const, data: { type: 'data' as const, data: image.base64 }, mediaType: image.mediaType })),
+    ],
+  };
+}
+
+/** Known URIs that look most like `uri`: shared words first, then a shared prefix. */
+export function closestUris(uri: string, states: ServerState[], limit = 5): string[] {
+  const wanted = terms(uri);
+  return states
+    .flatMap((s) => [...s.resources.map((r) => r.uri), ...s.resourceTemplates.map((t) => t.uriTemplate)])
+    .map((candidate) => ({ candidate, relevance: score(wanted, { fields: [[candidate, 2]] }) + commonPrefix(candidate, uri) / 100 }))
+    .filter((c) => c.relevance > 0)
+    .sort((a, b) => b.relevance - a.relevance)
+    .slice(0, limit)
+    .map((c) => c.candidate);
+}
+
+const commonPrefix = (a: string, b: string) => {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i;
+};

@@ -240,7 +240,7 @@ try {
       const base = sides[side].stack.base;
       // The bundle as wrangler dev runs it, to name the module of each profiled line.
       // (wrangler keeps it under the config's folder: the floor's is in bench/floor/.wrangler.)
-      const source = side === 'ours' ? devBundle(process.cwd(), '// src/loop/turn.ts') : devBundle('bench/floor', '// src/index.ts');
+      const source = side === 'ours' ? devBundle(process.cwd(), '// src/turn/stream.ts') : devBundle('bench/floor', '// src/index.ts');
       for (const kind of scenarios) {
         const p = await profiler(PORTS[side][1]);
         let id;

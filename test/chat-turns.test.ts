@@ -11,7 +11,7 @@ import { api, conversationStub, createConversation, postJson } from './helpers/a
 import { waitFor } from './helpers/demo-client';
 import { approveWith, callTools, say, scriptedModel, sseChunks, stalledModel, toolResults, turnUntilApproval, untilText, userMessage } from './helpers/turns';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
-import { turnIn } from './helpers/conversation';
+import { turnIn, withModel } from './helpers/conversation';
 
 const HOSTILE = { authorization: 'Bearer test-key-hostile', 'x-end-user': 'mallory' };
 const snapshot = async (id: string, as: Record<string, string>) => (await api(`/v1/conversations/${id}`, {}, as)).json<{ messages: UIMessage[] }>();
@@ -131,7 +131,7 @@ describe('a 5 MB tool result', () => {
     // Regenerated without the tool: the old answer's result goes with it.
     const plain = scriptedModel(() => say('no report this time'));
     await runInDurableObject(stub, async (instance) =>
-      drain(await instance.services.chat({ kind: 'regenerate', messageId: undefined }, { model: plain, acceptsImages: false, spec: 'mock' })),
+      drain(await withModel(instance, { model: plain, acceptsImages: false, spec: 'mock' }, {}, () => instance.parts.requests.run({ kind: 'regenerate' }))),
     );
     expect((await snapshot(id, HOSTILE)).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(await kept()).toEqual([]);
@@ -166,7 +166,7 @@ describe('a 5 MB tool result', () => {
     const id = await createConversation(HOSTILE);
     const huge: UIMessage = { id: 'huge-1', role: 'assistant', parts: [{ type: 'text', text: `${'é'.repeat(1_200_000)}🙂${'x'.repeat(900_000)}` }] };
     await runInDurableObject(await conversationStub(id), async (instance, state) => {
-      instance.services.history.save([huge]);
+      instance.parts.history.save([huge]);
       const rows = state.storage.sql
         .exec<{ bytes: number }>(
           `SELECT length(CAST(message AS BLOB)) AS bytes FROM messages UNION ALL SELECT length(CAST(text AS BLOB)) FROM message_overflow`,

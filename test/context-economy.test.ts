@@ -3,8 +3,8 @@ import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-
 import type { UIMessageChunk } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { prepareTurnContext } from '../src/loop/turn-context';
-import { runTurn } from '../src/loop/turn';
+import { turnContext } from '../src/turn/context';
+import { streamTurn } from '../src/turn/stream';
 import { searchPassages } from '../src/tools/passage-search';
 import { conversationStub, createConversation, read } from './helpers/api';
 import { buildSessions } from './helpers/sessions';
@@ -23,8 +23,8 @@ async function withSessions<T>(
   return runInDurableObject(await conversationStub(id), async (_instance, state) => {
     const { sessions, settings } = buildSessions(state.storage, servers, overrides);
     const turn = async (model: MockLanguageModelV4, text: string) => {
-      const context = await prepareTurnContext(sessions, settings, false, Date.now());
-      const live = await runTurn({
+      const context = await turnContext(sessions, settings, false, Date.now());
+      const live = await streamTurn({
         ...context,
         messages: [userMessage(text)],
         model: { model, acceptsImages: false, spec: 'mock' },

@@ -6,7 +6,7 @@
 // against the server's schema; the server's call completes with the answer.
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
-import type { ElicitationRecord } from '../src/loop/elicitations';
+import type { ElicitationRecord } from '../src/turn/elicitations';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { approveWith, callTools, say, scriptedModel, toolResults, turnUntilApproval } from './helpers/turns';
 import { callTool } from './helpers/conversation';

@@ -31,7 +31,7 @@ async function warmedBy(uris: Array<[server: string, uri: string]>): Promise<str
   for (const [server, uri] of uris) expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri }, ALICE)).status).toBe(200);
   await settle(await conversationStub(id));
   await runInDurableObject(await conversationStub(id), async (instance) => {
-    await instance.services.live?.current.sessions?.idle();
+    await instance.parts.live?.current.sessions?.idle();
   });
   return id;
 }

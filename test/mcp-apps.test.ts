@@ -8,7 +8,7 @@ import { answerView } from '../src/conversation/views';
 import { signedViewSegment } from '../src/http/view-link-signature';
 import { takeViewCall } from '../src/limits/turn-limits';
 import type { McpSessions } from '../src/mcp/sessions';
-import { prepareTurnContext } from '../src/loop/turn-context';
+import { turnContext } from '../src/turn/context';
 import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { connectDemoClient, demoTaskTitles, waitFor } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, toolResults } from './helpers/turns';
@@ -59,8 +59,8 @@ describe('the host side of MCP Apps: catalog and model', () => {
     expect(byName.board_tasks!._meta).toMatchObject({ ui: { resourceUri: BOARD, visibility: ['app'] } });
 
     const tools = await runInDurableObject(await conversationStub(id), (instance) =>
-      instance.services.withMcp(async (sessions) => {
-        const context = await prepareTurnContext(sessions, loadConfig(env).settings, false, Date.now());
+      instance.parts.live.use(async (sessions) => {
+        const context = await turnContext(sessions, loadConfig(env).settings, false, Date.now());
         return { all: Object.keys(context.tools), searchable: context.mcpToolEntries.map((e) => e.name) };
       }),
     );
@@ -72,13 +72,13 @@ describe('the host side of MCP Apps: catalog and model', () => {
   it("a server's listed views stay out of what the model sees of its resources (catalog, corpus, list_resources)", async () => {
     const id = await createConversation();
     const uris = await runInDurableObject(await conversationStub(id), (instance) =>
-      instance.services.withMcp(async (sessions) => {
+      instance.parts.live.use(async (sessions) => {
         const listed = sessions.catalog.bind(sessions);
         // As a server built on ext-apps' registerAppResource would list it.
         const view = { uri: 'ui://demo/listed', name: 'listed', mimeType: 'text/html;profile=mcp-app' };
         sessions.catalog = async (since) => (await listed(since)).map((s) => (s.id === 'demo' ? { ...s, resources: [...s.resources, view] } : s));
         try {
-          const context = await prepareTurnContext(sessions, loadConfig(env).settings, false, Date.now());
+          const context = await turnContext(sessions, loadConfig(env).settings, false, Date.now());
           return context.states.find((s) => s.id === 'demo')!.resources.map((r) => r.uri);
         } finally {
           sessions.catalog = listed;
@@ -221,7 +221,7 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     expect((await api(`/views/${id}/${await signedViewSegment(env, id, '0'.repeat(32))}`, {}, {})).status).toBe(404);
     expect((await api(`/views/${id}/not-a-nonce`, {}, {})).status).toBe(404);
     const expired = await runInDurableObject(await conversationStub(id), (instance) =>
-      instance.services.viewLinks.mint({ server: 'demo', uri: BOARD }, Date.now() - 11 * 60_000),
+      instance.parts.viewLinks.mint({ server: 'demo', uri: BOARD }, Date.now() - 11 * 60_000),
     );
     const gone = await api(`/views/${id}/${await signedViewSegment(env, id, expired.nonce)}`, {}, {});
     expect(gone.status).toBe(404);
@@ -251,7 +251,7 @@ describe('reading a view (views.ts) from what a server sends', () => {
     }) as unknown as McpSessions;
   const answer = async (sessions: McpSessions, kind: 'link' | 'document') =>
     runInDurableObject(await conversationStub(await createConversation()), async (instance) => {
-      const links = instance.services.viewLinks;
+      const links = instance.parts.viewLinks;
       if (kind === 'link') return answerView(sessions, links, { kind, body: { server: 'x', uri: URI } });
       return answerView(sessions, links, { kind, nonce: links.mint({ server: 'x', uri: URI }).nonce });
     }).catch((error: unknown) => error);

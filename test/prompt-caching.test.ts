@@ -76,7 +76,7 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
   it('the step past MAX_STEPS keeps the tools and the system prompt (tool_choice none) and says why in a message', async () => {
     const id = await createConversation(as('claude'));
     const answer = await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await turnIn(instance, [userMessage('loop over the guidelines')], instance.services.model(), { MAX_STEPS: 2 });
+      const live = await turnIn(instance, [userMessage('loop over the guidelines')], instance.parts.context.model(), { MAX_STEPS: 2 });
       const reader = live.reader().getReader();
       let text = '';
       for (let r = await reader.read(); !r.done; r = await reader.read()) if (r.value.type === 'text-delta') text += r.value.delta;

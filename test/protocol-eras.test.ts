@@ -244,7 +244,7 @@ describe('sessions are released when a conversation goes idle', () => {
     const stub = await conversationStub(id);
     // The idle check is the Durable Object's alarm: due MCP_IDLE_MS after the first use, for the current lease.
     const { lease, stored, due } = await runInDurableObject(stub, async (instance, state) => {
-      const live = instance.services.live!;
+      const live = instance.parts.live!;
       return {
         lease: live.usage.lease,
         stored: state.storage.kv.get('idle-check-lease'),
@@ -255,7 +255,7 @@ describe('sessions are released when a conversation goes idle', () => {
     expect(due).toBeGreaterThan(590_000); // MCP_IDLE_MS (10 min) after it was last used, give or take the clock
     await runInDurableObject(stub, async (instance) => {
       // As if ten minutes had passed: the alarm fires and finds the conversation idle.
-      (instance.services.live as unknown as { lastUsedAt: number }).lastUsedAt -= 11 * 60_000;
+      (instance.parts.live as unknown as { lastUsedAt: number }).lastUsedAt -= 11 * 60_000;
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const after = await serverState('stateful');

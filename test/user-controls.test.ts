@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { say, scriptedModel, sseChunks, textOfChunks } from './helpers/turns';
-import { turnIn } from './helpers/conversation';
+import { turnIn, withModel } from './helpers/conversation';
 
 type ErrorBody = { error: { code: string; message: string } };
 const historyLength = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length;
@@ -12,7 +12,7 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
     const id = await createConversation();
     const model = scriptedModel(() => say('Here is your plan.'));
     const chunks = await runInDurableObject(await conversationStub(id), async (instance) => {
-      const { newMessages } = await instance.services.prepare({ kind: 'prompt', server: 'demo', name: 'plan_day', arguments: { hours: '4' } }, false);
+      const { newMessages } = await instance.parts.requests.input({ kind: 'prompt', server: 'demo', name: 'plan_day', arguments: { hours: '4' } }, false);
       const reader = (await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
       const out = [];
       for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
@@ -136,14 +136,15 @@ describe('attachments on a user message', () => {
     ).contents[0]!.text;
     const model = scriptedModel(() => say('Got them.'));
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const { newMessages } = await instance.services.prepare(
-        {
-          kind: 'message',
-          message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Check these' }] },
-          attachments: [{ uri: 'docs://test-matrix' }, { server: 'demo', uri: 'docs://quarterly-report.pdf' }],
-        },
-        false,
-        { READ_WINDOW_CHARS: 4_000 },
+      const { newMessages } = await withModel(instance, { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 }, () =>
+        instance.parts.requests.input(
+          {
+            kind: 'message',
+            message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Check these' }] },
+            attachments: [{ uri: 'docs://test-matrix' }, { server: 'demo', uri: 'docs://quarterly-report.pdf' }],
+          },
+          false,
+        ),
       );
       const reader = (await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 })).reader().getReader();
       while (!(await reader.read()).done);
@@ -269,7 +270,7 @@ describe('optional pins that cannot be read', () => {
     const { loadConfig } = await import('../src/config');
     const { buildSessions } = await import('./helpers/sessions');
     const { readPinned } = await import('../src/context/pinned');
-    const { LiveStream } = await import('../src/loop/live-stream');
+    const { LiveStream } = await import('../src/turn/live-stream');
     const id = await createConversation();
     await runInDurableObject(await conversationStub(id), async (_instance, state) => {
       const { mcpServers } = loadConfig(env);

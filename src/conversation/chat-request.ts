@@ -1,18 +1,17 @@
-import type { UIMessage } from 'ai';
 import { z } from 'zod';
 import { badRequest } from '../errors';
-import type { ApprovalAnswer } from './history';
+import type { TurnCommand } from '../turn/commands';
 import { userMessageFrom } from './user-message';
-import type { Attachment, ChatRequestBody } from '../../shared/api/conversations';
+import type { ChatRequestBody } from '../../shared/api/conversations';
 
 export type { ChatRequestBody } from '../../shared/api/conversations';
 
-/** What a chat request asks for. */
-export type ChatAction =
-  | { kind: 'message'; message: UIMessage; attachments: Attachment[] }
-  | { kind: 'regenerate'; messageId: string | undefined }
-  /** The client's copy of the assistant message carries the user's approval answers (`addToolApprovalResponse`). */
-  | { kind: 'approvals'; answers: ApprovalAnswer[] };
+/**
+ * What a chat request asks for: a message, a regeneration, or approval
+ * answers — the client's copy of the assistant message carries the user's
+ * decisions (`addToolApprovalResponse`), maybe with answers already acted on.
+ */
+export type ChatAction = Extract<TurnCommand, { kind: 'message' | 'regenerate' | 'approvals' }>;
 
 const AnsweredPart = z.object({
   toolCallId: z.string().min(1).max(200),
@@ -41,7 +40,7 @@ export function chatAction(body: ChatRequestBody): ChatAction {
         : [];
     });
     if (!answers.length) throw badRequest('The last message is an assistant message with no approval answer in it; send a user message', 'invalid_body');
-    return { kind: 'approvals', answers };
+    return { kind: 'approvals', answers, fromClient: true };
   }
   return { kind: 'message', message: userMessageFrom({ messages: body.messages }), attachments: body.attachments ?? [] };
 }

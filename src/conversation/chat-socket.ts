@@ -2,8 +2,8 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
 import { errorFields, logEvent } from '../observability/log';
-import type { LiveStream } from '../loop/live-stream';
-import type { ToolCallAnswer } from './history';
+import type { LiveStream } from '../turn/live-stream';
+import type { ToolCallAnswer } from '../turn/messages';
 
 /**
  * The WebSocket side of a conversation: the chat protocol of `agents`'

@@ -3,21 +3,34 @@ import type { UIMessage } from 'ai';
 import type { Catalog } from '../../shared/api/catalog';
 import type * as Api from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
-import { loadConfig } from '../config';
-import type { RequestMeta } from '../observability/context';
-import { setLogLevel } from '../observability/log';
-import { toRpcResult, type RpcResult } from '../rpc';
 import { INVALIDATION_LOG_TABLES } from '../cache/invalidation-log';
+import { loadConfig } from '../config';
+import { readForDisplay } from '../context/resource-view';
+import { takeViewCall } from '../limits/turn-limits';
 import { MCP_STATE_TABLES } from '../mcp/state-store';
+import { newRequestId, type RequestMeta, withRequest } from '../observability/context';
+import { errorFields, logEvent, setLogLevel } from '../observability/log';
+import { notFound } from '../errors';
+import type { LiveStream } from '../turn/live-stream';
+import type { Owner } from '../owner';
+import { type RpcResult, toRpcResult } from '../rpc';
 import { ensureTables } from '../sql-schema';
+import { turnResponse } from '../turn/requests';
+import { chatAction } from './chat-request';
+import type { ChatConnection } from './chat-socket';
 import { HISTORY_TABLES } from './history';
 import { LARGE_RESULT_TABLES } from './large-result-store';
-import { RECORD_TABLES, type Owner } from './record';
-import { VIEW_LINK_TABLES } from './view-links';
-import { apiMessages, ConversationServices, type Caller } from './services';
+import { RECORD_TABLES } from './record';
 import { HibernatingSockets } from './sockets';
-import { transcriptWindow } from './transcript';
-import type { ViewAnswer, ViewRequest } from './views';
+import type { Caller } from './thread';
+import { VIEW_LINK_TABLES } from './view-links';
+import { answerView, type ViewAnswer, type ViewRequest } from './views';
+import { ConversationParts } from './wiring';
+
+export type { Caller } from './thread';
+
+/** The idle check the alarm runs: the lease it checks (LiveSessions), in the object's synchronous KV. */
+const IDLE_LEASE_KEY = 'idle-check-lease';
 
 /** Methods other Durable Objects call: each runs in a scope of its own (a route's request id would be a stranger's). */
 export const PEER_METHODS = ['yieldSessions', 'authorizationChanged'] as const;
@@ -29,15 +42,12 @@ export function isScopedMethod(name: string): name is keyof Conversation & strin
   return !UNSCOPED.has(name) && typeof Object.getOwnPropertyDescriptor(Conversation.prototype, name)?.value === 'function';
 }
 
-/** The idle check the alarm runs: the lease it checks (LiveSessions), in the object's synchronous KV. */
-const IDLE_LEASE_KEY = 'idle-check-lease';
-
 /**
  * One Durable Object per conversation (SQLite-backed), addressed by name
  * (`getByName(id)`; the name is `ctx.id.name`), with its WebSockets on the
  * hibernation API (`sockets.ts`: the `useAgentChat` protocol of `chat-socket.ts`
  * over them) and one alarm (the idle check of its MCP sessions).
- * Its methods are the RPC surface, each a small call over `services`.
+ * Its methods are the RPC surface, each one call on one of its parts (wiring.ts).
  * Existence is explicit: `create()` writes a row; every other method answers 404 without it.
  * Errors across RPC (ARCHITECTURE.md): a turn's stream is a `Response` (a
  * refusal, its JSON error response); data is an `RpcResult`; ownership checks
@@ -45,7 +55,7 @@ const IDLE_LEASE_KEY = 'idle-check-lease';
  */
 export class Conversation extends DurableObject<Env> {
   /** The conversation's parts; for tests through `runInDurableObject` (instance fields are not on the RPC surface). */
-  readonly services: ConversationServices;
+  readonly parts: ConversationParts;
   private readonly sockets: HibernatingSockets;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -56,11 +66,13 @@ export class Conversation extends DurableObject<Env> {
     } catch {}
     // Every table of this object's stores in one batch (sql-schema.ts); each store's own call then finds them made.
     ensureTables(ctx.storage.sql, RECORD_TABLES, HISTORY_TABLES, LARGE_RESULT_TABLES, VIEW_LINK_TABLES, MCP_STATE_TABLES, INVALIDATION_LOG_TABLES);
+    const name = ctx.id.name;
+    if (name === undefined) throw new Error('a conversation is addressed by its id (getByName)');
     this.sockets = new HibernatingSockets(ctx);
-    this.services = new ConversationServices({
+    this.parts = new ConversationParts({
       env,
       storage: ctx.storage,
-      name: () => this.name,
+      name,
       waitUntil: (promise) => ctx.waitUntil(promise),
       connections: () => this.sockets.all(),
       scheduleIdleCheck: async (delayMs, lease) => {
@@ -71,48 +83,40 @@ export class Conversation extends DurableObject<Env> {
     });
   }
 
-  /** The conversation id: every stub addresses its object by name. */
-  private get name(): string {
-    const name = this.ctx.id.name;
-    if (name === undefined) throw new Error('a conversation is addressed by its id (getByName)');
-    return name;
-  }
-
   /** Every call of a route (src/http/conversation-stub.ts) comes through here: the method runs in the caller's request scope. */
   async inRequest(meta: RequestMeta | undefined, method: string, args: unknown[]): Promise<unknown> {
     if (!isScopedMethod(method)) throw new Error(`${method} is not called by routes`);
-    return this.services.inScope(meta, () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args));
+    return scoped(this.parts, meta, () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args));
   }
 
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
   async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<RpcResult<Api.ConversationSnapshot>> {
-    if (this.services.deleted) throw new Error('conversation was deleted'); // ids are never reused
-    await this.services.create(owner, servers);
+    await this.parts.thread.create(owner, servers);
     return this.snapshot();
   }
 
   /** Whether `owner` may use this conversation; anyone else gets 404 from the routes, as if it did not exist. */
   async ownedBy(owner: Owner, servers?: string[]): Promise<boolean> {
-    return this.services.ownedBy({ ...owner, servers });
+    return this.parts.thread.ownedBy({ ...owner, servers });
   }
 
   async snapshot(): Promise<RpcResult<Api.ConversationSnapshot>> {
-    return toRpcResult(async () => this.services.snapshot());
+    return toRpcResult(async () => this.parts.thread.snapshot(this.parts.context.existing()));
   }
 
   /** Sets (or, with "", clears) the title lists show. */
   async setTitle(title: string): Promise<RpcResult<Api.TitleSet>> {
-    return toRpcResult(() => this.services.setTitle(title));
+    return toRpcResult(() => this.parts.thread.setTitle(this.parts.context.existing(), title));
   }
 
   /** The newest messages, as `useAgentChat` loads them first (one frame's worth). */
   async transcript(): Promise<RpcResult<Api.ConversationSnapshot['messages']>> {
-    return toRpcResult(async () => (this.services.existing(), apiMessages(transcriptWindow(this.services.history.load()).messages)));
+    return toRpcResult(async () => (this.parts.context.existing(), this.parts.thread.transcript()));
   }
 
   /** Older messages, a page at a time (`GET …/messages?before=`). */
   async messagesPage(before: string | undefined, limit: number): Promise<RpcResult<Api.MessagesPage>> {
-    return toRpcResult(async () => this.services.messagesPage(before, limit));
+    return toRpcResult(async () => (this.parts.context.existing(), this.parts.thread.messagesPage(before, limit)));
   }
 
   // ---- WebSocket (agents chat protocol; see chat-socket.ts) -------------------
@@ -121,83 +125,95 @@ export class Conversation extends DurableObject<Env> {
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('Not found', { status: 404 });
     const { response, connection } = this.sockets.accept(request);
-    this.services.connectSocket(connection);
+    openSocket(this.parts, connection);
     return response;
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    await this.services.socketMessage(this.sockets.connectionOf(ws), message);
+    // Each frame is a request of its own (a turn it starts gets a request id of its own).
+    if (this.parts.thread.row() && typeof message === 'string')
+      await scoped(this.parts, undefined, () => this.parts.sockets.received(this.sockets.connectionOf(ws), message));
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    this.services.sockets.closed(this.sockets.connectionOf(ws));
+    this.parts.sockets.closed(this.sockets.connectionOf(ws));
     try {
       ws.close(code, reason); // completes the closing handshake (1005/1006 cannot be sent back: nothing to complete)
     } catch {}
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.services.sockets.closed(this.sockets.connectionOf(ws));
+    this.parts.sockets.closed(this.sockets.connectionOf(ws));
   }
 
   // ---- Reads through the MCP sessions ----------------------------------------
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
   async catalog(): Promise<RpcResult<Catalog>> {
-    return toRpcResult(() => this.services.withMcp(async (sessions) => ({ servers: await sessions.catalog() })));
+    return toRpcResult(() => this.parts.live.use(async (sessions) => ({ servers: await sessions.catalog() })));
   }
 
   /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */
   async readResource(request: ReadResourceBody): Promise<RpcResult<ResourceView>> {
-    return toRpcResult(() => this.services.readResource(request));
+    const { context } = this.parts;
+    return toRpcResult(() => this.parts.live.use((sessions) => readForDisplay(sessions, request, context.settings(), context.acceptsImages())));
   }
 
-  /** MCP Apps (views.ts): a link to a view, the view's document by its link's nonce, a view's own tool call. */
+  /** MCP Apps (views.ts): a link to a view, the view's document by its link's nonce (the nonce is the capability), a view's own tool call. */
   async view<R extends ViewRequest>(request: R): Promise<RpcResult<ViewAnswer<R> & { tenant: string }>> {
-    return toRpcResult(async () => ({ ...(await this.services.view(request)), tenant: this.services.existing().owner.tenant }));
+    const { context, live, viewLinks } = this.parts;
+    return toRpcResult(async () => {
+      const owner = context.owner();
+      if (request.kind === 'call') await takeViewCall(context.env, context.config(), owner);
+      return { ...((await live.use((sessions) => answerView(sessions, viewLinks, request))) as ViewAnswer<R>), tenant: owner.tenant };
+    });
   }
 
   /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */
-  async complete(request: Api.CompleteBody): Promise<RpcResult<Api.CompleteResponse>> {
-    return toRpcResult(() => this.services.complete(request));
+  async complete({ server, ...params }: Api.CompleteBody): Promise<RpcResult<Api.CompleteResponse>> {
+    return toRpcResult(() => this.parts.live.use(async (sessions) => ({ server, completion: await sessions.complete(server, params) })));
   }
 
   // ---- Turns ---------------------------------------------------------------------
 
   /** A message's turn in one call from the Worker (on a plain stub): ownership (else 404) and the turn. */
   async sendMessageAs(caller: Caller, message: UIMessage, attachments: Api.Attachment[] = []): Promise<Response> {
-    return this.services.sendMessageAs(caller, message, attachments);
+    if (!this.parts.thread.ownedBy(caller)) return notFoundResponse(this.parts);
+    return turn(this.parts, () => this.parts.requests.run({ kind: 'message', message, attachments }));
   }
 
   /** `POST /v1/chat` in one call (`useChat`'s body: a message, a regeneration, approval answers); `absent` when the conversation does not exist yet (the route creates it). */
   async chatAs(caller: Caller, body: Api.ChatRequestBody): Promise<Response | 'absent'> {
-    return this.services.chatAs(caller, body);
+    const { thread } = this.parts;
+    if (!thread.row()) return thread.deleted ? notFoundResponse(this.parts) : 'absent'; // a deleted id is never handed out again
+    if (!thread.ownedBy(caller)) return notFoundResponse(this.parts);
+    return turn(this.parts, () => this.parts.requests.run(chatAction(body)));
   }
 
   /** Answers a tool call waiting for approval and continues the turn once nothing of its step waits. */
   async respondToApproval(answer: Api.ApprovalBody): Promise<Response> {
-    return this.services.streamResponse(() => this.services.approve([answer], this.services.model()));
+    return turn(this.parts, async () => (this.parts.context.existing(), await this.parts.requests.run({ kind: 'approvals', answers: [answer] })));
   }
 
   /** A user-chosen prompt's messages (checked, fetched, rendered) as this turn's input; with `preview`, the messages only. */
   async runPrompt(request: Api.RunPromptBody, preview: boolean): Promise<Response> {
     const prompt = { kind: 'prompt', ...request } as const;
-    return this.services.streamResponse(() => (preview ? this.services.promptPreview(prompt) : this.services.inputTurn(prompt, this.services.model())));
+    return turn(this.parts, () => (preview ? this.parts.requests.promptPreview(prompt) : this.parts.requests.run(prompt)));
   }
 
   /** The turn being streamed, from its first chunk (204 when none is running). */
   async resumeStream(): Promise<Response> {
-    return this.services.row() ? this.services.resumeResponse() : this.services.notFoundResponse();
+    return this.parts.thread.row() ? this.parts.requests.resume() : notFoundResponse(this.parts);
   }
 
   /** The user's answer to a server's question asked during the running turn (the turn's stream goes on). */
   async answerElicitation(id: string, answer: Api.ElicitationAnswerBody): Promise<RpcResult<Api.ElicitationAnswered>> {
-    return toRpcResult(async () => (this.services.existing(), this.services.turns.answerElicitation(id, answer), { answered: id }));
+    return toRpcResult(async () => (this.parts.context.existing(), this.parts.turns.answerElicitation(id, answer), { answered: id }));
   }
 
   /** Stops the running turn: the model request and its MCP requests are aborted; the partial answer is kept. */
   async stop(): Promise<RpcResult<Api.Stopped>> {
-    return toRpcResult(async () => (this.services.existing(), { stopped: this.services.turns.stop() }));
+    return toRpcResult(async () => (this.parts.context.existing(), { stopped: this.parts.turns.stop() }));
   }
 
   // ---- Lifecycle -----------------------------------------------------------------
@@ -205,7 +221,14 @@ export class Conversation extends DurableObject<Env> {
   /** Ends its MCP sessions and deletes all of this conversation's storage; then the object is aborted (a new instance would find nothing). */
   async remove(): Promise<RpcResult<void>> {
     return toRpcResult(async () => {
-      await this.services.remove(this.services.existing());
+      const row = this.parts.context.existing();
+      const { thread, live, turns } = this.parts;
+      // Nothing of this conversation outlives it, even if the runtime keeps the instance a while: the sessions end
+      // (or a restarted instance leaves the live count), the running turn stops, the threads list forgets it.
+      thread.deleted = true;
+      await live.close(row.owner);
+      turns.forget();
+      await thread.removed(row);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       for (const connection of this.sockets.all()) connection.close(1000, 'conversation deleted');
@@ -216,17 +239,50 @@ export class Conversation extends DurableObject<Env> {
 
   /** Another conversation of the user needs room (LIVE_CONVERSATIONS_PER_USER): release unless in use; `owner` says whose count, as a deleted one no longer knows. */
   async yieldSessions(owner: Owner): Promise<boolean> {
-    return this.services.inScope(undefined, () => this.services.yieldSessions(owner));
+    return scoped(this.parts, undefined, () => this.parts.live.yield(owner));
   }
 
   /** The end user connected or disconnected `server` (routes/oauth.ts): its connection and copies under the old grant are dropped. */
   async authorizationChanged(server: string, grant?: string): Promise<void> {
-    await this.services.inScope(undefined, async () => this.services.live?.current.sessions?.reauthorized(server, grant));
+    await scoped(this.parts, undefined, () => this.parts.live.reauthorized(server, grant));
   }
 
   /** The idle alarm (scheduled by LiveSessions): releases the MCP sessions after MCP_IDLE_MS unused. */
   override async alarm(): Promise<void> {
     const lease = this.ctx.storage.kv.get<string>(IDLE_LEASE_KEY);
-    if (lease !== undefined) await this.services.inScope(undefined, () => this.services.releaseIdle(lease));
+    if (lease !== undefined) await scoped(this.parts, undefined, () => this.parts.live.releaseIdle(lease));
+  }
+}
+
+/**
+ * Runs `work` in a request's scope (observability/context.ts): its log lines
+ * and MCP requests carry `meta.requestId` — a fresh id for work no Worker
+ * request started (a WebSocket frame, an alarm, another object's call).
+ * (Helpers live outside the class: every method of a Durable Object class is
+ * on its RPC surface.)
+ */
+function scoped<T>(parts: ConversationParts, meta: RequestMeta | undefined, work: () => T): T {
+  const tenant = meta?.tenant ?? parts.thread.row()?.owner.tenant;
+  return withRequest({ requestId: meta?.requestId ?? newRequestId(), tenant, conversation: parts.context.name }, work);
+}
+
+/** A turn's answer as a response (turn/requests.ts `turnResponse`): its stream, 202 with the calls still waiting, or the refusal. */
+function turn(parts: ConversationParts, start: () => Promise<LiveStream | Response | undefined>): Promise<Response> {
+  return turnResponse(start, () => parts.history.waitingApprovals());
+}
+
+/** The 404 a route would answer for this conversation, as a response (for methods that answer a stream). */
+function notFoundResponse(parts: ConversationParts): Response {
+  return notFound(`Conversation ${parts.context.name}`).toResponse();
+}
+
+/** A WebSocket opened: the transcript first. An error here would reach the runtime, which sends its stack in a frame: closed instead. */
+function openSocket(parts: ConversationParts, connection: ChatConnection & { close(code?: number, reason?: string): void }): void {
+  try {
+    if (parts.thread.row()) parts.sockets.connected(connection);
+    else connection.close(4004, 'conversation not found');
+  } catch (error) {
+    logEvent('ws.error', { conversation: parts.context.name, ...errorFields(error, { stack: true }) }, 'error');
+    connection.close(1011, 'internal error');
   }
 }

@@ -3,7 +3,10 @@ import { VaultAuth } from '../auth/vault-auth';
 import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
 import { SharedCatalogs } from '../cache/shared-catalogs';
-import { loadConfig, serversOf } from '../config';
+import { serversOf } from '../config';
+import { endOrphanedSessions } from '../mcp/orphaned-sessions';
+import type { Owner } from '../owner';
+import type { ConversationContext } from './context';
 import { leaseLiveSessions } from '../limits/conversation-limits';
 import { liveConversationsOf } from '../limits/live-conversations';
 import { kvScopesOf } from '../cache/keys';
@@ -17,17 +20,15 @@ import { ServerStateStore } from '../mcp/state-store';
 const TOUCH_EVERY_MS = 60_000;
 
 export interface LiveSessionsHost {
-  env: Env;
-  /** The conversation id. */
-  name: string;
+  /** The conversation's id, env, settings and owner (the servers it may use come with the existence record). */
+  context: ConversationContext;
   storage: DurableObjectStorage;
-  owner: { tenant: string; user: string; servers: string[] | undefined };
   /** A turn is being started or streamed (its tools use the sessions until it ends). */
   turnRunning(): boolean;
   /** Calls `releaseIdle(lease)` in about `delayMs` (a Durable Object alarm). */
   scheduleIdleCheck(delayMs: number, lease: string): Promise<void>;
   /** Asks another conversation of the same user to release its sessions; false if it is busy. */
-  yieldSessions(other: string): Promise<boolean>;
+  yieldSessions(other: string, owner: Owner): Promise<boolean>;
   waitUntil(promise: Promise<unknown>): void;
   /** A server asks the user something during a turn. */
   elicit?: Elicit | undefined;
@@ -44,6 +45,8 @@ export interface LiveSessionsHost {
  * conversation has been unused for MCP_IDLE_MS. The next use connects anew.
  */
 export class LiveSessions {
+  /** This instance used MCP (a restarted or fresh one holds no sessions, but may still be counted live). */
+  private used = false;
   private sessions: McpSessions | undefined;
   private cache: ResourceCache | undefined;
   /** The registry counts this conversation as holding live sessions. */
@@ -65,6 +68,8 @@ export class LiveSessions {
    * is taken when the work first connects a server (`leaseOnce`).
    */
   async use<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T> {
+    this.host.context.existing(); // 404 before anything connects
+    this.used = true;
     this.inUse++;
     try {
       this.touch();
@@ -79,12 +84,13 @@ export class LiveSessions {
   private leaseOnce(): Promise<void> {
     if (this.leased) return Promise.resolve();
     this.leasing ??= (async () => {
-      const config = loadConfig(this.host.env);
-      await leaseLiveSessions(this.host.env, config, this.host.owner, this.host.name, (other) => this.host.yieldSessions(other));
+      const { context } = this.host;
+      const owner = context.owner();
+      await leaseLiveSessions(context.env, context.config(), owner, context.name, (other) => this.host.yieldSessions(other, owner));
       this.leased = true;
       this.lease = crypto.randomUUID();
       this.touchedAt = Date.now();
-      await this.host.scheduleIdleCheck(config.settings.MCP_IDLE_MS, this.lease);
+      await this.host.scheduleIdleCheck(context.settings().MCP_IDLE_MS, this.lease);
     })().finally(() => {
       this.leasing = undefined;
     });
@@ -107,7 +113,7 @@ export class LiveSessions {
       this.touchedAt = this.lastUsedAt;
       this.host.waitUntil(
         this.registry()
-          .touch(this.host.name)
+          .touch(this.host.context.name)
           .catch(() => {}),
       );
     }
@@ -118,11 +124,22 @@ export class LiveSessions {
    * turn runs; otherwise checks again when that time would be up.
    */
   async releaseIdle(lease: string): Promise<void> {
+    if (!this.used) {
+      // A restarted instance holds no sessions, but may still be counted live.
+      const row = this.host.context.row();
+      if (row) await this.releaseOrphans(row.owner);
+      return;
+    }
     if (!this.leased || lease !== this.lease) return; // released meanwhile, or a check from before a restart
-    const idleMs = loadConfig(this.host.env).settings.MCP_IDLE_MS;
+    const idleMs = this.host.context.settings().MCP_IDLE_MS;
     const remaining = this.lastUsedAt + idleMs - Date.now();
     if (this.busy() || remaining > 0) return this.host.scheduleIdleCheck(Math.max(remaining, 1_000), lease);
     await this.release();
+  }
+
+  /** The end user connected or disconnected `server` (routes/oauth.ts): its connection and copies under the old grant are dropped. */
+  async reauthorized(server: string, grant: string | undefined): Promise<void> {
+    await this.sessions?.reauthorized(server, grant);
   }
 
   /** When this conversation last used its sessions, and its current lease (tests, operators). */
@@ -130,55 +147,75 @@ export class LiveSessions {
     return { lastUsedAt: this.lastUsedAt, lease: this.lease, leased: this.leased };
   }
 
-  /** Another conversation of this user needs room: release unless a turn runs. */
-  async yield(): Promise<boolean> {
+  /**
+   * Another conversation of this user needs room: release unless a turn
+   * runs. Held by no instance (restarted, deleted), just the count is left —
+   * `owner` says whose, as a deleted conversation no longer knows.
+   */
+  async yield(owner: Owner): Promise<boolean> {
+    if (!this.used) {
+      await this.releaseOrphans(owner);
+      return true;
+    }
     if (this.busy()) return false;
-    await this.release();
+    await this.release(owner);
     return true;
   }
 
   /** Closes every connection and leaves the registry (idle, yielded, or deleted). */
-  async release(): Promise<void> {
+  async release(owner: Owner = this.host.context.owner()): Promise<void> {
     this.leased = false;
     await this.sessions?.release();
-    await this.registry()
-      .release(this.host.name)
+    await liveConversationsOf(this.host.context.env, owner)
+      .release(this.host.context.name)
       .catch((error) => logEvent('sessions.release', errorFields(error), 'warn'));
   }
 
-  /** For a deleted conversation: nothing of it outlives it. */
-  async close(): Promise<void> {
-    await this.release();
+  /** For a deleted conversation (`owner`: its record is about to go): nothing of it outlives it. */
+  async close(owner: Owner): Promise<void> {
+    if (this.used) await this.release(owner);
+    else await liveConversationsOf(this.host.context.env, owner).release(this.host.context.name);
+    this.used = false;
     this.sessions = undefined;
     this.cache = undefined;
   }
 
+  /** This instance holds no sessions: the 2025 sessions its evicted predecessor left open are ended (orphaned-sessions.ts), then it leaves the count. */
+  private async releaseOrphans(owner: Owner): Promise<void> {
+    const { context } = this.host;
+    const config = context.config();
+    await endOrphanedSessions(new ServerStateStore(this.host.storage.sql), serversOf(config, owner.tenant), context.env, config.settings);
+    await liveConversationsOf(context.env, owner).release(context.name);
+  }
+
   private registry() {
-    return liveConversationsOf(this.host.env, this.host.owner);
+    return liveConversationsOf(this.host.context.env, this.host.context.owner());
   }
 
   private build(): McpSessions {
-    const config = loadConfig(this.host.env);
-    const { settings } = config;
-    const { tenant, user, servers } = this.host.owner;
+    const { context } = this.host;
+    const config = context.config();
+    const settings = context.settings();
+    const { owner, servers } = context.existing();
+    const { tenant, user } = owner;
     // A browser token may limit its user to some of the tenant's servers.
     const allowed = servers ? new Set(servers) : undefined;
     const mcpServers = serversOf(config, tenant).filter((server) => !allowed || allowed.has(server.id));
     const scopes = kvScopesOf({ tenant, user });
     const cache = (this.cache = new ResourceCache(
-      this.host.env.RESOURCE_CACHE,
+      context.env.RESOURCE_CACHE,
       new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS, settings.CACHE_TRACKED_URIS),
       scopes,
       settings,
     ));
     return new McpSessions({
       servers: mcpServers,
-      env: this.host.env,
+      env: context.env,
       settings,
       store: new ServerStateStore(this.host.storage.sql),
       cache: this.cache,
       // Catalogs live under the same key spaces as the resource copies.
-      sharedCatalogs: new SharedCatalogs(this.host.env.RESOURCE_CACHE, scopes, settings),
+      sharedCatalogs: new SharedCatalogs(context.env.RESOURCE_CACHE, scopes, settings),
       elicit: this.host.elicit,
       authRequired: this.host.authRequired,
       beforeConnect: () => this.leaseOnce(),
@@ -186,7 +223,7 @@ export class LiveSessions {
       authFor: (server) =>
         server.auth.type === 'none'
           ? undefined
-          : new VaultAuth(vaultSource(this.host.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id), server.id, (grant) =>
+          : new VaultAuth(vaultSource(context.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id), server.id, (grant) =>
               cache.partition(server.id, grant.grant),
             ),
     });

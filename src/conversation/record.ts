@@ -1,10 +1,8 @@
 import { ensureTables } from '../sql-schema';
 
-/** Who a conversation belongs to. */
-export interface Owner {
-  tenant: string;
-  user: string;
-}
+import type { Owner } from '../owner';
+
+export type { Owner } from '../owner';
 
 /** That a conversation exists, whose it is, and which servers it may use (all, when unset). */
 export interface ConversationRecord {

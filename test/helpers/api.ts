@@ -37,7 +37,7 @@ export async function read(id: string, body: { server?: string; uri: string }): 
  * Object (`runInDurableObject`): what no route exposes (live connections).
  */
 export function mcpSessionsOf(instance: Conversation): McpSessions | undefined {
-  return instance.services.live?.current.sessions;
+  return instance.parts.live?.current.sessions;
 }
 
 /** The conversation's Durable Object, for what no HTTP route exposes yet (tool calls, settling background work). */

@@ -3,8 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { UIMessage } from 'ai';
 import type { Settings } from '../../src/config';
 import type { Conversation } from '../../src/conversation/conversation';
-import type { ApprovalAnswer } from '../../src/conversation/history';
-import type { LiveStream } from '../../src/loop/live-stream';
+import type { ApprovalAnswer } from '../../src/turn/messages';
+import type { LiveStream } from '../../src/turn/live-stream';
 import type { ResolvedModel } from '../../src/models/resolve';
 import { toRpcResult, type RpcResult } from '../../src/rpc';
 
@@ -12,13 +12,28 @@ import { toRpcResult, type RpcResult } from '../../src/rpc';
  * What tests do inside a conversation's Durable Object that production never
  * asks of it over RPC: turns with a scripted model and settings, tool calls
  * outside a turn, waiting for background work. Built from the instance's
- * services (`instance.services`, reached through `runInDurableObject`), so
+ * parts (`instance.parts`, reached through `runInDurableObject`): the model
+ * and settings are set on its context (ConversationContext.override), so
  * the production class carries no test-only entry points.
  */
 
 /** One turn with a given model (and settings); `newMessages` empty continues the conversation (after an approval). */
 export function turnIn(instance: Conversation, newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
-  return instance.services.startTurn(newMessages, model, overrides);
+  return withModel(instance, model, overrides, () => instance.parts.turns.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' }));
+}
+
+/**
+ * Runs `work` (the start of a turn) with `model` and `overrides` set on the
+ * conversation's context, then puts the context back: a later turn of the
+ * same conversation (over HTTP, say) uses the tenant's model again.
+ */
+export async function withModel<T>(instance: Conversation, model: ResolvedModel, overrides: Partial<Settings>, work: () => Promise<T>): Promise<T> {
+  instance.parts.context.override({ model, settings: overrides });
+  try {
+    return await work();
+  } finally {
+    instance.parts.context.override({});
+  }
 }
 
 /** The user's decision on a waiting call, with a given model for the continued turn (undefined while others of the step wait). */
@@ -28,7 +43,7 @@ export function approveIn(
   model: ResolvedModel,
   overrides: Partial<Settings> = {},
 ): Promise<LiveStream | undefined> {
-  return instance.services.approve(Array.isArray(answer) ? answer : [answer], model, overrides);
+  return withModel(instance, model, overrides, () => instance.parts.turns.approve(Array.isArray(answer) ? answer : [answer]));
 }
 
 /** Calls an MCP tool in the conversation's session with that server, outside any turn. */
@@ -37,7 +52,7 @@ export function callTool(
   request: { server: string; name: string; arguments: Record<string, unknown> },
 ): Promise<RpcResult<CallToolResult>> {
   return runInDurableObject(stub, (instance) =>
-    toRpcResult(() => instance.services.withMcp((sessions) => sessions.callTool(request.server, request.name, request.arguments))),
+    toRpcResult(() => instance.parts.live.use((sessions) => sessions.callTool(request.server, request.name, request.arguments))),
   );
 }
 
@@ -47,7 +62,7 @@ export function settle(stub: DurableObjectStub<Conversation>): Promise<{ refresh
 }
 
 export async function settleIn(instance: Conversation): Promise<{ refreshes: number }> {
-  const { sessions, cache } = instance.services.live?.current ?? {};
+  const { sessions, cache } = instance.parts.live?.current ?? {};
   await sessions?.idle();
   await cache?.settled();
   return { refreshes: sessions?.refreshCount ?? 0 };

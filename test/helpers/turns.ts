@@ -109,7 +109,7 @@ export async function turnUntilApproval(id: string, text: string, model: MockLan
     const reader = live.reader().getReader();
     while (!(await reader.read()).done);
   });
-  const pending = await runInDurableObject(stub, async (instance) => instance.services.history.waitingApprovals());
+  const pending = await runInDurableObject(stub, async (instance) => instance.parts.history.waitingApprovals());
   return pending[0]!.toolCallId;
 }
 

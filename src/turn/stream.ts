@@ -24,9 +24,9 @@ import { promptCachePlan } from '../models/prompt-cache';
 import { elideReads } from '../context/read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 import { buildSystemPrompt } from '../context/system-prompt';
-import { modelCallTelemetry, withToolTelemetry } from './turn-telemetry';
+import { modelCallTelemetry, withToolTelemetry } from './telemetry';
 
-export interface TurnInput {
+export interface StreamTurnInput {
   /** The conversation to answer: the history plus the new user message, or, to continue after an approval, the history alone. */
   messages: UIMessage[];
   states: ServerState[];
@@ -73,7 +73,7 @@ export interface TurnMetadata {
  * steps. Returns the AI SDK UI message stream as a LiveStream (SSE-ready,
  * resumable), so `useChat` works unchanged.
  */
-export async function runTurn(input: TurnInput): Promise<LiveStream> {
+export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
   const messages = input.messages;
   const recentUserText = messages
     .filter((m) => m.role === 'user')

@@ -1,20 +1,30 @@
 import { jsonSchema, tool, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
 import { connectLinks } from '../auth/connect-links';
-import { loadConfig, type Settings } from '../config';
+import type { AppConfig, Settings } from '../config';
 import { ApiError } from '../errors';
 import { takeTurn } from '../limits/turn-limits';
-import type { LiveStream } from '../loop/live-stream';
+import type { LiveStream } from './live-stream';
 import type { ResolvedModel } from '../models/resolve';
-import { runTurn, type TurnMetadata } from '../loop/turn';
-import { prepareTurnContext } from '../loop/turn-context';
+import { streamTurn, type TurnMetadata } from './stream';
+import { turnContext } from './context';
 import type { ServerState } from '../mcp/catalog';
 import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
 import type { McpSessions } from '../mcp/sessions';
 import { toolCallIdsOf, type LargeResultStore } from '../tools/large-results';
-import { TurnElicitations, type ElicitationAnswer } from '../loop/elicitations';
+import { TurnElicitations, type ElicitationAnswer } from './elicitations';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
-import { type ApprovalAnswer, type History, pendingApprovals, regenerationCut, settleOpenToolCalls, type ToolCallAnswer } from './history';
-import type { Owner } from './record';
+import type { Owner } from '../owner';
+import {
+  type ApprovalAnswer,
+  clientApprovals,
+  pendingApprovals,
+  recordAnswer,
+  recordApprovals,
+  regenerationCut,
+  settleOpenToolCalls,
+  type ToolCallAnswer,
+} from './messages';
+import type { TurnStore } from './store';
 import type { AppToolCall } from '../../shared/api/views';
 
 /**
@@ -33,58 +43,90 @@ export interface ClientTool {
   parameters?: unknown;
 }
 
+/** What the runner needs of the conversation it runs turns for (conversation/ wires it; turn/ never imports conversation/). */
 export interface TurnHost {
   env: Env;
   /** The conversation id (its requests share one provider prompt cache). */
   conversation: string;
-  history: History;
+  store: TurnStore;
   largeResults: LargeResultStore;
-  owner(): Owner;
+  /** The model, the settings and the owner of this conversation, resolved once (conversation/context.ts). */
+  context: TurnSettings;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
   /** The turn ended (saved, stopped or failed): the sessions' idle clock restarts. */
   ended(): void;
   /** The turn's messages were saved (completed or stopped). */
   saved(messages: UIMessage[]): void;
-  /** A turn started streaming (`continuation`: it goes on from the last assistant message). */
-  started(stream: LiveStream, continuation: boolean): void;
+}
+
+/** The conversation's model, settings and owner, as a turn reads them. */
+export interface TurnSettings {
+  model(): ResolvedModel;
+  settings(): Settings;
+  config(): AppConfig;
+  owner(): Owner;
+}
+
+/** Told of every turn that starts streaming (`continuation`: it goes on from the last assistant message). */
+export type TurnStartedListener = (stream: LiveStream, continuation: boolean) => void;
+
+/**
+ * Where the conversation's one turn is. `starting`: claimed before the first
+ * await (a second request sees the turn taken) while it is set up;
+ * `streaming` until its stream is done — the stream stays readable after
+ * that, for clients that resume, until the next turn starts.
+ */
+type TurnState =
+  | { kind: 'idle'; last?: LiveStream | undefined }
+  | { kind: 'starting'; controller: AbortController; setUp: Promise<LiveStream>; last?: LiveStream | undefined }
+  | { kind: 'streaming'; controller: AbortController; stream: LiveStream; continuation: boolean };
+
+/** The running turn's own chunks (a server's question, a Connect card) and the questions asked through them. */
+interface TurnWriter {
+  write(chunk: UIMessageChunk): void;
+  elicitations: TurnElicitations;
 }
 
 /**
  * The turns of one conversation: one at a time (a second is refused with
- * 409), each stoppable. The running turn's stream stays readable until the
- * next starts, for clients that resume.
+ * 409), each stoppable. Transports subscribe to turns that start
+ * (`onTurnStarted`): the WebSocket broadcasts them, HTTP answers with the stream.
  */
 export class TurnRunner {
-  private live: LiveStream | undefined;
-  /** Set while a turn is being started: claimed before the first await, so a second request sees the turn as taken. */
-  private starting = false;
-  private controller: AbortController | undefined;
+  private state: TurnState = { kind: 'idle' };
   /** The client tools of the latest chat request: a continuation after their results offers them again. */
   private clientTools: ClientTool[] = [];
-  /** The questions servers ask the user during the running turn (none while a turn is set up or after it ended). */
-  private elicitations: TurnElicitations | undefined;
-  /** Adds chunks of our own to the running turn's stream (none while no turn streams). */
-  private write: ((chunk: UIMessageChunk) => void) | undefined;
-  /** The turn being set up, if one is. */
-  private setUp: Promise<unknown> | undefined;
-  /** The turn being streamed continues the last assistant message (after an approval). */
-  private continuing = false;
+  private writer: TurnWriter | undefined;
+  private readonly listeners = new Set<TurnStartedListener>();
 
   constructor(private readonly host: TurnHost) {}
 
+  /** idle, starting, or streaming (until its stream is done). */
+  get phase(): 'idle' | 'starting' | 'streaming' {
+    const { state } = this;
+    if (state.kind === 'streaming' && state.stream.done) return 'idle';
+    return state.kind;
+  }
+
   /** A turn is being started or streamed. */
   get busy(): boolean {
-    return this.starting || (this.live !== undefined && !this.live.done);
+    return this.phase !== 'idle';
   }
 
   /** The turn being streamed, if one is. */
   get running(): LiveStream | undefined {
-    return this.live && !this.live.done ? this.live : undefined;
+    return this.state.kind === 'streaming' && !this.state.stream.done ? this.state.stream : undefined;
   }
 
   get runningTurn(): { stream: LiveStream; continuation: boolean } | undefined {
-    const stream = this.running;
-    return stream ? { stream, continuation: this.continuing } : undefined;
+    const { state } = this;
+    return state.kind === 'streaming' && !state.stream.done ? { stream: state.stream, continuation: state.continuation } : undefined;
+  }
+
+  /** Subscribes to turns that start streaming; returns the unsubscribe. */
+  onTurnStarted(listener: TurnStartedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** The client tools a chat request declared (kept for the continuations of its turn). */
@@ -92,53 +134,59 @@ export class TurnRunner {
     this.clientTools = tools;
   }
 
-  async start(request: TurnRequest, model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
+  async start(request: TurnRequest): Promise<LiveStream> {
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
-    this.starting = true;
-    this.elicitations = undefined;
+    this.writer = undefined;
+    const last = this.state.kind === 'streaming' ? this.state.stream : this.state.last;
     // Made now: a stop that comes while the turn is still being set up stops it too.
-    const controller = (this.controller = new AbortController());
+    const controller = new AbortController();
+    const model = this.host.context.model();
     const report = turnReport(request.kind, model.spec);
-    const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, model, overrides, controller.signal, report));
-    this.setUp = setUp;
+    const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, model, controller.signal, report));
+    this.state = { kind: 'starting', controller, setUp, last };
     try {
-      return await setUp;
+      const stream = await setUp;
+      this.state = { kind: 'streaming', controller, stream, continuation: request.kind === 'continue' };
+      for (const listener of this.listeners) listener(stream, request.kind === 'continue');
+      return stream;
     } catch (error) {
       report(errorFields(error), 'warn'); // refused (409, 429) or failed before it streamed
+      if (this.state.kind === 'starting' && this.state.setUp === setUp) this.state = { kind: 'idle', last };
       throw error;
-    } finally {
-      this.starting = false;
-      this.setUp = undefined;
     }
   }
 
   /** Resolves when no turn is being set up or streamed (its save done). */
   async whenIdle(): Promise<void> {
-    await this.setUp?.catch(() => undefined);
-    await this.live?.ended;
+    if (this.state.kind === 'starting') await this.state.setUp.catch(() => undefined);
+    const { state } = this;
+    await (state.kind === 'streaming' ? state.stream.ended : state.last?.ended);
   }
 
   /** Stops the running turn (its partial answer is kept, marked stopped). False when none is running. */
   stop(): boolean {
-    if (!this.busy || !this.controller || this.controller.signal.aborted) return false;
-    this.controller.abort(new DOMException('Stopped by the user', 'AbortError'));
+    const { state } = this;
+    if (!this.busy || state.kind === 'idle' || state.controller.signal.aborted) return false;
+    state.controller.abort(new DOMException('Stopped by the user', 'AbortError'));
     return true;
   }
 
   /**
-   * The user's decisions on tool calls waiting for approval (recorded by
-   * History); the turn goes on once every call of the step is answered —
-   * until then, undefined.
+   * The user's decisions on tool calls waiting for approval (saved at once);
+   * the turn goes on once every call of the step is answered — until then,
+   * undefined.
    */
-  async approve(answers: ApprovalAnswer[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream | undefined> {
+  async approve(answers: ApprovalAnswer[]): Promise<LiveStream | undefined> {
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
-    if (this.host.history.recordApprovals(answers) === 'waiting') return undefined;
-    return this.start({ kind: 'continue' }, model, overrides);
+    const { save, next } = recordApprovals(this.host.store.load(), answers);
+    if (save) this.host.store.save([save]);
+    if (next === 'waiting') return undefined;
+    return this.start({ kind: 'continue' });
   }
 
-  /** Approval answers as a chat client sends them (see `History.clientApprovals`). */
-  async approveFromClient(answers: ApprovalAnswer[], model: ResolvedModel): Promise<LiveStream | undefined> {
-    return this.approve(this.host.history.clientApprovals(answers), model);
+  /** Approval answers as a chat client sends them (see turn/messages.ts `clientApprovals`). */
+  async approveFromClient(answers: ApprovalAnswer[]): Promise<LiveStream | undefined> {
+    return this.approve(clientApprovals(this.host.store.load(), answers));
   }
 
   /**
@@ -149,7 +197,9 @@ export class TurnRunner {
   record(answer: ToolCallAnswer): { message: UIMessage; ready: boolean } {
     // A turn's own save would overwrite the answer: it waits for the turn (the client is sent the transcript).
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is running; answer once it has finished');
-    return this.host.history.recordAnswer(answer);
+    const recorded = recordAnswer(this.host.store.load(), answer);
+    this.host.store.save([recorded.message], false);
+    return recorded;
   }
 
   /**
@@ -159,39 +209,38 @@ export class TurnRunner {
    * turn's start carries it.)
    */
   async authRequired(state: ServerState): Promise<void> {
-    const write = this.write;
-    if (!this.running || !write) return;
-    for (const chunk of await authRequiredNotices(this.host.env, this.host.owner(), [state])) write(chunk);
+    const writer = this.writer;
+    if (!this.running || !writer) return;
+    for (const chunk of await authRequiredNotices(this.host.env, this.host.context.owner(), [state])) writer.write(chunk);
   }
 
   /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */
   async elicit(server: string, params: ElicitRequestFormParams, signal: AbortSignal | undefined): Promise<ElicitResult> {
-    if (!this.running || !this.elicitations) return { action: 'cancel' };
-    return this.elicitations.ask(server, params, signal);
+    if (!this.running || !this.writer) return { action: 'cancel' };
+    return this.writer.elicitations.ask(server, params, signal);
   }
 
   /** The user's answer to a server's question (404 when none waits with that id; 400 when it does not fit the schema). */
   answerElicitation(id: string, answer: ElicitationAnswer): void {
-    if (!this.elicitations) throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
-    this.elicitations.answer(id, answer);
+    if (!this.writer) throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
+    this.writer.elicitations.answer(id, answer);
   }
 
   /** For `remove()`: the running turn is stopped and nothing of it is kept in memory. */
   forget(): void {
-    this.controller?.abort();
-    this.live = undefined;
+    if (this.state.kind !== 'idle') this.state.controller.abort();
+    this.state = { kind: 'idle' };
   }
 
   private async startWith(
     sessions: McpSessions,
     request: TurnRequest,
     model: ResolvedModel,
-    overrides: Partial<Settings>,
     abortSignal: AbortSignal,
     report: TurnReport,
   ): Promise<LiveStream> {
-    const { history } = this.host;
-    const stored = history.load();
+    const { store, largeResults, context } = this.host;
+    const stored = store.load();
     let base = stored;
     let newMessages: UIMessage[] = [];
     let replaceFrom: string | undefined;
@@ -202,7 +251,7 @@ export class TurnRunner {
       }
       const settled = settleOpenToolCalls(stored);
       if (settled) {
-        history.save([settled], false);
+        store.save([settled], false);
         base = [...stored.slice(0, -1), settled];
       }
     } else if (request.kind === 'regenerate') {
@@ -212,31 +261,27 @@ export class TurnRunner {
       base = stored.slice(0, cut.keep);
       replaceFrom = cut.replaceFrom;
     }
-    const config = loadConfig(this.host.env);
-    if (request.kind !== 'continue') await takeTurn(this.host.env, config, this.host.owner());
-    const settings = { ...config.settings, ...overrides };
-    const context = await prepareTurnContext(sessions, settings, model.acceptsImages, Date.now(), this.host.largeResults, (call) =>
-      this.write?.(appCallPart(call)),
-    );
-    context.tools = { ...clientToolSet(this.clientTools, context.tools), ...context.tools };
+    if (request.kind !== 'continue') await takeTurn(this.host.env, context.config(), context.owner());
+    const settings = context.settings();
+    const turn = await turnContext(sessions, settings, model.acceptsImages, Date.now(), largeResults, (call) => this.writer?.write(appCallPart(call)));
+    turn.tools = { ...clientToolSet(this.clientTools, turn.tools), ...turn.tools };
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
-    history.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);
+    store.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);
     const save = (messages: UIMessage[]) => {
-      this.elicitations = undefined;
-      this.write = undefined;
+      this.writer = undefined;
       if (replaceFrom) {
-        history.replaceFrom(replaceFrom, messages);
+        store.replaceFrom(replaceFrom, messages);
         // The replaced answer's long tool results go with it.
-        this.host.largeResults.keepOnly(toolCallIdsOf(messages));
-      } else history.save(messages);
+        largeResults.keepOnly(toolCallIdsOf(messages));
+      } else store.save(messages);
       this.host.saved(messages);
       this.host.ended();
       report(endOf(messages));
     };
-    const authNotices = await authRequiredNotices(this.host.env, this.host.owner(), context.states);
+    const authNotices = await authRequiredNotices(this.host.env, context.owner(), turn.states);
     try {
-      this.live = await runTurn({
-        ...context,
+      return await streamTurn({
+        ...turn,
         notices: authNotices,
         // Interrupted turns' messages are shown to users, never to the model.
         messages: [...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted), ...newMessages],
@@ -245,28 +290,23 @@ export class TurnRunner {
         settings,
         abortSignal,
         onWriter: (write) => {
-          this.elicitations = new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal);
-          this.write = write;
+          this.writer = { write, elicitations: new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal) };
         },
         onComplete: save,
         onStopped: save,
         onFailed: (error) => {
-          this.elicitations = undefined;
-          this.write = undefined;
-          history.rollback();
+          this.writer = undefined;
+          store.rollback();
           // Long results its tool calls kept belong to a message that was never saved.
-          this.host.largeResults.keepOnly(toolCallIdsOf(history.load()));
+          largeResults.keepOnly(toolCallIdsOf(store.load()));
           this.host.ended();
           report(error === undefined ? { outcome: 'error' } : errorFields(error), 'warn');
         },
       });
     } catch (error) {
-      history.rollback();
+      store.rollback();
       throw error;
     }
-    this.continuing = request.kind === 'continue';
-    this.host.started(this.live, this.continuing);
-    return this.live;
   }
 }
 
@@ -331,7 +371,7 @@ function turnReport(kind: TurnRequest['kind'], model: string): TurnReport {
   };
 }
 
-/** How a saved turn ended, from its answer's metadata (loop/turn.ts `TurnMetadata`). */
+/** How a saved turn ended, from its answer's metadata (turn/stream.ts `TurnMetadata`). */
 function endOf(messages: UIMessage[]): LogFields {
   const last = messages.at(-1);
   const metadata = last?.role === 'assistant' ? (last.metadata as TurnMetadata | undefined) : undefined;

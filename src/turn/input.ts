@@ -3,17 +3,12 @@ import type { Settings } from '../config';
 import type { McpSessions } from '../mcp/sessions';
 import { attachmentParts } from '../context/attachments';
 import { promptMessages } from '../context/prompt-messages';
+import type { TurnCommand } from './commands';
 
-/**
- * What a turn's new input is made of, as a request asks for it:
- * - `message`: a user message, with resources the user attached to it;
- * - `prompt`: a user-chosen prompt (`prompts/get`) whose messages become the input.
- */
-export type TurnInputRequest =
-  | { kind: 'message'; message: UIMessage; attachments: Array<{ server?: string | undefined; uri: string }> }
-  | { kind: 'prompt'; server: string; name: string; arguments: Record<string, unknown> };
+/** The commands that bring new input: a user message (with resources attached to it), or a user-chosen prompt. */
+export type TurnInputRequest = Extract<TurnCommand, { kind: 'message' | 'prompt' }>;
 
-export interface PreparedTurn {
+export interface TurnInput {
   /** The turn's new messages, ready for the model and the history. */
   newMessages: UIMessage[];
   /** A prompt's description (for previews). */
@@ -27,11 +22,11 @@ export interface PreparedTurn {
  * and its messages rendered (resources wrapped or described, images as image
  * parts for models that accept them).
  */
-export async function prepareTurn(
+export async function turnInput(
   sessions: McpSessions,
   request: TurnInputRequest,
   options: { settings: Settings; acceptsImages: boolean; reuseSince?: number | undefined },
-): Promise<PreparedTurn> {
+): Promise<TurnInput> {
   const { settings, acceptsImages } = options;
   if (request.kind === 'prompt') {
     const result = await sessions.getPrompt(request.server, request.name, request.arguments);

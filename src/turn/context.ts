@@ -12,7 +12,7 @@ import { isViewMimeType } from '../../shared/mcp-apps';
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */
 export interface TurnContext {
   states: ServerState[];
-  /** Every tool the turn may offer; `runTurn` chooses which are active at each step. */
+  /** Every tool the turn may offer; `streamTurn` chooses which are active at each step. */
   tools: ToolSet;
   /** The MCP tools among `tools`, for choosing which to offer (tool-offer.ts). */
   mcpToolEntries: ToolEntry[];
@@ -31,7 +31,7 @@ export interface TurnContext {
  * this turn share what a server marks stale at once (ttlMs 0); the next turn
  * reads again.
  */
-export async function prepareTurnContext(
+export async function turnContext(
   sessions: McpSessions,
   settings: Settings,
   acceptsImages: boolean,

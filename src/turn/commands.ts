@@ -1,0 +1,21 @@
+import type { UIMessage } from 'ai';
+import type { Attachment } from '../../shared/api/conversations';
+import type { ApprovalAnswer } from './messages';
+
+/**
+ * What a transport can ask of a conversation's turns — HTTP routes, the
+ * AI SDK chat body (chat/use-chat-body.ts) and the WebSocket frames
+ * (chat/socket/) all come down to these:
+ * - `message`: a user message, with resources the user attached to it;
+ * - `prompt`: a user-chosen prompt whose messages become the input;
+ * - `regenerate`: a new answer replaces `messageId` (or the last answer);
+ * - `approvals`: the user's decisions on waiting calls (`fromClient`: a chat
+ *   client's copy of the assistant message, which may repeat answers already acted on);
+ * - `continue`: the turn goes on after every call of its step was answered.
+ */
+export type TurnCommand =
+  | { kind: 'message'; message: UIMessage; attachments: Attachment[] }
+  | { kind: 'prompt'; server: string; name: string; arguments: Record<string, unknown> }
+  | { kind: 'regenerate'; messageId?: string | undefined }
+  | { kind: 'approvals'; answers: ApprovalAnswer[]; fromClient?: boolean | undefined }
+  | { kind: 'continue' };

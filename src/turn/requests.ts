@@ -1,0 +1,76 @@
+import { createUIMessageStreamResponse } from 'ai';
+import type { PendingApproval } from '../../shared/api/conversations';
+import { ApiError } from '../errors';
+import type { McpSessions } from '../mcp/sessions';
+import type { TurnCommand } from './commands';
+import { type TurnInput, type TurnInputRequest, turnInput } from './input';
+import type { LiveStream } from './live-stream';
+import type { TurnRunner, TurnSettings } from './runner';
+
+export interface TurnRequestsHost {
+  runner: TurnRunner;
+  context: TurnSettings & { acceptsImages(): boolean };
+  withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The entry points of a turn, for every transport: a command run (its new
+ * input assembled first), a prompt previewed, the running turn resumed.
+ */
+export class TurnRequests {
+  constructor(private readonly host: TurnRequestsHost) {}
+
+  /** Runs what a command asks for: the turn's stream, or undefined while other calls of an approval's step still wait. */
+  async run(command: TurnCommand): Promise<LiveStream | undefined> {
+    const { runner } = this.host;
+    switch (command.kind) {
+      case 'message':
+      case 'prompt': {
+        const { newMessages } = await this.input(command, this.host.context.model().acceptsImages);
+        return runner.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' });
+      }
+      case 'regenerate':
+        return runner.start({ kind: 'regenerate', messageId: command.messageId });
+      case 'approvals':
+        return command.fromClient ? runner.approveFromClient(command.answers) : runner.approve(command.answers);
+      case 'continue':
+        return runner.start({ kind: 'continue' });
+    }
+  }
+
+  /** A turn's input assembled (input.ts), reading through the MCP sessions only when it needs them (attachments, a prompt). */
+  input(request: TurnInputRequest, acceptsImages: boolean): Promise<TurnInput> {
+    if (request.kind === 'message' && !request.attachments.length) return Promise.resolve({ newMessages: [request.message] });
+    const settings = this.host.context.settings();
+    return this.host.withMcp((sessions) => turnInput(sessions, request, { settings, acceptsImages }));
+  }
+
+  /** A prompt's messages as a turn would get them, without running it (no model needed: a preview). */
+  async promptPreview(prompt: Extract<TurnInputRequest, { kind: 'prompt' }>): Promise<Response> {
+    const { description, newMessages } = await this.input(prompt, this.host.context.acceptsImages());
+    return Response.json({ server: prompt.server, name: prompt.name, description, messages: newMessages });
+  }
+
+  /** The turn being streamed, from its first chunk (204 when none is running). */
+  resume(): Response {
+    const running = this.host.runner.running;
+    return running ? createUIMessageStreamResponse({ stream: running.reader() }) : new Response(null, { status: 204 });
+  }
+}
+
+/**
+ * A turn's stream as an SSE response (or a response as it is; no turn: 202
+ * with the calls still waiting for approval); an ApiError becomes its JSON
+ * error response. The convention for RPC methods that answer a stream.
+ */
+export async function turnResponse(start: () => Promise<LiveStream | Response | undefined>, waiting: () => PendingApproval[]): Promise<Response> {
+  try {
+    const result = await start();
+    if (result instanceof Response) return result;
+    if (!result) return Response.json({ pendingApprovals: waiting() }, { status: 202 });
+    return createUIMessageStreamResponse({ stream: result.reader() });
+  } catch (error) {
+    if (error instanceof ApiError) return error.toResponse();
+    throw error;
+  }
+}

@@ -16,8 +16,8 @@ import type { Owner } from '../owner';
 import { type RpcResult, toRpcResult } from '../rpc';
 import { ensureTables } from '../sql-schema';
 import { turnResponse } from '../turn/requests';
-import { chatAction } from './chat-request';
-import type { ChatConnection } from './chat-socket';
+import type { ChatConnection } from '../chat/socket/chat-socket';
+import { chatCommand } from '../chat/use-chat-body';
 import { HISTORY_TABLES } from './history';
 import { LARGE_RESULT_TABLES } from './large-result-store';
 import { RECORD_TABLES } from './record';
@@ -187,7 +187,7 @@ export class Conversation extends DurableObject<Env> {
     const { thread } = this.parts;
     if (!thread.row()) return thread.deleted ? notFoundResponse(this.parts) : 'absent'; // a deleted id is never handed out again
     if (!thread.ownedBy(caller)) return notFoundResponse(this.parts);
-    return turn(this.parts, () => this.parts.requests.run(chatAction(body)));
+    return turn(this.parts, () => this.parts.requests.run(chatCommand(body)));
   }
 
   /** Answers a tool call waiting for approval and continues the turn once nothing of its step waits. */

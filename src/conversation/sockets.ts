@@ -1,4 +1,4 @@
-import type { ChatConnection } from './chat-socket';
+import type { ChatConnection } from '../chat/socket/chat-socket';
 
 /** A socket as the chat protocol uses it (chat-socket.ts), with a way to end it. */
 export type SocketConnection = ChatConnection & { close(code?: number, reason?: string): void };

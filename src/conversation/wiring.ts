@@ -1,13 +1,9 @@
-import { ChatRequestBody } from '../../shared/api/conversations';
-import { formatIssues } from '../config';
-import { ApiError } from '../errors';
 import { errorFields, logEvent } from '../observability/log';
 import type { Owner } from '../owner';
 import { toolCallIdsOf } from '../tools/large-results';
 import { TurnRequests } from '../turn/requests';
 import { TurnRunner } from '../turn/runner';
-import { chatAction } from './chat-request';
-import { type ChatConnection, ChatSocket } from './chat-socket';
+import { type ChatConnection, ChatSocket } from '../chat/socket/chat-socket';
 import { ConversationContext } from './context';
 import { History } from './history';
 import { SqlLargeResultStore } from './large-result-store';
@@ -81,27 +77,8 @@ export class ConversationParts {
       saved: (messages) => this.thread.active(messages),
     });
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
-    this.sockets = new ChatSocket({
-      connections: host.connections,
-      transcript: () => this.thread.recent(),
-      request: async (body) => {
-        const parsed = ChatRequestBody.safeParse(body);
-        if (!parsed.success) throw new ApiError(400, 'invalid_body', `Send {"messages": [...]} with a user message last: ${formatIssues(parsed.error)}`);
-        if (parsed.data.clientTools) this.turns.offerClientTools(parsed.data.clientTools);
-        return this.requests.run(chatAction(parsed.data));
-      },
-      answer: (answer) => this.turns.record(answer),
-      continueTurn: () => this.turns.start({ kind: 'continue' }),
-      busy: () => this.turns.busy,
-      whenIdle: () => this.turns.whenIdle(),
-      running: () => this.turns.runningTurn,
-      stop: () => this.turns.stop(),
-      answerElicitation: (id, answer) => this.turns.answerElicitation(id, answer),
-      clear: () => this.thread.clear(),
-      keepOnly: (ids) => this.thread.keepOnly(ids),
-    });
-    // Every turn that starts, however it was asked for, streams to the sockets too.
-    this.turns.onTurnStarted((stream, continuation) => this.sockets.observe(stream, continuation));
+    // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).
+    this.sockets = new ChatSocket({ connections: host.connections, transcript: this.thread, turns: this.turns, requests: this.requests });
     // A new instance: no turn runs here yet, so one still marked pending was cut by an abort (and what its
     // tool calls kept belongs to an answer that was never saved).
     if (this.history.recoverInterrupted()) this.largeResults.keepOnly(toolCallIdsOf(this.history.load()));

@@ -13,8 +13,21 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** What each area may import, besides itself. */
 const MAY_USE: Record<string, string[]> = {
-  'src/http': ['src/conversation', 'src/turn', 'src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits', 'src/demo'],
-  'src/conversation': ['src/turn', 'src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
+  'src/http': [
+    'src/conversation',
+    'src/chat',
+    'src/turn',
+    'src/tools',
+    'src/context',
+    'src/models',
+    'src/mcp',
+    'src/cache',
+    'src/auth',
+    'src/limits',
+    'src/demo',
+  ],
+  'src/conversation': ['src/chat', 'src/turn', 'src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
+  'src/chat': ['src/turn'],
   'src/turn': ['src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
   'src/models': ['src/context'],
   'src/tools': ['src/context', 'src/mcp', 'src/cache'],

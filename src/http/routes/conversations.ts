@@ -26,7 +26,7 @@ import { ReadResourceBody, ResourceView } from '../../../shared/api/resources';
 import { connectLinks } from '../../auth/connect-links';
 import { decodeCursor, directoryOf } from '../../conversation/directory';
 import { newConversationId } from '../../conversation/ids';
-import { userMessageFrom } from '../../conversation/user-message';
+import { userMessageFrom } from '../../chat/use-chat-body';
 import { formatIssues, loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';

@@ -1,0 +1,269 @@
+import type { UIMessage, UIMessageChunk } from 'ai';
+import { ApiError } from '../../errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../json-depth';
+import { errorFields, logEvent } from '../../observability/log';
+import type { LiveStream } from '../../turn/live-stream';
+import type { ToolCallAnswer } from '../../turn/messages';
+import type { TurnRequests } from '../../turn/requests';
+import type { TurnRunner } from '../../turn/runner';
+import { parseChatBody } from '../use-chat-body';
+import { type ClientFrame, clearFrame, elicitationErrorFrame, messagesFrame, messageUpdatedFrame, parseClientFrame, responseFrame } from './frames';
+import { ResumeHandshake, type SocketTurn } from './resume';
+
+export interface ChatConnection {
+  id: string;
+  send(data: string): void;
+}
+
+/** The messages the sockets show: the newest (one frame's worth), clearing, and what a client kept. */
+export interface ChatTranscript {
+  recent(): UIMessage[];
+  clear(): void;
+  /** The client set its messages: only these ids stay (a client may remove messages, not rewrite them). */
+  keepOnly(ids: string[]): void;
+}
+
+export interface ChatSocketHost {
+  connections(): Iterable<ChatConnection>;
+  transcript: ChatTranscript;
+  turns: TurnRunner;
+  requests: TurnRequests;
+}
+
+/**
+ * The WebSocket side of a conversation: the chat protocol of `agents`'
+ * `useAgentChat` (agents 0.32 / @cloudflare/ai-chat 0.12), as the hook
+ * speaks it — frames in frames.ts, the resume handshake in resume.ts.
+ *
+ * Every tab of a conversation sees every turn live. A turn's chunks go out
+ * once, to every connection that is attached to it; a connection that
+ * joins mid-turn (a reload, a second tab, the tab that answered an
+ * approval and waits for the continuation) is kept out of the live frames
+ * until it acknowledges the resume, then gets everything so far as
+ * `replay: true` frames and the rest live: each chunk exactly once.
+ */
+export class ChatSocket {
+  private readonly resume: ResumeHandshake;
+  /** Turns being started from socket frames (a refused one may overlap one that starts): piped by their frames' handlers, not by `observe`. */
+  private startingHere = 0;
+
+  constructor(private readonly host: ChatSocketHost) {
+    this.resume = new ResumeHandshake(
+      (connection, frame) => this.sendTo(connection, frame),
+      () => host.turns.busy,
+    );
+    // A turn started elsewhere (the HTTP API, the widget, `useChat`): every tab sees it live too.
+    host.turns.onTurnStarted((stream, continuation) => this.observe(stream, continuation));
+  }
+
+  connected(connection: ChatConnection): void {
+    // A turn started elsewhere while no tab was connected: it is followed from now on (from its first chunk).
+    const running = this.host.turns.runningTurn;
+    if (running) this.observe(running.stream, running.continuation, true);
+    // `connect: true`: the hook keeps messages it sent while the socket was still opening (this list may predate them).
+    send(connection, messagesFrame(this.host.transcript.recent(), true));
+    this.resume.joined(connection.id);
+  }
+
+  closed(connection: { id: string }): void {
+    this.resume.left(connection.id);
+  }
+
+  async received(connection: ChatConnection, raw: string): Promise<void> {
+    let frame: ClientFrame | undefined;
+    try {
+      if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) return; // not ours (ours are shallow)
+      frame = parseClientFrame(JSON.parse(raw));
+    } catch {
+      return; // not ours
+    }
+    if (!frame) return;
+    const { turns, transcript } = this.host;
+    switch (frame.type) {
+      case 'cf_agent_use_chat_request':
+        return this.request(connection, frame);
+      case 'cf_agent_tool_approval':
+        return this.answered(connection, { kind: 'approval', toolCallId: frame.toolCallId, approved: frame.approved }, frame.autoContinue !== false);
+      case 'cf_agent_tool_result':
+        return this.answered(
+          connection,
+          {
+            kind: 'tool-result',
+            toolCallId: frame.toolCallId,
+            output: frame.output,
+            ...(frame.state === 'output-error' ? { errorText: frame.errorText ?? 'The client tool failed' } : {}),
+          },
+          frame.autoContinue !== false && frame.state !== 'output-error',
+        );
+      case 'cf_agent_chat_request_cancel':
+        // The hook sends the id of the turn it shows — its own, or another tab's it observes: either way, the one running.
+        turns.stop();
+        return;
+      case 'cf_agent_chat_clear':
+        // A running turn is stopped and its end awaited first: its save would otherwise bring the cleared history back.
+        turns.stop();
+        await turns.whenIdle();
+        transcript.clear();
+        this.broadcast(clearFrame(), connection.id);
+        return;
+      case 'cf_agent_chat_messages': {
+        if (!turns.busy)
+          transcript.keepOnly(frame.messages.flatMap((m) => (typeof (m as { id?: unknown })?.id === 'string' ? [(m as { id: string }).id] : [])));
+        // Everyone (the sender too, when a running turn kept it from applying) converges on what the server holds.
+        this.broadcast(messagesFrame(transcript.recent()), turns.busy ? undefined : connection.id);
+        return;
+      }
+      case 'mcp_elicitation_response':
+        try {
+          turns.answerElicitation(frame.id, { action: frame.action, content: frame.content as Record<string, unknown> | undefined });
+        } catch (error) {
+          send(connection, elicitationErrorFrame(frame.id, error instanceof ApiError ? error.code : 'internal_error', errorText(error)));
+        }
+        return;
+      case 'cf_agent_stream_resume_request':
+        return this.resume.probed(connection.id, frame.probeId);
+      case 'cf_agent_stream_resume_ack':
+        return this.resume.acknowledged(connection.id, frame.id);
+    }
+  }
+
+  private async request(connection: ChatConnection, frame: Extract<ClientFrame, { type: 'cf_agent_use_chat_request' }>): Promise<void> {
+    const id = typeof frame.id === 'string' ? frame.id : crypto.randomUUID();
+    let stream: LiveStream | undefined;
+    try {
+      let body: unknown;
+      try {
+        const raw = frame.init?.body;
+        if (typeof raw === 'string' && nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw new Error('too deep');
+        body = typeof raw === 'string' ? JSON.parse(raw) : raw;
+      } catch {
+        throw new ApiError(400, 'invalid_json', `Request body is not valid JSON, or nests deeper than ${MAX_JSON_DEPTH} levels`);
+      }
+      const { command, clientTools } = parseChatBody(body);
+      if (clientTools) this.host.turns.offerClientTools(clientTools);
+      stream = await this.resume.requesting(connection.id, () => this.startHere(() => this.host.requests.run(command)));
+    } catch (error) {
+      send(connection, responseFrame({ id, body: errorText(error), done: true, error: true }));
+      return;
+    }
+    if (!stream) {
+      // Approval answers recorded; other calls of the step still wait.
+      send(connection, responseFrame({ id, body: '', done: true }));
+      this.broadcast(messagesFrame(this.host.transcript.recent()));
+      return;
+    }
+    await this.pipe(id, stream, false, connection.id);
+  }
+
+  private async answered(connection: ChatConnection, answer: ToolCallAnswer, autoContinue: boolean): Promise<void> {
+    let result: { message: UIMessage; ready: boolean };
+    try {
+      result = this.host.turns.record(answer);
+    } catch (error) {
+      send(connection, messagesFrame(this.host.transcript.recent()));
+      logEvent('ws.refused', { kind: answer.kind, toolCallId: answer.toolCallId, ...errorFields(error) }, 'warn');
+      return;
+    }
+    this.broadcast(messageUpdatedFrame(result.message));
+    if (!result.ready || !autoContinue) return;
+    this.resume.expectProbe(connection.id);
+    const id = crypto.randomUUID();
+    let stream: LiveStream;
+    try {
+      stream = await this.startHere(() => this.host.turns.start({ kind: 'continue' }));
+    } catch (error) {
+      this.resume.startFailed();
+      this.broadcast(responseFrame({ id, body: errorText(error), done: true, error: true, continuation: true }));
+      return;
+    }
+    await this.pipe(id, stream, true);
+  }
+
+  /**
+   * A turn started elsewhere (the HTTP API, the widget, `useChat`): every
+   * tab sees it live too, under a request id of its own.
+   */
+  private observe(stream: LiveStream, continuation: boolean, joining = false): void {
+    if (this.startingHere > 0 || this.resume.turn?.stream === stream) return;
+    // With no tab connected nobody needs it (yet): a tab that connects mid-turn starts following it (`connected`).
+    if (!joining && !first(this.host.connections())) return;
+    void this.pipe(crypto.randomUUID(), stream, continuation);
+  }
+
+  private async startHere<T>(start: () => Promise<T>): Promise<T> {
+    this.startingHere++;
+    try {
+      return await start();
+    } finally {
+      this.startingHere--;
+    }
+  }
+
+  /** Streams a turn to every attached connection; `sender` started it (it reads its own request's frames). */
+  private async pipe(id: string, stream: LiveStream, continuation: boolean, sender?: string): Promise<void> {
+    const turn = this.resume.begin({ id, stream, sender, continuation });
+    if (!continuation) {
+      // Other tabs get the new user message (saved when the turn started) before the answer that follows it.
+      this.sendToOthers(turn, messagesFrame(this.host.transcript.recent()));
+    }
+    const flags = continuation ? { continuation: true as const } : {};
+    const reader = stream.reader().getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      let chunk: UIMessageChunk = next.value;
+      if (chunk.type === 'error') turn.outcome = 'error';
+      if (chunk.type === 'abort') turn.outcome = 'aborted';
+      // A continuation extends the client's last assistant message: its start must not name a new one.
+      if (continuation && chunk.type === 'start') chunk = { type: 'start' };
+      const body = JSON.stringify(chunk);
+      turn.bodies.push(body);
+      this.sendToTurn(turn, responseFrame({ id, body, done: false, seq: turn.bodies.length - 1, ...flags }));
+    }
+    turn.done = true;
+    // The turn is saved by now (the stream ends after its onFinish): other tabs get the saved transcript before `done`…
+    const transcript = this.host.transcript.recent();
+    this.sendToOthers(turn, messagesFrame(transcript));
+    this.sendToTurn(turn, responseFrame({ id, body: '', done: true, outcome: turn.outcome, ...flags }));
+    // …and every attached tab the answer as saved (a stopped turn's tool calls settled, its metadata), after its stream closed.
+    const answer = transcript.at(-1);
+    if (answer?.role === 'assistant') this.sendToTurn(turn, messageUpdatedFrame(answer));
+  }
+
+  /** To every connection attached to `turn` (not waiting to acknowledge a resume). */
+  private sendToTurn(turn: SocketTurn, frame: object): void {
+    const data = JSON.stringify(frame);
+    for (const connection of this.host.connections()) if (this.resume.attached(turn, connection.id)) trySend(connection, data);
+  }
+
+  /** To the attached connections other than the turn's sender. */
+  private sendToOthers(turn: SocketTurn, frame: object): void {
+    const data = JSON.stringify(frame);
+    for (const connection of this.host.connections()) if (connection.id !== turn.sender && this.resume.attached(turn, connection.id)) trySend(connection, data);
+  }
+
+  private broadcast(frame: object, except?: string): void {
+    const data = JSON.stringify(frame);
+    for (const connection of this.host.connections()) if (connection.id !== except) trySend(connection, data);
+  }
+
+  private sendTo(id: string, frame: object): void {
+    for (const connection of this.host.connections()) if (connection.id === id) send(connection, frame);
+  }
+}
+
+const first = <T>(items: Iterable<T>): T | undefined => {
+  for (const item of items) return item;
+  return undefined;
+};
+
+const send = (connection: ChatConnection, frame: object) => trySend(connection, JSON.stringify(frame));
+
+/** A connection may close between the moment it was listed and the send: that is not an error. */
+function trySend(connection: ChatConnection, data: string): void {
+  try {
+    connection.send(data);
+  } catch {
+    // closed meanwhile; its close handler forgets it
+  }
+}
+
+const errorText = (error: unknown) => (error instanceof ApiError ? error.message : 'Internal error');

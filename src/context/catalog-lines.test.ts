@@ -10,18 +10,23 @@ describe('resource lines', () => {
     expect(parseResourceLine(line)).toEqual({ uri: 'docs://a', title: 'guide', description: 'How to install the product' });
   });
 
-  // Known bug (reported, not fixed here): the title is matched lazily, so it stops at its first word and the
-  // rest of the title and the [type size] go into the description. Remove `.fails` once parseResourceLine is fixed.
-  it.fails('a title of several words is read back whole (currently: cut at its first word)', () => {
+  // Was a bug: the title stopped at its first word, the rest and the [type size] went into the description.
+  it('a title of several words is read back whole', () => {
     const line = resourceLine({ ...guide, title: 'User guide' });
     expect(parseResourceLine(line)).toEqual({ uri: 'docs://a', title: 'User guide', description: 'How to install the product' });
   });
 
-  // Same bug: a line without a title (the URI ends with it) reads "[md" as the title.
-  it.fails('a line without a title but with [type size] is read back with the description only (currently: "[md" as title)', () => {
+  // Was the same bug: "[md" read as the title.
+  it('a line without a title but with [type size] is read back with the description as its title', () => {
     const line = resourceLine({ ...guide, uri: 'docs://guide' });
     expect(line).toBe('docs://guide [md 2.0K] How to install the product');
     expect(parseResourceLine(line)).toEqual({ uri: 'docs://guide', title: 'How to install the product', description: 'How to install the product' });
+  });
+
+  it('a line with neither type nor size reads the rest of the line as the title', () => {
+    const line = resourceLine({ uri: 'docs://b', name: 'b', title: 'Release checklist' });
+    expect(line).toBe('docs://b Release checklist');
+    expect(parseResourceLine(line)).toEqual({ uri: 'docs://b', title: 'Release checklist', description: '' });
   });
 
   it('lines that are not resource lines are not parsed as one', () => {

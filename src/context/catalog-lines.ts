@@ -51,13 +51,22 @@ export interface ParsedResourceLine {
   description: string;
 }
 
-/** `<uri> <title> [<type size>] <description>`, as resourceLine writes it; undefined for any other line. */
+/**
+ * `<uri> <title> [<type size>] <description>`, as resourceLine writes it;
+ * undefined for any other line. The `[type size]` group separates the title
+ * from the description; without one (neither is known) the rest of the line
+ * is read as the title. A line without a title (the URI ends with it) reads
+ * its description as the title.
+ */
 export function parseResourceLine(line: string): ParsedResourceLine | undefined {
   if (line.startsWith('…') || !/^\S+:\/\/|^\S+:/.test(line)) return undefined;
-  const match = /^(\S+)(?: (.*?))?(?: \[[^\]]*\])?(?: (.*))?$/.exec(line);
-  if (!match) return undefined;
-  const title = match[2] ?? '';
-  return { uri: match[1]!, title: title || (match[3] ?? ''), description: match[3] ?? '' };
+  const withMeta = /^(\S+)(?: (.*?))? \[[^\]]*\](?: (.*))?$/.exec(line);
+  if (withMeta) {
+    const description = withMeta[3] ?? '';
+    return { uri: withMeta[1]!, title: withMeta[2] || description, description };
+  }
+  const [uri, ...rest] = line.split(' ');
+  return { uri: uri!, title: rest.join(' '), description: '' };
 }
 
 /** `name(arg, optional?)…`, as promptLine writes it: the name and its arguments' names. */

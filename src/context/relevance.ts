@@ -13,8 +13,17 @@ export function terms(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length > 1 && !STOPWORDS.has(word));
 }
 
-/** Crude stemming so "guideline" matches "guidelines", "estimate" matches "estimates", "planning" matches "plan". */
-export const stem = (word: string) => word.replace(/(ings|ing|ies|es|s|ed)$/, '').replace(/e$/, '') || word;
+/**
+ * Crude stemming so "guideline" matches "guidelines", "estimate" matches
+ * "estimates", "planning" and "planned" match "plan" (a consonant doubled
+ * before -ing/-ed is single again; not l, s or z: "falling" is "fall").
+ */
+export function stem(word: string): string {
+  const suffix = /(ings|ing|ies|es|ed|(?<!s)s)$/.exec(word)?.[1];
+  let base = suffix ? word.slice(0, -suffix.length) : word;
+  if ((suffix === 'ing' || suffix === 'ings' || suffix === 'ed') && /([b-df-hj-kmnp-rtv-y])\1$/.test(base)) base = base.slice(0, -1);
+  return base.replace(/e$/, '') || word;
+}
 
 export interface Scorable {
   /** Weighted fields: a hit in a heavier field counts more (title 3, URI 2, description 1…). */

@@ -50,12 +50,13 @@ describe('renderResource: text', () => {
     expect(renderResource({ server: 'docs', uri: 'docs://none', contents: [] }, OPTIONS).text).toBe('[Resource docs://none on server docs is empty]');
   });
 
-  // Known bug (reported, not fixed): an offset at or past the end (a stale offset, a resource that shrank between
-  // windows) renders nothing, and the "is empty" fallback then calls a 44-character resource empty. Remove `.fails` once fixed.
-  it.fails('an offset past the end does not call a non-empty resource empty', () => {
+  // Was a bug: an offset at or past the end (a stale offset, a resource that shrank between windows) called a
+  // 44-character resource empty.
+  it('an offset past the end says where the text ends, never that the resource is empty', () => {
     const view = renderResource({ server: 'docs', uri: 'docs://fox', contents: [text('docs://fox', TEXT)] }, { ...OPTIONS, offset: 100 });
     expect(view.window.total).toBe(44);
     expect(view.text).not.toContain('is empty');
+    expect(view.text).toContain('has 44 characters; offset 44 is at or past its end');
   });
 });
 

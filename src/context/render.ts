@@ -80,7 +80,12 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
   if (end < total) {
     out.push(continuationNote({ from: offset, to: end, total }, { uri: target.uri, server: target.server, offset: end }));
   }
-  if (!out.length) out.push(`[Resource ${target.uri} on server ${target.server} is empty]`);
+  if (!out.length && total > 0) {
+    // A stale offset (or a resource that shrank between two windows): said as it is, never "empty".
+    out.push(
+      `[Resource ${target.uri} on server ${target.server} has ${total} characters; offset ${offset} is at or past its end. Read it from an offset below ${total}.]`,
+    );
+  } else if (!out.length) out.push(`[Resource ${target.uri} on server ${target.server} is empty]`);
   return { text: out.join('\n'), images, window: { offset, end, total, ...(end < total ? { nextOffset: end } : {}) } };
 }
 

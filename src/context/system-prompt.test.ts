@@ -49,6 +49,16 @@ describe('which synthetic tools the system prompt offers', () => {
     expect(offered([server({ resources: [unsized] })])).toEqual(['read_resource', 'search_resource']);
   });
 
+  it('a large binary is not text to search: read_resource alone (it is described, never searched)', () => {
+    const image = { uri: 'files://scan.png', name: 'scan', mimeType: 'image/png', size: 5_000_000 };
+    expect(offered([server({ resources: [image] })])).toEqual(['read_resource']);
+  });
+
+  it('without READ_WINDOW_CHARS, only text of unknown size counts as long', () => {
+    const settings = { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 };
+    expect(offered([server({ resources: [guide] })], { settings })).toEqual(['read_resource']);
+  });
+
   it('templates: read_resource and search_resource, and the note on filling them in', () => {
     const prompt = build([server({ resourceTemplates: [{ uriTemplate: 'docs://page/{id}', name: 'page' }] })]);
     expect([...prompt.offered].sort()).toEqual(['read_resource', 'search_resource']);

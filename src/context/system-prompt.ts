@@ -1,5 +1,6 @@
 import type { Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog';
+import { isTextMime } from '../mcp/contents';
 import { promptLine, resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
 import { type CatalogSection, relevantEntries, sectionHeading, serverHeading } from './markers';
@@ -43,7 +44,7 @@ export interface CatalogFacts {
   prompts: number;
   /** Some resource or template can be read. */
   readable: boolean;
-  /** Some resource is longer than one window, or of unknown size. */
+  /** Some text resource (or one of unknown type) is longer than one window, or of unknown size. */
   longOrUnknown: boolean;
   /** Some server offers MCP tools. */
   anyTools: boolean;
@@ -194,8 +195,14 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     templatesShown: count('template', stable),
     prompts: count('prompt'),
     readable: count('resource') > 0 || count('template') > 0,
+    // Text that may not fit one window (bytes against characters: UTF-8 text has at least as many bytes, so this errs long).
     longOrUnknown: input.servers.some((s) =>
-      s.resources.some((r) => !input.inlined?.has(`${s.id}\u0000${r.uri}`) && (r.size === undefined || r.size > (input.settings.READ_WINDOW_CHARS ?? 0))),
+      s.resources.some(
+        (r) =>
+          !input.inlined?.has(`${s.id}\u0000${r.uri}`) &&
+          isTextMime(r.mimeType) &&
+          (r.size === undefined || r.size > (input.settings.READ_WINDOW_CHARS ?? Number.POSITIVE_INFINITY)),
+      ),
     ),
     anyTools: input.mcpTools?.any ?? input.servers.some((s) => isUsable(s) && s.tools.length > 0),
     hiddenTools: input.mcpTools?.hidden ?? 0,

@@ -6,7 +6,7 @@ import { SYNTHETIC_TOOL_NAMES } from './synthetic';
 /**
  * MCP tool definitions past `budget` (estimated tokens, re-sent at every
  * step): the ones most relevant to the conversation's recent text are
- * offered, in catalog order; `search_tools` finds the rest. Under budget,
+ * offered (a set: only membership matters); `search_tools` finds the rest. Under budget,
  * all of them — the same list every step and turn while nothing changes.
  */
 export function chooseMcpTools(entries: ToolEntry[], recentText: string, budget: number): { offered: Set<string>; hidden: number } {

@@ -4,7 +4,7 @@ import { DEFAULT_GUIDELINES } from '../src/demo/content/guidelines';
 import { TEST_MATRIX_MARKDOWN } from '../src/demo/content/test-matrix';
 import { buildSystemPrompt } from '../src/context/system-prompt';
 import { SYNTHETIC_TOOLS } from '../src/tools/synthetic';
-import type { ServerState } from '../src/mcp/catalog';
+import type { ServerState } from '../src/mcp/catalog/catalog';
 
 /**
  * System-prompt tokens (gpt-tokenizer, o200k_base, offline) for a server with

@@ -3,7 +3,7 @@ import { exports } from 'cloudflare:workers';
 import { sign } from 'hono/jwt';
 import { describe, expect, inject, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../src/json-depth';
-import { upstreamError } from '../src/mcp/errors';
+import { upstreamError } from '../src/mcp/connection/errors';
 import { api, conversationStub, createConversation, mcpSessionsOf, read, textOf } from './helpers/api';
 
 const errorOf = async (response: Response) => (await response.json<{ error: { code: string; message: string } }>()).error;

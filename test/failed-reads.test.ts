@@ -1,7 +1,7 @@
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
-import { isResourceNotFound } from '../src/mcp/errors';
+import { isResourceNotFound } from '../src/mcp/connection/errors';
 import { createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 

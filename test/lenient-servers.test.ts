@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
-import type { ServerState } from '../src/mcp/catalog';
+import type { ServerState } from '../src/mcp/catalog/catalog';
 import type { ResourceRead } from '../src/mcp/sessions';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { callTool } from './helpers/conversation';

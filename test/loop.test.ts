@@ -5,7 +5,7 @@ import { OfflineModel } from '../src/models/offline';
 import { buildSystemPrompt } from '../src/context/system-prompt';
 import { SYNTHETIC_TOOLS } from '../src/tools/synthetic';
 import { estimateTokens } from '../src/context/tokens';
-import type { ServerState } from '../src/mcp/catalog';
+import type { ServerState } from '../src/mcp/catalog/catalog';
 import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
 import { turnIn } from './helpers/conversation';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { McpServerConfigSchema } from '../src/config/servers';
-import { McpConnection } from '../src/mcp/connection';
+import { McpConnection } from '../src/mcp/connection/connection';
 
 /** A connection whose live client is a stand-in, so `call` runs without a server (the failures are injected). */
 function sessionWithClient() {

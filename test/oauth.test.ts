@@ -5,7 +5,7 @@ import { KeyRing } from '../src/auth/keyring';
 import { guardedFetch } from '../src/auth/guarded-fetch';
 import { vaultName } from '../src/auth/vault';
 import { loadConfig } from '../src/config';
-import type { ServerState } from '../src/mcp/catalog';
+import type { ServerState } from '../src/mcp/catalog/catalog';
 import { conversationStub } from './helpers/api';
 import {
   asUrl,

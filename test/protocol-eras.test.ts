@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { kvKey } from '../src/cache/keys';
-import type { ServerState } from '../src/mcp/catalog';
+import type { ServerState } from '../src/mcp/catalog/catalog';
 import type { ResourceRead } from '../src/mcp/sessions';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
@@ -285,7 +285,7 @@ describe('era verdicts kept across restarts', () => {
 
   it('a stored verdict that turned wrong (the server was replaced) is dropped and the server asked again', async () => {
     const { buildSessions } = await import('./helpers/sessions');
-    const { ServerStateStore } = await import('../src/mcp/state-store');
+    const { ServerStateStore } = await import('../src/mcp/catalog/state-store');
     const id = await createConversation(ALICE);
     const outcome = await runInDurableObject(await conversationStub(id), async (_instance, state) => {
       const store = new ServerStateStore(state.storage.sql);

@@ -16,7 +16,7 @@ import { ResourceCache } from '../../src/cache/resource-cache';
 import { loadConfig } from '../../src/config';
 import { McpServerConfigSchema } from '../../src/config/servers';
 import { McpSessions } from '../../src/mcp/sessions';
-import { ServerStateStore } from '../../src/mcp/state-store';
+import { ServerStateStore } from '../../src/mcp/catalog/state-store';
 import { connect, control } from '../../test/helpers/oauth';
 
 /**

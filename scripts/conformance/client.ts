@@ -22,7 +22,7 @@
  * - a later 401: `renewTokens` (refresh, or a new client-credentials token),
  *   else the user connects again;
  * - 403 insufficient_scope: the transport throws (onInsufficientScope
- *   'throw', as in src/mcp/transport.ts), the vault records the challenged
+ *   'throw', as in src/mcp/connection/transport.ts), the vault records the challenged
  *   scope, and the next connect asks for the union with what was granted.
  *
  * The user stands in for the Worker's only loop guard (a person clicks each
@@ -121,7 +121,7 @@ function identityOf(auth: AuthConfig): ClientIdentity {
   };
 }
 
-/** src/mcp/connection.ts's negotiationMode: the version the suite asks for, pinned. */
+/** src/mcp/connection/connection.ts's negotiationMode: the version the suite asks for, pinned. */
 function negotiationMode(version: string | undefined): VersionNegotiationMode {
   return version && version >= '2026-07-28' ? { pin: version } : 'legacy';
 }

@@ -7,7 +7,7 @@ export interface SharedCatalog {
   items: unknown[];
   fetchedAt: number;
   hint?: CacheHint | undefined;
-  /** What was mended in the list (src/mcp/lenient-results.ts): a conversation taking the copy says it too. */
+  /** What was mended in the list (src/mcp/connection/lenient-results.ts): a conversation taking the copy says it too. */
   warnings?: string[] | undefined;
 }
 

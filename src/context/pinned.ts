@@ -1,7 +1,7 @@
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError } from '../errors';
 import { logEvent } from '../observability/log';
-import { isUsable, type ServerState } from '../mcp/catalog';
+import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { viewResource } from './resource-view';

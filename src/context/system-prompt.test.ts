@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServerState } from '../mcp/catalog';
+import type { ServerState } from '../mcp/catalog/catalog';
 import { SYNTHETIC_TOOLS } from '../tools/synthetic';
 import { buildSystemPrompt, type SystemPromptInput } from './system-prompt';
 

@@ -1,5 +1,5 @@
 import type { Settings } from '../config';
-import { isUsable, type ServerState } from '../mcp/catalog';
+import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
 import { promptLine, resourceLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';

@@ -7,7 +7,7 @@ import { INVALIDATION_LOG_TABLES } from '../cache/invalidation-log';
 import { loadConfig } from '../config';
 import { readForDisplay } from '../context/resource-view';
 import { takeViewCall } from '../limits/turn-limits';
-import { MCP_STATE_TABLES } from '../mcp/state-store';
+import { MCP_STATE_TABLES } from '../mcp/catalog/state-store';
 import { newRequestId, type RequestMeta, withRequest } from '../observability/context';
 import { errorFields, logEvent, setLogLevel } from '../observability/log';
 import { notFound } from '../errors';

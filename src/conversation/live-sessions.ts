@@ -4,7 +4,7 @@ import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
 import { SharedCatalogs } from '../cache/shared-catalogs';
 import { serversOf } from '../config';
-import { endOrphanedSessions } from '../mcp/orphaned-sessions';
+import { endOrphanedSessions } from '../mcp/connection/orphaned-sessions';
 import type { Owner } from '../owner';
 import type { ConversationContext } from './context';
 import { leaseLiveSessions } from '../limits/conversation-limits';
@@ -13,8 +13,8 @@ import { kvScopesOf } from '../cache/keys';
 import { McpSessions } from '../mcp/sessions';
 import { errorFields, logEvent } from '../observability/log';
 import type { Elicit } from '../mcp/server-link';
-import type { ServerState } from '../mcp/catalog';
-import { ServerStateStore } from '../mcp/state-store';
+import type { ServerState } from '../mcp/catalog/catalog';
+import { ServerStateStore } from '../mcp/catalog/state-store';
 
 /** The registry hears of a conversation's use at most this often (it orders releases by it). */
 const TOUCH_EVERY_MS = 60_000;

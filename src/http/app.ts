@@ -1,13 +1,12 @@
-import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
-import { secureHeaders } from 'hono/secure-headers';
 import { ApiError } from '../errors';
-import { accessLog } from './access-log';
+import { accessLog } from './middleware/access-log';
+import { apiSecurityHeaders, securityHeaders, viewSecurityHeaders } from './middleware/security-headers';
 import { demoMcpRoute } from './routes/demo';
-import { authenticate } from './auth';
-import { corsPerTenant, originAllowed } from './origins';
+import { authenticate } from './middleware/auth';
+import { corsPerTenant, originAllowed } from './middleware/origins';
 import { errorResponse, onError, onNotFound } from './errors';
 import { chat } from './routes/chat';
 import { connections } from './routes/connections';
@@ -17,47 +16,15 @@ import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
 import { servers } from './routes/servers';
 import { conversationViews, viewDocuments } from './routes/views';
-import type { AppBindings } from './types';
-
-/**
- * The Worker's HTTP surface. Cross-cutting concerns are middleware layers
- * (`app.use`), routes are small sub-apps mounted by path.
- */
-const apiSecurityHeaders = secureHeaders({
-  contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-  crossOriginResourcePolicy: 'same-origin',
-  referrerPolicy: 'no-referrer',
-});
-
-/**
- * The security headers on every answer but an accepted WebSocket (a 101,
- * which carries the socket and cannot be rebuilt with other headers). An
- * `Upgrade` header alone changes nothing: a refused upgrade, or one sent to
- * any other route, gets them like any answer.
- */
-const securityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
-  await next();
-  if (c.res.status === 101) return;
-  // A response fetched from a Durable Object (the demo server's, an upgrade refused there) has immutable headers.
-  c.res = new Response(c.res.body, c.res);
-  await apiSecurityHeaders(c, async () => {});
-};
-
-/**
- * For `/views` (MCP Apps documents): a document keeps the CSP that is its
- * sandbox (routes/views.ts); any other answer (a 404, an error) gets the
- * API's headers.
- */
-const viewSecurityHeaders: MiddlewareHandler<AppBindings> = async (c, next) => {
-  await next();
-  if (c.res.ok) return;
-  c.res = new Response(c.res.body, c.res);
-  await apiSecurityHeaders(c, async () => {});
-};
 
 /** API request bodies above this are refused before they are read (413). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
+/**
+ * The Worker's HTTP surface: cross-cutting concerns are middleware layers
+ * (`app.use`, middleware/), in the order they apply; routes are small
+ * sub-apps mounted by path (routes/).
+ */
 export function createApp() {
   const app = routes();
   registerSecurity(app);

@@ -1,11 +1,11 @@
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import { authRequiredIn } from '../auth/grant';
 import { publicServerInfo, type McpServerConfig, type Settings } from '../config';
-import { CATALOG_KINDS, supports } from './catalog';
-import { describeUpstreamError, isMethodNotFound } from './errors';
-import { McpConnection } from './connection';
-import { LIST_METHOD } from './list-all';
-import type { TransportEnv } from './transport';
+import { CATALOG_KINDS, supports } from './catalog/catalog';
+import { describeUpstreamError, isMethodNotFound } from './connection/errors';
+import { McpConnection } from './connection/connection';
+import { LIST_METHOD } from './catalog/list-all';
+import type { TransportEnv } from './connection/transport';
 
 import type { ServerProbe } from '../../shared/api/catalog';
 

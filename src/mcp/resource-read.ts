@@ -3,10 +3,10 @@ import { hintOf, isServable, kvScopeFor, kvScopesToTry, reuseWindowMs, type Serv
 import type { ResourceCache } from '../cache/resource-cache';
 import type { CacheHint, CacheSource, StoredContents } from '../cache/types';
 import { ApiError } from '../errors';
-import type { NotificationChannel } from './channel';
-import type { McpConnection } from './connection';
+import type { NotificationChannel } from './channels/channel';
+import type { McpConnection } from './connection/connection';
 import { toStoredContents } from './contents';
-import { describeUpstreamError, isResourceNotFound, upstreamError } from './errors';
+import { describeUpstreamError, isResourceNotFound, upstreamError } from './connection/errors';
 
 /** What a read returns: the stored contents and where they came from. */
 export interface ResourceRead {

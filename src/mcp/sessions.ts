@@ -13,15 +13,15 @@ import type { SharedCatalogs } from '../cache/shared-catalogs';
 import type { McpServerConfig, Settings } from '../config';
 import { ApiError, notFound } from '../errors';
 import { logEvent } from '../observability/log';
-import type { ServerState } from './catalog';
-import { CompletionCache } from './completions';
-import { describeUpstreamError, upstreamError, upstreamFailure } from './errors';
-import { validatePromptArguments } from './prompt-arguments';
-import { resolveServer } from './resolve-server';
+import type { ServerState } from './catalog/catalog';
+import { CompletionCache } from './catalog/completions';
+import { describeUpstreamError, upstreamError, upstreamFailure } from './connection/errors';
+import { validatePromptArguments } from './catalog/prompt-arguments';
+import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
 import { ServerLink, type Elicit } from './server-link';
-import type { ServerStateStore } from './state-store';
-import type { TransportEnv } from './transport';
+import type { ServerStateStore } from './catalog/state-store';
+import type { TransportEnv } from './connection/transport';
 
 export type { ResourceRead } from './resource-read';
 

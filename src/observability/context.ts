@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * The request a piece of work belongs to: what every log line it writes
  * (log.ts) and every MCP request it sends (the `X-Request-Id` header,
- * mcp/transport.ts) carry. Never a credential or an end-user id.
+ * mcp/connection/transport.ts) carry. Never a credential or an end-user id.
  */
 export interface RequestScope {
   /** The HTTP request's id (`X-Request-Id`, hono's requestId), or one made for work no request started. */

@@ -1,6 +1,6 @@
 /**
  * Secret values resolved in this isolate (`secret:` header values of MCP
- * servers, mcp/transport.ts): masked in any upstream text we pass on and in
+ * servers, mcp/connection/transport.ts): masked in any upstream text we pass on and in
  * every log line. Memory only.
  */
 const secrets = new Set<string>();

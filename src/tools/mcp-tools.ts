@@ -5,7 +5,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { AppToolCall } from '../../shared/api/views';
 import { toolViewUri, toolVisibleTo } from '../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../config';
-import { isUsable, type ServerState } from '../mcp/catalog';
+import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';

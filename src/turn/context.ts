@@ -1,6 +1,6 @@
 import type { ToolSet } from 'ai';
 import type { Settings } from '../config';
-import type { ServerState } from '../mcp/catalog';
+import type { ServerState } from '../mcp/catalog/catalog';
 import type { McpSessions } from '../mcp/sessions';
 import { mcpTools, type McpToolContext } from '../tools/mcp-tools';
 import type { LargeResultStore } from '../tools/large-results';

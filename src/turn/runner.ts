@@ -7,7 +7,7 @@ import type { LiveStream } from './live-stream';
 import type { ResolvedModel } from '../models/resolve';
 import { streamTurn, type TurnMetadata } from './stream';
 import { turnContext } from './context';
-import type { ServerState } from '../mcp/catalog';
+import type { ServerState } from '../mcp/catalog/catalog';
 import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
 import type { McpSessions } from '../mcp/sessions';
 import { toolCallIdsOf, type LargeResultStore } from '../tools/large-results';

@@ -18,7 +18,7 @@ import { activeTools, chooseMcpTools } from '../tools/tool-offer';
 import { coalesceDeltas } from './coalesce-deltas';
 import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
-import type { ServerState } from '../mcp/catalog';
+import type { ServerState } from '../mcp/catalog/catalog';
 import type { ResolvedModel } from '../models/resolve';
 import { promptCachePlan } from '../models/prompt-cache';
 import { elideReads } from '../context/read-elision';

@@ -1,6 +1,6 @@
 import { env, exports } from 'cloudflare:workers';
 import type { Conversation } from '../../src/conversation/conversation';
-import type { ServerState } from '../../src/mcp/catalog';
+import type { ServerState } from '../../src/mcp/catalog/catalog';
 import type { McpSessions, ResourceRead } from '../../src/mcp/sessions';
 
 /** Credentials of the test tenants (vitest.config.ts): acme's end user "alice" unless a test says otherwise. */

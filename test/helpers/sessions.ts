@@ -5,7 +5,7 @@ import { ResourceCache } from '../../src/cache/resource-cache';
 import { loadConfig, type Settings } from '../../src/config';
 import { McpServerConfigSchema } from '../../src/config/servers';
 import { McpSessions } from '../../src/mcp/sessions';
-import { ServerStateStore } from '../../src/mcp/state-store';
+import { ServerStateStore } from '../../src/mcp/catalog/state-store';
 
 /**
  * MCP sessions built by hand inside a Durable Object (through

@@ -31,7 +31,7 @@ import { formatIssues, loadConfig } from '../../config';
 import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
 import { unwrap } from '../../rpc';
-import { WS_SUBPROTOCOL } from '../auth';
+import { WS_SUBPROTOCOL } from '../middleware/auth';
 import { asDeclared, conversationStub, ownedStub } from '../conversation-stub';
 import { errors, json, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';

@@ -1,5 +1,5 @@
 import type { Settings } from '../../config';
-import type { ServerState } from '../../mcp/catalog';
+import type { ServerState } from '../../mcp/catalog/catalog';
 import type { McpSessions } from '../../mcp/sessions';
 import type { LargeResultStore } from '../large-results';
 import type { ToolEntry } from '../tool-entries';

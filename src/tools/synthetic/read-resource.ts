@@ -5,7 +5,7 @@ import { score, terms } from '../../context/relevance';
 import { renderResource, type ModelView } from '../../context/render';
 import { viewResource } from '../../context/resource-view';
 import { ApiError } from '../../errors';
-import type { ServerState } from '../../mcp/catalog';
+import type { ServerState } from '../../mcp/catalog/catalog';
 import { isToolResultUri } from '../large-results';
 import { charged } from './budget';
 import type { ToolContext } from './context';

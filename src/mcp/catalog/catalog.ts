@@ -1,7 +1,7 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import type { CatalogKind, ServerCapabilities, ServerState } from '../../shared/api/catalog';
+import type { CatalogKind, ServerCapabilities, ServerState } from '../../../shared/api/catalog';
 
-export type { CatalogKind, ServerCapabilities, ServerState } from '../../shared/api/catalog';
+export type { CatalogKind, ServerCapabilities, ServerState } from '../../../shared/api/catalog';
 export const CATALOG_KINDS: readonly CatalogKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];
 
 export interface CatalogItems {

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { loadConfig } from '../config';
-import { ApiError } from '../errors';
-import type { AppBindings } from './types';
+import { loadConfig } from '../../config';
+import { ApiError } from '../../errors';
+import type { AppBindings } from '../types';
 
 /**
  * CORS, per tenant. A preflight carries no credentials, so it is answered

@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { verify } from 'hono/jwt';
-import { loadConfig, type Tenant } from '../config';
-import { secretNamed } from '../config/secrets';
-import { ApiError } from '../errors';
-import { logEvent } from '../observability/log';
-import type { AppBindings, Principal } from './types';
+import { loadConfig, type Tenant } from '../../config';
+import { secretNamed } from '../../config/secrets';
+import { ApiError } from '../../errors';
+import { logEvent } from '../../observability/log';
+import type { AppBindings, Principal } from '../types';
 
 /** The WebSocket subprotocol the service answers with; a browser token rides next to it as `bearer.<token>`. */
 export const WS_SUBPROTOCOL = 'mcp-ondemand';

@@ -15,16 +15,16 @@ import {
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
-import pkg from '../../package.json' with { type: 'json' };
-import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../shared/mcp-apps';
-import type { McpServerConfig, Settings } from '../config';
+import pkg from '../../../package.json' with { type: 'json' };
+import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../../shared/mcp-apps';
+import type { McpServerConfig, Settings } from '../../config';
 import { verdictOf, type EraVerdict } from './era';
 import { anySignal, PausableDeadline } from './deadline';
 import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf, upstreamFailure } from './errors';
-import { GetStreamState } from './get-stream';
-import { asNewRequest } from '../observability/context';
-import { logEvent, throttledLog } from '../observability/log';
-import { observed } from '../observability/tracing';
+import { GetStreamState } from '../channels/get-stream';
+import { asNewRequest } from '../../observability/context';
+import { logEvent, throttledLog } from '../../observability/log';
+import { observed } from '../../observability/tracing';
 import { acceptLeniently, type Mended } from './lenient-results';
 import { assertDepthAtMost } from './result-depth';
 import { endSession, endSessionById } from './session-end';

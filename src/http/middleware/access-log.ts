@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import { withRequest } from '../observability/context';
-import { logEvent } from '../observability/log';
-import type { AppBindings } from './types';
+import { withRequest } from '../../observability/context';
+import { logEvent } from '../../observability/log';
+import type { AppBindings } from '../types';
 
 /**
  * One `http.request` line per request — method, route pattern (never the

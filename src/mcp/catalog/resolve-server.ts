@@ -1,5 +1,5 @@
 import { UriTemplate } from '@modelcontextprotocol/client';
-import { ApiError } from '../errors';
+import { ApiError } from '../../errors';
 import type { ServerState } from './catalog';
 
 /**

@@ -1,9 +1,9 @@
 import { ProtocolError } from '@modelcontextprotocol/client';
-import type { CatalogKind, ServerCapabilities } from './catalog';
+import type { CatalogKind, ServerCapabilities } from '../catalog/catalog';
 import type { NotificationChannel } from './channel';
-import type { McpConnection } from './connection';
-import { isTimeout, upstreamError, upstreamFailure } from './errors';
-import { logEvent } from '../observability/log';
+import type { McpConnection } from '../connection/connection';
+import { isTimeout, upstreamError, upstreamFailure } from '../connection/errors';
+import { logEvent } from '../../observability/log';
 
 /** How long a first read waits for the server to answer the session's GET stream. */
 const GET_STREAM_WAIT_MS = 500;

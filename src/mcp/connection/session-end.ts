@@ -1,5 +1,5 @@
 import { StreamableHTTPClientTransport, type AuthProvider } from '@modelcontextprotocol/client';
-import type { McpServerConfig } from '../config';
+import type { McpServerConfig } from '../../config';
 import { createTransport, type TransportEnv } from './transport';
 
 /** `DELETE` of a 2025 session (so the server can free it): best effort, waiting at most 2 s. */

@@ -1,13 +1,13 @@
 import { exports } from 'cloudflare:workers';
 import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, type Transport } from '@modelcontextprotocol/client';
-import type { McpServerConfig } from '../config';
-import { secretNamed } from '../config/secrets';
-import { ApiError } from '../errors';
-import { currentRequest } from '../observability/context';
-import { rememberSecret } from '../observability/redact';
+import type { McpServerConfig } from '../../config';
+import { secretNamed } from '../../config/secrets';
+import { ApiError } from '../../errors';
+import { currentRequest } from '../../observability/context';
+import { rememberSecret } from '../../observability/redact';
 import { isConnectionLost } from './errors';
 import { limitResponses } from './response-limit';
-import { watchGetStream, type GetStreamWatcher } from './get-stream';
+import { watchGetStream, type GetStreamWatcher } from '../channels/get-stream';
 
 /** Where this Worker's own routes appear to live, for `url: "/demo/mcp"` entries. */
 const SELF_ORIGIN = 'http://self.internal';

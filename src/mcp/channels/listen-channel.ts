@@ -1,8 +1,8 @@
 import type { Client, McpSubscription, RequestOptions, SubscriptionFilter } from '@modelcontextprotocol/client';
-import type { CatalogKind, ServerCapabilities } from './catalog';
+import type { CatalogKind, ServerCapabilities } from '../catalog/catalog';
 import type { NotificationChannel } from './channel';
-import { upstreamFailure } from './errors';
-import { logEvent } from '../observability/log';
+import { upstreamFailure } from '../connection/errors';
+import { logEvent } from '../../observability/log';
 
 /** A channel whose `listen` failed is replaced (and tried again) on a use this long after. */
 const LISTEN_RETRY_MS = 30_000;

@@ -1,15 +1,15 @@
-import { hintOf, isServable, type ServerCachePolicy } from '../cache/policy';
-import type { Settings } from '../config';
+import { hintOf, isServable, type ServerCachePolicy } from '../../cache/policy';
+import type { Settings } from '../../config';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
-import type { McpConnection } from './connection';
-import { verdictOf } from './era';
-import { isMethodNotFound, upstreamFailure } from './errors';
+import type { McpConnection } from '../connection/connection';
+import { verdictOf } from '../connection/era';
+import { isMethodNotFound, upstreamFailure } from '../connection/errors';
 import { LIST_METHOD, listAll } from './list-all';
-import { setWarnings, warningsOf } from './server-warnings';
+import { setWarnings, warningsOf } from '../connection/server-warnings';
 import type { ServerStateStore } from './state-store';
-import type { SharedCatalogs, SharedCopies } from '../cache/shared-catalogs';
-import type { CacheHint } from '../cache/types';
-import { logEvent } from '../observability/log';
+import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';
+import type { CacheHint } from '../../cache/types';
+import { logEvent } from '../../observability/log';
 
 /** A notification storm that never pauses still gets a catalog refresh every this many debounce windows. */
 const REFRESH_MAX_WAIT_WINDOWS = 20;

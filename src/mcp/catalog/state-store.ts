@@ -1,6 +1,6 @@
 import { emptyServerState, type CatalogKind, type ServerState } from './catalog';
-import type { EraVerdict } from './era';
-import { ensureTables } from '../sql-schema';
+import type { EraVerdict } from '../connection/era';
+import { ensureTables } from '../../sql-schema';
 
 type ServerRow = { id: string; state: string };
 type CatalogRow = { server: string; kind: CatalogKind; items: string; fetched_at: number };

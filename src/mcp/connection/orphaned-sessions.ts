@@ -1,7 +1,7 @@
-import type { McpServerConfig, Settings } from '../config';
-import { logEvent } from '../observability/log';
+import type { McpServerConfig, Settings } from '../../config';
+import { logEvent } from '../../observability/log';
 import { endSessionById } from './session-end';
-import type { ServerStateStore } from './state-store';
+import type { ServerStateStore } from '../catalog/state-store';
 import type { TransportEnv } from './transport';
 
 /**

@@ -1,7 +1,7 @@
 import type { Client, DiscoverResult } from '@modelcontextprotocol/client';
-import { hintOf, isServable, type ServerCachePolicy } from '../cache/policy';
-import type { SharedCatalogs, SharedCopies } from '../cache/shared-catalogs';
-import type { CacheHint } from '../cache/types';
+import { hintOf, isServable, type ServerCachePolicy } from '../../cache/policy';
+import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';
+import type { CacheHint } from '../../cache/types';
 import type { ServerState } from './catalog';
 import type { ServerStateStore } from './state-store';
 

@@ -1,8 +1,8 @@
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { authRequiredIn } from '../auth/grant';
-import { ApiError } from '../errors';
-import { errorFields, type LogFields } from '../observability/log';
-import { redactSecrets } from '../observability/redact';
+import { authRequiredIn } from '../../auth/grant';
+import { ApiError } from '../../errors';
+import { errorFields, type LogFields } from '../../observability/log';
+import { redactSecrets } from '../../observability/redact';
 
 /** "Unsupported protocol version" (2026-07-28): `data.supported` lists what the server speaks. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;

@@ -1,4 +1,4 @@
-import type { CatalogKind } from './catalog';
+import type { CatalogKind } from '../catalog/catalog';
 
 /**
  * How changes of one server reach this conversation: a 2026

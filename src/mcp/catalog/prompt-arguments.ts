@@ -1,5 +1,5 @@
 import type { Prompt } from '@modelcontextprotocol/client';
-import { ApiError } from '../errors';
+import { ApiError } from '../../errors';
 
 /** Longest prompt argument value accepted (the server may have its own, smaller limit). */
 export const MAX_PROMPT_ARGUMENT_CHARS = 10_000;

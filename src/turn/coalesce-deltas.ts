@@ -35,9 +35,12 @@ export function coalescing(windowMs: number): TransformStream<LanguageModelV4Str
   let timer: ReturnType<typeof setTimeout> | undefined;
   let controllerRef: TransformStreamDefaultController<LanguageModelV4StreamPart> | undefined;
 
-  const flush = () => {
+  const stop = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
+  };
+  const flush = () => {
+    stop();
     if (held) controllerRef?.enqueue(held);
     held = undefined;
   };
@@ -67,6 +70,12 @@ export function coalescing(windowMs: number): TransformStream<LanguageModelV4Str
     },
     flush() {
       flush();
+    },
+    // A stream cancelled (the user stopped the turn) or failed while a delta was held: the window's timer must not
+    // write into it afterwards (an uncaught "Unable to enqueue" from the timer callback).
+    cancel() {
+      stop();
+      held = undefined;
     },
   });
 }

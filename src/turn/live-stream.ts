@@ -44,16 +44,20 @@ export class LiveStream {
 
   private async pump(source: ReadableStream<UIMessageChunk>) {
     const iterator = source.getReader();
+    const add = (chunk: UIMessageChunk) => {
+      this.chunks.push(chunk);
+      for (const reader of this.readers) reader.enqueue(chunk);
+    };
     try {
       for (;;) {
         const { done, value } = await iterator.read();
         if (done) break;
-        const batch = value.type === 'start' ? [value, ...this.notices] : [value];
-        for (const chunk of batch) {
-          this.chunks.push(chunk);
-          for (const reader of this.readers) reader.enqueue(chunk);
-        }
+        for (const chunk of value.type === 'start' ? [value, ...this.notices] : [value]) add(chunk);
       }
+    } catch {
+      // The UI message stream turns a turn's failures into chunks; a source that fails anyway must not end as a
+      // stream that looks complete (nor as an unhandled rejection): readers get an error chunk.
+      add({ type: 'error', errorText: 'The turn stream broke off' });
     } finally {
       this.finished = true;
       this.markFinished();

@@ -44,12 +44,18 @@ export function answerApproval(messages: UIMessage[], answer: ApprovalAnswer): U
   const pending = pendingApprovals(messages).find((p) => p.toolCallId === answer.toolCallId);
   if (!pending) return undefined;
   const message = messages[pending.messageIndex]!;
-  message.parts = message.parts.map((part) =>
-    'toolCallId' in part && part.toolCallId === answer.toolCallId && part.state === 'approval-requested'
-      ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) } }
-      : part,
-  );
-  return message;
+  return {
+    ...message,
+    parts: message.parts.map((part) =>
+      'toolCallId' in part && part.toolCallId === answer.toolCallId && part.state === 'approval-requested'
+        ? {
+            ...part,
+            state: 'approval-responded',
+            approval: { ...part.approval, approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) },
+          }
+        : part,
+    ),
+  };
 }
 
 /** An approved call whose run was cut becomes an error result; a denied one, the denial it already was. */

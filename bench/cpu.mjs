@@ -436,7 +436,7 @@ ${NODE_SIDES.filter((side) => result.external[side].startup)
   .join('\n')}
 
 A new conversation's first turn connects to nothing when the tenant's shared copies serve its catalogs and its read
-(ServerLink.available; docs/ARCHITECTURE.md, "Connecting only when needed"): here every conversation after the first of a
+(ServerLink.available; docs/MCP-CLIENT.md, "Connecting, set-up, robustness"): here every conversation after the first of a
 round finds the previous one's.
 `
     : ''

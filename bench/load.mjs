@@ -304,7 +304,7 @@ Cache hit ratio: the \`cache\` field of every \`read_resource\` result in the st
 memory layer, KV = a copy another conversation wrote, miss = an MCP \`resources/read\`); the server's own count of
 \`resources/read\` is beside it as a check. The first turn includes the conversation's MCP set-up (two sessions:
 initialize, catalogs, subscriptions) — or none of it: a conversation whose servers' catalogs and reads the tenant's
-shared copies serve does not connect (docs/ARCHITECTURE.md, "Connecting only when needed"); here the N first turns start
+shared copies serve does not connect (docs/MCP-CLIENT.md, "Connecting, set-up, robustness"); here the N first turns start
 at once, so most of them find no copy yet and connect. Conversations were deleted after each run (${runs.map((r) => `${r.deleteFailures} failed deletes at N = ${r.n}`).join(', ')}).
 ${compared.length ? `Against the published run of 2026-11-30: ${compared.join(' · ')}.` : ''}
 Log lines whose outcome was not \`ok\` (each retried or reported as the table says): ${census.length ? census.join(' · ') : 'none'}.

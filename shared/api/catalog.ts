@@ -51,7 +51,7 @@ export const CacheHint = z
   .meta({ id: 'CacheHint' });
 export type CacheHint = z.infer<typeof CacheHint>;
 
-/** What the service accepted from a server that bends the spec, and how it read it (docs/ARCHITECTURE.md "Lenient with servers"). */
+/** What the service accepted from a server that bends the spec, and how it read it (docs/MCP-CLIENT.md "Lenient with servers"). */
 export const ServerWarning = z
   .object({
     method: z.string().meta({ description: 'The MCP method whose results were mended.', example: 'tools/list' }),

@@ -1,7 +1,7 @@
 import { PROTOCOL_VERSION_META_KEY, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 
 /**
- * Liberal in what we accept (docs/ARCHITECTURE.md "Lenient with servers"):
+ * Liberal in what we accept (docs/MCP-CLIENT.md "Lenient with servers"):
  * the SDK client validates every result whole, so one server that bends the
  * spec loses everything — a 2026 list without `ttlMs` fails, and with it the
  * server; one tool with a bad `inputSchema` fails the whole tools/list. This

@@ -1,22 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { McpServerConfigSchema } from '../src/config/servers';
-import { McpConnection } from '../src/mcp/connection/connection';
+import { McpConnection, type McpConnectionOptions } from '../src/mcp/connection/connection';
 
 /** A connection whose live client is a stand-in, so `call` runs without a server (the failures are injected). */
 function sessionWithClient() {
-  const connection = new McpConnection(
-    McpServerConfigSchema.parse({ id: 'x', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http' }),
-    {} as ConstructorParameters<typeof McpConnection>[1],
-    {
+  const connection = new McpConnection({
+    config: McpServerConfigSchema.parse({ id: 'x', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http' }),
+    env: {} as McpConnectionOptions['env'],
+    settings: {
       MCP_REQUEST_TIMEOUT_MS: 1_000,
       ELICITATION_TIMEOUT_MS: 60_000,
       MCP_MAX_RESPONSE_BYTES: 16 * 1024 * 1024,
       MCP_MAX_RESULT_DEPTH: 100,
       MCP_MAX_LIST_PAGES: 100,
     },
-    { onNotification: () => {}, onStreamLost: () => {} },
-    { prior: () => undefined, save: () => {} },
-  );
+    events: { onNotification: () => {}, onStreamLost: () => {} },
+    verdicts: { prior: () => undefined, save: () => {} },
+  });
   (connection as unknown as { client: object }).client = { getProtocolEra: () => 'legacy' };
   return connection;
 }

@@ -48,14 +48,14 @@ async function probeServer(server: McpServerConfig, env: TransportEnv, settings:
   const checkedAt = new Date().toISOString();
   // No stored verdict here (no conversation): the probe asks the server.
   const mended = new Map<string, string[]>();
-  const connection = new McpConnection(
-    server,
+  const connection = new McpConnection({
+    config: server,
     env,
     settings,
-    { onNotification: () => {}, onStreamLost: () => {}, onMended: ({ method, warnings }) => void mended.set(method, warnings) },
-    { prior: () => undefined, save: () => {} },
+    events: { onNotification: () => {}, onStreamLost: () => {}, onMended: ({ method, warnings }) => void mended.set(method, warnings) },
+    verdicts: { prior: () => undefined, save: () => {} },
     auth,
-  );
+  });
   try {
     const client = await connection.ensure();
     const serverInfo = client.getServerVersion();

@@ -97,11 +97,11 @@ export class ServerLink {
       // Headers have no `RESOURCE_TTL_MS`: without a hint they are kept up to CACHE_MAX_AGE_MS.
       policy: { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs },
     });
-    this.connection = new McpConnection(
+    this.connection = new McpConnection({
       config,
-      options.env,
+      env: options.env,
       settings,
-      {
+      events: {
         onNotification: (method, params) => this.onNotification(method, params),
         onStreamLost: () => this.onChannelLost('the notification stream was lost'),
         onElicitation: options.elicit ? (params, signal) => options.elicit!(this.id, params, signal) : undefined,
@@ -109,7 +109,7 @@ export class ServerLink {
           if (setWarnings(this.state, method, warnings)) store.saveHeader(this.state);
         },
       },
-      {
+      verdicts: {
         prior: () => priorFrom(store.verdict(this.id), Date.now(), settings.ERA_VERDICT_MAX_AGE_MS),
         save: (verdict) => store.saveVerdict(this.id, verdict),
         // A 2025 session is on record while open: an evicted instance's is ended by the next (orphaned-sessions.ts).
@@ -119,22 +119,22 @@ export class ServerLink {
           ended: (session) => store.sessionEnded(this.id, session),
         },
       },
-      options.auth,
-    );
-    this.catalogs = new CatalogRefresher(
-      this.state,
-      this.connection,
+      auth: options.auth,
+    });
+    this.catalogs = new CatalogRefresher({
+      state: this.state,
+      connection: this.connection,
       store,
       settings,
-      this.policy,
-      (uris) => {
+      policy: this.policy,
+      onVanished: (uris) => {
         for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
         store.unfollow(this.id, uris);
         for (const uri of uris) this.remembered.delete(uri);
         // An OAuth server's lists may differ from one account to another: not shared in the tenant.
       },
-      options.sharedCatalogs && config.auth.type !== 'oauth' ? { catalogs: options.sharedCatalogs, url: config.url } : undefined,
-    );
+      shared: options.sharedCatalogs && config.auth.type !== 'oauth' ? { catalogs: options.sharedCatalogs, url: config.url } : undefined,
+    });
   }
 
   get config(): McpServerConfig {

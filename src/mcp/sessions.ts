@@ -8,9 +8,7 @@ import {
   type GetPromptResult,
 } from '@modelcontextprotocol/client';
 import type { VaultAuth } from '../auth/vault-auth';
-import type { ResourceCache } from '../cache/resource-cache';
-import type { SharedCatalogs } from '../cache/shared-catalogs';
-import type { McpServerConfig, Settings } from '../config';
+import type { McpServerConfig } from '../config';
 import { ApiError, notFound } from '../errors';
 import { logEvent } from '../observability/log';
 import type { ServerState } from './catalog/catalog';
@@ -19,31 +17,18 @@ import { describeUpstreamError, upstreamError, upstreamFailure } from './connect
 import { validatePromptArguments } from './catalog/prompt-arguments';
 import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
-import { ServerLink, type Elicit } from './server-link';
-import type { ServerStateStore } from './catalog/state-store';
-import type { TransportEnv } from './connection/transport';
+import { ServerLink, type ServerLinkOptions } from './server-link';
 
 export type { ResourceRead } from './resource-read';
 
 /** `resource_link` URIs remembered per conversation (oldest forgotten first). */
 const MAX_LINKED_URIS = 1_000;
 
-export interface McpSessionsOptions {
+/** What every server's link gets (ServerLinkOptions), for all of a conversation's servers at once. */
+export interface McpSessionsOptions extends Omit<ServerLinkOptions, 'config' | 'auth'> {
   servers: McpServerConfig[];
-  env: TransportEnv;
-  settings: Settings;
-  store: ServerStateStore;
-  cache: ResourceCache;
-  /** The tenant's shared catalogs (KV): new conversations take lists instead of making them. */
-  sharedCatalogs?: SharedCatalogs | undefined;
-  /** Asks the user what a server wants to know (elicitation, during a turn). */
-  elicit?: Elicit | undefined;
-  /** A server now needs the user to connect (again), or to grant more access (told once per change). */
-  authRequired?: ((state: ServerState) => void) | undefined;
   /** The token source of each server with `auth` (src/auth/vault-auth.ts). */
   authFor?: ((server: McpServerConfig) => VaultAuth | undefined) | undefined;
-  /** Called before any new connection is opened (LiveSessions leases the conversation's place); may refuse with a 429. */
-  beforeConnect?: (() => Promise<void>) | undefined;
 }
 
 /**

@@ -14,6 +14,19 @@ import { logEvent } from '../../observability/log';
 /** A notification storm that never pauses still gets a catalog refresh every this many debounce windows. */
 const REFRESH_MAX_WAIT_WINDOWS = 20;
 
+export interface CatalogRefresherOptions {
+  /** The server's state: its catalogs are kept here (and in `store`). */
+  state: ServerState;
+  connection: McpConnection;
+  store: ServerStateStore;
+  settings: Pick<Settings, 'NOTIFICATION_DEBOUNCE_MS' | 'MCP_MAX_LIST_PAGES'>;
+  policy: ServerCachePolicy;
+  /** Resources that left the list: their copies go. */
+  onVanished: (uris: string[]) => void;
+  /** The tenant's shared lists (KV): a new conversation takes them instead of listing (cache/shared-catalogs.ts). */
+  shared?: { catalogs: SharedCatalogs; url: string } | undefined;
+}
+
 /**
  * Lists one server's catalogs (tools, resources, templates, prompts): now,
  * debounced after `list_changed` notifications, or when the freshness
@@ -38,16 +51,25 @@ export class CatalogRefresher {
    */
   private readonly copied = new Set<CatalogKind>();
 
-  constructor(
-    private readonly state: ServerState,
-    private readonly connection: McpConnection,
-    private readonly store: ServerStateStore,
-    private readonly settings: Pick<Settings, 'NOTIFICATION_DEBOUNCE_MS' | 'MCP_MAX_LIST_PAGES'>,
-    private readonly policy: ServerCachePolicy,
-    private readonly onVanished: (uris: string[]) => void,
-    /** The tenant's shared lists (KV): a new conversation takes them instead of listing (cache/shared-catalogs.ts). */
-    private readonly shared?: { catalogs: SharedCatalogs; url: string } | undefined,
-  ) {}
+  private readonly state: ServerState;
+  private readonly connection: McpConnection;
+  private readonly store: ServerStateStore;
+  private readonly settings: CatalogRefresherOptions['settings'];
+  private readonly policy: ServerCachePolicy;
+  private readonly onVanished: (uris: string[]) => void;
+  private readonly shared: CatalogRefresherOptions['shared'];
+
+  constructor(options: CatalogRefresherOptions) {
+    ({
+      state: this.state,
+      connection: this.connection,
+      store: this.store,
+      settings: this.settings,
+      policy: this.policy,
+      onVanished: this.onVanished,
+      shared: this.shared,
+    } = options);
+  }
 
   /**
    * Lists again every catalog the freshness contract calls stale — its

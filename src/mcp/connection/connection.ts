@@ -89,6 +89,18 @@ const NO_RESPONSE_CACHE: ResponseCacheStore = {
   clear: () => {},
 };
 
+export interface McpConnectionOptions {
+  config: McpServerConfig;
+  env: TransportEnv;
+  settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'>;
+  /** What the connection tells its owner: notifications, a lost stream, a server's question, what was mended. */
+  events: ConnectionEvents;
+  /** The era verdicts (and 2025 sessions) kept for this server. */
+  verdicts: VerdictStore;
+  /** The bearer token of a server with `auth` (src/auth/vault-auth.ts). */
+  auth?: AuthProvider | undefined;
+}
+
 /**
  * One connection to one MCP server, over the official SDK v2 client:
  * 2026-07-28 when the server speaks it (`server/discover`, or a stored
@@ -113,18 +125,21 @@ export class McpConnection {
   /** Recorded sessions of an earlier instance being ended now. */
   private readonly ending = new Set<string>();
 
-  constructor(
-    readonly config: McpServerConfig,
-    private readonly env: TransportEnv,
-    private readonly settings: Pick<
-      Settings,
-      'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'
-    >,
-    private readonly events: ConnectionEvents,
-    private readonly verdicts: VerdictStore,
-    /** The bearer token of a server with `auth` (src/auth/vault-auth.ts). */
-    private readonly authProvider?: AuthProvider,
-  ) {}
+  readonly config: McpServerConfig;
+  private readonly env: TransportEnv;
+  private readonly settings: McpConnectionOptions['settings'];
+  private readonly events: ConnectionEvents;
+  private readonly verdicts: VerdictStore;
+  private readonly authProvider: AuthProvider | undefined;
+
+  constructor(options: McpConnectionOptions) {
+    this.config = options.config;
+    this.env = options.env;
+    this.settings = options.settings;
+    this.events = options.events;
+    this.verdicts = options.verdicts;
+    this.authProvider = options.auth;
+  }
 
   get connected(): boolean {
     return this.client !== undefined;

@@ -43,6 +43,10 @@ export interface ClientTool {
   parameters?: unknown;
 }
 
+/** A second turn while one runs: 409. */
+const turnInProgress = () =>
+  new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+
 /** What the runner needs of the conversation it runs turns for (conversation/ wires it; turn/ never imports conversation/). */
 export interface TurnHost {
   env: Env;
@@ -135,7 +139,7 @@ export class TurnRunner {
   }
 
   async start(request: TurnRequest): Promise<LiveStream> {
-    if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+    if (this.busy) throw turnInProgress();
     this.writer = undefined;
     const last = this.state.kind === 'streaming' ? this.state.stream : this.state.last;
     // Made now: a stop that comes while the turn is still being set up stops it too.
@@ -177,7 +181,7 @@ export class TurnRunner {
    * undefined.
    */
   async approve(answers: ApprovalAnswer[]): Promise<LiveStream | undefined> {
-    if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+    if (this.busy) throw turnInProgress();
     const { save, next } = recordApprovals(this.host.store.load(), answers);
     if (save) this.host.store.save([save]);
     if (next === 'waiting') return undefined;

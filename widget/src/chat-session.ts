@@ -1,0 +1,427 @@
+import { ChatError, type ChatApi } from './api';
+import type { ElicitationAnswer } from './elicitation-form';
+import type { Attachment, Catalog, Message, ToolPart } from './types';
+import { applyChunk, sseChunks, type StreamChunk } from './ui-stream';
+
+const CATALOG_MAX_AGE_MS = 15_000;
+/** Waits before each try to pick a broken stream up again; after the last, the person is offered "Try again". */
+export const RESUME_DELAYS_MS = [500, 1_000, 2_000, 4_000];
+
+/**
+ * What the session is doing: `ready` between turns, else busy. `connection-lost`:
+ * a stream broke off and the session waits to pick the turn up again.
+ */
+export type ChatStatus = 'ready' | 'loading' | 'answering' | 'reconnecting' | 'connection-lost';
+
+/**
+ * The messages the person sees, as the session reads and changes them (the
+ * AI SDK's `ChatState`): the transcript view, or a plain list in a test.
+ */
+export interface ChatMessages {
+  all(): readonly Message[];
+  find(id: string | undefined): Message | undefined;
+  /** A copy of the message as last loaded from the history, to replay a resumed stream onto. */
+  storedCopy(id: string | undefined): Message | undefined;
+  /** The history as the service stored it, in place of everything shown. */
+  show(messages: Message[]): void;
+  add(message: Message): Message;
+  replace(old: Message, message: Message): void;
+  remove(message: Message): void;
+}
+
+/** Where the conversation id is kept across reloads: sessionStorage, or any object like it. */
+export type ConversationStore = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+
+export interface ChatSessionOptions {
+  api: ChatApi;
+  messages: ChatMessages;
+  /** Read on each use (it may throw: storage blocked); null: the conversation is not kept. */
+  storage(): ConversationStore | null;
+  /** The conversation to continue; default: the one kept in storage. */
+  conversation?: string | null;
+  /** Aborted when the chat leaves the page: no fetch, stream or timer outlives it. Read on each use. */
+  lifetime(): AbortSignal;
+  onStatus(status: ChatStatus): void;
+  /** A chunk of a streaming answer was applied to `message`. */
+  onChunk(message: Message, chunk: StreamChunk): void;
+  /** Something failed; `retry`, when given, does it again (if trying again can help). */
+  onError(error: unknown, retry?: () => void): void;
+  /** A message changed outside a stream (an approval answered, or given back): show it now. */
+  onMessageChange?(message: Message): void;
+  /** An answer finished without error (also one that finished while the page was away). */
+  onFinish?(message: Message): void;
+  /** A conversation was created, on first use. */
+  onCreate?(id: string): void;
+  /** An existing conversation's history is being loaded. */
+  onLoad?(id: string): void;
+}
+
+export interface TurnOptions {
+  /** The service refused the turn (nothing of it was stored): undo what was shown. */
+  onRefused?: () => void;
+  /** What "Try again" does; default: the same turn again. */
+  retry?: () => void;
+}
+
+type Turn = (signal: AbortSignal) => Promise<Response>;
+
+/**
+ * One chat with the service, with no DOM (the AI SDK's `AbstractChat`): the
+ * conversation's identity (created on first use, kept in storage), its
+ * catalog, and the turns — started, streamed into the messages, picked up
+ * again when the connection drops mid-answer (the turn goes on at the
+ * service without us), undone when the service refuses them. The element is
+ * a view over it: it renders the messages and the status and shows errors.
+ */
+export class ChatSession {
+  private id: string | null;
+  private creating: Promise<string> | null = null;
+  private catalogCache: { value: Catalog; at: number } | null = null;
+  private current: ChatStatus = 'ready';
+  /** The last consumed turn ended with an error chunk (the service kept nothing of it). */
+  private turnFailed: string | null = null;
+
+  constructor(private readonly options: ChatSessionOptions) {
+    this.id = options.conversation || this.stored();
+  }
+
+  get conversationId(): string | null {
+    return this.id;
+  }
+  get status(): ChatStatus {
+    return this.current;
+  }
+  get busy(): boolean {
+    return this.current !== 'ready';
+  }
+
+  // ---- the conversation ----------------------------------------------------------
+
+  /** The conversation, created on first use; concurrent callers share one creation. */
+  ensureConversation(): Promise<string> {
+    if (this.id) return Promise.resolve(this.id);
+    this.creating ??= this.options.api
+      .createConversation()
+      .then(({ id }) => {
+        this.id = id;
+        this.remember(id);
+        this.options.onCreate?.(id);
+        return id;
+      })
+      .finally(() => (this.creating = null));
+    return this.creating;
+  }
+
+  /** Another conversation, shown in place of this one. */
+  switchTo(id: string): Promise<void> {
+    this.id = id;
+    this.catalogCache = null;
+    this.remember(id);
+    return this.load(id);
+  }
+
+  /** An existing conversation: its history, then the turn still running, if any. */
+  async load(id: string): Promise<void> {
+    this.setStatus('loading');
+    this.options.onLoad?.(id);
+    try {
+      this.options.messages.show((await this.options.api.conversation(id)).messages);
+      await this.follow(this.options.lifetime(), null);
+    } catch (error) {
+      if (error instanceof ChatError && error.status === 404) this.forget();
+      else if (!this.options.lifetime().aborted) this.options.onError(error, () => void this.load(id));
+    } finally {
+      this.setStatus('ready');
+    }
+  }
+
+  /** The catalog (servers, their resources and prompts), asked for again after 15 s. */
+  async catalog(): Promise<Catalog> {
+    if (this.catalogCache && Date.now() - this.catalogCache.at < CATALOG_MAX_AGE_MS) return this.catalogCache.value;
+    const value = await this.options.api.catalog(await this.ensureConversation());
+    this.catalogCache = { value, at: Date.now() };
+    return value;
+  }
+
+  /** What the catalog says of an attached resource, for its chip. */
+  describe(server: string, uri: string): Attachment {
+    const resource = this.catalogCache?.value.servers.find((s) => s.id === server)?.resources?.find((r) => r.uri === uri);
+    return {
+      server,
+      uri,
+      title: resource?.title ?? resource?.name ?? uri,
+      ...(resource?.mimeType ? { mimeType: resource.mimeType } : {}),
+      ...(resource?.size !== undefined ? { size: resource.size } : {}),
+    };
+  }
+
+  private storageKey(): string {
+    return `mcp-ondemand:${this.options.api.endpoint}`;
+  }
+  private stored(): string | null {
+    try {
+      return this.options.storage()?.getItem(this.storageKey()) ?? null;
+    } catch {
+      return null; // storage blocked (third-party iframe, privacy mode)
+    }
+  }
+  private remember(id: string | null): void {
+    try {
+      const storage = this.options.storage();
+      if (id) storage?.setItem(this.storageKey(), id);
+      else storage?.removeItem(this.storageKey());
+    } catch {
+      // Not kept across reloads; the chat still works.
+    }
+  }
+
+  /** Deleted, or not this person's (a token for someone else): the next message starts afresh. */
+  private forget(): void {
+    this.id = null;
+    this.catalogCache = null;
+    this.remember(null);
+  }
+
+  // ---- what the person does ------------------------------------------------------
+
+  /**
+   * Sends the person's message: shown at once, taken back if the service
+   * refuses it (`onRefused` then puts it back in the box). True once its turn ended well.
+   */
+  send(text: string, attachments: ReadonlyArray<{ server: string; uri: string }>, options: TurnOptions = {}): Promise<boolean> {
+    const refs = () => attachments.map(({ server, uri }) => ({ server, uri }));
+    const mine = this.options.messages.add({ id: `local-${Date.now()}`, role: 'user', parts: [{ type: 'text', text }], metadata: { attachments: refs() } });
+    return this.runTurn(async (signal) => this.options.api.sendMessage(await this.ensureConversation(), { text, attachments: refs() }, signal), {
+      ...options,
+      onRefused: () => {
+        this.options.messages.remove(mine);
+        options.onRefused?.();
+      },
+    });
+  }
+
+  /** Runs a server's prompt as a turn. True once its turn ended well. */
+  async runPrompt(server: string, name: string, values: Record<string, string>): Promise<boolean> {
+    // Shown at once; replaced by the prompt's messages as the service stored them once the turn is over.
+    const args = Object.entries(values)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
+    const placeholder = this.options.messages.add({
+      id: `local-${Date.now()}`,
+      role: 'user',
+      parts: [{ type: 'text', text: args ? `(${args})` : '' }],
+      metadata: { prompt: { server, name } },
+    });
+    const api = this.options.api;
+    const ran = await this.runTurn(async (signal) => api.runPrompt(await this.ensureConversation(), { server, name, arguments: values }, signal), {
+      onRefused: () => this.options.messages.remove(placeholder),
+    });
+    if (ran) await this.reloadHistory();
+    return ran;
+  }
+
+  /** A tool call approved or denied: shown as answered at once; the stream that follows continues the same message. */
+  answerApproval(toolCallId: string, approved: boolean): void {
+    const message = this.options.messages.all().find((m) => m.parts.some((p) => (p as { toolCallId?: string }).toolCallId === toolCallId));
+    const part = message?.parts.find((p) => (p as { toolCallId?: string }).toolCallId === toolCallId) as ToolPart | undefined;
+    const show = (state: ToolPart['state'], decision?: boolean) => {
+      if (!message || !part?.approval) return;
+      part.state = state;
+      if (decision === undefined) delete part.approval.approved;
+      else part.approval.approved = decision;
+      this.options.onMessageChange?.(message);
+    };
+    show('approval-responded', approved);
+    void this.runTurn(async (signal) => this.options.api.answerApproval(this.id!, { toolCallId, approved }, signal), {
+      // Refused (expired token, limit): the question is still open; ask it again.
+      onRefused: () => show('approval-requested'),
+    });
+  }
+
+  /** A server's question answered: the running turn (whose stream this session is reading) goes on with it. */
+  answerElicitation: ElicitationAnswer = (elicitationId, action, content) => {
+    if (!this.id) return;
+    this.options.api
+      .answerElicitation(this.id, elicitationId, { action, ...(content ? { content } : {}) })
+      .catch((error: unknown) => this.options.onError(error));
+  };
+
+  /**
+   * An account was just connected from the card of answer `turn`. That
+   * answer was written without the server (one waiting for the person
+   * offers the model none of its tools; one needing more access, not the
+   * tool that needed it), so the question is still unanswered in
+   * substance, and answering it is why the person connected: it is answered
+   * again now, in place (the chat protocol's regenerate, as `useChat` does),
+   * rather than leaving the person to ask again and the history holding an
+   * answer that missed the server. Only when that answer is still the last
+   * one and no turn runs: a later answer is never replaced.
+   */
+  answerAgain(turn: string | undefined): boolean {
+    const messages = this.options.messages;
+    const last = messages.all().at(-1);
+    const id = this.id;
+    if (!turn || !id || this.busy || last?.role !== 'assistant' || last.id !== turn) return false;
+    // The new answer streams in as a new message; the old one is put back if the service refuses.
+    messages.remove(last);
+    void this.runTurn((signal) => this.options.api.regenerate(id, last.id, signal), { onRefused: () => messages.find(last.id) || messages.add(last) });
+    return true;
+  }
+
+  /** Stops the turn on the service: the model and its tool calls stop; what was written stays, marked stopped. */
+  async stop(): Promise<void> {
+    if (!this.busy || !this.id) return;
+    try {
+      await this.options.api.stop(this.id);
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  // ---- turns ---------------------------------------------------------------------
+
+  /**
+   * Runs one turn: starts it, streams the answer in, and — if the connection
+   * drops mid-answer — picks it up again from the service (the turn goes on
+   * there without us). `onRefused` undoes local changes when the service
+   * refused the request outright (4xx/5xx before any streaming).
+   */
+  private async runTurn(start: Turn, options: TurnOptions = {}): Promise<boolean> {
+    const retry = options.retry ?? (() => void this.runTurn(start, options));
+    if (this.busy) {
+      options.onRefused?.();
+      this.options.onError(new ChatError(409, 'turn_in_progress', 'A turn is already running.'));
+      return false;
+    }
+    const signal = this.options.lifetime();
+    this.setStatus('answering');
+    try {
+      let response: Response;
+      try {
+        response = await start(signal);
+      } catch (error) {
+        if (signal.aborted) return false;
+        if (error instanceof ChatError && error.code === 'not_found') this.forget();
+        options.onRefused?.();
+        this.options.onError(error, retry);
+        return false;
+      }
+      await this.follow(signal, response);
+      if (this.turnFailed !== null) {
+        // The service stored nothing of a failed turn: show the history as it is, and give the message back.
+        const reason = this.turnFailed;
+        await this.reloadHistory();
+        options.onRefused?.();
+        this.options.onError(new ChatError(502, 'turn_failed', reason), retry);
+        return false;
+      }
+      return true;
+    } finally {
+      this.setStatus('ready');
+    }
+  }
+
+  /** Follows the turn running on the service (from "Try again" after the connection could not be re-established). */
+  private async resumeTurn(): Promise<void> {
+    if (this.busy || !this.id) return;
+    this.setStatus('reconnecting');
+    try {
+      await this.follow(this.options.lifetime(), null);
+    } finally {
+      this.setStatus('ready');
+    }
+  }
+
+  /**
+   * Streams `response` (or the running turn, when null) into the messages.
+   * A stream that ends without `finish` (or `abort`, `error`) means the
+   * connection dropped, not that the answer is over: the running turn is
+   * asked for again after each of RESUME_DELAYS_MS, then given up.
+   */
+  private async follow(signal: AbortSignal, response: Response | null): Promise<void> {
+    let current = response;
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      const resumed = current === null;
+      try {
+        current ??= await this.options.api.resume(this.id!, signal);
+        if (!current) {
+          // Nothing running: the turn finished while we were away; its result is in the history,
+          // and the host hears of it as of any finished turn.
+          if (attempt > 0 && (await this.reloadHistory())) this.finished(this.options.messages.all().at(-1));
+          return;
+        }
+        if (await this.consume(current, resumed)) {
+          // A resumed stream may have begun before this page saw it: the history is the full story.
+          if (resumed) await this.reloadHistory();
+          return;
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof ChatError) return this.options.onError(error, () => void this.resumeTurn());
+        // Otherwise the stream broke: try again below.
+      }
+      if (attempt >= RESUME_DELAYS_MS.length) {
+        return this.options.onError(new Error('The connection dropped and could not be re-established.'), () => void this.resumeTurn());
+      }
+      current = null;
+      this.setStatus('connection-lost');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RESUME_DELAYS_MS[attempt]);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+  }
+
+  /** One response's chunks into its message. True when the turn ended; false when the stream broke off. */
+  private async consume(response: Response, resumed: boolean): Promise<boolean> {
+    const messages = this.options.messages;
+    this.turnFailed = null;
+    let message: Message | null = null;
+    let ended = false;
+    let failed = false;
+    for await (const chunk of sseChunks(response.body!)) {
+      if (chunk.type === 'start') {
+        const existing = messages.find(chunk.messageId);
+        if (existing && !resumed) {
+          message = existing; // a continuation (after an approval) streams into the message it continues
+        } else {
+          // A new message; or a resumed stream, replayed from its first chunk onto the message as stored.
+          message = messages.storedCopy(chunk.messageId) ?? { id: chunk.messageId ?? '', role: 'assistant', parts: [] };
+          if (existing) messages.replace(existing, message);
+          else messages.add(message);
+        }
+      }
+      message ??= messages.add({ id: '', role: 'assistant', parts: [] });
+      const said = applyChunk(message, chunk);
+      if (said?.error) {
+        failed = true;
+        this.turnFailed = said.error;
+        this.options.onError(new ChatError(502, 'turn_failed', said.error));
+      }
+      if (chunk.type === 'abort') failed = true;
+      if (chunk.type === 'finish' || chunk.type === 'abort' || chunk.type === 'error') ended = true;
+      this.options.onChunk(message, chunk);
+    }
+    if (message && ended && !failed) this.finished(message);
+    return ended;
+  }
+
+  private async reloadHistory(): Promise<boolean> {
+    try {
+      this.options.messages.show((await this.options.api.conversation(this.id!)).messages);
+      return true;
+    } catch (error) {
+      if (!this.options.lifetime().aborted) this.options.onError(error, () => void this.reloadHistory());
+      return false;
+    }
+  }
+
+  private finished(message: Message | undefined): void {
+    if (message?.role === 'assistant') this.options.onFinish?.(message);
+  }
+
+  private setStatus(status: ChatStatus): void {
+    this.current = status;
+    this.options.onStatus(status);
+  }
+}

@@ -108,6 +108,24 @@ export const TEST_TENANTS = [
       { id: 'notes2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
     ],
   },
+  // Skills (test/skills.test.ts): SDK v2 servers serving skills through the SDK's extension (test/infra/skill-servers.ts),
+  // in each era, one with 500 skills; an SDK v2 server without the extension; and one whose skills the operator narrows.
+  {
+    id: 'skills',
+    apiKeySha256: [sha256('test-key-skills')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'kit', url: local(9, '/strict'), transport: 'streamable-http' },
+      { id: 'kit2025', url: local(9, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', skills: ['triage-a-bug'] },
+      { id: 'plain', url: local(5, '/strict'), transport: 'streamable-http' },
+    ],
+  },
+  {
+    id: 'skills-many',
+    apiKeySha256: [sha256('test-key-skills-many')],
+    allowedOrigins: [],
+    mcpServers: [{ id: 'library', url: local(9, '/many'), transport: 'streamable-http' }],
+  },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
   {
     id: 'limited',

@@ -32,6 +32,7 @@ function server(n: number): ServerState {
   return {
     id: 'kb',
     status: 'connected',
+    skills: [],
     instructions: 'The knowledge base: runbooks, guidelines and test plans. Read a document before answering from it.',
     tools: [],
     resourceTemplates: [],

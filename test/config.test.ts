@@ -28,6 +28,7 @@ describe('MCP_SERVERS', () => {
         trustAnnotations: true,
         autoApprove: [],
         modelPrompts: true,
+        skills: 'all',
         pin: [],
       },
     ]);
@@ -47,6 +48,7 @@ describe('MCP_SERVERS', () => {
       trustAnnotations: false,
       autoApprove: [],
       modelPrompts: true,
+      skills: 'all',
       pin: [],
     });
   });

@@ -23,7 +23,7 @@ async function withSessions<T>(
   return runInDurableObject(await conversationStub(id), async (_instance, state) => {
     const { sessions, settings } = buildSessions(state.storage, servers, overrides);
     const turn = async (model: MockLanguageModelV4, text: string) => {
-      const context = await turnContext(sessions, settings, false, Date.now());
+      const context = await turnContext(sessions, { settings, acceptsImages: false, turnStartedAt: Date.now() });
       const live = await streamTurn({
         ...context,
         messages: [userMessage(text)],

@@ -94,9 +94,9 @@ describe('a turn connects to a server only when it needs it', () => {
     } finally {
       kv.get = get;
     }
-    // Two servers of the tenant: one bulk read each (header, tools, resources, templates, prompts; the user's key and the
-    // tenant's), then one for the read (both key spaces). Single reads would have been 2 × 10 + 2.
-    expect(reads.map((key) => (Array.isArray(key) ? key.length : 1))).toEqual([10, 10, 2]);
+    // Two servers of the tenant: one bulk read each (header, tools, resources, templates, prompts, skills; the user's key
+    // and the tenant's), then one for the read (both key spaces). Single reads would have been 2 × 12 + 2.
+    expect(reads.map((key) => (Array.isArray(key) ? key.length : 1))).toEqual([12, 12, 2]);
   });
 
   it('2025: the same, with no session opened', async () => {

@@ -269,6 +269,7 @@ describe('system prompt budget', () => {
     const server: ServerState = {
       id: 'bulk',
       status: 'connected',
+      skills: [],
       instructions: 'Invoices by number.',
       tools: [],
       resources,

@@ -60,7 +60,7 @@ describe('the host side of MCP Apps: catalog and model', () => {
 
     const tools = await runInDurableObject(await conversationStub(id), (instance) =>
       instance.parts.live.use(async (sessions) => {
-        const context = await turnContext(sessions, loadConfig(env).settings, false, Date.now());
+        const context = await turnContext(sessions, { settings: loadConfig(env).settings, acceptsImages: false, turnStartedAt: Date.now() });
         return { all: Object.keys(context.tools), searchable: context.mcpToolEntries.map((e) => e.name) };
       }),
     );
@@ -78,7 +78,7 @@ describe('the host side of MCP Apps: catalog and model', () => {
         const view = { uri: 'ui://demo/listed', name: 'listed', mimeType: 'text/html;profile=mcp-app' };
         sessions.catalog = async (since) => (await listed(since)).map((s) => (s.id === 'demo' ? { ...s, resources: [...s.resources, view] } : s));
         try {
-          const context = await turnContext(sessions, loadConfig(env).settings, false, Date.now());
+          const context = await turnContext(sessions, { settings: loadConfig(env).settings, acceptsImages: false, turnStartedAt: Date.now() });
           return context.states.find((s) => s.id === 'demo')!.resources.map((r) => r.uri);
         } finally {
           sessions.catalog = listed;

@@ -31,7 +31,8 @@ describe('catalog', () => {
       expect.arrayContaining(['task://guidelines', 'docs://test-matrix', 'docs://quarterly-report.pdf', 'assets://logo.png']),
     );
     expect(demo!.resources.find((r) => r.uri === 'docs://quarterly-report.pdf')).toMatchObject({ mimeType: 'application/pdf', size: 1061 });
-    expect(demo!.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['customer://{customerId}/profile', 'docs://published/{slug}']);
+    // (skill://{+path}: the skills extension's template for its files; the model is never shown it, skills are loaded by name.)
+    expect(demo!.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['customer://{customerId}/profile', 'docs://published/{slug}', 'skill://{+path}']);
     expect(demo!.prompts.map((p) => p.name).sort()).toEqual(['plan_day', 'review_guidelines']);
     expect(demo!.tools.map((t) => t.name)).toContain('update_guidelines');
     for (const kind of ['tools', 'resources', 'resourceTemplates', 'prompts'] as const) {

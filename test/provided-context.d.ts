@@ -10,6 +10,8 @@ declare module 'vitest' {
     minimalUrl: string;
     /** The SDK v2 servers (test/infra/v2-servers.ts): `${v2Url}/<mode>`, control at `${v2Url}/__control/<mode>/…`. */
     v2Url: string;
+    /** The SDK v2 servers serving skills (test/infra/skill-servers.ts): `${skillsUrl}/<strict|stateful|many>`, control at `${skillsUrl}/__control/<mode>/…`. */
+    skillsUrl: string;
     /** The OAuth authorization server (test/infra/oauth-servers.ts): the issuer, control at `${oauthAsUrl}/__control/…`. */
     oauthAsUrl: string;
     /** The MCP server it protects: `http://127.0.0.1:<port>/mcp`, its resource identifier too. */

@@ -282,7 +282,7 @@ describe('optional pins that cannot be read', () => {
         ],
       };
       const { sessions, settings } = buildSessions(state.storage, [demo]);
-      const pinned = await readPinned(sessions, await sessions.catalog(), [demo], settings, Date.now());
+      const pinned = await readPinned(sessions, await sessions.catalog(), { configs: [demo], settings, reuseSince: Date.now() });
       expect(pinned.byServer.get('demo')).toHaveLength(1);
       expect(pinned.notices).toEqual([expect.stringContaining('Pinned resource customer://nobody/profile on server "demo" was skipped: ')]);
 

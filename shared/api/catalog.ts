@@ -1,4 +1,5 @@
 import type { Implementation, Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/client';
+import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { z } from 'zod';
 import { mcpObject, ServerId } from './common';
 
@@ -9,6 +10,12 @@ export const McpResource = mcpObject<Resource>('Resource', { uri: z.string(), na
 export const McpResourceTemplate = mcpObject<ResourceTemplateType>('ResourceTemplate', { uriTemplate: z.string(), name: z.string() });
 export const McpPrompt = mcpObject<Prompt>('Prompt', { name: z.string() });
 export const McpImplementation = mcpObject<Implementation>('Implementation', { name: z.string(), version: z.string() });
+/** A skill as `skills/list` gives it (MCP Skills extension, SEP-2640): its SKILL.md URI, frontmatter, and files with digests (or `"dynamic"`). */
+export const McpSkill = mcpObject<Skill>('Skill', {
+  uri: z.string(),
+  frontmatter: z.looseObject({ name: z.string(), description: z.string() }),
+  resources: z.union([z.literal('dynamic'), z.array(z.object({ uri: z.string(), digest: z.string(), size: z.number() }))]),
+});
 
 /**
  * A server's capabilities as we keep them: the MCP `ServerCapabilities`
@@ -39,7 +46,7 @@ export const Authorization = z
 
 const ConnectUrl = z.url().meta({ description: "This caller's link to connect their account: single use, 10 minutes." });
 
-export const CatalogKind = z.enum(['tools', 'resources', 'resourceTemplates', 'prompts']);
+export const CatalogKind = z.enum(['tools', 'resources', 'resourceTemplates', 'prompts', 'skills']);
 export type CatalogKind = z.infer<typeof CatalogKind>;
 
 /** A server's cache hint (2026-07-28 results carry one; 2025 results never do). */
@@ -84,6 +91,7 @@ export const ServerState = z
     resources: z.array(McpResource),
     resourceTemplates: z.array(McpResourceTemplate),
     prompts: z.array(McpPrompt),
+    skills: z.array(McpSkill).meta({ description: 'Its skills (MCP Skills extension), those the operator allows; empty when it serves none.' }),
   })
   .meta({ id: 'ServerState', description: "One server in a conversation's catalog." });
 // Interfaces (not aliases): named types stay shallow in the Durable Object stub's RPC types, which the MCP SDK's recursive JSON types otherwise overflow.

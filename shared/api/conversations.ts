@@ -175,6 +175,35 @@ export type MessagesPage = z.infer<typeof MessagesPage>;
 export const TitleSet = z.object({ id: z.string(), title: z.string() }).meta({ id: 'TitleSet' });
 export type TitleSet = z.infer<typeof TitleSet>;
 
+/** Most skills one conversation pins. */
+export const MAX_PINNED_SKILLS = 8;
+
+/** A server's skill (MCP Skills extension) by name. */
+export const SkillRef = z
+  .object({ server: ServerId, name: z.string().min(1).max(64) })
+  .strict()
+  .meta({ id: 'SkillRef' });
+export type SkillRef = z.infer<typeof SkillRef>;
+
+export const PinnedSkillsBody = z
+  .object({
+    skills: z
+      .array(SkillRef)
+      .max(MAX_PINNED_SKILLS)
+      .meta({
+        description: `The skills every turn of this conversation loads (replacing the ones pinned before; [] unpins all). At most ${MAX_PINNED_SKILLS}.`,
+      }),
+  })
+  .strict()
+  .meta({ id: 'PinnedSkillsBody' });
+export type PinnedSkillsBody = z.infer<typeof PinnedSkillsBody>;
+
+export const PinnedSkills = z.object({ skills: z.array(SkillRef).meta({ description: 'In the order they were pinned.' }) }).meta({
+  id: 'PinnedSkills',
+  description: 'The skills pinned for this conversation: their SKILL.md is in the system prompt of each turn, read and verified then.',
+});
+export type PinnedSkills = z.infer<typeof PinnedSkills>;
+
 export const ElicitationAnswered = z.object({ answered: z.string() }).meta({ id: 'ElicitationAnswered' });
 export type ElicitationAnswered = z.infer<typeof ElicitationAnswered>;
 

@@ -4,7 +4,7 @@ import { DEFAULT_MCP_SERVERS, McpServersSchema, type McpServerConfig } from './s
 import { SETTING_NAMES, SettingsSchema, type Settings } from './settings';
 import { TenantsSchema, type Tenant } from './tenants';
 
-export { publicServerInfo, type McpServerConfig } from './servers';
+export { allowsSkill, publicServerInfo, type McpServerConfig } from './servers';
 export type { Settings } from './settings';
 export type { Tenant } from './tenants';
 

@@ -86,6 +86,12 @@ export const McpServerConfigSchema = z
     /** Whether the model may fetch this server's prompts (`invoke_prompt`); false keeps them user-only. */
     modelPrompts: z.boolean().default(true),
     /**
+     * The server's skills (MCP Skills extension) this deployment uses: `all`,
+     * `off` (never listed), or the names allowed. A skill not allowed is in
+     * no catalog, no tool and no attachment.
+     */
+    skills: z.union([z.enum(['all', 'off']), z.array(z.string().min(1)).min(1)]).default('all'),
+    /**
      * Resources whose current content goes into every turn's system prompt
      * (read through the cache, so updates show). A required one that cannot
      * be read fails the turn (502) rather than letting the model work without it.
@@ -128,4 +134,9 @@ export const DEFAULT_MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp","trustAnnota
 /** What clients may see of a server's config: never its headers. */
 export function publicServerInfo(server: McpServerConfig) {
   return { id: server.id, url: server.url, transport: server.transport, auth: server.auth.type };
+}
+
+/** Whether the operator allows the skill `name` of this server (`skills` in MCP_SERVERS). */
+export function allowsSkill(server: Pick<McpServerConfig, 'skills'>, name: string): boolean {
+  return server.skills === 'all' || (Array.isArray(server.skills) && server.skills.includes(name));
 }

@@ -82,6 +82,26 @@ export function parsePromptLine(line: string): { name: string; args: string[] } 
   };
 }
 
+/** What a skill line says of it: its files' count and size, or that its content is generated. */
+export interface SkillLineInput {
+  name: string;
+  description: string;
+  /** Files and their total bytes; undefined for a `"dynamic"` skill. */
+  files?: { count: number; bytes: number } | undefined;
+}
+
+/** `<name>: <description> [<n> files <size>]` — one line per skill (MCP Skills extension), never its body. */
+export function skillLine(skill: SkillLineInput, options: LineOptions = {}): string {
+  const meta = skill.files ? `${skill.files.count} file${skill.files.count === 1 ? '' : 's'} ${shortSize(skill.files.bytes)}` : 'dynamic';
+  return `${skill.name}: ${oneLine(skill.description, options.descriptionChars ?? 160)} [${meta}]`;
+}
+
+/** A skill line read back: its name and (cut) description. */
+export function parseSkillLine(line: string): { name: string; description: string } | undefined {
+  const match = /^([a-z0-9][a-z0-9-]*): (.*?)(?: \[[^\]]*\])?$/.exec(line);
+  return match ? { name: match[1]!, description: match[2]! } : undefined;
+}
+
 const SHORT_TYPES: Record<string, string> = {
   'text/plain': 'txt',
   'text/markdown': 'md',

@@ -144,8 +144,13 @@ export function parseServerHeading(line: string): string | undefined {
 }
 
 /** The catalog's parts within a server's section, each under its heading line. */
-export type CatalogSection = 'resource' | 'template' | 'prompt';
-const SECTION_TITLES: Record<CatalogSection, string> = { resource: 'Resources', template: 'Resource templates', prompt: 'Prompts (invoke_prompt)' };
+export type CatalogSection = 'resource' | 'template' | 'prompt' | 'skill';
+const SECTION_TITLES: Record<CatalogSection, string> = {
+  resource: 'Resources',
+  template: 'Resource templates',
+  prompt: 'Prompts (invoke_prompt)',
+  skill: 'Skills (load_skill)',
+};
 
 export const sectionHeading = (section: CatalogSection) => `${SECTION_TITLES[section]}:`;
 

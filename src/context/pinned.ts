@@ -4,7 +4,10 @@ import { logEvent } from '../observability/log';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
+import { findSkill } from '../mcp/catalog/skills';
+import type { SkillRef } from '../../shared/api/conversations';
 import { viewResource } from './resource-view';
+import { skillFilesNote } from './skill-notes';
 import { estimateTokens } from './tokens';
 
 export interface PinnedContent {
@@ -16,6 +19,15 @@ export interface PinnedContent {
   wholeCorpus: boolean;
   /** Optional pins that could not be read: said in the stream, so nobody is misled. */
   notices: string[];
+}
+
+export interface PinOptions {
+  configs: McpServerConfig[];
+  settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD' | 'INLINE_CORPUS_CHARS'>;
+  /** When the turn started (pins are read once per turn). */
+  reuseSince: number;
+  /** The skills the conversation pins (PUT …/skills/pinned), loaded after the resource pins. */
+  skills?: SkillRef[] | undefined;
 }
 
 /**
@@ -33,10 +45,7 @@ export interface PinnedContent {
 export async function readPinned(
   sessions: McpSessions,
   states: ServerState[],
-  configs: McpServerConfig[],
-  settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD' | 'INLINE_CORPUS_CHARS'>,
-  /** When the turn started (pins are read once per turn). */
-  reuseSince: number,
+  { configs, settings, reuseSince, skills = [] }: PinOptions,
 ): Promise<PinnedContent> {
   const byServer = new Map<string, string[]>();
   const inlined = new Set<string>();
@@ -73,12 +82,59 @@ export async function readPinned(
       pinnedKeys.add(key(state.id, uri));
     }
   }
+  for (const ref of skills) {
+    const pinned = await readPinnedSkill(sessions, states, ref, reuseSince);
+    if ('notice' in pinned) {
+      notices.push(pinned.notice);
+      continue;
+    }
+    const cost = estimateTokens(pinned.text);
+    if (used + cost > settings.PINNED_TOKEN_BUDGET) {
+      // The user pinned it: they are told, not only the logs (it stays loadable with load_skill).
+      notices.push(
+        `Pinned skill "${ref.name}" of server "${ref.server}" (~${cost} tokens) does not fit the pinned budget (${settings.PINNED_TOKEN_BUDGET}); the model loads it when it needs it.`,
+      );
+      continue;
+    }
+    used += cost;
+    byServer.set(ref.server, [...(byServer.get(ref.server) ?? []), pinned.text]);
+  }
   const corpus = await readSmallCorpus(sessions, states, pinnedKeys, settings.INLINE_CORPUS_CHARS, reuseSince);
   for (const { server, uri, text } of corpus ?? []) {
     byServer.set(server, [...(byServer.get(server) ?? []), text]);
     inlined.add(key(server, uri));
   }
   return { byServer, inlined, wholeCorpus: corpus !== undefined, notices };
+}
+
+/**
+ * A pinned skill's SKILL.md (verified as every read of a skill's file is:
+ * ServerLink.read) and the list of its files; a notice when the server no
+ * longer offers it or the read fails (a pin never fails a turn: the user
+ * chose it, and is told).
+ */
+async function readPinnedSkill(
+  sessions: McpSessions,
+  states: ServerState[],
+  ref: SkillRef,
+  reuseSince: number,
+): Promise<{ text: string } | { notice: string }> {
+  const state = states.find((s) => s.id === ref.server);
+  const found = state && isUsable(state) ? findSkill([state], ref.name) : undefined;
+  if (!found)
+    return {
+      notice: `Pinned skill "${ref.name}" of server "${ref.server}" is not offered now${state && !isUsable(state) ? ' (the server is unavailable)' : ''}; it was skipped.`,
+    };
+  try {
+    const view = await viewResource(
+      sessions,
+      { server: ref.server, uri: found.skill.uri },
+      { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince },
+    );
+    return { text: `${view.model.text}\n${skillFilesNote(ref.server, found.skill)}` };
+  } catch (error) {
+    return { notice: `Pinned skill "${ref.name}" of server "${ref.server}" was skipped: ${error instanceof Error ? error.message : String(error)}` };
+  }
 }
 
 const key = (server: string, uri: string) => `${server}\u0000${uri}`;

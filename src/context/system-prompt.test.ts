@@ -13,6 +13,7 @@ const server = (over: Partial<ServerState> = {}): ServerState => ({
   resources: [],
   resourceTemplates: [],
   prompts: [],
+  skills: [],
   fetchedAt: {},
   ...over,
 });
@@ -104,7 +105,12 @@ describe('the system prompt text', () => {
 
   it("each offered tool's sentence appears once in the base instruction, in registry order", () => {
     const templates = Array.from({ length: 5 }, (_, i) => ({ uriTemplate: `docs://page/{id}/${i}`, name: `page-${i}` }));
-    const servers = [server({ resources: many, resourceTemplates: templates, prompts: [{ name: 'summarise' }] })];
+    const skills = Array.from({ length: 20 }, (_, i) => ({
+      uri: `skill://skill-${i}/SKILL.md`,
+      frontmatter: { name: `skill-${i}`, description: `Does task number ${i}` },
+      resources: [{ uri: `skill://skill-${i}/SKILL.md`, digest: `sha256:${'0'.repeat(64)}`, size: 300 }],
+    }));
+    const servers = [server({ resources: many, resourceTemplates: templates, prompts: [{ name: 'summarise' }], skills })];
     const prompt = build(servers, { settings: { ...SETTINGS, CATALOG_TOKEN_BUDGET: 100 }, mcpTools: { any: true, hidden: 2 } });
     expect([...prompt.offered]).toEqual(SYNTHETIC_TOOLS.map((t) => t.name)); // all of them, for this test to mean something
     const positions = SYNTHETIC_TOOLS.map((t) => {

@@ -1,7 +1,7 @@
 import type { Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
-import { promptLine, resourceLine, templateLine } from './catalog-lines';
+import { promptLine, resourceLine, skillLine, templateLine } from './catalog-lines';
 import { score, terms } from './relevance';
 import { type CatalogSection, relevantEntries, sectionHeading, serverHeading } from './markers';
 import { estimateTokens } from './tokens';
@@ -42,6 +42,9 @@ export interface CatalogFacts {
   templatesShown: number;
   /** Prompts the model may invoke. */
   prompts: number;
+  /** Skills (MCP Skills extension), and how many the system prompt shows. */
+  skills: number;
+  skillsShown: number;
   /** Some resource or template can be read. */
   readable: boolean;
   /** Some text resource (or one of unknown type) is longer than one window, or of unknown size. */
@@ -158,6 +161,22 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         }),
       });
     }
+    for (const skill of server.skills ?? []) {
+      const files = skill.resources === 'dynamic' ? undefined : { count: skill.resources.length, bytes: skill.resources.reduce((sum, f) => sum + f.size, 0) };
+      const { name, description } = skill.frontmatter;
+      lines.push({
+        server: server.id,
+        kind: 'skill',
+        text: skillLine({ name, description, files }, lineOptions),
+        order: order++,
+        relevance: score(query, {
+          fields: [
+            [name.replace(/-/g, ' '), 3],
+            [description, 1],
+          ],
+        }),
+      });
+    }
     if (input.modelPrompts(server.id)) {
       for (const p of server.prompts) {
         lines.push({
@@ -194,6 +213,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     templates: count('template'),
     templatesShown: count('template', stable),
     prompts: count('prompt'),
+    skills: count('skill'),
+    skillsShown: count('skill', stable),
     readable: count('resource') > 0 || count('template') > 0,
     // Text that may not fit one window (bytes against characters: UTF-8 text has at least as many bytes, so this errs long).
     longOrUnknown: input.servers.some((s) =>
@@ -240,16 +261,14 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         `${input.wholeCorpus ? "The server's documents (all of its text resources; current, no need to read them)" : 'Pinned reference material (current; do not read these again)'}:\n${pinned.join('\n')}`,
       );
     }
-    for (const kind of ['resource', 'template', 'prompt'] as const) {
+    for (const kind of ['resource', 'template', 'prompt', 'skill'] as const) {
       const all = lines.filter((l) => l.server === server.id && l.kind === kind);
       const shown = all.filter((l) => stableSet.has(l));
       if (!all.length) continue;
       parts.push(sectionHeading(kind));
       parts.push(...shown.map((l) => l.text));
       if (shown.length < all.length) {
-        parts.push(
-          `… ${all.length - shown.length} more not listed here${kind === 'resource' ? `: list_resources with server "${server.id}" and a query finds them` : kind === 'template' ? ': list_resource_templates lists them' : ''}`,
-        );
+        parts.push(`… ${all.length - shown.length} more not listed here${MORE_HINTS[kind](server.id)}`);
       }
     }
     sections.push(parts.join('\n'));
@@ -263,6 +282,14 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     offered: new Set(offered.map((t) => t.name)),
   };
 }
+
+/** How the model finds the entries of a section the system prompt could not show. */
+const MORE_HINTS: Record<CatalogSection, (server: string) => string> = {
+  resource: (server) => `: list_resources with server "${server}" and a query finds them`,
+  template: () => ': list_resource_templates lists them',
+  prompt: () => '',
+  skill: (server) => `: list_skills with server "${server}" and a query finds them`,
+};
 
 const cost = (lines: CatalogLine[]) => lines.reduce((sum, l) => sum + estimateTokens(l.text) + 1, 0);
 

@@ -8,6 +8,7 @@ import { loadConfig } from '../config';
 import { readForDisplay } from '../context/resource-view';
 import { takeViewCall } from '../limits/turn-limits';
 import { MCP_STATE_TABLES } from '../mcp/catalog/state-store';
+import { requireSkills } from '../mcp/catalog/skills';
 import { newRequestId, type RequestMeta, withRequest } from '../observability/context';
 import { errorFields, logEvent, setLogLevel } from '../observability/log';
 import { notFound } from '../errors';
@@ -151,6 +152,20 @@ export class Conversation extends DurableObject<Env> {
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
   async catalog(): Promise<RpcResult<Catalog>> {
     return toRpcResult(() => this.parts.live.use(async (sessions) => ({ servers: await sessions.catalog() })));
+  }
+
+  /** The skills pinned for every turn (`GET …/skills/pinned`). */
+  async pinnedSkills(): Promise<RpcResult<Api.PinnedSkills>> {
+    return toRpcResult(async () => (this.parts.context.existing(), { skills: this.parts.thread.pinnedSkills() }));
+  }
+
+  /** Pins skills for every turn (`PUT …/skills/pinned`): each one the catalogs offer now (404 `skill_not_found` otherwise). */
+  async pinSkills(body: Api.PinnedSkillsBody): Promise<RpcResult<Api.PinnedSkills>> {
+    return toRpcResult(async () => {
+      this.parts.context.existing();
+      if (body.skills.length) await this.parts.live.use(async (sessions) => requireSkills(await sessions.catalog(), body.skills));
+      return this.parts.thread.pinSkills(body.skills);
+    });
   }
 
   /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */

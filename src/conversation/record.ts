@@ -1,6 +1,7 @@
 import { ensureTables } from '../sql-schema';
 
 import type { Owner } from '../owner';
+import type { SkillRef } from '../../shared/api/conversations';
 
 export type { Owner } from '../owner';
 
@@ -21,6 +22,11 @@ export const RECORD_TABLES = `CREATE TABLE IF NOT EXISTS conversation (
   user_id TEXT NOT NULL DEFAULT 'anonymous',
   servers TEXT,
   title TEXT
+);
+CREATE TABLE IF NOT EXISTS pinned_skill (
+  position INTEGER PRIMARY KEY,
+  server TEXT NOT NULL,
+  name TEXT NOT NULL
 )`;
 
 /**
@@ -31,6 +37,8 @@ export const RECORD_TABLES = `CREATE TABLE IF NOT EXISTS conversation (
 export class ConversationRecordStore {
   /** The row as last read or written (it is read by nearly every call; only this object writes it). Undefined: not read yet. */
   private known: ConversationRecord | null | undefined;
+  /** The pinned skills as last read or written (read by every turn). */
+  private pinned: SkillRef[] | undefined;
 
   constructor(private readonly storage: DurableObjectStorage) {
     ensureTables(storage.sql, RECORD_TABLES);
@@ -45,6 +53,25 @@ export class ConversationRecordStore {
   setTitle(title: string): void {
     this.storage.sql.exec(`UPDATE conversation SET title = ?`, title || null);
     if (this.known) this.known = { ...this.known, title: title || undefined };
+  }
+
+  /** The skills pinned for every turn (PUT …/skills/pinned), in the order given. */
+  pinnedSkills(): SkillRef[] {
+    this.pinned ??= this.storage.sql
+      .exec<SkillRef>(`SELECT server, name FROM pinned_skill ORDER BY position`)
+      .toArray()
+      .map(({ server, name }) => ({ server, name }));
+    return this.pinned;
+  }
+
+  setPinnedSkills(skills: SkillRef[]): void {
+    this.storage.transactionSync(() => {
+      this.storage.sql.exec(`DELETE FROM pinned_skill`);
+      for (const [position, { server, name }] of skills.entries()) {
+        this.storage.sql.exec(`INSERT INTO pinned_skill (position, server, name) VALUES (?, ?, ?)`, position, server, name);
+      }
+    });
+    this.pinned = skills.map(({ server, name }) => ({ server, name }));
   }
 
   /** Writes the row unless it exists (idempotent: the first owner stays). */

@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai';
 import type { Message } from '../../shared/api/common';
-import type { ConversationSnapshot, MessagesPage, TitleSet } from '../../shared/api/conversations';
+import type { ConversationSnapshot, MessagesPage, PinnedSkills, SkillRef, TitleSet } from '../../shared/api/conversations';
 import { ApiError } from '../errors';
 import type { Owner } from '../owner';
 import { toolCallIdsOf } from '../tools/large-results';
@@ -26,7 +26,7 @@ export interface ThreadHost {
 /**
  * The conversation as a thread: that it exists and whose it is, what it
  * says (the whole history, the newest messages, older ones by page), its
- * title, and what the owner's threads list hears of it (created, active,
+ * title, its pinned skills, and what the owner's threads list hears of it (created, active,
  * titled, removed).
  */
 export class Thread {
@@ -88,6 +88,19 @@ export class Thread {
     this.host.record.setTitle(title);
     await directoryOf(this.host.env, existing.owner).titled(existing.id, title);
     return { id: existing.id, title };
+  }
+
+  /** The skills pinned for every turn. */
+  pinnedSkills(): SkillRef[] {
+    return this.host.record.pinnedSkills();
+  }
+
+  /** Pins `skills` (checked against the catalogs by the caller) in place of the ones before; duplicates once. */
+  pinSkills(skills: SkillRef[]): PinnedSkills {
+    const seen = new Set<string>();
+    const unique = skills.filter(({ server, name }) => !seen.has(`${server}\u0000${name}`) && seen.add(`${server}\u0000${name}`));
+    this.host.record.setPinnedSkills(unique);
+    return { skills: unique };
   }
 
   /** The threads list hears of every saved turn (its order, and a title from the first message). */

@@ -75,6 +75,7 @@ export class ConversationParts {
       withMcp,
       ended: () => this.live.touch(),
       saved: (messages) => this.thread.active(messages),
+      pinnedSkills: () => record.pinnedSkills(),
     });
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
     // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).

@@ -1,5 +1,7 @@
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
-import { createDemoServer, type DemoChanges } from './server';
+import { memorySkillFiles, type SkillCatalog, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import { DEMO_SKILL_FILES } from './content/skills';
+import { createDemoServer, DEMO_CACHE_HINTS, type DemoChanges } from './server';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions';
 import { DemoStore } from './store';
 import { errorFields, logEvent } from '../observability/log';
@@ -42,10 +44,21 @@ export class DemoMcpEngine {
     const pageSize = Number(env.DEMO_PAGE_SIZE);
     this.pageSize = Number.isInteger(pageSize) && pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
     this.sessions = new SessionTable(sessionLimits(env), (session) => endSession(session));
-    this.modern = createMcpHandler(() => createDemoServer({ store: this.store, pageSize: this.pageSize, changes: this.changesFrom(undefined) }), {
+    this.modern = createMcpHandler(async () => createDemoServer({ ...this.host(), skills: await this.skills(), changes: this.changesFrom(undefined) }), {
       legacy: 'reject',
       onerror: (error) => logEvent('demo.mcp', { what: 'request', era: 'modern', ...errorFields(error) }, 'warn'),
     });
+  }
+
+  /** Hashing the skills' files is async (WebCrypto): loaded on the first request that needs them, then kept. */
+  private skillCatalog: Promise<SkillCatalog> | undefined;
+  private skills(): Promise<SkillCatalog> {
+    this.skillCatalog ??= SkillsExtension.load(memorySkillFiles(DEMO_SKILL_FILES), { cacheHint: DEMO_CACHE_HINTS.skills });
+    return this.skillCatalog;
+  }
+
+  private host() {
+    return { store: this.store, pageSize: this.pageSize };
   }
 
   /** Whether a 2025 session is live here (operators and tests: a released conversation must leave none behind). */
@@ -80,7 +93,7 @@ export class DemoMcpEngine {
     this.sessions.makeRoom(Date.now());
     const subscriptions = new Set<string>();
     let self: LegacySession | undefined;
-    const server = createDemoServer({ store: this.store, pageSize: this.pageSize, changes: this.changesFrom(() => self), legacySubscriptions: subscriptions });
+    const server = createDemoServer({ ...this.host(), skills: await this.skills(), changes: this.changesFrom(() => self), legacySubscriptions: subscriptions });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id) => void this.sessions.add(id, (self = { server, transport, subscriptions }), Date.now()),

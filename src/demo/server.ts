@@ -7,6 +7,7 @@ import { CUSTOMERS, findCustomer } from './content/customers';
 import { TASK_BOARD_URI } from './content/task-board';
 import type { DemoStore } from './store';
 import { registerTaskBoardTools, registerTaskBoardView } from './task-board';
+import type { SkillCatalog } from '@modelcontextprotocol/server/ext/skills';
 
 /** "Resource not found" as 2026-07-28 has it: -32602 with the URI in `data` (2025 clients accept it too). */
 export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
@@ -38,7 +39,9 @@ export const DEMO_CACHE_HINTS = {
   },
   guidelines: { ttlMs: 30_000, cacheScope: 'private' },
   customers: { ttlMs: 60_000, cacheScope: 'private' },
-} satisfies { methods: Record<string, CacheHint>; guidelines: CacheHint; customers: CacheHint };
+  // The skills' lists and files: the same for everyone, and they change only with a deploy.
+  skills: { ttlMs: HOUR, cacheScope: 'public' },
+} satisfies { methods: Record<string, CacheHint>; guidelines: CacheHint; customers: CacheHint; skills: CacheHint };
 
 /** How a change made through one request reaches everyone who follows it. */
 export interface DemoChanges {
@@ -60,6 +63,8 @@ export interface DemoServerHost {
    * URIs when they open `subscriptions/listen`).
    */
   legacySubscriptions?: Set<string>;
+  /** The demo's skills (content/skills.ts), loaded once by the engine (hashing them is async). */
+  skills?: SkillCatalog | undefined;
 }
 
 /**
@@ -329,6 +334,10 @@ export function createDemoServer(host: DemoServerHost): McpServer {
   // ---- pagination, and subscriptions of 2025 sessions (beyond what McpServer does itself) --
   // Replaces McpServer's own (unpaginated) resources/list so that published
   // documents are listed and clients must follow nextCursor.
+  // The skills extension: skills/list, skills/get, and each skill file readable as skill://<skill>/<file>. (Our own
+  // resources/list below replaces the one it would extend: the skills are found through skills/list.)
+  host.skills?.attach(server);
+
   server.server.setRequestHandler('resources/list', ({ params }) => {
     try {
       const { page, nextCursor } = paginate(listAllResources(store), params?.cursor, host.pageSize);

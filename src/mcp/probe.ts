@@ -4,7 +4,7 @@ import { publicServerInfo, type McpServerConfig, type Settings } from '../config
 import { CATALOG_KINDS, supports } from './catalog/catalog';
 import { describeUpstreamError, isMethodNotFound } from './connection/errors';
 import { McpConnection } from './connection/connection';
-import { LIST_METHOD } from './catalog/list-all';
+import { firstPage, LIST_METHOD } from './catalog/list-all';
 import type { TransportEnv } from './connection/transport';
 
 import type { ServerProbe } from '../../shared/api/catalog';
@@ -64,7 +64,7 @@ async function probeServer(server: McpServerConfig, env: TransportEnv, settings:
     const failed = await Promise.all(
       CATALOG_KINDS.filter((kind) => supports(capabilities, kind)).map((kind) =>
         connection
-          .call((c, options) => c.request({ method: LIST_METHOD[kind], params: {} }, options), { method: LIST_METHOD[kind] })
+          .call((c, options) => firstPage(c, kind, options), { method: LIST_METHOD[kind] })
           .then(
             () => undefined,
             // `resources` implies templates, which many servers never implement: nothing to list is no failure.

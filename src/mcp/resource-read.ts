@@ -45,6 +45,12 @@ export interface ReadContext {
   onWatched?: (channel: NotificationChannel) => void;
   /** The read failed at the server: the URI is no longer watched. */
   onUnwatched?: () => void;
+  /**
+   * Checks every copy before it is served (a skill's file: skill-integrity.ts).
+   * A server's copy that fails is never stored; a cached one that fails is
+   * dropped and read again from the server, once.
+   */
+  verify?: ((contents: StoredContents[]) => Promise<void>) | undefined;
 }
 
 /**
@@ -56,6 +62,22 @@ export interface ReadContext {
  * nothing is watched until a miss connects.
  */
 export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> {
+  if (!ctx.verify) return readOnce(ctx);
+  const read = await readOnce(ctx);
+  try {
+    await ctx.verify(read.contents);
+    return read;
+  } catch (error) {
+    // A copy from memory or KV that fails: dropped (an invalidation, so no older copy is served either), then the server.
+    if (read.cache === 'miss') throw error;
+    ctx.cache.invalidate({ server: ctx.server, uri: ctx.uri });
+    const again = await readOnce(ctx);
+    await ctx.verify(again.contents);
+    return again;
+  }
+}
+
+async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
   const { server, uri, reuseSince, cache, policy } = ctx;
   let channel = ctx.channel;
   const watch = (on: NotificationChannel) => on.watch(uri).then(() => ctx.onWatched?.(on));
@@ -77,7 +99,10 @@ export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> 
         if (channel) await watch(channel);
       }
       try {
-        return await load(ctx);
+        const loaded = await load(ctx);
+        // Checked before the cache stores it: a copy that fails never reaches memory or KV.
+        await ctx.verify?.(loaded.contents);
+        return loaded;
       } catch (error) {
         // Nothing of it is cached: it must not stay subscribed, holding a slot and drawing notifications.
         channel?.unwatch(uri);

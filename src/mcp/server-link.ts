@@ -7,7 +7,7 @@ import { authRequiredIn, type AuthRequiredError } from '../auth/grant';
 import type { VaultAuth } from '../auth/vault-auth';
 import { ApiError } from '../errors';
 import { logEvent } from '../observability/log';
-import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog/catalog';
+import { CATALOG_KINDS, type CatalogKind, type ServerState } from './catalog/catalog';
 import { CatalogRefresher } from './catalog/catalog-refresh';
 import type { NotificationChannel } from './channels/channel';
 import { McpConnection, type NotificationMethod } from './connection/connection';
@@ -17,6 +17,8 @@ import { LegacyChannel } from './channels/legacy-channel';
 import { ListenChannel } from './channels/listen-channel';
 import { readThroughCache, type ResourceRead } from './resource-read';
 import { HEADER_KIND, ServerHeaderCopy } from './catalog/server-header';
+import { type SkillFileRef, skillFileOf } from './catalog/skills';
+import { SkillIntegrityError, verifySkillFile } from './skill-integrity';
 import { setWarnings } from './connection/server-warnings';
 import type { ServerStateStore } from './catalog/state-store';
 import type { TransportEnv } from './connection/transport';
@@ -134,6 +136,7 @@ export class ServerLink {
         // An OAuth server's lists may differ from one account to another: not shared in the tenant.
       },
       shared: options.sharedCatalogs && config.auth.type !== 'oauth' ? { catalogs: options.sharedCatalogs, url: config.url } : undefined,
+      skills: config.skills,
     });
   }
 
@@ -220,6 +223,15 @@ export class ServerLink {
     const state = connect ? await this.ensure() : await this.available(reuseSince);
     if (!state.capabilities?.resources) throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
     const { cache } = this.options;
+    // A skill's file (MCP Skills extension) is checked against its skill's entry on every read: digest, size, frontmatter.
+    const skillFile = skillFileOf(state, uri);
+    if (skillFile?.unlisted) {
+      throw new ApiError(
+        404,
+        'skill_file_not_listed',
+        `${uri} is not one of the files skill "${skillFile.skill.frontmatter.name}" of MCP server "${this.id}" lists; read only its listed files`,
+      );
+    }
     try {
       return await readThroughCache({
         server: this.id,
@@ -237,10 +249,27 @@ export class ServerLink {
             },
         onWatched: (channel) => this.remember(channel, uri),
         onUnwatched: () => this.forget(uri),
+        verify: skillFile ? (contents) => verifySkillFile({ ...skillFile, uri }, contents) : undefined,
       });
     } catch (error) {
+      if (error instanceof SkillIntegrityError && skillFile) throw this.skillIntegrityFailure(skillFile, uri, error);
       throw (await this.authFailure(error)) ?? error;
     }
+  }
+
+  /**
+   * The server's copy of a skill's file is not what its entry lists: it was
+   * not used, the list is fetched again (the shared copy dropped first), and
+   * the reader is told why — the model gets it as the tool's error.
+   */
+  private skillIntegrityFailure(file: SkillFileRef, uri: string, error: SkillIntegrityError): ApiError {
+    logEvent('skill.integrity', { server: this.id, skill: file.skill.frontmatter.name, uri, reason: error.reason }, 'warn');
+    this.catalogs.changed(['skills']);
+    return new ApiError(
+      502,
+      'skill_integrity',
+      `Skill "${file.skill.frontmatter.name}" of MCP server "${this.id}": ${error.message}. The file was not used; the server's skill list is being fetched again.`,
+    );
   }
 
   /** The header and every announced catalog, from this conversation's storage or the tenant's shared copies, as the contract serves them without a channel. */
@@ -313,7 +342,7 @@ export class ServerLink {
       if (replacement || client.getProtocolEra() === 'legacy') {
         // A first connection may take the lists another conversation of the tenant made (shared-catalogs.ts); a replacement lists.
         await Promise.all(
-          CATALOG_KINDS.filter((kind) => supports(state.capabilities, kind)).map((kind) => this.catalogs.refresh(kind, { fromShared: !replacement })),
+          CATALOG_KINDS.filter((kind) => this.catalogs.announced(kind)).map((kind) => this.catalogs.refresh(kind, { fromShared: !replacement })),
         );
       } else {
         await this.refreshStale(state.connectedAt);
@@ -416,7 +445,10 @@ export class ServerLink {
         if (params.uri) this.options.cache.invalidate({ server: this.id, uri: params.uri });
         return;
       case 'notifications/resources/list_changed':
-        return this.catalogs.changed(['resources', 'resourceTemplates']);
+        // A skills server says its skills changed this way too (SEP-2640 defines no notification of its own).
+        return this.catalogs.changed(
+          ['resources', 'resourceTemplates', 'skills'].filter((kind) => this.catalogs.announced(kind as CatalogKind)) as CatalogKind[],
+        );
       case 'notifications/tools/list_changed':
         return this.catalogs.changed(['tools']);
       case 'notifications/prompts/list_changed':
@@ -433,7 +465,7 @@ export class ServerLink {
     logEvent('mcp.channel', { server: this.id, outcome: 'lost', reason }, 'warn');
     this.options.cache.invalidateServer(this.id);
     const client = this.connection.current;
-    const kinds = CATALOG_KINDS.filter((kind): kind is CatalogKind => supports(this.state.capabilities, kind));
+    const kinds = CATALOG_KINDS.filter((kind): kind is CatalogKind => this.catalogs.announced(kind));
     if (client?.getProtocolEra() === 'legacy') return this.onGetStreamLost(client, kinds);
     const channel = this.channel;
     this.channel = undefined;

@@ -9,7 +9,7 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import { score, terms } from '../context/relevance';
-import { parsePromptLine, parseResourceLine } from '../context/catalog-lines';
+import { parsePromptLine, parseResourceLine, parseSkillLine } from '../context/catalog-lines';
 import {
   type CatalogSection,
   parseContinuation,
@@ -90,6 +90,9 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
   const question = lastUserText(prompt);
 
   if (last?.role === 'tool') return answerFromToolResults(last.content, question);
+  // What the user attached (a resource, a skill) is what they want answered from: quoted before anything is looked up.
+  const attached = last?.role === 'user' ? attachedText(last.content) : '';
+  if (parseResourceBlocks(attached).length) return { kind: 'text', text: `${quote(attached, question)}\n\n${DISCLAIMER}` };
 
   const words = terms(question);
   const catalog = parseCatalog(system);
@@ -124,6 +127,21 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
     }))
     .filter((r) => r.relevance > 0)
     .sort((a, b) => b.relevance - a.relevance)[0];
+  // A skill (instructions for a kind of task) that fits the question at least as well as any document is loaded first.
+  const skill = catalog.skills
+    .map((s) => ({
+      ...s,
+      relevance: score(words, {
+        fields: [
+          [s.name.replace(/-/g, ' '), 3],
+          [s.description, 1],
+        ],
+      }),
+    }))
+    .filter((s) => s.relevance > 0)
+    .sort((a, b) => b.relevance - a.relevance)[0];
+  if (skill && tools.has('load_skill') && (!best || skill.relevance >= best.relevance))
+    return { kind: 'tool', id: stepId, toolName: 'load_skill', input: { name: skill.name, server: skill.server } };
   if (best && tools.has('read_resource')) return { kind: 'tool', id: stepId, toolName: 'read_resource', input: { uri: best.uri, server: best.server } };
 
   // A small corpus is in the system prompt itself: answer from the document that matches best.
@@ -180,6 +198,15 @@ function lastUserText(prompt: LanguageModelV4Prompt): string {
   return '';
 }
 
+/** The resources attached to a user message: its text parts after the first (context/attachments.ts). */
+function attachedText(content: Extract<LanguageModelV4Prompt[number], { role: 'user' }>['content']): string {
+  return content
+    .filter((part) => part.type === 'text')
+    .slice(1)
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('\n');
+}
+
 function answerFromToolResults(content: Extract<LanguageModelV4Prompt[number], { role: 'tool' }>['content'], question: string): Step {
   const answers: string[] = [];
   for (const part of content) {
@@ -195,7 +222,7 @@ function answerFromToolResults(content: Extract<LanguageModelV4Prompt[number], {
             : `The tool call was ${output.type === 'execution-denied' ? 'denied' : 'not run'}.`;
     if (output.type === 'error-text' || output.type === 'error-json') {
       answers.push(`${part.toolName} failed: ${text}`);
-    } else if (part.toolName === 'read_resource') {
+    } else if (part.toolName === 'read_resource' || part.toolName === 'load_skill') {
       answers.push(quote(text, question));
     } else {
       answers.push(`Here is what ${part.toolName} returned:\n\n${text}`);
@@ -270,6 +297,7 @@ interface CatalogEntry {
 function parseCatalog(system: string) {
   const resources: CatalogEntry[] = [];
   const prompts: Array<{ server: string; name: string; args: string[] }> = [];
+  const skills: Array<{ server: string; name: string; description: string }> = [];
   let server = '';
   let section: CatalogSection | undefined;
   for (const line of system.split('\n')) {
@@ -290,9 +318,12 @@ function parseCatalog(system: string) {
     } else if (section === 'prompt') {
       const prompt = parsePromptLine(line);
       if (prompt) prompts.push({ server, ...prompt });
+    } else if (section === 'skill') {
+      const skill = parseSkillLine(line);
+      if (skill) skills.push({ server, ...skill });
     }
   }
-  return { resources, prompts };
+  return { resources, prompts, skills };
 }
 
 /** Catalog entries sent with the user's message (an over-budget catalog's relevant entries). */

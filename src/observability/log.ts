@@ -27,6 +27,7 @@ export type LogEvent =
   | 'mcp.subscribe'
   | 'catalog.refresh'
   | 'catalog.truncated'
+  | 'skill.integrity'
   | 'sessions.release'
   // caches, authorization, the demo server
   | 'cache.kv'

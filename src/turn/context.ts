@@ -8,6 +8,8 @@ import { SYNTHETIC_TOOL_NAMES, syntheticTools } from '../tools/synthetic';
 import type { ToolEntry } from '../tools/tool-entries';
 import { readPinned, type PinnedContent } from '../context/pinned';
 import { isViewMimeType } from '../../shared/mcp-apps';
+import { skillFileOf } from '../mcp/catalog/skills';
+import type { SkillRef } from '../../shared/api/conversations';
 
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */
 export interface TurnContext {
@@ -22,24 +24,30 @@ export interface TurnContext {
   pinned: PinnedContent;
 }
 
+export interface TurnContextOptions {
+  settings: Settings;
+  acceptsImages: boolean;
+  turnStartedAt: number;
+  largeResults?: LargeResultStore | undefined;
+  onAppCall?: McpToolContext['onAppCall'];
+  /** The skills the conversation pins: loaded into the system prompt (context/pinned.ts). */
+  pinnedSkills?: SkillRef[] | undefined;
+}
+
 /**
  * Gathers a turn's context: catalogs listed again where the freshness
  * contract calls them stale (a server whose copies serve is not connected
  * for it: ServerLink.available), the synthetic tools (with this turn's resource
  * byte budget) plus each server's MCP tools, and the pinned resources (or
- * the whole corpus, when it is small; never MCP Apps views). `onAppCall` hears of the calls of tools with a view (MCP Apps). `turnStartedAt` lets the reads of
+ * the whole corpus, when it is small; never MCP Apps views) and skills. `onAppCall` hears of the calls of tools with a view (MCP Apps). `turnStartedAt` lets the reads of
  * this turn share what a server marks stale at once (ttlMs 0); the next turn
  * reads again.
  */
 export async function turnContext(
   sessions: McpSessions,
-  settings: Settings,
-  acceptsImages: boolean,
-  turnStartedAt: number,
-  largeResults?: LargeResultStore,
-  onAppCall?: McpToolContext['onAppCall'],
+  { settings, acceptsImages, turnStartedAt, largeResults, onAppCall, pinnedSkills }: TurnContextOptions,
 ): Promise<TurnContext> {
-  const states = (await sessions.catalog(turnStartedAt, { connect: false })).map(withoutViews);
+  const states = (await sessions.catalog(turnStartedAt, { connect: false })).map(withoutViews).map(withoutSkillFiles);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const mcp = mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults, onAppCall }, SYNTHETIC_TOOL_NAMES);
@@ -61,7 +69,7 @@ export async function turnContext(
     },
   });
   const tools = { ...mcp.tools, ...synthetic };
-  const pinned = await readPinned(sessions, states, sessions.servers, settings, turnStartedAt);
+  const pinned = await readPinned(sessions, states, { configs: sessions.servers, settings, reuseSince: turnStartedAt, skills: pinnedSkills });
   return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned };
 }
 
@@ -69,3 +77,21 @@ export async function turnContext(
 function withoutViews(state: ServerState): ServerState {
   return state.resources.some((r) => isViewMimeType(r.mimeType)) ? { ...state, resources: state.resources.filter((r) => !isViewMimeType(r.mimeType)) } : state;
 }
+
+/**
+ * A skill's files (MCP Skills extension) are not resources to the model:
+ * a server lists each SKILL.md among its resources and serves them through
+ * a `skill://` template, but a skill is loaded with load_skill (verified as a
+ * whole), never read as a document, inlined as corpus or listed twice.
+ */
+function withoutSkillFiles(state: ServerState): ServerState {
+  if (!state.skills?.length) return state;
+  const resources = state.resources.filter((r) => !skillFileOf(state, r.uri));
+  const resourceTemplates = state.resourceTemplates.filter((t) => t.name !== SKILLS_TEMPLATE_NAME);
+  return resources.length === state.resources.length && resourceTemplates.length === state.resourceTemplates.length
+    ? state
+    : { ...state, resources, resourceTemplates };
+}
+
+/** The template the SDK's skills extension registers for skill files. */
+const SKILLS_TEMPLATE_NAME = 'io.modelcontextprotocol/skills';

@@ -26,6 +26,7 @@ import {
 } from './messages';
 import type { TurnStore } from './store';
 import type { AppToolCall } from '../../shared/api/views';
+import type { SkillRef } from '../../shared/api/conversations';
 
 /**
  * What starts a turn:
@@ -44,8 +45,7 @@ export interface ClientTool {
 }
 
 /** A second turn while one runs: 409. */
-const turnInProgress = () =>
-  new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+const turnInProgress = () => new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
 
 /** What the runner needs of the conversation it runs turns for (conversation/ wires it; turn/ never imports conversation/). */
 export interface TurnHost {
@@ -61,6 +61,8 @@ export interface TurnHost {
   ended(): void;
   /** The turn's messages were saved (completed or stopped). */
   saved(messages: UIMessage[]): void;
+  /** The skills the conversation pins (loaded into every turn). */
+  pinnedSkills(): SkillRef[];
 }
 
 /** The conversation's model, settings and owner, as a turn reads them. */
@@ -267,7 +269,14 @@ export class TurnRunner {
     }
     if (request.kind !== 'continue') await takeTurn(this.host.env, context.config(), context.owner());
     const settings = context.settings();
-    const turn = await turnContext(sessions, settings, model.acceptsImages, Date.now(), largeResults, (call) => this.writer?.write(appCallPart(call)));
+    const turn = await turnContext(sessions, {
+      settings,
+      acceptsImages: model.acceptsImages,
+      turnStartedAt: Date.now(),
+      largeResults,
+      onAppCall: (call) => this.writer?.write(appCallPart(call)),
+      pinnedSkills: this.host.pinnedSkills(),
+    });
     turn.tools = { ...clientToolSet(this.clientTools, turn.tools), ...turn.tools };
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
     store.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);

@@ -148,7 +148,7 @@ describe('the demo page at / (npm start)', () => {
 
   it('lists prompts on "/", runs /plan_day through its form with suggestions and a preview, and refuses a bad argument in the form', async () => {
     await input().fill('/');
-    const menu = chat().getByRole('listbox', { name: 'Prompts' });
+    const menu = chat().getByRole('listbox', { name: 'Prompts and skills' });
     await visible(menu.getByRole('option', { name: /\/plan_day/ }));
     await visible(menu.getByRole('option', { name: /\/review_guidelines/ }));
     await screenshot(page, '03-slash-menu');
@@ -186,6 +186,37 @@ describe('the demo page at / (npm start)', () => {
     await containsText(mine, 'Prompt /plan_day (demo)');
     await containsText(mine, 'I have 4 hours');
     await screenshot(page, '07-prompt-ran');
+  });
+
+  it('offers the servers\' skills in a "Skills" section of the / menu, and attaches the one picked to the next message', async () => {
+    await input().fill('/');
+    const menu = chat().getByRole('listbox', { name: 'Prompts and skills' });
+    await visible(menu.locator('li.group', { hasText: 'Skills' }));
+    const skill = menu.getByRole('option', { name: /estimate-a-task \(skill\)/ });
+    await containsText(skill, 'Estimate a task in hours');
+    await containsText(skill, '2 files');
+    await visible(menu.getByRole('option', { name: /write-release-notes \(skill\)/ }));
+    await screenshot(page, '08a-slash-menu-skills');
+
+    // Narrowed by what is typed; picked with the keyboard.
+    await input().fill('/estim');
+    await hasCount(menu.getByRole('option'), 1);
+    await input().press('Enter');
+    const chip = chat().getByRole('list', { name: 'Attached resources' }).getByRole('listitem');
+    await hasText(chip, /^Skill: estimate-a-task · text\/markdown, [\d.]+ (B|KB)/);
+    await hasValue(input(), '');
+
+    await ask('How should I round the hours?');
+    const answer = await answerText();
+    // The skill's SKILL.md went with the message (read and verified by the service): the answer quotes it.
+    expect(answer).toContain('From skill://estimate-a-task/SKILL.md');
+    expect(answer).toContain('round up, never down');
+    await containsText(chat().locator('article.user').last().getByRole('listitem'), 'Skill: estimate-a-task');
+    await screenshot(page, '08b-skill-attached');
+    const history = (await (await fetch(`${service.url}/v1/conversations/${await conversationId()}`)).json()) as {
+      messages: Array<{ role: string; metadata?: { attachments?: unknown } }>;
+    };
+    expect(history.messages.find((m) => m.role === 'user')?.metadata?.attachments).toEqual([{ server: 'demo', uri: 'skill://estimate-a-task/SKILL.md' }]);
   });
 
   it('attaches the PDF from the @ menu and shows it described (type, size), never as text', async () => {

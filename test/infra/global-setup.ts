@@ -13,6 +13,7 @@ import { startMinimalServer } from './minimal-server';
 import { startOAuthServers } from './oauth-servers';
 import { FAKE_MODEL_PORT, OAUTH_AS_PORT, OAUTH_RS_PORT, TEST_PORT_BASE } from './ports';
 import { providerPolicy } from './provider-model';
+import { startSkillServers } from './skill-servers';
 import { startV2Servers } from './v2-servers';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
@@ -20,6 +21,7 @@ const PROXY_PORT = TEST_PORT_BASE + 2;
 const LEGACY_SSE_PORT = TEST_PORT_BASE + 3;
 const MINIMAL_PORT = TEST_PORT_BASE + 4;
 const V2_PORT = TEST_PORT_BASE + 5;
+const SKILLS_PORT = TEST_PORT_BASE + 9;
 const STARTUP_TIMEOUT_MS = 15_000;
 
 const EVERYTHING_ENTRY = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -106,6 +108,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => minimal.close());
     const v2 = await startV2Servers(V2_PORT);
     stops.push(() => v2.close());
+    const skills = await startSkillServers(SKILLS_PORT);
+    stops.push(() => skills.close());
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
     const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });
@@ -120,6 +124,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('faultControlUrl', `http://127.0.0.1:${PROXY_PORT}/__control`);
   project.provide('minimalUrl', `http://127.0.0.1:${MINIMAL_PORT}/mcp`);
   project.provide('v2Url', `http://127.0.0.1:${V2_PORT}`);
+  project.provide('skillsUrl', `http://127.0.0.1:${SKILLS_PORT}`);
   project.provide('oauthAsUrl', `http://127.0.0.1:${OAUTH_AS_PORT}`);
   project.provide('oauthRsUrl', `http://127.0.0.1:${OAUTH_RS_PORT}/mcp`);
   project.provide('fakeModelUrl', `http://127.0.0.1:${FAKE_MODEL_PORT}`);

@@ -1,8 +1,10 @@
 import type { Option } from './listbox';
 import { humanSize } from '../../shared/human-size';
-import type { Catalog, Prompt, Resource, ResourceTemplate } from './types';
+import type { Catalog, Prompt, Resource, ResourceTemplate, Skill } from './types';
 
 export type PromptChoice = { server: string; prompt: Prompt };
+/** What the slash menu offers: a prompt to run (a form for its arguments), or a skill to attach to the next message. */
+export type SlashChoice = ({ kind: 'prompt' } & PromptChoice) | { kind: 'skill'; server: string; skill: Skill };
 export type ResourceChoice = { kind: 'resource'; server: string; resource: Resource } | { kind: 'template'; server: string; template: ResourceTemplate };
 
 const MAX_OPTIONS = 50;
@@ -21,20 +23,51 @@ function unavailable<T>(catalog: Catalog, query: string): Option<T>[] {
     .map((s) => ({ label: `${s.id} is unavailable`, detail: s.error ?? 'The server is not responding.', value: undefined as T, disabled: true }));
 }
 
-/** The slash menu: every prompt of every connected server whose name or title matches. */
-export function promptOptions(catalog: Catalog, query: string): Option<PromptChoice>[] {
-  return connected(catalog)
+/**
+ * The slash menu: the prompts of every connected server whose name or title
+ * matches, then a "Skills" section — the servers' skills (MCP Skills
+ * extension) whose name or description matches, each attached to the next
+ * message when picked (its SKILL.md, read and verified by the service).
+ */
+export function slashOptions(catalog: Catalog, query: string): Option<SlashChoice>[] {
+  const prompts = connected(catalog)
     .flatMap((server) => (server.prompts ?? []).map((prompt) => ({ server: server.id, prompt })))
     .filter(({ prompt }) => matches(query, prompt.name, prompt.title))
-    .slice(0, MAX_OPTIONS)
     .map(
-      (choice): Option<PromptChoice> => ({
+      (choice): Option<SlashChoice> => ({
         label: `/${choice.prompt.name}`,
         detail: [choice.prompt.title ?? choice.prompt.description, choice.server].filter(Boolean).join(' · '),
-        value: choice,
+        value: { kind: 'prompt', ...choice },
+        group: 'Prompts',
       }),
-    )
-    .concat(unavailable(catalog, query));
+    );
+  const skills = connected(catalog)
+    .flatMap((server) => (server.skills ?? []).map((skill) => ({ server: server.id, skill })))
+    .filter(({ skill }) => matches(query, skill.frontmatter.name, skill.frontmatter.description))
+    .map(
+      (choice): Option<SlashChoice> => ({
+        label: choice.skill.frontmatter.name,
+        detail: [choice.skill.frontmatter.description, skillSize(choice.skill), choice.server].filter(Boolean).join(' · '),
+        value: { kind: 'skill', ...choice },
+        group: 'Skills',
+      }),
+    );
+  // Prompts first, as before skills existed; a long prompt list still leaves room for some skills.
+  const room = Math.max(MAX_OPTIONS - prompts.length, Math.min(skills.length, 10));
+  return [...prompts.slice(0, MAX_OPTIONS - Math.min(room, skills.length)), ...skills.slice(0, room)].concat(unavailable(catalog, query));
+}
+
+/** A skill's files and bytes ("dynamic": the server generates them). */
+function skillSize(skill: Skill): string {
+  if (skill.resources === 'dynamic') return 'dynamic';
+  const bytes = skill.resources.reduce((sum, file) => sum + file.size, 0);
+  return `${skill.resources.length} file${skill.resources.length === 1 ? '' : 's'}, ${humanSize(bytes)}`;
+}
+
+/** A skill as an attachment: its SKILL.md, titled so the chip says what it is. */
+export function skillAttachment(server: string, skill: Skill): { server: string; uri: string; title: string; mimeType: string; size?: number } {
+  const manifest = skill.resources === 'dynamic' ? undefined : skill.resources.find((file) => file.uri === skill.uri);
+  return { server, uri: skill.uri, title: `Skill: ${skill.frontmatter.name}`, mimeType: 'text/markdown', ...(manifest ? { size: manifest.size } : {}) };
 }
 
 /** The @ menu: resources (title, type, size) and templates (filled in by a form) matching the query. */

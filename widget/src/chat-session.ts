@@ -1,3 +1,4 @@
+import { skillAttachment } from './catalog-menus';
 import { ChatError, type ChatApi } from './api';
 import type { ElicitationAnswer } from './elicitation-form';
 import type { Attachment, Catalog, Message, ToolPart } from './types';
@@ -143,9 +144,12 @@ export class ChatSession {
     return value;
   }
 
-  /** What the catalog says of an attached resource, for its chip. */
+  /** What the catalog says of an attached resource (or skill), for its chip. */
   describe(server: string, uri: string): Attachment {
-    const resource = this.catalogCache?.value.servers.find((s) => s.id === server)?.resources?.find((r) => r.uri === uri);
+    const state = this.catalogCache?.value.servers.find((s) => s.id === server);
+    const skill = state?.skills?.find((s) => s.uri === uri);
+    if (skill) return skillAttachment(server, skill);
+    const resource = state?.resources?.find((r) => r.uri === uri);
     return {
       server,
       uri,

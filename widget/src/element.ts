@@ -2,7 +2,7 @@ import { Accounts } from './accounts';
 import { AppViews } from './app-view/views';
 import { ChatApi, ChatError } from './api';
 import { promptForm, templateForm, type FormDeps } from './catalog-forms';
-import { promptOptions, resourceOptions, type PromptChoice, type ResourceChoice } from './catalog-menus';
+import { resourceOptions, skillAttachment, slashOptions, type ResourceChoice, type SlashChoice } from './catalog-menus';
 import { ChatSession, type ChatStatus } from './chat-session';
 import { h } from './dom';
 import { Listbox } from './listbox';
@@ -17,7 +17,7 @@ import type { McpOndemandChatAttributes, McpOndemandChatEventDetails } from '../
 const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src
   ? new URL((document.currentScript as HTMLScriptElement).src).origin
   : location.origin;
-const DEFAULT_PLACEHOLDER = 'Ask anything — / for prompts, @ to attach';
+const DEFAULT_PLACEHOLDER = 'Ask anything — / for prompts and skills, @ to attach';
 const STATUS_TEXT: Record<ChatStatus, string> = {
   ready: '',
   loading: 'Loading…',
@@ -57,7 +57,7 @@ export class McpOndemandChat extends HTMLElement {
    * by that name, so a field named like an attribute would swallow it.
    */
   private headingEl!: HTMLElement;
-  private slashMenu!: Listbox<PromptChoice>;
+  private slashMenu!: Listbox<SlashChoice>;
   private atMenu!: Listbox<ResourceChoice>;
   private accounts!: Accounts;
   private views!: AppViews;
@@ -151,7 +151,7 @@ export class McpOndemandChat extends HTMLElement {
     this.chips = h('div', { hidden: true });
     this.formSlot = h('div', { hidden: true });
     // Menus first: their key handling must run before Enter-to-send.
-    this.slashMenu = new Listbox(this.input, (choice) => this.showForm(promptForm(choice, this.formDeps())), 'Prompts', announce, 'menu');
+    this.slashMenu = new Listbox(this.input, (choice) => this.chooseSlash(choice), 'Prompts and skills', announce, 'menu');
     this.atMenu = new Listbox(this.input, (choice) => this.chooseResource(choice), 'Resources to attach', announce, 'menu');
     this.input.addEventListener('input', () => void this.updateMenus());
     this.input.addEventListener('keydown', (event) => {
@@ -168,7 +168,7 @@ export class McpOndemandChat extends HTMLElement {
       this.formSlot,
       this.chips,
       h('div', { class: 'input-row' }, this.input, this.send, this.stopButton),
-      h('span', { class: 'hint' }, 'Type / for prompts, @ to attach a resource. Enter sends, Shift+Enter adds a line.'),
+      h('span', { class: 'hint' }, 'Type / for prompts and skills, @ to attach a resource. Enter sends, Shift+Enter adds a line.'),
     );
     this.root.append(
       h(
@@ -196,7 +196,7 @@ export class McpOndemandChat extends HTMLElement {
     if (!slash && !at) return;
     try {
       const catalog = await this.session.catalog();
-      if (slash && this.input.value.startsWith('/')) this.slashMenu.show(promptOptions(catalog, slash[1]!));
+      if (slash && this.input.value.startsWith('/')) this.slashMenu.show(slashOptions(catalog, slash[1]!));
       else if (at) this.atMenu.show(resourceOptions(catalog, at[1]!));
     } catch (error) {
       this.showError(error);
@@ -222,6 +222,16 @@ export class McpOndemandChat extends HTMLElement {
       close: () => this.closeForm(),
       announce: (text) => this.transcript.announce(text),
     };
+  }
+
+  /** A prompt opens its form; a skill is attached to the next message (the "/query" typed goes). */
+  private chooseSlash(choice: SlashChoice): void {
+    if (choice.kind === 'prompt') {
+      this.showForm(promptForm(choice, this.formDeps()));
+      return;
+    }
+    this.input.value = '';
+    this.attach(skillAttachment(choice.server, choice.skill));
   }
 
   private chooseResource(choice: ResourceChoice): void {

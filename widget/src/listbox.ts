@@ -6,6 +6,8 @@ export interface Option<T> {
   value: T;
   /** Shown for information (a server that is down), never picked. */
   disabled?: boolean;
+  /** The section it is in ("Prompts", "Skills"): a heading goes before the first option of each section (when there are two or more). */
+  group?: string;
 }
 
 /**
@@ -19,6 +21,8 @@ export interface Option<T> {
 export class Listbox<T> {
   readonly el: HTMLUListElement;
   private options: Option<T>[] = [];
+  /** The options' elements, by index (section headings sit between them in the list). */
+  private items: HTMLLIElement[] = [];
   private active = -1;
   private readonly combobox: boolean;
 
@@ -55,22 +59,34 @@ export class Listbox<T> {
       this.announce(`${this.label}: ${count} ${count === 1 ? 'option' : 'options'}`);
     this.options = options;
     this.active = options.findIndex((o) => !o.disabled);
-    this.el.replaceChildren(
-      ...options.map((option, index) =>
-        h(
-          'li',
-          {
-            role: 'option',
-            id: `${this.el.id}-${index}`,
-            'aria-selected': String(index === this.active),
-            'aria-disabled': option.disabled ? 'true' : undefined,
-            onmousedown: (e: Event) => (e.preventDefault(), this.pick(index)),
-          },
-          option.label,
-          option.detail ? h('span', { class: 'detail' }, option.detail) : null,
-        ),
+    this.items = options.map((option, index) =>
+      h(
+        'li',
+        {
+          role: 'option',
+          id: `${this.el.id}-${index}`,
+          'aria-selected': String(index === this.active),
+          'aria-disabled': option.disabled ? 'true' : undefined,
+          onmousedown: (e: Event) => (e.preventDefault(), this.pick(index)),
+        },
+        option.label,
+        option.detail ? h('span', { class: 'detail' }, option.detail) : null,
       ),
     );
+    // Section headings (presentational: a screen reader hears the section in each option's name instead).
+    const sections = new Set(options.map((o) => o.group).filter(Boolean)).size > 1;
+    const children: HTMLLIElement[] = [];
+    this.items.forEach((item, index) => {
+      const group = options[index]!.group;
+      if (sections && group && group !== options[index - 1]?.group) children.push(h('li', { role: 'presentation', class: 'group' }, group));
+      if (sections && group)
+        item.setAttribute(
+          'aria-label',
+          `${options[index]!.label} (${group.replace(/s$/, '').toLowerCase()})${options[index]!.detail ? `, ${options[index]!.detail}` : ''}`,
+        );
+      children.push(item);
+    });
+    this.el.replaceChildren(...children);
     this.el.hidden = false;
     this.field.setAttribute('aria-controls', this.el.id);
     if (this.combobox) this.field.setAttribute('aria-expanded', 'true');
@@ -81,6 +97,7 @@ export class Listbox<T> {
     if (!this.isOpen) return;
     this.el.hidden = true;
     this.options = [];
+    this.items = [];
     this.active = -1;
     if (this.combobox) this.field.setAttribute('aria-expanded', 'false');
     else if (this.field.getAttribute('aria-controls') === this.el.id) this.field.removeAttribute('aria-controls');
@@ -121,10 +138,10 @@ export class Listbox<T> {
   }
 
   private highlight(): void {
-    [...this.el.children].forEach((li, index) => {
+    this.items.forEach((li, index) => {
       li.setAttribute('aria-selected', String(index === this.active));
     });
-    const current = this.el.children[this.active];
+    const current = this.items[this.active];
     if (current) {
       this.field.setAttribute('aria-activedescendant', current.id);
       current.scrollIntoView?.({ block: 'nearest' });

@@ -79,6 +79,7 @@ textarea { flex: 1; resize: none; font: inherit; color: inherit; background: var
 [role="option"][aria-selected="true"] { background: var(--mcp-user-bg); box-shadow: inset 3px 0 0 var(--mcp-accent); }
 [role="option"][aria-disabled="true"] { color: var(--mcp-error); cursor: default; }
 [role="option"] .detail { display: block; font-size: .82em; color: var(--mcp-muted); }
+[role="listbox"] .group { padding: 6px 8px 2px; font-size: .75em; font-weight: 600; text-transform: uppercase; letter-spacing: .04em; color: var(--mcp-muted); }
 .form { border: 1px solid var(--mcp-border); border-radius: 8px; padding: 10px; display: flex; flex-direction: column; gap: 8px; background: var(--mcp-assistant-bg); }
 .form h3 { margin: 0; font-size: 1em; }
 .form label { display: flex; flex-direction: column; gap: 2px; font-size: .88em; position: relative; }

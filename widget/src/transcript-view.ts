@@ -173,6 +173,6 @@ function emptyState(): HTMLElement {
   return h(
     'p',
     { class: 'empty' },
-    'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or @ to attach a resource.',
+    'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or attach a skill, @ to attach a resource.',
   );
 }

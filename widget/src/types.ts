@@ -14,6 +14,7 @@ export type { ConnectionStatus as Connection, AuthRequiredNotice as AuthRequired
 export type Resource = ServerState['resources'][number];
 export type ResourceTemplate = ServerState['resourceTemplates'][number];
 export type Prompt = ServerState['prompts'][number];
+export type Skill = ServerState['skills'][number];
 
 /** A message as the widget shows it: the element's public type (which every message the API sends is: checked below), with the API's metadata. */
 export type Message = Omit<McpOndemandChatMessage, 'metadata'> & { metadata?: ApiMessage['metadata'] };

@@ -12,6 +12,8 @@ import {
   ElicitationAnswered,
   ListQuery,
   MessagesPage,
+  PinnedSkills,
+  PinnedSkillsBody,
   PageQuery,
   PreviewQuery,
   PromptPreview,
@@ -187,6 +189,25 @@ const stop = createRoute({
   request: { params: IdParams },
   responses: { 200: json(Stopped, 'Whether a turn was running.'), ...errors(400, 404, ...V1_ERRORS) },
 });
+const pinnedSkills = createRoute({
+  method: 'get',
+  path: '/{id}/skills/pinned',
+  tags,
+  summary: 'The skills pinned for every turn',
+  request: { params: IdParams },
+  responses: { 200: json(PinnedSkills, 'The pinned skills.'), ...errors(400, 404, ...V1_ERRORS) },
+});
+const pinSkills = createRoute({
+  method: 'put',
+  path: '/{id}/skills/pinned',
+  tags,
+  summary: 'Pin skills for every turn',
+  description:
+    "Each must be a skill an MCP server of the conversation offers now (404 `skill_not_found` otherwise). A pinned skill's SKILL.md is read (and verified against its digest) at each turn and put in the system prompt, within PINNED_TOKEN_BUDGET; one the server no longer offers is skipped, with a notice in the stream.",
+  middleware: [jsonRequest] as const,
+  request: { params: IdParams, body: jsonBody(PinnedSkillsBody) },
+  responses: { 200: json(PinnedSkills, 'The pinned skills now.'), ...errors(400, 404, 415, 502, ...V1_ERRORS) },
+});
 const read = createRoute({
   method: 'post',
   path: '/{id}/resources/read',
@@ -279,6 +300,8 @@ export const conversations = routes()
   // Resume the turn being streamed (AI SDK `resumeStream`); 204 when none is.
   .openapi(resume, async (c) => turnStream(await (await ownedStub(c)).resumeStream()))
   .openapi(stop, async (c) => c.json(unwrap(await (await ownedStub(c)).stop()), 200))
+  .openapi(pinnedSkills, async (c) => c.json(unwrap(await (await ownedStub(c)).pinnedSkills()), 200))
+  .openapi(pinSkills, async (c) => c.json(unwrap(await (await ownedStub(c)).pinSkills(c.req.valid('json'))), 200))
   .openapi(read, async (c) => c.json(unwrap(await (await ownedStub(c)).readResource(c.req.valid('json'))), 200));
 
 /**

@@ -1,15 +1,18 @@
 import { hintOf, isServable, type ServerCachePolicy } from '../../cache/policy';
-import type { Settings } from '../../config';
+import { allowsSkill, type McpServerConfig, type Settings } from '../../config';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import type { McpConnection } from '../connection/connection';
 import { verdictOf } from '../connection/era';
 import { isMethodNotFound, upstreamFailure } from '../connection/errors';
-import { LIST_METHOD, listAll } from './list-all';
+import { LIST_METHOD, type ListAllResult, listAll } from './list-all';
 import { setWarnings, warningsOf } from '../connection/server-warnings';
 import type { ServerStateStore } from './state-store';
 import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';
 import type { CacheHint } from '../../cache/types';
 import { logEvent } from '../../observability/log';
+
+/** How a warning about skills the SDK refused begins. */
+const REFUSED_SKILLS = 'skills dropped (not valid under the Skills extension):';
 
 /** A notification storm that never pauses still gets a catalog refresh every this many debounce windows. */
 const REFRESH_MAX_WAIT_WINDOWS = 20;
@@ -25,6 +28,8 @@ export interface CatalogRefresherOptions {
   onVanished: (uris: string[]) => void;
   /** The tenant's shared lists (KV): a new conversation takes them instead of listing (cache/shared-catalogs.ts). */
   shared?: { catalogs: SharedCatalogs; url: string } | undefined;
+  /** The operator's choice of this server's skills (`skills` in MCP_SERVERS): `off` never lists them. */
+  skills?: McpServerConfig['skills'] | undefined;
 }
 
 /**
@@ -58,8 +63,10 @@ export class CatalogRefresher {
   private readonly policy: ServerCachePolicy;
   private readonly onVanished: (uris: string[]) => void;
   private readonly shared: CatalogRefresherOptions['shared'];
+  private readonly skills: McpServerConfig['skills'];
 
   constructor(options: CatalogRefresherOptions) {
+    this.skills = options.skills ?? 'all';
     ({
       state: this.state,
       connection: this.connection,
@@ -106,7 +113,7 @@ export class CatalogRefresher {
     const now = Date.now();
     const catalogPolicy = { ...this.policy, fallbackTtlMs: this.policy.maxAgeMs };
     return CATALOG_KINDS.filter((kind) => {
-      if (!supports(this.state.capabilities, kind)) return false;
+      if (!this.announced(kind)) return false;
       const fetchedAt = this.state.fetchedAt[kind];
       const hint = this.state.cacheHints?.[kind];
       const entry = { fetchedAt: fetchedAt ?? 0, ...(hint ? { hint } : {}) };
@@ -146,7 +153,7 @@ export class CatalogRefresher {
    * with `fromShared` false and write the shared copy anew).
    */
   async refresh(kind: CatalogKind, { fromShared = false }: { fromShared?: boolean } = {}): Promise<void> {
-    if (!supports(this.state.capabilities, kind)) return;
+    if (!this.announced(kind)) return;
     const copy = fromShared ? await this.sharedCopy(kind) : undefined;
     if (copy) return this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true, warnings: copy.warnings });
     const fetchedAt = Date.now();
@@ -155,10 +162,11 @@ export class CatalogRefresher {
       .catch((error: unknown) => {
         // `resources` implies resources/templates/list, but many servers never
         // implement it: "method not found" means there is nothing to list.
-        if (isMethodNotFound(error)) return { items: [], truncatedAfterPages: undefined, hint: {} };
+        if (isMethodNotFound(error)) return { items: [], hint: {} } as ListAllResult<typeof kind>;
         throw error;
       });
     const { items, truncatedAfterPages } = listed;
+    if (kind === 'skills') this.reportRefusedSkills(listed.invalid ?? []);
     const hint = hintOf(listed.hint, this.connection.era ?? 'legacy');
     // Two refreshes of one list can overlap (set-up and a notification): keep the newer.
     if ((this.state.fetchedAt[kind] ?? 0) > fetchedAt) return;
@@ -172,6 +180,25 @@ export class CatalogRefresher {
       );
     }
     this.keep(kind, items, fetchedAt, hint, { copied: false });
+  }
+
+  /**
+   * Skills the SDK refused (a name, description or file list the extension
+   * forbids) are dropped, not the list: said as a mended list is, beside
+   * what lenient-results.ts said of the same results.
+   */
+  private reportRefusedSkills(invalid: NonNullable<ListAllResult<'skills'>['invalid']>): void {
+    const method = LIST_METHOD.skills;
+    const others = warningsOf(this.state, method).filter((message) => !message.startsWith(REFUSED_SKILLS));
+    const names = invalid.slice(0, 3).map((entry) => `${entry.uri ?? '?'} (${entry.reason})`);
+    const more = invalid.length > 3 ? ` and ${invalid.length - 3} more` : '';
+    const refused = invalid.length ? [`${REFUSED_SKILLS} ${invalid.length}: ${names.join(', ')}${more}`] : [];
+    if (setWarnings(this.state, method, [...others, ...refused])) this.store.saveHeader(this.state);
+  }
+
+  /** The server announced the list, and (skills) the operator did not turn it off: only then is it asked for. */
+  announced(kind: CatalogKind): boolean {
+    return supports(this.state.capabilities, kind) && !(kind === 'skills' && this.skills === 'off');
   }
 
   /** A list as this conversation now knows it, in its state and storage (`copied`: taken from the tenant's shared copy). */
@@ -193,7 +220,9 @@ export class CatalogRefresher {
       const vanished = state.resources.map((r) => r.uri).filter((uri) => !kept.has(uri));
       if (vanished.length) this.onVanished(vanished);
     }
-    (state[kind] as unknown[]) = items;
+    // Skills the operator did not allow are in no catalog (config `skills`); the shared copy keeps them all.
+    const kept = kind === 'skills' ? (items as ServerState['skills']).filter((skill) => allowsSkill({ skills: this.skills }, skill.frontmatter.name)) : items;
+    (state[kind] as unknown[]) = kept;
     state.fetchedAt[kind] = fetchedAt;
     if (copied) this.copied.add(kind);
     else {
@@ -202,7 +231,7 @@ export class CatalogRefresher {
     }
     state.cacheHints = { ...state.cacheHints, [kind]: hint };
     if (!hint) delete state.cacheHints[kind];
-    this.store.saveCatalog(state.id, kind, items, fetchedAt);
+    this.store.saveCatalog(state.id, kind, kept, fetchedAt);
   }
 
   /** A shared list still servable under the freshness contract (as a copy this conversation did not see being made). */

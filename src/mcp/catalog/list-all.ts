@@ -1,4 +1,5 @@
 import { SdkError, SdkErrorCode, type Client, type RequestOptions } from '@modelcontextprotocol/client';
+import { SKILLS_LIST_METHOD, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import type { CatalogItems, CatalogKind } from './catalog';
 
 export interface ListAllResult<K extends CatalogKind> {
@@ -7,9 +8,17 @@ export interface ListAllResult<K extends CatalogKind> {
   truncatedAfterPages?: number;
   /** The result's raw cache fields (2026 servers send them; the spec gives every page the same scope). */
   hint: { ttlMs?: unknown; cacheScope?: unknown };
+  /** Entries the SDK refused (skills: a name, description or file list the extension forbids), dropped from `items`. */
+  invalid?: Array<{ uri?: string | undefined; reason: string }>;
 }
 
 type Raw = { ttlMs?: unknown; cacheScope?: unknown; nextCursor?: string };
+
+/** The first page of one catalog list, for what it says of the server (probe.ts): skills through the SDK's SkillsClient, which knows each era's envelope. */
+export function firstPage(client: Client, kind: CatalogKind, options: RequestOptions): Promise<unknown> {
+  if (kind === 'skills') return new SkillsClient(client, { skipInvalid: true }).list({ cursor: undefined }, options);
+  return client.request({ method: LIST_METHOD[kind], params: {} }, options);
+}
 
 /** The list method of each catalog. */
 export const LIST_METHOD = {
@@ -17,6 +26,7 @@ export const LIST_METHOD = {
   resources: 'resources/list',
   resourceTemplates: 'resources/templates/list',
   prompts: 'prompts/list',
+  skills: SKILLS_LIST_METHOD,
 } as const;
 
 /**
@@ -27,6 +37,7 @@ export const LIST_METHOD = {
  * our own that keeps the first `maxPages` pages and says so.
  */
 export async function listAll<K extends CatalogKind>(client: Client, kind: K, options: RequestOptions, maxPages: number): Promise<ListAllResult<K>> {
+  if (kind === 'skills') return (await listSkills(client, options, maxPages)) as ListAllResult<K>;
   try {
     const result = await aggregate(client, kind, options);
     return { items: result.items as CatalogItems[K], hint: { ttlMs: result.raw.ttlMs, cacheScope: result.raw.cacheScope } };
@@ -37,8 +48,8 @@ export async function listAll<K extends CatalogKind>(client: Client, kind: K, op
   let cursor: string | undefined;
   let first: Raw | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const result = (await client.request({ method: LIST_METHOD[kind], params: cursor === undefined ? {} : { cursor } }, options)) as Raw &
-      Record<string, unknown>;
+    const method = LIST_METHOD[kind as Exclude<CatalogKind, 'skills'>];
+    const result = (await client.request({ method, params: cursor === undefined ? {} : { cursor } }, options)) as Raw & Record<string, unknown>;
     first ??= result;
     items.push(...((result[kind] as unknown[] | undefined) ?? []));
     cursor = result.nextCursor;
@@ -66,5 +77,36 @@ async function aggregate(client: Client, kind: CatalogKind, options: RequestOpti
       const r = await client.listPrompts(undefined, options);
       return { items: r.prompts, raw: r as Raw };
     }
+    case 'skills':
+      throw new Error('skills are listed by listSkills');
   }
+}
+
+/**
+ * `skills/list` (MCP Skills extension) through the SDK's SkillsClient, which
+ * speaks each era's envelope and checks every entry as the extension says
+ * (names, descriptions, file lists): entries it refuses are dropped and
+ * reported, not the list. Past `maxPages`, the pages so far.
+ */
+async function listSkills(client: Client, options: RequestOptions, maxPages: number): Promise<ListAllResult<'skills'>> {
+  const skills = new SkillsClient(client, { skipInvalid: true });
+  try {
+    const listing = await skills.list({}, options);
+    return { items: listing.skills, hint: { ttlMs: listing.ttlMs, cacheScope: listing.cacheScope }, invalid: listing.invalid };
+  } catch (error) {
+    if (!(error instanceof SdkError && error.code === SdkErrorCode.ListPaginationExceeded)) throw error;
+  }
+  const items: CatalogItems['skills'] = [];
+  const invalid: NonNullable<ListAllResult<'skills'>['invalid']> = [];
+  let cursor: string | undefined;
+  let hint: ListAllResult<'skills'>['hint'] = {};
+  for (let page = 0; page < maxPages; page++) {
+    const listing = await skills.list(cursor === undefined ? {} : { cursor }, options);
+    if (page === 0) hint = { ttlMs: listing.ttlMs, cacheScope: listing.cacheScope };
+    items.push(...listing.skills);
+    invalid.push(...listing.invalid);
+    cursor = listing.nextCursor;
+    if (!cursor) break;
+  }
+  return { items, hint, invalid, ...(cursor ? { truncatedAfterPages: maxPages } : {}) };
 }

@@ -86,7 +86,7 @@ export class ServerStateStore {
 
   /** Saves everything but the catalogs (see `saveCatalog`). */
   saveHeader(state: ServerState): void {
-    const { tools: _t, resources: _r, resourceTemplates: _rt, prompts: _p, fetchedAt: _f, ...header } = state;
+    const { tools: _t, resources: _r, resourceTemplates: _rt, prompts: _p, skills: _s, fetchedAt: _f, ...header } = state;
     this.sql.exec(`INSERT INTO mcp_servers (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state`, state.id, JSON.stringify(header));
   }
 

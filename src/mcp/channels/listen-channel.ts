@@ -133,6 +133,7 @@ export class ListenChannel implements NotificationChannel {
     if (honored.resourcesListChanged) {
       stream.lists.resources = previous?.lists.resources ?? now;
       stream.lists.resourceTemplates = previous?.lists.resourceTemplates ?? now;
+      stream.lists.skills = previous?.lists.skills ?? now;
     }
     this.stream = stream;
     void subscription.closed.then((how) => {

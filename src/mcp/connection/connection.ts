@@ -29,6 +29,7 @@ import { acceptLeniently, type Mended } from './lenient-results';
 import { assertDepthAtMost } from './result-depth';
 import { endSession, endSessionById } from './session-end';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
+import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/client/ext/skills';
 
 /** How often a connect is opened again when its pooled connection turned out closed ("Network connection lost"). */
 const CONNECT_LOST_RETRIES = 2;
@@ -375,7 +376,11 @@ export class McpConnection {
       {
         // Form elicitation only when there is someone to ask (a conversation's turn); never sampling or roots.
         // MCP Apps (views): servers may attach `ui://` views to tools; the widget renders them (src/conversation/views.ts).
-        capabilities: { ...(this.events.onElicitation ? { elicitation: { form: {} } } : {}), extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } },
+        // Extensions we consume: MCP Apps views, and Skills (strict servers answer skills requests only to a client that declared it).
+        capabilities: {
+          ...(this.events.onElicitation ? { elicitation: { form: {} } } : {}),
+          extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] }, [SKILLS_EXTENSION_ID]: {} },
+        },
         // ajv compiles validators with `new Function`, which workerd forbids.
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
         versionNegotiation: { mode },

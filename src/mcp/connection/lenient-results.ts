@@ -20,7 +20,18 @@ import { PROTOCOL_VERSION_META_KEY, specTypeSchemas, type JSONRPCMessage, type T
  */
 
 /** The 2026 methods whose results must carry cache hints (SEP-2549). */
-const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover']);
+const CACHEABLE = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'server/discover',
+  // The Skills extension's results are cacheable too (ext-skills PR #139).
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
+]);
 
 /** Each list: where its entries are, their spec schema, and how to name one. */
 const LISTS: Record<string, { key: string; schema: keyof typeof specTypeSchemas; noun: string; nameOf: (entry: Record<string, unknown>) => unknown }> = {

@@ -9,6 +9,8 @@ const EMPTY: CatalogFacts = {
   templates: 0,
   templatesShown: 0,
   prompts: 0,
+  skills: 0,
+  skillsShown: 0,
   readable: false,
   longOrUnknown: false,
   anyTools: false,
@@ -21,6 +23,8 @@ const FULL: CatalogFacts = {
   templates: 5,
   templatesShown: 0,
   prompts: 5,
+  skills: 12,
+  skillsShown: 4,
   readable: true,
   longOrUnknown: true,
   anyTools: true,
@@ -33,8 +37,8 @@ describe('the synthetic tool registry', () => {
     expect(SYNTHETIC_TOOL_NAMES.size).toBe(SYNTHETIC_TOOLS.length);
   });
 
-  it('the reading tools (results a note may replace) are read_resource and search_resource, the ones marked `reads`', () => {
-    expect(READING_TOOL_NAMES).toEqual(new Set(['read_resource', 'search_resource']));
+  it('the reading tools (results a note may replace) are read_resource, search_resource and load_skill, the ones marked `reads`', () => {
+    expect(READING_TOOL_NAMES).toEqual(new Set(['read_resource', 'search_resource', 'load_skill']));
     for (const tool of SYNTHETIC_TOOLS) expect(READING_TOOL_NAMES.has(tool.name)).toBe(tool.reads === true);
   });
 
@@ -68,9 +72,9 @@ describe('when each tool is offered', () => {
     expect(offeredFor({ ...readable, longOrUnknown: true })).toEqual(['read_resource', 'search_resource']);
   });
 
-  it('the listing tools only when the prompt does not show everything; invoke_prompt when there are prompts', () => {
-    const shownAll = { ...FULL, resourcesShown: 30, templatesShown: 5, hiddenTools: 0 };
-    expect(offeredFor(shownAll)).toEqual(['read_resource', 'search_resource', 'invoke_prompt']);
+  it('the listing tools only when the prompt does not show everything; invoke_prompt when there are prompts; load_skill when there are skills', () => {
+    const shownAll = { ...FULL, resourcesShown: 30, templatesShown: 5, skillsShown: 12, hiddenTools: 0 };
+    expect(offeredFor(shownAll)).toEqual(['read_resource', 'search_resource', 'invoke_prompt', 'load_skill']);
     expect(offeredFor(FULL)).toEqual(SYNTHETIC_TOOLS.map((t) => t.name));
   });
 });

@@ -3,6 +3,8 @@ import type { ToolContext } from './context';
 import { invokePrompt } from './invoke-prompt';
 import { listResourceTemplates } from './list-resource-templates';
 import { listResources } from './list-resources';
+import { listSkills } from './list-skills';
+import { loadSkill } from './load-skill';
 import { readResource } from './read-resource';
 import { searchResource } from './search-resource';
 import { searchTools } from './search-tools';
@@ -14,7 +16,16 @@ import type { SyntheticTool } from './tool';
  * waiting for approval (they only read). The order is their sentences'
  * order within each group of the system prompt's base instruction.
  */
-export const SYNTHETIC_TOOLS: readonly SyntheticTool[] = [readResource, searchResource, listResources, listResourceTemplates, invokePrompt, searchTools];
+export const SYNTHETIC_TOOLS: readonly SyntheticTool[] = [
+  readResource,
+  searchResource,
+  listResources,
+  listResourceTemplates,
+  invokePrompt,
+  loadSkill,
+  listSkills,
+  searchTools,
+];
 
 export const SYNTHETIC_TOOL_NAMES: ReadonlySet<string> = new Set(SYNTHETIC_TOOLS.map((t) => t.name));
 

@@ -1,0 +1,77 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { resourceBlock } from '../context/markers';
+import { buildSystemPrompt } from '../context/system-prompt';
+import type { ServerState } from '../mcp/catalog/catalog';
+import { SYNTHETIC_TOOLS } from '../tools/synthetic';
+import { decide } from './offline';
+
+/*
+ * The offline stand-in's choices, from a system prompt the real builder
+ * writes: what `npm start` shows without an API key. It is a ranking, not a
+ * model — these pin down which tool it reaches for, so the demo's flow
+ * (a skill loaded, a document read, an attachment quoted) stays true.
+ */
+const estimate = {
+  uri: 'skill://estimate-a-task/SKILL.md',
+  frontmatter: { name: 'estimate-a-task', description: 'Estimate a task in hours the way this team does.' },
+  resources: [{ uri: 'skill://estimate-a-task/SKILL.md', digest: `sha256:${'a'.repeat(64)}`, size: 900 }],
+};
+const demo: ServerState = {
+  id: 'demo',
+  status: 'connected',
+  tools: [],
+  resources: [
+    { uri: 'task://guidelines', name: 'guidelines', title: 'Team guidelines', mimeType: 'text/plain', size: 590 },
+    { uri: 'docs://test-matrix', name: 'test-matrix', title: 'Test matrix', mimeType: 'text/markdown', size: 12_706 },
+  ],
+  resourceTemplates: [],
+  prompts: [],
+  skills: [estimate],
+  fetchedAt: {},
+};
+
+function promptFor(
+  question: string,
+  ...attached: string[]
+): { prompt: LanguageModelV4Prompt; tools: Array<{ type: 'function'; name: string; inputSchema: object }> } {
+  const { text, offered } = buildSystemPrompt({
+    servers: [demo],
+    conversationText: question,
+    modelPrompts: () => true,
+    offerable: SYNTHETIC_TOOLS,
+    settings: { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000, READ_WINDOW_CHARS: 24_000 },
+  });
+  return {
+    prompt: [
+      { role: 'system', content: text },
+      { role: 'user', content: [question, ...attached].map((t) => ({ type: 'text' as const, text: t })) },
+    ],
+    tools: [...offered].map((name) => ({ type: 'function' as const, name, inputSchema: {} })),
+  };
+}
+
+describe('the offline stand-in', () => {
+  it('loads a skill whose name and description match the question better than any document', () => {
+    const { prompt, tools } = promptFor('How do I estimate a task?');
+    expect(tools.map((t) => t.name)).toContain('load_skill');
+    expect(decide(prompt, tools)).toMatchObject({ kind: 'tool', toolName: 'load_skill', input: { name: 'estimate-a-task', server: 'demo' } });
+  });
+
+  it('reads the document when the question is about it', () => {
+    const { prompt, tools } = promptFor('What do the team guidelines say?');
+    expect(decide(prompt, tools)).toMatchObject({ kind: 'tool', toolName: 'read_resource', input: { uri: 'task://guidelines', server: 'demo' } });
+  });
+
+  it('answers from what the user attached before looking anything up', () => {
+    const skill = resourceBlock(
+      { server: 'demo', uri: estimate.uri, mime: 'text/markdown' },
+      '# Estimate a task\n\nSize each part in whole hours; round up, never down.',
+    );
+    const { prompt, tools } = promptFor('How should I round the hours?', skill);
+    const step = decide(prompt, tools);
+    expect(step.kind).toBe('text');
+    expect(step.kind === 'text' && step.text).toContain(`From ${estimate.uri} (server "demo")`);
+    expect(step.kind === 'text' && step.text).toContain('round up, never down');
+  });
+});

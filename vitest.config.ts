@@ -118,6 +118,8 @@ export const TEST_TENANTS = [
       { id: 'kit', url: local(9, '/strict'), transport: 'streamable-http' },
       { id: 'kit2025', url: local(9, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', skills: ['triage-a-bug'] },
       { id: 'plain', url: local(5, '/strict'), transport: 'streamable-http' },
+      // Skills turned off by the operator (the 500-skill server: its request counts are this tenant's alone to watch).
+      { id: 'kitoff', url: local(9, '/many'), transport: 'streamable-http', skills: 'off' },
     ],
   },
   {

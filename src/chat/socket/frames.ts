@@ -1,15 +1,38 @@
-import { CHAT_MESSAGE_TYPES as T, STREAM_RESUME_NONE_REASONS } from 'agents/chat';
+import type { CHAT_MESSAGE_TYPES, STREAM_RESUME_NONE_REASONS as AGENTS_RESUME_NONE_REASONS } from 'agents/chat';
 import type { UIMessage } from 'ai';
 import { z } from 'zod';
 
 /*
  * The frames of `agents`' chat protocol (`useAgentChat`, @cloudflare/ai-chat)
- * as this service speaks them: the frame names are agents' own constants
- * (`agents/chat`), so a rename there is a compile error here, not a silent
- * mismatch. Client frames are parsed into one discriminated union; anything
- * else on the socket is not ours and is ignored. Server frames are built by
- * the functions below, each named for what it tells the client.
+ * as this service speaks them. Client frames are parsed into one
+ * discriminated union; anything else on the socket is not ours and is
+ * ignored. Server frames are built by the functions below, each named for
+ * what it tells the client.
  */
+
+/**
+ * The frame names: agents' own constants (`agents/chat`), checked against
+ * them at compile time (`satisfies`: a rename there fails `npm run
+ * typecheck`), written out here so the Worker does not ship agents' chat
+ * module (19 KiB) for fourteen strings.
+ */
+const T = {
+  CHAT_MESSAGES: 'cf_agent_chat_messages',
+  USE_CHAT_REQUEST: 'cf_agent_use_chat_request',
+  USE_CHAT_RESPONSE: 'cf_agent_use_chat_response',
+  CHAT_CLEAR: 'cf_agent_chat_clear',
+  CHAT_REQUEST_CANCEL: 'cf_agent_chat_request_cancel',
+  STREAM_RESUMING: 'cf_agent_stream_resuming',
+  STREAM_RESUME_ACK: 'cf_agent_stream_resume_ack',
+  STREAM_RESUME_REQUEST: 'cf_agent_stream_resume_request',
+  STREAM_RESUME_NONE: 'cf_agent_stream_resume_none',
+  STREAM_PENDING: 'cf_agent_stream_pending',
+  TOOL_RESULT: 'cf_agent_tool_result',
+  TOOL_APPROVAL: 'cf_agent_tool_approval',
+  MESSAGE_UPDATED: 'cf_agent_message_updated',
+  CHAT_RECOVERING: 'cf_agent_chat_recovering',
+} as const satisfies typeof CHAT_MESSAGE_TYPES;
+const STREAM_RESUME_NONE_REASONS = { IDLE: 'idle', CONTINUATION_OWNED: 'continuation-owned' } as const satisfies typeof AGENTS_RESUME_NONE_REASONS;
 
 /** Ours, not the hook's: a client answers a data-elicitation part through the socket (`agent.send`). */
 export const ELICITATION_RESPONSE = 'mcp_elicitation_response';

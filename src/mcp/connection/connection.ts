@@ -379,7 +379,11 @@ export class McpConnection {
         // Extensions we consume: MCP Apps views, and Skills (strict servers answer skills requests only to a client that declared it).
         capabilities: {
           ...(this.events.onElicitation ? { elicitation: { form: {} } } : {}),
-          extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] }, [SKILLS_EXTENSION_ID]: {} },
+          extensions: {
+            [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] },
+            // Not to a server whose skills the operator turned off: it then never spends a request on them.
+            ...(this.config.skills === 'off' ? {} : { [SKILLS_EXTENSION_ID]: {} }),
+          },
         },
         // ajv compiles validators with `new Function`, which workerd forbids.
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),

@@ -21,7 +21,7 @@ async function catalogAs(id: string, as: Record<string, string>) {
   const response = await api(`/v1/conversations/${id}/catalog`, {}, as);
   expect(response.status).toBe(200);
   const { servers } = await response.json<{
-    servers: Array<{ id: string; skills: Array<{ uri: string; frontmatter: { name: string } }>; warnings?: unknown[] }>;
+    servers: Array<{ id: string; status: string; skills: Array<{ uri: string; frontmatter: { name: string } }>; warnings?: unknown[] }>;
   }>();
   return Object.fromEntries(servers.map((s) => [s.id, s]));
 }

@@ -103,6 +103,19 @@ describe('the system prompt text', () => {
     expect(b.relevant).toContain('docs://notes/42');
   });
 
+  it('skills alone: load_skill; read_resource too once a skill has files besides its SKILL.md (load_skill tells the model to read them with it)', () => {
+    const digest = `sha256:${'0'.repeat(64)}`;
+    const manifestOnly = {
+      uri: 'skill://plan/SKILL.md',
+      frontmatter: { name: 'plan', description: 'Plans' },
+      resources: [{ uri: 'skill://plan/SKILL.md', digest, size: 300 }],
+    };
+    expect(offered([server({ skills: [manifestOnly] })])).toEqual(['load_skill']);
+    const withFile = { ...manifestOnly, resources: [...manifestOnly.resources, { uri: 'skill://plan/checklist.md', digest, size: 100 }] };
+    expect(offered([server({ skills: [withFile] })])).toEqual(['load_skill', 'read_resource']);
+    expect(offered([server({ skills: [{ ...manifestOnly, resources: 'dynamic' as const }] })])).toEqual(['load_skill', 'read_resource']);
+  });
+
   it("each offered tool's sentence appears once in the base instruction, in registry order", () => {
     const templates = Array.from({ length: 5 }, (_, i) => ({ uriTemplate: `docs://page/{id}/${i}`, name: `page-${i}` }));
     const skills = Array.from({ length: 20 }, (_, i) => ({

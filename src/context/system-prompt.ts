@@ -45,7 +45,7 @@ export interface CatalogFacts {
   /** Skills (MCP Skills extension), and how many the system prompt shows. */
   skills: number;
   skillsShown: number;
-  /** Some resource or template can be read. */
+  /** Some resource, template or skill file can be read. */
   readable: boolean;
   /** Some text resource (or one of unknown type) is longer than one window, or of unknown size. */
   longOrUnknown: boolean;
@@ -215,7 +215,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     prompts: count('prompt'),
     skills: count('skill'),
     skillsShown: count('skill', stable),
-    readable: count('resource') > 0 || count('template') > 0,
+    // A skill's other files are read with read_resource (load_skill lists them), so a skill with files makes it readable too.
+    readable: count('resource') > 0 || count('template') > 0 || input.servers.some((s) => (s.skills ?? []).some(hasOtherFiles)),
     // Text that may not fit one window (bytes against characters: UTF-8 text has at least as many bytes, so this errs long).
     longOrUnknown: input.servers.some((s) =>
       s.resources.some(
@@ -317,4 +318,9 @@ function fit(lines: CatalogLine[], budget: number, stopAtFirstMiss: boolean): Ca
     used += c;
   }
   return kept;
+}
+
+/** A skill lists files besides its SKILL.md (or generates them: "dynamic"). */
+function hasOtherFiles(skill: ServerState['skills'][number]): boolean {
+  return skill.resources === 'dynamic' || skill.resources.some((file) => file.uri !== skill.uri);
 }

@@ -1,6 +1,6 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { resourceBlock } from '../context/markers';
+import { relevantEntries, resourceBlock } from '../context/markers';
 import { buildSystemPrompt } from '../context/system-prompt';
 import type { ServerState } from '../mcp/catalog/catalog';
 import { SYNTHETIC_TOOLS } from '../tools/synthetic';
@@ -61,6 +61,25 @@ describe('the offline stand-in', () => {
   it('reads the document when the question is about it', () => {
     const { prompt, tools } = promptFor('What do the team guidelines say?');
     expect(decide(prompt, tools)).toMatchObject({ kind: 'tool', toolName: 'read_resource', input: { uri: 'task://guidelines', server: 'demo' } });
+  });
+
+  it('a skill among the catalog lines sent with the message (a catalog past its budget) is loaded, never read as a URI', () => {
+    const { prompt, tools } = promptFor('How do I estimate a task?');
+    const user = prompt[1] as Extract<LanguageModelV4Prompt[number], { role: 'user' }>;
+    // The system prompt without its skills section, the skill's line riding with the message instead.
+    const system = (prompt[0] as { content: string }).content.replace(/Skills \(load_skill\):\n[^\n]*\n?/, '');
+    const hinted: LanguageModelV4Prompt = [
+      { role: 'system', content: system },
+      {
+        ...user,
+        content: [
+          ...user.content,
+          { type: 'text', text: relevantEntries([{ line: 'estimate-a-task: Estimate a task in hours… [1 file 900B]', server: 'demo' }]) },
+        ],
+      },
+    ];
+    expect(system).not.toContain('estimate-a-task:');
+    expect(decide(hinted, tools)).toMatchObject({ kind: 'tool', toolName: 'load_skill', input: { name: 'estimate-a-task', server: 'demo' } });
   });
 
   it('answers from what the user attached before looking anything up', () => {

@@ -96,7 +96,9 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
 
   const words = terms(question);
   const catalog = parseCatalog(system);
-  catalog.resources.push(...hintedEntries(prompt));
+  const hinted = hintedEntries(prompt);
+  catalog.resources.push(...hinted.resources);
+  catalog.skills.push(...hinted.skills);
   const stepId = `offline-${prompt.length}`;
 
   const asksForPrompt = catalog.prompts.find((p) => question.includes(p.name));
@@ -286,6 +288,12 @@ function passagesOf(text: string): string[] {
   return passages;
 }
 
+interface SkillEntry {
+  server: string;
+  name: string;
+  description: string;
+}
+
 interface CatalogEntry {
   server: string;
   title: string;
@@ -297,7 +305,7 @@ interface CatalogEntry {
 function parseCatalog(system: string) {
   const resources: CatalogEntry[] = [];
   const prompts: Array<{ server: string; name: string; args: string[] }> = [];
-  const skills: Array<{ server: string; name: string; description: string }> = [];
+  const skills: SkillEntry[] = [];
   let server = '';
   let section: CatalogSection | undefined;
   for (const line of system.split('\n')) {
@@ -327,12 +335,21 @@ function parseCatalog(system: string) {
 }
 
 /** Catalog entries sent with the user's message (an over-budget catalog's relevant entries). */
-function hintedEntries(prompt: LanguageModelV4Prompt): CatalogEntry[] {
+function hintedEntries(prompt: LanguageModelV4Prompt): { resources: CatalogEntry[]; skills: SkillEntry[] } {
+  const hinted = { resources: [] as CatalogEntry[], skills: [] as SkillEntry[] };
   const user = prompt.findLast((m) => m.role === 'user');
-  if (user?.role !== 'user') return [];
+  if (user?.role !== 'user') return hinted;
   for (const part of user.content) {
     const entries = part.type === 'text' ? parseRelevantEntries(part.text) : undefined;
-    if (entries) return entries.flatMap(({ line, server }) => (parseResourceLine(line) ? [{ server: server ?? '', ...parseResourceLine(line)! }] : []));
+    if (!entries) continue;
+    for (const { line, server = '' } of entries) {
+      // A resource line starts with its URI; a skill line with its name (no scheme), so a skill is never read as a URI.
+      const resource = /^\S+:\/\//.test(line) ? parseResourceLine(line) : undefined;
+      const skill = resource ? undefined : parseSkillLine(line);
+      if (resource) hinted.resources.push({ server, ...resource });
+      else if (skill) hinted.skills.push({ server, ...skill });
+    }
+    break;
   }
-  return [];
+  return hinted;
 }

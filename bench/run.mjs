@@ -3,7 +3,8 @@
 // BENCHMARKS.md with the command and the machine. Usage: npm run bench
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { writeSection } from './lib/report.mjs';
+import { machine, writeSection } from './lib/report.mjs';
+import { skillsSections } from './lib/skills-report.mjs';
 import { runBenchmarks } from './lib/vitest-results.mjs';
 
 const results = runBenchmarks('bench/vitest.config.ts');
@@ -132,3 +133,10 @@ Targets: p50 ≤ 5 ms (${overhead.p50 <= 5 ? 'met' : 'missed'}), p99 ≤ 20 ms (
 // Only this script's own section: `npm run bench:load` owns another one.
 writeSection('BENCHMARKS.md', 'bench', sections.join('\n'));
 console.log(`\n${sections.join('\n')}`);
+
+// Skills (bench/skills.bench.test.ts) have their own markers, so that file can be run and rendered alone (bench/lib/skills-report.mjs).
+if (results.skills) {
+  const skills = skillsSections(results.skills, machine());
+  writeSection('BENCHMARKS.md', 'bench-skills', skills);
+  console.log(`\n${skills}`);
+}

@@ -23,7 +23,8 @@ export default defineConfig({
     }),
   ],
   test: {
-    include: ['bench/**/*.bench.test.ts'],
+    include: ['bench/*.bench.test.ts'],
+    // bench/oauth/ has servers and a config of its own (npm run bench:oauth).
     fileParallelism: false,
     testTimeout: 600_000,
   },

@@ -27,7 +27,8 @@ const STOP = new Set(
   ),
 );
 const stem = (w) => w.replace(/(ings|ing|ies|es|s|ed)$/, '').replace(/e$/, '') || w;
-const words = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem);
+/** A text's words as the policy compares them: lower case, stop words out, crudely stemmed (exported for skills-policy.mjs). */
+export const words = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem);
 
 /** The question's words, and its keys: capitalised words past the first, and words with digits. */
 export function analyse(question) {
@@ -112,7 +113,7 @@ export function entries(text) {
 }
 
 /** The entry sharing most words with the question; words before the URI (the title, in every catalog format seen) count twice. */
-function bestEntry(q, list) {
+export function bestEntry(q, list) {
   let best;
   for (const e of list) {
     const at = e.line.indexOf(e.uri);

@@ -128,6 +128,21 @@ export const TEST_TENANTS = [
     allowedOrigins: [],
     mcpServers: [{ id: 'library', url: local(9, '/many'), transport: 'streamable-http' }],
   },
+  // Long-running tools as MCP Tasks (test/tasks.test.ts): an SDK v2 server with task tools (test/infra/task-servers.ts);
+  // they run without approval here, so the tests are about tasks.
+  {
+    id: 'tasks',
+    apiKeySha256: [sha256('test-key-tasks')],
+    allowedOrigins: [],
+    mcpServers: [
+      {
+        id: 'jobs',
+        url: local(10, '/mcp'),
+        transport: 'streamable-http',
+        autoApprove: ['build', 'explode', 'ask_name', 'wait_forever', 'vanish', 'count'],
+      },
+    ],
+  },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
   {
     id: 'limited',
@@ -236,6 +251,8 @@ export default defineConfig({
                 // Short enough that the "server hangs" test does not wait 30 s.
                 MCP_REQUEST_TIMEOUT_MS: '3000',
                 NOTIFICATION_DEBOUNCE_MS: '50',
+                // Tasks are polled as often as the test servers ask (100 ms), not once a second.
+                TASK_POLL_MIN_MS: '50',
                 // Stands in for a `wrangler secret`: an MCP server credential.
                 FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
                 TENANTS: JSON.stringify(TEST_TENANTS),

@@ -10,6 +10,7 @@ function sessionWithClient() {
     settings: {
       MCP_REQUEST_TIMEOUT_MS: 1_000,
       ELICITATION_TIMEOUT_MS: 60_000,
+      TOOL_CALL_MAX_MS: 60_000,
       MCP_MAX_RESPONSE_BYTES: 16 * 1024 * 1024,
       MCP_MAX_RESULT_DEPTH: 100,
       MCP_MAX_LIST_PAGES: 100,

@@ -12,6 +12,8 @@ declare module 'vitest' {
     v2Url: string;
     /** The SDK v2 servers serving skills (test/infra/skill-servers.ts): `${skillsUrl}/<strict|stateful|many>`, control at `${skillsUrl}/__control/<mode>/…`. */
     skillsUrl: string;
+    /** The SDK v2 server with long-running tools as MCP Tasks (test/infra/task-servers.ts): `${tasksUrl}/mcp`, control at `${tasksUrl}/__control/…`. */
+    tasksUrl: string;
     /** The OAuth authorization server (test/infra/oauth-servers.ts): the issuer, control at `${oauthAsUrl}/__control/…`. */
     oauthAsUrl: string;
     /** The MCP server it protects: `http://127.0.0.1:<port>/mcp`, its resource identifier too. */

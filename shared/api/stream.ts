@@ -29,3 +29,37 @@ export const ElicitationNotice = z
   })
   .meta({ id: 'ElicitationNotice' });
 export type ElicitationNotice = z.infer<typeof ElicitationNotice>;
+
+/** A tool call's progress (`notifications/progress`), as a transient `data-progress` part (id: the tool call's) carries it. */
+export const ToolProgress = z
+  .object({
+    toolCallId: z.string(),
+    server: ServerId,
+    tool: z.string(),
+    progress: z.number(),
+    total: z.number().optional(),
+    message: z.string().optional(),
+  })
+  .meta({ id: 'ToolProgress' });
+export type ToolProgress = z.infer<typeof ToolProgress>;
+
+/**
+ * A tool call the server runs as a task (MCP Tasks), as the `data-task`
+ * part (id: the tool call's) carries it and the message keeps it: updated
+ * while the task runs, then final. The tool part stays `input-available`
+ * (running) until the task's result replaces it.
+ */
+export const TaskNotice = z
+  .object({
+    toolCallId: z.string(),
+    server: ServerId,
+    tool: z.string(),
+    taskId: z.string(),
+    status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+    statusMessage: z.string().optional(),
+    /** ms since epoch: when the call became a task, and when it last changed. */
+    startedAt: z.number(),
+    updatedAt: z.number(),
+  })
+  .meta({ id: 'TaskNotice' });
+export type TaskNotice = z.infer<typeof TaskNotice>;

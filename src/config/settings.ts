@@ -63,6 +63,25 @@ export const SettingsSchema = z.object({
   MCP_REQUEST_TIMEOUT_MS: int(100, 30_000).describe(
     `timeout of one MCP request; past it the client gets \`504 upstream_timeout\`. It stops counting while the user answers the server's question`,
   ),
+  /**
+   * A tool call whose server reports progress (`notifications/progress`)
+   * gets MCP_REQUEST_TIMEOUT_MS again at each notification, up to this in all.
+   */
+  TOOL_CALL_MAX_MS: int(1_000, 10 * 60_000).describe(
+    `longest a tool call may run while its server keeps reporting progress (each \`notifications/progress\` restarts MCP_REQUEST_TIMEOUT_MS); a longer job should run as a task`,
+  ),
+  /** A task (MCP Tasks) older than this is cancelled, and the model told so. */
+  TASK_MAX_MS: int(1_000, 2 * 3_600_000).describe(
+    `longest a tool call running as a task (MCP Tasks) may take; past it the task is cancelled (\`tasks/cancel\`) and the model gets an error saying so`,
+  ),
+  /** How often a task is polled (\`tasks/get\`): the server's pollIntervalMs, clamped to these. */
+  TASK_POLL_MIN_MS: int(50, 1_000).describe(`the shortest interval between two \`tasks/get\` of one task, whatever the server's \`pollIntervalMs\``),
+  TASK_POLL_MAX_MS: int(1_000, 30_000).describe(
+    `the longest interval between two \`tasks/get\` of one task (a server's longer \`pollIntervalMs\` is shortened to it)`,
+  ),
+  /** Tasks one conversation, and one end user across conversations, may have running; a task past it is cancelled at once. */
+  TASKS_PER_CONVERSATION: int(1, 4).describe(`tasks one conversation may have running; a tool call that starts one more is cancelled and the model told why`),
+  TASKS_PER_USER: int(1, 10).describe(`tasks one end user may have running across conversations; past it, as above`),
   /** How long a server's question to the user (elicitation) waits for an answer; then it is cancelled. */
   ELICITATION_TIMEOUT_MS: int(1_000, 10 * 60_000).describe(`how long a server's question to the user waits for an answer; then it is cancelled`),
   /**

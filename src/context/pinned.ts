@@ -131,7 +131,8 @@ async function readPinnedSkill(
       { server: ref.server, uri: found.skill.uri },
       { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince },
     );
-    return { text: `${view.model.text}\n${skillFilesNote(ref.server, found.skill)}` };
+    const note = skillFilesNote(ref.server, found.skill);
+    return { text: note ? `${view.model.text}\n${note}` : view.model.text };
   } catch (error) {
     return { notice: `Pinned skill "${ref.name}" of server "${ref.server}" was skipped: ${error instanceof Error ? error.message : String(error)}` };
   }

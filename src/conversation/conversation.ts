@@ -26,6 +26,7 @@ import { HibernatingSockets } from './sockets';
 import type { Caller } from './thread';
 import { VIEW_LINK_TABLES } from './view-links';
 import { answerView, type ViewAnswer, type ViewRequest } from './views';
+import { ConversationAlarms } from './alarms';
 import { ConversationParts } from './wiring';
 
 export type { Caller } from './thread';
@@ -58,6 +59,8 @@ export class Conversation extends DurableObject<Env> {
   /** The conversation's parts; for tests through `runInDurableObject` (instance fields are not on the RPC surface). */
   readonly parts: ConversationParts;
   private readonly sockets: HibernatingSockets;
+  /** The one alarm, shared by the idle release and the task polling (alarms.ts). */
+  private readonly alarms: ConversationAlarms;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -70,6 +73,7 @@ export class Conversation extends DurableObject<Env> {
     const name = ctx.id.name;
     if (name === undefined) throw new Error('a conversation is addressed by its id (getByName)');
     this.sockets = new HibernatingSockets(ctx);
+    this.alarms = new ConversationAlarms(ctx.storage);
     this.parts = new ConversationParts({
       env,
       storage: ctx.storage,
@@ -78,8 +82,9 @@ export class Conversation extends DurableObject<Env> {
       connections: () => this.sockets.all(),
       scheduleIdleCheck: async (delayMs, lease) => {
         ctx.storage.kv.put(IDLE_LEASE_KEY, lease);
-        await ctx.storage.setAlarm(Date.now() + delayMs);
+        await this.alarms.schedule('idle', Date.now() + delayMs);
       },
+      alarms: () => this.alarms,
       yieldPeer: (other, owner) => env.CONVERSATION.getByName(other).yieldSessions(owner),
     });
   }
@@ -223,12 +228,12 @@ export class Conversation extends DurableObject<Env> {
 
   /** The user's answer to a server's question asked during the running turn (the turn's stream goes on). */
   async answerElicitation(id: string, answer: Api.ElicitationAnswerBody): Promise<RpcResult<Api.ElicitationAnswered>> {
-    return toRpcResult(async () => (this.parts.context.existing(), this.parts.turns.answerElicitation(id, answer), { answered: id }));
+    return toRpcResult(async () => (this.parts.context.existing(), await this.parts.answerElicitation(id, answer), { answered: id }));
   }
 
-  /** Stops the running turn: the model request and its MCP requests are aborted; the partial answer is kept. */
+  /** Stops the running turn (the model request and its MCP requests are aborted; the partial answer is kept) and cancels its tasks. */
   async stop(): Promise<RpcResult<Api.Stopped>> {
-    return toRpcResult(async () => (this.parts.context.existing(), { stopped: this.parts.turns.stop() }));
+    return toRpcResult(async () => (this.parts.context.existing(), { stopped: await this.parts.stop() }));
   }
 
   // ---- Lifecycle -----------------------------------------------------------------
@@ -262,10 +267,20 @@ export class Conversation extends DurableObject<Env> {
     await scoped(this.parts, undefined, () => this.parts.live.reauthorized(server, grant));
   }
 
-  /** The idle alarm (scheduled by LiveSessions): releases the MCP sessions after MCP_IDLE_MS unused. */
+  /**
+   * The alarm (alarms.ts): the jobs due now — the idle release of the MCP
+   * sessions (LiveSessions, after MCP_IDLE_MS unused), and the polling of
+   * running tasks (tasks/task-follower.ts, which may continue a turn: the
+   * alarm handler waits for it, so the object stays up while it streams).
+   */
   override async alarm(): Promise<void> {
-    const lease = this.ctx.storage.kv.get<string>(IDLE_LEASE_KEY);
-    if (lease !== undefined) await scoped(this.parts, undefined, () => this.parts.live.releaseIdle(lease));
+    for (const job of this.alarms.takeDue()) {
+      if (job === 'idle') {
+        const lease = this.ctx.storage.kv.get<string>(IDLE_LEASE_KEY);
+        if (lease !== undefined) await scoped(this.parts, undefined, () => this.parts.live.releaseIdle(lease));
+      } else if (this.parts.thread.row()) await scoped(this.parts, undefined, () => this.parts.tasks.poll());
+    }
+    await this.alarms.arm();
   }
 }
 

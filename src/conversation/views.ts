@@ -104,5 +104,5 @@ async function viewToolCall(sessions: McpSessions, { server, name, arguments: ar
     );
   }
   logEvent('view.call', { server, tool: name, approved: approved === true });
-  return sessions.callTool(server, name, args);
+  return sessions.callToolToEnd(server, name, args);
 }

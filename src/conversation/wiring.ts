@@ -11,6 +11,10 @@ import { LiveSessions } from './live-sessions';
 import { ConversationRecordStore } from './record';
 import { Thread } from './thread';
 import { SqlViewLinks } from './view-links';
+import type { ConversationAlarms } from './alarms';
+import { TaskFollower } from './tasks/task-follower';
+import { TaskStore } from './tasks/task-store';
+import type { ElicitationAnswer } from '../turn/elicitations';
 
 /** What the parts need of the Durable Object they make up. */
 export interface PartsHost {
@@ -24,6 +28,8 @@ export interface PartsHost {
   scheduleIdleCheck(delayMs: number, lease: string): Promise<void>;
   /** Asks another conversation of the same end user to release its MCP sessions; false if it is busy. */
   yieldPeer(other: string, owner: Owner): Promise<boolean>;
+  /** The object's one alarm, shared by its jobs (alarms.ts). */
+  alarms(): ConversationAlarms;
 }
 
 /**
@@ -46,6 +52,8 @@ export class ConversationParts {
   readonly requests: TurnRequests;
   /** The `useAgentChat` protocol over the object's WebSockets. */
   readonly sockets: ChatSocket;
+  /** The tasks its tool calls became (MCP Tasks), followed from the alarm. */
+  readonly tasks: TaskFollower;
 
   constructor(host: PartsHost) {
     // Synchronous SQLite: the schemas exist before any method runs.
@@ -55,10 +63,26 @@ export class ConversationParts {
     this.viewLinks = new SqlViewLinks(host.storage);
     this.thread = new Thread({ ...host, record, history: this.history, largeResults: this.largeResults });
     this.context = new ConversationContext(host.env, host.name, () => this.thread.row());
+    this.tasks = new TaskFollower({
+      env: host.env,
+      name: host.name,
+      store: new TaskStore(host.storage),
+      history: this.history,
+      settings: () => this.context.settings(),
+      owner: () => this.context.owner(),
+      acceptsImages: () => this.context.acceptsImages(),
+      largeResults: this.largeResults,
+      withMcp: (work) => this.live.use(work),
+      alarms: host.alarms,
+      turnBusy: () => this.turns.busy,
+      continueTurn: () => this.turns.start({ kind: 'continue' }),
+      messageUpdated: (message) => this.sockets.messageUpdated(message),
+    });
     this.live = new LiveSessions({
       context: this.context,
       storage: host.storage,
-      turnRunning: () => this.turns.busy,
+      // Sessions stay while a turn runs or a task is followed (a 2025 task lives in its session).
+      turnRunning: () => this.turns.busy || this.tasks.pending,
       scheduleIdleCheck: host.scheduleIdleCheck,
       yieldSessions: host.yieldPeer,
       waitUntil: host.waitUntil,
@@ -76,12 +100,33 @@ export class ConversationParts {
       ended: () => this.live.touch(),
       saved: (messages) => this.thread.active(messages),
       pinnedSkills: () => record.pinnedSkills(),
+      tasks: this.tasks,
     });
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
     // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).
-    this.sockets = new ChatSocket({ connections: host.connections, transcript: this.thread, turns: this.turns, requests: this.requests });
+    this.sockets = new ChatSocket({
+      connections: host.connections,
+      transcript: this.thread,
+      turns: this.turns,
+      requests: this.requests,
+      stop: () => this.stop(),
+      answerElicitation: (id, answer) => this.answerElicitation(id, answer),
+    });
     // A new instance: no turn runs here yet, so one still marked pending was cut by an abort (and what its
     // tool calls kept belongs to an answer that was never saved).
     if (this.history.recoverInterrupted()) this.largeResults.keepOnly(toolCallIdsOf(this.history.load()));
+  }
+
+  /** Stops the running turn and the tasks its tool calls became; whether anything was running. */
+  async stop(): Promise<boolean> {
+    const turn = this.turns.stop();
+    if (turn) await this.turns.whenIdle();
+    return (await this.tasks.stop()) || turn;
+  }
+
+  /** A server's question answered: the running turn's (in memory) or a task's (in the history). */
+  async answerElicitation(id: string, answer: ElicitationAnswer): Promise<void> {
+    if (await this.tasks.answer(id, answer)) return;
+    this.turns.answerElicitation(id, answer);
   }
 }

@@ -14,7 +14,28 @@ export const liveConversationsOf = (env: Pick<Env, 'LIVE_CONVERSATIONS'>, owner:
 export class LiveConversations extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS live (id TEXT PRIMARY KEY, last_used INTEGER NOT NULL)`);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS live (id TEXT PRIMARY KEY, last_used INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS tasks (conversation TEXT NOT NULL, tool_call_id TEXT NOT NULL, PRIMARY KEY (conversation, tool_call_id))`);
+  }
+
+  /** Counts one more running task of this end user (MCP Tasks) if there is room (TASKS_PER_USER). */
+  async takeTask(conversation: string, toolCallId: string, limit: number): Promise<boolean> {
+    const sql = this.ctx.storage.sql;
+    if (sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE conversation = ? AND tool_call_id = ?`, conversation, toolCallId).one().n) return true;
+    if (sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks`).one().n >= limit) return false;
+    sql.exec(`INSERT INTO tasks (conversation, tool_call_id) VALUES (?, ?)`, conversation, toolCallId);
+    return true;
+  }
+
+  /** A task ended (or its conversation went: no `toolCallId`, all of them). */
+  async releaseTask(conversation: string, toolCallId?: string): Promise<void> {
+    if (toolCallId === undefined) this.ctx.storage.sql.exec(`DELETE FROM tasks WHERE conversation = ?`, conversation);
+    else this.ctx.storage.sql.exec(`DELETE FROM tasks WHERE conversation = ? AND tool_call_id = ?`, conversation, toolCallId);
+  }
+
+  /** How many tasks the end user has running (tests, operators). */
+  async taskCount(): Promise<number> {
+    return this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks`).one().n;
   }
 
   /** Counts `id` as live if there is room; otherwise names the others, least recently used first. */

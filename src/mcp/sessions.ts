@@ -18,8 +18,34 @@ import { validatePromptArguments } from './catalog/prompt-arguments';
 import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
 import { ServerLink, type ServerLinkOptions } from './server-link';
+import type { Progress } from './connection/connection';
+import type { TaskSnapshot } from './tasks/task-schemas';
+import { callTool as callToolOrTask, cancelTask, getTask, isStartedTask, type StartedTask, type TaskEra, updateTask } from './tasks/tool-tasks';
 
 export type { ResourceRead } from './resource-read';
+export { isStartedTask, type StartedTask, type TaskEra } from './tasks/tool-tasks';
+export type { TaskSnapshot } from './tasks/task-schemas';
+export type { Progress } from './connection/connection';
+
+/**
+ * A task request the server answered "not found" (-32602: it forgot the
+ * task, or its ttl ran out): never retried, never waited on.
+ */
+export class TaskGoneError extends Error {
+  constructor(
+    readonly server: string,
+    readonly taskId: string,
+    cause: string,
+  ) {
+    super(`MCP server "${server}" no longer knows task ${taskId}: ${cause}`);
+    this.name = 'TaskGoneError';
+  }
+}
+
+function taskRequestError(server: string, taskId: string, error: unknown): Error {
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) return new TaskGoneError(server, taskId, error.message);
+  return upstreamError(server, error);
+}
 
 /** `resource_link` URIs remembered per conversation (oldest forgotten first). */
 const MAX_LINKED_URIS = 1_000;
@@ -42,7 +68,11 @@ export class McpSessions {
   /** URIs from `resource_link` tool results, by server (they need not be in any listing). */
   private readonly linkedUris = new Map<string, string>();
 
+  /** What a 2025 task is asked to live for (TASK_MAX_MS: we follow it no longer). */
+  private readonly taskTtlMs: number;
+
   constructor(options: McpSessionsOptions) {
+    this.taskTtlMs = options.settings.TASK_MAX_MS;
     for (const config of options.servers) this.links.set(config.id, new ServerLink({ ...options, config, auth: options.authFor?.(config) }));
   }
 
@@ -103,21 +133,90 @@ export class McpSessions {
     return this.link(id).read(uri, reuseSince, { connect });
   }
 
-  /** Calls one MCP tool of one server and returns its result as the server sent it. */
-  async callTool(id: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  /**
+   * Calls one MCP tool of one server: its result as the server sent it, or
+   * the task the call became (MCP Tasks: tasks/tool-tasks.ts). `onProgress`
+   * asks the server for progress, which also keeps a long call alive.
+   */
+  async callTool(
+    id: string,
+    name: string,
+    args: Record<string, unknown>,
+    { signal, onProgress }: { signal?: AbortSignal | undefined; onProgress?: ((progress: Progress) => void) | undefined } = {},
+  ): Promise<CallToolResult | StartedTask> {
     const link = this.link(id);
     const state = await link.ensure();
     if (!state.capabilities?.tools) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer tools`);
     // Our catalog's definition: the SDK validates the output and mirrors declared headers with it.
-    const toolDefinition = state.tools.find((tool) => tool.name === name);
+    const definition = state.tools.find((tool) => tool.name === name);
     try {
-      return (await link.connection.call(
-        (client, options) => client.callTool({ name, arguments: args }, { ...options, ...(toolDefinition ? { toolDefinition } : {}) }),
-        { idempotent: false, signal, method: 'tools/call' },
-      )) as CallToolResult;
+      return await callToolOrTask(link.connection, state.capabilities, { name, arguments: args, definition, signal, onProgress, ttlMs: this.taskTtlMs });
     } catch (error) {
       if (error instanceof InsufficientScopeError) throw await link.stepUp(error);
       throw (await link.authFailure(error)) ?? upstreamError(id, error);
+    }
+  }
+
+  /**
+   * A tool call whose caller waits for its result (an MCP Apps view's call):
+   * a task it becomes is polled here, up to `maxMs` — a turn's calls are
+   * followed from the conversation's alarm instead (src/conversation/tasks/).
+   */
+  async callToolToEnd(
+    id: string,
+    name: string,
+    args: Record<string, unknown>,
+    { signal, maxMs = 60_000 }: { signal?: AbortSignal; maxMs?: number } = {},
+  ): Promise<CallToolResult> {
+    const outcome = await this.callTool(id, name, args, { signal });
+    if (!isStartedTask(outcome)) return outcome;
+    const until = Date.now() + maxMs;
+    for (let snapshot = outcome.snapshot; ; ) {
+      if (snapshot.status === 'completed') return snapshot.result as CallToolResult;
+      if (snapshot.status === 'failed' || snapshot.status === 'cancelled' || snapshot.status === 'input_required' || Date.now() > until) {
+        if (snapshot.status === 'working' || snapshot.status === 'input_required') await this.cancelTask(id, outcome.taskId).catch(() => undefined);
+        const why = snapshot.error?.message ?? snapshot.statusMessage ?? snapshot.status;
+        throw upstreamError(
+          id,
+          new Error(snapshot.status === 'working' ? `the task took longer than ${maxMs} ms` : `the task ended ${snapshot.status}: ${why}`),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(snapshot.pollIntervalMs ?? 1_000, 100), 5_000)));
+      signal?.throwIfAborted();
+      snapshot = await this.getTask(id, outcome, signal);
+    }
+  }
+
+  /** Where a task of `id` is now (`tasks/get`; a finished 2025 task's result from `tasks/result`). */
+  async getTask(id: string, task: { taskId: string; era: TaskEra }, signal?: AbortSignal): Promise<TaskSnapshot> {
+    const link = this.link(id);
+    await link.ensure();
+    try {
+      return await getTask(link.connection, task, signal);
+    } catch (error) {
+      throw (await link.authFailure(error)) ?? taskRequestError(id, task.taskId, error);
+    }
+  }
+
+  /** The user's answers to a task's questions (`tasks/update`). */
+  async updateTask(id: string, taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
+    const link = this.link(id);
+    await link.ensure();
+    try {
+      await updateTask(link.connection, taskId, inputResponses);
+    } catch (error) {
+      throw (await link.authFailure(error)) ?? taskRequestError(id, taskId, error);
+    }
+  }
+
+  /** Asks the server to cancel a task (`tasks/cancel`; cooperative). */
+  async cancelTask(id: string, taskId: string): Promise<void> {
+    const link = this.link(id);
+    await link.ensure();
+    try {
+      await cancelTask(link.connection, taskId);
+    } catch (error) {
+      throw (await link.authFailure(error)) ?? taskRequestError(id, taskId, error);
     }
   }
 

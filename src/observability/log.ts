@@ -28,6 +28,13 @@ export type LogEvent =
   | 'catalog.refresh'
   | 'catalog.truncated'
   | 'skill.integrity'
+  | 'task.started'
+  | 'task.refused'
+  | 'task.poll'
+  | 'task.timeout'
+  | 'task.gone'
+  | 'task.ended'
+  | 'task.continue'
   | 'sessions.release'
   // caches, authorization, the demo server
   | 'cache.kv'

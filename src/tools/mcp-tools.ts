@@ -6,7 +6,9 @@ import type { AppToolCall } from '../../shared/api/views';
 import { toolViewUri, toolVisibleTo } from '../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
-import type { McpSessions } from '../mcp/sessions';
+import { isStartedTask, type McpSessions, type Progress, type StartedTask } from '../mcp/sessions';
+import { taskSupportOf, unusableTaskTools } from '../mcp/tasks/tool-tasks';
+import type { TaskStatus } from '../mcp/tasks/task-schemas';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
 import { toolResultUri, type LargeResultStore } from './large-results';
@@ -27,6 +29,14 @@ export interface McpToolContext {
   onAppCall?: ((call: AppToolCall) => void) | undefined;
   /** Where results longer than one window are kept whole (read on with read_resource). */
   largeResults?: LargeResultStore | undefined;
+  /** A tool call's progress (a transient `data-progress` part in the step). */
+  onProgress?: ((progress: ToolProgress) => void) | undefined;
+  /**
+   * A tool call became a task: the conversation records it (it throws a
+   * ToolFailure when it cannot take one more: the task is then cancelled).
+   * Without it, a task cannot be followed and the call fails.
+   */
+  onTaskStarted?: ((started: ToolTaskStarted) => Promise<void>) | undefined;
 }
 
 /** What an MCP tool call gives the model: text, and images for models that take them. */
@@ -35,6 +45,23 @@ export interface McpToolOutput {
   tool: string;
   text: string;
   images: Array<{ mediaType: string; base64: string }>;
+  /** Set on the placeholder of a call that became a task (replaced by the task's result before the model sees it). */
+  task?: { taskId: string; status: TaskStatus; statusMessage?: string } | undefined;
+}
+
+/** A server's progress report on one tool call of the turn. */
+export interface ToolProgress extends Progress {
+  toolCallId: string;
+  server: string;
+  tool: string;
+}
+
+/** A tool call that became a task (MCP Tasks), for the conversation to follow. */
+export interface ToolTaskStarted {
+  toolCallId: string;
+  server: string;
+  tool: string;
+  task: StartedTask;
 }
 
 /** Providers accept `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule, the strictest common one). */
@@ -73,8 +100,10 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
   for (const state of ctx.states) {
     if (!isUsable(state)) continue;
     const config = ctx.configs.find((c) => c.id === state.id);
+    // A tool that runs only as a task is never called without one: not offered where no task can be made or followed.
+    const taskOnly = new Set(ctx.onTaskStarted ? unusableTaskTools(state) : state.tools.filter((t) => taskSupportOf(t) === 'required').map((t) => t.name));
     for (const mcpTool of state.tools) {
-      if (!toolVisibleTo(mcpTool, 'model')) continue;
+      if (!toolVisibleTo(mcpTool, 'model') || taskOnly.has(mcpTool.name)) continue;
       const resourceUri = toolViewUri(mcpTool);
       const name = modelToolName(state.id, mcpTool.name, used);
       const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
@@ -94,18 +123,30 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
           const input = (args ?? {}) as Record<string, unknown>;
           const app =
             resourceUri && ctx.onAppCall ? appCallReporter(ctx.onAppCall, { toolCallId, server: state.id, tool: mcpTool.name, resourceUri, input }) : undefined;
-          let result: CallToolResult;
+          let outcome: CallToolResult | StartedTask;
           try {
             // A stop cancels the request on the server too (notifications/cancelled, or the aborted HTTP request).
-            result = await ctx.sessions.callTool(state.id, mcpTool.name, input, abortSignal);
+            // Progress is asked for on every call: shown in the step, and it keeps a long call alive (TOOL_CALL_MAX_MS).
+            outcome = await ctx.sessions.callTool(state.id, mcpTool.name, input, {
+              signal: abortSignal,
+              onProgress: ctx.onProgress && ((progress) => ctx.onProgress!({ toolCallId, server: state.id, tool: mcpTool.name, ...progress })),
+            });
           } catch (error) {
             const failure = abortSignal?.aborted ? error : ToolFailure.mcpRequest(state.id, mcpTool.name, error);
             app?.failed(failure instanceof Error ? failure.message : String(failure));
             throw failure;
           }
-          app?.ended(result, ctx.settings.VIEW_RESULT_MAX_BYTES);
-          const output = windowLongResult(renderToolResult(state.id, mcpTool.name, result, ctx), toolCallId, ctx);
-          if (result.isError) throw ToolFailure.mcpResult(state.id, mcpTool.name, output.text);
+          if (isStartedTask(outcome)) {
+            // The call became a task (MCP Tasks): the turn ends after this step, and the conversation follows the task
+            // (src/conversation/tasks/); its result replaces this placeholder before the model sees it.
+            if (!ctx.onTaskStarted)
+              throw ToolFailure.mcpRequest(state.id, mcpTool.name, new Error('the server made this call a task, which cannot be followed here'));
+            await ctx.onTaskStarted({ toolCallId, server: state.id, tool: mcpTool.name, task: outcome });
+            return taskPlaceholder(state.id, mcpTool.name, outcome);
+          }
+          app?.ended(outcome, ctx.settings.VIEW_RESULT_MAX_BYTES);
+          const output = mcpToolOutput(state.id, mcpTool.name, outcome, toolCallId, ctx);
+          if (outcome.isError) throw ToolFailure.mcpResult(state.id, mcpTool.name, output.text);
           return output;
         },
         toModelOutput: ({ output }: { output: McpToolOutput }): ToolResultOutput =>
@@ -140,6 +181,34 @@ function appCallReporter(report: (call: AppToolCall) => void, call: AppToolCall)
       report(bytes <= maxBytes ? { ...call, result } : { ...call, error: `The result (${humanSize(bytes)}) is too large to show in the view` });
     },
   };
+}
+
+/** A tool result as the model gets it: rendered (renderToolResult), a long one windowed (windowLongResult). */
+export function mcpToolOutput(
+  server: string,
+  tool: string,
+  result: CallToolResult,
+  toolCallId: string,
+  ctx: Pick<McpToolContext, 'sessions' | 'settings' | 'acceptsImages' | 'largeResults'>,
+): McpToolOutput {
+  return windowLongResult(renderToolResult(server, tool, result, ctx), toolCallId, ctx);
+}
+
+/** What a call that became a task returns to the tool loop: never shown to the model (the turn stops at this step). */
+function taskPlaceholder(server: string, tool: string, started: StartedTask): McpToolOutput {
+  const { status, statusMessage } = started.snapshot;
+  return {
+    server,
+    tool,
+    text: `[Running as task ${started.taskId}]`,
+    images: [],
+    task: { taskId: started.taskId, status, ...(statusMessage ? { statusMessage } : {}) },
+  };
+}
+
+/** Whether a tool output is a task's placeholder (the step's turn stops there: turn/stream.ts). */
+export function isTaskPlaceholder(output: unknown): output is McpToolOutput & { task: NonNullable<McpToolOutput['task']> } {
+  return typeof output === 'object' && output !== null && typeof (output as McpToolOutput).task?.taskId === 'string';
 }
 
 /**

@@ -30,6 +30,9 @@ export interface TurnContextOptions {
   turnStartedAt: number;
   largeResults?: LargeResultStore | undefined;
   onAppCall?: McpToolContext['onAppCall'];
+  /** A tool call's progress, and a tool call that became a task (tools/mcp-tools.ts). */
+  onProgress?: McpToolContext['onProgress'];
+  onTaskStarted?: McpToolContext['onTaskStarted'];
   /** The skills the conversation pins: loaded into the system prompt (context/pinned.ts). */
   pinnedSkills?: SkillRef[] | undefined;
 }
@@ -45,12 +48,15 @@ export interface TurnContextOptions {
  */
 export async function turnContext(
   sessions: McpSessions,
-  { settings, acceptsImages, turnStartedAt, largeResults, onAppCall, pinnedSkills }: TurnContextOptions,
+  { settings, acceptsImages, turnStartedAt, largeResults, onAppCall, onProgress, onTaskStarted, pinnedSkills }: TurnContextOptions,
 ): Promise<TurnContext> {
   const states = (await sessions.catalog(turnStartedAt, { connect: false })).map(withoutViews).map(withoutSkillFiles);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
-  const mcp = mcpTools({ sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults, onAppCall }, SYNTHETIC_TOOL_NAMES);
+  const mcp = mcpTools(
+    { sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults, onAppCall, onProgress, onTaskStarted },
+    SYNTHETIC_TOOL_NAMES,
+  );
   const found = new Set<string>();
   const synthetic = syntheticTools({
     sessions,

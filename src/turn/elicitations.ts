@@ -14,6 +14,14 @@ export interface ElicitationAnswer {
 
 const validators = new CfWorkerJsonSchemaValidator();
 
+/** An answer as it goes back to the server: an `accept`'s content checked against the server's schema (400 when it does not fit). */
+export function checkedAnswer(requestedSchema: ElicitationRecord['requestedSchema'], answer: ElicitationAnswer): ElicitationAnswer {
+  if (answer.action !== 'accept') return { action: answer.action };
+  const check = validators.getValidator<Record<string, unknown>>(requestedSchema as never)(answer.content ?? {});
+  if (!check.valid) throw new ApiError(400, 'invalid_content', `The answer does not fit what the server asked for: ${check.errorMessage}`);
+  return { action: 'accept', content: check.data };
+}
+
 /**
  * The questions MCP servers ask the user during one turn (elicitation:
  * 2025's `elicitation/create` request, or a 2026 `input_required` result
@@ -62,11 +70,8 @@ export class TurnElicitations {
   answer(id: string, answer: ElicitationAnswer): void {
     const pending = this.pending.get(id);
     if (!pending) throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
-    if (answer.action === 'accept') {
-      const check = validators.getValidator<Record<string, unknown>>(pending.record.requestedSchema as never)(answer.content ?? {});
-      if (!check.valid) throw new ApiError(400, 'invalid_content', `The answer does not fit what the server asked for: ${check.errorMessage}`);
-      pending.settle({ action: 'accept', content: check.data }, 'accept');
-    } else pending.settle({ action: answer.action }, answer.action);
+    const checked = checkedAnswer(pending.record.requestedSchema, answer);
+    pending.settle(checked, checked.action);
   }
 
   private show(record: ElicitationRecord): void {

@@ -27,6 +27,7 @@ import {
 import type { TurnStore } from './store';
 import type { AppToolCall } from '../../shared/api/views';
 import type { SkillRef } from '../../shared/api/conversations';
+import type { ToolTaskStarted } from '../tools/mcp-tools';
 
 /**
  * What starts a turn:
@@ -42,6 +43,22 @@ export interface ClientTool {
   name: string;
   description?: string | undefined;
   parameters?: unknown;
+}
+
+/**
+ * A new message (or a regeneration) while tool calls of the answer run as
+ * tasks: 409 naming them. Not queued: the model's next step must see the
+ * tasks' results right after its calls (providers refuse a tool call
+ * without its result), and a queued message would wait unseen for as long
+ * as the task takes; Stop cancels them.
+ */
+function tasksRunning(tasks: Array<{ tool: string; server: string; startedAt: number }>): ApiError {
+  const names = tasks.map((t) => `"${t.tool}" of MCP server "${t.server}" (running for ${Math.round((Date.now() - t.startedAt) / 1000)} s)`).join(', ');
+  return new ApiError(
+    409,
+    'task_running',
+    `A tool call is still running as a task: ${names}. Wait for it to finish (the answer goes on by itself), or stop it.`,
+  );
 }
 
 /** A second turn while one runs: 409. */
@@ -63,6 +80,17 @@ export interface TurnHost {
   saved(messages: UIMessage[]): void;
   /** The skills the conversation pins (loaded into every turn). */
   pinnedSkills(): SkillRef[];
+  /** The tasks the conversation's tool calls became (MCP Tasks): a call that becomes one is recorded there. */
+  tasks: TurnTasks;
+}
+
+/** What a turn needs of the conversation's tasks (conversation/tasks/task-follower.ts). */
+export interface TurnTasks {
+  /** Tasks are running: the answer they belong to is not done; a new message waits. */
+  readonly pending: boolean;
+  running(): Array<{ tool: string; server: string; startedAt: number }>;
+  /** Records a tool call that became a task (throws, having cancelled it, when one more cannot run). */
+  started(started: ToolTaskStarted, sessions: McpSessions): Promise<void>;
 }
 
 /** The conversation's model, settings and owner, as a turn reads them. */
@@ -186,7 +214,8 @@ export class TurnRunner {
     if (this.busy) throw turnInProgress();
     const { save, next } = recordApprovals(this.host.store.load(), answers);
     if (save) this.host.store.save([save]);
-    if (next === 'waiting') return undefined;
+    // A call of the same step still runs as a task: the answer goes on when it ends (the task follower continues it).
+    if (next === 'waiting' || this.host.tasks.pending) return undefined;
     return this.start({ kind: 'continue' });
   }
 
@@ -250,6 +279,7 @@ export class TurnRunner {
     let base = stored;
     let newMessages: UIMessage[] = [];
     let replaceFrom: string | undefined;
+    if (request.kind !== 'continue' && this.host.tasks.pending) throw tasksRunning(this.host.tasks.running());
     if (request.kind === 'message') {
       newMessages = request.newMessages;
       if (pendingApprovals(stored).length) {
@@ -275,6 +305,9 @@ export class TurnRunner {
       turnStartedAt: Date.now(),
       largeResults,
       onAppCall: (call) => this.writer?.write(appCallPart(call)),
+      // A call's progress: a transient part in its step (never saved); a call that became a task: recorded, followed from the alarm.
+      onProgress: (progress) => this.writer?.write({ type: 'data-progress', id: progress.toolCallId, data: progress, transient: true } as UIMessageChunk),
+      onTaskStarted: (started) => this.host.tasks.started(started, sessions),
       pinnedSkills: this.host.pinnedSkills(),
     });
     turn.tools = { ...clientToolSet(this.clientTools, turn.tools), ...turn.tools };

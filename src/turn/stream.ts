@@ -5,12 +5,15 @@ import {
   stepCountIs,
   streamText,
   wrapLanguageModel,
+  type InferUIMessageChunk,
   type ModelMessage,
   type ToolSet,
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
 import { ToolFailure, withToolFailures } from '../tools/tool-failure';
+import { isTaskPlaceholder } from '../tools/mcp-tools';
+import type { TaskNotice } from '../../shared/api/stream';
 import type { ToolEntry } from '../tools/tool-entries';
 import type { PinnedContent } from '../context/pinned';
 import { SYNTHETIC_TOOLS, READING_TOOL_NAMES } from '../tools/synthetic';
@@ -64,6 +67,8 @@ export interface TurnMetadata {
   stepLimitReached?: boolean;
   /** The user stopped the turn: the answer is partial. */
   stopped?: boolean;
+  /** A tool call became a task (MCP Tasks): the answer goes on when it ends. */
+  waitingForTasks?: boolean;
   usage?: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
 }
 
@@ -105,6 +110,8 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
   const maxSteps = input.settings.MAX_STEPS;
   let failed: { error: unknown } | undefined;
   let steps = 0;
+  /** A tool call of this turn became a task: the turn stops after its step and goes on when the task ends. */
+  let waitingForTasks = false;
   const result = streamText({
     // A span and a log line per model call (turn-telemetry.ts), over the deltas merged per ~30 ms before the
     // pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
@@ -119,8 +126,10 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     tools: withToolTelemetry(withToolFailures(input.tools), { mcpTools: mcp.entries, servers: input.states.map((s) => s.id) }),
     activeTools: active(),
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
-    // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave.
-    stopWhen: stepCountIs(maxSteps + 1),
+    // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
+    // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
+    // task's result (src/conversation/tasks/).
+    stopWhen: [stepCountIs(maxSteps + 1), ({ steps }) => (steps.at(-1)?.toolResults ?? []).some((result) => isTaskPlaceholder(result.output))],
     // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages,
     // its last message marked for the provider's prompt cache. Tools search_tools found are offered from the next step on.
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
@@ -136,8 +145,9 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     onError: ({ error }) => {
       failed = { error };
     },
-    onStepFinish: () => {
+    onStepFinish: (step) => {
       steps++;
+      if (step.toolResults.some((result) => isTaskPlaceholder(result.output))) waitingForTasks = true;
     },
   });
 
@@ -151,18 +161,21 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     execute: ({ writer }) => {
       input.onWriter?.((chunk) => writer.write(chunk as never));
       writer.merge(
-        result.toUIMessageStream<UIMessage<TurnMetadata>>({
-          messageMetadata: ({ part }) => {
-            if (part.type !== 'finish') return undefined;
-            return {
-              model: input.model.spec,
-              finishReason: part.finishReason,
-              ...(steps > maxSteps ? { stepLimitReached: true } : {}),
-              usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
-            };
-          },
-          onError: (error) => describeTurnError(error),
-        }),
+        result
+          .toUIMessageStream<UIMessage<TurnMetadata>>({
+            messageMetadata: ({ part }) => {
+              if (part.type !== 'finish') return undefined;
+              return {
+                model: input.model.spec,
+                finishReason: part.finishReason,
+                ...(steps > maxSteps ? { stepLimitReached: true } : {}),
+                ...(waitingForTasks ? { waitingForTasks: true } : {}),
+                usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
+              };
+            },
+            onError: (error) => describeTurnError(error),
+          })
+          .pipeThrough(taskPlaceholdersAsParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>()),
       );
     },
     onFinish: ({ messages: finalMessages, outcome, isAborted }) => {
@@ -174,6 +187,23 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     onError: (error) => describeTurnError(error),
   });
   return new LiveStream(stream, notices);
+}
+
+/**
+ * A call that became a task leaves its tool part running (no output): its
+ * placeholder output becomes a `data-task` part (id: the call's) that the
+ * conversation updates as the task moves, until the result replaces both.
+ */
+function taskPlaceholdersAsParts<C extends UIMessageChunk>(): TransformStream<C, C> {
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (chunk.type !== 'tool-output-available' || !isTaskPlaceholder(chunk.output)) return controller.enqueue(chunk);
+      const { server, tool, task } = chunk.output;
+      const now = Date.now();
+      const data: TaskNotice = { toolCallId: chunk.toolCallId, server, tool, ...task, startedAt: now, updatedAt: now };
+      controller.enqueue({ type: 'data-task', id: chunk.toolCallId, data } as unknown as C);
+    },
+  });
 }
 
 /** The last user message with `relevant` added as a text part of its own (never stored: the history keeps what the user wrote). */

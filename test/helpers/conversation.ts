@@ -52,7 +52,7 @@ export function callTool(
   request: { server: string; name: string; arguments: Record<string, unknown> },
 ): Promise<RpcResult<CallToolResult>> {
   return runInDurableObject(stub, (instance) =>
-    toRpcResult(() => instance.parts.live.use((sessions) => sessions.callTool(request.server, request.name, request.arguments))),
+    toRpcResult(() => instance.parts.live.use((sessions) => sessions.callToolToEnd(request.server, request.name, request.arguments))),
   );
 }
 

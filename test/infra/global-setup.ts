@@ -14,6 +14,7 @@ import { startOAuthServers } from './oauth-servers';
 import { FAKE_MODEL_PORT, OAUTH_AS_PORT, OAUTH_RS_PORT, TEST_PORT_BASE } from './ports';
 import { providerPolicy } from './provider-model';
 import { startSkillServers } from './skill-servers';
+import { startTaskServers } from './task-servers';
 import { startV2Servers } from './v2-servers';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
@@ -22,6 +23,7 @@ const LEGACY_SSE_PORT = TEST_PORT_BASE + 3;
 const MINIMAL_PORT = TEST_PORT_BASE + 4;
 const V2_PORT = TEST_PORT_BASE + 5;
 const SKILLS_PORT = TEST_PORT_BASE + 9;
+const TASKS_PORT = TEST_PORT_BASE + 10;
 const STARTUP_TIMEOUT_MS = 15_000;
 
 const EVERYTHING_ENTRY = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
@@ -110,6 +112,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => v2.close());
     const skills = await startSkillServers(SKILLS_PORT);
     stops.push(() => skills.close());
+    const tasks = await startTaskServers(TASKS_PORT);
+    stops.push(() => tasks.close());
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
     const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });
@@ -125,6 +129,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('minimalUrl', `http://127.0.0.1:${MINIMAL_PORT}/mcp`);
   project.provide('v2Url', `http://127.0.0.1:${V2_PORT}`);
   project.provide('skillsUrl', `http://127.0.0.1:${SKILLS_PORT}`);
+  project.provide('tasksUrl', `http://127.0.0.1:${TASKS_PORT}`);
   project.provide('oauthAsUrl', `http://127.0.0.1:${OAUTH_AS_PORT}`);
   project.provide('oauthRsUrl', `http://127.0.0.1:${OAUTH_RS_PORT}/mcp`);
   project.provide('fakeModelUrl', `http://127.0.0.1:${FAKE_MODEL_PORT}`);

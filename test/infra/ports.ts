@@ -7,7 +7,7 @@ export const TEST_PORT_BASE = Number(process.env.TEST_PORT_BASE ?? 3900);
 export const OAUTH_AS_PORT = TEST_PORT_BASE + 6;
 export const OAUTH_RS_PORT = TEST_PORT_BASE + 7;
 
-/** The MCP servers that serve skills (skill-servers.ts): TEST_PORT_BASE + 9. */
+/** The MCP servers that serve skills (skill-servers.ts): TEST_PORT_BASE + 9; with tasks (task-servers.ts): + 10. */
 
 /** The fake model provider (bench/lib/fake-model.mjs): the OpenAI and Anthropic APIs, for the provider tests. */
 export const FAKE_MODEL_PORT = TEST_PORT_BASE + 8;

@@ -76,6 +76,12 @@ function fakeConversation() {
       clear: () => void calls.push('clear'),
       keepOnly: () => {},
     },
+    // The conversation's stop (turn and tasks) and answers, as wiring.ts makes them of the runner's.
+    stop: async () => {
+      turns.stop();
+      await turns.whenIdle();
+    },
+    answerElicitation: async () => turns.answerElicitation(),
     transcriptState: transcript,
     calls,
     startElsewhere,
@@ -219,7 +225,8 @@ describe('the WebSocket chat protocol, frame by frame', () => {
     turn.push({ type: 'start' });
     await flush();
     await socket.received(a.connection, JSON.stringify({ type: 'cf_agent_chat_clear' }));
-    expect(conversation.calls).toEqual(['stop', 'whenIdle', 'clear']);
+    // The conversation's stop awaits the stopped turn's end; the clear awaits it again (a turn still being set up).
+    expect(conversation.calls).toEqual(['stop', 'whenIdle', 'whenIdle', 'clear']);
     expect(a.summary().filter((f) => f === 'chat_clear')).toEqual([]);
     expect(b.summary().at(-1)).toBe('chat_clear');
   });

@@ -28,6 +28,10 @@ export interface ChatSocketHost {
   transcript: ChatTranscript;
   turns: TurnRunner;
   requests: TurnRequests;
+  /** Stops the conversation's work: the running turn, and the tasks its tool calls became. */
+  stop(): Promise<unknown>;
+  /** The user's answer to a server's question: the running turn's, or a task's. */
+  answerElicitation(id: string, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined }): Promise<unknown>;
 }
 
 /**
@@ -96,12 +100,13 @@ export class ChatSocket {
           frame.autoContinue !== false && frame.state !== 'output-error',
         );
       case 'cf_agent_chat_request_cancel':
-        // The hook sends the id of the turn it shows — its own, or another tab's it observes: either way, the one running.
-        turns.stop();
+        // The hook sends the id of the turn it shows — its own, or another tab's it observes: either way, the one running
+        // (and the tasks its calls became).
+        await this.host.stop();
         return;
       case 'cf_agent_chat_clear':
         // A running turn is stopped and its end awaited first: its save would otherwise bring the cleared history back.
-        turns.stop();
+        await this.host.stop();
         await turns.whenIdle();
         transcript.clear();
         this.broadcast(clearFrame(), connection.id);
@@ -115,7 +120,7 @@ export class ChatSocket {
       }
       case 'mcp_elicitation_response':
         try {
-          turns.answerElicitation(frame.id, { action: frame.action, content: frame.content as Record<string, unknown> | undefined });
+          await this.host.answerElicitation(frame.id, { action: frame.action, content: frame.content as Record<string, unknown> | undefined });
         } catch (error) {
           send(connection, elicitationErrorFrame(frame.id, error instanceof ApiError ? error.code : 'internal_error', errorText(error)));
         }
@@ -238,6 +243,11 @@ export class ChatSocket {
   private sendToOthers(turn: SocketTurn, frame: object): void {
     const data = JSON.stringify(frame);
     for (const connection of this.host.connections()) if (connection.id !== turn.sender && this.resume.attached(turn, connection.id)) trySend(connection, data);
+  }
+
+  /** A message changed outside a turn (a task moved, asked, or ended): every tab gets it. */
+  messageUpdated(message: UIMessage): void {
+    this.broadcast(messageUpdatedFrame(message));
   }
 
   private broadcast(frame: object, except?: string): void {

@@ -1,5 +1,6 @@
 import { hintOf, isServable, type ServerCachePolicy } from '../../cache/policy';
 import { allowsSkill, type McpServerConfig, type Settings } from '../../config';
+import { unusableTaskTools } from '../tasks/tool-tasks';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import type { McpConnection } from '../connection/connection';
 import { verdictOf } from '../connection/era';
@@ -11,6 +12,8 @@ import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';
 import type { CacheHint } from '../../cache/types';
 import { logEvent } from '../../observability/log';
 
+/** How a warning about tools that only run as tasks, on a server that offers us no tasks, begins. */
+const TASK_ONLY_TOOLS = 'not offered to the model (they run only as tasks, and the server does not announce task-augmented tool calls):';
 /** How a warning about skills the SDK refused begins. */
 const REFUSED_SKILLS = 'skills dropped (not valid under the Skills extension):';
 
@@ -231,7 +234,17 @@ export class CatalogRefresher {
     }
     state.cacheHints = { ...state.cacheHints, [kind]: hint };
     if (!hint) delete state.cacheHints[kind];
+    if (kind === 'tools') this.reportTaskOnlyTools();
     this.store.saveCatalog(state.id, kind, kept, fetchedAt);
+  }
+
+  /** Tools that need a task the server does not let us make: kept from the model (tools/mcp-tools.ts), and said here. */
+  private reportTaskOnlyTools(): void {
+    const method = LIST_METHOD.tools;
+    const others = warningsOf(this.state, method).filter((message) => !message.startsWith(TASK_ONLY_TOOLS));
+    const names = unusableTaskTools(this.state);
+    const warning = names.length ? [`${TASK_ONLY_TOOLS} ${names.join(', ')}`] : [];
+    if (setWarnings(this.state, method, [...others, ...warning])) this.store.saveHeader(this.state);
   }
 
   /** A shared list still servable under the freshness contract (as a copy this conversation did not see being made). */

@@ -26,6 +26,8 @@ import { asNewRequest } from '../../observability/context';
 import { logEvent, throttledLog } from '../../observability/log';
 import { observed } from '../../observability/tracing';
 import { acceptLeniently, type Mended } from './lenient-results';
+import { acceptTaskResults } from '../tasks/task-results';
+import { TASKS_EXTENSION } from '../tasks/task-schemas';
 import { assertDepthAtMost } from './result-depth';
 import { endSession, endSessionById } from './session-end';
 import { createTransport, type TransportEnv, type TransportKind } from './transport';
@@ -90,10 +92,30 @@ const NO_RESPONSE_CACHE: ResponseCacheStore = {
   clear: () => {},
 };
 
+/** A server's progress report on a request (`notifications/progress`). */
+export interface Progress {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}
+
+export interface CallOptions {
+  /** May be sent again after a lost connection (false for tool calls: they may have run). */
+  idempotent?: boolean;
+  signal?: AbortSignal | undefined;
+  /** Names the request in its span and log line. */
+  method: string;
+  /** Asks the server for progress (`_meta.progressToken`): each report restarts the time limit, up to TOOL_CALL_MAX_MS. */
+  onProgress?: ((progress: Progress) => void) | undefined;
+}
+
 export interface McpConnectionOptions {
   config: McpServerConfig;
   env: TransportEnv;
-  settings: Pick<Settings, 'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'>;
+  settings: Pick<
+    Settings,
+    'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'TOOL_CALL_MAX_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'
+  >;
   /** What the connection tells its owner: notifications, a lost stream, a server's question, what was mended. */
   events: ConnectionEvents;
   /** The era verdicts (and 2025 sessions) kept for this server. */
@@ -191,18 +213,34 @@ export class McpConnection {
    *   the new one (idempotent requests only).
    * `method` names the request in its span and log line (`mcp.request`).
    */
-  async call<T>(
-    request: (client: Client, options: RequestOptions) => Promise<T>,
-    { idempotent = true, signal, method }: { idempotent?: boolean; signal?: AbortSignal | undefined; method: string },
-  ): Promise<T> {
+  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true, signal, method, onProgress }: CallOptions): Promise<T> {
     signal?.throwIfAborted();
     const client = await this.ensure();
     // Our own time limit (it pauses while the user answers the server); the SDK's is only a backstop.
     const timeout = this.settings.MCP_REQUEST_TIMEOUT_MS;
-    const deadline = new PausableDeadline(timeout, () => new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout }));
+    const timedOut = () => new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout });
+    // A request that asks for progress: each report restarts the time limit, up to TOOL_CALL_MAX_MS in all.
+    const maxTotal = this.settings.TOOL_CALL_MAX_MS;
+    const tooLong = () => new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotal });
+    const deadline = new PausableDeadline(timeout, timedOut, onProgress ? { ms: maxTotal, reason: tooLong } : undefined);
     this.deadlines.add(deadline);
     // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
-    const options: RequestOptions = { ...this.requestOptions, signal: anySignal(signal, deadline.signal) };
+    const options: RequestOptions = {
+      ...this.requestOptions,
+      signal: anySignal(signal, deadline.signal),
+      // `onprogress` makes the SDK send `_meta.progressToken` (the request id) and route the server's reports here.
+      // (No notifications/progress handler of our own: it would replace the SDK's, which does this routing.)
+      ...(onProgress
+        ? {
+            onprogress: (progress: Progress) => {
+              deadline.restart();
+              onProgress(progress);
+            },
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: maxTotal + this.settings.ELICITATION_TIMEOUT_MS,
+          }
+        : {}),
+    };
     try {
       // One span and one log line per request with its retries: which server and method, which era, whether it may be retried.
       const fields = { server: this.config.id, method, era: client.getProtocolEra(), idempotent };
@@ -306,14 +344,18 @@ export class McpConnection {
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
-      const transport = acceptLeniently(
-        createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
-          getStream: kind === 'streamable-http' ? stream : undefined,
-          authProvider: this.authProvider,
-        }),
-        (mended) => {
-          if (this.client === client || this.client === undefined) this.events.onMended?.(mended);
-        },
+      // A 2026 tool call answered with a task reaches us as a result the SDK accepts (tasks/task-results.ts), after
+      // lenient-results.ts mended what it mends.
+      const transport = acceptTaskResults(
+        acceptLeniently(
+          createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
+            getStream: kind === 'streamable-http' ? stream : undefined,
+            authProvider: this.authProvider,
+          }),
+          (mended) => {
+            if (this.client === client || this.client === undefined) this.events.onMended?.(mended);
+          },
+        ),
       );
       const started = Date.now();
       try {
@@ -376,13 +418,15 @@ export class McpConnection {
       {
         // Form elicitation only when there is someone to ask (a conversation's turn); never sampling or roots.
         // MCP Apps (views): servers may attach `ui://` views to tools; the widget renders them (src/conversation/views.ts).
-        // Extensions we consume: MCP Apps views, and Skills (strict servers answer skills requests only to a client that declared it).
+        // Extensions we consume: MCP Apps views, Skills (strict servers answer skills requests only to a client that declared it), Tasks.
         capabilities: {
           ...(this.events.onElicitation ? { elicitation: { form: {} } } : {}),
           extensions: {
             [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] },
             // Not to a server whose skills the operator turned off: it then never spends a request on them.
             ...(this.config.skills === 'off' ? {} : { [SKILLS_EXTENSION_ID]: {} }),
+            // MCP Tasks (2026): a long tool call may come back as a task, polled from the conversation's alarm (src/conversation/tasks/).
+            [TASKS_EXTENSION]: {},
           },
         },
         // ajv compiles validators with `new Function`, which workerd forbids.

@@ -32,6 +32,30 @@ describe('PausableDeadline', () => {
     expect(deadline.signal.aborted).toBe(true);
   });
 
+  it('restart (a progress report) gives the full time again, up to the hard total', () => {
+    const deadline = new PausableDeadline(100, () => 'timeout', { ms: 250, reason: () => 'too long in all' });
+    vi.advanceTimersByTime(90);
+    deadline.restart();
+    vi.advanceTimersByTime(90);
+    expect(deadline.signal.aborted).toBe(false);
+    deadline.restart();
+    vi.advanceTimersByTime(69); // 249 ms in all
+    expect(deadline.signal.aborted).toBe(false);
+    deadline.restart();
+    vi.advanceTimersByTime(1);
+    expect(deadline.signal.reason).toBe('too long in all');
+  });
+
+  it('without progress the time limit stands; cleared, nothing fires', () => {
+    const deadline = new PausableDeadline(100, () => 'timeout', { ms: 1_000, reason: () => 'too long in all' });
+    vi.advanceTimersByTime(100);
+    expect(deadline.signal.reason).toBe('timeout');
+    const cleared = new PausableDeadline(100, () => 'timeout', { ms: 150, reason: () => 'too long in all' });
+    cleared.clear();
+    vi.advanceTimersByTime(1_000);
+    expect(cleared.signal.aborted).toBe(false);
+  });
+
   it('nested pauses: counting starts again only when the last one ends', () => {
     const deadline = new PausableDeadline(100, () => 'timeout');
     deadline.pause();

@@ -60,7 +60,8 @@ export const loadSkill: SyntheticTool = {
         } catch (error) {
           throw new Error(error instanceof Error ? error.message : String(error));
         }
-        const files = offset ? '' : `\n${skillFilesNote(found.server, found.skill)}`;
+        const note = offset ? '' : skillFilesNote(found.server, found.skill);
+        const files = note ? `\n${note}` : '';
         const output: ReadResourceOutput = { server: found.server, uri: found.skill.uri, cache: view.cache, ...view.model, text: `${view.model.text}${files}` };
         return charged(ctx, found.skill.uri, output);
       },

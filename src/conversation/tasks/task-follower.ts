@@ -1,0 +1,345 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { UIMessage } from 'ai';
+import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
+import type { Settings } from '../../config';
+import { ApiError } from '../../errors';
+import { liveConversationsOf } from '../../limits/live-conversations';
+import type { McpSessions, StartedTask, TaskSnapshot } from '../../mcp/sessions';
+import { TaskGoneError } from '../../mcp/sessions';
+import { errorFields, logEvent } from '../../observability/log';
+import type { Owner } from '../../owner';
+import type { LargeResultStore } from '../../tools/large-results';
+import { mcpToolOutput, type ToolTaskStarted } from '../../tools/mcp-tools';
+import { ToolFailure } from '../../tools/tool-failure';
+import { checkedAnswer, type ElicitationAnswer } from '../../turn/elicitations';
+import type { LiveStream } from '../../turn/live-stream';
+import type { AlarmJob } from '../alarms';
+import {
+  elicitationOf,
+  messageWithToolCall,
+  type ToolOutcome,
+  taskNoticeOf,
+  toolCallsSettled,
+  withElicitation,
+  withTaskNotice,
+  withToolOutcome,
+} from './task-messages';
+import type { TaskRow, TaskStore } from './task-store';
+
+/** What the follower needs of its conversation (wiring.ts). */
+export interface TaskFollowerHost {
+  env: Env;
+  /** The conversation id. */
+  name: string;
+  store: TaskStore;
+  history: { load(): UIMessage[]; save(messages: UIMessage[], completesTurn?: boolean): void };
+  settings(): Settings;
+  owner(): Owner;
+  acceptsImages(): boolean;
+  largeResults: LargeResultStore;
+  withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
+  alarms(): { schedule(job: AlarmJob, at: number): Promise<void>; cancel(job: AlarmJob): Promise<void> };
+  /** A turn is being set up or streamed (its save would overwrite what a poll writes). */
+  turnBusy(): boolean;
+  /** Continues the conversation's answer with what its tool calls gave (a `continue` turn). */
+  continueTurn(): Promise<LiveStream>;
+  /** A message changed outside a turn: every open tab gets it. */
+  messageUpdated(message: UIMessage): void;
+}
+
+/** Polls in a row that could not reach the server before the step says so. */
+const QUIET_FAILURES = 2;
+/** How long a poll waits for a turn that is still saving the answer the task belongs to. */
+const BUSY_RETRY_MS = 500;
+
+/**
+ * The tasks a conversation's tool calls became (MCP Tasks), followed from
+ * the Durable Object's alarm — no request or socket is held while they run:
+ *
+ * - `started` (from the running turn's tool call): counted against
+ *   TASKS_PER_CONVERSATION and TASKS_PER_USER (past either, cancelled: the
+ *   model is told), written to SQLite, polled from the alarm;
+ * - `poll` (the alarm): `tasks/get` for each task due, at the server's
+ *   `pollIntervalMs` clamped to TASK_POLL_MIN_MS..TASK_POLL_MAX_MS; the
+ *   `data-task` part of the answer updated; a question (`input_required`)
+ *   put to the user as a `data-elicitation` part; a task past TASK_MAX_MS
+ *   cancelled; a task the server forgot is an error, never a wait. When a
+ *   task ends its result (or error) becomes the tool call's output, and once
+ *   nothing of the answer runs or waits for an approval, the answer goes on
+ *   (a `continue` turn, streamed to every tab and to `GET …/stream`);
+ * - `stop`: every task is cancelled and its step settled as stopped.
+ */
+export class TaskFollower {
+  constructor(private readonly host: TaskFollowerHost) {}
+
+  /** Tasks are running (a new message waits: 409 `task_running`). */
+  get pending(): boolean {
+    return this.host.store.all().length > 0;
+  }
+
+  running(): TaskRow[] {
+    return this.host.store.all();
+  }
+
+  /** A tool call of the running turn became a task. Throws (after cancelling it) when one more cannot run. */
+  async started({ toolCallId, server, tool, task }: ToolTaskStarted, sessions: McpSessions): Promise<void> {
+    const settings = this.host.settings();
+    const refuse = async (why: string): Promise<never> => {
+      await sessions.cancelTask(server, task.taskId).catch(() => undefined);
+      logEvent('task.refused', { server, tool, reason: why }, 'warn');
+      throw ToolFailure.mcpRequest(server, tool, new Error(why));
+    };
+    if (this.running().length >= settings.TASKS_PER_CONVERSATION) {
+      await refuse(
+        `${settings.TASKS_PER_CONVERSATION} tasks are already running in this conversation (TASKS_PER_CONVERSATION); this one was cancelled. Try again when they have finished.`,
+      );
+    }
+    if (!(await liveConversationsOf(this.host.env, this.host.owner()).takeTask(this.host.name, toolCallId, settings.TASKS_PER_USER))) {
+      await refuse(`the user already has ${settings.TASKS_PER_USER} tasks running (TASKS_PER_USER); this one was cancelled. Try again when one has finished.`);
+    }
+    const now = Date.now();
+    this.host.store.put({
+      toolCallId,
+      server,
+      tool,
+      taskId: task.taskId,
+      era: task.era,
+      startedAt: now,
+      deadlineAt: now + settings.TASK_MAX_MS,
+      nextPollAt: now + pollDelay(task.snapshot, settings),
+      status: task.snapshot.status,
+      statusMessage: task.snapshot.statusMessage,
+      pollIntervalMs: task.snapshot.pollIntervalMs,
+      failures: 0,
+      asked: [],
+    });
+    logEvent('task.started', { server, tool, era: task.era });
+    await this.schedule();
+  }
+
+  /** The alarm: polls every task that is due, settles those that ended, and continues the answer when it can. */
+  async poll(): Promise<void> {
+    if (!this.pending) return;
+    // The turn that started a task may still be saving its answer: the answer is its to write until then.
+    if (this.host.turnBusy()) return this.host.alarms().schedule('tasks', Date.now() + BUSY_RETRY_MS);
+    const now = Date.now();
+    const due = this.running().filter((row) => row.nextPollAt <= now + 20);
+    if (due.length) {
+      await this.host.withMcp(async (sessions) => {
+        for (const row of due) await this.pollOne(sessions, row);
+      });
+    }
+    await this.continueIfReady();
+    await this.schedule();
+  }
+
+  /**
+   * The user stopped the conversation's work: each task is cancelled on its
+   * server (best effort: cancelling is cooperative) and its step settled as
+   * stopped; the answer does not go on. False when no task ran.
+   */
+  async stop(): Promise<boolean> {
+    const rows = this.running();
+    if (!rows.length) return false;
+    await this.host
+      .withMcp(async (sessions) => {
+        await Promise.all(rows.map((row) => sessions.cancelTask(row.server, row.taskId).catch(() => undefined)));
+      })
+      .catch(() => undefined);
+    for (const row of rows) this.settle(row, { errorText: 'Stopped by the user.' }, 'cancelled', 'Stopped by the user');
+    const last = this.host.history.load().at(-1);
+    if (last?.role === 'assistant') this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
+    await this.schedule();
+    return true;
+  }
+
+  /** The user's answer to a task's question (`data-elicitation` id `task:<toolCallId>:<key>`); false when the id is not a task's. */
+  async answer(id: string, answer: ElicitationAnswer): Promise<boolean> {
+    const match = /^task:(.+):([^:]+)$/.exec(id);
+    if (!match) return false;
+    const [, toolCallId, key] = match as unknown as [string, string, string];
+    const row = this.host.store.get(toolCallId);
+    const found = messageWithToolCall(this.host.history.load(), toolCallId);
+    const notice = found && elicitationOf(found.message, id);
+    if (!row || !found || notice?.status !== 'pending') throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
+    const checked = checkedAnswer(notice.requestedSchema, answer);
+    await this.host.withMcp((sessions) =>
+      sessions.updateTask(row.server, row.taskId, {
+        [key]: checked.action === 'accept' ? { action: 'accept', content: checked.content } : { action: checked.action },
+      }),
+    );
+    this.save(withElicitation(found.message, { ...notice, status: checked.action, ...(checked.content ? { content: checked.content } : {}) }));
+    // The server takes the answer eventually (tasks/update is an acknowledgement): look again soon.
+    this.host.store.put({ ...row, nextPollAt: Date.now() + this.host.settings().TASK_POLL_MIN_MS });
+    await this.schedule();
+    return true;
+  }
+
+  private async pollOne(sessions: McpSessions, row: TaskRow): Promise<void> {
+    const settings = this.host.settings();
+    if (Date.now() > row.deadlineAt) {
+      await sessions.cancelTask(row.server, row.taskId).catch(() => undefined);
+      logEvent('task.timeout', { server: row.server, tool: row.tool, ms: settings.TASK_MAX_MS }, 'warn');
+      const minutes = Math.round(settings.TASK_MAX_MS / 60_000);
+      const limit = minutes >= 1 ? `${minutes} min` : `${Math.round(settings.TASK_MAX_MS / 1000)} s`;
+      return this.settle(
+        row,
+        { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(`the task ran longer than ${limit} (TASK_MAX_MS) and was cancelled`)).message },
+        'cancelled',
+        `Cancelled after ${limit}`,
+      );
+    }
+    let snapshot: TaskSnapshot;
+    try {
+      snapshot = await sessions.getTask(row.server, row);
+    } catch (error) {
+      if (error instanceof TaskGoneError) {
+        logEvent('task.gone', { server: row.server, tool: row.tool }, 'warn');
+        return this.settle(row, { errorText: ToolFailure.mcpRequest(row.server, row.tool, error).message }, 'failed', 'The server no longer knows this task');
+      }
+      // The server is out of reach: try again, backing off; the deadline still holds.
+      const failures = row.failures + 1;
+      logEvent('task.poll', { server: row.server, tool: row.tool, failures, ...errorFields(error) }, 'warn');
+      const backoff = Math.min(settings.TASK_POLL_MAX_MS, pollDelay(row, settings) * 2 ** failures);
+      this.host.store.put({ ...row, failures, nextPollAt: Date.now() + backoff });
+      if (failures >= QUIET_FAILURES) this.notify({ ...row, failures }, `Cannot reach the server (${failures} tries): trying again`);
+      return;
+    }
+    if (snapshot.status === 'completed') return this.settle(row, this.outcomeOf(sessions, row, snapshot.result), 'completed', snapshot.statusMessage);
+    if (snapshot.status === 'failed') {
+      const why = snapshot.error?.message ?? snapshot.statusMessage ?? 'the task failed';
+      return this.settle(row, { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message }, 'failed', snapshot.statusMessage);
+    }
+    if (snapshot.status === 'cancelled') {
+      const why = `the server cancelled the task${snapshot.statusMessage ? `: ${snapshot.statusMessage}` : ''}`;
+      return this.settle(row, { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message }, 'cancelled', snapshot.statusMessage);
+    }
+    const next: TaskRow = {
+      ...row,
+      status: snapshot.status,
+      statusMessage: snapshot.statusMessage,
+      pollIntervalMs: snapshot.pollIntervalMs ?? row.pollIntervalMs,
+      failures: 0,
+      nextPollAt: Date.now() + pollDelay(snapshot, settings),
+    };
+    if (snapshot.status === 'input_required') next.asked = await this.ask(sessions, next, snapshot);
+    this.host.store.put(next);
+    if (next.status !== row.status || next.statusMessage !== row.statusMessage || row.failures) this.notify(next);
+  }
+
+  /**
+   * A task's new questions (keys never asked before: they are unique for the
+   * task's life): a form (`elicitation/create`) becomes a `data-elicitation`
+   * part the user answers (`answer`); what a chat cannot answer (sampling,
+   * roots, a URL to open) is declined at once, so the task is not left waiting.
+   */
+  private async ask(sessions: McpSessions, row: TaskRow, snapshot: TaskSnapshot): Promise<string[]> {
+    const asked = new Set(row.asked);
+    const declined: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(snapshot.inputRequests ?? {})) {
+      if (asked.has(key)) continue;
+      asked.add(key);
+      const params = (request.params ?? {}) as { mode?: string; message?: string; requestedSchema?: ElicitationNotice['requestedSchema'] };
+      if (request.method !== 'elicitation/create' || (params.mode !== undefined && params.mode !== 'form') || !params.requestedSchema) {
+        declined[key] = { action: 'decline' };
+        continue;
+      }
+      const found = messageWithToolCall(this.host.history.load(), row.toolCallId);
+      if (!found) continue;
+      const notice: ElicitationNotice = {
+        id: `task:${row.toolCallId}:${key}`,
+        server: row.server,
+        message: params.message ?? 'The tool needs an answer',
+        requestedSchema: params.requestedSchema,
+        status: 'pending',
+      };
+      this.save(withElicitation(found.message, notice));
+    }
+    if (Object.keys(declined).length) await sessions.updateTask(row.server, row.taskId, declined).catch(() => undefined);
+    return [...asked];
+  }
+
+  /** A completed task's result as the tool call's outcome: the same rendering as a call that answered at once. */
+  private outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): ToolOutcome {
+    const call = result as CallToolResult | undefined;
+    if (!call || !Array.isArray(call.content)) {
+      return { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error('the task completed without a tool result')).message };
+    }
+    const ctx = { sessions, settings: this.host.settings(), acceptsImages: this.host.acceptsImages(), largeResults: this.host.largeResults };
+    const output = mcpToolOutput(row.server, row.tool, call, row.toolCallId, ctx);
+    return call.isError ? { errorText: ToolFailure.mcpResult(row.server, row.tool, output.text).message } : { output };
+  }
+
+  /** The task ended: its outcome goes into the answer, its part says how it ended, and it is followed no more. */
+  private settle(row: TaskRow, outcome: ToolOutcome, status: TaskNotice['status'], statusMessage: string | undefined): void {
+    const found = messageWithToolCall(this.host.history.load(), row.toolCallId);
+    if (found) {
+      const notice = { ...this.noticeOf(row, found.message), status, ...(statusMessage ? { statusMessage } : {}), updatedAt: Date.now() };
+      this.save(withToolOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome));
+    }
+    this.host.store.remove(row.toolCallId);
+    void liveConversationsOf(this.host.env, this.host.owner())
+      .releaseTask(this.host.name, row.toolCallId)
+      .catch(() => undefined);
+    logEvent('task.ended', { server: row.server, tool: row.tool, status, ms: Date.now() - row.startedAt });
+  }
+
+  /** The task moved: its part in the answer says so. */
+  private notify(row: TaskRow, statusMessage = row.statusMessage): void {
+    const found = messageWithToolCall(this.host.history.load(), row.toolCallId);
+    if (!found) return;
+    const notice: TaskNotice = { ...this.noticeOf(row, found.message), status: row.status, updatedAt: Date.now() };
+    if (statusMessage) notice.statusMessage = statusMessage;
+    else delete notice.statusMessage;
+    this.save(withTaskNotice(found.message, notice));
+  }
+
+  private noticeOf(row: TaskRow, message: UIMessage): TaskNotice {
+    return (
+      taskNoticeOf(message, row.toolCallId) ?? {
+        toolCallId: row.toolCallId,
+        server: row.server,
+        tool: row.tool,
+        taskId: row.taskId,
+        status: row.status,
+        startedAt: row.startedAt,
+        updatedAt: row.startedAt,
+      }
+    );
+  }
+
+  private save(message: UIMessage): void {
+    this.host.history.save([message], false);
+    this.host.messageUpdated(message);
+  }
+
+  /** Nothing of the last answer runs or waits for an approval, and it was waiting for tasks: it goes on. */
+  private async continueIfReady(): Promise<void> {
+    const last = this.host.history.load().at(-1);
+    if (last?.role !== 'assistant' || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks) return;
+    if (this.running().some((row) => messageWithToolCall([last], row.toolCallId))) return;
+    if (!toolCallsSettled(last) || this.host.turnBusy()) return;
+    // Continued once: a continuation that fails leaves an answer the user can follow up on, not one that waits forever.
+    this.host.history.save([{ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false } }], false);
+    try {
+      const stream = await this.host.continueTurn();
+      // The alarm waits for the answer: the object stays up while it streams to the tabs and to GET …/stream.
+      await stream.ended;
+    } catch (error) {
+      logEvent('task.continue', errorFields(error), 'warn');
+    }
+  }
+
+  private async schedule(): Promise<void> {
+    const next = this.host.store.nextPollAt();
+    if (next === undefined) await this.host.alarms().cancel('tasks');
+    else await this.host.alarms().schedule('tasks', next);
+  }
+}
+
+/** How long until a task is polled again: the server's pollIntervalMs, clamped to our settings. */
+function pollDelay(task: Pick<TaskSnapshot, 'pollIntervalMs'>, settings: Pick<Settings, 'TASK_POLL_MIN_MS' | 'TASK_POLL_MAX_MS'>): number {
+  return Math.min(settings.TASK_POLL_MAX_MS, Math.max(settings.TASK_POLL_MIN_MS, task.pollIntervalMs ?? settings.TASK_POLL_MIN_MS));
+}
+
+export type { StartedTask };

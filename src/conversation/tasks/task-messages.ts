@@ -1,0 +1,78 @@
+import type { UIMessage } from 'ai';
+import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
+
+/*
+ * The edits a task makes to the answer it belongs to, as pure functions over
+ * UI messages: its `data-task` part (id: the tool call's) updated as it
+ * moves, a question it asks as a `data-elicitation` part, and at the end the
+ * tool part's output (or error) in place of nothing — which is what lets
+ * the turn go on.
+ */
+
+type Part = UIMessage['parts'][number];
+type ToolPart = Part & { toolCallId: string; state: string };
+
+const isToolPart = (part: Part): part is ToolPart => typeof (part as { toolCallId?: unknown }).toolCallId === 'string' && 'state' in part;
+
+/** The message (and its index) holding the tool call `toolCallId`, newest first. */
+export function messageWithToolCall(messages: UIMessage[], toolCallId: string): { message: UIMessage; index: number } | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.parts.some((part) => isToolPart(part) && part.toolCallId === toolCallId)) return { message, index };
+  }
+  return undefined;
+}
+
+/** `message` with its `data-task` part for `notice.toolCallId` set to `notice` (added after the tool part when it has none yet). */
+export function withTaskNotice(message: UIMessage, notice: TaskNotice): UIMessage {
+  const part = { type: 'data-task', id: notice.toolCallId, data: notice } as unknown as Part;
+  const at = message.parts.findIndex((p) => p.type === 'data-task' && (p as { id?: string }).id === notice.toolCallId);
+  if (at >= 0) return { ...message, parts: message.parts.map((p, i) => (i === at ? part : p)) };
+  const tool = message.parts.findIndex((p) => isToolPart(p) && p.toolCallId === notice.toolCallId);
+  const parts = [...message.parts];
+  parts.splice(tool >= 0 ? tool + 1 : parts.length, 0, part);
+  return { ...message, parts };
+}
+
+/** The task's notice as the message keeps it. */
+export function taskNoticeOf(message: UIMessage, toolCallId: string): TaskNotice | undefined {
+  const part = message.parts.find((p) => p.type === 'data-task' && (p as { id?: string }).id === toolCallId) as { data?: TaskNotice } | undefined;
+  return part?.data;
+}
+
+/** `message` with a `data-elicitation` part (a task's question) set to `notice` (added at the end the first time). */
+export function withElicitation(message: UIMessage, notice: ElicitationNotice): UIMessage {
+  const part = { type: 'data-elicitation', id: notice.id, data: notice } as unknown as Part;
+  const at = message.parts.findIndex((p) => p.type === 'data-elicitation' && (p as { id?: string }).id === notice.id);
+  return { ...message, parts: at >= 0 ? message.parts.map((p, i) => (i === at ? part : p)) : [...message.parts, part] };
+}
+
+/** A `data-elicitation` part of the message, by id. */
+export function elicitationOf(message: UIMessage, id: string): ElicitationNotice | undefined {
+  const part = message.parts.find((p) => p.type === 'data-elicitation' && (p as { id?: string }).id === id) as { data?: ElicitationNotice } | undefined;
+  return part?.data;
+}
+
+/** The tool call's outcome: its output (the model's view of the result), or an error text. */
+export type ToolOutcome = { output: unknown } | { errorText: string };
+
+/** `message` with the tool call `toolCallId` given its outcome (a call still running has no output). */
+export function withToolOutcome(message: UIMessage, toolCallId: string, outcome: ToolOutcome): UIMessage {
+  return {
+    ...message,
+    parts: message.parts.map((part) => {
+      if (!isToolPart(part) || part.toolCallId !== toolCallId) return part;
+      const { output: _o, errorText: _e, ...rest } = part as ToolPart & { output?: unknown; errorText?: unknown };
+      return (
+        'output' in outcome ? { ...rest, state: 'output-available', output: outcome.output } : { ...rest, state: 'output-error', errorText: outcome.errorText }
+      ) as Part;
+    }),
+  };
+}
+
+/** Every tool call of the message has an outcome (or waits for an approval): nothing runs any more. */
+export function toolCallsSettled(message: UIMessage): boolean {
+  return message.parts.every(
+    (part) => !isToolPart(part) || part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied',
+  );
+}

@@ -20,7 +20,13 @@ export const TEST_MCP_SERVERS = [
   // without approval); faulty, legacy and the others are not (their read-only tools wait, like any other).
   // complete_task runs without approval here, so tests can see a tool-level error (isError) reach the model.
   // The guidelines are pinned; the test matrix too, but it is over PINNED_TOKEN_BUDGET.
-  { id: 'demo', url: '/demo/mcp', trustAnnotations: true, autoApprove: ['complete_task'], pin: ['task://guidelines', 'docs://test-matrix'] },
+  {
+    id: 'demo',
+    url: '/demo/mcp',
+    trustAnnotations: true,
+    autoApprove: ['complete_task'],
+    pin: ['task://guidelines', 'docs://test-matrix'],
+  },
   { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http', trustAnnotations: true },
   // Sends a bearer token from a Worker secret, so tests can check it never leaks.
   // A required pin: a turn must fail (502) when the server is down rather than run without it.
@@ -47,7 +53,12 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * as acme's end user "alice" unless a test says otherwise.
  */
 export const TEST_TENANTS = [
-  { id: 'acme', apiKeySha256: [sha256('test-key-acme')], tokenSecret: 'secret:ACME_TOKEN_SECRET', allowedOrigins: ['https://app.acme.test'] },
+  {
+    id: 'acme',
+    apiKeySha256: [sha256('test-key-acme')],
+    tokenSecret: 'secret:ACME_TOKEN_SECRET',
+    allowedOrigins: ['https://app.acme.test'],
+  },
   {
     id: 'globex',
     apiKeySha256: [sha256('test-key-globex')],
@@ -72,10 +83,22 @@ export const TEST_TENANTS = [
       { id: 'fallback', url: local(5, '/fallback'), transport: 'streamable-http' },
       { id: 'stateful', url: local(5, '/stateful'), transport: 'streamable-http', trustAnnotations: true },
       // The same server spoken in 2025-11-25: its real sessions, GET stream and resources/subscribe.
-      { id: 'stateful2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
+      {
+        id: 'stateful2025',
+        url: local(5, '/stateful'),
+        transport: 'streamable-http',
+        protocol: '2025-11-25',
+        trustAnnotations: true,
+      },
       // The SDK's defaults forced to 2025: no session, GET 405, subscribe refused (-32601).
       // (These two cannot notify: a short TTL, so tests can see it expire.)
-      { id: 'fallback2025', url: local(5, '/fallback'), transport: 'streamable-http', protocol: '2025-11-25', ttlMs: 1_500 },
+      {
+        id: 'fallback2025',
+        url: local(5, '/fallback'),
+        transport: 'streamable-http',
+        protocol: '2025-11-25',
+        ttlMs: 1_500,
+      },
       // A 2026-only server asked for 2025: refused with -32022.
       { id: 'strict2025', url: local(5, '/strict'), transport: 'streamable-http', protocol: '2025-11-25' },
       { id: 'naive', url: local(5, '/naive'), transport: 'streamable-http', ttlMs: 1_500 },
@@ -91,10 +114,26 @@ export const TEST_TENANTS = [
     apiKeySha256: [sha256('test-key-lenient')],
     allowedOrigins: [],
     mcpServers: [
-      { id: 'unhinted', url: local(5, '/bent/strip-json/strict'), transport: 'streamable-http', trustAnnotations: true },
-      { id: 'unhinted-sse', url: local(5, '/bent/strip-sse/strict'), transport: 'streamable-http', trustAnnotations: true },
+      {
+        id: 'unhinted',
+        url: local(5, '/bent/strip-json/strict'),
+        transport: 'streamable-http',
+        trustAnnotations: true,
+      },
+      {
+        id: 'unhinted-sse',
+        url: local(5, '/bent/strip-sse/strict'),
+        transport: 'streamable-http',
+        trustAnnotations: true,
+      },
       { id: 'broken', url: local(5, '/bent/break/strict'), transport: 'streamable-http', trustAnnotations: true },
-      { id: 'broken2025', url: local(5, '/bent/break/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
+      {
+        id: 'broken2025',
+        url: local(5, '/bent/break/stateful'),
+        transport: 'streamable-http',
+        protocol: '2025-11-25',
+        trustAnnotations: true,
+      },
     ],
   },
   // Lazy connection (test/lazy-connection.test.ts): two SDK v2 servers of its own, one per era, so their request counts
@@ -105,7 +144,13 @@ export const TEST_TENANTS = [
     allowedOrigins: [],
     mcpServers: [
       { id: 'notes', url: local(5, '/strict'), transport: 'streamable-http', trustAnnotations: true },
-      { id: 'notes2025', url: local(5, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', trustAnnotations: true },
+      {
+        id: 'notes2025',
+        url: local(5, '/stateful'),
+        transport: 'streamable-http',
+        protocol: '2025-11-25',
+        trustAnnotations: true,
+      },
     ],
   },
   // Skills (test/skills.test.ts): SDK v2 servers serving skills through the SDK's extension (test/infra/skill-servers.ts),
@@ -116,7 +161,13 @@ export const TEST_TENANTS = [
     allowedOrigins: [],
     mcpServers: [
       { id: 'kit', url: local(9, '/strict'), transport: 'streamable-http' },
-      { id: 'kit2025', url: local(9, '/stateful'), transport: 'streamable-http', protocol: '2025-11-25', skills: ['triage-a-bug'] },
+      {
+        id: 'kit2025',
+        url: local(9, '/stateful'),
+        transport: 'streamable-http',
+        protocol: '2025-11-25',
+        skills: ['triage-a-bug'],
+      },
       { id: 'plain', url: local(5, '/strict'), transport: 'streamable-http' },
       // Skills turned off by the operator (the 500-skill server: its request counts are this tenant's alone to watch).
       { id: 'kitoff', url: local(9, '/many'), transport: 'streamable-http', skills: 'off' },
@@ -171,7 +222,14 @@ export const TEST_TENANTS = [
     allowedOrigins: [],
     mcpServers: [
       { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
-      { id: 'account', url: local(7, '/mcp'), transport: 'streamable-http', auth: { type: 'oauth' }, autoApprove: ['admin_report'], trustAnnotations: true },
+      {
+        id: 'account',
+        url: local(7, '/mcp'),
+        transport: 'streamable-http',
+        auth: { type: 'oauth' },
+        autoApprove: ['admin_report'],
+        trustAnnotations: true,
+      },
       {
         id: 'prereg',
         url: local(7, '/mcp'),
@@ -183,7 +241,12 @@ export const TEST_TENANTS = [
         id: 'bot',
         url: local(7, '/mcp'),
         transport: 'streamable-http',
-        auth: { type: 'client_credentials', clientId: 'tenant-bot', clientSecret: 'secret:TENANT_BOT_SECRET', scopes: ['mcp:read'] },
+        auth: {
+          type: 'client_credentials',
+          clientId: 'tenant-bot',
+          clientSecret: 'secret:TENANT_BOT_SECRET',
+          scopes: ['mcp:read'],
+        },
         autoApprove: ['admin_report'],
         trustAnnotations: true,
       },
@@ -226,10 +289,12 @@ export const TEST_TENANTS = [
  * its aliases, and the tests should run the module graph we ship. wrangler
  * matches an alias on the exact import specifier; so does this.
  */
-const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: './wrangler.toml' }).alias ?? {}).map(([from, to]) => ({
-  find: new RegExp(`^${from.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
-  replacement: resolvePath(to),
-}));
+const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: './wrangler.toml' }).alias ?? {}).map(
+  ([from, to]) => ({
+    find: new RegExp(`^${from.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
+    replacement: resolvePath(to),
+  }),
+);
 
 // Five projects, one run. "workers": tests inside workerd with the bindings of
 // wrangler.toml (Durable Objects, local KV; `ctx.exports` as in production), as in
@@ -270,7 +335,8 @@ export default defineConfig({
                 // OAuth (test/oauth.test.ts): our public origin (https, so our client metadata document is used),
                 // the token keys (the second one only opens values sealed before a rotation), the clients' secrets.
                 PUBLIC_URL: 'https://mcp-ondemand.test',
-                OAUTH_TOKEN_KEYS: 'k2:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLXR3byE,k1:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLW9uZSE',
+                OAUTH_TOKEN_KEYS:
+                  'k2:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLXR3byE,k1:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLW9uZSE',
                 PREREGISTERED_SECRET: 'preregistered-secret',
                 TENANT_BOT_SECRET: 'tenant-bot-secret',
                 GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
@@ -321,7 +387,11 @@ export default defineConfig({
       // no servers. `npm run test:unit` runs only these.
       {
         resolve: { alias: WRANGLER_ALIASES },
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'shared/**/*.test.ts', 'widget/src/**/*.test.ts'], environment: 'node' },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'shared/**/*.test.ts', 'widget/src/**/*.test.ts'],
+          environment: 'node',
+        },
       },
     ],
     // Every request, turn and MCP request writes a structured log line (src/observability/log.ts): the info ones

@@ -68,11 +68,15 @@ function versionOf(dir, cwd) {
 function build(dir, flags = []) {
   mkdirSync(dir, { recursive: true });
   const bundle = path.join(dir, 'worker.bundle');
-  const run = spawnSync(process.execPath, [WRANGLER, 'deploy', '--dry-run', ...flags, '--outfile', bundle, '--metafile', path.join(dir, 'meta.json')], {
-    cwd: root,
-    encoding: 'utf8',
-    env: WRANGLER_ENV,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [WRANGLER, 'deploy', '--dry-run', ...flags, '--outfile', bundle, '--metafile', path.join(dir, 'meta.json')],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: WRANGLER_ENV,
+    },
+  );
   if (run.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${run.stdout}\n${run.stderr}`);
   const reported = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(run.stdout);
   const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8'));
@@ -82,7 +86,12 @@ function build(dir, flags = []) {
   const start = form.indexOf('name="index.js"');
   const body = form.indexOf('\r\n\r\n', start) + 4;
   const code = form.subarray(body, form.indexOf(`\r\n${boundary}`, body));
-  return { bundle, meta, code, reported: reported ? { raw: Number(reported[1]), gzip: Number(reported[2]) } : undefined };
+  return {
+    bundle,
+    meta,
+    code,
+    reported: reported ? { raw: Number(reported[1]), gzip: Number(reported[2]) } : undefined,
+  };
 }
 
 /**
@@ -112,7 +121,8 @@ function chainTo(target, importers) {
   for (let at = found; at !== target; ) {
     const { next, kind } = previous.get(at);
     const name = packageOf(next).name;
-    if (name !== last) steps.push(`${kind === 'dynamic-import' ? '(dynamic) ' : kind === 'require-call' ? '(require) ' : ''}${name}`);
+    if (name !== last)
+      steps.push(`${kind === 'dynamic-import' ? '(dynamic) ' : kind === 'require-call' ? '(require) ' : ''}${name}`);
     last = name;
     at = next;
   }
@@ -161,8 +171,11 @@ function analyse({ meta, code }) {
   });
   rows.sort((a, b) => b.raw - a.raw);
   const copies = new Map();
-  for (const row of rows) if (!row.name.startsWith('(')) copies.set(row.name, [...(copies.get(row.name) ?? []), row.version]);
-  const duplicates = [...copies].filter(([, versions]) => versions.length > 1).map(([name, versions]) => `${name} (${versions.join(', ')})`);
+  for (const row of rows)
+    if (!row.name.startsWith('(')) copies.set(row.name, [...(copies.get(row.name) ?? []), row.version]);
+  const duplicates = [...copies]
+    .filter(([, versions]) => versions.length > 1)
+    .map(([name, versions]) => `${name} (${versions.join(', ')})`);
   // The same bytes by folder (e.g. all of zod's locales, one file each, in one row).
   const folders = new Map();
   for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
@@ -184,9 +197,18 @@ function analyse({ meta, code }) {
   // ("../locales/index.js") is only safe while a single package imports it.
   for (const { alias, importers } of aliases) {
     const owners = new Set(importers.map((file) => packageOf(`node_modules/${file}`).name));
-    if (alias.startsWith('.') && owners.size > 1) throw new Error(`alias ${alias} is imported by more than one package: ${importers.join(', ')}`);
+    if (alias.startsWith('.') && owners.size > 1)
+      throw new Error(`alias ${alias} is imported by more than one package: ${importers.join(', ')}`);
   }
-  return { raw: code.length, gzip: gzipSync(code).length, modules: Object.keys(output.inputs).length, rows, byFolder, duplicates, aliases };
+  return {
+    raw: code.length,
+    gzip: gzipSync(code).length,
+    modules: Object.keys(output.inputs).length,
+    rows,
+    byFolder,
+    duplicates,
+    aliases,
+  };
 }
 
 /**
@@ -235,21 +257,29 @@ function v8Startup(file) {
       const median = (v) => [...v].sort((a, b) => a - b)[7];
       console.log(JSON.stringify({ compile: median(compile), evaluate: median(evaluate), total: median(compile.map((c, i) => c + evaluate[i])) }));
     })();`;
-  const run = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', '-e', script], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', '-e', script], {
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(`V8 start-up measurement failed: ${run.stderr}`);
   return JSON.parse(run.stdout.trim().split('\n').at(-1));
 }
 
 /** One cold start under `wrangler dev`: workerd CPU (ms) at /health, after the first conversation, after its first turn. */
 async function devStartup() {
-  const stack = await startWrangler({ port: PORT, inspectorPort: INSPECTOR_PORT, vars: { AUTH_DISABLED: 'true', ...NO_LIMITS } });
+  const stack = await startWrangler({
+    port: PORT,
+    inspectorPort: INSPECTOR_PORT,
+    vars: { AUTH_DISABLED: 'true', ...NO_LIMITS },
+  });
   try {
     const health = stack.workerd().cpuMs;
     const id = await createConversation(stack.base);
     const conversation = stack.workerd().cpuMs;
     const turn = await runTurn(stack.base, id, 'What do the team guidelines say about estimates?');
     if (turn.problems.length || turn.reads.length !== 1)
-      throw new Error(`first turn: ${JSON.stringify({ problems: turn.problems, reads: turn.reads.map((r) => r.uri) })}`);
+      throw new Error(
+        `first turn: ${JSON.stringify({ problems: turn.problems, reads: turn.reads.map((r) => r.uri) })}`,
+      );
     const firstTurn = stack.workerd().cpuMs;
     return { health, conversation, firstTurn };
   } finally {
@@ -302,8 +332,14 @@ function profileByPackage(profiles, code) {
       const frame = nodes.get(id);
       if (frame.functionName === '(idle)') continue;
       let key;
-      if (frame.url.endsWith('/index.js')) key = frame.lineNumber < 0 ? '(module top-level code)' : packageOf(moduleAt(frame.lineNumber)).name;
-      else key = frame.url ? `(workerd: ${frame.url})` : frame.functionName.startsWith('(') ? frame.functionName : '(V8/workerd builtins)';
+      if (frame.url.endsWith('/index.js'))
+        key = frame.lineNumber < 0 ? '(module top-level code)' : packageOf(moduleAt(frame.lineNumber)).name;
+      else
+        key = frame.url
+          ? `(workerd: ${frame.url})`
+          : frame.functionName.startsWith('(')
+            ? frame.functionName
+            : '(V8/workerd builtins)';
       if (key === '(src)') key = '(our src)';
       counts.set(key, (counts.get(key) ?? 0) + 1);
       total++;
@@ -338,7 +374,9 @@ try {
       dev.push(await devStartup());
       check.push(checkStartup(built.bundle, path.join(work, `startup-${i}.cpuprofile`)));
       checkDeployed.push(checkStartup(deployed.bundle, path.join(work, `startup-deployed-${i}.cpuprofile`)).activeMs);
-      console.error(`startup run ${i + 1}/${RUNS}: wrangler dev ${JSON.stringify(dev.at(-1))}, check startup active ${check.at(-1).activeMs} ms`);
+      console.error(
+        `startup run ${i + 1}/${RUNS}: wrangler dev ${JSON.stringify(dev.at(-1))}, check startup active ${check.at(-1).activeMs} ms`,
+      );
     }
     const actives = check.map((c) => c.activeMs);
     startup = {
@@ -384,7 +422,9 @@ try {
     '',
     `\`wrangler deploy --dry-run --outfile … --metafile …\` (the deploy bundle: same esbuild settings, \`alias\` applied, minified as wrangler.toml says): ` +
       `**${kib(shipped.raw)}, ${kib(shipped.gzip)} gzipped**, ${result.modules} modules` +
-      (deployed.reported ? ` (wrangler prints ${deployed.reported.raw.toFixed(2)} KiB / gzip ${deployed.reported.gzip.toFixed(2)} KiB)` : '') +
+      (deployed.reported
+        ? ` (wrangler prints ${deployed.reported.raw.toFixed(2)} KiB / gzip ${deployed.reported.gzip.toFixed(2)} KiB)`
+        : '') +
       `; unminified, ${kib(result.raw)}, ${kib(result.gzip)} gzipped. Per package, from esbuild's metafile of the unminified build (only it marks where each module's code begins): raw = bytes in the bundle; gzip = that package's code gzipped on its own ` +
       `(so the column adds up to more than the total); "pulled in by" = the shortest import chain from our source, package by package. ` +
       `Packages in the bundle twice: ${result.duplicates.length ? result.duplicates.join(', ') : 'none'}. ` +
@@ -395,7 +435,10 @@ try {
     '',
     '| package | version | raw | gzip | pulled in by |',
     '|---|---|---|---|---|',
-    ...top.map((r) => `| ${r.name} | ${r.version ?? ''} | ${kib(r.raw)} | ${r.gzip === undefined ? '' : kib(r.gzip)} | ${r.via.replaceAll('|', '\\|')} |`),
+    ...top.map(
+      (r) =>
+        `| ${r.name} | ${r.version ?? ''} | ${kib(r.raw)} | ${r.gzip === undefined ? '' : kib(r.gzip)} | ${r.via.replaceAll('|', '\\|')} |`,
+    ),
     '',
     'The largest folders (raw):',
     '',

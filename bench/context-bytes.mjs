@@ -65,7 +65,10 @@ const size = (x) => Buffer.byteLength(JSON.stringify(x ?? ''));
 function addParts(body, bytes) {
   const messages = body.messages ?? [];
   const lastUser = messages.findLastIndex((m) => m.role === 'user');
-  const p = { tools: size(body.tools ?? []), system: sum(messages.filter((m) => m.role === 'system').map((m) => size(m.content))) };
+  const p = {
+    tools: size(body.tools ?? []),
+    system: sum(messages.filter((m) => m.role === 'system').map((m) => size(m.content))),
+  };
   p.readsThisTurn = sum(messages.filter((m, i) => m.role === 'tool' && i > lastUser).map((m) => size(m.content)));
   p.readsEarlierTurns = sum(messages.filter((m, i) => m.role === 'tool' && i < lastUser).map((m) => size(m.content)));
   p.rest = bytes - p.tools - p.system - p.readsThisTurn - p.readsEarlierTurns;
@@ -76,7 +79,10 @@ async function turn(base, id, fake, q) {
   fake.reset();
   parts = {};
   const t = await runTurn(base, id, q.text);
-  const requests = fake.requests.map((r) => ({ bytes: r.bytes, did: 'toolCalls' in r.step ? r.step.toolCalls.map((c) => c.name).join('+') : 'answer' }));
+  const requests = fake.requests.map((r) => ({
+    bytes: r.bytes,
+    did: 'toolCalls' in r.step ? r.step.toolCalls.map((c) => c.name).join('+') : 'answer',
+  }));
   return {
     question: q.text,
     uri: q.uri,
@@ -98,8 +104,16 @@ async function turn(base, id, fake, q) {
  * far with the same answers, no tools; as OpenAI chat request JSON.
  */
 function pasted(c, turns, limit) {
-  const docs = c.docs.map((d) => `<resource uri="${d.uri}" title="${d.title}" mime="${d.mimeType}">\n${limit ? d.text.slice(0, limit) : d.text}\n</resource>`);
-  const messages = [{ role: 'system', content: `You are a helpful assistant. Answer from these documents of the server "corpus":\n\n${docs.join('\n\n')}` }];
+  const docs = c.docs.map(
+    (d) =>
+      `<resource uri="${d.uri}" title="${d.title}" mime="${d.mimeType}">\n${limit ? d.text.slice(0, limit) : d.text}\n</resource>`,
+  );
+  const messages = [
+    {
+      role: 'system',
+      content: `You are a helpful assistant. Answer from these documents of the server "corpus":\n\n${docs.join('\n\n')}`,
+    },
+  ];
   const bytes = [];
   for (const t of turns) {
     messages.push({ role: 'user', content: t.question });
@@ -153,7 +167,10 @@ async function fullReadRun(fake, server) {
   const w = await startWrangler({
     port: PORT,
     inspectorPort: PORT + 1,
-    vars: vars(fake, server, '5m', { MAX_STEPS: String(FULL_MAX_STEPS), MAX_RESOURCE_BYTES_PER_TURN: String(64 * 1024 * 1024) }),
+    vars: vars(fake, server, '5m', {
+      MAX_STEPS: String(FULL_MAX_STEPS),
+      MAX_RESOURCE_BYTES_PER_TURN: String(64 * 1024 * 1024),
+    }),
   });
   let t;
   try {
@@ -170,7 +187,9 @@ async function fullReadRun(fake, server) {
   const a = my - b * mx;
   const windows = Math.ceil(doc.text.length / WINDOW);
   const extrapolated = t.correct ? t.bytes : Math.round(sum(Array.from({ length: windows + 1 }, (_, k) => a + b * k)));
-  console.log(`  full read: ${t.calls.filter((x) => x === 'read_resource').length} reads · ${t.bytes} B · ${t.correct ? 'reached the end' : 'stopped'}`);
+  console.log(
+    `  full read: ${t.calls.filter((x) => x === 'read_resource').length} reads · ${t.bytes} B · ${t.correct ? 'reached the end' : 'stopped'}`,
+  );
   const { requestBytes, answer, ...rest } = t;
   return {
     ...rest,
@@ -190,7 +209,8 @@ async function fullReadRun(fake, server) {
   };
 }
 
-const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+const fmt = (x, d = 0) =>
+  Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
 const kb = (x) => (x >= 1e6 ? `${fmt(x / 1e6, 2)} MB` : `${fmt(x / 1000, 1)} KB`);
 const met = (ok) => (ok ? '**met**' : '**missed**');
 
@@ -263,7 +283,9 @@ Requests grew by **${kb(f.growthPerStep)} per step** on average (least squares; 
 Pasting the whole corpus would be one request of ${kb(r.corpora.find((c) => c.name === '5m')?.turns[0].paste ?? NaN)}.`
     : 'Not run (BYTES_FULL_READ=0).';
   const c50 = r.corpora.find((c) => c.name === '50k');
-  const others = r.corpora.filter((c) => c !== c50).map((c) => `<details><summary>${c.title}: per turn</summary>\n\n${perTurnTable(c)}\n\n</details>`);
+  const others = r.corpora
+    .filter((c) => c !== c50)
+    .map((c) => `<details><summary>${c.title}: per turn</summary>\n\n${perTurnTable(c)}\n\n</details>`);
   return `## Context bytes: what the model is sent, against pasting the documents
 
 Command: \`npm run bench:bytes\` (bench/context-bytes.mjs) · ${machineLine(m)} · run took ${fmt(r.wallMs / 1000, 0)} s
@@ -322,7 +344,11 @@ if (process.env.BYTES_FROM) {
   // What the service offered the model (tools; documents inlined in the system prompt), to tell runs of different versions apart.
   const decide = (body, request) => {
     for (const t of body.tools ?? []) offered.tools.add(t.function?.name ?? t.name);
-    if (body.messages?.some((m) => m.role === 'system' && /<resource\s[^>]*\buri="/.test(typeof m.content === 'string' ? m.content : '')))
+    if (
+      body.messages?.some(
+        (m) => m.role === 'system' && /<resource\s[^>]*\buri="/.test(typeof m.content === 'string' ? m.content : ''),
+      )
+    )
       offered.inlined = true;
     addParts(body, request.bytes);
     return policy(body, request);

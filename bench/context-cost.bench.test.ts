@@ -19,7 +19,8 @@ import type { ServerState } from '../src/mcp/catalog/catalog';
  */
 const RUNBOOK = Array.from(
   { length: 40 },
-  (_, i) => `Step ${i + 1}: check the service dashboard, confirm the alert, and note the time in the incident log before acting.`,
+  (_, i) =>
+    `Step ${i + 1}: check the service dashboard, confirm the alert, and note the time in the incident log before acting.`,
 ).join('\n');
 const DOCS = [
   { text: TEST_MATRIX_MARKDOWN, topic: 'release test matrix', mime: 'text/markdown' },

@@ -54,12 +54,21 @@ const RUNS = {
   anthropic: {
     api: 'messages',
     models: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
-    vars: (fake) => ({ MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'bench-key' }),
+    vars: (fake) => ({
+      MODEL: 'anthropic:claude-sonnet-4-5',
+      ANTHROPIC_BASE_URL: fake.baseUrl,
+      ANTHROPIC_API_KEY: 'bench-key',
+    }),
   },
   'anthropic-off': {
     api: 'messages',
     models: ['claude-sonnet-4-5', 'claude-haiku-4-5'],
-    vars: (fake) => ({ MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'bench-key', PROMPT_CACHING: 'off' }),
+    vars: (fake) => ({
+      MODEL: 'anthropic:claude-sonnet-4-5',
+      ANTHROPIC_BASE_URL: fake.baseUrl,
+      ANTHROPIC_API_KEY: 'bench-key',
+      PROMPT_CACHING: 'off',
+    }),
   },
   openai: {
     api: 'responses',
@@ -111,8 +120,16 @@ async function conversation(fake, server, name, run) {
       const from = fake.requests.length;
       const t = await runTurn(w.base, id, q.text);
       const mine = fake.requests.slice(from);
-      for (const r of mine) if (r.api !== RUNS[run].api) throw new Error(`${run}: the service called the ${r.api} API, not ${RUNS[run].api}`);
-      for (const r of mine) requests.push({ turn: turns.length, at: r.at, step: r.step, body: r.api === 'responses' ? resolved(r.body, fake) : r.body });
+      for (const r of mine)
+        if (r.api !== RUNS[run].api)
+          throw new Error(`${run}: the service called the ${r.api} API, not ${RUNS[run].api}`);
+      for (const r of mine)
+        requests.push({
+          turn: turns.length,
+          at: r.at,
+          step: r.step,
+          body: r.api === 'responses' ? resolved(r.body, fake) : r.body,
+        });
       const calls = mine.map((r) => ('toolCalls' in r.step ? r.step.toolCalls.map((x) => x.name).join('+') : 'answer'));
       const turn = {
         question: q.text,
@@ -133,14 +150,21 @@ async function conversation(fake, server, name, run) {
     await w.stop();
   }
   const gaps = requests.slice(1).map((r, i) => r.at - requests[i].at);
-  return { turns, requests, wallMs: Math.round(performance.now() - started), maxGapMs: gaps.length ? Math.max(...gaps) : 0 };
+  return {
+    turns,
+    requests,
+    wallMs: Math.round(performance.now() - started),
+    maxGapMs: gaps.length ? Math.max(...gaps) : 0,
+  };
 }
 
 /** Usage per request (tokens: input, cached, written, uncached, output) under one model's cache rules. */
 function usage(model, requests, { cache = true } = {}) {
   const p = PRICES[model];
   const u =
-    p.provider === 'anthropic' ? anthropicUsage(requests, { minCacheable: p.minCacheable }) : openaiUsage(requests, { cache, minTokens: p.minCacheable });
+    p.provider === 'anthropic'
+      ? anthropicUsage(requests, { minCacheable: p.minCacheable })
+      : openaiUsage(requests, { cache, minTokens: p.minCacheable });
   return u.map((x, i) => ({ ...x, output: outputTokens(requests[i].step), turn: requests[i].turn }));
 }
 
@@ -190,11 +214,15 @@ function cacheBreaks(requests) {
 /** User messages carrying more than the question (e.g. catalog entries riding with it). */
 function extraUserBlocks(requests) {
   const last = requests.at(-1)?.body;
-  return (last?.messages ?? []).filter((m) => m.role === 'user' && Array.isArray(m.content) && m.content.filter((b) => b.type === 'text').length > 1).length;
+  return (last?.messages ?? []).filter(
+    (m) => m.role === 'user' && Array.isArray(m.content) && m.content.filter((b) => b.type === 'text').length > 1,
+  ).length;
 }
 
-const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
-const usd = (x) => (!Number.isFinite(x) ? 'n/a' : x < 0.1 ? `$${x.toFixed(4)}` : x < 10 ? `$${x.toFixed(3)}` : `$${fmt(x, 2)}`);
+const fmt = (x, d = 0) =>
+  Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
+const usd = (x) =>
+  !Number.isFinite(x) ? 'n/a' : x < 0.1 ? `$${x.toFixed(4)}` : x < 10 ? `$${x.toFixed(3)}` : `$${fmt(x, 2)}`;
 const ratio = (x) => (!Number.isFinite(x) ? 'n/a' : x >= 10 ? `${fmt(x, 0)}×` : `${fmt(x, 2)}×`);
 const kb = (x) => (x >= 1e6 ? `${fmt(x / 1e6, 2)} MB` : `${fmt(x / 1000, 1)} KB`);
 
@@ -214,22 +242,64 @@ async function corpusRun(fake, server, name) {
     const qa = ours.turns.map((t) => ({ question: t.question, answer: t.answer }));
     // A pasting host sends one request per turn, when our turn started; it streams the same answer.
     const startOf = (i) => ours.requests.find((r) => r.turn === i)?.at ?? 0;
-    const asRequests = (bodies) => bodies.map((body, i) => ({ body, at: startOf(i), turn: i, step: { text: qa[i].answer } }));
+    const asRequests = (bodies) =>
+      bodies.map((body, i) => ({ body, at: startOf(i), turn: i, step: { text: qa[i].answer } }));
     const rows = [];
     const oursUsage = usage(model, ours.requests);
-    detail[model] = oursUsage.map(({ turn, input, cached, written, uncached, output }) => ({ turn, input, cached, written, uncached, output }));
+    detail[model] = oursUsage.map(({ turn, input, cached, written, uncached, output }) => ({
+      turn,
+      input,
+      cached,
+      written,
+      uncached,
+      output,
+    }));
     if (p.provider === 'anthropic') {
       const off = runs['anthropic-off'];
       rows.push(row('ours', 'ours, caching on', model, oursUsage, ours.turns, { right: rightOf(ours.turns) }));
-      rows.push(row('ours-off', 'ours, caching off (PROMPT_CACHING=off)', model, usage(model, off.requests), off.turns, { right: rightOf(off.turns) }));
-      rows.push(row('paste-cached', 'paste, cached', model, usage(model, asRequests(pasteAnthropic(prompt, qa, { cache: true }))), ours.turns));
-      rows.push(row('paste', 'paste, uncached', model, usage(model, asRequests(pasteAnthropic(prompt, qa, { cache: false }))), ours.turns));
+      rows.push(
+        row('ours-off', 'ours, caching off (PROMPT_CACHING=off)', model, usage(model, off.requests), off.turns, {
+          right: rightOf(off.turns),
+        }),
+      );
+      rows.push(
+        row(
+          'paste-cached',
+          'paste, cached',
+          model,
+          usage(model, asRequests(pasteAnthropic(prompt, qa, { cache: true }))),
+          ours.turns,
+        ),
+      );
+      rows.push(
+        row(
+          'paste',
+          'paste, uncached',
+          model,
+          usage(model, asRequests(pasteAnthropic(prompt, qa, { cache: false }))),
+          ours.turns,
+        ),
+      );
     } else {
       const pasted = asRequests(pasteOpenAI(prompt, qa, { model }));
-      rows.push(row('ours', 'ours (prompt_cache_key, automatic caching)', model, oursUsage, ours.turns, { right: rightOf(ours.turns) }));
-      rows.push(row('ours-off', 'ours, no cache hit (same bodies at list price)', model, usage(model, ours.requests, { cache: false }), ours.turns));
+      rows.push(
+        row('ours', 'ours (prompt_cache_key, automatic caching)', model, oursUsage, ours.turns, {
+          right: rightOf(ours.turns),
+        }),
+      );
+      rows.push(
+        row(
+          'ours-off',
+          'ours, no cache hit (same bodies at list price)',
+          model,
+          usage(model, ours.requests, { cache: false }),
+          ours.turns,
+        ),
+      );
       rows.push(row('paste-cached', 'paste, cached (automatic)', model, usage(model, pasted), ours.turns));
-      rows.push(row('paste', 'paste, no cache hit (list price)', model, usage(model, pasted, { cache: false }), ours.turns));
+      rows.push(
+        row('paste', 'paste, no cache hit (list price)', model, usage(model, pasted, { cache: false }), ours.turns),
+      );
     }
     models[model] = rows;
   }
@@ -242,7 +312,11 @@ async function corpusRun(fake, server, name) {
     runs: Object.fromEntries(
       Object.entries(runs).map(([k, r]) => [
         k,
-        { turns: r.turns.map(({ answer, ...t }) => ({ ...t, answer: answer.slice(0, 300) })), wallMs: r.wallMs, maxGapMs: r.maxGapMs },
+        {
+          turns: r.turns.map(({ answer, ...t }) => ({ ...t, answer: answer.slice(0, 300) })),
+          wallMs: r.wallMs,
+          maxGapMs: r.maxGapMs,
+        },
       ]),
     ),
     models,
@@ -317,12 +391,15 @@ function breaksText(c) {
 }
 
 /** The longest first request of a turn (the one that should read what the turn before wrote), in tokens. */
-const longestFirst = (c, model) => Math.max(...c.detail[model].filter((u, i, all) => i === 0 || all[i - 1].turn !== u.turn).map((u) => u.input));
+const longestFirst = (c, model) =>
+  Math.max(...c.detail[model].filter((u, i, all) => i === 0 || all[i - 1].turn !== u.turn).map((u) => u.input));
 
 function notes(r) {
   const out = [];
   const cheaper = r.corpora.flatMap((c) =>
-    MODELS.map((model) => ({ c, model, ours: find(c, model, 'ours'), paste: find(c, model, 'paste-cached') })).filter((x) => x.paste.usd < x.ours.usd),
+    MODELS.map((model) => ({ c, model, ours: find(c, model, 'ours'), paste: find(c, model, 'paste-cached') })).filter(
+      (x) => x.paste.usd < x.ours.usd,
+    ),
   );
   const share = (x) => `${fmt(x.inputPerTurn ? (100 * x.cachedPerTurn) / x.inputPerTurn : 0)} %`;
   if (cheaper.length) {
@@ -357,7 +434,9 @@ function notes(r) {
         })
         .join(', ')}`,
   );
-  const dearer = r.corpora.flatMap((c) => anthropicModels.filter((k) => find(c, k, 'ours').usd > find(c, k, 'ours-off').usd).map((model) => ({ c, model })));
+  const dearer = r.corpora.flatMap((c) =>
+    anthropicModels.filter((k) => find(c, k, 'ours').usd > find(c, k, 'ours-off').usd).map((model) => ({ c, model })),
+  );
   out.push(
     `- **What caching saves us** (ours with caching on against PROMPT_CACHING=off, same questions): ${savings.join(' · ')}.${
       dearer.length
@@ -378,7 +457,9 @@ function notes(r) {
   out.push(
     `- Within a conversation requests here are at most ${fmt(Math.max(...r.corpora.flatMap((c) => Object.values(c.runs).map((x) => x.maxGapMs))) / 1000, 1)} s apart (the fake model answers at once); a person pausing more than 5 minutes between turns would find Anthropic's entries gone (OpenAI keeps prefixes 5–10 minutes, up to an hour off-peak).`,
   );
-  const wrong = r.corpora.flatMap((c) => Object.entries(c.runs).flatMap(([run, x]) => x.turns.flatMap((t, i) => (t.correct ? [] : [{ c, run, i, t }]))));
+  const wrong = r.corpora.flatMap((c) =>
+    Object.entries(c.runs).flatMap(([run, x]) => x.turns.flatMap((t, i) => (t.correct ? [] : [{ c, run, i, t }]))),
+  );
   if (wrong.length) {
     const byTurn = new Map();
     for (const w of wrong) {
@@ -387,11 +468,16 @@ function notes(r) {
     }
     out.push(
       `- Wrong answers (counted in the cost all the same; the paste rows reuse them): ${[...byTurn.entries()]
-        .map(([k, ws]) => `${k} ("${ws[0].t.question}": "${ws[0].t.answer.slice(0, 80)}") in ${ws.map((w) => w.run).join(', ')}`)
+        .map(
+          ([k, ws]) =>
+            `${k} ("${ws[0].t.question}": "${ws[0].t.answer.slice(0, 80)}") in ${ws.map((w) => w.run).join(', ')}`,
+        )
         .join('; ')}.`,
     );
   }
-  const over = r.corpora.flatMap((c) => MODELS.flatMap((m) => c.models[m].filter((x) => overWindow(x, m)).map((x) => ({ c, m, x }))));
+  const over = r.corpora.flatMap((c) =>
+    MODELS.flatMap((m) => c.models[m].filter((x) => overWindow(x, m)).map((x) => ({ c, m, x }))),
+  );
   if (over.length) {
     const byCorpus = [...new Set(over.map((o) => o.c))].map((c) => {
       const ms = [...new Set(over.filter((o) => o.c === c).map((o) => o.m))];
@@ -430,7 +516,9 @@ function render(r, m) {
   const c50 = r.corpora.find((c) => c.name === '50k');
   const perCorpus = r.corpora.map((c) => {
     const body = `${MODELS.map((model) => modelTable(c, model)).join('\n\n')}`;
-    return c === c50 ? `### ${c.title}\n\n${body}` : `<details><summary>${c.title}: per model</summary>\n\n${body}\n\n</details>`;
+    return c === c50
+      ? `### ${c.title}\n\n${body}`
+      : `<details><summary>${c.title}: per model</summary>\n\n${body}\n\n</details>`;
   });
   return `## What a conversation costs: dollars per six-turn conversation, with prompt caching
 

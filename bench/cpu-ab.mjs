@@ -49,7 +49,9 @@ const vars = {
   MODEL: 'openai-compatible:fake',
   OPENAI_COMPATIBLE_BASE_URL: fake.baseUrl,
   ...NO_LIMITS,
-  MCP_SERVERS: JSON.stringify([{ id: 'demo', url: guidelines.url, transport: 'streamable-http', protocol: ERA, trustAnnotations: true }]),
+  MCP_SERVERS: JSON.stringify([
+    { id: 'demo', url: guidelines.url, transport: 'streamable-http', protocol: ERA, trustAnnotations: true },
+  ]),
 };
 const { startWrangler: startBase } = await import(path.join(baseDir, 'bench/lib/stack.mjs'));
 const sides = {
@@ -96,13 +98,18 @@ try {
   rmSync(path.dirname(baseDir), { recursive: true, force: true });
 }
 
-const setUp = (side) => results[side].create.map((c, i) => c + results[side]['first turn'][i] - results[side]['steady turn'][i]);
+const setUp = (side) =>
+  results[side].create.map((c, i) => c + results[side]['first turn'][i] - results[side]['steady turn'][i]);
 const rows = [...OPS.map((op) => [op, (side) => results[side][op]]), ['set-up (create + first − steady)', setUp]];
-console.log(`CPU ms per conversation, median of ${ROUNDS} rounds × ${N}; ${ERA}; base ${BASE} (${baseCommit}) vs this tree`);
+console.log(
+  `CPU ms per conversation, median of ${ROUNDS} rounds × ${N}; ${ERA}; base ${BASE} (${baseCommit}) vs this tree`,
+);
 console.log('| operation | base | change | paired difference (median) |\n|---|---|---|---|');
 for (const [name, of] of rows) {
   const a = of('base');
   const b = of('change');
   const diff = median(b.map((x, i) => x - a[i]));
-  console.log(`| ${name} | ${median(a).toFixed(1)} | ${median(b).toFixed(1)} | ${diff >= 0 ? '+' : ''}${diff.toFixed(1)} |`);
+  console.log(
+    `| ${name} | ${median(a).toFixed(1)} | ${median(b).toFixed(1)} | ${diff >= 0 ? '+' : ''}${diff.toFixed(1)} |`,
+  );
 }

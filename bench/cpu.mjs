@@ -44,7 +44,14 @@ const IDLE_WINDOW_MS = 5_000;
 const SETTLE_MS = 1_000;
 /** After the (unmeasured) deletes between rounds, before the next round. */
 const PAUSE_MS = 1_000;
-const PORTS = { ours: [8820, 8821], floor: [8822, 8823], model: 8824, node2026: [8825, 8826], node2025: [8827, 8828], guidelines: 8829 };
+const PORTS = {
+  ours: [8820, 8821],
+  floor: [8822, 8823],
+  model: 8824,
+  node2026: [8825, 8826],
+  node2025: [8827, 8828],
+  guidelines: 8829,
+};
 /**
  * Ours against an MCP server outside our workerd (an SDK v2 server in Node, in each era): the demo server runs in
  * the same workerd as ours, so its CPU counts as ours above; here only ours does. They run the set-up and steady
@@ -75,7 +82,15 @@ const varsOf = (side) =>
   ERA_OF[side]
     ? {
         ...vars,
-        MCP_SERVERS: JSON.stringify([{ id: 'demo', url: guidelines.url, transport: 'streamable-http', protocol: ERA_OF[side], trustAnnotations: true }]),
+        MCP_SERVERS: JSON.stringify([
+          {
+            id: 'demo',
+            url: guidelines.url,
+            transport: 'streamable-http',
+            protocol: ERA_OF[side],
+            trustAnnotations: true,
+          },
+        ]),
       }
     : vars;
 const start = (side) =>
@@ -110,7 +125,11 @@ function meter(stack) {
   let open;
   const close = (sample, now) => {
     if (!open) return;
-    Object.assign(open.record, { cpu: (sample.cpuNs - open.sample.cpuNs) / 1e6, ticks: sample.cpuMs - open.sample.cpuMs, span: now - open.t0 });
+    Object.assign(open.record, {
+      cpu: (sample.cpuNs - open.sample.cpuNs) / 1e6,
+      ticks: sample.cpuMs - open.sample.cpuMs,
+      span: now - open.t0,
+    });
     open = undefined;
   };
   return {
@@ -157,9 +176,13 @@ async function scenario(name, order, states) {
         states[side].ids.push(id);
       });
   } else if (name === 'steady') {
-    for (let k = 0; k < STEADY_PER; k++) for (let i = 0; i < SETUP; i++) await each((side, base) => turn(base, states[side].ids[i], false));
+    for (let k = 0; k < STEADY_PER; k++)
+      for (let i = 0; i < SETUP; i++) await each((side, base) => turn(base, states[side].ids[i], false));
   } else {
-    for (let i = 0; i < LONG; i++) await each((side, base) => (side === 'ours' || side === 'floor' ? turn(base, states[side].ids[i], true) : undefined));
+    for (let i = 0; i < LONG; i++)
+      await each((side, base) =>
+        side === 'ours' || side === 'floor' ? turn(base, states[side].ids[i], true) : undefined,
+      );
   }
   return records;
 }
@@ -173,18 +196,22 @@ async function scenario(name, order, states) {
 async function betweenRounds(states) {
   await sleep(SETTLE_MS);
   for (const side of SIDES) sides[side].meter.end();
-  for (const side of SIDES.filter((x) => x !== 'floor')) for (const id of states[side].ids ?? []) await deleteConversation(sides[side].stack.base, id);
+  for (const side of SIDES.filter((x) => x !== 'floor'))
+    for (const id of states[side].ids ?? []) await deleteConversation(sides[side].stack.base, id);
   await sleep(PAUSE_MS);
 }
 
 /** A side's records of one scenario, summed. */
 const agg = (records) =>
-  records.reduce((a, x) => ({ cpu: a.cpu + x.cpu, ticks: a.ticks + x.ticks, span: a.span + x.span, wall: a.wall + x.wall }), {
-    cpu: 0,
-    ticks: 0,
-    span: 0,
-    wall: 0,
-  });
+  records.reduce(
+    (a, x) => ({ cpu: a.cpu + x.cpu, ticks: a.ticks + x.ticks, span: a.span + x.span, wall: a.wall + x.wall }),
+    {
+      cpu: 0,
+      ticks: 0,
+      span: 0,
+      wall: 0,
+    },
+  );
 
 /** CPU ms per second of both sides with nothing to do (after a pause, so earlier work has settled). */
 async function idleRates(stacks) {
@@ -240,7 +267,10 @@ try {
       const base = sides[side].stack.base;
       // The bundle as wrangler dev runs it, to name the module of each profiled line.
       // (wrangler keeps it under the config's folder: the floor's is in bench/floor/.wrangler.)
-      const source = side === 'ours' ? devBundle(process.cwd(), '// src/turn/stream.ts') : devBundle('bench/floor', '// src/index.ts');
+      const source =
+        side === 'ours'
+          ? devBundle(process.cwd(), '// src/turn/stream.ts')
+          : devBundle('bench/floor', '// src/index.ts');
       for (const kind of scenarios) {
         const p = await profiler(PORTS[side][1]);
         let id;
@@ -306,7 +336,9 @@ for (const side of ['ours', 'floor']) {
     steady: rounds.map((r, i) => perTurn(side, 'steady', agg(r.steady[side]), i)),
     long: rounds.map((r, i) => perTurn(side, 'long', agg(r.long[side]), i)),
     // Set-up: (create + first turn) minus a steady turn of the same round.
-    setup: rounds.map((r, i) => perTurn(side, 'setup', agg(r.setup[side]), i) - perTurn(side, 'steady', agg(r.steady[side]), i)),
+    setup: rounds.map(
+      (r, i) => perTurn(side, 'setup', agg(r.setup[side]), i) - perTurn(side, 'steady', agg(r.steady[side]), i),
+    ),
     first: rounds.map((r, i) => perTurn(side, 'setup', agg(r.setup[side]), i)),
     startup: starts[side].map((x) => x.cpu),
     // Of which: until GET /health answered (runtime up, the Worker's script loaded).
@@ -320,7 +352,9 @@ for (const side of NODE_SIDES) {
   series[side] = {
     ...(starts[side] ? { startup: starts[side].map((x) => x.cpu), ready: starts[side].map((x) => x.ready) } : {}),
     steady: rounds.map((r, i) => perTurn(side, 'steady', agg(r.steady[side]), i)),
-    setup: rounds.map((r, i) => perTurn(side, 'setup', agg(r.setup[side]), i) - perTurn(side, 'steady', agg(r.steady[side]), i)),
+    setup: rounds.map(
+      (r, i) => perTurn(side, 'setup', agg(r.setup[side]), i) - perTurn(side, 'steady', agg(r.steady[side]), i),
+    ),
     first: rounds.map((r, i) => perTurn(side, 'setup', agg(r.setup[side]), i)),
   };
 }
@@ -343,7 +377,10 @@ for (const s of ['steady', 'long', 'first', 'setup', 'startup']) {
     floor: stat(series.floor[s]),
     ratio: median(series.ours[s]) / median(series.floor[s]),
     ...(s === 'startup' ? {} : { ratioPerRound: stat(ratios(s)) }),
-    wallMs: { ours: series.ours.wall[s === 'first' ? 'setup' : s], floor: series.floor.wall[s === 'first' ? 'setup' : s] },
+    wallMs: {
+      ours: series.ours.wall[s === 'first' ? 'setup' : s],
+      floor: series.floor.wall[s === 'first' ? 'setup' : s],
+    },
   };
 }
 result.external = Object.fromEntries(
@@ -354,7 +391,12 @@ result.external = Object.fromEntries(
       steady: stat(series[side].steady),
       first: stat(series[side].first),
       setup: stat(series[side].setup),
-      ...(series[side].startup ? { startup: stat(series[side].startup), startupRatio: median(series[side].startup) / median(series.floor.startup) } : {}),
+      ...(series[side].startup
+        ? {
+            startup: stat(series[side].startup),
+            startupRatio: median(series[side].startup) / median(series.floor.startup),
+          }
+        : {}),
     },
   ]),
 );
@@ -368,9 +410,13 @@ result.targets = {
   steadyAtMostTheFloor: sc.steady.ratio <= 1.0,
   longAtMost40ms: sc.long.ours.median <= 40,
   // "Ours": against a server outside our workerd (the demo server's CPU is not ours to cut); each era.
-  setupAtMost25ms: NODE_SIDES.length ? NODE_SIDES.every((side) => result.external[side].setup.median <= 25) : sc.setup.ours.median <= 25,
+  setupAtMost25ms: NODE_SIDES.length
+    ? NODE_SIDES.every((side) => result.external[side].setup.median <= 25)
+    : sc.setup.ours.median <= 25,
   startupWithin120PercentOfFloor: sc.startup.ratio <= 1.2,
-  startupAgainstNodeWithin120PercentOfFloor: NODE_SIDES.length ? result.external[NODE_SIDES[0]].startupRatio <= 1.2 : undefined,
+  startupAgainstNodeWithin120PercentOfFloor: NODE_SIDES.length
+    ? result.external[NODE_SIDES[0]].startupRatio <= 1.2
+    : undefined,
 };
 if (profile) result.profile = profile;
 result.runSeconds = Math.round((performance.now() - began) / 1000);
@@ -382,7 +428,10 @@ const row = (label, s, d = 1) => {
   const x = sc[s];
   const spread = (st) => `${f(st.median, d)} (${f(st.min, d)}–${f(st.max, d)})`;
   // A difference near zero (the floor's set-up) makes a ratio meaningless.
-  const ratio = s === 'setup' ? '—' : `${f(x.ratio, 2)}×${x.ratioPerRound ? ` (${f(x.ratioPerRound.min, 2)}–${f(x.ratioPerRound.max, 2)})` : ''}`;
+  const ratio =
+    s === 'setup'
+      ? '—'
+      : `${f(x.ratio, 2)}×${x.ratioPerRound ? ` (${f(x.ratioPerRound.min, 2)}–${f(x.ratioPerRound.max, 2)})` : ''}`;
   const wall = s === 'setup' ? '—' : `${f(x.wallMs.ours, 0)} / ${f(x.wallMs.floor, 0)} ms`;
   return `| ${label} | ${spread(x.ours)} | ${spread(x.floor)} | ${ratio} | ${wall} |`;
 };

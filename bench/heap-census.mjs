@@ -11,7 +11,8 @@
 // Reads the figures the soak section of docs/RELIABILITY.md quotes.
 const url = process.argv[2];
 const names = (
-  process.argv[3] ?? 'McpSessions,McpSession,ResourceCache,LiveStream,McpServer,WebStandardStreamableHTTPServerTransport,workerd / DurableObjectBase'
+  process.argv[3] ??
+  'McpSessions,McpSession,ResourceCache,LiveStream,McpServer,WebStandardStreamableHTTPServerTransport,workerd / DurableObjectBase'
 ).split(',');
 if (!url) throw new Error('usage: node bench/heap-census.mjs <inspector WebSocket URL> [names]');
 
@@ -24,8 +25,11 @@ ws.onmessage = (event) => {
   if (message.method === 'HeapProfiler.addHeapSnapshotChunk') chunks.push(message.params.chunk);
   else pending.get(message.id)?.(message.result);
 };
-await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = () => reject(new Error(`cannot connect to ${url}`)))));
-const send = (method, params = {}) => new Promise((resolve) => (pending.set(nextId, resolve), ws.send(JSON.stringify({ id: nextId++, method, params }))));
+await new Promise(
+  (resolve, reject) => ((ws.onopen = resolve), (ws.onerror = () => reject(new Error(`cannot connect to ${url}`)))),
+);
+const send = (method, params = {}) =>
+  new Promise((resolve) => (pending.set(nextId, resolve), ws.send(JSON.stringify({ id: nextId++, method, params }))));
 
 // workerd's inspector sometimes leaves the first request of a session unanswered: say so rather than hang.
 setTimeout(() => (console.error('no answer from the inspector within 30 s; run it again'), process.exit(1)), 30_000);

@@ -28,11 +28,23 @@ const WRITE = process.env.LOAD_WRITE !== '0';
 /** Turn i of every conversation asks QUESTIONS[i % 6]: both servers, two documents each, then the first two again. */
 const QUESTIONS = [
   { text: 'What do the team guidelines say about estimates?', server: 'demo', uri: 'task://guidelines' },
-  { text: 'How does the architecture document describe transports?', server: 'everything', uri: 'demo://resource/static/document/architecture.md' },
+  {
+    text: 'How does the architecture document describe transports?',
+    server: 'everything',
+    uri: 'demo://resource/static/document/architecture.md',
+  },
   { text: 'Which products does the release test matrix cover?', server: 'demo', uri: 'docs://test-matrix' },
-  { text: 'What features does the features document list?', server: 'everything', uri: 'demo://resource/static/document/features.md' },
+  {
+    text: 'What features does the features document list?',
+    server: 'everything',
+    uri: 'demo://resource/static/document/features.md',
+  },
   { text: 'What do the team guidelines say about closing a task?', server: 'demo', uri: 'task://guidelines' },
-  { text: 'What does the architecture document say about the server structure?', server: 'everything', uri: 'demo://resource/static/document/architecture.md' },
+  {
+    text: 'What does the architecture document say about the server structure?',
+    server: 'everything',
+    uri: 'demo://resource/static/document/architecture.md',
+  },
 ];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -51,12 +63,17 @@ async function conversation(base, turns, results) {
     const question = QUESTIONS[i % QUESTIONS.length];
     const turn = await runTurn(base, id, question.text);
     const read = turn.reads[0];
-    if (!turn.problems.length && (turn.reads.length !== 1 || read.server !== question.server || read.uri !== question.uri)) {
+    if (
+      !turn.problems.length &&
+      (turn.reads.length !== 1 || read.server !== question.server || read.uri !== question.uri)
+    ) {
       const state = await catalog(base, id).then(
         (c) => c.servers.find((s) => s.id === question.server),
         () => undefined,
       );
-      const server = state ? `${state.status}${state.error ? ` (${state.error})` : ''}, ${state.resources.length} resources` : 'unknown';
+      const server = state
+        ? `${state.status}${state.error ? ` (${state.error})` : ''}, ${state.resources.length} resources`
+        : 'unknown';
       turn.problems.push(
         `expected one read of ${question.server} ${question.uri}, got ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}; server ${server}; answer: "${turn.answer.slice(0, 80)}"`,
       );
@@ -110,7 +127,13 @@ async function naivePrompts(base, history) {
     bytes.push(JSON.stringify(messages).length);
     messages.push({ role: 'assistant', content: [{ type: 'text', text: answer }] });
   }
-  return { bytes, systemBytes: system.length, textResources, binaries, resources: servers.map((s) => `${s.id}: ${s.resources.length}`).join(', ') };
+  return {
+    bytes,
+    systemBytes: system.length,
+    textResources,
+    binaries,
+    resources: servers.map((s) => `${s.id}: ${s.resources.length}`).join(', '),
+  };
 }
 
 async function runOnce(n) {
@@ -164,7 +187,9 @@ async function runOnce(n) {
 
     // Conversations are deleted after the measurement (their MCP sessions end with DELETE).
     const deleteFailures = [];
-    await Promise.all(results.ids.map((id) => deleteConversation(wrangler.base, id).catch((e) => deleteFailures.push(e.message))));
+    await Promise.all(
+      results.ids.map((id) => deleteConversation(wrangler.base, id).catch((e) => deleteFailures.push(e.message))),
+    );
     const rssAfterDelete = wrangler.workerd().rss;
 
     const naive = await naivePrompts(wrangler.base, results.histories[0] ?? []);
@@ -235,7 +260,10 @@ async function runOnce(n) {
   }
 }
 
-const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const fmt = (x, digits = 0) =>
+  Number.isFinite(x)
+    ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : 'n/a';
 const kb = (x) => `${fmt(x / 1000, 1)} KB`;
 const pct = (x) => `${fmt(x * 100, 1)} %`;
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -248,10 +276,14 @@ function render(runs, m) {
   // The per-turn table comes from the largest run without errors (a turn that failed to read skews its bytes).
   const last = runs.filter((r) => !r.errors).at(-1) ?? runs[runs.length - 1];
   const byTurn = last.bytes.ours.map(
-    (ours, i) => `| ${i + 1} | ${QUESTIONS[i % QUESTIONS.length].text} | ${kb(ours)} | ${kb(last.bytes.naive[i])} | ${fmt(last.bytes.naive[i] / ours, 1)}× |`,
+    (ours, i) =>
+      `| ${i + 1} | ${QUESTIONS[i % QUESTIONS.length].text} | ${kb(ours)} | ${kb(last.bytes.naive[i])} | ${fmt(last.bytes.naive[i] / ours, 1)}× |`,
   );
   const perRun = runs
-    .map((r) => `N = ${r.n}: ours ${kb(mean(r.bytes.ours))}, naive ${kb(mean(r.bytes.naive))} per turn (${fmt(mean(r.bytes.naive) / mean(r.bytes.ours), 1)}×)`)
+    .map(
+      (r) =>
+        `N = ${r.n}: ours ${kb(mean(r.bytes.ours))}, naive ${kb(mean(r.bytes.naive))} per turn (${fmt(mean(r.bytes.naive) / mean(r.bytes.ours), 1)}×)`,
+    )
     .join(' · ');
   // The published figures of 2026-11-30 (same command, same kind of machine), before lazy connection and the rest of issue 24.
   const before = { 50: [19.9, 1590, 4990, 50], 200: [25.6, 5392, 16934, 200], 500: [22.9, 16315, 46778, 554] };
@@ -271,7 +303,9 @@ function render(runs, m) {
           .map(([code, count]) => `${count} × ${code}`)
           .join(', ')}`,
     );
-  const census = runs.filter((r) => r.failures?.length).map((r) => `N = ${r.n}: ${r.failures.map((f) => `${f.count} × ${f.what}`).join('; ')}`);
+  const census = runs
+    .filter((r) => r.failures?.length)
+    .map((r) => `N = ${r.n}: ${r.failures.map((f) => `${f.count} × ${f.what}`).join('; ')}`);
   const problems = runs
     .filter((r) => r.errors || r.deleteFailures)
     .map(
@@ -334,7 +368,8 @@ Mean per turn: ${perRun}.
 const m = machine();
 const runs = [];
 if (process.env.LOAD_FROM) {
-  for (const match of readFileSync(process.env.LOAD_FROM, 'utf8').matchAll(/^BENCH_LOAD (\{.*\})$/gm)) runs.push(JSON.parse(match[1]));
+  for (const match of readFileSync(process.env.LOAD_FROM, 'utf8').matchAll(/^BENCH_LOAD (\{.*\})$/gm))
+    runs.push(JSON.parse(match[1]));
   if (!runs.length) throw new Error(`no BENCH_LOAD lines in ${process.env.LOAD_FROM}`);
   if (process.env.LOAD_MEASURED) m.date = process.env.LOAD_MEASURED;
 } else {

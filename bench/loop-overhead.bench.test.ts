@@ -24,9 +24,19 @@ it('loop overhead per step with a zero-latency model', async () => {
     const times = await runInDurableObject(stub, async (instance) => {
       const out: number[] = [];
       for (let t = 0; t < PER_CONVERSATION; t++) {
-        const model = scriptedModel((_call, i) => (i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('Done.')));
+        const model = scriptedModel((_call, i) =>
+          i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('Done.'),
+        );
         const started = performance.now();
-        const reader = (await turnIn(instance, [userMessage('What are the guidelines?')], { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
+        const reader = (
+          await turnIn(instance, [userMessage('What are the guidelines?')], {
+            model,
+            acceptsImages: false,
+            spec: 'mock',
+          })
+        )
+          .reader()
+          .getReader();
         while (!(await reader.read()).done);
         // The first turn of a conversation connects to the MCP server and reads from it: that is not our code.
         if (t > 0) out.push((performance.now() - started) / 2);

@@ -49,10 +49,20 @@ async function timeBatches(plan: Plan, run: () => Promise<unknown>, before?: () 
 /** One era: the conversation's reads and the direct client's, side by side. */
 async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy') {
   const config = loadConfig(env);
-  const server = { id: 'demo', url: '/demo/mcp', protocol: era === 'modern' ? ('auto' as const) : ('2025-11-25' as const) };
+  const server = {
+    id: 'demo',
+    url: '/demo/mcp',
+    protocol: era === 'modern' ? ('auto' as const) : ('2025-11-25' as const),
+  };
   const build = (memoryBytes: number, kvMaxEntryBytes = config.settings.KV_MAX_ENTRY_BYTES) =>
-    buildSessions(storage, [server], { MEMORY_CACHE_BYTES: memoryBytes, KV_MAX_ENTRY_BYTES: kvMaxEntryBytes }, `bench-${era}`);
-  const read = (sessions: ReturnType<typeof build>['sessions'], uri = URI) => sessions.readResource('demo', uri, { reuseSince: Date.now() });
+    buildSessions(
+      storage,
+      [server],
+      { MEMORY_CACHE_BYTES: memoryBytes, KV_MAX_ENTRY_BYTES: kvMaxEntryBytes },
+      `bench-${era}`,
+    );
+  const read = (sessions: ReturnType<typeof build>['sessions'], uri = URI) =>
+    sessions.readResource('demo', uri, { reuseSince: Date.now() });
 
   const direct = await directDemoClient(era);
   const directRead = () => direct.readResource({ uri: URI });
@@ -94,7 +104,11 @@ async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy
   for (const [i, uri] of coldUris.entries()) {
     await direct.callTool({
       name: 'publish_document',
-      arguments: { slug: uri.slice('docs://published/'.length), title: `Bench ${i}`, markdown: `# Bench ${i}\n\nBody.` },
+      arguments: {
+        slug: uri.slice('docs://published/'.length),
+        title: `Bench ${i}`,
+        markdown: `# Bench ${i}\n\nBody.`,
+      },
     });
   }
   // Let the list_changed notifications those publications caused arrive and their refreshes finish.
@@ -115,7 +129,18 @@ async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy
 
   await direct.close();
   for (const { sessions } of [withMemory, noMemory, noKvWrites]) await sessions.release();
-  return { memoryHit, kvHit, miss, coldMiss, coldMissNoKvWrites, directForMemory, directForKv, directForMiss, directForColdMiss, directSubscribeRead };
+  return {
+    memoryHit,
+    kvHit,
+    miss,
+    coldMiss,
+    coldMissNoKvWrites,
+    directForMemory,
+    directForKv,
+    directForMiss,
+    directForColdMiss,
+    directSubscribeRead,
+  };
 }
 
 /**

@@ -21,7 +21,8 @@ const ms = (x) => (Math.abs(x) < 0.1 ? `${(x * 1000).toFixed(1)} µs` : `${x.toF
 const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(3)}×` : 'n/a');
 const { modern, legacy } = latency.eras;
 const cells = (ours, base) => `${ms(ours.p50)} | ${ms(ours.p99)} | ${ms(base.p50)} | ${ratio(ours.p50, base.p50)}`;
-const row = (name, key, baseKey) => `| ${name} | ${modern[key].reads} | ${cells(modern[key], modern[baseKey])} | ${cells(legacy[key], legacy[baseKey])} |`;
+const row = (name, key, baseKey) =>
+  `| ${name} | ${modern[key].reads} | ${cells(modern[key], modern[baseKey])} | ${cells(legacy[key], legacy[baseKey])} |`;
 const met = (x) => (x ? 'met' : 'missed');
 
 const section = `## Resource reads inside the Conversation Durable Object, per protocol era

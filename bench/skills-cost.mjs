@@ -53,7 +53,11 @@ const RUNS = {
   anthropic: {
     api: 'messages',
     model: 'claude-sonnet-4-5',
-    vars: (fake) => ({ MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: 'bench-key' }),
+    vars: (fake) => ({
+      MODEL: 'anthropic:claude-sonnet-4-5',
+      ANTHROPIC_BASE_URL: fake.baseUrl,
+      ANTHROPIC_API_KEY: 'bench-key',
+    }),
   },
   openai: {
     api: 'responses',
@@ -68,7 +72,10 @@ const bytesOf = (body) => Buffer.byteLength(JSON.stringify(body));
 /** A Responses body with its `item_reference`s replaced by the items the fake streamed (billed as input like any other). */
 function resolved(body, fake) {
   if (!Array.isArray(body.input)) return body;
-  return { ...body, input: body.input.map((entry) => (entry.type === 'item_reference' ? (fake.item(entry.id) ?? entry) : entry)) };
+  return {
+    ...body,
+    input: body.input.map((entry) => (entry.type === 'item_reference' ? (fake.item(entry.id) ?? entry) : entry)),
+  };
 }
 
 /** The six turns in one conversation under a fresh `wrangler dev`: each turn and every model request. */
@@ -95,10 +102,22 @@ async function conversation(fake, server, run) {
       const from = fake.requests.length;
       const t = await runTurn(w.base, id, q.text);
       const mine = fake.requests.slice(from);
-      for (const r of mine) if (r.api !== RUNS[run].api) throw new Error(`${run}: the service called the ${r.api} API, not ${RUNS[run].api}`);
       for (const r of mine)
-        requests.push({ turn: turns.length, at: r.at, step: r.step, bytes: r.bytes, body: r.api === 'responses' ? resolved(r.body, fake) : r.body });
-      const calls = mine.map((r) => ('toolCalls' in r.step ? r.step.toolCalls.map((c) => `${c.name}(${c.args.name ?? c.args.uri})`).join('+') : 'answer'));
+        if (r.api !== RUNS[run].api)
+          throw new Error(`${run}: the service called the ${r.api} API, not ${RUNS[run].api}`);
+      for (const r of mine)
+        requests.push({
+          turn: turns.length,
+          at: r.at,
+          step: r.step,
+          bytes: r.bytes,
+          body: r.api === 'responses' ? resolved(r.body, fake) : r.body,
+        });
+      const calls = mine.map((r) =>
+        'toolCalls' in r.step
+          ? r.step.toolCalls.map((c) => `${c.name}(${c.args.name ?? c.args.uri})`).join('+')
+          : 'answer',
+      );
       const skill = TEAM_SKILLS.find((s) => s.name === q.skill);
       turns.push({
         question: q.text,
@@ -127,7 +146,10 @@ const offeredTools = (body) => (body.tools ?? []).map((t) => t.name ?? t.functio
 /** Per request: tokens (input, cached, written, uncached, output) under the model's cache rules, and its dollars. */
 function priced(model, requests) {
   const p = PRICES[model];
-  const u = p.provider === 'anthropic' ? anthropicUsage(requests, { minCacheable: p.minCacheable }) : openaiUsage(requests, { minTokens: p.minCacheable });
+  const u =
+    p.provider === 'anthropic'
+      ? anthropicUsage(requests, { minCacheable: p.minCacheable })
+      : openaiUsage(requests, { minTokens: p.minCacheable });
   return u.map((x, i) => {
     const withOutput = { ...x, output: outputTokens(requests[i].step) };
     return { ...withOutput, turn: requests[i].turn, usd: dollars(withOutput, p) };
@@ -140,16 +162,30 @@ function compare(run, ours) {
   const p = PRICES[model];
   const docs = [
     ...TEAM_SKILLS.flatMap((s) =>
-      Object.entries(s.files).map(([path, text]) => ({ uri: skillUri(s.name, path), title: `${s.name}/${path}`, mimeType: 'text/markdown', text })),
+      Object.entries(s.files).map(([path, text]) => ({
+        uri: skillUri(s.name, path),
+        title: `${s.name}/${path}`,
+        mimeType: 'text/markdown',
+        text,
+      })),
     ),
     ...(DOCS ? TEAM_DOCS : []),
   ];
   const prompt = pastePrompt(docs, SERVER_ID);
   const qa = ours.turns.map((t) => ({ question: t.question, answer: t.answer }));
-  const bodies = p.provider === 'anthropic' ? pasteAnthropic(prompt, qa, { cache: true, model }) : pasteOpenAI(prompt, qa, { model });
+  const bodies =
+    p.provider === 'anthropic'
+      ? pasteAnthropic(prompt, qa, { cache: true, model })
+      : pasteOpenAI(prompt, qa, { model });
   // The pasting host sends one request per turn, when our turn started, and streams the same answer.
   const startOf = (i) => ours.requests.find((r) => r.turn === i)?.at ?? 0;
-  const paste = bodies.map((body, i) => ({ body, at: startOf(i), turn: i, step: { text: qa[i].answer }, bytes: bytesOf(body) }));
+  const paste = bodies.map((body, i) => ({
+    body,
+    at: startOf(i),
+    turn: i,
+    step: { text: qa[i].answer },
+    bytes: bytesOf(body),
+  }));
   const side = (requests) => {
     const u = priced(model, requests);
     return ours.turns.map((_, i) => {
@@ -167,10 +203,30 @@ function compare(run, ours) {
   // Each of our requests (what the cache did with it), and the tools + system prompt every request starts with.
   const detail = priced(model, ours.requests).map(({ turn, input, cached, written, output, usd }, i) => {
     const step = ours.requests[i].step;
-    return { turn, call: 'toolCalls' in step ? step.toolCalls.map((c) => c.name).join('+') : 'answer', input, cached, written, output, usd };
+    return {
+      turn,
+      call: 'toolCalls' in step ? step.toolCalls.map((c) => c.name).join('+') : 'answer',
+      input,
+      cached,
+      written,
+      output,
+      usd,
+    };
   });
-  const prefix = p.provider === 'anthropic' ? (anthropicBlocks(ours.requests[0].body).findLast((b) => b.part !== 'messages')?.end ?? 0) : undefined;
-  return { run, model, pasteBytes: Buffer.byteLength(prompt), pasteTokens: tokens(prompt), ours: side(ours.requests), paste: side(paste), detail, prefix };
+  const prefix =
+    p.provider === 'anthropic'
+      ? (anthropicBlocks(ours.requests[0].body).findLast((b) => b.part !== 'messages')?.end ?? 0)
+      : undefined;
+  return {
+    run,
+    model,
+    pasteBytes: Buffer.byteLength(prompt),
+    pasteTokens: tokens(prompt),
+    ours: side(ours.requests),
+    paste: side(paste),
+    detail,
+    prefix,
+  };
 }
 
 // ---- the report ----------------------------------------------------------------------------
@@ -217,7 +273,9 @@ never keeps it and every step of that turn pays for it again. Ten skills of ${kb
 prompt grows with every skill while ours does not (100 skills would paste about ten times as much: "Skills: catalog tokens per
 skill" above).`;
   const wrong = Object.entries(r.runs).flatMap(([run, x]) =>
-    x.turns.filter((t) => !t.correct).map((t) => `${run}: "${t.question}" → ${t.calls.join(' → ')}: "${t.answer.slice(0, 100)}"`),
+    x.turns
+      .filter((t) => !t.correct)
+      .map((t) => `${run}: "${t.question}" → ${t.calls.join(' → ')}: "${t.answer.slice(0, 100)}"`),
   );
   return `## Skills: one skill of ten, in bytes and dollars
 
@@ -276,7 +334,11 @@ if (process.env.SKILLS_COST_FROM) {
   result = JSON.parse(line[1]);
   m.date = result.measured;
 } else {
-  const fake = await startFakeModel({ port: PORT + 2, decide: createSkillsPolicy(createReaderPolicy()), keepBodies: true });
+  const fake = await startFakeModel({
+    port: PORT + 2,
+    decide: createSkillsPolicy(createReaderPolicy()),
+    keepBodies: true,
+  });
   let server;
   try {
     server = await startSkillsServer({ port: PORT + 3, docs: DOCS });
@@ -294,7 +356,14 @@ if (process.env.SKILLS_COST_FROM) {
         docsInlined: JSON.stringify(first.system ?? first.input?.[0] ?? '').includes(`uri=\\"${TEAM_DOCS[0].uri}\\"`),
       };
     }
-    result = { measured: m.date, docs: DOCS, vars: JSON.parse(process.env.SKILLS_COST_VARS ?? '{}'), runs, compared, methods: server.methods() };
+    result = {
+      measured: m.date,
+      docs: DOCS,
+      vars: JSON.parse(process.env.SKILLS_COST_VARS ?? '{}'),
+      runs,
+      compared,
+      methods: server.methods(),
+    };
   } finally {
     await fake.close();
     await server?.close();
@@ -307,6 +376,8 @@ const failed = Object.values(result.runs).some((x) => x.turns.some((t) => t.prob
 // A turn that failed has no requests to price: its row would read as free.
 if (WRITE && failed) console.error('skills-cost: some turns failed (see above); BENCHMARKS.md left as it was');
 else if (WRITE && (!result.docs || Object.keys(result.vars).length))
-  console.error('skills-cost: SKILLS_COST_DOCS / SKILLS_COST_VARS make it a check, not the benchmark; BENCHMARKS.md left as it was');
+  console.error(
+    'skills-cost: SKILLS_COST_DOCS / SKILLS_COST_VARS make it a check, not the benchmark; BENCHMARKS.md left as it was',
+  );
 else if (WRITE) writeSection('BENCHMARKS.md', 'bench-skills-cost', section);
 process.exit(failed ? 1 : 0);

@@ -9,7 +9,16 @@ import type { Skill } from '../src/mcp/catalog/skills';
 import { decide } from '../src/models/offline';
 import { SYNTHETIC_TOOLS, type ToolContext } from '../src/tools/synthetic';
 import { loadSkill } from '../src/tools/synthetic/load-skill';
-import { byteLength, generateSkills, QUESTIONS, SERVER_ID, type SkillSpec, skillUri, TEAM_DOCS, TEAM_SKILLS } from './lib/skills-corpus.mjs';
+import {
+  byteLength,
+  generateSkills,
+  QUESTIONS,
+  SERVER_ID,
+  type SkillSpec,
+  skillUri,
+  TEAM_DOCS,
+  TEAM_SKILLS,
+} from './lib/skills-corpus.mjs';
 import { chooseEntry } from './lib/skills-policy.mjs';
 
 /**
@@ -35,7 +44,11 @@ function asSkill(s: SkillSpec): Skill {
   return {
     uri: skillUri(s.name),
     frontmatter: { name: s.name, description: s.description },
-    resources: Object.entries(s.files).map(([path, text]) => ({ uri: skillUri(s.name, path), digest: FAKE_DIGEST, size: byteLength(text) })),
+    resources: Object.entries(s.files).map(([path, text]) => ({
+      uri: skillUri(s.name, path),
+      digest: FAKE_DIGEST,
+      size: byteLength(text),
+    })),
   };
 }
 
@@ -58,17 +71,26 @@ function server(parts: Partial<ServerState>): ServerState {
 }
 
 const promptOf = (state: ServerState, question: string, settings = SETTINGS) =>
-  buildSystemPrompt({ servers: [state], conversationText: question, modelPrompts: () => true, settings, offerable: SYNTHETIC_TOOLS });
+  buildSystemPrompt({
+    servers: [state],
+    conversationText: question,
+    modelPrompts: () => true,
+    settings,
+    offerable: SYNTHETIC_TOOLS,
+  });
 
 /** A pasting host's block per file (as bench/lib/pricing.mjs pastePrompt writes them). */
-const pasted = (uri: string, title: string, text: string) => `<resource uri="${uri}" title="${title}" mime="text/markdown">\n${text}\n</resource>`;
+const pasted = (uri: string, title: string, text: string) =>
+  `<resource uri="${uri}" title="${title}" mime="text/markdown">\n${text}\n</resource>`;
 
 /** Tokens of the offered synthetic tools' definitions, as a provider is sent them (name, description, JSON schema). */
 async function toolTokens(offered: ReadonlySet<string>): Promise<number> {
   let sum = 0;
   for (const t of SYNTHETIC_TOOLS.filter((x) => offered.has(x.name))) {
     const made = t.create({} as ToolContext) as { description?: string; inputSchema: { jsonSchema: unknown } };
-    sum += countTokens(JSON.stringify({ name: t.name, description: made.description, input_schema: await made.inputSchema.jsonSchema }));
+    sum += countTokens(
+      JSON.stringify({ name: t.name, description: made.description, input_schema: await made.inputSchema.jsonSchema }),
+    );
   }
   return sum;
 }
@@ -84,7 +106,9 @@ function catalogTokens(): object {
     // description's first words>?"), which an over-budget catalog cannot show: is it sent with the message? For
     // N = 10, the last team skill and its fact question.
     const target = specs.slice(0, 100).reduce((a, b) => (b.name > a.name ? b : a));
-    const question = QUESTIONS.find((q) => q.skill === target.name && q.expect)?.text ?? `How do I ${target.description.split(' for ')[0]!.toLowerCase()}?`;
+    const question =
+      QUESTIONS.find((q) => q.skill === target.name && q.expect)?.text ??
+      `How do I ${target.description.split(' for ')[0]!.toLowerCase()}?`;
     const def = promptOf(state, question);
     const unbounded = promptOf(state, question, UNBOUNDED);
     const without = unbounded.text
@@ -103,16 +127,26 @@ function catalogTokens(): object {
     const relevant = def.relevant ?? '';
     const messages: LanguageModelV4Prompt = [
       { role: 'system', content: def.text },
-      { role: 'user', content: [{ type: 'text', text: question }, ...(relevant ? [{ type: 'text' as const, text: relevant }] : [])] },
+      {
+        role: 'user',
+        content: [{ type: 'text', text: question }, ...(relevant ? [{ type: 'text' as const, text: relevant }] : [])],
+      },
     ];
-    const tools = (offered: ReadonlySet<string>) => [...offered].map((name) => ({ type: 'function' as const, name, inputSchema: {} }));
+    const tools = (offered: ReadonlySet<string>) =>
+      [...offered].map((name) => ({ type: 'function' as const, name, inputSchema: {} }));
     const offline = decide(messages, tools(def.offered));
     // The same with the five documents beside the skills (so read_resource is offered too).
     const mixed = promptOf(server({ skills: listed(specs), resources: TEAM_DOCS }), question);
     const offlineMixed = decide(
       [
         { role: 'system', content: mixed.text },
-        { role: 'user', content: [{ type: 'text', text: question }, ...(mixed.relevant ? [{ type: 'text' as const, text: mixed.relevant }] : [])] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: question },
+            ...(mixed.relevant ? [{ type: 'text' as const, text: mixed.relevant }] : []),
+          ],
+        },
       ],
       tools(mixed.offered),
     );
@@ -129,8 +163,14 @@ function catalogTokens(): object {
       target: target.name,
       targetShown: def.text.split('\n').some((l) => l.startsWith(`${target.name}: `)),
       targetSentWithMessage: relevant.split('\n').some((l) => l.startsWith(`${target.name}: `)),
-      offline: offline.kind === 'tool' ? { tool: offline.toolName, args: offline.input } : { text: offline.text.slice(0, 120) },
-      offlineMixed: offlineMixed.kind === 'tool' ? { tool: offlineMixed.toolName, args: offlineMixed.input } : { text: offlineMixed.text.slice(0, 120) },
+      offline:
+        offline.kind === 'tool'
+          ? { tool: offline.toolName, args: offline.input }
+          : { text: offline.text.slice(0, 120) },
+      offlineMixed:
+        offlineMixed.kind === 'tool'
+          ? { tool: offlineMixed.toolName, args: offlineMixed.input }
+          : { text: offlineMixed.text.slice(0, 120) },
       scripted: chooseEntry(question, def.text, relevant, def.offered) ?? null,
       sampleLine: def.text.split('\n').find(isSkillLine),
     });
@@ -154,7 +194,13 @@ function skillsAsResources(files: boolean): ServerState['resources'] {
         .filter(([path]) => files || path === 'SKILL.md')
         .map(([path, text]) =>
           path === 'SKILL.md'
-            ? { uri: skillUri(s.name), name: s.name, description: s.description, mimeType: 'text/markdown', size: byteLength(text) }
+            ? {
+                uri: skillUri(s.name),
+                name: s.name,
+                description: s.description,
+                mimeType: 'text/markdown',
+                size: byteLength(text),
+              }
             : { uri: skillUri(s.name, path), name: path, mimeType: 'text/markdown', size: byteLength(text) },
         ),
     );
@@ -164,9 +210,15 @@ function skillsAsResources(files: boolean): ServerState['resources'] {
 function uncut(text: string, state: ServerState): string {
   const swap = new Map<string, string>();
   for (const r of state.resources)
-    swap.set(resourceLine(r, { descriptionChars: 32, longOver: 24_000 }), resourceLine(r, { descriptionChars: 1_000, longOver: 24_000 }));
+    swap.set(
+      resourceLine(r, { descriptionChars: 32, longOver: 24_000 }),
+      resourceLine(r, { descriptionChars: 1_000, longOver: 24_000 }),
+    );
   for (const s of state.skills) {
-    const files = s.resources === 'dynamic' ? undefined : { count: s.resources.length, bytes: s.resources.reduce((a, f) => a + f.size, 0) };
+    const files =
+      s.resources === 'dynamic'
+        ? undefined
+        : { count: s.resources.length, bytes: s.resources.reduce((a, f) => a + f.size, 0) };
     const line = { name: s.frontmatter.name, description: s.frontmatter.description, files };
     swap.set(skillLine(line, { descriptionChars: 32 }), skillLine(line, { descriptionChars: 1_000 }));
   }
@@ -177,7 +229,10 @@ function uncut(text: string, state: ServerState): string {
 }
 
 /** Whether a first call goes where the question is meant to: the skill (loaded, or its SKILL.md / a file of it read) or the document. */
-function verdict(q: (typeof QUESTIONS)[number], pick: Pick | undefined | null): 'right' | 'right skill, a file first' | 'wrong' {
+function verdict(
+  q: (typeof QUESTIONS)[number],
+  pick: Pick | undefined | null,
+): 'right' | 'right skill, a file first' | 'wrong' {
   if (!pick) return 'wrong';
   const uri = typeof pick.args.uri === 'string' ? pick.args.uri : '';
   if (q.doc) return pick.tool === 'read_resource' && uri === q.doc ? 'right' : 'wrong';
@@ -197,8 +252,18 @@ async function loadVsRead(): Promise<object> {
       state: server({ resources: [...TEAM_DOCS, ...skillsAsResources(false)] }),
       whole: false,
     },
-    { id: 'resources-files', label: 'every skill file as a resource', state: server({ resources: [...TEAM_DOCS, ...skillsAsResources(true)] }), whole: false },
-    { id: 'skills-uncut', label: 'skills, descriptions uncut', state: server({ resources: TEAM_DOCS, skills }), whole: true },
+    {
+      id: 'resources-files',
+      label: 'every skill file as a resource',
+      state: server({ resources: [...TEAM_DOCS, ...skillsAsResources(true)] }),
+      whole: false,
+    },
+    {
+      id: 'skills-uncut',
+      label: 'skills, descriptions uncut',
+      state: server({ resources: TEAM_DOCS, skills }),
+      whole: true,
+    },
     {
       id: 'resources-uncut',
       label: 'SKILL.md as resources, descriptions uncut',
@@ -212,7 +277,8 @@ async function loadVsRead(): Promise<object> {
     let prompt: ReturnType<typeof promptOf> | undefined;
     for (const q of QUESTIONS) {
       prompt = promptOf(v.state, q.text);
-      if (prompt.relevant) throw new Error(`${v.id}: the catalog is over budget; the comparison wants every line shown`);
+      if (prompt.relevant)
+        throw new Error(`${v.id}: the catalog is over budget; the comparison wants every line shown`);
       const text = v.whole ? uncut(prompt.text, v.state) : prompt.text;
       const tools = [...prompt.offered].map((name) => ({ type: 'function' as const, name, inputSchema: {} }));
       const step = decide(
@@ -224,11 +290,19 @@ async function loadVsRead(): Promise<object> {
       );
       const offline: Pick | undefined = step.kind === 'tool' ? { tool: step.toolName, args: step.input } : undefined;
       const scripted: Pick | undefined = chooseEntry(q.text, text, '', prompt.offered);
-      picks.push({ question: q.text, meant: q.skill ?? q.doc, offline, scripted, offlineVerdict: verdict(q, offline), scriptedVerdict: verdict(q, scripted) });
+      picks.push({
+        question: q.text,
+        meant: q.skill ?? q.doc,
+        offline,
+        scripted,
+        offlineVerdict: verdict(q, offline),
+        scriptedVerdict: verdict(q, scripted),
+      });
     }
     const text = v.whole ? uncut(prompt!.text, v.state) : prompt!.text;
     // The ten skills' own lines: as skill lines, or as `skill://` resource lines.
-    const isSkillEntry = (l: string) => l.startsWith('skill://') || TEAM_SKILLS.some((s) => l.startsWith(`${s.name}: `));
+    const isSkillEntry = (l: string) =>
+      l.startsWith('skill://') || TEAM_SKILLS.some((s) => l.startsWith(`${s.name}: `));
     // The call a right pick emits, per skill: tool name + JSON arguments (what the model generates, billed as output).
     const calls = TEAM_SKILLS.map((s) =>
       v.id.startsWith('skills')
@@ -253,7 +327,9 @@ async function loadVsRead(): Promise<object> {
       toolTokens: await toolTokens(prompt!.offered),
       offered: [...prompt!.offered],
       callTokens: calls.reduce((a, b) => a + b, 0) / calls.length,
-      sampleLine: text.split('\n').find((l) => l.startsWith('estimate-a-task') || l.startsWith(skillUri('estimate-a-task'))),
+      sampleLine: text
+        .split('\n')
+        .find((l) => l.startsWith('estimate-a-task') || l.startsWith(skillUri('estimate-a-task'))),
       picks,
     });
   }
@@ -274,7 +350,12 @@ async function loadVsRead(): Promise<object> {
       min: Math.min(...notes),
       max: Math.max(...notes),
       sample: skillFilesNote(SERVER_ID, withFiles),
-      none: withoutFiles ? { text: skillFilesNote(SERVER_ID, withoutFiles), tokens: countTokens(`\n${skillFilesNote(SERVER_ID, withoutFiles)}`) } : null,
+      none: withoutFiles
+        ? {
+            text: skillFilesNote(SERVER_ID, withoutFiles),
+            tokens: countTokens(`\n${skillFilesNote(SERVER_ID, withoutFiles)}`),
+          }
+        : null,
     },
   };
 }

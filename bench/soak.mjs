@@ -131,7 +131,8 @@ function updateLoop(apply, close) {
 function check(stats, updater, conversation, startedAt, text, how) {
   const got = versionOf(text);
   const latest = updater.committedBy(startedAt);
-  const heardFrom = conversation.subscribedAt === undefined ? Infinity : updater.sentBefore(conversation.subscribedAt) + 1;
+  const heardFrom =
+    conversation.subscribedAt === undefined ? Infinity : updater.sentBefore(conversation.subscribedAt) + 1;
   const acknowledged = updater.committedBy(startedAt - GRACE_MS);
   const required = acknowledged >= heardFrom ? acknowledged : 0;
   stats.reads++;
@@ -140,7 +141,8 @@ function check(stats, updater, conversation, startedAt, text, how) {
   if (got > updater.commits.length + 1) stats.violations.push({ how, got, impossible: true });
   if (required) {
     stats.covered++;
-    if (got < required) stats.violations.push({ how, got, required, latest, startedAt, subscribedAt: conversation.subscribedAt });
+    if (got < required)
+      stats.violations.push({ how, got, required, latest, startedAt, subscribedAt: conversation.subscribedAt });
     else if (got < latest) {
       stats.inFlight++;
       stats.maxInFlightMs = Math.max(stats.maxInFlightMs, startedAt - updater.commits[got]);
@@ -170,12 +172,16 @@ async function reader(base, targets, everything, until) {
         const turn = await runTurn(
           base,
           id,
-          i % 2 ? 'What do the team guidelines say about estimates?' : 'How many open tasks may a person have under the team guidelines?',
+          i % 2
+            ? 'What do the team guidelines say about estimates?'
+            : 'How many open tasks may a person have under the team guidelines?',
         );
         const read = turn.reads.find((r) => r.uri === URI);
         const target = targets.find((t) => t.server === read?.server);
         if (turn.problems.length || !read || !target)
-          targets[0].stats.errors.push(turn.problems[0] ?? `no read of ${URI}: ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}`);
+          targets[0].stats.errors.push(
+            turn.problems[0] ?? `no read of ${URI}: ${JSON.stringify(turn.reads.map((r) => [r.server, r.uri]))}`,
+          );
         else {
           const conversation = subscribed.get(target.server);
           check(target.stats, target.updater, conversation, turn.startedAt, read.text, 'turn');
@@ -202,7 +208,8 @@ async function reader(base, targets, everything, until) {
     } catch (error) {
       targets[0].stats.errors.push(error.message);
     } finally {
-      if (id) await deleteConversation(base, id).catch((error) => targets[0].stats.errors.push(`delete: ${error.message}`));
+      if (id)
+        await deleteConversation(base, id).catch((error) => targets[0].stats.errors.push(`delete: ${error.message}`));
     }
   }
 }
@@ -256,7 +263,8 @@ try {
   const started = Date.now();
   const until = started + MINUTES * 60_000;
   const samples = [];
-  const sample = () => samples.push({ minutes: (Date.now() - started) / 60_000, rssMiB: wrangler.workerd().rss / 2 ** 20 });
+  const sample = () =>
+    samples.push({ minutes: (Date.now() - started) / 60_000, rssMiB: wrangler.workerd().rss / 2 ** 20 });
   sample();
   const demoUpdater = await startUpdater(wrangler.base);
   const notesUpdater = startEditor(notes);
@@ -264,14 +272,20 @@ try {
   const targets = [
     { server: 'demo', era: '2026-07-28 (demo server, in our workerd)', updater: demoUpdater, stats: newStats() },
     { server: 'notes', era: '2026-07-28 (SDK v2 server in Node)', updater: notesUpdater, stats: newStats() },
-    { server: 'notes2025', era: '2025-11-25 (the same SDK v2 server: session, GET stream, subscribe)', updater: notesUpdater, stats: newStats() },
+    {
+      server: 'notes2025',
+      era: '2025-11-25 (the same SDK v2 server: session, GET stream, subscribe)',
+      updater: notesUpdater,
+      stats: newStats(),
+    },
   ];
   // One of server-everything's static documents (its resources do not change on request).
   const probe = await createConversation(wrangler.base);
   const { servers } = await catalog(wrangler.base, probe);
   await deleteConversation(wrangler.base, probe);
   const everythingReads = { uri: servers.find((x) => x.id === 'everything').resources[0].uri, reads: 0, errors: [] };
-  const total = (key) => targets.reduce((sum, t) => sum + (Array.isArray(t.stats[key]) ? t.stats[key].length : t.stats[key]), 0);
+  const total = (key) =>
+    targets.reduce((sum, t) => sum + (Array.isArray(t.stats[key]) ? t.stats[key].length : t.stats[key]), 0);
   const sampler = (async () => {
     while (Date.now() < until) {
       await sleep(SAMPLE_MS);
@@ -284,9 +298,13 @@ try {
       }
     }
   })();
-  await Promise.all(Array.from({ length: CONVERSATIONS }, () => reader(wrangler.base, targets, everythingReads, until)));
+  await Promise.all(
+    Array.from({ length: CONVERSATIONS }, () => reader(wrangler.base, targets, everythingReads, until)),
+  );
   await sampler;
-  const updates = Object.fromEntries(targets.map((t) => [t.server, { updates: t.updater.commits.length, failures: t.updater.failures.length }]));
+  const updates = Object.fromEntries(
+    targets.map((t) => [t.server, { updates: t.updater.commits.length, failures: t.updater.failures.length }]),
+  );
   for (const updater of updaters.splice(0)) await updater.stop();
   await sleep(2000);
   sample(); // after the last conversation was deleted
@@ -333,7 +351,8 @@ try {
       maxMiB: Math.max(...rss),
       firstQuarterMeanMiB: mean(during.filter((s) => s.minutes <= MINUTES / 4).map((s) => s.rssMiB)),
       lastQuarterMeanMiB: mean(during.filter((s) => s.minutes >= (3 * MINUTES) / 4).map((s) => s.rssMiB)),
-      secondHalfSlopeMiBPerMin: secondHalf.length > 2 ? slope(secondHalf.map((s) => ({ x: s.minutes, y: s.rssMiB }))) : NaN,
+      secondHalfSlopeMiBPerMin:
+        secondHalf.length > 2 ? slope(secondHalf.map((s) => ({ x: s.minutes, y: s.rssMiB }))) : NaN,
       samples: samples.map((s) => [Number(s.minutes.toFixed(2)), Math.round(s.rssMiB)]),
     },
     loadAverage: os.loadavg()[0],
@@ -346,7 +365,8 @@ try {
 }
 
 console.log(`BENCH_SOAK ${JSON.stringify(result)}`);
-const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+const fmt = (x, d = 0) =>
+  Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a';
 const r = result;
 const perMinute = r.rss.samples
   .filter((_, i) => i % 12 === 0 || i === r.rss.samples.length - 1)

@@ -26,7 +26,8 @@ import { directDemoClient } from './lib/direct-client';
 const URI = 'task://guidelines';
 const UPDATES = 200;
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const summary = (xs: number[]) => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), max: Math.max(...xs) });
 const textOf = (contents: unknown[]) => (contents[0] as { text?: string } | undefined)?.text;
 
@@ -40,7 +41,11 @@ async function firstFresh(read: () => Promise<string | undefined>, text: string,
 }
 
 async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy') {
-  const server = { id: 'demo', url: '/demo/mcp', protocol: era === 'modern' ? ('auto' as const) : ('2025-11-25' as const) };
+  const server = {
+    id: 'demo',
+    url: '/demo/mcp',
+    protocol: era === 'modern' ? ('auto' as const) : ('2025-11-25' as const),
+  };
   const { sessions, cache } = buildSessions(storage, [server], {}, `fresh-${era}`);
   let notifiedAt = 0;
   const invalidate = cache.invalidate.bind(cache);
@@ -57,7 +62,13 @@ async function measureEra(storage: DurableObjectStorage, era: 'modern' | 'legacy
 
   await ours();
   await theirs();
-  const results = { ours: [] as number[], peer: [] as number[], acknowledged: [] as number[], notified: [] as number[], staleAfterAck: { ours: 0, peer: 0 } };
+  const results = {
+    ours: [] as number[],
+    peer: [] as number[],
+    acknowledged: [] as number[],
+    notified: [] as number[],
+    staleAfterAck: { ours: 0, peer: 0 },
+  };
   for (let i = 0; i < UPDATES; i++) {
     const text = `Guidelines revision ${era}-${i}-${crypto.randomUUID().slice(0, 8)}: one owner per task.`;
     notifiedAt = 0;

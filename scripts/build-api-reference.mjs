@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 const OUT = 'public/docs/api/swagger-ui';
 const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 mkdirSync(OUT, { recursive: true });
-for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE']) copyFileSync(join(dist, file), join(OUT, file));
+for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'])
+  copyFileSync(join(dist, file), join(OUT, file));
 const { version } = JSON.parse(readFileSync(join(dist, 'package.json'), 'utf8'));
 console.log(`API reference: Swagger UI ${version} in ${OUT}/ (page: /docs/api/)`);

@@ -13,7 +13,9 @@ const END = '<!-- settings:end -->';
 export async function settingsTable() {
   const { SettingsSchema, SETTING_NAMES } = await import('../src/config/settings.ts');
   const defaults = SettingsSchema.parse({});
-  const rows = SETTING_NAMES.map((name) => `| \`${name}\` | \`${defaults[name]}\` | ${SettingsSchema.shape[name].description ?? ''} |`);
+  const rows = SETTING_NAMES.map(
+    (name) => `| \`${name}\` | \`${defaults[name]}\` | ${SettingsSchema.shape[name].description ?? ''} |`,
+  );
   return ['| name | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

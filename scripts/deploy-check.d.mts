@@ -1,4 +1,8 @@
-export function deployProblems(input: { configVars: Record<string, unknown>; cliVars: Record<string, string>; secretNames: string[] | undefined }): {
+export function deployProblems(input: {
+  configVars: Record<string, unknown>;
+  cliVars: Record<string, string>;
+  secretNames: string[] | undefined;
+}): {
   problems: string[];
   warnings: string[];
 };

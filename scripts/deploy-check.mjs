@@ -14,7 +14,9 @@ export function deployProblems({ configVars, cliVars, secretNames }) {
   const secrets = new Set(secretNames ?? []);
 
   if (String(vars.AUTH_DISABLED ?? '') === 'true') {
-    problems.push('AUTH_DISABLED=true would serve every /v1 request without credentials: it is for `npm start` only. Remove it.');
+    problems.push(
+      'AUTH_DISABLED=true would serve every /v1 request without credentials: it is for `npm start` only. Remove it.',
+    );
   }
 
   const inVars = typeof vars.TENANTS === 'string' && vars.TENANTS.trim() !== '';
@@ -41,13 +43,16 @@ export function deployProblems({ configVars, cliVars, secretNames }) {
       problems.push(`TENANTS is not valid JSON: ${error.message}`);
     }
     if (tenants !== undefined) {
-      if (!Array.isArray(tenants) || tenants.length === 0) problems.push('TENANTS must be a non-empty JSON list of tenants.');
+      if (!Array.isArray(tenants) || tenants.length === 0)
+        problems.push('TENANTS must be a non-empty JSON list of tenants.');
       else {
         for (const tenant of tenants) {
           const id = tenant?.id ?? '(no id)';
           const hasKey = Array.isArray(tenant?.apiKeySha256) && tenant.apiKeySha256.length > 0;
-          if (!hasKey && !tenant?.tokenSecret) problems.push(`tenant "${id}" has neither apiKeySha256 nor tokenSecret: nobody could call as it.`);
-          const secretRef = typeof tenant?.tokenSecret === 'string' ? tenant.tokenSecret.replace(/^secret:/, '') : undefined;
+          if (!hasKey && !tenant?.tokenSecret)
+            problems.push(`tenant "${id}" has neither apiKeySha256 nor tokenSecret: nobody could call as it.`);
+          const secretRef =
+            typeof tenant?.tokenSecret === 'string' ? tenant.tokenSecret.replace(/^secret:/, '') : undefined;
           if (secretRef && secretNames !== undefined && !secrets.has(secretRef) && !(secretRef in vars)) {
             problems.push(
               `tenant "${id}": its token secret ${secretRef} is not set (\`npx wrangler secret put ${secretRef}\`): its browser tokens would all be refused.`,
@@ -65,12 +70,15 @@ export function deployProblems({ configVars, cliVars, secretNames }) {
       'MCP_SERVERS includes the demo MCP server (/demo/mcp), which is off in production (anyone could write to it): every /v1 request would be refused. Set MCP_SERVERS to your servers (--var or wrangler.toml), or DEMO_MCP_ENABLED=true for a public demo.',
     );
   }
-  const usesOAuth = Array.isArray(servers) && servers.some((s) => s?.auth?.type === 'oauth' || s?.auth?.type === 'client_credentials');
+  const usesOAuth =
+    Array.isArray(servers) && servers.some((s) => s?.auth?.type === 'oauth' || s?.auth?.type === 'client_credentials');
   if (usesOAuth) {
     if (!String(vars.PUBLIC_URL ?? '').startsWith('https://'))
       problems.push('MCP_SERVERS has servers with "auth": PUBLIC_URL must be this Worker\'s https origin.');
     if (secretNames !== undefined && !secrets.has('OAUTH_TOKEN_KEYS'))
-      problems.push('MCP_SERVERS has servers with "auth": set the secret OAUTH_TOKEN_KEYS first (docs/AUTH.md, "Authorization to MCP servers").');
+      problems.push(
+        'MCP_SERVERS has servers with "auth": set the secret OAUTH_TOKEN_KEYS first (docs/AUTH.md, "Authorization to MCP servers").',
+      );
   }
   return { problems, warnings };
 }

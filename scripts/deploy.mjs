@@ -18,7 +18,11 @@ try {
 } catch {
   secretNames = undefined;
 }
-const { problems, warnings } = deployProblems({ configVars: config.vars ?? {}, cliVars: cliVarsOf(passThrough), secretNames });
+const { problems, warnings } = deployProblems({
+  configVars: config.vars ?? {},
+  cliVars: cliVarsOf(passThrough),
+  secretNames,
+});
 for (const warning of warnings) console.warn(`warning: ${warning}`);
 if (problems.length) {
   for (const problem of problems) console.error(`refused: ${problem}`);

@@ -22,7 +22,9 @@ export function ensureChromium() {
     run(['apt-get', 'update', '-qq']);
     run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'chromium']);
   } catch (error) {
-    throw new Error(`Could not install Chromium (${error.message}). Install it yourself: sudo apt-get install chromium (or set CHROMIUM_PATH).`);
+    throw new Error(
+      `Could not install Chromium (${error.message}). Install it yourself: sudo apt-get install chromium (or set CHROMIUM_PATH).`,
+    );
   }
   if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} does not exist`);
   return CHROMIUM;

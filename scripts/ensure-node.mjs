@@ -39,11 +39,27 @@ if (existsSync(binary)) {
 
 const platform = process.platform === 'win32' ? 'win' : process.platform;
 const pkg = `node-${platform}-${process.arch}@${PINNED}`;
-console.error(`[mcp-ondemand] Node ${process.versions.node} is older than ${MINIMUM.join('.')}; installing ${pkg} into .toolchain/ (one time)`);
+console.error(
+  `[mcp-ondemand] Node ${process.versions.node} is older than ${MINIMUM.join('.')}; installing ${pkg} into .toolchain/ (one time)`,
+);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const result = spawnSync(npm, ['install', '--prefix', toolchain, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', pkg], {
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  npm,
+  [
+    'install',
+    '--prefix',
+    toolchain,
+    '--no-save',
+    '--no-package-lock',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    pkg,
+  ],
+  {
+    stdio: 'inherit',
+  },
+);
 if (result.status !== 0 || !existsSync(binary)) {
   console.error(`[mcp-ondemand] could not install ${pkg}; install Node >= ${MINIMUM.join('.')} yourself and retry`);
   process.exit(1);

@@ -9,10 +9,17 @@ import { pathToFileURL } from 'node:url';
 
 /** An HS256 token for `user` of `tenant`, valid for `minutes` (negative: already expired). */
 export function mintToken({ tenant, user, secret, minutes = 10 }) {
-  const b64url = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+  const b64url = (value) =>
+    Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
   const now = Math.floor(Date.now() / 1000);
   const header = b64url({ alg: 'HS256', typ: 'JWT' });
-  const payload = b64url({ tid: tenant, sub: user, aud: 'mcp-ondemand', iat: now, exp: now + Math.round(Number(minutes) * 60) });
+  const payload = b64url({
+    tid: tenant,
+    sub: user,
+    aud: 'mcp-ondemand',
+    iat: now,
+    exp: now + Math.round(Number(minutes) * 60),
+  });
   const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
   return `${header}.${payload}.${signature}`;
 }

@@ -35,5 +35,8 @@ export function toolVisibleTo(tool: ToolWithMeta, audience: ToolAudience): boole
 export function isViewMimeType(mimeType: string | undefined): boolean {
   if (!mimeType) return false;
   const [essence, ...params] = mimeType.split(';').map((s) => s.trim().toLowerCase());
-  return essence === 'text/html' && params.some((p) => p.replace(/\s+/g, '') === 'profile=mcp-app' || p === 'profile="mcp-app"');
+  return (
+    essence === 'text/html' &&
+    params.some((p) => p.replace(/\s+/g, '') === 'profile=mcp-app' || p === 'profile="mcp-app"')
+  );
 }

@@ -7,11 +7,14 @@ import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './h
 import { approveIn } from './helpers/conversation';
 
 type Pending = { toolCallId: string; toolName: string; input: { title?: string }; approvalId: string };
-const pendingOf = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ pendingApprovals: Pending[] }>()).pendingApprovals;
+const pendingOf = async (id: string) =>
+  (await (await api(`/v1/conversations/${id}`)).json<{ pendingApprovals: Pending[] }>()).pendingApprovals;
 
 async function approveWith(id: string, toolCallId: string, approved: boolean, model: ReturnType<typeof scriptedModel>) {
   return runInDurableObject(await conversationStub(id), async (instance) => {
-    const reader = (await approveIn(instance, { toolCallId, approved }, { model, acceptsImages: false, spec: 'mock' }))!.reader().getReader();
+    const reader = (await approveIn(instance, { toolCallId, approved }, { model, acceptsImages: false, spec: 'mock' }))!
+      .reader()
+      .getReader();
     const chunks: UIMessageChunk[] = [];
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
     return chunks;
@@ -23,12 +26,19 @@ const openTaskTitles = demoTaskTitles;
 describe('MCP tools as <server>__<tool>', () => {
   it('a read-only tool runs without approval and its result reaches the model', async () => {
     const id = await createConversation();
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['demo__list_tasks', { status: 'all' }]) : say('listed')));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['demo__list_tasks', { status: 'all' }]) : say('listed'),
+    );
     const chunks = await runScriptedTurn(id, 'what is on the list?', model);
     expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(false);
     expect(chunks.find((c) => c.type === 'tool-output-available')).toBeTruthy();
-    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]).toMatchObject({ toolName: 'demo__list_tasks', error: false });
-    expect(model.doStreamCalls[0]!.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(['demo__create_task', 'everything__echo', 'read_resource']));
+    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]).toMatchObject({
+      toolName: 'demo__list_tasks',
+      error: false,
+    });
+    expect(model.doStreamCalls[0]!.tools?.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['demo__create_task', 'everything__echo', 'read_resource']),
+    );
   });
 
   it("an untrusted server's readOnlyHint decides nothing: its tool waits for approval (the same tool of a trusted server does not)", async () => {
@@ -42,7 +52,9 @@ describe('MCP tools as <server>__<tool>', () => {
     expect((await pendingOf(untrusted)).map((p) => p.toolName)).toEqual(['legacy__echo']);
 
     const trusted = await createConversation();
-    const ran = scriptedModel((_c, i) => (i === 0 ? callTools(['everything__echo', { message: 'hi' }]) : say('echoed')));
+    const ran = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['everything__echo', { message: 'hi' }]) : say('echoed'),
+    );
     const direct = await runScriptedTurn(trusted, 'echo hi', ran);
     expect(direct.some((c) => c.type === 'tool-approval-request')).toBe(false);
     expect(direct.find((c) => c.type === 'tool-output-available')).toBeTruthy();
@@ -100,6 +112,8 @@ describe('approvals', () => {
     const unknown = await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'nope', approved: true });
     expect(unknown.status).toBe(404);
     expect((await unknown.json<{ error: { code: string } }>()).error.code).toBe('approval_not_found');
-    expect((await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'x', approved: 'yes' })).status).toBe(400);
+    expect((await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'x', approved: 'yes' })).status).toBe(
+      400,
+    );
   });
 });

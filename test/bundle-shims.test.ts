@@ -14,7 +14,9 @@ describe('bundle shims (wrangler.toml `alias`)', () => {
   });
 
   it('@ai-sdk/gateway: model objects work as before; a string model id fails naming the shim', async () => {
-    await expect(generateText({ model: 'openai/gpt-4.1-mini', prompt: 'hi' })).rejects.toThrow(/@ai-sdk\/gateway is not bundled/);
+    await expect(generateText({ model: 'openai/gpt-4.1-mini', prompt: 'hi' })).rejects.toThrow(
+      /@ai-sdk\/gateway is not bundled/,
+    );
   });
 
   it('provider chat models are created as before; the experimental decision/extraction factories are cut off', () => {

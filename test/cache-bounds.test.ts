@@ -35,11 +35,15 @@ describe('per-URI records are bounded (CACHE_TRACKED_URIS)', () => {
       const internals = cache as unknown as { generations: { size: number }; kvScopes: { size: number } };
       expect(internals.generations.size).toBeLessThanOrEqual(TRACKED);
       expect((log as unknown as { times: Map<string, number> }).times.size).toBeLessThanOrEqual(TRACKED);
-      expect(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM cache_invalidations`).one().n).toBeLessThanOrEqual(TRACKED);
+      expect(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM cache_invalidations`).one().n).toBeLessThanOrEqual(
+        TRACKED,
+      );
       // A forgotten key still counts as invalidated (at the latest forgotten time): nothing older passes for fresh.
       expect(log.at('demo\u0000bulk://r/0')).toBeGreaterThan(0);
       // And the floor survives a restart of the object.
-      expect(new InvalidationLog(sql, settings.CACHE_MAX_AGE_MS, TRACKED).at('demo\u0000bulk://r/0')).toBe(log.at('demo\u0000bulk://r/0'));
+      expect(new InvalidationLog(sql, settings.CACHE_MAX_AGE_MS, TRACKED).at('demo\u0000bulk://r/0')).toBe(
+        log.at('demo\u0000bulk://r/0'),
+      );
     });
   });
 
@@ -58,7 +62,9 @@ describe('per-URI records are bounded (CACHE_TRACKED_URIS)', () => {
       for (let i = 0; i < 3 * TRACKED; i++) cache.invalidate({ server: 'demo', uri: `other://${i}` });
       release();
       expect((await before).entry.contents[0]).toMatchObject({ text: 'old' });
-      expect((await cache.read(ref, plainPlan(), textLoad(ref.uri, 'new'))).entry.contents[0]).toMatchObject({ text: 'new' });
+      expect((await cache.read(ref, plainPlan(), textLoad(ref.uri, 'new'))).entry.contents[0]).toMatchObject({
+        text: 'new',
+      });
     });
   });
 });

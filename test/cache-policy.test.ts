@@ -1,12 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { hintOf, isServable, kvScopeFor, kvScopesToTry, reuseWindowMs, type ServerCachePolicy } from '../src/cache/policy';
+import {
+  hintOf,
+  isServable,
+  kvScopeFor,
+  kvScopesToTry,
+  reuseWindowMs,
+  type ServerCachePolicy,
+} from '../src/cache/policy';
 
 // The freshness contract as a table (docs/ARCHITECTURE.md, "Freshness contract"):
 // pure decisions, so every row can be checked without a server.
-const policy: ServerCachePolicy = { fallbackTtlMs: 60_000, maxAgeMs: 300_000, trustNotifications: false, perUser: false };
+const policy: ServerCachePolicy = {
+  fallbackTtlMs: 60_000,
+  maxAgeMs: 300_000,
+  trustNotifications: false,
+  perUser: false,
+};
 const now = 1_000_000_000;
 const at = (coveredSince: number | undefined, reuseSince = now) => ({ now, coveredSince, reuseSince });
-const copy = (ageMs: number, hint?: { ttlMs: number; cacheScope: 'public' | 'private' }) => ({ fetchedAt: now - ageMs, ...(hint ? { hint } : {}) });
+const copy = (ageMs: number, hint?: { ttlMs: number; cacheScope: 'public' | 'private' }) => ({
+  fetchedAt: now - ageMs,
+  ...(hint ? { hint } : {}),
+});
 
 describe('freshness contract', () => {
   it('2025 (no hint), covered by a live channel since before the fetch: served up to CACHE_MAX_AGE_MS, never past it', () => {
@@ -66,6 +81,9 @@ describe('cache scopes', () => {
     expect(hintOf({}, 'modern')).toEqual({ ttlMs: 0, cacheScope: 'private' });
     expect(hintOf({ ttlMs: -5, cacheScope: 'public' }, 'modern')).toEqual({ ttlMs: 0, cacheScope: 'public' });
     expect(hintOf({}, 'legacy')).toBeUndefined();
-    expect(hintOf({ ttlMs: 60_000, cacheScope: 'private' }, 'legacy')).toEqual({ ttlMs: 60_000, cacheScope: 'private' });
+    expect(hintOf({ ttlMs: 60_000, cacheScope: 'private' }, 'legacy')).toEqual({
+      ttlMs: 60_000,
+      cacheScope: 'private',
+    });
   });
 });

@@ -16,17 +16,23 @@ const routes = {
 function chatOn(route: keyof typeof routes, id: string) {
   return new Chat<UIMessage>({
     id,
-    transport: new DefaultChatTransport({ api: routes[route](id), headers: ACME_ALICE, fetch: (input, init) => exports.default.fetch(input, init) }),
+    transport: new DefaultChatTransport({
+      api: routes[route](id),
+      headers: ACME_ALICE,
+      fetch: (input, init) => exports.default.fetch(input, init),
+    }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
 }
 
 async function settled(chat: Chat<UIMessage>) {
-  for (let i = 0; i < 400 && (chat.status === 'submitted' || chat.status === 'streaming'); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 400 && (chat.status === 'submitted' || chat.status === 'streaming'); i++)
+    await new Promise((r) => setTimeout(r, 25));
   if (chat.error) throw chat.error;
 }
 
-const stored = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ messages: UIMessage[] }>()).messages;
+const stored = async (id: string) =>
+  (await (await api(`/v1/conversations/${id}`)).json<{ messages: UIMessage[] }>()).messages;
 const textOf = (m: UIMessage | undefined) => (m?.parts ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
 
 describe.each(Object.keys(routes) as Array<keyof typeof routes>)('the AI SDK chat body on %s', (route) => {
@@ -54,7 +60,9 @@ describe.each(Object.keys(routes) as Array<keyof typeof routes>)('the AI SDK cha
     const title = `Chat body task ${crypto.randomUUID().slice(0, 8)}`;
     await chat.sendMessage({ text: `create_task title="${title}"` });
     await settled(chat);
-    const asked = chat.messages.at(-1)!.parts.find((p) => 'approval' in p && (p as { state?: string }).state === 'approval-requested') as
+    const asked = chat.messages
+      .at(-1)!
+      .parts.find((p) => 'approval' in p && (p as { state?: string }).state === 'approval-requested') as
       | { approval: { id: string } }
       | undefined;
     expect(asked, JSON.stringify(chat.messages.at(-1))).toBeTruthy();

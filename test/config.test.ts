@@ -35,7 +35,9 @@ describe('MCP_SERVERS', () => {
   });
 
   it('accepts absolute URLs, transports and secret-named headers', () => {
-    const config = load('[{"id":"tracker","url":"https://mcp.example.com/mcp","transport":"sse","headers":{"Authorization":"secret:TRACKER_TOKEN"}}]');
+    const config = load(
+      '[{"id":"tracker","url":"https://mcp.example.com/mcp","transport":"sse","headers":{"Authorization":"secret:TRACKER_TOKEN"}}]',
+    );
     expect(config.mcpServers[0]).toEqual({
       id: 'tracker',
       url: 'https://mcp.example.com/mcp',

@@ -8,7 +8,15 @@ import { streamTurn } from '../src/turn/stream';
 import { searchPassages } from '../src/tools/passage-search';
 import { conversationStub, createConversation, read } from './helpers/api';
 import { buildSessions } from './helpers/sessions';
-import { callTools, runScriptedTurn, say, scriptedModel, textOfChunks, toolResults, userMessage } from './helpers/turns';
+import {
+  callTools,
+  runScriptedTurn,
+  say,
+  scriptedModel,
+  textOfChunks,
+  toolResults,
+  userMessage,
+} from './helpers/turns';
 
 const systemOf = (call: LanguageModelV4CallOptions) => call.prompt.find((m) => m.role === 'system')!.content as string;
 const toolNames = (call: LanguageModelV4CallOptions) => (call.tools ?? []).map((t) => t.name);
@@ -74,12 +82,18 @@ describe('a small corpus is put in the prompt instead of a catalog', () => {
 
   it('past INLINE_CORPUS_CHARS (8,000 by default; the demo text is 13 KB) the catalog is used, and the model reads what it needs', async () => {
     const id = await createConversation();
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('ok')));
-    await withSessions(id, [{ id: 'demo', url: '/demo/mcp' }], {}, (turn) => turn(model, 'What do the guidelines say?'));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('ok'),
+    );
+    await withSessions(id, [{ id: 'demo', url: '/demo/mcp' }], {}, (turn) =>
+      turn(model, 'What do the guidelines say?'),
+    );
     const system = systemOf(model.doStreamCalls[0]!);
     expect(system).not.toContain('Release recommendation: NO-GO');
     expect(system).toContain('docs://test-matrix Release test matrix 4.18 [md 12K]');
-    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]!.text).toContain('<resource server="demo" uri="task://guidelines"');
+    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]!.text).toContain(
+      '<resource server="demo" uri="task://guidelines"',
+    );
   });
 });
 
@@ -89,7 +103,11 @@ describe('search_resource: the relevant part of a long resource without reading 
     const full = ((await read(id, { server: 'demo', uri: 'docs://test-matrix' })).contents[0] as { text: string }).text;
     let offset = -1;
     const model = scriptedModel((call, i) => {
-      if (i === 0) return callTools(['search_resource', { uri: 'docs://test-matrix', server: 'demo', query: 'release recommendation' }]);
+      if (i === 0)
+        return callTools([
+          'search_resource',
+          { uri: 'docs://test-matrix', server: 'demo', query: 'release recommendation' },
+        ]);
       if (i === 1) {
         offset = Number(/part="characters (\d+)-/.exec(toolResults(call.prompt).at(-1)!.text)![1]);
         return callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo', offset }]);
@@ -100,7 +118,9 @@ describe('search_resource: the relevant part of a long resource without reading 
     expect(toolNames(model.doStreamCalls[0]!)).toContain('search_resource');
     expect(systemOf(model.doStreamCalls[0]!)).toContain('search_resource({uri, query})');
     const [found] = toolResults(model.doStreamCalls[1]!.prompt);
-    expect(found!.text).toMatch(/^\[\d passage\(s\) of docs:\/\/test-matrix on server "demo" \(\d+ characters\) matching "release recommendation", best first/);
+    expect(found!.text).toMatch(
+      /^\[\d passage\(s\) of docs:\/\/test-matrix on server "demo" \(\d+ characters\) matching "release recommendation", best first/,
+    );
     // The best passage is the one that says it, and its offsets are the document's.
     const best = /<resource [^>]*part="characters (\d+)-(\d+) of (\d+)">\n([\s\S]*?)\n<\/resource>/.exec(found!.text)!;
     expect(best[4]).toContain('Release recommendation: NO-GO');
@@ -127,13 +147,16 @@ describe('search_resource: the relevant part of a long resource without reading 
     const [binary, none] = toolResults(model.doStreamCalls[1]!.prompt);
     expect(binary!.error).toBe(true);
     expect(binary!.text).toContain('has no text to search (binary content)');
-    expect(none!.text).toMatch(/^\[No passage of task:\/\/guidelines on server "demo" \(\d+ characters\) matches "zzqx"/);
+    expect(none!.text).toMatch(
+      /^\[No passage of task:\/\/guidelines on server "demo" \(\d+ characters\) matches "zzqx"/,
+    );
   });
 
   it('finds a line in a 5 MB log, with exact offsets', () => {
     const lines = Array.from(
       { length: 90_000 },
-      (_, i) => `2026-11-30T10:${String(i % 60).padStart(2, '0')}:00Z INFO worker-${i % 17} request served in ${i % 250} ms`,
+      (_, i) =>
+        `2026-11-30T10:${String(i % 60).padStart(2, '0')}:00Z INFO worker-${i % 17} request served in ${i % 250} ms`,
     );
     lines[41_234] = '2026-11-30T10:14:00Z ERROR worker-3 database connection pool exhausted after 30 s timeout';
     const text = lines.join('\n');
@@ -190,7 +213,9 @@ describe('reads within a turn', () => {
 describe('a stable prompt', () => {
   it('the system prompt and the tool list are byte-identical from step to step and turn to turn while nothing changed', async () => {
     const id = await createConversation();
-    const a = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('ok')));
+    const a = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]) : say('ok'),
+    );
     await runScriptedTurn(id, 'What do the guidelines say about estimates?', a);
     const b = scriptedModel(() => say('ok'));
     await runScriptedTurn(id, 'Which products does the test matrix cover?', b);

@@ -24,7 +24,9 @@ describe('/v1/conversations', () => {
   });
 
   it('gives two creations two different ids', async () => {
-    const ids = await Promise.all([1, 2, 3].map(async () => (await (await api('/v1/conversations', { method: 'POST' })).json<{ id: string }>()).id));
+    const ids = await Promise.all(
+      [1, 2, 3].map(async () => (await (await api('/v1/conversations', { method: 'POST' })).json<{ id: string }>()).id),
+    );
     expect(new Set(ids).size).toBe(3);
   });
 
@@ -39,7 +41,10 @@ describe('/v1/conversations', () => {
       const response = await api('/v1/conversations/not-a-uuid', { method });
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({
-        error: { code: 'invalid_id', message: '"not-a-uuid" is not a conversation id (16-128 letters, digits, "-" or "_")' },
+        error: {
+          code: 'invalid_id',
+          message: '"not-a-uuid" is not a conversation id (16-128 letters, digits, "-" or "_")',
+        },
       });
     }
   });
@@ -59,7 +64,10 @@ describe('GET /v1/servers', () => {
       serverInfo: { name: 'acme-tasks-demo' },
       capabilities: { resources: { subscribe: true, listChanged: true } },
     });
-    expect(servers.find((s) => s.id === 'everything')).toMatchObject({ status: 'connected', capabilities: { prompts: {} } });
+    expect(servers.find((s) => s.id === 'everything')).toMatchObject({
+      status: 'connected',
+      capabilities: { prompts: {} },
+    });
     expect(servers.every((s) => !('headers' in s))).toBe(true);
   });
 });
@@ -69,12 +77,20 @@ describe('storage made by an earlier release', () => {
     const { id } = await (await api('/v1/conversations', { method: 'POST' })).json<{ id: string }>();
     // The table as the first release made it: no `title`.
     await runInDurableObject(env.CONVERSATION.getByName(id), async (_instance, state) => {
-      const row = state.storage.sql.exec<{ created_at: number; tenant: string; user_id: string }>(`SELECT * FROM conversation`).one();
+      const row = state.storage.sql
+        .exec<{ created_at: number; tenant: string; user_id: string }>(`SELECT * FROM conversation`)
+        .one();
       state.storage.sql.exec(`DROP TABLE conversation`);
       state.storage.sql.exec(
         `CREATE TABLE conversation (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, tenant TEXT NOT NULL DEFAULT 'default', user_id TEXT NOT NULL DEFAULT 'anonymous', servers TEXT)`,
       );
-      state.storage.sql.exec(`INSERT INTO conversation (id, created_at, tenant, user_id) VALUES (?, ?, ?, ?)`, id, row.created_at, row.tenant, row.user_id);
+      state.storage.sql.exec(
+        `INSERT INTO conversation (id, created_at, tenant, user_id) VALUES (?, ?, ?, ?)`,
+        id,
+        row.created_at,
+        row.tenant,
+        row.user_id,
+      );
     });
     await abortAllDurableObjects(); // the next instance opens the old table
 

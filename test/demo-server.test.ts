@@ -26,7 +26,10 @@ async function listAllResources(client: Connected['client']) {
   const pages: number[] = [];
   let cursor: string | undefined;
   do {
-    const page = (await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} })) as ListResourcesResult;
+    const page = (await client.request({
+      method: 'resources/list',
+      params: cursor ? { cursor } : {},
+    })) as ListResourcesResult;
     pages.push(page.resources.length);
     resources.push(...page.resources);
     cursor = page.nextCursor;
@@ -63,10 +66,20 @@ describe('demo MCP server: both protocol eras', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'acme-tasks-demo' });
     expect(client.getInstructions()).toContain('task://guidelines');
     expect(client.getServerCapabilities()).toMatchObject({ resources: { subscribe: true, listChanged: true } });
-    expect(client.getDiscoverResult()).toMatchObject({ supportedVersions: expect.arrayContaining(['2026-07-28']), ttlMs: 3_600_000, cacheScope: 'public' });
+    expect(client.getDiscoverResult()).toMatchObject({
+      supportedVersions: expect.arrayContaining(['2026-07-28']),
+      ttlMs: 3_600_000,
+      cacheScope: 'public',
+    });
     // Cache hints as the demo declares them: the guidelines short-lived and private, the test matrix public.
-    expect(await client.readResource({ uri: 'task://guidelines' })).toMatchObject({ ttlMs: 30_000, cacheScope: 'private' });
-    expect(await client.readResource({ uri: 'docs://test-matrix' })).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    expect(await client.readResource({ uri: 'task://guidelines' })).toMatchObject({
+      ttlMs: 30_000,
+      cacheScope: 'private',
+    });
+    expect(await client.readResource({ uri: 'docs://test-matrix' })).toMatchObject({
+      ttlMs: 300_000,
+      cacheScope: 'public',
+    });
   });
 
   it('2025-11-25: initialize gives a session with server info, instructions and capabilities, and no cache hints', async () => {
@@ -88,7 +101,11 @@ describe('demo MCP server: both protocol eras', () => {
   it('answers 404 for an unknown 2025 session id and forgets a deleted session', async () => {
     const unknown = await exports.default.fetch(DEMO_URL, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'nope',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     expect(unknown.status).toBe(404);
@@ -100,7 +117,11 @@ describe('demo MCP server: both protocol eras', () => {
     await client.close();
     const after = await exports.default.fetch(DEMO_URL, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
     });
     expect(after.status).toBe(404);
@@ -130,7 +151,8 @@ describe('demo MCP server: resources', () => {
     // Every listed size is the real size of what a read returns.
     for (const uri of ['docs://test-matrix', 'docs://quarterly-report.pdf', 'assets://logo.png']) {
       const [contents] = (await client.readResource({ uri })).contents;
-      const bytes = 'blob' in contents! ? decode(contents.blob).byteLength : new TextEncoder().encode(textOf(contents!)).byteLength;
+      const bytes =
+        'blob' in contents! ? decode(contents.blob).byteLength : new TextEncoder().encode(textOf(contents!)).byteLength;
       expect(byUri[uri]!.size, uri).toBe(bytes);
     }
   });
@@ -186,8 +208,12 @@ describe('demo MCP server: customer template', () => {
   it('is listed as a template and reads a known customer as JSON', async () => {
     const { client } = await connect();
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['customer://{customerId}/profile', 'docs://published/{slug}']));
-    expect(resourceTemplates.find((t) => t.uriTemplate.startsWith('customer'))).toMatchObject({ mimeType: 'application/json' });
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(['customer://{customerId}/profile', 'docs://published/{slug}']),
+    );
+    expect(resourceTemplates.find((t) => t.uriTemplate.startsWith('customer'))).toMatchObject({
+      mimeType: 'application/json',
+    });
 
     const { contents } = await client.readResource({ uri: 'customer://globex/profile' });
     expect(contents[0]).toMatchObject({ uri: 'customer://globex/profile', mimeType: 'application/json' });
@@ -206,9 +232,15 @@ describe('demo MCP server: customer template', () => {
   it('completes customer ids', async () => {
     const { client } = await connect();
     const ref = { type: 'ref/resource' as const, uri: 'customer://{customerId}/profile' };
-    expect((await client.complete({ ref, argument: { name: 'customerId', value: 'g' } })).completion.values).toEqual(['globex']);
-    expect((await client.complete({ ref, argument: { name: 'customerId', value: '' } })).completion.values).toHaveLength(7);
-    expect((await client.complete({ ref, argument: { name: 'customerId', value: 'zz' } })).completion.values).toEqual([]);
+    expect((await client.complete({ ref, argument: { name: 'customerId', value: 'g' } })).completion.values).toEqual([
+      'globex',
+    ]);
+    expect(
+      (await client.complete({ ref, argument: { name: 'customerId', value: '' } })).completion.values,
+    ).toHaveLength(7);
+    expect((await client.complete({ ref, argument: { name: 'customerId', value: 'zz' } })).completion.values).toEqual(
+      [],
+    );
   });
 });
 
@@ -255,7 +287,10 @@ describe('demo MCP server: prompts', () => {
 
   it('completes plan_day hours', async () => {
     const { client } = await connect();
-    const { completion } = await client.complete({ ref: { type: 'ref/prompt', name: 'plan_day' }, argument: { name: 'hours', value: '' } });
+    const { completion } = await client.complete({
+      ref: { type: 'ref/prompt', name: 'plan_day' },
+      argument: { name: 'hours', value: '' },
+    });
     expect(completion.values).toContain('4');
   });
 });
@@ -283,7 +318,10 @@ describe('demo MCP server: tools', () => {
   it('creates, lists and completes a task', async () => {
     const { client } = await connect();
     const title = `Fix flaky login test ${crypto.randomUUID().slice(0, 8)}`;
-    const created = await client.callTool({ name: 'create_task', arguments: { title, assignee: 'sam', estimateHours: 3 } });
+    const created = await client.callTool({
+      name: 'create_task',
+      arguments: { title, assignee: 'sam', estimateHours: 3 },
+    });
     const task = (created.structuredContent as { task: { id: number; status: string } }).task;
     expect(task.status).toBe('open');
 
@@ -302,7 +340,10 @@ describe('demo MCP server: tools', () => {
     expect(missing.isError).toBe(true);
     expect(JSON.stringify(missing.content)).toContain('No task #999999');
 
-    const tooBig = await client.callTool({ name: 'create_task', arguments: { title: 'Rewrite everything', estimateHours: 40 } });
+    const tooBig = await client.callTool({
+      name: 'create_task',
+      arguments: { title: 'Rewrite everything', estimateHours: 40 },
+    });
     expect(tooBig.isError).toBe(true);
   });
 });
@@ -315,8 +356,14 @@ describe('demo MCP server: notifications (2026-07-28, subscriptions/listen)', ()
     let listChanged = 0;
     watcher.client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
     watcher.client.setNotificationHandler('notifications/resources/list_changed', () => void listChanged++);
-    const subscription = await watcher.client.listen({ resourceSubscriptions: ['task://guidelines'], resourcesListChanged: true });
-    expect(subscription.honoredFilter).toMatchObject({ resourceSubscriptions: ['task://guidelines'], resourcesListChanged: true });
+    const subscription = await watcher.client.listen({
+      resourceSubscriptions: ['task://guidelines'],
+      resourcesListChanged: true,
+    });
+    expect(subscription.honoredFilter).toMatchObject({
+      resourceSubscriptions: ['task://guidelines'],
+      resourcesListChanged: true,
+    });
 
     const text = `Guidelines v-${crypto.randomUUID()}: ship small.`;
     await editor.client.callTool({ name: 'update_guidelines', arguments: { text } });
@@ -324,10 +371,16 @@ describe('demo MCP server: notifications (2026-07-28, subscriptions/listen)', ()
     expect(textOf((await watcher.client.readResource({ uri: 'task://guidelines' })).contents[0]!)).toBe(text);
 
     const slug = `retro-${crypto.randomUUID().slice(0, 8)}`;
-    await editor.client.callTool({ name: 'publish_document', arguments: { slug, title: 'Sprint retro', markdown: '# Retro' } });
+    await editor.client.callTool({
+      name: 'publish_document',
+      arguments: { slug, title: 'Sprint retro', markdown: '# Retro' },
+    });
     await waitFor(() => listChanged > 0, 'resources/list_changed on the listener');
     // A URI it did not ask for: nothing (the published document is updated by publishing it again).
-    await editor.client.callTool({ name: 'publish_document', arguments: { slug, title: 'Sprint retro', markdown: '# Retro, v2' } });
+    await editor.client.callTool({
+      name: 'publish_document',
+      arguments: { slug, title: 'Sprint retro', markdown: '# Retro, v2' },
+    });
     await editor.client.callTool({ name: 'update_guidelines', arguments: { text: `${text} (2)` } });
     await waitFor(() => updated.length >= 2, 'the second guidelines update');
     expect(updated).not.toContain(`docs://published/${slug}`);
@@ -340,16 +393,28 @@ describe('demo MCP server: notifications (2026-07-28, subscriptions/listen)', ()
     const legacy = await connect('legacy-watcher', '2025-11-25');
     const editor = await connect('editor');
     const heardByModern: string[] = [];
-    modern.client.setNotificationHandler('notifications/resources/updated', (n) => void heardByModern.push(n.params.uri));
+    modern.client.setNotificationHandler(
+      'notifications/resources/updated',
+      (n) => void heardByModern.push(n.params.uri),
+    );
     await modern.client.listen({ resourceSubscriptions: ['task://guidelines'] });
     await legacy.client.subscribeResource({ uri: 'task://guidelines' });
 
-    await editor.client.callTool({ name: 'update_guidelines', arguments: { text: `From 2026 ${crypto.randomUUID()}` } });
-    await waitFor(() => legacy.notifications.find((n) => n.method === 'notifications/resources/updated'), 'the 2025 session to hear a 2026 change');
+    await editor.client.callTool({
+      name: 'update_guidelines',
+      arguments: { text: `From 2026 ${crypto.randomUUID()}` },
+    });
+    await waitFor(
+      () => legacy.notifications.find((n) => n.method === 'notifications/resources/updated'),
+      'the 2025 session to hear a 2026 change',
+    );
     await waitFor(() => heardByModern.length === 1, 'the 2026 listener');
 
     const legacyEditor = await connect('legacy-editor', '2025-11-25');
-    await legacyEditor.client.callTool({ name: 'update_guidelines', arguments: { text: `From 2025 ${crypto.randomUUID()}` } });
+    await legacyEditor.client.callTool({
+      name: 'update_guidelines',
+      arguments: { text: `From 2025 ${crypto.randomUUID()}` },
+    });
     await waitFor(() => heardByModern.length === 2, 'the 2026 listener to hear a 2025 change');
   });
 });
@@ -364,7 +429,12 @@ describe('demo MCP server: notifications (2025-11-25 sessions)', () => {
     await editor.client.callTool({ name: 'update_guidelines', arguments: { text } });
 
     await waitFor(
-      () => watcher.notifications.find((n) => n.method === 'notifications/resources/updated' && (n.params as { uri?: string })?.uri === 'task://guidelines'),
+      () =>
+        watcher.notifications.find(
+          (n) =>
+            n.method === 'notifications/resources/updated' &&
+            (n.params as { uri?: string })?.uri === 'task://guidelines',
+        ),
       'resources/updated on the watcher',
     );
     expect(textOf((await watcher.client.readResource({ uri: 'task://guidelines' })).contents[0]!)).toBe(text);
@@ -406,13 +476,21 @@ describe('demo MCP server: notifications (2025-11-25 sessions)', () => {
       name: 'publish_document',
       arguments: { slug, title: 'Sprint retro', markdown: '# Retro\n\nWhat went well: everything.' },
     });
-    expect(result.content).toContainEqual(expect.objectContaining({ type: 'resource_link', uri: `docs://published/${slug}` }));
+    expect(result.content).toContainEqual(
+      expect.objectContaining({ type: 'resource_link', uri: `docs://published/${slug}` }),
+    );
     expect(publisher.notifications.some((n) => n.method === 'notifications/resources/list_changed')).toBe(true);
-    await waitFor(() => watcher.notifications.find((n) => n.method === 'notifications/resources/list_changed'), 'list_changed on the watcher');
+    await waitFor(
+      () => watcher.notifications.find((n) => n.method === 'notifications/resources/list_changed'),
+      'list_changed on the watcher',
+    );
 
     const after = await listAllResources(watcher.client);
     expect(after.resources.length).toBe(before + 1);
-    expect(after.resources.find((r) => r.uri === `docs://published/${slug}`)).toMatchObject({ title: 'Sprint retro', mimeType: 'text/markdown' });
+    expect(after.resources.find((r) => r.uri === `docs://published/${slug}`)).toMatchObject({
+      title: 'Sprint retro',
+      mimeType: 'text/markdown',
+    });
     const read = await watcher.client.readResource({ uri: `docs://published/${slug}` });
     expect(textOf(read.contents[0]!)).toContain('What went well');
   });

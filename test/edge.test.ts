@@ -6,8 +6,10 @@ import { MAX_JSON_DEPTH } from '../src/json-depth';
 import { upstreamError } from '../src/mcp/connection/errors';
 import { api, conversationStub, createConversation, mcpSessionsOf, read, textOf } from './helpers/api';
 
-const errorOf = async (response: Response) => (await response.json<{ error: { code: string; message: string } }>()).error;
-const post = (path: string, body: string) => api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const errorOf = async (response: Response) =>
+  (await response.json<{ error: { code: string; message: string } }>()).error;
+const post = (path: string, body: string) =>
+  api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 describe('JSON bodies: nesting is bounded at the edge', () => {
   it('100,000 levels inside prompt arguments are a 400 naming the limit, not a 500 from the Durable Object', async () => {
@@ -50,7 +52,11 @@ describe('JSON bodies: nesting is bounded at the edge', () => {
 
 describe('an Upgrade header matters only on the WebSocket route', () => {
   const token = () =>
-    sign({ tid: 'acme', sub: 'carol', aud: 'mcp-ondemand', exp: Math.floor(Date.now() / 1000) + 600 }, 'acme-test-signing-secret-0123456789', 'HS256');
+    sign(
+      { tid: 'acme', sub: 'carol', aud: 'mcp-ondemand', exp: Math.floor(Date.now() / 1000) + 600 },
+      'acme-test-signing-secret-0123456789',
+      'HS256',
+    );
   const hasSecurityHeaders = (response: Response) => {
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
@@ -65,7 +71,9 @@ describe('an Upgrade header matters only on the WebSocket route', () => {
     });
     expect(viaSubprotocol.status).toBe(401);
     hasSecurityHeaders(viaSubprotocol);
-    const viaQuery = await exports.default.fetch(`http://localhost/v1/servers?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    const viaQuery = await exports.default.fetch(`http://localhost/v1/servers?token=${t}`, {
+      headers: { Upgrade: 'websocket' },
+    });
     expect(viaQuery.status).toBe(401);
     hasSecurityHeaders(viaQuery);
     // With a real credential, the Upgrade header is just ignored.
@@ -84,7 +92,9 @@ describe('an Upgrade header matters only on the WebSocket route', () => {
     expect(ok.status).toBe(101);
     ok.webSocket?.accept();
     ok.webSocket?.close();
-    const viaQuery = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    const viaQuery = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, {
+      headers: { Upgrade: 'websocket' },
+    });
     expect(viaQuery.status).toBe(401);
     hasSecurityHeaders(viaQuery);
     const unknown = await exports.default.fetch(`http://localhost/v1/conversations/${crypto.randomUUID()}/ws`, {
@@ -132,7 +142,11 @@ describe('security headers outside /v1', () => {
 describe('where the servers live is not shown to browsers', () => {
   const control = inject('faultControlUrl');
   const setMode = async (mode: string) => {
-    const response = await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+    const response = await fetch(`${control}/mode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode }),
+    });
     if (response.status !== 204) throw new Error(`could not set fault mode ${mode}: ${response.status}`);
   };
   const browser = async () => ({
@@ -140,7 +154,9 @@ describe('where the servers live is not shown to browsers', () => {
   });
 
   it('/v1/servers gives a browser token ids and status, no url; an API key (the tenant backend) still sees URLs', async () => {
-    const asBrowser = await (await api('/v1/servers', {}, await browser())).json<{ servers: Array<Record<string, unknown>> }>();
+    const asBrowser = await (await api('/v1/servers', {}, await browser())).json<{
+      servers: Array<Record<string, unknown>>;
+    }>();
     expect(asBrowser.servers.map((s) => s.id)).toContain('demo');
     for (const server of asBrowser.servers) expect(server).not.toHaveProperty('url');
     expect(JSON.stringify(asBrowser)).not.toContain('127.0.0.1');
@@ -177,7 +193,9 @@ describe('where the servers live is not shown to browsers', () => {
     const sdkText =
       "Error POSTing to endpoint (HTTP 307): Redirect to https://internal-mcp.example.net/private/path/mcp not followed; use that URL as the endpoint if it is the intended server (redirectPolicy: 'same-origin')";
     const error = upstreamError('legacy', new Error(sdkText), true);
-    expect(error.message).toContain('MCP server "legacy" could not be connected to: Error POSTing to endpoint (HTTP 307): Redirect to [URL] not followed');
+    expect(error.message).toContain(
+      'MCP server "legacy" could not be connected to: Error POSTing to endpoint (HTTP 307): Redirect to [URL] not followed',
+    );
     expect(error.message).not.toContain('internal-mcp.example.net');
   });
 });

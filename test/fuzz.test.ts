@@ -29,7 +29,16 @@ function randomValue(next: () => number, depth = 0): unknown {
     case 3:
       return String.fromCharCode(...Array.from({ length: Math.floor(next() * 40) }, () => Math.floor(next() * 0xd7ff)));
     case 4:
-      return ['', 'task://guidelines', '../../etc/passwd', 'http://169.254.169.254/', '<script>', '{"a":1}', 'demo', 'ref/prompt'][Math.floor(next() * 8)];
+      return [
+        '',
+        'task://guidelines',
+        '../../etc/passwd',
+        'http://169.254.169.254/',
+        '<script>',
+        '{"a":1}',
+        'demo',
+        'ref/prompt',
+      ][Math.floor(next() * 8)];
     case 5:
       return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
     default: {
@@ -53,14 +62,20 @@ function randomValue(next: () => number, depth = 0): unknown {
         'type',
         'context',
       ];
-      return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, () => [keys[Math.floor(next() * keys.length)]!, randomValue(next, depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(next() * 5) }, () => [
+          keys[Math.floor(next() * keys.length)]!,
+          randomValue(next, depth + 1),
+        ]),
+      );
     }
   }
 }
 
 function randomBody(next: () => number): string {
   const shape = next();
-  if (shape < 0.15) return String.fromCharCode(...Array.from({ length: Math.floor(next() * 60) }, () => Math.floor(next() * 256))); // garbage
+  if (shape < 0.15)
+    return String.fromCharCode(...Array.from({ length: Math.floor(next() * 60) }, () => Math.floor(next() * 256))); // garbage
   if (shape < 0.25) return JSON.stringify(randomValue(next)).slice(0, Math.floor(next() * 30)); // truncated JSON
   return JSON.stringify(randomValue(next));
 }
@@ -75,7 +90,11 @@ describe('fuzzing every POST endpoint', () => {
     for (let i = 0; i < 1_000; i++) {
       const body = randomBody(next);
       const contentType = next() < 0.9 ? 'application/json' : 'text/plain';
-      const response = await api(`/v1/conversations/${id}/${endpoint}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+      const response = await api(`/v1/conversations/${id}/${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+      });
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       if (response.status === 200) {
         await response.body?.cancel(); // a random body that happened to be valid: fine

@@ -17,7 +17,8 @@ function failing(ops: Op[]): KVNamespace & { failures: number } {
     failures: 0,
     get: (...args: unknown[]) => (ops.includes('get') ? fail() : (kv.get as (...a: unknown[]) => unknown)(...args)),
     put: (...args: unknown[]) => (ops.includes('put') ? fail() : (kv.put as (...a: unknown[]) => unknown)(...args)),
-    delete: (...args: unknown[]) => (ops.includes('delete') ? fail() : (kv.delete as (...a: unknown[]) => unknown)(...args)),
+    delete: (...args: unknown[]) =>
+      ops.includes('delete') ? fail() : (kv.delete as (...a: unknown[]) => unknown)(...args),
   };
   function fail() {
     wrapper.failures++;
@@ -27,7 +28,12 @@ function failing(ops: Op[]): KVNamespace & { failures: number } {
 }
 
 /** The minimal server (no subscribe, so its reads are shared through KV). */
-const minimal = { id: 'minimal', url: inject('minimalUrl'), transport: 'streamable-http', cacheScope: 'shared' } as const;
+const minimal = {
+  id: 'minimal',
+  url: inject('minimalUrl'),
+  transport: 'streamable-http',
+  cacheScope: 'shared',
+} as const;
 const URI = 'mini://public-note';
 
 /** Reads URI through fresh sessions (a new conversation) whose cache uses `kv`; returns the read and the scope's KV key. */

@@ -20,15 +20,20 @@ const ALICE = { authorization: 'Bearer test-key-lazy', 'x-end-user': 'alice' };
 const v2 = inject('v2Url');
 type Mode = 'strict' | 'stateful';
 const control = (mode: Mode, action: string, body?: object) =>
-  fetch(`${v2}/__control/${mode}/${action}`, { method: body || action !== 'state' ? 'POST' : 'GET', ...(body ? { body: JSON.stringify(body) } : {}) });
-const serverState = async (mode: Mode) => (await control(mode, 'state')).json<{ listens: number; sessions: number; methods: Record<string, number> }>();
+  fetch(`${v2}/__control/${mode}/${action}`, {
+    method: body || action !== 'state' ? 'POST' : 'GET',
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+const serverState = async (mode: Mode) =>
+  (await control(mode, 'state')).json<{ listens: number; sessions: number; methods: Record<string, number> }>();
 const live = () => env.LIVE_CONVERSATIONS.getByName('lazy:alice').count();
 
 /** A conversation that has connected to both servers, listed them, and read `uris` (so their copies are in KV). */
 async function warmedBy(uris: Array<[server: string, uri: string]>): Promise<string> {
   const id = await createConversation(ALICE);
   expect((await api(`/v1/conversations/${id}/catalog`, {}, ALICE)).status).toBe(200);
-  for (const [server, uri] of uris) expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri }, ALICE)).status).toBe(200);
+  for (const [server, uri] of uris)
+    expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri }, ALICE)).status).toBe(200);
   await settle(await conversationStub(id));
   await runInDurableObject(await conversationStub(id), async (instance) => {
     await instance.parts.live?.current.sessions?.idle();
@@ -38,7 +43,9 @@ async function warmedBy(uris: Array<[server: string, uri: string]>): Promise<str
 
 /** One turn whose model reads `uri` on `server`, then answers: what the read said of its source, and what the model was offered. */
 async function readingTurn(id: string, server: string, uri: string) {
-  const model = scriptedModel((_call, index) => (index === 0 ? callTools(['read_resource', { uri, server }]) : say('done')));
+  const model = scriptedModel((_call, index) =>
+    index === 0 ? callTools(['read_resource', { uri, server }]) : say('done'),
+  );
   const chunks = await runInDurableObject(await conversationStub(id), async (instance) => {
     const stream = await turnIn(instance, [userMessage(`read ${uri}`)], { model, acceptsImages: false, spec: 'mock' });
     const all: UIMessageChunk[] = [];
@@ -46,15 +53,26 @@ async function readingTurn(id: string, server: string, uri: string) {
     for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(r.value);
     return all;
   });
-  const output = chunks.find((c) => c.type === 'tool-output-available') as { output?: { cache?: string; text?: string } } | undefined;
+  const output = chunks.find((c) => c.type === 'tool-output-available') as
+    | { output?: { cache?: string; text?: string } }
+    | undefined;
   const error = chunks.find((c) => c.type === 'tool-output-error' || c.type === 'error');
   expect(error, JSON.stringify(error)).toBeUndefined();
-  return { cache: output?.output?.cache, text: output?.output?.text ?? '', tools: (model.doStreamCalls[0]!.tools ?? []).map((t) => t.name) };
+  return {
+    cache: output?.output?.cache,
+    text: output?.output?.text ?? '',
+    tools: (model.doStreamCalls[0]!.tools ?? []).map((t) => t.name),
+  };
 }
 
 const connections = async (mode: Mode) => {
   const { methods, sessions } = await serverState(mode);
-  return { discover: methods['server/discover'] ?? 0, listen: methods['subscriptions/listen'] ?? 0, read: methods['resources/read'] ?? 0, sessions };
+  return {
+    discover: methods['server/discover'] ?? 0,
+    listen: methods['subscriptions/listen'] ?? 0,
+    read: methods['resources/read'] ?? 0,
+    sessions,
+  };
 };
 
 beforeEach(async () => {
@@ -126,7 +144,10 @@ describe('a turn connects to a server only when it needs it', () => {
     await control('strict', 'edit', { uri: 'v2://notes/private', text });
     const { waitFor } = await import('./helpers/demo-client');
     // Its hint keeps it for 60 s; the notification makes the next turn read it again.
-    await waitFor(async () => ((await readingTurn(id, 'notes', 'v2://notes/private')).text.includes(text) ? true : undefined), 'the edited note');
+    await waitFor(
+      async () => ((await readingTurn(id, 'notes', 'v2://notes/private')).text.includes(text) ? true : undefined),
+      'the edited note',
+    );
   });
 
   it('the worst case, stated in docs/ARCHITECTURE.md: an unconnected conversation serves a copy until its ttlMs, then reads the server', async () => {
@@ -148,7 +169,9 @@ describe('a turn connects to a server only when it needs it', () => {
     await warmedBy([]);
     const liveBefore = await live();
     const id = await createConversation(ALICE);
-    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, ALICE)).json<{ servers: Array<{ id: string; status: string }> }>();
+    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, ALICE)).json<{
+      servers: Array<{ id: string; status: string }>;
+    }>();
     expect(servers.map((s) => s.status)).toEqual(['connected', 'connected']);
     expect(await live()).toBe(liveBefore + 1);
   });

@@ -13,7 +13,10 @@ const ALICE = { authorization: 'Bearer test-key-lenient', 'x-end-user': 'alice' 
 const v2 = inject('v2Url');
 
 const control = (key: string, action: string, body?: object) =>
-  fetch(`${v2}/__control/${key}/${action}`, { method: body || action !== 'state' ? 'POST' : 'GET', ...(body ? { body: JSON.stringify(body) } : {}) });
+  fetch(`${v2}/__control/${key}/${action}`, {
+    method: body || action !== 'state' ? 'POST' : 'GET',
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
 
 type Warning = { method: string; message: string };
 
@@ -51,21 +54,33 @@ describe('lenient with servers that leave out the 2026 cache hints', () => {
     const key = `bent-${server === 'unhinted' ? 'strip-json' : 'strip-sse'}-strict`;
     await control(key, 'edit', { uri: 'v2://notes/public', text: 'public note, version 2', silent: true });
     expect(textOf(await readAs(id, server, 'v2://notes/public'))).toBe('public note, version 2');
-    expect((await catalogOf(id))[server]!.warnings).toEqual(expect.arrayContaining([{ method: 'resources/read', message: NO_HINTS_WARNING }]));
+    expect((await catalogOf(id))[server]!.warnings).toEqual(
+      expect.arrayContaining([{ method: 'resources/read', message: NO_HINTS_WARNING }]),
+    );
 
     // Tools work too (a tool call result has no hints to miss).
-    const result = await callTool(await conversationStub(id), { server, name: 'edit', arguments: { uri: 'v2://notes/private', text: 'edited' } });
+    const result = await callTool(await conversationStub(id), {
+      server,
+      name: 'edit',
+      arguments: { uri: 'v2://notes/private', text: 'edited' },
+    });
     expect(result.ok && result.value.content).toEqual([{ type: 'text', text: 'edited v2://notes/private' }]);
   });
 
   it('/v1/servers says the same before any conversation', async () => {
-    const probe = await (await api('/v1/servers', {}, ALICE)).json<{ servers: Array<{ id: string; status: string; warnings?: Warning[] }> }>();
+    const probe = await (await api('/v1/servers', {}, ALICE)).json<{
+      servers: Array<{ id: string; status: string; warnings?: Warning[] }>;
+    }>();
     const unhinted = probe.servers.find((s) => s.id === 'unhinted')!;
     expect(unhinted.status).toBe('connected');
-    for (const method of ['tools/list', 'resources/list']) expect(unhinted.warnings).toContainEqual({ method, message: NO_HINTS_WARNING });
+    for (const method of ['tools/list', 'resources/list'])
+      expect(unhinted.warnings).toContainEqual({ method, message: NO_HINTS_WARNING });
     expect(JSON.stringify(unhinted.warnings)).not.toContain('failed');
     const broken = probe.servers.find((s) => s.id === 'broken2025')!;
-    expect(broken.warnings).toContainEqual({ method: 'tools/list', message: expect.stringMatching(/^1 tool dropped: "broken_tool"/) });
+    expect(broken.warnings).toContainEqual({
+      method: 'tools/list',
+      message: expect.stringMatching(/^1 tool dropped: "broken_tool"/),
+    });
   });
 });
 
@@ -79,7 +94,12 @@ describe('lenient with a list that holds one broken entry', () => {
     expect(state.status, state.error).toBe('connected');
     expect(state.protocolVersion).toBe(version);
     expect(state.tools.map((t) => t.name).sort()).toEqual(['add', 'confirm_delete', 'edit', 'slow_job']);
-    expect(state.resources.map((r) => r.uri).sort()).toEqual(['v2://notes/private', 'v2://notes/public', 'v2://notes/short', 'v2://notes/volatile']);
+    expect(state.resources.map((r) => r.uri).sort()).toEqual([
+      'v2://notes/private',
+      'v2://notes/public',
+      'v2://notes/short',
+      'v2://notes/volatile',
+    ]);
     const messages = Object.fromEntries((state.warnings ?? []).map((w) => [w.method, w.message]));
     expect(messages['tools/list']).toMatch(/^1 tool dropped: "broken_tool" \(inputSchema\.type: .+\)$/);
     expect(messages['resources/list']).toMatch(/^1 resource dropped: "nameless" \(uri: .+\)$/);

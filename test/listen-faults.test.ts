@@ -10,19 +10,26 @@ import { buildSessions } from './helpers/sessions';
 
 const v2 = inject('v2Url');
 const KEY = 'listen-faults-strict';
-const SERVER = { id: 'listening', url: `${v2}/listen-faults/strict`, transport: 'streamable-http' as const, protocol: '2026-07-28' as const };
+const SERVER = {
+  id: 'listening',
+  url: `${v2}/listen-faults/strict`,
+  transport: 'streamable-http' as const,
+  protocol: '2026-07-28' as const,
+};
 /** Short time limits, so "the acknowledgement never comes" ends in the test's time. */
 const LIMITS = { MCP_REQUEST_TIMEOUT_MS: 400, ELICITATION_TIMEOUT_MS: 1_000 };
 const LISTEN_WAIT_BOUND_MS = LIMITS.MCP_REQUEST_TIMEOUT_MS + LIMITS.ELICITATION_TIMEOUT_MS;
 
-const fault = (mode: string, count?: number) => fetch(`${v2}/__control/${KEY}/fault`, { method: 'POST', body: JSON.stringify({ mode, count }) });
+const fault = (mode: string, count?: number) =>
+  fetch(`${v2}/__control/${KEY}/fault`, { method: 'POST', body: JSON.stringify({ mode, count }) });
 const serverState = async () =>
   (await (await fetch(`${v2}/__control/${KEY}/state`)).json()) as {
     listens: number;
     methods: Record<string, number>;
     faults: { opened: number; injected: number };
   };
-const edit = (uri: string, text: string) => fetch(`${v2}/__control/${KEY}/edit`, { method: 'POST', body: JSON.stringify({ uri, text, silent: true }) });
+const edit = (uri: string, text: string) =>
+  fetch(`${v2}/__control/${KEY}/edit`, { method: 'POST', body: JSON.stringify({ uri, text, silent: true }) });
 const textOf = (read: { contents: unknown[] }) => (read.contents[0] as { text: string }).text;
 
 async function withSessions<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T> {
@@ -56,7 +63,9 @@ describe('the 2026 listen stream, misbehaving', () => {
       expect(Date.now() - second).toBeLessThan(LIMITS.MCP_REQUEST_TIMEOUT_MS);
       // Nothing stale: a copy stale at once (no hint) is read again in the next turn and shows a silent change.
       await edit('v2://notes/volatile', 'volatile, changed with nobody told');
-      expect(textOf(await sessions.readResource('listening', 'v2://notes/volatile', { reuseSince: Date.now() }))).toBe('volatile, changed with nobody told');
+      expect(textOf(await sessions.readResource('listening', 'v2://notes/volatile', { reuseSince: Date.now() }))).toBe(
+        'volatile, changed with nobody told',
+      );
     });
   });
 
@@ -68,7 +77,9 @@ describe('the 2026 listen stream, misbehaving', () => {
       await edit('v2://notes/short', 'short, changed with nobody told');
       // Past its 1.5 s hint, the next read asks the server.
       await new Promise((resolve) => setTimeout(resolve, 1_600));
-      expect(textOf(await sessions.readResource('listening', 'v2://notes/short', { reuseSince: Date.now() }))).toBe('short, changed with nobody told');
+      expect(textOf(await sessions.readResource('listening', 'v2://notes/short', { reuseSince: Date.now() }))).toBe(
+        'short, changed with nobody told',
+      );
     });
   });
 
@@ -77,7 +88,10 @@ describe('the 2026 listen stream, misbehaving', () => {
     await withSessions(async (sessions) => {
       const before = (await serverState()).methods['resources/read'] ?? 0;
       const first = await sessions.readResource('listening', 'v2://notes/private', { reuseSince: Date.now() });
-      await waitFor(async () => ((await serverState()).faults.injected > 0 ? true : undefined), 'the injected notification');
+      await waitFor(
+        async () => ((await serverState()).faults.injected > 0 ? true : undefined),
+        'the injected notification',
+      );
       await edit('v2://notes/private', 'private, changed');
       // The injected notification arrived after the acknowledgement: the copy it found is gone, whatever id it carried.
       const again = await sessions.readResource('listening', 'v2://notes/private', { reuseSince: Date.now() });
@@ -92,13 +106,16 @@ describe('the 2026 listen stream, misbehaving', () => {
     await withSessions(async (sessions) => {
       const first = await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() });
       expect(first.freshness.notifications).toBe(true);
-      expect((await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })).cache).toBe('memory');
+      expect((await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })).cache).toBe(
+        'memory',
+      );
       await fetch(`${v2}/__control/${KEY}/cut-listens`, { method: 'POST' });
       await waitFor(async () => ((await serverState()).listens === 0 ? true : undefined), 'the stream to go');
       await edit('v2://notes/public', 'public, changed while the stream was down');
       await waitFor(
         async () =>
-          textOf(await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })) === 'public, changed while the stream was down'
+          textOf(await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })) ===
+          'public, changed while the stream was down'
             ? true
             : undefined,
         'the read after the loss',
@@ -106,7 +123,11 @@ describe('the 2026 listen stream, misbehaving', () => {
       );
       // And it listens again: the next read is covered.
       await waitFor(
-        async () => ((await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })).freshness.notifications ? true : undefined),
+        async () =>
+          (await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })).freshness
+            .notifications
+            ? true
+            : undefined,
         'a new listen stream',
         5_000,
       );
@@ -118,13 +139,19 @@ describe('the 2026 listen stream, misbehaving', () => {
     await withSessions(async (sessions) => {
       const before = (await serverState()).methods['resources/read'] ?? 0;
       await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() });
-      await waitFor(async () => ((await serverState()).faults.injected >= 10_000 ? true : undefined), 'the storm to be sent');
+      await waitFor(
+        async () => ((await serverState()).faults.injected >= 10_000 ? true : undefined),
+        'the storm to be sent',
+      );
       await edit('v2://notes/public', 'public, after the storm');
       const started = Date.now();
       // Once the storm is through, the copy it invalidated is read again — the change is there, not lost.
       await waitFor(
         async () =>
-          textOf(await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })) === 'public, after the storm' ? true : undefined,
+          textOf(await sessions.readResource('listening', 'v2://notes/public', { reuseSince: Date.now() })) ===
+          'public, after the storm'
+            ? true
+            : undefined,
         'the read after the storm',
         10_000,
       );

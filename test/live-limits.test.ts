@@ -7,7 +7,10 @@ import { say, userMessage } from './helpers/turns';
 import { turnIn } from './helpers/conversation';
 
 // The "limited" tenant (vitest.config.ts): 4 new conversations per user per minute, 2 holding live MCP sessions at once.
-const userOf = () => ({ authorization: 'Bearer test-key-limited', 'x-end-user': `user-${crypto.randomUUID().slice(0, 8)}` });
+const userOf = () => ({
+  authorization: 'Bearer test-key-limited',
+  'x-end-user': `user-${crypto.randomUUID().slice(0, 8)}`,
+});
 const demo = () => env.DEMO_MCP.getByName('demo');
 const read = (id: string, as: Record<string, string>) =>
   postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo2025', uri: 'task://guidelines' }, as);

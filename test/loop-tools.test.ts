@@ -1,7 +1,16 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';
-import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
+import {
+  callTools,
+  runScriptedTurn,
+  say,
+  scriptedModel,
+  sseChunks,
+  textOfChunks,
+  toolResults,
+  userMessage,
+} from './helpers/turns';
 import { turnIn } from './helpers/conversation';
 
 const results = (model: ReturnType<typeof scriptedModel>, step = 1) => toolResults(model.doStreamCalls[step]!.prompt);
@@ -10,11 +19,15 @@ describe('images go to models that take them', () => {
   it('a small PNG becomes an image part for an image-capable model, from a resource and from a tool', async () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) =>
-      i === 0 ? callTools(['read_resource', { uri: 'assets://logo.png', server: 'demo' }], ['everything__get-tiny-image', {}]) : say('ok'),
+      i === 0
+        ? callTools(['read_resource', { uri: 'assets://logo.png', server: 'demo' }], ['everything__get-tiny-image', {}])
+        : say('ok'),
     );
     await runScriptedTurn(id, 'show the logo', model, {}, true);
     const parts = model.doStreamCalls[1]!.prompt.flatMap((m) => (m.role === 'tool' ? m.content : []));
-    const files = parts.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'content' ? p.output.value.filter((v) => v.type === 'file') : []));
+    const files = parts.flatMap((p) =>
+      p.type === 'tool-result' && p.output.type === 'content' ? p.output.value.filter((v) => v.type === 'file') : [],
+    );
     expect(files.map((f) => f.mediaType)).toEqual(['image/png', 'image/png']);
     expect(results(model)[0]!.text).toContain('[Image resource: image/png, 291 B, uri assets://logo.png');
   });
@@ -24,12 +37,16 @@ describe('listing tools', () => {
   it('list_resources ranks by a query; list_resource_templates lists templates', async () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) =>
-      i === 0 ? callTools(['list_resources', { query: 'guidelines rules' }], ['list_resource_templates', { server: 'demo' }]) : say('ok'),
+      i === 0
+        ? callTools(['list_resources', { query: 'guidelines rules' }], ['list_resource_templates', { server: 'demo' }])
+        : say('ok'),
     );
     // Offered only when the catalog in the system prompt does not show everything (here: a tiny budget).
     await runScriptedTurn(id, 'what is there?', model, { CATALOG_TOKEN_BUDGET: 100 });
     const offered = model.doStreamCalls[0]!.tools?.map((t) => t.name) ?? [];
-    expect(offered).toEqual(expect.arrayContaining(['list_resources', 'list_resource_templates', 'read_resource', 'search_resource']));
+    expect(offered).toEqual(
+      expect.arrayContaining(['list_resources', 'list_resource_templates', 'read_resource', 'search_resource']),
+    );
     const [list, templates] = results(model);
     expect(list!.text.split('\n')[1]).toContain('task://guidelines');
     expect(list!.text).not.toContain('docs://quarterly-report.pdf');
@@ -71,9 +88,13 @@ describe('MCP tool results, mapped faithfully', () => {
     await runScriptedTurn(id, 'use the tools', model);
     const [links, text, blob, failed] = results(model, 1);
     expect(links!.text).toContain('[Resource link: demo://resource/dynamic/blob/1');
-    expect(text!.text).toContain('<resource server="everything" uri="demo://resource/dynamic/text/3" mime="text/plain">');
+    expect(text!.text).toContain(
+      '<resource server="everything" uri="demo://resource/dynamic/text/3" mime="text/plain">',
+    );
     // A blob declared text/plain whose bytes are UTF-8 is shown as the text it is (issue 25); other blobs are still described.
-    expect(blob!.text).toContain('<resource server="everything" uri="demo://resource/dynamic/blob/4" mime="text/plain">\nResource 4: This is a base64 blob');
+    expect(blob!.text).toContain(
+      '<resource server="everything" uri="demo://resource/dynamic/blob/4" mime="text/plain">\nResource 4: This is a base64 blob',
+    );
     expect(blob!.text).not.toContain('[Binary resource');
     expect(failed).toMatchObject({ error: true });
     expect(failed!.text).toContain('No task #999999');
@@ -82,14 +103,18 @@ describe('MCP tool results, mapped faithfully', () => {
     expect(unnamed.text).toContain('everything');
     const followed = results(model, 3).at(-1)!;
     expect(followed).toMatchObject({ toolName: 'read_resource', error: false });
-    expect(followed.text).toContain('<resource server="everything" uri="demo://resource/dynamic/blob/1" mime="text/plain">');
+    expect(followed.text).toContain(
+      '<resource server="everything" uri="demo://resource/dynamic/blob/1" mime="text/plain">',
+    );
   });
 });
 
 describe('user-only prompts', () => {
   it('a server configured modelPrompts: false keeps its prompts out of the catalog and refuses invoke_prompt', async () => {
     const id = await createConversation();
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['invoke_prompt', { server: 'legacy', name: 'simple-prompt', arguments: {} }]) : say('ok')));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['invoke_prompt', { server: 'legacy', name: 'simple-prompt', arguments: {} }]) : say('ok'),
+    );
     await runScriptedTurn(id, 'run the simple prompt', model);
     expect(results(model)[0]).toMatchObject({ error: true });
     expect(results(model)[0]!.text).toContain('for users only');
@@ -145,7 +170,10 @@ describe('resource bytes per turn', () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) =>
       i === 0
-        ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }], ['read_resource', { uri: 'docs://test-matrix', server: 'demo' }])
+        ? callTools(
+            ['read_resource', { uri: 'docs://test-matrix', server: 'demo' }],
+            ['read_resource', { uri: 'docs://test-matrix', server: 'demo' }],
+          )
         : say('ok'),
     );
     await runScriptedTurn(id, 'read it twice', model, { MAX_RESOURCE_BYTES_PER_TURN: 20_000 });

@@ -7,7 +7,16 @@ import { SYNTHETIC_TOOLS } from '../src/tools/synthetic';
 import { estimateTokens } from '../src/context/tokens';
 import type { ServerState } from '../src/mcp/catalog/catalog';
 import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
-import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults, userMessage } from './helpers/turns';
+import {
+  callTools,
+  runScriptedTurn,
+  say,
+  scriptedModel,
+  sseChunks,
+  textOfChunks,
+  toolResults,
+  userMessage,
+} from './helpers/turns';
 import { turnIn } from './helpers/conversation';
 
 const systemOf = (prompt: { role: string; content: unknown }[]) =>
@@ -15,7 +24,8 @@ const systemOf = (prompt: { role: string; content: unknown }[]) =>
     .filter((m) => m.role === 'system')
     .map((m) => String(m.content))
     .join('\n');
-const sentToModel = (model: ReturnType<typeof scriptedModel>) => JSON.stringify(model.doStreamCalls.map((c) => c.prompt));
+const sentToModel = (model: ReturnType<typeof scriptedModel>) =>
+  JSON.stringify(model.doStreamCalls.map((c) => c.prompt));
 
 describe('the model sees a catalog, and reads through synthetic tools', () => {
   it('gets the catalog and no resource content; reads the large document whole, window by window', async () => {
@@ -25,9 +35,14 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
       if (index === 0) return callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }]);
       const last = toolResults(call.prompt).at(-1)!.text;
       const next = /"offset":(\d+)/.exec(last);
-      return next ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo', offset: Number(next[1]) }]) : say('Read it all.');
+      return next
+        ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo', offset: Number(next[1]) }])
+        : say('Read it all.');
     });
-    const chunks = await runScriptedTurn(id, 'What is the output format of the release test matrix?', model, { READ_WINDOW_CHARS: 5_000, MAX_STEPS: 8 });
+    const chunks = await runScriptedTurn(id, 'What is the output format of the release test matrix?', model, {
+      READ_WINDOW_CHARS: 5_000,
+      MAX_STEPS: 8,
+    });
 
     const system = systemOf(model.doStreamCalls[0]!.prompt);
     expect(system).toContain('docs://test-matrix');
@@ -40,7 +55,9 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
 
     // Each step is sent only the newest window (the older ones are named, not repeated): the whole
     // read costs the document about once, not once per step.
-    const windows = model.doStreamCalls.slice(1).map((call) => toolResults(call.prompt).filter((r) => r.toolName === 'read_resource'));
+    const windows = model.doStreamCalls
+      .slice(1)
+      .map((call) => toolResults(call.prompt).filter((r) => r.toolName === 'read_resource'));
     expect(windows.length).toBe(Math.ceil(full.text.length / 5_000));
     for (const sent of windows) expect(sent).toHaveLength(1);
     const newest = windows.map((sent) => sent[0]!.text);
@@ -57,7 +74,9 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     expect(newest[0]).toContain('call read_resource with {"uri":"docs://test-matrix","server":"demo","offset":5000}');
     // The calls of the dropped windows went with them: every call sent has its result.
     const lastPrompt = model.doStreamCalls.at(-1)!.prompt;
-    const calls = lastPrompt.flatMap((m) => (m.role === 'assistant' ? m.content.filter((p) => p.type === 'tool-call') : []));
+    const calls = lastPrompt.flatMap((m) =>
+      m.role === 'assistant' ? m.content.filter((p) => p.type === 'tool-call') : [],
+    );
     expect(calls).toHaveLength(1);
     expect(textOfChunks(chunks)).toBe('Read it all.');
   });
@@ -66,12 +85,17 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     const id = await createConversation();
     const model = scriptedModel((_call, index) =>
       index === 0
-        ? callTools(['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }], ['read_resource', { uri: 'assets://logo.png', server: 'demo' }])
+        ? callTools(
+            ['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }],
+            ['read_resource', { uri: 'assets://logo.png', server: 'demo' }],
+          )
         : say('Described.'),
     );
     await runScriptedTurn(id, 'Show me the quarterly report and the logo', model);
     const results = toolResults(model.doStreamCalls[1]!.prompt);
-    expect(results[0]!.text).toMatch(/^\[Binary resource: application\/pdf, 1\.0 KB, "Quarterly report Q3", uri docs:\/\/quarterly-report\.pdf, server demo/);
+    expect(results[0]!.text).toMatch(
+      /^\[Binary resource: application\/pdf, 1\.0 KB, "Quarterly report Q3", uri docs:\/\/quarterly-report\.pdf, server demo/,
+    );
     expect(results[1]!.text).toMatch(/^\[Binary resource: image\/png, 291 B, "Team logo", uri assets:\/\/logo\.png/);
     const everything = sentToModel(model);
     expect(everything).not.toContain('JVBERi0'); // "%PDF-" in base64
@@ -104,7 +128,9 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     const id = await createConversation();
     const uri = (await catalog(id)).everything!.resources[0]!.uri;
     const model = scriptedModel((_call, index) =>
-      index === 0 ? callTools(['read_resource', { uri }], ['read_resource', { uri: 'docs://test-matrx', server: 'demo' }]) : say('ok'),
+      index === 0
+        ? callTools(['read_resource', { uri }], ['read_resource', { uri: 'docs://test-matrx', server: 'demo' }])
+        : say('ok'),
     );
     await runScriptedTurn(id, 'read it', model);
     const [ambiguous, unknown] = toolResults(model.doStreamCalls[1]!.prompt);
@@ -136,8 +162,11 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     expect(finish.finishReason).toBe('stop');
     expect(finish.messageMetadata).toMatchObject({ finishReason: 'stop', stepLimitReached: true });
     // Saved with the answer, so a reload shows it too.
-    const saved = (await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; metadata?: { stepLimitReached?: boolean } }> }>())
-      .messages;
+    const saved = (
+      await (
+        await api(`/v1/conversations/${id}`)
+      ).json<{ messages: Array<{ role: string; metadata?: { stepLimitReached?: boolean } }> }>()
+    ).messages;
     expect(saved.at(-1)).toMatchObject({ role: 'assistant', metadata: { stepLimitReached: true } });
   });
 
@@ -175,7 +204,9 @@ describe('failures leave the history as it was', () => {
     expect(error?.errorText).toContain('provider exploded');
     expect((await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length).toBe(before);
 
-    const next = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about estimates?' });
+    const next = await postJson(`/v1/conversations/${id}/messages`, {
+      text: 'What do the team guidelines say about estimates?',
+    });
     expect(next.status).toBe(200);
     expect(textOfChunks(await sseChunks(next))).toContain('Estimate in hours');
     const after = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string }> }>();
@@ -186,7 +217,9 @@ describe('failures leave the history as it was', () => {
 describe('POST /v1/conversations/:id/messages with the offline model', () => {
   it('streams a read_resource step and an answer quoting the guidelines; saves both messages', async () => {
     const id = await createConversation();
-    const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about estimates?' });
+    const response = await postJson(`/v1/conversations/${id}/messages`, {
+      text: 'What do the team guidelines say about estimates?',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
     const chunks = await sseChunks(response);
@@ -197,11 +230,15 @@ describe('POST /v1/conversations/:id/messages with the offline model', () => {
     const answer = textOfChunks(chunks);
     expect(answer).toContain('From task://guidelines');
     expect(answer).toContain('Estimate in hours, never more than 8');
-    const finish = chunks.find((c) => c.type === 'finish') as { messageMetadata?: { finishReason?: string; usage?: { totalTokens?: number } } };
+    const finish = chunks.find((c) => c.type === 'finish') as {
+      messageMetadata?: { finishReason?: string; usage?: { totalTokens?: number } };
+    };
     expect(finish.messageMetadata?.finishReason).toBe('stop');
     expect(finish.messageMetadata?.usage?.totalTokens).toBeGreaterThan(0);
 
-    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ role: string; parts: Array<{ type: string }> }> }>();
+    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{
+      messages: Array<{ role: string; parts: Array<{ type: string }> }>;
+    }>();
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(messages[1]!.parts.map((p) => p.type)).toContain('tool-read_resource');
   });
@@ -209,7 +246,9 @@ describe('POST /v1/conversations/:id/messages with the offline model', () => {
   it('reads from a second server (server-everything) when the question is about its documents', async () => {
     const id = await createConversation();
     const doc = (await catalog(id)).everything!.resources.find((r) => r.uri.endsWith('architecture.md'))!;
-    const chunks = await sseChunks(await postJson(`/v1/conversations/${id}/messages`, { text: `Explain the ${doc.name} document` }));
+    const chunks = await sseChunks(
+      await postJson(`/v1/conversations/${id}/messages`, { text: `Explain the ${doc.name} document` }),
+    );
     const call = chunks.find((c) => c.type === 'tool-input-available') as { input: { uri: string } };
     expect(call.input.uri).toBe(doc.uri);
     expect(textOfChunks(chunks)).toContain(`From ${doc.uri}`);
@@ -247,10 +286,14 @@ describe('POST /v1/conversations/:id/messages with the offline model', () => {
 describe('POST /v1/conversations/:id/resources/read shows what the model would see', () => {
   it('returns the same rendering as read_resource', async () => {
     const id = await createConversation();
-    const viaApi = await (await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'docs://quarterly-report.pdf', server: 'demo' })).json<{
+    const viaApi = await (
+      await postJson(`/v1/conversations/${id}/resources/read`, { uri: 'docs://quarterly-report.pdf', server: 'demo' })
+    ).json<{
       model: { text: string };
     }>();
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }]) : say('ok')));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }]) : say('ok'),
+    );
     await runScriptedTurn(id, 'report', model);
     expect(toolResults(model.doStreamCalls[1]!.prompt)[0]!.text).toBe(viaApi.model.text);
   });
@@ -289,10 +332,14 @@ describe('system prompt budget', () => {
     // The budget covers the stable catalog and the entries sent with the message together.
     expect(estimateTokens(text) + estimateTokens(relevant ?? '')).toBeLessThan(1_500 + 400); // plus the fixed base text
     expect(shown + hidden).toBe(10_000);
-    expect(text).toContain(`… ${hidden} more not listed here: list_resources with server "bulk" and a query finds them`);
+    expect(text).toContain(
+      `… ${hidden} more not listed here: list_resources with server "bulk" and a query finds them`,
+    );
     expect(offered.has('list_resources')).toBe(true);
     // The relevant entry goes with the message; the system prompt is the same whatever the question.
-    expect(relevant).toContain('bulk://invoices/7777 Invoice 7777 for Globex [json 8.8K] Billing record number 7777 [server bulk]');
+    expect(relevant).toContain(
+      'bulk://invoices/7777 Invoice 7777 for Globex [json 8.8K] Billing record number 7777 [server bulk]',
+    );
     expect(text).not.toContain('bulk://invoices/7777');
     expect(build('what about invoice 1234?').text).toBe(text);
     expect(build('what about invoice 1234?').relevant).toContain('bulk://invoices/1234');
@@ -326,12 +373,17 @@ describe('a real server with 10,000 resources', () => {
         settings,
         offerable: SYNTHETIC_TOOLS,
       });
-      expect(estimateTokens(prompt.text) + estimateTokens(prompt.relevant ?? '')).toBeLessThan(settings.CATALOG_TOKEN_BUDGET + 400);
+      expect(estimateTokens(prompt.text) + estimateTokens(prompt.relevant ?? '')).toBeLessThan(
+        settings.CATALOG_TOKEN_BUDGET + 400,
+      );
       expect(prompt.relevant).toContain('bulk://invoices/7777');
       expect(prompt.text).toContain(`… ${prompt.hidden} more not listed here`);
       expect(prompt.hidden).toBeGreaterThan(9_000);
       const read = await sessions.readResource('bulk', 'bulk://invoices/7777', { reuseSince: Date.now() });
-      expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ invoice: 7777, customer: 'Globex' });
+      expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({
+        invoice: 7777,
+        customer: 'Globex',
+      });
       await sessions.release();
     });
   });
@@ -342,7 +394,9 @@ describe('reads from earlier turns', () => {
     const id = await createConversation();
     const full = (await read(id, { server: 'demo', uri: 'docs://test-matrix' })).contents[0] as { text: string };
     const readMatrix = () =>
-      scriptedModel((_call, index) => (index === 0 ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }]) : say('Done.')));
+      scriptedModel((_call, index) =>
+        index === 0 ? callTools(['read_resource', { uri: 'docs://test-matrix', server: 'demo' }]) : say('Done.'),
+      );
     const settings = { EARLIER_READS_BUDGET_CHARS: 20_000 };
     await runScriptedTurn(id, 'Read the matrix (1).', readMatrix(), settings);
     await runScriptedTurn(id, 'Read the matrix (2).', readMatrix(), settings);

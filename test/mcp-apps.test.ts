@@ -24,11 +24,19 @@ const BOARD = 'ui://demo/task-board';
 /** The tenant whose conversations reach the demo server in both protocol eras: `demo` (2026-07-28) and `demo2025` (2025-11-25). */
 const ERAS = { authorization: 'Bearer test-key-eras', 'x-end-user': 'alice' };
 
-async function viewLink(id: string, body: { server: string; uri: string } = { server: 'demo', uri: BOARD }, as = ACME_ALICE) {
+async function viewLink(
+  id: string,
+  body: { server: string; uri: string } = { server: 'demo', uri: BOARD },
+  as = ACME_ALICE,
+) {
   return postJson(`/v1/conversations/${id}/views`, body, as);
 }
 
-async function viewDocument(id: string, server = 'demo', as = ACME_ALICE): Promise<{ link: ViewLink; response: Response }> {
+async function viewDocument(
+  id: string,
+  server = 'demo',
+  as = ACME_ALICE,
+): Promise<{ link: ViewLink; response: Response }> {
   const linked = await viewLink(id, { server, uri: BOARD }, as);
   expect(linked.status).toBe(200);
   const link = await linked.json<ViewLink>();
@@ -45,8 +53,12 @@ describe('the host side of MCP Apps: catalog and model', () => {
     const requestId = `apps-capability-${crypto.randomUUID()}`;
     const id = await createConversation();
     expect((await api(`/v1/conversations/${id}/catalog`, { headers: { 'x-request-id': requestId } })).status).toBe(200);
-    const { seen } = await (await fetch(`${control}/state`)).json<{ seen: Array<{ requestId: string | null; methods: string[]; extensions: string[] }> }>();
-    const mine = seen.filter((r) => r.requestId === requestId && (r.methods.includes('initialize') || r.methods.includes('server/discover')));
+    const { seen } = await (await fetch(`${control}/state`)).json<{
+      seen: Array<{ requestId: string | null; methods: string[]; extensions: string[] }>;
+    }>();
+    const mine = seen.filter(
+      (r) => r.requestId === requestId && (r.methods.includes('initialize') || r.methods.includes('server/discover')),
+    );
     expect(mine.length).toBeGreaterThan(0);
     for (const request of mine) expect(request.extensions).toContain('io.modelcontextprotocol/ui');
   });
@@ -60,7 +72,11 @@ describe('the host side of MCP Apps: catalog and model', () => {
 
     const tools = await runInDurableObject(await conversationStub(id), (instance) =>
       instance.parts.live.use(async (sessions) => {
-        const context = await turnContext(sessions, { settings: loadConfig(env).settings, acceptsImages: false, turnStartedAt: Date.now() });
+        const context = await turnContext(sessions, {
+          settings: loadConfig(env).settings,
+          acceptsImages: false,
+          turnStartedAt: Date.now(),
+        });
         return { all: Object.keys(context.tools), searchable: context.mcpToolEntries.map((e) => e.name) };
       }),
     );
@@ -76,9 +92,14 @@ describe('the host side of MCP Apps: catalog and model', () => {
         const listed = sessions.catalog.bind(sessions);
         // As a server built on ext-apps' registerAppResource would list it.
         const view = { uri: 'ui://demo/listed', name: 'listed', mimeType: 'text/html;profile=mcp-app' };
-        sessions.catalog = async (since) => (await listed(since)).map((s) => (s.id === 'demo' ? { ...s, resources: [...s.resources, view] } : s));
+        sessions.catalog = async (since) =>
+          (await listed(since)).map((s) => (s.id === 'demo' ? { ...s, resources: [...s.resources, view] } : s));
         try {
-          const context = await turnContext(sessions, { settings: loadConfig(env).settings, acceptsImages: false, turnStartedAt: Date.now() });
+          const context = await turnContext(sessions, {
+            settings: loadConfig(env).settings,
+            acceptsImages: false,
+            turnStartedAt: Date.now(),
+          });
           return context.states.find((s) => s.id === 'demo')!.resources.map((r) => r.uri);
         } finally {
           sessions.catalog = listed;
@@ -91,17 +112,30 @@ describe('the host side of MCP Apps: catalog and model', () => {
 
   it('a call of a tool with a view streams a data-mcp-app part (call, then raw result), kept in the history; the model sees the text only', async () => {
     const id = await createConversation();
-    const model = scriptedModel((_c, i) => (i === 0 ? callTools(['demo__show_task_board', {}]) : say('Here is the board.')));
+    const model = scriptedModel((_c, i) =>
+      i === 0 ? callTools(['demo__show_task_board', {}]) : say('Here is the board.'),
+    );
     const chunks = await runScriptedTurn(id, 'show me the task board', model);
     const toolCallId = (chunks.find((c) => c.type === 'tool-input-available') as { toolCallId: string }).toolCallId;
-    const parts = chunks.filter((c): c is Extract<UIMessageChunk, { type: `data-${string}` }> => c.type === 'data-mcp-app');
+    const parts = chunks.filter(
+      (c): c is Extract<UIMessageChunk, { type: `data-${string}` }> => c.type === 'data-mcp-app',
+    );
     expect(parts.map((p) => p.id)).toEqual([`mcp-app-${toolCallId}`, `mcp-app-${toolCallId}`]);
     expect(parts.every((p) => !p.transient)).toBe(true);
     const [called, ended] = parts.map((p) => p.data as AppToolCall);
     // (The AI SDK keeps the first chunk of an id as the message's part and sets later data on it: read here, it has the result too.)
-    expect(called).toMatchObject({ toolCallId, server: 'demo', tool: 'show_task_board', resourceUri: BOARD, input: {} });
+    expect(called).toMatchObject({
+      toolCallId,
+      server: 'demo',
+      tool: 'show_task_board',
+      resourceUri: BOARD,
+      input: {},
+    });
     expect(ended!.result?.structuredContent).toMatchObject({ tasks: expect.any(Array) });
-    expect(ended!.result?.content?.[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/open task|board is empty/) });
+    expect(ended!.result?.content?.[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/open task|board is empty/),
+    });
 
     const seen = toolResults(model.doStreamCalls[1]!.prompt)[0]!;
     expect(seen).toMatchObject({ toolName: 'demo__show_task_board', error: false });
@@ -123,7 +157,12 @@ describe('end to end, as `npm start` shows it', () => {
     const chunks = await sseChunks(await postJson(`/v1/conversations/${id}/messages`, { text: 'show_task_board' }));
     const app = chunks.filter((c) => c.type === 'data-mcp-app').map((c) => (c as { data: AppToolCall }).data);
     expect(app.map((a) => Boolean(a.result))).toEqual([false, true]); // the call, then its result
-    expect(app[1]).toMatchObject({ server: 'demo', tool: 'show_task_board', resourceUri: BOARD, result: { structuredContent: { tasks: expect.any(Array) } } });
+    expect(app[1]).toMatchObject({
+      server: 'demo',
+      tool: 'show_task_board',
+      resourceUri: BOARD,
+      result: { structuredContent: { tasks: expect.any(Array) } },
+    });
   });
 });
 
@@ -185,7 +224,10 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     await client.callTool({ name: 'update_guidelines', arguments: { text: headline } });
     await transport.terminateSession();
     for (const server of ['demo', 'demo2025']) {
-      await waitFor(async () => (await (await viewDocument(id, server, ERAS)).response.text()).includes(headline), `the new board from ${server}`);
+      await waitFor(
+        async () => (await (await viewDocument(id, server, ERAS)).response.text()).includes(headline),
+        `the new board from ${server}`,
+      );
     }
   });
 
@@ -246,7 +288,11 @@ describe('reading a view (views.ts) from what a server sends', () => {
     ({
       serverIds: ['x'],
       servers: [],
-      ensureServer: async () => ({ id: 'x', tools: [{ name: 't', inputSchema: {}, _meta: { ui: { resourceUri: URI } } }], resources: listed ? [listed] : [] }),
+      ensureServer: async () => ({
+        id: 'x',
+        tools: [{ name: 't', inputSchema: {}, _meta: { ui: { resourceUri: URI } } }],
+        resources: listed ? [listed] : [],
+      }),
       readResource: async () => ({ contents }),
     }) as unknown as McpSessions;
   const answer = async (sessions: McpSessions, kind: 'link' | 'document') =>
@@ -265,7 +311,10 @@ describe('reading a view (views.ts) from what a server sends', () => {
       mimeType: 'text/html;profile=mcp-app',
       _meta: { ui: { prefersBorder: true, csp: { connectDomains: ['https://a.dev'] } } },
     };
-    expect(await answer(serverSending([item], listing), 'document')).toEqual({ html: '<p>Grüße</p>', ui: { prefersBorder: false } });
+    expect(await answer(serverSending([item], listing), 'document')).toEqual({
+      html: '<p>Grüße</p>',
+      ui: { prefersBorder: false },
+    });
     const { _meta: _, ...bare } = item;
     expect(await answer(serverSending([bare], listing), 'document')).toMatchObject({ ui: listing._meta.ui });
   });
@@ -273,7 +322,10 @@ describe('reading a view (views.ts) from what a server sends', () => {
   it('anything but text/html;profile=mcp-app is refused (502 not_a_view), at the link already', async () => {
     for (const mimeType of ['text/html', 'text/plain', undefined]) {
       for (const kind of ['link', 'document'] as const) {
-        expect(await answer(serverSending([{ uri: URI, mimeType, text: '<p>x</p>' }]), kind)).toMatchObject({ status: 502, code: 'not_a_view' });
+        expect(await answer(serverSending([{ uri: URI, mimeType, text: '<p>x</p>' }]), kind)).toMatchObject({
+          status: 502,
+          code: 'not_a_view',
+        });
       }
     }
   });
@@ -284,7 +336,9 @@ describe("a view's tool calls: POST …/views/call", () => {
     const id = await createConversation();
     const ran = await viewCall(id, { server: 'demo', name: 'board_tasks', arguments: {} });
     expect(ran.status).toBe(200);
-    expect((await ran.json<{ result: { structuredContent: unknown } }>()).result.structuredContent).toMatchObject({ tasks: expect.any(Array) });
+    expect((await ran.json<{ result: { structuredContent: unknown } }>()).result.structuredContent).toMatchObject({
+      tasks: expect.any(Array),
+    });
     for (const body of [
       { server: 'everything', name: 'board_tasks' }, // exists, but on another server
       { server: 'demo', name: 'echo' },
@@ -318,7 +372,11 @@ describe("a view's tool calls: POST …/views/call", () => {
     await takeViewCall(env, tight, owner);
     await takeViewCall(env, tight, owner);
     const refused = await takeViewCall(env, tight, owner).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ status: 429, code: 'rate_limited', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
+    expect(refused).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      headers: { 'Retry-After': expect.stringMatching(/^\d+$/) },
+    });
     await takeViewCall(env, tight, { ...owner, user: `${owner.user}-other` }); // another user's views are not held back
   });
 

@@ -39,7 +39,9 @@ describe('servers that lack capabilities', () => {
     const first = await read(id, { server: 'minimal', uri: 'mini://public-note' });
     expect(first.freshness).toEqual({ notifications: false, ttlMs: 60_000 });
     await settle(await conversationStub(id));
-    expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:acme', { server: 'minimal', uri: 'mini://public-note' }))).not.toBeNull();
+    expect(
+      await env.RESOURCE_CACHE.get(await kvKey('tenant:acme', { server: 'minimal', uri: 'mini://public-note' })),
+    ).not.toBeNull();
   });
 
   it('honours cache hints a 2025 server sends: ttlMs, and a "private" copy only under its end user\'s key', async () => {
@@ -125,7 +127,9 @@ describe('invalidation vs a read in flight (injected timing)', () => {
       releaseOld();
       expect((await after).entry.contents[0]).toMatchObject({ text: 'new' });
       expect((await before).entry.contents[0]).toMatchObject({ text: 'old' }); // its own caller started before the update
-      expect((await cache.read(ref, plainPlan(), textLoad(ref.uri, 'never'))).entry.contents[0]).toMatchObject({ text: 'new' });
+      expect((await cache.read(ref, plainPlan(), textLoad(ref.uri, 'never'))).entry.contents[0]).toMatchObject({
+        text: 'new',
+      });
     });
   });
 });

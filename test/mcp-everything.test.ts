@@ -19,8 +19,15 @@ describe('server-everything', () => {
       'demo://resource/dynamic/blob/{resourceId}',
       'demo://resource/dynamic/text/{resourceId}',
     ]);
-    expect(everything!.prompts.map((p) => p.name).sort()).toEqual(['args-prompt', 'completable-prompt', 'resource-prompt', 'simple-prompt']);
-    expect(everything!.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'gzip-file-as-resource', 'toggle-subscriber-updates']));
+    expect(everything!.prompts.map((p) => p.name).sort()).toEqual([
+      'args-prompt',
+      'completable-prompt',
+      'resource-prompt',
+      'simple-prompt',
+    ]);
+    expect(everything!.tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['echo', 'gzip-file-as-resource', 'toggle-subscriber-updates']),
+    );
   });
 
   it('reads a static document whole', async () => {
@@ -50,12 +57,16 @@ describe('server-everything', () => {
     const id = await createConversation();
     const uri = 'demo://resource/dynamic/blob/7';
     const model = scriptedModel((call, i) =>
-      i === 0 ? callTools(['read_resource', { uri, server: 'everything' }]) : say(toolResults(call.prompt)[0]!.text.slice(0, 200)),
+      i === 0
+        ? callTools(['read_resource', { uri, server: 'everything' }])
+        : say(toolResults(call.prompt)[0]!.text.slice(0, 200)),
     );
     await runScriptedTurn(id, 'read blob 7', model);
     const shown = toolResults(model.doStreamCalls[1]!.prompt)[0]!;
     expect(shown.error).toBe(false);
-    expect(shown.text).toMatch(new RegExp(`^<resource server="everything" uri="${uri}" mime="text/plain">\\nResource 7: This is a base64 blob`));
+    expect(shown.text).toMatch(
+      new RegExp(`^<resource server="everything" uri="${uri}" mime="text/plain">\\nResource 7: This is a base64 blob`),
+    );
     expect(shown.text).not.toContain('Binary resource');
     const api = (await read(id, { server: 'everything', uri })).contents[0]!;
     expect('blob' in api && atob(api.blob)).toMatch(/^Resource 7: This is a base64 blob/);
@@ -71,7 +82,11 @@ describe('server-everything', () => {
     const toggled = await callTool(stub, { server: 'everything', name: 'toggle-subscriber-updates', arguments: {} });
     expect(toggled.ok).toBe(true);
     // The server sends updates every 5 s; an invalidated entry is read from the server again.
-    await waitFor(async () => ((await read(id, { server: 'everything', uri: doc.uri })).cache === 'miss' ? true : undefined), 'an invalidation', 12_000);
+    await waitFor(
+      async () => ((await read(id, { server: 'everything', uri: doc.uri })).cache === 'miss' ? true : undefined),
+      'an invalidation',
+      12_000,
+    );
     await callTool(stub, { server: 'everything', name: 'toggle-subscriber-updates', arguments: {} });
   });
 
@@ -83,11 +98,18 @@ describe('server-everything', () => {
     const result = await callTool(stub, {
       server: 'everything',
       name: 'gzip-file-as-resource',
-      arguments: { name, data: `data:text/plain;base64,${btoa('hello from the edge '.repeat(20))}`, outputType: 'resourceLink' },
+      arguments: {
+        name,
+        data: `data:text/plain;base64,${btoa('hello from the edge '.repeat(20))}`,
+        outputType: 'resourceLink',
+      },
     });
     expect(result.ok).toBe(true);
 
-    const added = await waitFor(async () => (await catalog(id)).everything!.resources.find((r) => r.name === name), 'the gzip resource in the catalog');
+    const added = await waitFor(
+      async () => (await catalog(id)).everything!.resources.find((r) => r.name === name),
+      'the gzip resource in the catalog',
+    );
     expect(added.mimeType).toBe('application/gzip');
     expect((await catalog(id)).everything!.resources.length).toBe(before + 1);
 

@@ -9,7 +9,11 @@ import { callTool, settle } from './helpers/conversation';
 const control = inject('faultControlUrl');
 
 async function setMode(mode: string) {
-  const response = await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+  const response = await fetch(`${control}/mode`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode }),
+  });
   if (response.status !== 204) throw new Error(`could not set fault mode ${mode}: ${response.status}`);
 }
 afterEach(() => setMode('pass'));
@@ -20,7 +24,10 @@ const freshUri = () => `demo://resource/dynamic/text/${n++}`;
 
 async function failedRead(id: string, uri: string) {
   const response = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'faulty', uri });
-  return { status: response.status, error: (await response.json<{ error: { code: string; message: string } }>()).error };
+  return {
+    status: response.status,
+    error: (await response.json<{ error: { code: string; message: string } }>()).error,
+  };
 }
 
 async function demoStillWorks(id: string) {
@@ -45,18 +52,25 @@ describe('faults', () => {
     // Failed connects back off (1 s, then doubling): the next request does not wait for the server again.
     const state = async () => (await (await fetch(`${control}/state`)).json<{ requests: number }>()).requests;
     const before = await state();
-    expect((await postJson(`/v1/conversations/${id}/resources/read`, { server: 'faulty', uri: freshUri() })).status).toBe(502);
+    expect(
+      (await postJson(`/v1/conversations/${id}/resources/read`, { server: 'faulty', uri: freshUri() })).status,
+    ).toBe(502);
     expect(await state()).toBe(before); // not even tried
 
     await setMode('pass');
-    await waitFor(async () => ((await catalog(id)).faulty!.status === 'connected' ? true : undefined), 'the reconnection', 10_000);
+    await waitFor(
+      async () => ((await catalog(id)).faulty!.status === 'connected' ? true : undefined),
+      'the reconnection',
+      10_000,
+    );
     expect(textOf(await read(id, { server: 'faulty', uri: freshUri() }))).toMatch(/^Resource \d+/);
   });
 
   it.each(['drop-once', 'drop-twice'])(
     'a connection the server just dropped (%s: a pooled keep-alive it closed as idle) fails no connect: it is opened again',
     async (mode) => {
-      const state = async () => await (await fetch(`${control}/state`)).json<{ requests: number; sessionsSeen: number }>();
+      const state = async () =>
+        await (await fetch(`${control}/state`)).json<{ requests: number; sessionsSeen: number }>();
       await setMode(mode);
       const id = await createConversation();
       const servers = await catalog(id);
@@ -83,19 +97,32 @@ describe('faults', () => {
   });
 
   it('a 2025 GET stream the network drops: the copies go at once; the stream comes back on the same session, which covers again', async () => {
-    const state = async () => await (await fetch(`${control}/state`)).json<{ sessionsSeen: number; notificationStreams: number }>();
+    const state = async () =>
+      await (await fetch(`${control}/state`)).json<{ sessionsSeen: number; notificationStreams: number }>();
     const id = await createConversation();
     const uri = freshUri();
     expect((await read(id, { server: 'faulty', uri })).freshness.notifications).toBe(true);
     expect((await read(id, { server: 'faulty', uri })).cache).toBe('memory');
     await waitFor(async () => ((await state()).notificationStreams > 0 ? true : undefined), 'the GET stream');
     const sessionsBefore = (await state()).sessionsSeen;
-    expect((await (await fetch(`${control}/cut-get`, { method: 'POST' })).json<{ cut: number }>()).cut).toBeGreaterThan(0);
+    expect((await (await fetch(`${control}/cut-get`, { method: 'POST' })).json<{ cut: number }>()).cut).toBeGreaterThan(
+      0,
+    );
     // Notifications may have been missed: nothing cached from the server is served.
-    await waitFor(async () => ((await read(id, { server: 'faulty', uri })).cache === 'miss' ? true : undefined), 'the copy to be dropped');
+    await waitFor(
+      async () => ((await read(id, { server: 'faulty', uri })).cache === 'miss' ? true : undefined),
+      'the copy to be dropped',
+    );
     // The SDK re-opens the stream on the session it had: no new session, and reads are covered again.
-    await waitFor(async () => ((await state()).notificationStreams > 0 ? true : undefined), 'the GET stream again', 10_000);
-    await waitFor(async () => ((await read(id, { server: 'faulty', uri: freshUri() })).freshness.notifications ? true : undefined), 'coverage again');
+    await waitFor(
+      async () => ((await state()).notificationStreams > 0 ? true : undefined),
+      'the GET stream again',
+      10_000,
+    );
+    await waitFor(
+      async () => ((await read(id, { server: 'faulty', uri: freshUri() })).freshness.notifications ? true : undefined),
+      'coverage again',
+    );
     expect((await state()).sessionsSeen).toBe(sessionsBefore);
   });
 
@@ -253,10 +280,16 @@ describe('notification storm (10,000 in one burst on the notification stream)', 
   async function listeningConversation() {
     const { abortAllDurableObjects } = await import('cloudflare:test');
     await abortAllDurableObjects(); // other conversations' streams would get the storm too
-    await waitFor(async () => ((await proxyState()).notificationStreams === 0 ? true : undefined), 'older streams to close');
+    await waitFor(
+      async () => ((await proxyState()).notificationStreams === 0 ? true : undefined),
+      'older streams to close',
+    );
     const id = await createConversation();
     await catalog(id);
-    await waitFor(async () => ((await proxyState()).notificationStreams === 1 ? true : undefined), 'the notification stream');
+    await waitFor(
+      async () => ((await proxyState()).notificationStreams === 1 ? true : undefined),
+      'the notification stream',
+    );
     return id;
   }
 
@@ -268,7 +301,11 @@ describe('notification storm (10,000 in one burst on the notification stream)', 
   async function drained(id: string) {
     const before = (await proxyState()).methods['tools/list'] ?? 0;
     await notify('notifications/tools/list_changed', 1);
-    await waitFor(async () => (((await proxyState()).methods['tools/list'] ?? 0) > before ? true : undefined), 'the storm to be handled', 20_000);
+    await waitFor(
+      async () => (((await proxyState()).methods['tools/list'] ?? 0) > before ? true : undefined),
+      'the storm to be handled',
+      20_000,
+    );
     return settle(await conversationStub(id));
   }
 
@@ -325,13 +362,26 @@ describe('server refuses connections (nothing listens on its port)', () => {
       pin: [],
       cacheScope: 'shared',
     } as never;
-    const demo = { id: 'demo', url: '/demo/mcp', transport: 'auto', headers: {}, autoApprove: [], modelPrompts: true, pin: [], cacheScope: 'shared' } as never;
+    const demo = {
+      id: 'demo',
+      url: '/demo/mcp',
+      transport: 'auto',
+      headers: {},
+      autoApprove: [],
+      modelPrompts: true,
+      pin: [],
+      cacheScope: 'shared',
+    } as never;
     const outcome = await runInDurableObject(await conversationStub(id), async (_i, state) => {
       const { sessions } = buildSessions(state.storage, [refused, demo]);
       const states = (await sessions.catalog()).map((s) => [s.id, s.status, s.error]);
       const error = await sessions
         .readResource('refused', 'x://y', { reuseSince: Date.now() })
-        .catch((e: { status: number; code: string; message: string }) => ({ status: e.status, code: e.code, message: e.message }));
+        .catch((e: { status: number; code: string; message: string }) => ({
+          status: e.status,
+          code: e.code,
+          message: e.message,
+        }));
       const guidelines = await sessions.readResource('demo', 'task://guidelines', { reuseSince: Date.now() });
       await sessions.release();
       return { states, error, demoRead: guidelines.contents.length };
@@ -339,7 +389,9 @@ describe('server refuses connections (nothing listens on its port)', () => {
     expect(outcome.states).toContainEqual(['demo', 'connected', undefined]);
     expect(outcome.states.find((s) => s[0] === 'refused')?.[1]).toBe('error');
     expect(outcome.error).toMatchObject({ status: 502, code: 'upstream_error' });
-    expect((outcome.error as { message: string }).message).toBe('MCP server "refused" could not be connected to: Network connection lost.');
+    expect((outcome.error as { message: string }).message).toBe(
+      'MCP server "refused" could not be connected to: Network connection lost.',
+    );
     expect(outcome.demoRead).toBe(1);
   });
 });

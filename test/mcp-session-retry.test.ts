@@ -45,13 +45,17 @@ describe('McpConnection.call on a dropped connection', () => {
 
   it('gives up after the one retry', async () => {
     const { request, attempts } = flaky(new Error('Network connection lost.'), 2);
-    await expect(sessionWithClient().call(request, { method: 'resources/read' })).rejects.toThrow('Network connection lost');
+    await expect(sessionWithClient().call(request, { method: 'resources/read' })).rejects.toThrow(
+      'Network connection lost',
+    );
     expect(attempts()).toBe(2);
   });
 
   it('never retries a tool call (it may have run)', async () => {
     const { request, attempts } = flaky(new Error('Network connection lost.'));
-    await expect(sessionWithClient().call(request, { idempotent: false, method: 'tools/call' })).rejects.toThrow('Network connection lost');
+    await expect(sessionWithClient().call(request, { idempotent: false, method: 'tools/call' })).rejects.toThrow(
+      'Network connection lost',
+    );
     expect(attempts()).toBe(1);
   });
 

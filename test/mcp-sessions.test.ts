@@ -25,14 +25,30 @@ describe('catalog', () => {
     expect(demo!.status).toBe('connected');
     expect(demo!.serverInfo).toMatchObject({ name: 'acme-tasks-demo' });
     expect(demo!.instructions).toContain('task://guidelines');
-    expect(demo!.capabilities).toMatchObject({ resources: { subscribe: true, listChanged: true }, prompts: {}, tools: {} });
+    expect(demo!.capabilities).toMatchObject({
+      resources: { subscribe: true, listChanged: true },
+      prompts: {},
+      tools: {},
+    });
     // The demo server pages resources 3 at a time: 4+ resources means the cursor was followed.
     expect(demo!.resources.map((r) => r.uri)).toEqual(
-      expect.arrayContaining(['task://guidelines', 'docs://test-matrix', 'docs://quarterly-report.pdf', 'assets://logo.png']),
+      expect.arrayContaining([
+        'task://guidelines',
+        'docs://test-matrix',
+        'docs://quarterly-report.pdf',
+        'assets://logo.png',
+      ]),
     );
-    expect(demo!.resources.find((r) => r.uri === 'docs://quarterly-report.pdf')).toMatchObject({ mimeType: 'application/pdf', size: 1061 });
+    expect(demo!.resources.find((r) => r.uri === 'docs://quarterly-report.pdf')).toMatchObject({
+      mimeType: 'application/pdf',
+      size: 1061,
+    });
     // (skill://{+path}: the skills extension's template for its files; the model is never shown it, skills are loaded by name.)
-    expect(demo!.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['customer://{customerId}/profile', 'docs://published/{slug}', 'skill://{+path}']);
+    expect(demo!.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'customer://{customerId}/profile',
+      'docs://published/{slug}',
+      'skill://{+path}',
+    ]);
     expect(demo!.prompts.map((p) => p.name).sort()).toEqual(['plan_day', 'review_guidelines']);
     expect(demo!.tools.map((t) => t.name)).toContain('update_guidelines');
     for (const kind of ['tools', 'resources', 'resourceTemplates', 'prompts'] as const) {
@@ -73,7 +89,12 @@ describe('resource cache', () => {
     const direct = await (await colleague()).readResource({ uri: 'docs://quarterly-report.pdf' });
     const cached = await read(id, { server: 'demo', uri: 'docs://quarterly-report.pdf' });
     expect(cached.contents).toEqual([
-      { uri: 'docs://quarterly-report.pdf', mimeType: 'application/pdf', blob: (direct.contents[0] as { blob: string }).blob, size: 1061 },
+      {
+        uri: 'docs://quarterly-report.pdf',
+        mimeType: 'application/pdf',
+        blob: (direct.contents[0] as { blob: string }).blob,
+        size: 1061,
+      },
     ]);
     expect('text' in cached.contents[0]!).toBe(false);
   });
@@ -169,11 +190,17 @@ describe('notifications', () => {
     const editor = await colleague();
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        editor.callTool({ name: 'publish_document', arguments: { slug: `burst-${crypto.randomUUID().slice(0, 6)}-${i}`, title: `Burst ${i}`, markdown: 'x' } }),
+        editor.callTool({
+          name: 'publish_document',
+          arguments: { slug: `burst-${crypto.randomUUID().slice(0, 6)}-${i}`, title: `Burst ${i}`, markdown: 'x' },
+        }),
       ),
     );
     await waitFor(
-      async () => ((await catalog(id)).demo!.resources.filter((r) => r.title?.startsWith('Burst ')).length >= 10 ? true : undefined),
+      async () =>
+        (await catalog(id)).demo!.resources.filter((r) => r.title?.startsWith('Burst ')).length >= 10
+          ? true
+          : undefined,
       'all ten documents',
     );
     const { refreshes } = await settle(stub);
@@ -208,7 +235,10 @@ describe('POST /v1/conversations/:id/resources/read', () => {
     expect(JSON.parse(textOf(profile))).toMatchObject({ id: 'acme', plan: 'enterprise' });
     expect(profile.contents[0]!.mimeType).toBe('application/json');
 
-    const missing = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'customer://nobody/profile' });
+    const missing = await postJson(`/v1/conversations/${id}/resources/read`, {
+      server: 'demo',
+      uri: 'customer://nobody/profile',
+    });
     expect(missing.status).toBe(404);
     const body = await missing.json<{ error: { code: string; message: string } }>();
     expect(body.error.code).toBe('resource_not_found');
@@ -228,7 +258,11 @@ describe('POST /v1/conversations/:id/resources/read', () => {
       expect(response.status, JSON.stringify(body)).toBe(status);
       expect((await response.json<{ error: { code: string } }>()).error.code).toBe(code);
     }
-    const notJson = await api(`/v1/conversations/${id}/resources/read`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    const notJson = await api(`/v1/conversations/${id}/resources/read`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(notJson.status).toBe(400);
     const wrongType = await api(`/v1/conversations/${id}/resources/read`, {
       method: 'POST',

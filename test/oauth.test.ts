@@ -25,7 +25,10 @@ import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './h
 import { settleIn } from './helpers/conversation';
 
 const api = (path: string, user: string, init: RequestInit = {}) =>
-  exports.default.fetch(`http://localhost${path}`, { ...init, headers: { ...oauthUser(user), ...Object.fromEntries(new Headers(init.headers)) } });
+  exports.default.fetch(`http://localhost${path}`, {
+    ...init,
+    headers: { ...oauthUser(user), ...Object.fromEntries(new Headers(init.headers)) },
+  });
 
 async function newConversation(user: string): Promise<string> {
   const response = await api('/v1/conversations', user, { method: 'POST' });
@@ -42,7 +45,13 @@ async function catalogOf(id: string, user: string): Promise<Record<string, Serve
 
 interface AsState {
   authorizeRequests: Array<Record<string, string>>;
-  tokenRequests: Array<{ grantType: string; clientId?: string; resourceSent?: boolean; scope?: string; outcome: string }>;
+  tokenRequests: Array<{
+    grantType: string;
+    clientId?: string;
+    resourceSent?: boolean;
+    scope?: string;
+    outcome: string;
+  }>;
   revocations: Array<{ kind?: string; tokenTypeHint?: string; sub?: string }>;
   mcpRequests: Array<{ sub?: string | null; method?: string | null; authorization: boolean; status: number }>;
 }
@@ -85,23 +94,32 @@ describe('a server each end user connects to (OAuth)', () => {
     // The others are unaffected.
     expect(servers.demo!.status).toBe('connected');
 
-    const listed = await (await api('/v1/servers', 'ursula')).json<{ servers: Array<{ id: string; status: string; auth: string; connectUrl?: string }> }>();
+    const listed = await (await api('/v1/servers', 'ursula')).json<{
+      servers: Array<{ id: string; status: string; auth: string; connectUrl?: string }>;
+    }>();
     const account = listed.servers.find((s) => s.id === 'account')!;
     expect(account).toMatchObject({ status: 'auth_required', auth: 'oauth' });
     expect(account.connectUrl).toMatch(/\/oauth\/start#/);
-    expect(listed.servers.find((s) => s.id === 'bot')).toMatchObject({ status: 'connected', auth: 'client_credentials' });
+    expect(listed.servers.find((s) => s.id === 'bot')).toMatchObject({
+      status: 'connected',
+      auth: 'client_credentials',
+    });
 
-    const connections = await (await api('/v1/connections', 'ursula')).json<{ connections: Array<{ server: string; status: string; connectUrl?: string }> }>();
+    const connections = await (await api('/v1/connections', 'ursula')).json<{
+      connections: Array<{ server: string; status: string; connectUrl?: string }>;
+    }>();
     expect(connections.connections.map((c) => [c.server, c.status])).toEqual([
       ['account', 'not_connected'],
       ['prereg', 'not_connected'],
     ]);
 
     const model = scriptedModel(() => say('Please connect your account.'));
-    const { chunks } = await callAccountTool(id, 'demo', 'list_tasks').catch(async () => ({ chunks: await runScriptedTurn(id, 'who am I?', model) }));
-    const card = chunks.find((c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account') as
-      | { data: { reason: string; connectUrl: string }; transient?: boolean }
-      | undefined;
+    const { chunks } = await callAccountTool(id, 'demo', 'list_tasks').catch(async () => ({
+      chunks: await runScriptedTurn(id, 'who am I?', model),
+    }));
+    const card = chunks.find(
+      (c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account',
+    ) as { data: { reason: string; connectUrl: string }; transient?: boolean } | undefined;
     expect(card?.data.reason).toBe('not_connected');
     expect(card?.data.connectUrl).toMatch(/\/oauth\/start#/);
     expect(card?.transient).toBe(true);
@@ -141,7 +159,9 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(read.status).toBe(200);
     expect(JSON.stringify(await read.json())).toContain('Profile of upstream-alice');
 
-    const connections = await (await api('/v1/connections', 'alice')).json<{ connections: Array<{ server: string; status: string; scope?: string }> }>();
+    const connections = await (await api('/v1/connections', 'alice')).json<{
+      connections: Array<{ server: string; status: string; scope?: string }>;
+    }>();
     expect(connections.connections.find((c) => c.server === 'account')).toMatchObject({ status: 'connected' });
   });
 
@@ -189,7 +209,9 @@ describe('a server each end user connects to (OAuth)', () => {
     // Many conversations asking at once: one refresh (a rotating refresh token is used once), every one gets its token.
     const before = (await state()).tokenRequests.filter((r) => r.grantType === 'refresh_token').length;
     const vault = env.TOKEN_VAULT.getByName(vaultName({ tenant: 'oauth', user: 'dave' }));
-    const grants = await Promise.all(Array.from({ length: 8 }, () => vault.accessToken({ tenant: 'oauth', user: 'dave' }, 'account')));
+    const grants = await Promise.all(
+      Array.from({ length: 8 }, () => vault.accessToken({ tenant: 'oauth', user: 'dave' }, 'account')),
+    );
     expect(grants.every((g) => g.status === 'authorized')).toBe(true);
     expect(new Set(grants.map((g) => (g.status === 'authorized' ? g.token : ''))).size).toBe(1);
     const after = (await state()).tokenRequests.filter((r) => r.grantType === 'refresh_token');
@@ -205,7 +227,13 @@ describe('a server each end user connects to (OAuth)', () => {
     const { result, chunks } = await callAccountTool(id, 'account', 'whoami');
     expect(result?.error).toBe(true);
     expect(result?.text).toMatch(/connect/i);
-    expect(chunks.some((c) => c.type === 'data-auth-required' && (c as { data: { server: string; reason: string } }).data.reason === 'expired')).toBe(true);
+    expect(
+      chunks.some(
+        (c) =>
+          c.type === 'data-auth-required' &&
+          (c as { data: { server: string; reason: string } }).data.reason === 'expired',
+      ),
+    ).toBe(true);
     const servers = await catalogOf(id, 'erin');
     expect(servers.account!.status).toBe('auth_required');
     expect(servers.account!.authorization?.reason).toBe('expired');
@@ -221,11 +249,13 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(first.result?.error).toBe(true);
     expect(first.result?.text).toMatch(/more access/);
     // The Connect card comes in the same turn's stream, asking for the scope the server named.
-    const card = first.chunks.find((c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account') as
-      | { data: { reason: string; scope?: string } }
-      | undefined;
+    const card = first.chunks.find(
+      (c) => c.type === 'data-auth-required' && (c as { data: { server: string } }).data.server === 'account',
+    ) as { data: { reason: string; scope?: string } } | undefined;
     expect(card?.data).toMatchObject({ reason: 'insufficient_scope', scope: 'mcp:read admin' });
-    const connections = await (await api('/v1/connections', 'frank')).json<{ connections: Array<{ server: string; status: string; connectUrl?: string }> }>();
+    const connections = await (await api('/v1/connections', 'frank')).json<{
+      connections: Array<{ server: string; status: string; connectUrl?: string }>;
+    }>();
     const account = connections.connections.find((c) => c.server === 'account')!;
     expect(account.status).toBe('step_up_required');
     // Other tools still work meanwhile.
@@ -233,7 +263,9 @@ describe('a server each end user connects to (OAuth)', () => {
 
     expect((await connectAndComplete(account.connectUrl!, 'frank', 'upstream-frank')).status).toBe(200);
     expect((await state()).authorizeRequests.at(-1)!.scope?.split(' ')).toContain('admin');
-    expect((await callAccountTool(id, 'account', 'admin_report')).result?.text).toContain('Admin report for upstream-frank');
+    expect((await callAccountTool(id, 'account', 'admin_report')).result?.text).toContain(
+      'Admin report for upstream-frank',
+    );
   });
 
   it('disconnects: revokes at the server, forgets the tokens, and open conversations stop using them', async () => {
@@ -267,7 +299,8 @@ describe('a server each end user connects to (OAuth)', () => {
   });
 
   it('refuses a tampered state, a replayed callback, another browser’s callback and a used link', async () => {
-    const link = async (user: string) => (await (await api('/v1/connections/account', user, { method: 'POST' })).json<{ url: string }>()).url;
+    const link = async (user: string) =>
+      (await (await api('/v1/connections/account', user, { method: 'POST' })).json<{ url: string }>()).url;
 
     const tampered = await connectWithLink(await link('hank'), {
       tamper: ({ callbackUrl, cookie }) => {
@@ -291,7 +324,8 @@ describe('a server each end user connects to (OAuth)', () => {
     expect((await replayed.json<{ error: { code: string } }>()).error.code).toBe('invalid_state');
     // A state that was altered is refused at the completion too.
     const other = await startConnect(await link('hank'));
-    const changed = (await handoverOf(await browser(other.callbackUrl.href, { headers: { cookie: other.cookie } })))!.handover;
+    const changed = (await handoverOf(await browser(other.callbackUrl.href, { headers: { cookie: other.cookie } })))!
+      .handover;
     expect(
       (
         await completeConnect('hank', {
@@ -313,7 +347,9 @@ describe('a server each end user connects to (OAuth)', () => {
 
   it('a connect link opened and approved by someone else never lands in its owner’s account', async () => {
     // Bob mints a link for himself and gets a victim to open it: the victim's browser, the victim's upstream login.
-    const link = (await (await api('/v1/connections/account', 'bob-attacker', { method: 'POST' })).json<{ url: string }>()).url;
+    const link = (
+      await (await api('/v1/connections/account', 'bob-attacker', { method: 'POST' })).json<{ url: string }>()
+    ).url;
     const page = await connectWithLink(link, { login: 'upstream-victim' });
     expect(page.status).toBe(200);
     const handed = await handoverOf(page.clone());
@@ -322,9 +358,9 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(await page.text()).not.toContain("'*'");
     // Nothing was stored: bob is not connected, and no token was even asked for.
     const status = async (user: string) =>
-      (await (await api('/v1/connections', user)).json<{ connections: Array<{ server: string; status: string }> }>()).connections.find(
-        (c) => c.server === 'account',
-      )!.status;
+      (
+        await (await api('/v1/connections', user)).json<{ connections: Array<{ server: string; status: string }> }>()
+      ).connections.find((c) => c.server === 'account')!.status;
     expect(await status('bob-attacker')).toBe('not_connected');
     expect((await state()).tokenRequests.filter((t) => t.grantType === 'authorization_code')).toEqual([]);
     // The victim's own app, signed in as the victim, receives the handover: completing it for bob's link is refused, and drops it.
@@ -343,7 +379,9 @@ describe('a server each end user connects to (OAuth)', () => {
     const page = await connect('iris', 'account');
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('Access was not granted');
-    const connections = await (await api('/v1/connections', 'iris')).json<{ connections: Array<{ server: string; status: string }> }>();
+    const connections = await (await api('/v1/connections', 'iris')).json<{
+      connections: Array<{ server: string; status: string }>;
+    }>();
     expect(connections.connections.find((c) => c.server === 'account')!.status).toBe('not_connected');
 
     // The reason is the authorization server's text: shown and passed to the widget, never run as script.
@@ -369,7 +407,13 @@ describe('a server each end user connects to (OAuth)', () => {
     const restore = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => {
       const original = console[level];
       console[level] = (...args: unknown[]) => {
-        logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+        logged.push(
+          args
+            .map((a) =>
+              a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a),
+            )
+            .join(' '),
+        );
         original.apply(console, args);
       };
       return () => (console[level] = original);
@@ -386,10 +430,14 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(secrets.length).toBeGreaterThan(0);
 
     const vault = env.TOKEN_VAULT.getByName(vaultName({ tenant: 'oauth', user: 'judy' }));
-    const vaultDump = await runInDurableObject(vault, (_instance, state) => JSON.stringify(state.storage.sql.exec('SELECT * FROM credentials').toArray()));
+    const vaultDump = await runInDurableObject(vault, (_instance, state) =>
+      JSON.stringify(state.storage.sql.exec('SELECT * FROM credentials').toArray()),
+    );
     expect(vaultDump).toContain('account');
     const conversationDump = await runInDurableObject(await conversationStub(id), (_instance, state) => {
-      const tables = state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'`).toArray();
+      const tables = state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'`)
+        .toArray();
       return JSON.stringify(tables.map((t) => [t.name, state.storage.sql.exec(`SELECT * FROM "${t.name}"`).toArray()]));
     });
     const kvKeys = await env.RESOURCE_CACHE.list();
@@ -434,7 +482,9 @@ describe('configuration and the pieces underneath', () => {
   });
 
   it('refuses a credential header on a server with auth', () => {
-    const servers = JSON.stringify([{ id: 'x', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'secret:X' }, auth: { type: 'oauth' } }]);
+    const servers = JSON.stringify([
+      { id: 'x', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'secret:X' }, auth: { type: 'oauth' } },
+    ]);
     expect(() => loadConfig({ MCP_SERVERS: servers })).toThrow(/cannot be combined with auth "oauth"/);
   });
 
@@ -451,7 +501,9 @@ describe('configuration and the pieces underneath', () => {
   });
 
   it('refuses OAuth requests to private addresses or plain http unless ALLOW_PRIVATE_MCP_URLS', async () => {
-    await expect(guardedFetch(false)(`${asUrl}/.well-known/oauth-authorization-server`)).rejects.toThrow(/https|private/);
+    await expect(guardedFetch(false)(`${asUrl}/.well-known/oauth-authorization-server`)).rejects.toThrow(
+      /https|private/,
+    );
     await expect(guardedFetch(false)('https://10.0.0.1/token')).rejects.toThrow(/private/);
     expect((await guardedFetch(true)(`${asUrl}/.well-known/oauth-authorization-server`)).status).toBe(200);
   });

@@ -30,7 +30,13 @@ function captureConsole() {
         .filter((line) => event === undefined || line.event === event),
     text: () =>
       calls
-        .map((args) => args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '))
+        .map((args) =>
+          args
+            .map((a) =>
+              a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a),
+            )
+            .join(' '),
+        )
         .join('\n'),
   };
 }
@@ -56,7 +62,11 @@ function recordSpans(): RecordedSpan[] {
     return span;
   };
   vi.spyOn(tracing, 'startSpan').mockImplementation(open as never);
-  vi.spyOn(tracing, 'enterSpan').mockImplementation(((name: string, callback: (span: unknown, ...args: unknown[]) => unknown, ...args: unknown[]) => {
+  vi.spyOn(tracing, 'enterSpan').mockImplementation(((
+    name: string,
+    callback: (span: unknown, ...args: unknown[]) => unknown,
+    ...args: unknown[]
+  ) => {
     const span = open(name);
     const result = callback(span, ...args);
     return result instanceof Promise ? result.finally(() => span.end()) : (span.end(), result);
@@ -65,8 +75,15 @@ function recordSpans(): RecordedSpan[] {
 }
 
 const control = inject('faultControlUrl');
-const proxySeen = async () => (await (await fetch(`${control}/state`)).json<{ seen: Array<{ requestId: string | null; methods: string[] }> }>()).seen;
-const setMode = (mode: string) => fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+const proxySeen = async () =>
+  (await (await fetch(`${control}/state`)).json<{ seen: Array<{ requestId: string | null; methods: string[] }> }>())
+    .seen;
+const setMode = (mode: string) =>
+  fetch(`${control}/mode`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode }),
+  });
 
 afterEach(async () => {
   vi.restoreAllMocks();
@@ -78,7 +95,9 @@ describe('log lines', () => {
     const logs = captureConsole();
     const requestId = `obs-${crypto.randomUUID()}`;
     const id = await createConversation();
-    const response = await api(`/v1/conversations/${id}/messages?limit=5&token=leak-me`, { headers: { 'x-request-id': requestId } });
+    const response = await api(`/v1/conversations/${id}/messages?limit=5&token=leak-me`, {
+      headers: { 'x-request-id': requestId },
+    });
     expect(response.headers.get('x-request-id')).toBe(requestId);
 
     const [line, ...others] = logs.lines('http.request').filter((l) => l.requestId === requestId);
@@ -109,17 +128,35 @@ describe('log lines', () => {
     expect(response.status).toBe(200);
     await sseChunks(response);
 
-    const turn = await waitFor(() => logs.lines('turn.end').find((l) => l.requestId === requestId), 'the turn.end line');
-    expect(turn).toMatchObject({ tenant: 'acme', conversation: id, kind: 'message', model: 'offline', outcome: 'ok', finishReason: 'stop' });
+    const turn = await waitFor(
+      () => logs.lines('turn.end').find((l) => l.requestId === requestId),
+      'the turn.end line',
+    );
+    expect(turn).toMatchObject({
+      tenant: 'acme',
+      conversation: id,
+      kind: 'message',
+      model: 'offline',
+      outcome: 'ok',
+      finishReason: 'stop',
+    });
     expect(turn.inputTokens).toEqual(expect.any(Number));
     expect(turn.durationMs).toEqual(expect.any(Number));
     expect(turn).not.toHaveProperty('user'); // end users are personal data: not logged
 
     const mine = logs.lines().filter((l) => l.requestId === requestId);
     const events = new Set(mine.map((l) => l.event));
-    for (const event of ['http.request', 'mcp.connect', 'mcp.request', 'model.call', 'tool.call', 'turn.end']) expect(events).toContain(event);
-    expect(mine.find((l) => l.event === 'mcp.request' && l.method === 'resources/read')).toMatchObject({ conversation: id, outcome: 'ok' });
-    expect(mine.find((l) => l.event === 'model.call')).toMatchObject({ model: 'offline', outcome: 'ok', inputTokens: expect.any(Number) });
+    for (const event of ['http.request', 'mcp.connect', 'mcp.request', 'model.call', 'tool.call', 'turn.end'])
+      expect(events).toContain(event);
+    expect(mine.find((l) => l.event === 'mcp.request' && l.method === 'resources/read')).toMatchObject({
+      conversation: id,
+      outcome: 'ok',
+    });
+    expect(mine.find((l) => l.event === 'model.call')).toMatchObject({
+      model: 'offline',
+      outcome: 'ok',
+      inputTokens: expect.any(Number),
+    });
     expect(mine.find((l) => l.event === 'tool.call')).toMatchObject({ tool: 'read_resource', outcome: 'ok' });
 
     // A server elsewhere got it as X-Request-Id (the fault proxy records what it received)…
@@ -139,10 +176,20 @@ describe('log lines', () => {
     const socket = upgrade.webSocket!;
     socket.accept();
     const body = JSON.stringify({
-      messages: [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'What do the guidelines say about owners?' }] }],
+      messages: [
+        {
+          id: crypto.randomUUID(),
+          role: 'user',
+          parts: [{ type: 'text', text: 'What do the guidelines say about owners?' }],
+        },
+      ],
     });
     socket.send(JSON.stringify({ type: 'cf_agent_use_chat_request', id: 'ws-1', init: { method: 'POST', body } }));
-    const turn = await waitFor(() => logs.lines('turn.end').find((l) => l.conversation === id), 'the turn.end line', 10_000);
+    const turn = await waitFor(
+      () => logs.lines('turn.end').find((l) => l.conversation === id),
+      'the turn.end line',
+      10_000,
+    );
     socket.close();
     expect(turn.requestId).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
     expect(turn.requestId).not.toBe(upgradeId);
@@ -175,7 +222,8 @@ describe('log lines', () => {
       authorization: 'Bearer abc.def.ghi',
       apiKey: 'k-123456789',
       accessToken: 'opaque-value-1',
-      error: 'fetch https://user:pw@api.example.com/v1/x?code=opaque-value-2#frag failed: Bearer opaque-value-3 sk-abcdefghijklmnop',
+      error:
+        'fetch https://user:pw@api.example.com/v1/x?code=opaque-value-2#frag failed: Bearer opaque-value-3 sk-abcdefghijklmnop',
     });
 
     const lines = logs.lines();
@@ -205,7 +253,12 @@ describe('spans', () => {
     const spans = recordSpans();
     captureConsole();
     const model = scriptedModel((_call, index) =>
-      index === 0 ? callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }], ['demo__complete_task', { id: 999_999 }]) : say('Done.'),
+      index === 0
+        ? callTools(
+            ['read_resource', { uri: 'task://guidelines', server: 'demo' }],
+            ['demo__complete_task', { id: 999_999 }],
+          )
+        : say('Done.'),
     );
     await runScriptedTurn(id, 'Read the guidelines.', model);
 
@@ -230,7 +283,14 @@ describe('spans', () => {
       ]),
     );
     // The MCP request of the tool call: a span of its own, naming server and method.
-    expect(spans.some((s) => s.name === 'mcp.request' && s.attributes['mcp.method'] === 'tools/call' && s.attributes['mcp.server'] === 'demo')).toBe(true);
+    expect(
+      spans.some(
+        (s) =>
+          s.name === 'mcp.request' &&
+          s.attributes['mcp.method'] === 'tools/call' &&
+          s.attributes['mcp.server'] === 'demo',
+      ),
+    ).toBe(true);
     // Names and numbers only: no prompt text, no tool input or output.
     expect(JSON.stringify(spans)).not.toMatch(/guidelines|Read the|Done\./);
   });

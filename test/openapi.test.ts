@@ -4,7 +4,11 @@ import pkg from '../package.json' with { type: 'json' };
 import { createApp } from '../src/http/app';
 import { api, createConversation, postJson } from './helpers/api';
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }> }>; requestBody?: unknown; security?: unknown[] };
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  requestBody?: unknown;
+  security?: unknown[];
+};
 type Document = {
   openapi: string;
   info: { version: string };
@@ -26,7 +30,9 @@ function servedRoutes(): string[] {
 
 describe('GET /v1/openapi.json', () => {
   it('is an OpenAPI 3.1 document, public (no credential), readable from any origin', async () => {
-    const response = await exports.default.fetch('http://localhost/v1/openapi.json', { headers: { Origin: 'https://docs.example' } });
+    const response = await exports.default.fetch('http://localhost/v1/openapi.json', {
+      headers: { Origin: 'https://docs.example' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     const document = (await response.json()) as Document;
@@ -50,13 +56,18 @@ describe('GET /v1/openapi.json', () => {
       for (const [method, operation] of Object.entries(operations)) {
         const where = `${method.toUpperCase()} ${path}`;
         if (path.startsWith('/v1/')) {
-          expect(operation.responses['401']?.content?.['application/json']?.schema, where).toEqual({ $ref: '#/components/schemas/Error' });
+          expect(operation.responses['401']?.content?.['application/json']?.schema, where).toEqual({
+            $ref: '#/components/schemas/Error',
+          });
           expect(operation.security, where).toBeUndefined(); // the document's default: bearer
         } else expect(operation.security, where).toEqual([]);
       }
     }
     const send = document.paths['/v1/conversations/{id}/messages']!.post!;
-    expect(send.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SendMessageBody' } } } });
+    expect(send.requestBody).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/SendMessageBody' } } },
+    });
     expect(Object.keys(send.responses['200']!.content!)).toEqual(['text/event-stream']);
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Conversation', 'Catalog', 'ServerState', 'ResourceView', 'Message', 'Error']),
@@ -69,12 +80,14 @@ describe('GET /v1/openapi.json', () => {
     const id = await createConversation();
     const conversation = (await (await api(`/v1/conversations/${id}`)).json()) as Record<string, unknown>;
     expect(Object.keys(conversation)).toEqual(expect.arrayContaining(required('Conversation')));
-    const catalog = (await (await api(`/v1/conversations/${id}/catalog`)).json()) as { servers: Record<string, unknown>[] };
-    for (const server of catalog.servers) expect(Object.keys(server)).toEqual(expect.arrayContaining(required('ServerState')));
-    const view = (await (await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'task://guidelines' })).json()) as Record<
-      string,
-      unknown
-    >;
+    const catalog = (await (await api(`/v1/conversations/${id}/catalog`)).json()) as {
+      servers: Record<string, unknown>[];
+    };
+    for (const server of catalog.servers)
+      expect(Object.keys(server)).toEqual(expect.arrayContaining(required('ServerState')));
+    const view = (await (
+      await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'task://guidelines' })
+    ).json()) as Record<string, unknown>;
     expect(Object.keys(view)).toEqual(expect.arrayContaining(required('ResourceView')));
   });
 });
@@ -97,9 +110,17 @@ describe('validation from the schemas', () => {
 
   it('refuses a non-JSON body with 415 and malformed JSON with 400 before the schema runs', async () => {
     const id = await createConversation();
-    const plain = await api(`/v1/conversations/${id}/messages`, { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
+    const plain = await api(`/v1/conversations/${id}/messages`, {
+      method: 'POST',
+      body: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(plain.status).toBe(415);
-    const broken = await api(`/v1/conversations/${id}/messages`, { method: 'POST', body: '{"text":', headers: { 'content-type': 'application/json' } });
+    const broken = await api(`/v1/conversations/${id}/messages`, {
+      method: 'POST',
+      body: '{"text":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
   });

@@ -17,7 +17,11 @@ const as = (tenant: string) => ({ authorization: `Bearer test-key-${tenant}`, 'x
 
 interface Recorded {
   api: 'chat' | 'responses' | 'messages';
-  body: Record<string, unknown> & { system?: Block[]; messages?: Array<{ role: string; content: Block[] | string }>; tools?: unknown[] };
+  body: Record<string, unknown> & {
+    system?: Block[];
+    messages?: Array<{ role: string; content: Block[] | string }>;
+    tools?: unknown[];
+  };
   headers: Record<string, string | undefined>;
 }
 type Block = { type: string; text?: string; cache_control?: unknown };
@@ -47,14 +51,18 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
     const requests = (await recorded()).filter((r) => r.api === 'messages');
     expect(requests).toHaveLength(4); // two turns × (read, answer)
     /** Indexes of the messages whose last block carries a breakpoint. */
-    const marked = (body: Recorded['body']) => body.messages!.flatMap((m, i) => ((m.content as Block[]).at(-1)?.cache_control ? [i] : []));
+    const marked = (body: Recorded['body']) =>
+      body.messages!.flatMap((m, i) => ((m.content as Block[]).at(-1)?.cache_control ? [i] : []));
     const userTexts = (body: Recorded['body']) =>
-      body.messages!.flatMap((m, i) => (m.role === 'user' && (m.content as Block[]).some((b) => b.type === 'text') ? [i] : []));
+      body.messages!.flatMap((m, i) =>
+        m.role === 'user' && (m.content as Block[]).some((b) => b.type === 'text') ? [i] : [],
+      );
     for (const { body, headers } of requests) {
       // The key and the endpoint are the configured ones (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL).
       expect(headers['x-api-key']).toBe('test-anthropic-key-0123456789');
       expect(body.system!.at(-1)!.cache_control).toEqual(EPHEMERAL);
-      for (const i of marked(body)) expect((body.messages![i]!.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);
+      for (const i of marked(body))
+        expect((body.messages![i]!.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);
       // The breakpoints on messages are the latest two messages the user wrote (a tool result is not one), within the provider's four.
       expect(marked(body)).toEqual(userTexts(body).slice(-2));
       expect(JSON.stringify(body).match(/"cache_control"/g)!.length).toBeLessThanOrEqual(4);
@@ -68,7 +76,9 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
       const messages = request.body.messages!;
       const readable = requests
         .slice(0, j)
-        .some(({ body }) => marked(body).some((m) => unmarked(messages.slice(0, m + 1)) === unmarked(body.messages!.slice(0, m + 1))));
+        .some(({ body }) =>
+          marked(body).some((m) => unmarked(messages.slice(0, m + 1)) === unmarked(body.messages!.slice(0, m + 1))),
+        );
       expect(readable, `request ${j}`).toBe(true);
     }
   });
@@ -76,10 +86,13 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
   it('the step past MAX_STEPS keeps the tools and the system prompt (tool_choice none) and says why in a message', async () => {
     const id = await createConversation(as('claude'));
     const answer = await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await turnIn(instance, [userMessage('loop over the guidelines')], instance.parts.context.model(), { MAX_STEPS: 2 });
+      const live = await turnIn(instance, [userMessage('loop over the guidelines')], instance.parts.context.model(), {
+        MAX_STEPS: 2,
+      });
       const reader = live.reader().getReader();
       let text = '';
-      for (let r = await reader.read(); !r.done; r = await reader.read()) if (r.value.type === 'text-delta') text += r.value.delta;
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        if (r.value.type === 'text-delta') text += r.value.delta;
       return text;
     });
     const requests = (await recorded()).filter((r) => r.api === 'messages');
@@ -88,7 +101,9 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
     expect(last!.tool_choice).toEqual({ type: 'none' });
     expect(unmarked([last!.tools, last!.system])).toBe(unmarked([first!.tools, first!.system]));
     const lastBlocks = last!.messages!.at(-1)!.content as Block[];
-    expect(lastBlocks.some((b) => b.type === 'text' && b.text?.includes('You have used all 2 tool steps of this turn'))).toBe(true);
+    expect(
+      lastBlocks.some((b) => b.type === 'text' && b.text?.includes('You have used all 2 tool steps of this turn')),
+    ).toBe(true);
     // The question's breakpoint is where it was: the steps of the turn share that entry.
     expect(unmarked(last!.messages![0])).toBe(unmarked(first!.messages![0]));
     expect((last!.messages![0]!.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);

@@ -15,9 +15,17 @@ const v2 = inject('v2Url');
 
 type Mode = 'strict' | 'fallback' | 'stateful' | 'naive';
 const control = (mode: Mode, action: string, body?: object) =>
-  fetch(`${v2}/__control/${mode}/${action}`, { method: body || action !== 'state' ? 'POST' : 'GET', ...(body ? { body: JSON.stringify(body) } : {}) });
+  fetch(`${v2}/__control/${mode}/${action}`, {
+    method: body || action !== 'state' ? 'POST' : 'GET',
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
 const serverState = async (mode: Mode) =>
-  (await control(mode, 'state')).json<{ listens: number; sessions: number; deletes: number; methods: Record<string, number> }>();
+  (await control(mode, 'state')).json<{
+    listens: number;
+    sessions: number;
+    deletes: number;
+    methods: Record<string, number>;
+  }>();
 
 async function catalogOf(id: string, as = ALICE): Promise<Record<string, ServerState>> {
   const response = await api(`/v1/conversations/${id}/catalog`, {}, as);
@@ -37,21 +45,36 @@ describe('protocol eras: what each server speaks and how it can notify', () => {
   it('2026 first, 2025 for older servers; the catalog and /v1/servers name the version', async () => {
     const id = await createConversation(ALICE);
     const servers = await catalogOf(id);
-    for (const server of ['strict', 'fallback', 'stateful', 'demo']) expect(servers[server]!.protocolVersion, server).toBe('2026-07-28');
+    for (const server of ['strict', 'fallback', 'stateful', 'demo'])
+      expect(servers[server]!.protocolVersion, server).toBe('2026-07-28');
     for (const server of ['stateful2025', 'fallback2025', 'naive', 'everything', 'demo2025'])
       expect(servers[server]!.protocolVersion, server).toBe('2025-11-25');
-    const probe = await (await api('/v1/servers', {}, ALICE)).json<{ servers: Array<{ id: string; protocolVersion?: string; status: string }> }>();
-    expect(probe.servers.find((s) => s.id === 'strict')).toMatchObject({ status: 'connected', protocolVersion: '2026-07-28' });
-    expect(probe.servers.find((s) => s.id === 'naive')).toMatchObject({ status: 'connected', protocolVersion: '2025-11-25' });
+    const probe = await (await api('/v1/servers', {}, ALICE)).json<{
+      servers: Array<{ id: string; protocolVersion?: string; status: string }>;
+    }>();
+    expect(probe.servers.find((s) => s.id === 'strict')).toMatchObject({
+      status: 'connected',
+      protocolVersion: '2026-07-28',
+    });
+    expect(probe.servers.find((s) => s.id === 'naive')).toMatchObject({
+      status: 'connected',
+      protocolVersion: '2025-11-25',
+    });
   });
 
   it('a 2026-only server asked for 2025 says which versions it supports (-32022), and the others are unaffected', async () => {
     const id = await createConversation(ALICE);
     const { strict2025, strict } = await catalogOf(id);
     expect(strict2025).toMatchObject({ status: 'error' });
-    expect(strict2025!.error).toBe('the server does not support MCP protocol version 2025-11-25; it supports: 2026-07-28');
+    expect(strict2025!.error).toBe(
+      'the server does not support MCP protocol version 2025-11-25; it supports: 2026-07-28',
+    );
     expect(strict!.status).toBe('connected');
-    const response = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'strict2025', uri: 'v2://notes/public' }, ALICE);
+    const response = await postJson(
+      `/v1/conversations/${id}/resources/read`,
+      { server: 'strict2025', uri: 'v2://notes/public' },
+      ALICE,
+    );
     expect(response.status).toBe(502);
     expect((await response.json<{ error: { message: string } }>()).error.message).toContain('it supports: 2026-07-28');
   });
@@ -72,7 +95,12 @@ describe('protocol eras: what each server speaks and how it can notify', () => {
 
 /** How a test changes a resource behind each notifying server's back: the v2 servers' control, or a demo colleague's tool call. */
 async function changeOn(server: string, uri: string, text: string) {
-  const modes: Record<string, Mode> = { strict: 'strict', fallback: 'fallback', stateful: 'stateful', stateful2025: 'stateful' };
+  const modes: Record<string, Mode> = {
+    strict: 'strict',
+    fallback: 'fallback',
+    stateful: 'stateful',
+    stateful2025: 'stateful',
+  };
   if (modes[server]) return void (await control(modes[server], 'edit', { uri, text }));
   const { connectDemoClient } = await import('./helpers/demo-client');
   const { client } = await connectDemoClient('colleague');
@@ -145,14 +173,17 @@ describe('freshness: the first read after a change returns the new text, in this
     expect(textOf(second)).toBe('volatile, version 2');
   });
 
-  it.each(['strict', 'fallback', 'stateful'] as const)('%s: ttlMs expiry — a copy past its hint is read again', async (server) => {
-    const id = await createConversation(ALICE);
-    const first = await readAs(id, server, 'v2://notes/short');
-    expect(first.hint).toEqual({ ttlMs: 1_500, cacheScope: 'public' });
-    expect((await readAs(id, server, 'v2://notes/short')).cache).toBe('memory');
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
-    expect((await readAs(id, server, 'v2://notes/short')).cache).toBe('miss');
-  });
+  it.each(['strict', 'fallback', 'stateful'] as const)(
+    '%s: ttlMs expiry — a copy past its hint is read again',
+    async (server) => {
+      const id = await createConversation(ALICE);
+      const first = await readAs(id, server, 'v2://notes/short');
+      expect(first.hint).toEqual({ ttlMs: 1_500, cacheScope: 'public' });
+      expect((await readAs(id, server, 'v2://notes/short')).cache).toBe('memory');
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      expect((await readAs(id, server, 'v2://notes/short')).cache).toBe('miss');
+    },
+  );
 });
 
 describe('list_changed: a resource added on the server appears in the catalog', () => {
@@ -180,7 +211,10 @@ describe('list_changed: a resource added on the server appears in the catalog', 
     await catalogOf(id);
     const name = `added-${crypto.randomUUID().slice(0, 8)}`;
     await control(mode, 'add', { name, text: 'a new note' });
-    await waitFor(async () => (await catalogOf(id))[server]!.resources.some((r) => r.uri === `v2://notes/${name}`), `${server}: the new note in the catalog`);
+    await waitFor(
+      async () => (await catalogOf(id))[server]!.resources.some((r) => r.uri === `v2://notes/${name}`),
+      `${server}: the new note in the catalog`,
+    );
   });
 });
 
@@ -192,7 +226,9 @@ describe('cacheScope: private copies stay with their end user, public ones are s
     await settle(await conversationStub(alice));
     const ref = (uri: string) => ({ server, uri });
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:eras', ref('v2://notes/private')))).toBeNull();
-    expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:eras:user:alice', ref('v2://notes/private')))).not.toBeNull();
+    expect(
+      await env.RESOURCE_CACHE.get(await kvKey('tenant:eras:user:alice', ref('v2://notes/private'))),
+    ).not.toBeNull();
 
     const bob = await createConversation(BOB);
     expect((await readAs(bob, server, 'v2://notes/private', BOB)).cache).toBe('miss');
@@ -202,26 +238,38 @@ describe('cacheScope: private copies stay with their end user, public ones are s
 });
 
 describe('a lost notification channel', () => {
-  it.each(['strict', 'stateful'] as const)("%s: listen stream cut by the server → that server's cached copies are dropped; it listens again", async (mode) => {
-    const id = await createConversation(ALICE);
-    await readAs(id, mode, 'v2://notes/public');
-    await readAs(id, 'demo', 'docs://test-matrix');
-    expect((await readAs(id, mode, 'v2://notes/public')).cache).toBe('memory');
-    await control(mode, 'cut-listens');
-    await waitFor(async () => ((await readAs(id, mode, 'v2://notes/public')).cache === 'miss' ? true : undefined), 'the copy to be dropped');
-    // Other servers' copies are untouched, and the channel is back.
-    expect((await readAs(id, 'demo', 'docs://test-matrix')).cache).toBe('memory');
-    await waitFor(async () => ((await serverState(mode)).listens > 0 ? true : undefined), 'a new listen stream');
-    expect((await readAs(id, mode, 'v2://notes/public')).freshness.notifications).toBe(true);
-  });
+  it.each(['strict', 'stateful'] as const)(
+    "%s: listen stream cut by the server → that server's cached copies are dropped; it listens again",
+    async (mode) => {
+      const id = await createConversation(ALICE);
+      await readAs(id, mode, 'v2://notes/public');
+      await readAs(id, 'demo', 'docs://test-matrix');
+      expect((await readAs(id, mode, 'v2://notes/public')).cache).toBe('memory');
+      await control(mode, 'cut-listens');
+      await waitFor(
+        async () => ((await readAs(id, mode, 'v2://notes/public')).cache === 'miss' ? true : undefined),
+        'the copy to be dropped',
+      );
+      // Other servers' copies are untouched, and the channel is back.
+      expect((await readAs(id, 'demo', 'docs://test-matrix')).cache).toBe('memory');
+      await waitFor(async () => ((await serverState(mode)).listens > 0 ? true : undefined), 'a new listen stream');
+      expect((await readAs(id, mode, 'v2://notes/public')).freshness.notifications).toBe(true);
+    },
+  );
 
   it('a server restart ends listen streams gracefully: copies dropped, catalogs listed again', async () => {
     const id = await createConversation(ALICE);
     await readAs(id, 'fallback', 'v2://notes/public');
     const listsBefore = (await serverState('fallback')).methods['resources/list'] ?? 0;
     await control('fallback', 'restart');
-    await waitFor(async () => ((await readAs(id, 'fallback', 'v2://notes/public')).cache === 'miss' ? true : undefined), 'the copy to be dropped');
-    await waitFor(async () => (((await serverState('fallback')).methods['resources/list'] ?? 0) > listsBefore ? true : undefined), 'the catalog listed again');
+    await waitFor(
+      async () => ((await readAs(id, 'fallback', 'v2://notes/public')).cache === 'miss' ? true : undefined),
+      'the copy to be dropped',
+    );
+    await waitFor(
+      async () => (((await serverState('fallback')).methods['resources/list'] ?? 0) > listsBefore ? true : undefined),
+      'the catalog listed again',
+    );
   });
 });
 
@@ -230,7 +278,9 @@ describe('input the server asks for (2026 multi-round-trip requests; see elicita
     const id = await createConversation(ALICE);
     const result = await callTool(await conversationStub(id), { server: 'strict', name: 'confirm_raw', arguments: {} });
     expect(result).toMatchObject({ ok: false, error: { status: 502, code: 'input_required' } });
-    expect((result as { error: { message: string } }).error.message).toContain('MCP server "strict" kept asking for input after it was answered');
+    expect((result as { error: { message: string } }).error.message).toContain(
+      'MCP server "strict" kept asking for input after it was answered',
+    );
   });
 });
 
@@ -275,7 +325,10 @@ describe('era verdicts kept across restarts', () => {
     const id = await createConversation(ALICE);
     await readAs(id, 'strict', 'v2://notes/public');
     await readAs(id, 'naive', 'v2://notes/public');
-    const probes = async () => [(await serverState('strict')).methods['server/discover'] ?? 0, (await serverState('naive')).methods['server/discover'] ?? 0];
+    const probes = async () => [
+      (await serverState('strict')).methods['server/discover'] ?? 0,
+      (await serverState('naive')).methods['server/discover'] ?? 0,
+    ];
     const before = await probes();
     await abortAllDurableObjects();
     expect((await readAs(id, 'strict', 'v2://notes/public')).contents).toHaveLength(1);
@@ -290,7 +343,9 @@ describe('era verdicts kept across restarts', () => {
     const outcome = await runInDurableObject(await conversationStub(id), async (_instance, state) => {
       const store = new ServerStateStore(state.storage.sql);
       // "moved" was a 2026 server, now a 2025 one answers at its URL; "upgraded" the other way round.
-      const { sessions: probe } = buildSessions(state.storage, [{ id: 'probe', url: `${v2}/strict`, transport: 'streamable-http' }]);
+      const { sessions: probe } = buildSessions(state.storage, [
+        { id: 'probe', url: `${v2}/strict`, transport: 'streamable-http' },
+      ]);
       await probe.ensureServer('probe');
       store.saveVerdict('moved', store.verdict('probe'));
       store.saveVerdict('upgraded', { kind: 'legacy', at: Date.now() });
@@ -308,10 +363,17 @@ describe('era verdicts kept across restarts', () => {
         upgraded: upgraded.contents.length,
         versions: states.map((s) => s.protocolVersion),
         // Read from storage as it is now (a store keeps what it last read or wrote; the sessions wrote through their own).
-        verdicts: ((stored) => [stored.verdict('moved')?.kind, stored.verdict('upgraded')?.kind])(new ServerStateStore(state.storage.sql)),
+        verdicts: ((stored) => [stored.verdict('moved')?.kind, stored.verdict('upgraded')?.kind])(
+          new ServerStateStore(state.storage.sql),
+        ),
       };
     });
-    expect(outcome).toEqual({ moved: 1, upgraded: 1, versions: ['2025-11-25', '2026-07-28'], verdicts: ['legacy', 'modern'] });
+    expect(outcome).toEqual({
+      moved: 1,
+      upgraded: 1,
+      versions: ['2025-11-25', '2026-07-28'],
+      verdicts: ['legacy', 'modern'],
+    });
   });
 });
 
@@ -320,9 +382,13 @@ describe('a server whose notifications go elsewhere', () => {
     const { buildSessions } = await import('./helpers/sessions');
     const id = await createConversation(ALICE);
     const texts = await runInDurableObject(await conversationStub(id), async (_instance, state) => {
-      const { sessions } = buildSessions(state.storage, [{ id: 'gateway', url: `${v2}/stateful`, transport: 'streamable-http', protocol: '2025-11-25' }], {
-        CACHE_MAX_AGE_MS: 1_500,
-      });
+      const { sessions } = buildSessions(
+        state.storage,
+        [{ id: 'gateway', url: `${v2}/stateful`, transport: 'streamable-http', protocol: '2025-11-25' }],
+        {
+          CACHE_MAX_AGE_MS: 1_500,
+        },
+      );
       const read = () => sessions.readResource('gateway', 'v2://notes/public', { reuseSince: Date.now() });
       const first = await read();
       // The change is made where this session does not hear of it.
@@ -357,7 +423,8 @@ describe('catalogs shared by the conversations of a tenant (KV)', () => {
     await control('stateful', 'add', { name, text: 'a new note' });
     // The conversations that listen hear list_changed: the shared copy goes, and one of them writes the new list.
     await waitFor(
-      async () => ((await catalogOf(first)).stateful!.resources.some((r) => r.uri === `v2://notes/${name}`) ? true : undefined),
+      async () =>
+        (await catalogOf(first)).stateful!.resources.some((r) => r.uri === `v2://notes/${name}`) ? true : undefined,
       'the new note listed',
     );
     const third = await createConversation(ALICE);

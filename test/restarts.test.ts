@@ -4,12 +4,24 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, inject, it } from 'vitest';
 import { api, conversationStub, createConversation } from './helpers/api';
 import { demoTaskTitles, waitFor } from './helpers/demo-client';
-import { callTools, runScriptedTurn, say, scriptedModel, stalledModel, toolResults, untilText, userMessage } from './helpers/turns';
+import {
+  callTools,
+  runScriptedTurn,
+  say,
+  scriptedModel,
+  stalledModel,
+  toolResults,
+  untilText,
+  userMessage,
+} from './helpers/turns';
 import { approveIn, turnIn } from './helpers/conversation';
 
 /** A model that starts answering, then never finishes (the Durable Object is aborted meanwhile). */
 const snapshot = async (id: string) =>
-  (await api(`/v1/conversations/${id}`)).json<{ messages: Array<UIMessage & { metadata?: { interrupted?: string } }>; pendingApprovals: unknown[] }>();
+  (await api(`/v1/conversations/${id}`)).json<{
+    messages: Array<UIMessage & { metadata?: { interrupted?: string } }>;
+    pendingApprovals: unknown[];
+  }>();
 
 describe('Durable Object aborted mid-turn', () => {
   it('the user message is kept, marked interrupted; no half answer; a resumed stream names the cause; the next turn works', async () => {
@@ -68,7 +80,11 @@ describe('Durable Object aborted mid-turn', () => {
     const stored = before.find((m) => m.role === 'user')!;
     const failing = new MockLanguageModelV4({ doStream: async () => Promise.reject(new Error('model exploded')) });
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await turnIn(instance, [stored as UIMessage], { model: failing, acceptsImages: false, spec: 'mock' });
+      const live = await turnIn(instance, [stored as UIMessage], {
+        model: failing,
+        acceptsImages: false,
+        spec: 'mock',
+      });
       const reader = live.reader().getReader();
       while (!(await reader.read()).done); // to the end: the failure and the rollback
     });
@@ -85,12 +101,18 @@ describe('Durable Object aborted mid-approval', () => {
       'create a task',
       scriptedModel(() => callTools(['demo__create_task', { title }])),
     );
-    const { pendingApprovals } = await (await api(`/v1/conversations/${id}`)).json<{ pendingApprovals: Array<{ toolCallId: string }> }>();
+    const { pendingApprovals } = await (await api(`/v1/conversations/${id}`)).json<{
+      pendingApprovals: Array<{ toolCallId: string }>;
+    }>();
     const toolCallId = pendingApprovals[0]!.toolCallId;
 
     // Approved: the tool runs, then the model stalls and the object is aborted.
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await approveIn(instance, { toolCallId, approved: true }, { model: stalledModel('Done, I created'), acceptsImages: false, spec: 'mock' });
+      const live = await approveIn(
+        instance,
+        { toolCallId, approved: true },
+        { model: stalledModel('Done, I created'), acceptsImages: false, spec: 'mock' },
+      );
       await untilText(live!.reader());
     });
     await abortAllDurableObjects();
@@ -116,11 +138,16 @@ describe('Durable Object evicted with 2025 sessions open', () => {
   // The lazy tenant's notes2025: the SDK v2 stateful server spoken in 2025-11-25 (real sessions; it counts DELETEs).
   const LAZY = { authorization: 'Bearer test-key-lazy', 'x-end-user': 'evicted' };
   const v2 = inject('v2Url');
-  const stateful = async () => (await (await fetch(`${v2}/__control/stateful/state`)).json()) as { sessions: number; deletes: number };
+  const stateful = async () =>
+    (await (await fetch(`${v2}/__control/stateful/state`)).json()) as { sessions: number; deletes: number };
   const readNote = async (id: string) => {
     const response = await api(
       `/v1/conversations/${id}/resources/read`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ server: 'notes2025', uri: 'v2://notes/public' }) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ server: 'notes2025', uri: 'v2://notes/public' }),
+      },
       LAZY,
     );
     expect(response.status).toBe(200);
@@ -128,7 +155,10 @@ describe('Durable Object evicted with 2025 sessions open', () => {
   };
 
   it.each([
-    ['the idle alarm of the next instance', async (id: string) => void (await runDurableObjectAlarm(await conversationStub(id)))],
+    [
+      'the idle alarm of the next instance',
+      async (id: string) => void (await runDurableObjectAlarm(await conversationStub(id))),
+    ],
     ['the next instance’s first connection', async (id: string) => readNote(id)],
   ])('ends the session the evicted instance left open: %s', async (_how, wake) => {
     const id = await createConversation(LAZY);

@@ -7,27 +7,46 @@ import { waitFor } from './helpers/demo-client';
 
 const demo = () => env.DEMO_MCP.getByName('demo');
 const ERAS = { authorization: 'Bearer test-key-eras', 'x-end-user': 'alice' };
-const stateful = async () => (await fetch(`${inject('v2Url')}/__control/stateful/state`)).json<{ listens: number; sessions: number; deletes: number }>();
+const stateful = async () =>
+  (await fetch(`${inject('v2Url')}/__control/stateful/state`)).json<{
+    listens: number;
+    sessions: number;
+    deletes: number;
+  }>();
 
 describe('releasing a deleted conversation', () => {
   it('after DELETE the servers hold nothing of it: 2026 listen streams closed, 2025 sessions ended', async () => {
     const id = await createConversation(ERAS);
-    const [demoListens, demoSessions, v2] = [await demo().listenerCount(), await demo().sessionCount(), await stateful()];
+    const [demoListens, demoSessions, v2] = [
+      await demo().listenerCount(),
+      await demo().sessionCount(),
+      await stateful(),
+    ];
     for (const server of ['demo', 'demo2025'])
-      expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'task://guidelines' }, ERAS)).status).toBe(200);
+      expect(
+        (await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'task://guidelines' }, ERAS)).status,
+      ).toBe(200);
     for (const server of ['stateful', 'stateful2025'])
-      expect((await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'v2://notes/public' }, ERAS)).status).toBe(200);
+      expect(
+        (await postJson(`/v1/conversations/${id}/resources/read`, { server, uri: 'v2://notes/public' }, ERAS)).status,
+      ).toBe(200);
     expect(await demo().listenerCount()).toBe(demoListens + 1);
     expect(await demo().sessionCount()).toBe(demoSessions + 1);
     expect(await stateful()).toMatchObject({ listens: v2.listens + 1, sessions: v2.sessions + 1 });
 
     expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' }, ERAS)).status).toBe(204);
     expect(await demo().sessionCount()).toBe(demoSessions);
-    await waitFor(async () => ((await demo().listenerCount()) === demoListens ? true : undefined), 'the demo listen stream to close');
+    await waitFor(
+      async () => ((await demo().listenerCount()) === demoListens ? true : undefined),
+      'the demo listen stream to close',
+    );
     const after = await stateful();
     expect(after.sessions).toBe(v2.sessions);
     expect(after.deletes).toBe(v2.deletes + 1);
-    await waitFor(async () => ((await stateful()).listens === v2.listens ? true : undefined), 'the v2 listen stream to close');
+    await waitFor(
+      async () => ((await stateful()).listens === v2.listens ? true : undefined),
+      'the v2 listen stream to close',
+    );
   });
 });
 

@@ -28,7 +28,12 @@ type Chunk = UIMessageChunk & { type: string };
  * model and settings stay set on the conversation (its continuation runs
  * from the alarm, after this returns). Returns the first stream's chunks.
  */
-async function startTaskTurn(id: string, tool: string, args: Record<string, unknown> = {}, settings: Partial<Settings> = {}) {
+async function startTaskTurn(
+  id: string,
+  tool: string,
+  args: Record<string, unknown> = {},
+  settings: Partial<Settings> = {},
+) {
   const model = scriptedModel((call, index) => {
     if (index === 0) return callTools([`jobs__${tool}`, args]);
     const result = toolResults(call.prompt).at(-1);
@@ -51,9 +56,12 @@ async function messages(id: string): Promise<UIMessage[]> {
 
 const lastAnswer = async (id: string) => (await messages(id)).at(-1)!;
 const textOf = (message: UIMessage) => message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-const taskPart = (message: UIMessage) => message.parts.find((p) => p.type === 'data-task') as { data: TaskNotice } | undefined;
+const taskPart = (message: UIMessage) =>
+  message.parts.find((p) => p.type === 'data-task') as { data: TaskNotice } | undefined;
 const toolPart = (message: UIMessage) =>
-  message.parts.find((p) => p.type.startsWith('tool-')) as { state: string; output?: unknown; errorText?: string } | undefined;
+  message.parts.find((p) => p.type.startsWith('tool-')) as
+    | { state: string; output?: unknown; errorText?: string }
+    | undefined;
 
 beforeEach(async () => {
   await fetch(`${tasksUrl}/__control/reset`, { method: 'POST' });
@@ -73,9 +81,16 @@ describe('a tool call that becomes a task', () => {
     expect(toolPart(waiting)?.state).toBe('input-available');
     expect(taskPart(waiting)?.data.status).toBe('working');
     // Nothing holds a request open: the task is followed from the object's alarm.
-    expect(await runInDurableObject(await conversationStub(id), async (_instance, state) => (await state.storage.getAlarm()) !== null)).toBe(true);
+    expect(
+      await runInDurableObject(
+        await conversationStub(id),
+        async (_instance, state) => (await state.storage.getAlarm()) !== null,
+      ),
+    ).toBe(true);
 
-    await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 10_000 }).toContain('Result: Built in 3 steps.');
+    await expect
+      .poll(async () => textOf(await lastAnswer(id)), { timeout: 10_000 })
+      .toContain('Result: Built in 3 steps.');
     const done = await lastAnswer(id);
     expect(done.id).toBe(waiting.id); // the same answer, gone on
     expect(toolPart(done)).toMatchObject({ state: 'output-available' });
@@ -90,7 +105,10 @@ describe('a tool call that becomes a task', () => {
     await startTaskTurn(id, 'explode');
     await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 10_000 }).toContain('Failed:');
     const done = await lastAnswer(id);
-    expect(toolPart(done)).toMatchObject({ state: 'output-error', errorText: expect.stringContaining('The build machine caught fire') });
+    expect(toolPart(done)).toMatchObject({
+      state: 'output-error',
+      errorText: expect.stringContaining('The build machine caught fire'),
+    });
     expect(taskPart(done)?.data.status).toBe('failed');
   });
 
@@ -106,7 +124,11 @@ describe('a tool call that becomes a task', () => {
     await startTaskTurn(id, 'wait_forever', {}, { TASK_MAX_MS: 1_000 });
     await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 10_000 }).toContain('Failed:');
     expect(toolPart(await lastAnswer(id))?.errorText).toContain('ran longer than 1 s (TASK_MAX_MS) and was cancelled');
-    expect((await serverState()).tasks[0]).toMatchObject({ tool: 'wait_forever', status: 'cancelled', cancelRequested: true });
+    expect((await serverState()).tasks[0]).toMatchObject({
+      tool: 'wait_forever',
+      status: 'cancelled',
+      cancelRequested: true,
+    });
   });
 
   it('a new message while a task runs is refused with 409 naming it; Stop cancels the task and settles the step', async () => {
@@ -118,7 +140,9 @@ describe('a tool call that becomes a task', () => {
       TASKS,
     );
     expect(refused.status).toBe(409);
-    expect(await refused.json()).toEqual({ error: { code: 'task_running', message: expect.stringContaining('"wait_forever" of MCP server "jobs"') } });
+    expect(await refused.json()).toEqual({
+      error: { code: 'task_running', message: expect.stringContaining('"wait_forever" of MCP server "jobs"') },
+    });
 
     const stopped = await api(`/v1/conversations/${id}/stream`, { method: 'DELETE' }, TASKS);
     expect(await stopped.json()).toEqual({ stopped: true });
@@ -130,7 +154,11 @@ describe('a tool call that becomes a task', () => {
     // The conversation goes on.
     const next = await api(
       `/v1/conversations/${id}/messages`,
-      { method: 'POST', body: JSON.stringify({ text: 'hello again' }), headers: { 'content-type': 'application/json' } },
+      {
+        method: 'POST',
+        body: JSON.stringify({ text: 'hello again' }),
+        headers: { 'content-type': 'application/json' },
+      },
       TASKS,
     );
     expect(next.status).toBe(200);

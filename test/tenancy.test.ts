@@ -13,7 +13,8 @@ const now = () => Math.floor(Date.now() / 1000);
 const token = (claims: Record<string, unknown>, secret = 'acme-test-signing-secret-0123456789') =>
   sign({ tid: 'acme', sub: 'carol', aud: 'mcp-ondemand', exp: now() + 600, ...claims }, secret, 'HS256');
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
-const errorOf = async (response: Response) => (await response.json<{ error: { code: string; message: string } }>()).error;
+const errorOf = async (response: Response) =>
+  (await response.json<{ error: { code: string; message: string } }>()).error;
 
 describe('authentication', () => {
   it('refuses missing or unknown credentials with 401 JSON', async () => {
@@ -39,19 +40,29 @@ describe('authentication', () => {
       .replace(/\//g, '_');
     expect((await api('/v1/conversations', { method: 'POST' }, bearer(`${h}.${forgedPayload}.${s}`))).status).toBe(401);
 
-    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ aud: 'someone-else' })))).status).toBe(401);
+    expect(
+      (await api('/v1/conversations', { method: 'POST' }, bearer(await token({ aud: 'someone-else' })))).status,
+    ).toBe(401);
     // Signed with acme's secret but claiming globex: globex's secret does not verify it.
-    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'globex' })))).status).toBe(401);
-    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'initech' })))).status).toBe(401);
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'globex' })))).status).toBe(
+      401,
+    );
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ tid: 'initech' })))).status).toBe(
+      401,
+    );
     expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ sub: '' })))).status).toBe(401);
-    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ sub: 'service' })))).status).toBe(401); // reserved for API-key callers
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ sub: 'service' })))).status).toBe(
+      401,
+    ); // reserved for API-key callers
     expect((await api('/v1/conversations', { method: 'POST' }, bearer('a.bnVsbA.b'))).status).toBe(401); // a null payload
   });
 
   it('every bad token gets the same answer: the signature is checked before the expiry', async () => {
-    const b64 = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+    const b64 = (value: unknown) =>
+      btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
     const header = b64({ alg: 'HS256', typ: 'JWT' });
-    const unsigned = (claims: Record<string, unknown>) => `${header}.${b64({ sub: 'carol', aud: 'mcp-ondemand', ...claims })}.${b64('not-a-signature')}`;
+    const unsigned = (claims: Record<string, unknown>) =>
+      `${header}.${b64({ sub: 'carol', aud: 'mcp-ondemand', ...claims })}.${b64('not-a-signature')}`;
     const answers: Array<{ status: number; error: unknown }> = [];
     for (const t of [
       unsigned({ tid: 'acme', exp: now() - 60 }),
@@ -81,14 +92,21 @@ describe('authentication', () => {
     expect(ok.headers.get('sec-websocket-protocol')).toBe('mcp-ondemand');
     ok.webSocket?.accept();
     ok.webSocket?.close();
-    const inUrl = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, { headers: { Upgrade: 'websocket' } });
+    const inUrl = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws?token=${t}`, {
+      headers: { Upgrade: 'websocket' },
+    });
     expect(inUrl.status).toBe(401);
     expect((await inUrl.json<{ error: { message: string } }>()).error.message).toContain('not accepted');
-    const refused = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket' } });
+    const refused = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+      headers: { Upgrade: 'websocket' },
+    });
     expect(refused.status).toBe(401);
     // Someone else's token names no conversation of theirs: 404.
     const other = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
-      headers: { Upgrade: 'websocket', 'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${await token({ sub: 'erin' })}` },
+      headers: {
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Protocol': `mcp-ondemand, bearer.${await token({ sub: 'erin' })}`,
+      },
     });
     expect(other.status).toBe(404);
   });
@@ -100,14 +118,27 @@ describe('ownership', () => {
     for (const as of [ACME_BOB, GLOBEX]) {
       expect((await api(`/v1/conversations/${id}`, {}, as)).status).toBe(404);
       expect((await api(`/v1/conversations/${id}/catalog`, {}, as)).status).toBe(404);
-      expect((await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'task://guidelines' }, as)).status).toBe(404);
-      expect((await postJson(`/v1/conversations/${id}/messages`, { text: 'hi' }, as)).status).toBe(404);
-      expect((await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'x', approved: true }, as)).status).toBe(404);
       expect(
-        (await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'demo', name: 'plan_day', arguments: { hours: '2' } }, as)).status,
+        (await postJson(`/v1/conversations/${id}/resources/read`, { server: 'demo', uri: 'task://guidelines' }, as))
+          .status,
+      ).toBe(404);
+      expect((await postJson(`/v1/conversations/${id}/messages`, { text: 'hi' }, as)).status).toBe(404);
+      expect(
+        (await postJson(`/v1/conversations/${id}/approvals`, { toolCallId: 'x', approved: true }, as)).status,
+      ).toBe(404);
+      expect(
+        (
+          await postJson(
+            `/v1/conversations/${id}/prompts/run?preview=1`,
+            { server: 'demo', name: 'plan_day', arguments: { hours: '2' } },
+            as,
+          )
+        ).status,
       ).toBe(404);
       expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' }, as)).status).toBe(404);
-      const ws = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', ...as } });
+      const ws = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+        headers: { Upgrade: 'websocket', ...as },
+      });
       expect(ws.status).toBe(404);
     }
     expect((await api(`/v1/conversations/${id}`)).status).toBe(200); // still there, still alice's
@@ -120,7 +151,13 @@ describe('cache isolation', () => {
     const globex = await createConversation(GLOBEX);
     const acmeRead = await read(acme, { server: 'minimal', uri: 'mini://public-note' });
     await settle(await conversationStub(acme)); // acme's copy is in KV now
-    const globexRead = await (await postJson(`/v1/conversations/${globex}/resources/read`, { server: 'minimal', uri: 'mini://public-note' }, GLOBEX)).json<{
+    const globexRead = await (
+      await postJson(
+        `/v1/conversations/${globex}/resources/read`,
+        { server: 'minimal', uri: 'mini://public-note' },
+        GLOBEX,
+      )
+    ).json<{
       cache: string;
       contents: Array<{ text: string }>;
     }>();
@@ -141,14 +178,22 @@ describe('without TENANTS', () => {
   it('runs as one open tenant (local development): no credentials needed', async () => {
     const app = createApp();
     const open = { ...env, TENANTS: '', AUTH_DISABLED: 'true' } as Env;
-    const response = await app.fetch(new Request('http://localhost/v1/conversations', { method: 'POST' }), open, createExecutionContext());
+    const response = await app.fetch(
+      new Request('http://localhost/v1/conversations', { method: 'POST' }),
+      open,
+      createExecutionContext(),
+    );
     expect(response.status).toBe(201);
   });
 
   it('is refused unless AUTH_DISABLED=true says so: a deploy that forgot TENANTS serves no one', async () => {
     const app = createApp();
     const forgot = { ...env, TENANTS: '' } as Env;
-    const response = await app.fetch(new Request('http://localhost/v1/conversations', { method: 'POST' }), forgot, createExecutionContext());
+    const response = await app.fetch(
+      new Request('http://localhost/v1/conversations', { method: 'POST' }),
+      forgot,
+      createExecutionContext(),
+    );
     expect(response.status).toBe(500);
     expect((await errorOf(response)).code).toBe('invalid_config');
   });
@@ -157,7 +202,9 @@ describe('without TENANTS', () => {
     expect(() => loadConfig({ TENANTS: '[{"id":"a","apiKeySha256":["nothex"]}]' })).toThrow(
       /TENANTS is invalid: \[0\]\.apiKeySha256\[0\]: must be a SHA-256 hex digest/,
     );
-    expect(() => loadConfig({ TENANTS: '[{"id":"a","tokenSecret":"plain-text-secret"}]' })).toThrow(/must name a Worker secret/);
+    expect(() => loadConfig({ TENANTS: '[{"id":"a","tokenSecret":"plain-text-secret"}]' })).toThrow(
+      /must name a Worker secret/,
+    );
   });
 });
 
@@ -166,7 +213,11 @@ describe('CORS per tenant', () => {
     const preflight = (origin: string) =>
       exports.default.fetch('http://localhost/v1/conversations', {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type',
+        },
       });
     const allowed = await preflight('https://app.acme.test');
     expect(allowed.status).toBe(204);
@@ -191,7 +242,8 @@ describe('CORS per tenant', () => {
 describe('turn limits', () => {
   it('past its limit a user gets 429 with Retry-After, and recovers when the window passes', async () => {
     const id = await createConversation(GLOBEX); // globex: 2 turns per user per 2 s
-    const turn = () => postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say?' }, GLOBEX);
+    const turn = () =>
+      postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say?' }, GLOBEX);
     for (let i = 0; i < 2; i++) {
       const ok = await turn();
       expect(ok.status).toBe(200);
@@ -223,11 +275,18 @@ describe('server URLs in production config', () => {
 
   it('accepts https to public hosts and paths of this Worker; development may opt out', () => {
     expect(
-      loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"https://mcp.example.com/mcp"},{"id":"d","url":"/demo/mcp"}]', DEMO_MCP_ENABLED: 'true' })
-        .mcpServers,
+      loadConfig({
+        TENANTS: tenants,
+        MCP_SERVERS: '[{"id":"s","url":"https://mcp.example.com/mcp"},{"id":"d","url":"/demo/mcp"}]',
+        DEMO_MCP_ENABLED: 'true',
+      }).mcpServers,
     ).toHaveLength(2);
     expect(
-      loadConfig({ TENANTS: tenants, MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]', ALLOW_PRIVATE_MCP_URLS: 'true' }).mcpServers,
+      loadConfig({
+        TENANTS: tenants,
+        MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]',
+        ALLOW_PRIVATE_MCP_URLS: 'true',
+      }).mcpServers,
     ).toHaveLength(1);
     expect(loadConfig({ MCP_SERVERS: '[{"id":"s","url":"http://127.0.0.1:3901/mcp"}]' }).mcpServers).toHaveLength(1); // no TENANTS: local development
   });
@@ -254,14 +313,23 @@ describe('the demo MCP server with TENANTS', () => {
     expect(response.status).toBe(404);
     expect((await errorOf(response)).code).toBe('not_found');
     // A write names no server either.
-    const write = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_task', arguments: { title: 'x' } } });
+    const write = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'create_task', arguments: { title: 'x' } },
+    });
     expect((await createApp().fetch(mcpPost(write), withoutDemo(), createExecutionContext())).status).toBe(404);
     // Enabled (the suite's config), it serves.
     expect((await createApp().fetch(mcpPost(initialize), env, createExecutionContext())).status).toBe(200);
   });
 
   it('a server configured at /demo/mcp is then a config error naming the var, not a silent failure', async () => {
-    const response = await createApp().fetch(new Request('http://localhost/v1/servers', { headers: ACME_ALICE }), withoutDemo(), createExecutionContext());
+    const response = await createApp().fetch(
+      new Request('http://localhost/v1/servers', { headers: ACME_ALICE }),
+      withoutDemo(),
+      createExecutionContext(),
+    );
     expect(response.status).toBe(500);
     const error = await errorOf(response);
     expect(error.code).toBe('invalid_config');
@@ -284,20 +352,38 @@ describe('secrets stay out of the model and the logs', () => {
       // Log lines are objects (src/observability/log.ts): their fields are what must not hold the token.
       vi
         .spyOn(console, level)
-        .mockImplementation((...args: unknown[]) => void logged.push(args.map((a) => (typeof a === 'object' ? JSON.stringify(a) : String(a))).join(' '))),
+        .mockImplementation(
+          (...args: unknown[]) =>
+            void logged.push(args.map((a) => (typeof a === 'object' ? JSON.stringify(a) : String(a))).join(' ')),
+        ),
     );
     const control = (await import('vitest')).inject('faultControlUrl');
     const id = await createConversation();
     const model = scriptedModel((_c, i) =>
-      i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/55', server: 'faulty' }], ['everything__echo', { message: 'hi' }]) : say('ok'),
+      i === 0
+        ? callTools(
+            ['read_resource', { uri: 'demo://resource/dynamic/text/55', server: 'faulty' }],
+            ['everything__echo', { message: 'hi' }],
+          )
+        : say('ok'),
     );
     try {
-      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
+      await fetch(`${control}/mode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'pass' }),
+      });
       const { runScriptedTurn } = await import('./helpers/turns');
       await runScriptedTurn(id, 'read it', model);
-      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'echo-auth' }) });
+      await fetch(`${control}/mode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'echo-auth' }),
+      });
       const failing = scriptedModel((_c, i) =>
-        i === 0 ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/56', server: 'faulty' }]) : say('ok'),
+        i === 0
+          ? callTools(['read_resource', { uri: 'demo://resource/dynamic/text/56', server: 'faulty' }])
+          : say('ok'),
       );
       await runScriptedTurn(id, 'read another', failing).catch(() => undefined);
       const sent = JSON.stringify([...model.doStreamCalls, ...failing.doStreamCalls].map((c) => c.prompt));
@@ -306,7 +392,11 @@ describe('secrets stay out of the model and the logs', () => {
       expect(logged.join('\n')).not.toContain(TOKEN);
     } finally {
       for (const spy of spies) spy.mockRestore();
-      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
+      await fetch(`${control}/mode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'pass' }),
+      });
     }
   });
 });
@@ -316,17 +406,27 @@ describe('a token that limits its user to some servers', () => {
     const unrestricted = await createConversation({ authorization: 'Bearer test-key-acme', 'x-end-user': 'frank' });
     const limited = await token({ sub: 'frank', servers: ['demo'] });
     expect((await api(`/v1/conversations/${unrestricted}`, {}, bearer(limited))).status).toBe(404);
-    const { servers } = await (await api('/v1/servers', {}, bearer(limited))).json<{ servers: Array<{ id: string }> }>();
+    const { servers } = await (await api('/v1/servers', {}, bearer(limited))).json<{
+      servers: Array<{ id: string }>;
+    }>();
     expect(servers.map((s) => s.id)).toEqual(['demo']);
   });
 
   it('creates conversations that only see those servers', async () => {
     const t = await token({ sub: 'erin', servers: ['demo'] });
     const { id } = await (await api('/v1/conversations', { method: 'POST' }, bearer(t))).json<{ id: string }>();
-    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, bearer(t))).json<{ servers: Array<{ id: string }> }>();
+    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, bearer(t))).json<{
+      servers: Array<{ id: string }>;
+    }>();
     expect(servers.map((s) => s.id)).toEqual(['demo']);
-    const other = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'everything', uri: 'demo://resource/dynamic/text/1' }, bearer(t));
+    const other = await postJson(
+      `/v1/conversations/${id}/resources/read`,
+      { server: 'everything', uri: 'demo://resource/dynamic/text/1' },
+      bearer(t),
+    );
     expect(other.status).toBe(404);
-    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ servers: 'demo' })))).status).toBe(401);
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(await token({ servers: 'demo' })))).status).toBe(
+      401,
+    );
   });
 });

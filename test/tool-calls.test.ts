@@ -9,10 +9,13 @@ const LENIENT = { authorization: 'Bearer test-key-lenient', 'x-end-user': 'alice
 const v2 = inject('v2Url');
 // "unhinted" (vitest.config.ts) is this file's and lenient-servers.test.ts's alone: its request counts are ours.
 const toolCallsSeen = async () =>
-  ((await (await fetch(`${v2}/__control/bent-strip-json-strict/state`)).json()) as { methods: Record<string, number> }).methods['tools/call'] ?? 0;
+  ((await (await fetch(`${v2}/__control/bent-strip-json-strict/state`)).json()) as { methods: Record<string, number> })
+    .methods['tools/call'] ?? 0;
 
 const errorTextOf = (chunks: UIMessageChunk[]) =>
-  chunks.flatMap((c) => (c.type === 'tool-output-error' || c.type === 'tool-input-error' || c.type === 'error' ? [c.errorText] : []));
+  chunks.flatMap((c) =>
+    c.type === 'tool-output-error' || c.type === 'tool-input-error' || c.type === 'error' ? [c.errorText] : [],
+  );
 
 describe('tool arguments are checked against the tool’s inputSchema first', () => {
   it('a call that does not fit goes back to the model naming the field; nobody is asked, the server never sees it', async () => {
@@ -34,7 +37,9 @@ describe('tool arguments are checked against the tool’s inputSchema first', ()
     expect(chunks.some((c) => c.type === 'tool-approval-request')).toBe(false);
     const errors = errorTextOf(chunks);
     expect(errors).toHaveLength(2);
-    expect(errors[0]).toMatch(/^Invalid input for tool unhinted__edit: .*argument "uri": Instance type "number" is invalid\. Expected "string"\./s);
+    expect(errors[0]).toMatch(
+      /^Invalid input for tool unhinted__edit: .*argument "uri": Instance type "number" is invalid\. Expected "string"\./s,
+    );
     expect(errors[1]).toMatch(/Instance does not have required property "text"/);
     for (const error of errors) expect(error).not.toContain('The model call failed');
     // The model got both errors, and could correct itself.
@@ -57,10 +62,17 @@ describe('failures are worded as what failed', () => {
   it('a tool result with isError names the tool and the server', async () => {
     const id = await createConversation();
     // complete_task runs without approval on the demo server (vitest.config.ts).
-    const model = scriptedModel((_call, i) => (i === 0 ? callTools(['demo__complete_task', { id: 99_999 }]) : say('no such task')));
+    const model = scriptedModel((_call, i) =>
+      i === 0 ? callTools(['demo__complete_task', { id: 99_999 }]) : say('no such task'),
+    );
     const chunks = await runScriptedTurn(id, 'complete task 99999', model);
-    expect(errorTextOf(chunks)).toEqual(['Tool "complete_task" of MCP server "demo" returned an error: No task #99999. Use list_tasks to see task ids.']);
-    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]).toMatchObject({ error: true, text: expect.stringContaining('Tool "complete_task"') });
+    expect(errorTextOf(chunks)).toEqual([
+      'Tool "complete_task" of MCP server "demo" returned an error: No task #99999. Use list_tasks to see task ids.',
+    ]);
+    expect(toolResults(model.doStreamCalls[1]!.prompt)[0]).toMatchObject({
+      error: true,
+      text: expect.stringContaining('Tool "complete_task"'),
+    });
   });
 
   it('a tool request that times out is the tool’s failure, not the model’s', async () => {

@@ -5,15 +5,21 @@ import { say, scriptedModel, sseChunks, textOfChunks } from './helpers/turns';
 import { turnIn, withModel } from './helpers/conversation';
 
 type ErrorBody = { error: { code: string; message: string } };
-const historyLength = async (id: string) => (await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length;
+const historyLength = async (id: string) =>
+  (await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length;
 
 describe('POST /v1/conversations/:id/prompts/run', () => {
   it('plan_day with hours "4": the prompt text is the turn input, and it is saved with the turn', async () => {
     const id = await createConversation();
     const model = scriptedModel(() => say('Here is your plan.'));
     const chunks = await runInDurableObject(await conversationStub(id), async (instance) => {
-      const { newMessages } = await instance.parts.requests.input({ kind: 'prompt', server: 'demo', name: 'plan_day', arguments: { hours: '4' } }, false);
-      const reader = (await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' })).reader().getReader();
+      const { newMessages } = await instance.parts.requests.input(
+        { kind: 'prompt', server: 'demo', name: 'plan_day', arguments: { hours: '4' } },
+        false,
+      );
+      const reader = (await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' }))
+        .reader()
+        .getReader();
       const out = [];
       for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
       return out;
@@ -31,7 +37,11 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
 
   it('runs over HTTP with the offline model and streams', async () => {
     const id = await createConversation();
-    const response = await postJson(`/v1/conversations/${id}/prompts/run`, { server: 'demo', name: 'review_guidelines', arguments: { focus: 'estimates' } });
+    const response = await postJson(`/v1/conversations/${id}/prompts/run`, {
+      server: 'demo',
+      name: 'review_guidelines',
+      arguments: { focus: 'estimates' },
+    });
     expect(response.status).toBe(200);
     expect(textOfChunks(await sseChunks(response)).length).toBeGreaterThan(0);
     expect(await historyLength(id)).toBe(3); // the prompt's two user messages and the answer
@@ -45,7 +55,11 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
     [{ hours: 4 }, 'argument "hours" must be a string'],
   ])('plan_day %o → 400 naming the argument; no model call, nothing stored', async (args, message) => {
     const id = await createConversation();
-    const response = await postJson(`/v1/conversations/${id}/prompts/run`, { server: 'demo', name: 'plan_day', arguments: args });
+    const response = await postJson(`/v1/conversations/${id}/prompts/run`, {
+      server: 'demo',
+      name: 'plan_day',
+      arguments: args,
+    });
     expect(response.status).toBe(400);
     const body = await response.json<ErrorBody>();
     expect(body.error.code).toBe('invalid_argument');
@@ -56,11 +70,19 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
 
   it('?preview=1 returns the rendered messages and stores nothing', async () => {
     const id = await createConversation();
-    const response = await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'demo', name: 'review_guidelines', arguments: {} });
+    const response = await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, {
+      server: 'demo',
+      name: 'review_guidelines',
+      arguments: {},
+    });
     expect(response.status).toBe(200);
-    const preview = await response.json<{ messages: Array<{ role: string; parts: Array<{ type: string; text: string }> }> }>();
+    const preview = await response.json<{
+      messages: Array<{ role: string; parts: Array<{ type: string; text: string }> }>;
+    }>();
     expect(preview.messages.map((m) => m.role)).toEqual(['user', 'user']);
-    expect(preview.messages[0]!.parts[0]!.text).toMatch(/^<resource server="demo" uri="task:\/\/guidelines" mime="text\/plain">/);
+    expect(preview.messages[0]!.parts[0]!.text).toMatch(
+      /^<resource server="demo" uri="task:\/\/guidelines" mime="text\/plain">/,
+    );
     expect(preview.messages[1]!.parts[0]!.text).toContain('Review the team guidelines above');
     expect(await historyLength(id)).toBe(0);
   });
@@ -78,14 +100,26 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
     const preview = async (name: string, args: Record<string, string>) =>
       (
         await (
-          await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'everything', name, arguments: args })
+          await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, {
+            server: 'everything',
+            name,
+            arguments: args,
+          })
         ).json<{ messages: Array<{ parts: Array<{ text: string }> }> }>()
       ).messages;
     expect((await preview('args-prompt', { city: 'Lyon' }))[0]!.parts[0]!.text).toBe("What's weather in Lyon?");
-    expect((await preview('args-prompt', { city: 'Austin', state: 'Texas' }))[0]!.parts[0]!.text).toBe("What's weather in Austin, Texas?");
+    expect((await preview('args-prompt', { city: 'Austin', state: 'Texas' }))[0]!.parts[0]!.text).toBe(
+      "What's weather in Austin, Texas?",
+    );
     const embedded = await preview('resource-prompt', { resourceType: 'Text', resourceId: '2' });
-    expect(embedded.map((m) => m.parts[0]!.text).join('\n')).toContain('<resource server="everything" uri="demo://resource/dynamic/text/2"');
-    const missing = await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, { server: 'everything', name: 'args-prompt', arguments: {} });
+    expect(embedded.map((m) => m.parts[0]!.text).join('\n')).toContain(
+      '<resource server="everything" uri="demo://resource/dynamic/text/2"',
+    );
+    const missing = await postJson(`/v1/conversations/${id}/prompts/run?preview=1`, {
+      server: 'everything',
+      name: 'args-prompt',
+      arguments: {},
+    });
     expect(missing.status).toBe(400);
     expect((await missing.json<ErrorBody>()).error.message).toContain('"city"');
   });
@@ -104,25 +138,51 @@ describe('POST /v1/conversations/:id/complete', () => {
       context: { arguments: { department: 'Engineering' } },
     });
     expect(withContext.status).toBe(200);
-    expect((await withContext.json<{ completion: { values: string[] } }>()).completion.values).toEqual(['Alice', 'Bob', 'Charlie']);
+    expect((await withContext.json<{ completion: { values: string[] } }>()).completion.values).toEqual([
+      'Alice',
+      'Bob',
+      'Charlie',
+    ]);
     const without = await complete(id, { server: 'everything', ref, argument: { name: 'name', value: '' } });
     expect((await without.json<{ completion: { values: string[] } }>()).completion.values).toEqual([]);
   });
 
   it('completes template arguments (demo customer ids), and repeats cheaply', async () => {
     const id = await createConversation();
-    const body = { server: 'demo', ref: { type: 'ref/resource', uri: 'customer://{customerId}/profile' }, argument: { name: 'customerId', value: 'g' } };
-    expect((await (await complete(id, body)).json<{ completion: { values: string[] } }>()).completion.values).toEqual(['globex']);
-    expect((await (await complete(id, body)).json<{ completion: { values: string[] } }>()).completion.values).toEqual(['globex']);
+    const body = {
+      server: 'demo',
+      ref: { type: 'ref/resource', uri: 'customer://{customerId}/profile' },
+      argument: { name: 'customerId', value: 'g' },
+    };
+    expect((await (await complete(id, body)).json<{ completion: { values: string[] } }>()).completion.values).toEqual([
+      'globex',
+    ]);
+    expect((await (await complete(id, body)).json<{ completion: { values: string[] } }>()).completion.values).toEqual([
+      'globex',
+    ]);
   });
 
   it('a server without the completions capability gives an empty list; unknown refs are 404; bad bodies 400', async () => {
     const id = await createConversation();
-    const none = await complete(id, { server: 'minimal', ref: { type: 'ref/resource', uri: 'mini://x/{y}' }, argument: { name: 'y', value: '' } });
+    const none = await complete(id, {
+      server: 'minimal',
+      ref: { type: 'ref/resource', uri: 'mini://x/{y}' },
+      argument: { name: 'y', value: '' },
+    });
     expect(none.status).toBe(200);
     expect((await none.json<{ completion: { values: string[] } }>()).completion.values).toEqual([]);
-    expect((await complete(id, { server: 'demo', ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } })).status).toBe(404);
-    expect((await complete(id, { server: 'demo', ref: { type: 'ref/other' }, argument: { name: 'x', value: '' } })).status).toBe(400);
+    expect(
+      (
+        await complete(id, {
+          server: 'demo',
+          ref: { type: 'ref/prompt', name: 'nope' },
+          argument: { name: 'x', value: '' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await complete(id, { server: 'demo', ref: { type: 'ref/other' }, argument: { name: 'x', value: '' } })).status,
+    ).toBe(400);
   });
 });
 
@@ -136,17 +196,25 @@ describe('attachments on a user message', () => {
     ).contents[0]!.text;
     const model = scriptedModel(() => say('Got them.'));
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const { newMessages } = await withModel(instance, { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 }, () =>
-        instance.parts.requests.input(
-          {
-            kind: 'message',
-            message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Check these' }] },
-            attachments: [{ uri: 'docs://test-matrix' }, { server: 'demo', uri: 'docs://quarterly-report.pdf' }],
-          },
-          false,
-        ),
+      const { newMessages } = await withModel(
+        instance,
+        { model, acceptsImages: false, spec: 'mock' },
+        { READ_WINDOW_CHARS: 4_000 },
+        () =>
+          instance.parts.requests.input(
+            {
+              kind: 'message',
+              message: { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Check these' }] },
+              attachments: [{ uri: 'docs://test-matrix' }, { server: 'demo', uri: 'docs://quarterly-report.pdf' }],
+            },
+            false,
+          ),
       );
-      const reader = (await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 })).reader().getReader();
+      const reader = (
+        await turnIn(instance, newMessages, { model, acceptsImages: false, spec: 'mock' }, { READ_WINDOW_CHARS: 4_000 })
+      )
+        .reader()
+        .getReader();
       while (!(await reader.read()).done);
     });
     const user = model.doStreamCalls[0]!.prompt.find((m) => m.role === 'user')!;
@@ -157,7 +225,9 @@ describe('attachments on a user message', () => {
     expect(windows.map((w) => /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(w)![1]).join('')).toBe(full);
     expect(texts.at(-1)).toMatch(/^\[Binary resource: application\/pdf, 1\.0 KB/);
     expect(JSON.stringify(user)).not.toContain('JVBERi0');
-    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{ messages: Array<{ metadata?: { attachments?: unknown } }> }>();
+    const { messages } = await (await api(`/v1/conversations/${id}`)).json<{
+      messages: Array<{ metadata?: { attachments?: unknown } }>;
+    }>();
     expect(messages[0]!.metadata?.attachments).toEqual([
       { server: 'demo', uri: 'docs://test-matrix' },
       { server: 'demo', uri: 'docs://quarterly-report.pdf' },
@@ -180,14 +250,18 @@ describe('attachments on a user message', () => {
     });
     expect(tooMany.status).toBe(413);
     expect((await tooMany.json<ErrorBody>()).error.code).toBe('too_many_attachments');
-    const unknown = await postJson(`/v1/conversations/${id}/messages`, { text: 'this', attachments: [{ server: 'demo', uri: 'customer://nobody/profile' }] });
+    const unknown = await postJson(`/v1/conversations/${id}/messages`, {
+      text: 'this',
+      attachments: [{ server: 'demo', uri: 'customer://nobody/profile' }],
+    });
     expect(unknown.status).toBe(404);
     expect(await historyLength(id)).toBe(2);
   });
 });
 
 describe('pinned resources', () => {
-  const systemOf = (model: ReturnType<typeof scriptedModel>, call = 0) => model.doStreamCalls[call]!.prompt.find((m) => m.role === 'system')!.content as string;
+  const systemOf = (model: ReturnType<typeof scriptedModel>, call = 0) =>
+    model.doStreamCalls[call]!.prompt.find((m) => m.role === 'system')!.content as string;
 
   it('a pinned resource is in every model call, current after resources/updated; over budget it stays in the catalog', async () => {
     const { connectDemoClient } = await import('./helpers/demo-client');
@@ -195,15 +269,24 @@ describe('pinned resources', () => {
     const first = scriptedModel(() => say('ok'));
     await runInDurableObject(await conversationStub(id), async (instance) => {
       const reader = (
-        await turnIn(instance, [{ id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], { model: first, acceptsImages: false, spec: 'mock' })
+        await turnIn(instance, [{ id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], {
+          model: first,
+          acceptsImages: false,
+          spec: 'mock',
+        })
       )
         .reader()
         .getReader();
       while (!(await reader.read()).done);
     });
     const system = systemOf(first);
-    const guidelinesSection = system.slice(system.indexOf('## Server "demo"'), system.indexOf('## Server "everything"'));
-    expect(guidelinesSection.indexOf('<instructions server="demo">')).toBeLessThan(guidelinesSection.indexOf('Pinned reference material'));
+    const guidelinesSection = system.slice(
+      system.indexOf('## Server "demo"'),
+      system.indexOf('## Server "everything"'),
+    );
+    expect(guidelinesSection.indexOf('<instructions server="demo">')).toBeLessThan(
+      guidelinesSection.indexOf('Pinned reference material'),
+    );
     expect(guidelinesSection).toContain('<resource server="demo" uri="task://guidelines"');
     expect(system).toContain('docs://test-matrix Release test matrix 4.18 [md 12K]'); // in the catalog
     expect(system).not.toContain('Release recommendation'); // not pinned: over budget
@@ -219,11 +302,15 @@ describe('pinned resources', () => {
       const next = scriptedModel(() => say('ok'));
       await runInDurableObject(await conversationStub(id), async (instance) => {
         const reader = (
-          await turnIn(instance, [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'again' }] }], {
-            model: next,
-            acceptsImages: false,
-            spec: 'mock',
-          })
+          await turnIn(
+            instance,
+            [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'again' }] }],
+            {
+              model: next,
+              acceptsImages: false,
+              spec: 'mock',
+            },
+          )
         )
           .reader()
           .getReader();
@@ -237,7 +324,11 @@ describe('pinned resources', () => {
     const { inject } = await import('vitest');
     const control = inject('faultControlUrl');
     const id = await createConversation();
-    await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'down' }) });
+    await fetch(`${control}/mode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'down' }),
+    });
     try {
       const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'hello' });
       expect(response.status).toBe(502);
@@ -247,13 +338,19 @@ describe('pinned resources', () => {
       expect(body.error.message).toContain('"faulty"');
       expect(await historyLength(id)).toBe(0);
     } finally {
-      await fetch(`${control}/mode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'pass' }) });
+      await fetch(`${control}/mode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'pass' }),
+      });
     }
     // The server is back; once its connection back-off has passed, turns run again.
     const { waitFor } = await import('./helpers/demo-client');
     const ok = await waitFor(
       async () => {
-        const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'What do the team guidelines say about owners?' });
+        const response = await postJson(`/v1/conversations/${id}/messages`, {
+          text: 'What do the team guidelines say about owners?',
+        });
         return response.status === 200 ? response : undefined;
       },
       'a turn after the server is back',
@@ -282,9 +379,15 @@ describe('optional pins that cannot be read', () => {
         ],
       };
       const { sessions, settings } = buildSessions(state.storage, [demo]);
-      const pinned = await readPinned(sessions, await sessions.catalog(), { configs: [demo], settings, reuseSince: Date.now() });
+      const pinned = await readPinned(sessions, await sessions.catalog(), {
+        configs: [demo],
+        settings,
+        reuseSince: Date.now(),
+      });
       expect(pinned.byServer.get('demo')).toHaveLength(1);
-      expect(pinned.notices).toEqual([expect.stringContaining('Pinned resource customer://nobody/profile on server "demo" was skipped: ')]);
+      expect(pinned.notices).toEqual([
+        expect.stringContaining('Pinned resource customer://nobody/profile on server "demo" was skipped: '),
+      ]);
 
       const source = new ReadableStream({
         start(controller) {

@@ -3,10 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { ACME_ALICE, api, conversationStub, createConversation } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 
-type Frame = { type: string; id?: string; body?: string; done?: boolean; error?: boolean; messages?: Array<{ role: string }> };
+type Frame = {
+  type: string;
+  id?: string;
+  body?: string;
+  done?: boolean;
+  error?: boolean;
+  messages?: Array<{ role: string }>;
+};
 
 async function openChat(id: string) {
-  const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, { headers: { Upgrade: 'websocket', ...ACME_ALICE } });
+  const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+    headers: { Upgrade: 'websocket', ...ACME_ALICE },
+  });
   expect(response.status).toBe(101);
   const socket = response.webSocket!;
   socket.accept();
@@ -25,7 +34,10 @@ const chatRequest = (id: string, text: string) =>
   JSON.stringify({
     type: 'cf_agent_use_chat_request',
     id,
-    init: { method: 'POST', body: JSON.stringify({ messages: [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] }] }) },
+    init: {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] }] }),
+    },
   });
 
 describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
@@ -35,7 +47,11 @@ describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
     await waitFor(() => frames.find((f) => f.type === 'cf_agent_chat_messages'), 'the transcript');
 
     socket.send(chatRequest('req-1', 'What do the team guidelines say about estimates?'));
-    await waitFor(() => frames.find((f) => f.type === 'cf_agent_use_chat_response' && f.id === 'req-1' && f.done), 'the end of the turn', 10_000);
+    await waitFor(
+      () => frames.find((f) => f.type === 'cf_agent_use_chat_response' && f.id === 'req-1' && f.done),
+      'the end of the turn',
+      10_000,
+    );
     const chunks = frames
       .filter((f) => f.type === 'cf_agent_use_chat_response' && f.id === 'req-1' && !f.done)
       .map((f) => JSON.parse(f.body!) as { type: string; toolName?: string; delta?: string });
@@ -51,7 +67,13 @@ describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
   it('answers a bad request with an error frame and stays usable; clear empties the history', async () => {
     const id = await createConversation();
     const { socket, frames } = await openChat(id);
-    socket.send(JSON.stringify({ type: 'cf_agent_use_chat_request', id: 'bad', init: { method: 'POST', body: '{"messages":[]}' } }));
+    socket.send(
+      JSON.stringify({
+        type: 'cf_agent_use_chat_request',
+        id: 'bad',
+        init: { method: 'POST', body: '{"messages":[]}' },
+      }),
+    );
     const error = await waitFor(() => frames.find((f) => f.id === 'bad' && f.done), 'the error frame');
     expect(error).toMatchObject({ error: true });
     socket.send(chatRequest('good', 'What do the team guidelines say about owners?'));
@@ -59,7 +81,10 @@ describe('GET /v1/conversations/:id/ws (agents chat protocol)', () => {
 
     socket.send(JSON.stringify({ type: 'cf_agent_chat_clear' }));
     await waitFor(
-      async () => ((await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length === 0 ? true : undefined),
+      async () =>
+        (await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>()).messages.length === 0
+          ? true
+          : undefined,
       'an empty history',
     );
     socket.close();
@@ -124,7 +149,11 @@ describe('the conversation Durable Object itself', () => {
     const raw: string[] = [];
     socket.addEventListener('message', (event) => raw.push(String(event.data)));
     socket.accept();
-    await waitFor(() => raw.map((r) => JSON.parse(r) as Frame).find((f) => f.type === 'cf_agent_chat_messages'), 'the transcript', 5_000);
+    await waitFor(
+      () => raw.map((r) => JSON.parse(r) as Frame).find((f) => f.type === 'cf_agent_chat_messages'),
+      'the transcript',
+      5_000,
+    );
     for (const frame of raw) expect(frame).not.toMatch(/stack|\.js:\d/);
     socket.close();
   });

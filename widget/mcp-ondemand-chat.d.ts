@@ -37,7 +37,14 @@ export type McpOndemandChatMessagePart =
 export interface McpOndemandChatToolPart {
   type: `tool-${string}`;
   toolCallId: string;
-  state: 'input-streaming' | 'input-available' | 'approval-requested' | 'approval-responded' | 'output-available' | 'output-error' | 'output-denied';
+  state:
+    | 'input-streaming'
+    | 'input-available'
+    | 'approval-requested'
+    | 'approval-responded'
+    | 'output-available'
+    | 'output-error'
+    | 'output-denied';
   input?: unknown;
   output?: unknown;
   errorText?: string;
@@ -64,7 +71,9 @@ export interface McpOndemandChatEventDetails {
   'mcp-ondemand-token-expired': { code: string };
 }
 
-export type McpOndemandChatEventMap = { [K in keyof McpOndemandChatEventDetails]: CustomEvent<McpOndemandChatEventDetails[K]> };
+export type McpOndemandChatEventMap = {
+  [K in keyof McpOndemandChatEventDetails]: CustomEvent<McpOndemandChatEventDetails[K]>;
+};
 
 /** `<mcp-ondemand-chat>`. Configured by attributes only; it has no public properties or methods of its own. */
 export interface McpOndemandChatElement extends HTMLElement {
@@ -78,7 +87,11 @@ export interface McpOndemandChatElement extends HTMLElement {
     listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown,
     options?: boolean | AddEventListenerOptions,
   ): void;
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
   removeEventListener<K extends keyof McpOndemandChatEventMap>(
     type: K,
     listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown,
@@ -89,7 +102,11 @@ export interface McpOndemandChatElement extends HTMLElement {
     listener: (this: McpOndemandChatElement, event: HTMLElementEventMap[K]) => unknown,
     options?: boolean | EventListenerOptions,
   ): void;
-  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
 }
 
 declare global {

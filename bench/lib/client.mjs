@@ -16,7 +16,8 @@ async function call(base, method, path, body) {
 export const createConversation = async (base) => (await call(base, 'POST', '/v1/conversations', {})).id;
 export const deleteConversation = (base, id) => call(base, 'DELETE', `/v1/conversations/${id}`);
 export const catalog = (base, id) => call(base, 'GET', `/v1/conversations/${id}/catalog`);
-export const readResource = (base, id, server, uri) => call(base, 'POST', `/v1/conversations/${id}/resources/read`, { server, uri });
+export const readResource = (base, id, server, uri) =>
+  call(base, 'POST', `/v1/conversations/${id}/resources/read`, { server, uri });
 
 /**
  * Runs one turn and reads its stream to the end. Returns the wall time, the
@@ -50,7 +51,8 @@ export async function runTurn(base, id, text) {
         else if (chunk.type === 'tool-output-available' && calls.get(chunk.toolCallId)?.toolName === 'read_resource') {
           const o = chunk.output;
           reads.push({ server: o.server, uri: o.uri, cache: o.cache, text: o.text });
-        } else if (chunk.type === 'tool-output-error') problems.push(`tool error: ${String(chunk.errorText).slice(0, 200)}`);
+        } else if (chunk.type === 'tool-output-error')
+          problems.push(`tool error: ${String(chunk.errorText).slice(0, 200)}`);
         else if (chunk.type === 'error') problems.push(`stream error: ${String(chunk.errorText).slice(0, 200)}`);
         else if (chunk.type === 'text-delta') answer += chunk.delta;
         else if (chunk.type === 'finish') {

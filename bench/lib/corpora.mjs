@@ -147,7 +147,11 @@ function accessLog(r, chars, facts, lastLine) {
 const PARAMS = ['id', 'cursor', 'limit', 'since', 'status', 'region', 'expand', 'currency'];
 /** An HTML API reference of about `chars` characters, one element per line; facts are <p> lines at relative positions. */
 function apiReference(r, chars, facts) {
-  const lines = ['<!doctype html>', '<html><head><title>Public API reference</title></head><body>', '<h1>Public API reference</h1>'];
+  const lines = [
+    '<!doctype html>',
+    '<html><head><title>Public API reference</title></head><body>',
+    '<h1>Public API reference</h1>',
+  ];
   let length = 0;
   let n = 0;
   while (length < chars) {
@@ -160,7 +164,8 @@ function apiReference(r, chars, facts) {
       '<table><tr><th>Parameter</th><th>Type</th><th>Description</th></tr>',
       ...Array.from(
         { length: 2 + Math.floor(r() * 3) },
-        () => `<tr><td>${pick(r, PARAMS)}</td><td>${pick(r, ['string', 'integer', 'boolean'])}</td><td>${sentence(r)}</td></tr>`,
+        () =>
+          `<tr><td>${pick(r, PARAMS)}</td><td>${pick(r, ['string', 'integer', 'boolean'])}</td><td>${sentence(r)}</td></tr>`,
       ),
       '</table>',
       `<pre><code>curl -X ${method} https://api.example.com/v1/${service}/${hex8(r)}</code></pre>`,
@@ -208,7 +213,12 @@ const SPECS = {
         title: 'Onboarding checklist',
         description: 'The first two weeks of a new engineer',
         chars: 2500,
-        facts: [{ at: 0.3, text: 'New engineers in the Atlas team receive a laptop from the vendor Northwind in their first week.' }],
+        facts: [
+          {
+            at: 0.3,
+            text: 'New engineers in the Atlas team receive a laptop from the vendor Northwind in their first week.',
+          },
+        ],
       },
       {
         slug: 'security-basics',
@@ -220,10 +230,22 @@ const SPECS = {
     ],
     questions: [
       { text: 'What is the door code for the Lisbon office?', doc: 'office-guide', expect: '4471-K' },
-      { text: 'How much does the expense policy reimburse for meals on a Berlin client visit?', doc: 'expense-policy', expect: '38 EUR' },
-      { text: 'Which vendor supplies the laptop of new engineers in the Atlas team?', doc: 'onboarding', expect: 'Northwind' },
+      {
+        text: 'How much does the expense policy reimburse for meals on a Berlin client visit?',
+        doc: 'expense-policy',
+        expect: '38 EUR',
+      },
+      {
+        text: 'Which vendor supplies the laptop of new engineers in the Atlas team?',
+        doc: 'onboarding',
+        expect: 'Northwind',
+      },
       { text: 'Where do visitors to the Lisbon office sign in?', doc: 'office-guide', expect: 'Tejo reception' },
-      { text: 'How often must passwords for the Vault admin console be rotated?', doc: 'security-basics', expect: '45 days' },
+      {
+        text: 'How often must passwords for the Vault admin console be rotated?',
+        doc: 'security-basics',
+        expect: '45 days',
+      },
       { text: 'Where are expense claims for the Berlin entity filed?', doc: 'expense-policy', expect: 'Ledgerly' },
     ],
   },
@@ -295,11 +317,23 @@ const SPECS = {
     ],
     questions: [
       { text: 'What are the core hours for the Dublin team?', doc: 'working-hours', expect: '10:00 to 15:00' },
-      { text: 'After how many minutes do pages for the Falcon service escalate?', doc: 'on-call', expect: '12 minutes' },
+      {
+        text: 'After how many minutes do pages for the Falcon service escalate?',
+        doc: 'on-call',
+        expect: '12 minutes',
+      },
       { text: 'When are releases of the Mercury app frozen?', doc: 'release-process', expect: '18 December' },
-      { text: 'How many days of leave may the Dublin team carry over into the next year?', doc: 'working-hours', expect: '5 days' },
+      {
+        text: 'How many days of leave may the Dublin team carry over into the next year?',
+        doc: 'working-hours',
+        expect: '5 days',
+      },
       { text: 'What is the daily hotel limit in London?', doc: 'travel', expect: '240 GBP' },
-      { text: 'What on-call allowance do engineers on the Falcon rotation receive?', doc: 'on-call', expect: '310 EUR' },
+      {
+        text: 'What on-call allowance do engineers on the Falcon rotation receive?',
+        doc: 'on-call',
+        expect: '310 EUR',
+      },
     ],
   },
   '500k': {
@@ -364,7 +398,17 @@ const SPECS = {
         chars: 12_000,
         facts: [],
       })),
-      ...['caching', 'rate limits', 'tenancy', 'audit trail', 'feature flags', 'schema changes', 'backups', 'job queue', 'search index'].map((s) => ({
+      ...[
+        'caching',
+        'rate limits',
+        'tenancy',
+        'audit trail',
+        'feature flags',
+        'schema changes',
+        'backups',
+        'job queue',
+        'search index',
+      ].map((s) => ({
         slug: `design/${s.replace(/ /g, '-')}`,
         title: `Design note: ${s}`,
         description: `Why and how we built ${s}`,
@@ -391,16 +435,32 @@ const SPECS = {
       })),
     ],
     questions: [
-      { text: 'What region does the Kestrel cluster fail over to, according to the payments runbook?', doc: 'runbooks/payments', expect: 'eu-north-2' },
-      { text: 'On which dashboard do the Sparrow workers report their queue depth?', doc: 'runbooks/notifications', expect: 'notif-queues-7' },
+      {
+        text: 'What region does the Kestrel cluster fail over to, according to the payments runbook?',
+        doc: 'runbooks/payments',
+        expect: 'eu-north-2',
+      },
+      {
+        text: 'On which dashboard do the Sparrow workers report their queue depth?',
+        doc: 'runbooks/notifications',
+        expect: 'notif-queues-7',
+      },
       { text: 'How often is the Lark ranking model retrained?', doc: 'design/search-ranking', expect: '14 days' },
-      { text: 'Who owns the Kestrel cluster in the payments service?', doc: 'runbooks/payments', expect: 'ledger platform group' },
+      {
+        text: 'Who owns the Kestrel cluster in the payments service?',
+        doc: 'runbooks/payments',
+        expect: 'ledger platform group',
+      },
       {
         text: 'Under the data retention policy, how long are raw audit logs from the Quokka warehouse kept?',
         doc: 'policies/data-retention',
         expect: '400 days',
       },
-      { text: 'Above what share of jobs do Sparrow worker errors page the on-call engineer?', doc: 'runbooks/notifications', expect: '2 percent' },
+      {
+        text: 'Above what share of jobs do Sparrow worker errors page the on-call engineer?',
+        doc: 'runbooks/notifications',
+        expect: '2 percent',
+      },
     ],
   },
   '5m': {
@@ -414,7 +474,10 @@ const SPECS = {
         gen: 'log',
         chars: 5_000_000,
         facts: [
-          { at: 0.0005, text: '2025-03-14T00:00:00.412Z INFO  gateway started build=2025.03.2-rc7 node=Osprey-eu-3 config=prod' },
+          {
+            at: 0.0005,
+            text: '2025-03-14T00:00:00.412Z INFO  gateway started build=2025.03.2-rc7 node=Osprey-eu-3 config=prod',
+          },
           {
             at: 0.62,
             text: '2025-03-14T13:31:54.881Z ERROR gateway req=c0ffee42 route=/v1/payments/7731 status=502 upstream=ledger-svc error="upstream reset" incident=INC-20417',
@@ -439,7 +502,9 @@ const SPECS = {
         title: 'Gateway operations runbook',
         description: 'Restarting, draining and scaling the edge gateway',
         chars: 8_000,
-        facts: [{ at: 0.5, text: 'To drain a Pelican edge node, run gatewayctl drain --grace 90s before the restart.' }],
+        facts: [
+          { at: 0.5, text: 'To drain a Pelican edge node, run gatewayctl drain --grace 90s before the restart.' },
+        ],
       },
       {
         slug: 'docs/deploy-checklist',
@@ -457,16 +522,36 @@ const SPECS = {
       },
     ],
     questions: [
-      { text: 'Which build did the gateway start with on node Osprey, according to the gateway log?', doc: 'logs/gateway.log', expect: '2025.03.2-rc7' },
+      {
+        text: 'Which build did the gateway start with on node Osprey, according to the gateway log?',
+        doc: 'logs/gateway.log',
+        expect: '2025.03.2-rc7',
+      },
       {
         text: 'What is the rate limit for the Heron export endpoint, according to the reference?',
         doc: 'api/reference.html',
         expect: '75 requests per minute',
       },
-      { text: 'How do I drain a Pelican edge node before a restart?', doc: 'docs/gateway-runbook', expect: 'gatewayctl drain' },
-      { text: 'Which incident was request c0ffee42 linked to in the gateway log?', doc: 'logs/gateway.log', expect: 'INC-20417' },
-      { text: 'How long must the canary be green before deploys to the Cormorant region?', doc: 'docs/deploy-checklist', expect: '20 minutes' },
-      { text: 'Which header names the tenant of a Heron API request?', doc: 'api/reference.html', expect: 'X-Tenant-Ref' },
+      {
+        text: 'How do I drain a Pelican edge node before a restart?',
+        doc: 'docs/gateway-runbook',
+        expect: 'gatewayctl drain',
+      },
+      {
+        text: 'Which incident was request c0ffee42 linked to in the gateway log?',
+        doc: 'logs/gateway.log',
+        expect: 'INC-20417',
+      },
+      {
+        text: 'How long must the canary be green before deploys to the Cormorant region?',
+        doc: 'docs/deploy-checklist',
+        expect: '20 minutes',
+      },
+      {
+        text: 'Which header names the tenant of a Heron API request?',
+        doc: 'api/reference.html',
+        expect: 'X-Tenant-Ref',
+      },
     ],
     fullRead: {
       text: 'Read the whole gateway log from start to end and tell me the checksum on its last line.',
@@ -497,10 +582,24 @@ export function corpus(name) {
           ? apiReference(r, d.chars, d.facts)
           : markdown(r, d.title, d.chars, d.facts);
     const uri = `corpus://c${name}/${d.slug}${d.mime ? '' : '.md'}`;
-    return { uri, slug: d.slug, title: d.title, description: d.description, mimeType: d.mime ?? 'text/markdown', text, size: Buffer.byteLength(text) };
+    return {
+      uri,
+      slug: d.slug,
+      title: d.title,
+      description: d.description,
+      mimeType: d.mime ?? 'text/markdown',
+      text,
+      size: Buffer.byteLength(text),
+    };
   });
   const resolve = (q) => ({ ...q, uri: docs.find((d) => d.slug === q.doc).uri });
-  const result = { name, title: spec.title, docs, questions: spec.questions.map(resolve), ...(spec.fullRead ? { fullRead: resolve(spec.fullRead) } : {}) };
+  const result = {
+    name,
+    title: spec.title,
+    docs,
+    questions: spec.questions.map(resolve),
+    ...(spec.fullRead ? { fullRead: resolve(spec.fullRead) } : {}),
+  };
   built.set(name, result);
   return result;
 }

@@ -71,7 +71,8 @@ export async function profiler(port) {
   const pending = new Map();
   ws.onmessage = (event) => {
     const message = JSON.parse(event.data);
-    if (message.id !== undefined && pending.has(message.id)) pending.get(message.id)(message), pending.delete(message.id);
+    if (message.id !== undefined && pending.has(message.id))
+      pending.get(message.id)(message), pending.delete(message.id);
   };
   const send = (method, params = {}) =>
     new Promise((resolve) => {
@@ -97,7 +98,8 @@ export function summarise(profile, source) {
   const modules = new Map();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
-  for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  for (let i = 0; i < profile.samples.length; i++)
+    self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   const fns = new Map();
   const files = new Map();
   let total = 0;

@@ -2,7 +2,13 @@ import { exports } from 'cloudflare:workers';
 import { Client, StreamableHTTPClientTransport, type ResponseCacheStore } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 
-const NO_CACHE: ResponseCacheStore = { get: () => undefined, set: () => 0, delete: () => {}, evict: () => {}, clear: () => {} };
+const NO_CACHE: ResponseCacheStore = {
+  get: () => undefined,
+  set: () => 0,
+  delete: () => {},
+  evict: () => {},
+  clear: () => {},
+};
 
 /**
  * A plain SDK v2 client of the demo server in this Durable Object, over the
@@ -19,6 +25,10 @@ export async function directDemoClient(era: 'modern' | 'legacy', { cache = false
       ...(cache ? {} : { responseCacheStore: NO_CACHE }),
     },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL('http://self.internal/demo/mcp'), { fetch: (i, init) => exports.default.fetch(i, init) }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('http://self.internal/demo/mcp'), {
+      fetch: (i, init) => exports.default.fetch(i, init),
+    }),
+  );
   return client;
 }

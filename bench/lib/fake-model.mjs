@@ -42,7 +42,8 @@ export async function startFakeModel({ port, decide, keepBodies = true }) {
     req.on('data', (c) => chunks.push(c));
     const at = Date.now();
     req.on('end', async () => {
-      if (req.url === '/__requests') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(requests));
+      if (req.url === '/__requests')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(requests));
       if (req.url === '/__reset') return void ((requests = []), res.writeHead(204).end());
       const api = ROUTES[Object.keys(ROUTES).find((path) => req.url?.split('?')[0].endsWith(path)) ?? ''];
       if (req.method !== 'POST' || !api) return void res.writeHead(404).end();
@@ -55,10 +56,20 @@ export async function startFakeModel({ port, decide, keepBodies = true }) {
         chat = api === 'chat' ? body : api === 'messages' ? messagesToChat(body) : responsesToChat(body, items);
         step = decide(chat, { bytes: raw.byteLength, api });
       } catch (error) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error?.message ?? error) } }));
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: String(error?.message ?? error) } }));
         return;
       }
-      requests.push({ api, bytes: raw.byteLength, body: keepBodies ? body : undefined, chat: keepBodies ? chat : undefined, step, headers: req.headers, at });
+      requests.push({
+        api,
+        bytes: raw.byteLength,
+        body: keepBodies ? body : undefined,
+        chat: keepBodies ? chat : undefined,
+        step,
+        headers: req.headers,
+        at,
+      });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const usage = { input: Math.ceil(raw.byteLength / 4), output: 5 };
       const writer = { chat: writeChat, responses: writeResponses, messages: writeMessages }[api];
@@ -90,7 +101,10 @@ export function contentText(content) {
 }
 
 /** `step.text` in the pieces a model would stream: word by word, or `chunkChars` at a time. */
-const pieces = (step) => (step.chunkChars ? (step.text.match(new RegExp(`[^]{1,${step.chunkChars}}`, 'g')) ?? []) : (step.text.match(/\S+\s*/g) ?? []));
+const pieces = (step) =>
+  step.chunkChars
+    ? (step.text.match(new RegExp(`[^]{1,${step.chunkChars}}`, 'g')) ?? [])
+    : (step.text.match(/\S+\s*/g) ?? []);
 const sse = (res, data, event) => res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
 const pause = (ms) => (ms ? new Promise((r) => setTimeout(r, ms)) : undefined);
 
@@ -116,19 +130,29 @@ function messagesToChat(body) {
         role: 'assistant',
         content: text(blocks) || null,
         ...(calls.length
-          ? { tool_calls: calls.map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } })) }
+          ? {
+              tool_calls: calls.map((b) => ({
+                id: b.id,
+                type: 'function',
+                function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) },
+              })),
+            }
           : {}),
       });
       continue;
     }
-    for (const b of blocks.filter((b) => b.type === 'tool_result')) messages.push({ role: 'tool', tool_call_id: b.tool_use_id, content: text(b.content) });
+    for (const b of blocks.filter((b) => b.type === 'tool_result'))
+      messages.push({ role: 'tool', tool_call_id: b.tool_use_id, content: text(b.content) });
     const said = text(blocks);
     if (said) messages.push({ role: 'user', content: said });
   }
   const tools =
     body.tool_choice?.type === 'none'
       ? []
-      : (body.tools ?? []).map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } }));
+      : (body.tools ?? []).map((t) => ({
+          type: 'function',
+          function: { name: t.name, description: t.description, parameters: t.input_schema },
+        }));
   return { model: body.model, messages, tools };
 }
 
@@ -157,7 +181,10 @@ function responsesToChat(body, items) {
       ? []
       : (body.tools ?? [])
           .filter((t) => t.type === 'function')
-          .map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+          .map((t) => ({
+            type: 'function',
+            function: { name: t.name, description: t.description, parameters: t.parameters },
+          }));
   return { model: body.model, messages, tools };
 }
 
@@ -165,7 +192,13 @@ function responsesToChat(body, items) {
 
 async function writeChat(res, step, usage, nextId) {
   const send = (delta, finish = null) =>
-    sse(res, { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] });
+    sse(res, {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'fake',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
   if ('toolCalls' in step) {
     send({
       role: 'assistant',
@@ -197,24 +230,60 @@ async function writeResponses(res, step, usage, nextId, items) {
   if ('toolCalls' in step) {
     step.toolCalls.forEach((call, index) => {
       const n = nextId();
-      const item = { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: call.name, arguments: JSON.stringify(call.args) };
-      sse(res, { type: 'response.output_item.added', output_index: index, item: { ...item, arguments: '' } }, 'response.output_item.added');
-      sse(res, { type: 'response.output_item.done', output_index: index, item: { ...item, status: 'completed' } }, 'response.output_item.done');
+      const item = {
+        type: 'function_call',
+        id: `fc_${n}`,
+        call_id: `call_${n}`,
+        name: call.name,
+        arguments: JSON.stringify(call.args),
+      };
+      sse(
+        res,
+        { type: 'response.output_item.added', output_index: index, item: { ...item, arguments: '' } },
+        'response.output_item.added',
+      );
+      sse(
+        res,
+        { type: 'response.output_item.done', output_index: index, item: { ...item, status: 'completed' } },
+        'response.output_item.done',
+      );
       done.push(item);
     });
   } else {
-    const item = { type: 'message', id: `msg_${nextId()}`, role: 'assistant', content: [{ type: 'output_text', text: step.text }] };
-    sse(res, { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: item.id } }, 'response.output_item.added');
+    const item = {
+      type: 'message',
+      id: `msg_${nextId()}`,
+      role: 'assistant',
+      content: [{ type: 'output_text', text: step.text }],
+    };
+    sse(
+      res,
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: item.id } },
+      'response.output_item.added',
+    );
     for (const piece of pieces(step)) {
       if (res.destroyed) return;
-      sse(res, { type: 'response.output_text.delta', item_id: item.id, output_index: 0, delta: piece }, 'response.output_text.delta');
+      sse(
+        res,
+        { type: 'response.output_text.delta', item_id: item.id, output_index: 0, delta: piece },
+        'response.output_text.delta',
+      );
       await pause(step.delayMs);
     }
-    sse(res, { type: 'response.output_item.done', output_index: 0, item: { type: 'message', id: item.id } }, 'response.output_item.done');
+    sse(
+      res,
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'message', id: item.id } },
+      'response.output_item.done',
+    );
     done.push(item);
   }
   for (const item of done) items.set(item.id, item);
-  const u = { input_tokens: usage.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.output, total_tokens: usage.input + usage.output };
+  const u = {
+    input_tokens: usage.input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.output,
+    total_tokens: usage.input + usage.output,
+  };
   sse(res, { type: 'response.completed', response: { usage: u } }, 'response.completed');
   res.end();
 }
@@ -223,12 +292,26 @@ async function writeMessages(res, step, usage, nextId) {
   const ev = (data) => sse(res, data, data.type);
   ev({
     type: 'message_start',
-    message: { id: `msg_${nextId()}`, role: 'assistant', model: 'fake', content: [], usage: { input_tokens: usage.input, output_tokens: 1 } },
+    message: {
+      id: `msg_${nextId()}`,
+      role: 'assistant',
+      model: 'fake',
+      content: [],
+      usage: { input_tokens: usage.input, output_tokens: 1 },
+    },
   });
   if ('toolCalls' in step) {
     step.toolCalls.forEach((call, index) => {
-      ev({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: `toolu_${nextId()}`, name: call.name, input: {} } });
-      ev({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.args) } });
+      ev({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: `toolu_${nextId()}`, name: call.name, input: {} },
+      });
+      ev({
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.args) },
+      });
       ev({ type: 'content_block_stop', index });
     });
   } else {
@@ -240,7 +323,11 @@ async function writeMessages(res, step, usage, nextId) {
     }
     ev({ type: 'content_block_stop', index: 0 });
   }
-  ev({ type: 'message_delta', delta: { stop_reason: 'toolCalls' in step ? 'tool_use' : 'end_turn' }, usage: { output_tokens: usage.output } });
+  ev({
+    type: 'message_delta',
+    delta: { stop_reason: 'toolCalls' in step ? 'tool_use' : 'end_turn' },
+    usage: { output_tokens: usage.output },
+  });
   ev({ type: 'message_stop' });
   res.end();
 }

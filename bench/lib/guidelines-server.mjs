@@ -12,7 +12,12 @@
 //   node bench/lib/guidelines-server.mjs 8830     # standalone: http://127.0.0.1:8830/mcp
 import http from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 
 export const GUIDELINES_URI = 'task://guidelines';
 const GUIDELINES = `Team guidelines (Acme Tasks)
@@ -26,9 +31,10 @@ const GUIDELINES = `Team guidelines (Acme Tasks)
 const HOUR = 3_600_000;
 /** A larger document beside them, as the demo has (its 12 KB test matrix): the corpus is too big to inline in the prompt. */
 const MATRIX_URI = 'docs://test-matrix';
-const MATRIX = Array.from({ length: 200 }, (_, i) => `| product ${i} | release 4.${i % 20} | tested on staging and production, owner team ${i % 7} |`).join(
-  '\n',
-);
+const MATRIX = Array.from(
+  { length: 200 },
+  (_, i) => `| product ${i} | release 4.${i % 20} | tested on staging and production, owner team ${i % 7} |`,
+).join('\n');
 
 /** What the server serves now: `edit()` changes the guidelines (the soak's updates) and notifies whoever follows them. */
 const state = { guidelines: GUIDELINES };
@@ -97,7 +103,11 @@ export async function startGuidelinesServer({ port }) {
     const id = request.headers.get('mcp-session-id');
     if (id) {
       const session = sessions.get(id);
-      if (!session) return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
+      if (!session)
+        return Response.json(
+          { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+          { status: 404 },
+        );
       return session.handleRequest(request);
     }
     const subscriptions = new Set();
@@ -110,7 +120,10 @@ export async function startGuidelinesServer({ port }) {
     await server.connect(transport);
     return transport.handleRequest(request);
   };
-  const node = toNodeHandler({ fetch: async (request) => ((await isLegacyRequest(request)) ? legacy(request) : modern.fetch(request)) }, { onerror: () => {} });
+  const node = toNodeHandler(
+    { fetch: async (request) => ((await isLegacyRequest(request)) ? legacy(request) : modern.fetch(request)) },
+    { onerror: () => {} },
+  );
   const server = http.createServer((req, res) => {
     if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return void res.writeHead(404).end();
     const method = req.headers['mcp-method'];
@@ -129,7 +142,8 @@ export async function startGuidelinesServer({ port }) {
       state.guidelines = text;
       modern.notify.resourceUpdated(GUIDELINES_URI);
       for (const session of sessions.values()) {
-        if (session.subscriptions.has(GUIDELINES_URI)) void session.mcp.server.sendResourceUpdated({ uri: GUIDELINES_URI }).catch(() => {});
+        if (session.subscriptions.has(GUIDELINES_URI))
+          void session.mcp.server.sendResourceUpdated({ uri: GUIDELINES_URI }).catch(() => {});
       }
     },
     requests: () => ({ ...methods }),

@@ -96,7 +96,8 @@ export const clearTokenMemo = () => ids.clear();
 /** Tokens of what the model produced for one request: the answer text, or each tool call's name and JSON arguments. */
 export function outputTokens(step) {
   if (!step) return 0;
-  if ('toolCalls' in step) return step.toolCalls.reduce((n, c) => n + tokens(c.name) + tokens(JSON.stringify(c.args ?? {})), 0);
+  if ('toolCalls' in step)
+    return step.toolCalls.reduce((n, c) => n + tokens(c.name) + tokens(JSON.stringify(c.args ?? {})), 0);
   return tokens(step.text ?? '');
 }
 
@@ -147,12 +148,16 @@ export function anthropicBlocks(body) {
     );
   }
   const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
-  for (const b of system) push({ part: 'system', type: b.type, text: blockText(b), mark: !!b.cache_control }, unmarked(b));
+  for (const b of system)
+    push({ part: 'system', type: b.type, text: blockText(b), mark: !!b.cache_control }, unmarked(b));
   hash = sha(hash, `tool_choice ${JSON.stringify(body.tool_choice ?? null)}`);
   (body.messages ?? []).forEach((m, i) => {
     const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content ?? []);
     blocks.forEach((b, j) => {
-      push({ part: 'messages', message: i, role: m.role, type: b.type, text: blockText(b), mark: !!b?.cache_control }, unmarked([j === 0 ? m.role : '', b]));
+      push(
+        { part: 'messages', message: i, role: m.role, type: b.type, text: blockText(b), mark: !!b?.cache_control },
+        unmarked([j === 0 ? m.role : '', b]),
+      );
     });
   });
   return out;
@@ -172,7 +177,10 @@ export function anthropicBlocks(body) {
  * @param {Array<{ body: any, at?: number }>} requests
  * @returns {Array<{ input: number, cached: number, written: number, uncached: number, breakpoints: number, readAt: number, blocks: number }>}
  */
-export function anthropicUsage(requests, { minCacheable, ttlMs = ANTHROPIC_CACHE.ttlMs, lookbackBlocks = ANTHROPIC_CACHE.lookbackBlocks } = {}) {
+export function anthropicUsage(
+  requests,
+  { minCacheable, ttlMs = ANTHROPIC_CACHE.ttlMs, lookbackBlocks = ANTHROPIC_CACHE.lookbackBlocks } = {},
+) {
   if (!minCacheable) throw new Error('anthropicUsage: minCacheable is required');
   /** prefix hash → last use (ms) */
   const entries = new Map();
@@ -181,7 +189,9 @@ export function anthropicUsage(requests, { minCacheable, ttlMs = ANTHROPIC_CACHE
     const input = blocks.at(-1)?.end ?? 0;
     const marks = blocks.flatMap((b, i) => (b.mark ? [i] : []));
     if (marks.length > ANTHROPIC_CACHE.maxBreakpoints)
-      throw new Error(`${marks.length} cache breakpoints in one request (the API allows ${ANTHROPIC_CACHE.maxBreakpoints})`);
+      throw new Error(
+        `${marks.length} cache breakpoints in one request (the API allows ${ANTHROPIC_CACHE.maxBreakpoints})`,
+      );
     let readAt = -1;
     for (const m of marks) {
       for (let p = m; p >= Math.max(0, m - lookbackBlocks); p--) {
@@ -200,7 +210,15 @@ export function anthropicUsage(requests, { minCacheable, ttlMs = ANTHROPIC_CACHE
       entries.set(blocks[m].hash, at);
       upTo = Math.max(upTo, blocks[m].end);
     }
-    return { input, cached, written: upTo - cached, uncached: input - upTo, breakpoints: marks.length, readAt, blocks: blocks.length };
+    return {
+      input,
+      cached,
+      written: upTo - cached,
+      uncached: input - upTo,
+      breakpoints: marks.length,
+      readAt,
+      blocks: blocks.length,
+    };
   });
 }
 
@@ -221,7 +239,8 @@ export function anthropicDivergence(previous, body) {
 
 // ---- OpenAI Responses --------------------------------------------------------------------
 
-const partsText = (content) => (typeof content === 'string' ? content : (content ?? []).map((p) => p.text ?? '').join(''));
+const partsText = (content) =>
+  typeof content === 'string' ? content : (content ?? []).map((p) => p.text ?? '').join('');
 
 /**
  * A Responses request as token ids, in a stable order: tools, instructions,
@@ -229,7 +248,8 @@ const partsText = (content) => (typeof content === 'string' ? content : (content
  */
 export function openaiTokenIds(body, resolve = () => undefined) {
   const texts = [];
-  for (const t of body.tools ?? []) texts.push(JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }));
+  for (const t of body.tools ?? [])
+    texts.push(JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }));
   if (body.instructions) texts.push(body.instructions);
   for (const entry of body.input ?? []) {
     const item = entry.type === 'item_reference' ? resolve(entry.id) : entry;
@@ -262,7 +282,10 @@ function commonPrefix(a, b) {
  * @param {Array<{ body: any }>} requests
  * @returns {Array<{ input: number, cached: number, written: 0, uncached: number, common: number }>}
  */
-export function openaiUsage(requests, { resolve, cache = true, minTokens = OPENAI_CACHE.minTokens, stepTokens = OPENAI_CACHE.stepTokens } = {}) {
+export function openaiUsage(
+  requests,
+  { resolve, cache = true, minTokens = OPENAI_CACHE.minTokens, stepTokens = OPENAI_CACHE.stepTokens } = {},
+) {
   const seen = new Map();
   return requests.map(({ body }) => {
     const t = openaiTokenIds(body, resolve);
@@ -281,14 +304,22 @@ export function openaiUsage(requests, { resolve, cache = true, minTokens = OPENA
 
 /** USD for one request's usage (`cached`, `written`, `uncached`, `output` tokens) at `price`. */
 export function dollars(u, price) {
-  return (u.uncached * price.input + u.written * (price.cacheWrite ?? price.input) + u.cached * price.cacheRead + u.output * price.output) / 1e6;
+  return (
+    (u.uncached * price.input +
+      u.written * (price.cacheWrite ?? price.input) +
+      u.cached * price.cacheRead +
+      u.output * price.output) /
+    1e6
+  );
 }
 
 // ---- what a pasting host sends -----------------------------------------------------------
 
 /** Every document in one system prompt, as bench:bytes pastes them. */
 export function pastePrompt(docs, server = 'corpus') {
-  const blocks = docs.map((d) => `<resource uri="${d.uri}" title="${d.title}" mime="${d.mimeType}">\n${d.text}\n</resource>`);
+  const blocks = docs.map(
+    (d) => `<resource uri="${d.uri}" title="${d.title}" mime="${d.mimeType}">\n${d.text}\n</resource>`,
+  );
   return `You are a helpful assistant. Answer from these documents of the server "${server}":\n\n${blocks.join('\n\n')}`;
 }
 
@@ -312,7 +343,10 @@ export function pasteAnthropic(prompt, turns, { cache, model = 'claude-sonnet-4-
       messages: [...history, { role: 'user', content: [{ type: 'text', text: t.question, ...mark }] }],
       stream: true,
     };
-    history.push({ role: 'user', content: [{ type: 'text', text: t.question }] }, { role: 'assistant', content: [{ type: 'text', text: t.answer }] });
+    history.push(
+      { role: 'user', content: [{ type: 'text', text: t.question }] },
+      { role: 'assistant', content: [{ type: 'text', text: t.answer }] },
+    );
     return body;
   });
 }
@@ -321,7 +355,12 @@ export function pasteAnthropic(prompt, turns, { cache, model = 'claude-sonnet-4-
 export function pasteOpenAI(prompt, turns, { model = 'gpt-4.1', key = 'paste' } = {}) {
   const history = [{ role: 'system', content: prompt }];
   return turns.map((t) => {
-    const body = { model, input: [...history, { role: 'user', content: [{ type: 'input_text', text: t.question }] }], prompt_cache_key: key, stream: true };
+    const body = {
+      model,
+      input: [...history, { role: 'user', content: [{ type: 'input_text', text: t.question }] }],
+      prompt_cache_key: key,
+      stream: true,
+    };
     history.push(
       { role: 'user', content: [{ type: 'input_text', text: t.question }] },
       { role: 'assistant', content: [{ type: 'output_text', text: t.answer }] },

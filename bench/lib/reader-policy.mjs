@@ -28,7 +28,8 @@ const STOP = new Set(
 );
 const stem = (w) => w.replace(/(ings|ing|ies|es|s|ed)$/, '').replace(/e$/, '') || w;
 /** A text's words as the policy compares them: lower case, stop words out, crudely stemmed (exported for skills-policy.mjs). */
-export const words = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem);
+export const words = (text) =>
+  (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem);
 
 /** The question's words, and its keys: capitalised words past the first, and words with digits. */
 export function analyse(question) {
@@ -40,7 +41,12 @@ export function analyse(question) {
       .flatMap(words),
   );
   for (const w of raw.slice(0, 1)) if (/\d/.test(w)) for (const k of words(w)) keys.add(k);
-  return { text: question, terms: new Set(words(question)), keys, full: /\b(whole|entire|from start to end|every line)\b/i.test(question) };
+  return {
+    text: question,
+    terms: new Set(words(question)),
+    keys,
+    full: /\b(whole|entire|from start to end|every line)\b/i.test(question),
+  };
 }
 
 /** The sentence or line of `texts` that answers `q`, or undefined. */
@@ -128,7 +134,8 @@ export function bestEntry(q, list) {
 /** The `{uri, server, offset}` a read window ends with, if there is more. */
 export function continuation(text) {
   const m =
-    /call read_resource with (\{[^\n]*?\}) for the next part/.exec(text) ?? [...text.matchAll(/(\{"uri":"[^"\n]+"[^{}\n]*"offset":\d+[^{}\n]*\})/g)].at(-1);
+    /call read_resource with (\{[^\n]*?\}) for the next part/.exec(text) ??
+    [...text.matchAll(/(\{"uri":"[^"\n]+"[^{}\n]*"offset":\d+[^{}\n]*\})/g)].at(-1);
   try {
     return m ? JSON.parse(m[1]) : undefined;
   } catch {
@@ -143,7 +150,10 @@ const windowOf = (text) => {
 };
 
 /** What a model would type as a search query: the question's words, stop words left out ("c0ffee42 incident gateway log"). */
-const queryOf = (q) => (q.text.match(/[\p{L}\p{N}][\p{L}\p{N}-]*/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w.toLowerCase())).join(' ');
+const queryOf = (q) =>
+  (q.text.match(/[\p{L}\p{N}][\p{L}\p{N}-]*/gu) ?? [])
+    .filter((w) => w.length > 1 && !STOP.has(w.toLowerCase()))
+    .join(' ');
 
 const text = (t) => ({ text: t });
 const call = (name, args) => ({ toolCalls: [{ name, args }] });
@@ -160,7 +170,12 @@ export function createReaderPolicy({ fullReadByteCap = Infinity, windowChars = 2
   const turnBytes = new Map();
   return function decide(body, request = { bytes: 0 }) {
     const messages = body.messages ?? [];
-    const contentOf = (m) => (typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
+    const contentOf = (m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((p) => p?.text ?? '').join('')
+          : '';
     const system = messages
       .filter((m) => m.role === 'system')
       .map(contentOf)
@@ -183,7 +198,12 @@ export function createReaderPolicy({ fullReadByteCap = Infinity, windowChars = 2
         } catch {}
         calls.set(c.id, { name: c.function.name, args });
       }
-      if (m.role === 'tool') results.push({ ...(calls.get(m.tool_call_id) ?? { name: '?', args: {} }), text: contentOf(m), current: i > lastUser });
+      if (m.role === 'tool')
+        results.push({
+          ...(calls.get(m.tool_call_id) ?? { name: '?', args: {} }),
+          text: contentOf(m),
+          current: i > lastUser,
+        });
     });
     const current = results.filter((r) => r.current);
     const reads = current.filter((r) => r.name === 'read_resource');
@@ -205,7 +225,9 @@ export function createReaderPolicy({ fullReadByteCap = Infinity, windowChars = 2
             `I stopped reading ${last.args.uri} at character ${where?.to ?? '?'} of ${where?.total ?? '?'} after ${reads.length} parts${sent >= fullReadByteCap ? ' (the benchmark cap on bytes per turn)' : ''}.`,
           );
         const lines = last.text.split('\n').filter((l) => l.trim() && !/^<\/?resource\b|^\[/.test(l.trim()));
-        return text(`I read ${last.args.uri} to the end in ${reads.length} parts. Its last line is: "${lines.at(-1) ?? ''}"`);
+        return text(
+          `I read ${last.args.uri} to the end in ${reads.length} parts. Its last line is: "${lines.at(-1) ?? ''}"`,
+        );
       }
       // Not in this window: search the rest when the service can (the catalog may not have said the doc was long), else read on.
       if (next && offered.has('search_resource') && !current.some((r) => r.name === 'search_resource')) {
@@ -214,13 +236,18 @@ export function createReaderPolicy({ fullReadByteCap = Infinity, windowChars = 2
       if (next && offered.has('read_resource')) return call('read_resource', next);
     } else if (last?.name === 'search_resource' && offered.has('read_resource')) {
       const offset = /offset"?\s*[:=]?\s*(\d+)/i.exec(last.text)?.[1];
-      if (offset !== undefined) return call('read_resource', withServer({ uri: last.args.uri, offset: Number(offset) }, last.args.server));
+      if (offset !== undefined)
+        return call('read_resource', withServer({ uri: last.args.uri, offset: Number(offset) }, last.args.server));
     } else if (last?.name === 'list_resources' && offered.has('read_resource')) {
       const found = bestEntry(q, entries(last.text)) ?? bestEntry(q, entries(system));
       if (found) return call('read_resource', withServer({ uri: found.uri }, found.server));
     }
     if (current.length || !offered.has('read_resource')) {
-      const what = reads.length ? `${reads.length} part(s) of ${reads[0].args.uri}` : current.length ? current.map((r) => r.name).join(', ') : 'nothing';
+      const what = reads.length
+        ? `${reads.length} part(s) of ${reads[0].args.uri}`
+        : current.length
+          ? current.map((r) => r.name).join(', ')
+          : 'nothing';
       return text(`I could not find the answer; I read ${what}.`);
     }
 

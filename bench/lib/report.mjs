@@ -33,6 +33,9 @@ export function writeSection(file, name, content) {
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const from = current.indexOf(begin);
   const to = current.indexOf(end);
-  const next = from >= 0 && to > from ? current.slice(0, from) + block + current.slice(to + end.length) : `${current.trimEnd()}\n\n${block}\n`;
+  const next =
+    from >= 0 && to > from
+      ? current.slice(0, from) + block + current.slice(to + end.length)
+      : `${current.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, next);
 }

@@ -12,7 +12,10 @@ export const LONG_MARK = '[long]';
 export const STEADY_ANSWER =
   'The guidelines say to estimate in hours and never more than eight hours for a single task. Anything bigger should be split into smaller tasks, each with one owner, and picked up at the daily stand-up when nobody has claimed it yet.';
 
-const WORDS = 'the team plans work in small tasks each with one owner and an estimate in hours bugs found in production come first'.split(' ');
+const WORDS =
+  'the team plans work in small tasks each with one owner and an estimate in hours bugs found in production come first'.split(
+    ' ',
+  );
 /** 500 tokens of ~4 characters, streamed 4 characters per chunk. */
 export const LONG_TOKENS = 500;
 export const LONG_ANSWER = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS.length])
@@ -23,7 +26,10 @@ export const LONG_ANSWER = Array.from({ length: 400 }, (_, i) => WORDS[i % WORDS
 export function decide(body) {
   const messages = body.messages ?? [];
   const last = messages.at(-1);
-  if (last?.role !== 'tool') return { toolCalls: [{ name: 'read_resource', args: { uri: 'task://guidelines', server: 'demo' } }] };
+  if (last?.role !== 'tool')
+    return { toolCalls: [{ name: 'read_resource', args: { uri: 'task://guidelines', server: 'demo' } }] };
   const user = messages.findLast((m) => m.role === 'user');
-  return contentText(user?.content).includes(LONG_MARK) ? { text: LONG_ANSWER, chunkChars: 4 } : { text: STEADY_ANSWER };
+  return contentText(user?.content).includes(LONG_MARK)
+    ? { text: LONG_ANSWER, chunkChars: 4 }
+    : { text: STEADY_ANSWER };
 }

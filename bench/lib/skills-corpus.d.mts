@@ -15,7 +15,15 @@ export interface Question {
 }
 export const SERVER_ID: string;
 export const TEAM_SKILLS: Array<SkillSpec & { fact: { file: string; text: string } }>;
-export const TEAM_DOCS: Array<{ uri: string; name: string; title: string; description: string; mimeType: string; size: number; text: string }>;
+export const TEAM_DOCS: Array<{
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  size: number;
+  text: string;
+}>;
 export const QUESTIONS: Question[];
 export const COST_TURNS: Question[];
 export function skillUri(name: string, path?: string): string;

@@ -24,32 +24,51 @@ export const TEAM_SKILLS = [
     name: 'estimate-a-task',
     description:
       "Estimate a task in hours the way this team does - split it, size each part, and check the result against the team's checklist and guidelines.",
-    fact: { file: 'checklist.md', text: 'Anything that touches the Kestrel ledger gets a fixed 3-hour buffer for the reconciliation run.' },
+    fact: {
+      file: 'checklist.md',
+      text: 'Anything that touches the Kestrel ledger gets a fixed 3-hour buffer for the reconciliation run.',
+    },
   },
   {
     name: 'write-release-notes',
-    description: 'Write release notes for a version from the test matrix - what is supported, what changed, what is known to fail.',
-    fact: { file: 'template.md', text: 'Release notes for the Osprey mobile app are posted in #osprey-releases before 16:00 UTC on release day.' },
+    description:
+      'Write release notes for a version from the test matrix - what is supported, what changed, what is known to fail.',
+    fact: {
+      file: 'template.md',
+      text: 'Release notes for the Osprey mobile app are posted in #osprey-releases before 16:00 UTC on release day.',
+    },
   },
   {
     name: 'triage-a-bug',
-    description: 'Triage an incoming bug report - reproduce it, find the owning component, and set a severity from the severity matrix.',
-    fact: { file: 'severity.md', text: 'An S1 bug in the Harbor payments API pages the on-call engineer within 5 minutes.' },
+    description:
+      'Triage an incoming bug report - reproduce it, find the owning component, and set a severity from the severity matrix.',
+    fact: {
+      file: 'severity.md',
+      text: 'An S1 bug in the Harbor payments API pages the on-call engineer within 5 minutes.',
+    },
   },
   {
     name: 'plan-a-sprint',
-    description: "Plan a two-week sprint from the backlog and the team's capacity, leaving room for support work and carry-over.",
+    description:
+      "Plan a two-week sprint from the backlog and the team's capacity, leaving room for support work and carry-over.",
     fact: { file: 'SKILL.md', text: 'The Falcon team keeps 20 percent of every sprint free for support tickets.' },
   },
   {
     name: 'review-a-pull-request',
     description: 'Review a pull request: what to check, how to comment, and when a change needs a second reviewer.',
-    fact: { file: 'SKILL.md', text: 'Any pull request that changes the Quarry database schema needs a second reviewer from the data team.' },
+    fact: {
+      file: 'SKILL.md',
+      text: 'Any pull request that changes the Quarry database schema needs a second reviewer from the data team.',
+    },
   },
   {
     name: 'rotate-credentials',
-    description: "Rotate a service's credentials (database passwords, API keys, TLS certificates) without downtime, following the rotation schedule.",
-    fact: { file: 'rotation-schedule.md', text: 'Database passwords for the Nimbus cluster are rotated every 45 days.' },
+    description:
+      "Rotate a service's credentials (database passwords, API keys, TLS certificates) without downtime, following the rotation schedule.",
+    fact: {
+      file: 'rotation-schedule.md',
+      text: 'Database passwords for the Nimbus cluster are rotated every 45 days.',
+    },
   },
   {
     name: 'onboard-a-new-hire',
@@ -58,17 +77,23 @@ export const TEAM_SKILLS = [
   },
   {
     name: 'write-a-postmortem',
-    description: 'Write a blameless postmortem after an incident: timeline, impact, root cause, and follow-up actions with owners.',
-    fact: { file: 'SKILL.md', text: 'The postmortem for a Sev1 incident is due within 5 working days and is reviewed at the Thursday ops meeting.' },
+    description:
+      'Write a blameless postmortem after an incident: timeline, impact, root cause, and follow-up actions with owners.',
+    fact: {
+      file: 'SKILL.md',
+      text: 'The postmortem for a Sev1 incident is due within 5 working days and is reviewed at the Thursday ops meeting.',
+    },
   },
   {
     name: 'handle-a-refund-request',
-    description: "Handle a customer's refund request: check eligibility, choose the refund method, and get the approvals the amount needs.",
+    description:
+      "Handle a customer's refund request: check eligibility, choose the refund method, and get the approvals the amount needs.",
     fact: { file: 'approval-limits.md', text: 'Refunds above 500 EUR need approval from the Tallinn finance desk.' },
   },
   {
     name: 'deploy-to-production',
-    description: 'Deploy a service to production: pre-flight checks, the canary stage, monitoring, and how to roll back.',
+    description:
+      'Deploy a service to production: pre-flight checks, the canary stage, monitoring, and how to roll back.',
     fact: { file: 'SKILL.md', text: 'Deploys to the Cobalt region are frozen every Friday after 14:00 CET.' },
   },
 ].map((s) => ({ ...s, files: filesOf(s) }));
@@ -403,7 +428,12 @@ needs another check.`,
     },
   };
   const files = bodies[name];
-  return Object.fromEntries(Object.entries(files).map(([path, text]) => [path, path === 'SKILL.md' ? md(name, description, text) : `${text.trim()}\n`]));
+  return Object.fromEntries(
+    Object.entries(files).map(([path, text]) => [
+      path,
+      path === 'SKILL.md' ? md(name, description, text) : `${text.trim()}\n`,
+    ]),
+  );
 }
 
 /** Five ordinary documents of the same server (what a handbook holds besides its skills). */
@@ -451,14 +481,36 @@ export const TEAM_DOCS = [
  * right answer quotes) — and one per document.
  */
 export const QUESTIONS = [
-  { text: 'How long will it take to add CSV export to the admin page? Give me an estimate in hours.', skill: 'estimate-a-task' },
-  { text: 'Estimate a change to the Kestrel ledger: how many hours of buffer do we add?', skill: 'estimate-a-task', expect: '3-hour buffer' },
+  {
+    text: 'How long will it take to add CSV export to the admin page? Give me an estimate in hours.',
+    skill: 'estimate-a-task',
+  },
+  {
+    text: 'Estimate a change to the Kestrel ledger: how many hours of buffer do we add?',
+    skill: 'estimate-a-task',
+    expect: '3-hour buffer',
+  },
   { text: 'Can you draft the changelog for version 4.2?', skill: 'write-release-notes' },
-  { text: 'Where and by when do we post the release notes for the Osprey app?', skill: 'write-release-notes', expect: '#osprey-releases before 16:00 UTC' },
-  { text: 'A customer says checkout fails with a 500 error; what severity should this bug get?', skill: 'triage-a-bug' },
-  { text: 'Who gets paged for an S1 bug in the Harbor payments API, and how fast?', skill: 'triage-a-bug', expect: 'within 5 minutes' },
+  {
+    text: 'Where and by when do we post the release notes for the Osprey app?',
+    skill: 'write-release-notes',
+    expect: '#osprey-releases before 16:00 UTC',
+  },
+  {
+    text: 'A customer says checkout fails with a 500 error; what severity should this bug get?',
+    skill: 'triage-a-bug',
+  },
+  {
+    text: 'Who gets paged for an S1 bug in the Harbor payments API, and how fast?',
+    skill: 'triage-a-bug',
+    expect: 'within 5 minutes',
+  },
   { text: 'What should go into the next sprint, given our backlog?', skill: 'plan-a-sprint' },
-  { text: 'How much of a sprint does the Falcon team keep free for support?', skill: 'plan-a-sprint', expect: '20 percent' },
+  {
+    text: 'How much of a sprint does the Falcon team keep free for support?',
+    skill: 'plan-a-sprint',
+    expect: '20 percent',
+  },
   { text: 'Can you look over this PR before I merge it?', skill: 'review-a-pull-request' },
   {
     text: 'Does a pull request that changes the Quarry schema need a second reviewer?',
@@ -466,15 +518,31 @@ export const QUESTIONS = [
     expect: 'second reviewer from the data team',
   },
   { text: 'Our API key for the billing service leaked; how do we replace it safely?', skill: 'rotate-credentials' },
-  { text: 'How often are the database passwords of the Nimbus cluster rotated?', skill: 'rotate-credentials', expect: 'every 45 days' },
+  {
+    text: 'How often are the database passwords of the Nimbus cluster rotated?',
+    skill: 'rotate-credentials',
+    expect: 'every 45 days',
+  },
   { text: 'Someone joins the team on Monday; what do I need to set up for them?', skill: 'onboard-a-new-hire' },
   { text: 'On which day does a new hire get the Meridian VPN token?', skill: 'onboard-a-new-hire', expect: 'On day 2' },
   { text: 'We had an outage last night; help me write up what happened.', skill: 'write-a-postmortem' },
-  { text: 'When is the postmortem for a Sev1 incident due?', skill: 'write-a-postmortem', expect: 'within 5 working days' },
+  {
+    text: 'When is the postmortem for a Sev1 incident due?',
+    skill: 'write-a-postmortem',
+    expect: 'within 5 working days',
+  },
   { text: 'A customer wants their money back for an annual plan; what do I do?', skill: 'handle-a-refund-request' },
-  { text: 'Who has to approve a refund above 500 EUR?', skill: 'handle-a-refund-request', expect: 'Tallinn finance desk' },
+  {
+    text: 'Who has to approve a refund above 500 EUR?',
+    skill: 'handle-a-refund-request',
+    expect: 'Tallinn finance desk',
+  },
   { text: "I want to ship the new search build to prod today; what's the procedure?", skill: 'deploy-to-production' },
-  { text: 'Can we deploy to the Cobalt region on a Friday afternoon?', skill: 'deploy-to-production', expect: 'after 14:00 CET' },
+  {
+    text: 'Can we deploy to the Cobalt region on a Friday afternoon?',
+    skill: 'deploy-to-production',
+    expect: 'after 14:00 CET',
+  },
   { text: 'Who is on call for the payments service this week?', doc: 'handbook://oncall-rota' },
   { text: 'What does the abbreviation SLO stand for here?', doc: 'handbook://glossary' },
   { text: 'Is the Tallinn office closed on 26 December?', doc: 'handbook://holidays' },
@@ -483,9 +551,14 @@ export const QUESTIONS = [
 ];
 
 /** The dollars benchmark's six turns: fact questions, three answered by a SKILL.md and three by a file the SKILL.md points to. */
-export const COST_TURNS = ['triage-a-bug', 'plan-a-sprint', 'rotate-credentials', 'write-a-postmortem', 'handle-a-refund-request', 'deploy-to-production'].map(
-  (skill) => QUESTIONS.find((q) => q.skill === skill && q.expect),
-);
+export const COST_TURNS = [
+  'triage-a-bug',
+  'plan-a-sprint',
+  'rotate-credentials',
+  'write-a-postmortem',
+  'handle-a-refund-request',
+  'deploy-to-production',
+].map((skill) => QUESTIONS.find((q) => q.skill === skill && q.expect));
 
 /** `skill://<name>/<path>`: where the SDK's skills extension serves a skill's files. */
 export const skillUri = (name, path = 'SKILL.md') => `skill://${name}/${path}`;
@@ -513,7 +586,16 @@ const OBJECTS =
   'a-vendor-contract the-on-call-handover a-database-migration the-quarterly-goals a-security-review the-incident-channel a-feature-flag the-weekly-report a-customer-escalation the-api-changelog a-data-export the-cloud-cost-report a-load-test the-domain-records a-support-macro the-access-review a-design-doc the-holiday-rota a-partner-integration the-status-page an-sla-breach a-gdpr-request the-build-pipeline a-hotfix the-team-offsite'.split(
     ' ',
   );
-const TEAMS = ['the platform team', 'payments', 'the search squad', 'identity', 'the mobile team', 'support', 'finance', 'the data team'];
+const TEAMS = [
+  'the platform team',
+  'payments',
+  'the search squad',
+  'identity',
+  'the mobile team',
+  'support',
+  'finance',
+  'the data team',
+];
 const CLAUSES = [
   'with the checks the team agreed on',
   'and record the outcome in the tracker',

@@ -55,7 +55,12 @@ function bestSkill(q, list) {
  * (and the entries sent with the message, if any): `{ tool, args }`, or
  * undefined when no line shares a word with the question.
  */
-export function chooseEntry(question, system, sentWithMessage = '', offered = new Set(['read_resource', 'load_skill'])) {
+export function chooseEntry(
+  question,
+  system,
+  sentWithMessage = '',
+  offered = new Set(['read_resource', 'load_skill']),
+) {
   const q = analyse(question);
   const text = `${system}\n${sentWithMessage}`;
   const resource = offered.has('read_resource') ? bestEntry(q, entries(text)) : undefined;
@@ -94,7 +99,12 @@ export function fileToRead(question, loaded) {
   return best && { uri: best.uri, server: best.server };
 }
 
-const contentOf = (m) => (typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => p?.text ?? '').join('') : '');
+const contentOf = (m) =>
+  typeof m.content === 'string'
+    ? m.content
+    : Array.isArray(m.content)
+      ? m.content.map((p) => p?.text ?? '').join('')
+      : '';
 const call = (name, args) => ({ toolCalls: [{ name, args }] });
 
 /** A decide(body) for bench/lib/fake-model.mjs: the above on the first call and after load_skill, the reader's policy otherwise. */

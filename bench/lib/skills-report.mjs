@@ -13,12 +13,14 @@ const met = (x) => (x ? 'met' : 'missed');
 /** Inline code; text holding a backtick gets a double fence. */
 const code = (x) => (x.includes('`') ? `\`\` ${x} \`\`` : `\`${x}\``);
 /** "the same", "more", "fewer": how a count compares with another. */
-const than = (a, b, more = 'more', fewer = 'fewer') => (a === b ? 'the same number of' : a > b ? `${a - b} ${more}` : `${b - a} ${fewer}`);
+const than = (a, b, more = 'more', fewer = 'fewer') =>
+  a === b ? 'the same number of' : a > b ? `${a - b} ${more}` : `${b - a} ${fewer}`;
 
 function catalogSection(r, m) {
   const rows = r.catalog.rows;
   const big = rows.filter((x) => x.hidden > 0);
-  const offline = (step) => (step.tool ? `calls ${code(`${step.tool} ${JSON.stringify(step.args)}`)}` : 'answers without a tool call');
+  const offline = (step) =>
+    step.tool ? `calls ${code(`${step.tool} ${JSON.stringify(step.args)}`)}` : 'answers without a tool call';
   return `## Skills: catalog tokens per skill
 
 Command: \`npm run bench\` (bench/skills.bench.test.ts) · tokens counted with gpt-tokenizer (o200k_base) · ${machineLine(m)}
@@ -60,13 +62,18 @@ tells the model to read with read_resource, cannot be read (see "one skill of te
 function choiceSection(r, m) {
   const c = r.choice;
   const v = Object.fromEntries(c.variants.map((x) => [x.id, x]));
-  const right = (x, who, kind) => x.picks.filter((p) => p[`${who}Verdict`] === 'right' && (kind === 'doc') === p.meant.includes('://')).length;
+  const right = (x, who, kind) =>
+    x.picks.filter((p) => p[`${who}Verdict`] === 'right' && (kind === 'doc') === p.meant.includes('://')).length;
   const total = (x, who) => right(x, who, 'skill') + right(x, who, 'doc');
   const n = c.questions.skill + c.questions.doc;
   const row = (x) =>
     `| ${x.label} | ${right(x, 'offline', 'skill')}/${c.questions.skill} · ${right(x, 'offline', 'doc')}/${c.questions.doc} | ${right(x, 'scripted', 'skill')}/${c.questions.skill} · ${right(x, 'scripted', 'doc')}/${c.questions.doc} | ${fmt(x.systemTokens)} | ${x.skillLineTokens.toFixed(1)} | ${x.sentenceTokens} | ${fmt(x.toolTokens)} (${x.offered.join(', ')}) | ${x.callTokens.toFixed(1)} |`;
   const firstFile = c.variants.flatMap((x) =>
-    x.picks.filter((p) => p.scriptedVerdict === 'right skill, a file first' || p.offlineVerdict === 'right skill, a file first').map(() => x),
+    x.picks
+      .filter(
+        (p) => p.scriptedVerdict === 'right skill, a file first' || p.offlineVerdict === 'right skill, a file first',
+      )
+      .map(() => x),
   );
   const s = v.skills;
   const res = v.resources;
@@ -74,7 +81,9 @@ function choiceSection(r, m) {
   const perLine = res.skillLineTokens - s.skillLineTokens;
   const extra = s.toolTokens - res.toolTokens + s.sentenceTokens;
   const samePicks = ['offline', 'scripted'].every((who) => total(s, who) === total(res, who));
-  const differing = s.picks.filter((p, i) => p.offlineVerdict !== res.picks[i].offlineVerdict || p.scriptedVerdict !== res.picks[i].scriptedVerdict);
+  const differing = s.picks.filter(
+    (p, i) => p.offlineVerdict !== res.picks[i].offlineVerdict || p.scriptedVerdict !== res.picks[i].scriptedVerdict,
+  );
   const uncutGain = ['offline', 'scripted'].map((who) => total(v['skills-uncut'], who) - total(s, who));
   const detail = s.picks.map((p, i) => {
     const show = (x) => (!x ? '—' : x.tool === 'load_skill' ? `load ${x.args.name}` : `read ${x.args.uri}`);

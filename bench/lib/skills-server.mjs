@@ -19,7 +19,9 @@ import { TEAM_DOCS, TEAM_SKILLS } from './skills-corpus.mjs';
 const HINT = { ttlMs: 300_000, cacheScope: 'public' };
 
 /** Every skill file by its path under the skills root ("triage-a-bug/severity.md"). */
-export const SKILL_FILES = Object.fromEntries(TEAM_SKILLS.flatMap((s) => Object.entries(s.files).map(([path, text]) => [`${s.name}/${path}`, text])));
+export const SKILL_FILES = Object.fromEntries(
+  TEAM_SKILLS.flatMap((s) => Object.entries(s.files).map(([path, text]) => [`${s.name}/${path}`, text])),
+);
 
 export async function startSkillsServer({ port, docs = true }) {
   // Built once (hashing every file is async); attached to each per-request server.

@@ -28,7 +28,8 @@ function portOpen(port) {
 async function waitFor(what, check, timeoutMs, child, output) {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
     if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs} ms:\n${output()}`);
     await sleep(200);
   }
@@ -174,14 +175,18 @@ export async function startEverything({ port, proxyPort }) {
           methods.set('(unparsable)', (methods.get('(unparsable)') ?? 0) + 1);
         }
       }
-      const upstream = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent }, (up) => {
-        const sid = up.headers['mcp-session-id'];
-        if (initialize && typeof sid === 'string') sessions.add(sid);
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const upstream = http.request(
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent },
+        (up) => {
+          const sid = up.headers['mcp-session-id'];
+          if (initialize && typeof sid === 'string') sessions.add(sid);
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       upstream.on('error', (error) => {
-        if (!res.destroyed) forwardErrors.set(error.code ?? error.message, (forwardErrors.get(error.code ?? error.message) ?? 0) + 1);
+        if (!res.destroyed)
+          forwardErrors.set(error.code ?? error.message, (forwardErrors.get(error.code ?? error.message) ?? 0) + 1);
         res.destroy();
       });
       res.on('close', () => upstream.destroy());
@@ -219,7 +224,14 @@ export async function startEverything({ port, proxyPort }) {
  * `args`: more `wrangler dev` arguments. `config`: another wrangler config (e.g. bench/floor/wrangler.jsonc, the CPU
  * benchmark's floor Worker; it must answer GET /health); default: the service.
  */
-export async function startWrangler({ port, inspectorPort, vars, config, args: extraArgs = [], startupTimeoutMs = 60_000 }) {
+export async function startWrangler({
+  port,
+  inspectorPort,
+  vars,
+  config,
+  args: extraArgs = [],
+  startupTimeoutMs = 60_000,
+}) {
   if (await portOpen(port)) throw new Error(`port ${port} is in use`);
   const persist = mkdtempSync(path.join(os.tmpdir(), 'mcp-ondemand-load-'));
   const args = [

@@ -4,7 +4,11 @@
 import { spawnSync } from 'node:child_process';
 
 export function runBenchmarks(config) {
-  const run = spawnSync('vitest', ['run', '--config', config], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, shell: false });
+  const run = spawnSync('vitest', ['run', '--config', config], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    shell: false,
+  });
   process.stdout.write(
     run.stdout
       .split('\n')

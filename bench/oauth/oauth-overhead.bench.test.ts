@@ -38,7 +38,8 @@ const CALLS = { rounds: 30, batch: 10 };
 const CONNECTS = 20;
 const REFRESHES = 30;
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const stats = (xs: number[]) => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), n: xs.length });
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -51,13 +52,21 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 async function staticToken(): Promise<string> {
   const response = await fetch(`${as}/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa('tenant-bot:tenant-bot-secret')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${btoa('tenant-bot:tenant-bot-secret')}`,
+    },
     body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:read', resource: rs }),
   });
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-function sessionsIn(storage: DurableObjectStorage, server: object, extraEnv: Record<string, string>, withVault: boolean) {
+function sessionsIn(
+  storage: DurableObjectStorage,
+  server: object,
+  extraEnv: Record<string, string>,
+  withVault: boolean,
+) {
   const settings = loadConfig(env).settings;
   const cache = new ResourceCache(
     env.RESOURCE_CACHE,
@@ -71,7 +80,9 @@ function sessionsIn(storage: DurableObjectStorage, server: object, extraEnv: Rec
     settings,
     store: new ServerStateStore(storage.sql),
     cache,
-    ...(withVault ? { authFor: (config: { id: string }) => new VaultAuth(vaultSource(env, OWNER, config.id), config.id) } : {}),
+    ...(withVault
+      ? { authFor: (config: { id: string }) => new VaultAuth(vaultSource(env, OWNER, config.id), config.id) }
+      : {}),
   });
 }
 
@@ -110,7 +121,11 @@ async function sdkConnect(provider: MemoryProvider): Promise<void> {
   const approved = await fetch(provider.authorizationUrl!, { redirect: 'manual' });
   const callback = new URL(approved.headers.get('location')!);
   await approved.body?.cancel();
-  await auth(provider, { serverUrl: rs, authorizationCode: callback.searchParams.get('code')!, iss: callback.searchParams.get('iss') ?? undefined });
+  await auth(provider, {
+    serverUrl: rs,
+    authorizationCode: callback.searchParams.get('code')!,
+    iss: callback.searchParams.get('iss') ?? undefined,
+  });
 }
 
 it('OAuth overhead: tool calls, connecting, refreshing — each against a baseline', async () => {
@@ -120,7 +135,12 @@ it('OAuth overhead: tool calls, connecting, refreshing — each against a baseli
   const host = env.CONVERSATION.getByName('bench-oauth');
 
   const calls = await runInDurableObject(host, async (_instance, state) => {
-    const ours = sessionsIn(state.storage, { id: 'account', url: rs, transport: 'streamable-http', auth: { type: 'oauth' } }, {}, true);
+    const ours = sessionsIn(
+      state.storage,
+      { id: 'account', url: rs, transport: 'streamable-http', auth: { type: 'oauth' } },
+      {},
+      true,
+    );
     const base = sessionsIn(
       state.storage,
       { id: 'static', url: rs, transport: 'streamable-http', headers: { Authorization: 'secret:BENCH_STATIC_TOKEN' } },
@@ -184,9 +204,9 @@ it('OAuth overhead: tool calls, connecting, refreshing — each against a baseli
     ];
     for (const run of i % 2 ? pair.reverse() : pair) await run();
   }
-  const refreshCount = (await control<{ tokenRequests: Array<{ grantType: string; outcome: string }> }>('state')).tokenRequests.filter(
-    (r) => r.grantType === 'refresh_token' && r.outcome === 'ok',
-  ).length;
+  const refreshCount = (
+    await control<{ tokenRequests: Array<{ grantType: string; outcome: string }> }>('state')
+  ).tokenRequests.filter((r) => r.grantType === 'refresh_token' && r.outcome === 'ok').length;
 
   console.log(
     `BENCH_RESULT oauth ${JSON.stringify({ calls: { ...calls, batch: CALLS.batch }, connects: { ours: stats(connects.ours), base: stats(connects.base) }, refreshes: { ours: stats(refreshes.ours), base: stats(refreshes.base), ok: refreshCount } })}`,

@@ -16,7 +16,9 @@ export default defineConfig({
           AUTH_DISABLED: 'true',
           PUBLIC_URL: 'https://bench.mcp-ondemand.test',
           OAUTH_TOKEN_KEYS: 'b1:YmVuY2gtb2F1dGgtdG9rZW4ta2V5LTAxMjM0NTY3ODk',
-          MCP_SERVERS: JSON.stringify([{ id: 'account', url: rs, transport: 'streamable-http', auth: { type: 'oauth' } }]),
+          MCP_SERVERS: JSON.stringify([
+            { id: 'account', url: rs, transport: 'streamable-http', auth: { type: 'oauth' } },
+          ]),
         },
       },
     }),

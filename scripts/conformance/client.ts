@@ -29,7 +29,12 @@
  * connect link): here they connect at most MAX_CONNECTS_PER_OPERATION times
  * for one operation — once to connect, once to grant more.
  */
-import { Client, InsufficientScopeError, StreamableHTTPClientTransport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import {
+  Client,
+  InsufficientScopeError,
+  StreamableHTTPClientTransport,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
 import type { FlowTarget } from '../../src/auth/flow';
 import { authRequiredIn } from '../../src/auth/grant';
 import { guardedFetch } from '../../src/auth/guarded-fetch';
@@ -68,7 +73,8 @@ async function connectUser(credentials: ServerCredentials): Promise<void> {
   const { authorizationUrl, pending } = await credentials.start(state);
   log('authorization URL:', authorizationUrl.href);
   const callback = await followAuthorization(authorizationUrl);
-  if (callback.state !== state) throw new Error(`the callback's state ${JSON.stringify(callback.state)} is not the one sent`);
+  if (callback.state !== state)
+    throw new Error(`the callback's state ${JSON.stringify(callback.state)} is not the one sent`);
   if (callback.error) throw new Error(`the authorization server refused: ${callback.error}`);
   if (!callback.code) throw new Error('the authorization server sent no code');
   await credentials.complete(pending, { code: callback.code, iss: callback.iss });
@@ -84,10 +90,12 @@ async function followAuthorization(url: URL): Promise<{ code?: string; state?: s
   const response = await fetch(url, { redirect: 'manual' });
   await response.body?.cancel();
   const location = response.headers.get('location');
-  if (response.status < 300 || response.status > 399 || !location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  if (response.status < 300 || response.status > 399 || !location)
+    throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
   const redirect = new URL(location, url);
   const expected = new URL(CALLBACK_PATH, PUBLIC_ORIGIN);
-  if (redirect.origin + redirect.pathname !== expected.href) throw new Error(`redirected to ${redirect.origin}${redirect.pathname}, not our redirect URI`);
+  if (redirect.origin + redirect.pathname !== expected.href)
+    throw new Error(`redirected to ${redirect.origin}${redirect.pathname}, not our redirect URI`);
   const param = (name: string) => redirect.searchParams.get(name) ?? undefined;
   const error = param('error');
   return {
@@ -105,7 +113,9 @@ function authConfigOf(scenario: string, context: Record<string, unknown>): AuthC
   if (scenario.startsWith('auth/client-credentials-')) {
     // Our client_credentials config is a client id and a client secret (client_secret_basic): nothing else to configure.
     if (!clientId || !clientSecret)
-      throw new Error(`${scenario}: our client credentials need a client id and secret; the scenario gives ${Object.keys(context).join(', ')}`);
+      throw new Error(
+        `${scenario}: our client credentials need a client id and secret; the scenario gives ${Object.keys(context).join(', ')}`,
+      );
     return { type: 'client_credentials', clientId, clientSecret };
   }
   return { type: 'oauth', ...(clientId ? { clientId } : {}), ...(clientSecret ? { clientSecret } : {}) };
@@ -113,7 +123,11 @@ function authConfigOf(scenario: string, context: Record<string, unknown>): AuthC
 
 /** src/auth/vault.ts's identityOf, with PUBLIC_URL standing for the harness's origin. */
 function identityOf(auth: AuthConfig): ClientIdentity {
-  if (auth.type === 'client_credentials') return { preregistered: { clientId: auth.clientId, clientSecret: auth.clientSecret }, scope: auth.scopes?.join(' ') };
+  if (auth.type === 'client_credentials')
+    return {
+      preregistered: { clientId: auth.clientId, clientSecret: auth.clientSecret },
+      scope: auth.scopes?.join(' '),
+    };
   return {
     redirectUri: `${PUBLIC_ORIGIN}${CALLBACK_PATH}`,
     clientMetadataUrl: CLIENT_METADATA_URL,
@@ -156,8 +170,14 @@ async function main(): Promise<void> {
   let client: Client | undefined;
   const connection = async (): Promise<Client> => {
     if (client) return client;
-    const fresh = new Client({ name: 'mcp-ondemand', version: '0.1.0' }, { capabilities: {}, versionNegotiation: { mode: negotiationMode(version) } });
-    const transport = new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, onInsufficientScope: 'throw' });
+    const fresh = new Client(
+      { name: 'mcp-ondemand', version: '0.1.0' },
+      { capabilities: {}, versionNegotiation: { mode: negotiationMode(version) } },
+    );
+    const transport = new StreamableHTTPClientTransport(new URL(serverUrl), {
+      authProvider: provider,
+      onInsufficientScope: 'throw',
+    });
     try {
       await fresh.connect(transport);
     } catch (error) {
@@ -174,12 +194,16 @@ async function main(): Promise<void> {
         return await run(await connection());
       } catch (error) {
         const scopeError = insufficientScopeIn(error);
-        const needed = authRequiredIn(error) ?? (scopeError ? await provider.needsScope(scopeError.requiredScope) : undefined);
+        const needed =
+          authRequiredIn(error) ?? (scopeError ? await provider.needsScope(scopeError.requiredScope) : undefined);
         if (!needed) throw error;
         if (connects >= MAX_CONNECTS_PER_OPERATION)
-          throw new Error(`${name}: the server still needs the user after ${connects} connects: ${needed.message}`, { cause: error });
+          throw new Error(`${name}: the server still needs the user after ${connects} connects: ${needed.message}`, {
+            cause: error,
+          });
         log(`${name}: ${needed.message}`);
-        if (auth.type !== 'oauth') throw new Error(`${name}: client credentials: there is no user to connect`, { cause: error });
+        if (auth.type !== 'oauth')
+          throw new Error(`${name}: client credentials: there is no user to connect`, { cause: error });
         await connectUser(credentials);
         // SessionRegistry.reauthorized: the held token and the connection made with the old grant go.
         provider.forget();

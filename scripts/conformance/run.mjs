@@ -38,7 +38,11 @@ async function buildHarness() {
         name: 'no-workerd-modules',
         setup(b) {
           b.onResolve({ filter: /^cloudflare:/ }, (args) => ({
-            errors: [{ text: `${args.path} (workerd only) imported by ${relative(ROOT, args.importer)}: the OAuth flow must not depend on it` }],
+            errors: [
+              {
+                text: `${args.path} (workerd only) imported by ${relative(ROOT, args.importer)}: the OAuth flow must not depend on it`,
+              },
+            ],
           }));
         },
       },
@@ -52,12 +56,28 @@ function runScenario(cli, run) {
   rmSync(outputDir, { recursive: true, force: true });
   mkdirSync(outputDir, { recursive: true });
   const command = `${process.execPath} ${HARNESS}`;
-  if (/\s/.test(ROOT) || /\s/.test(process.execPath)) throw new Error('the suite splits --command on spaces: run from a path without spaces');
-  const args = [cli, 'client', '--command', command, '--scenario', run.scenario, '--timeout', String(CLIENT_TIMEOUT_MS), '-o', outputDir];
+  if (/\s/.test(ROOT) || /\s/.test(process.execPath))
+    throw new Error('the suite splits --command on spaces: run from a path without spaces');
+  const args = [
+    cli,
+    'client',
+    '--command',
+    command,
+    '--scenario',
+    run.scenario,
+    '--timeout',
+    String(CLIENT_TIMEOUT_MS),
+    '-o',
+    outputDir,
+  ];
   if (run.specVersion) args.push('--spec-version', run.specVersion);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -81,7 +101,10 @@ function judge(run, outputDir, exitCode, output, durationMs) {
   const pass = exitCode === 0 && checks.length > 0 && bad.length === 0;
   let reason;
   if (pass) reason = `${count('SUCCESS')} checks passed`;
-  else if (bad.length) reason = bad.map((c) => `${c.status === 'WARNING' ? 'warning' : 'failed'} ${c.id}: ${c.errorMessage ?? c.description}`).join('; ');
+  else if (bad.length)
+    reason = bad
+      .map((c) => `${c.status === 'WARNING' ? 'warning' : 'failed'} ${c.id}: ${c.errorMessage ?? c.description}`)
+      .join('; ');
   else if (/timed out/i.test(output)) reason = `our client timed out (${CLIENT_TIMEOUT_MS} ms)`;
   else if (!dir) reason = `the suite wrote no results (exit ${exitCode}): ${tail(output)}`;
   else reason = `our client failed (exit ${exitCode}): ${tail(harnessError(clientStderr) ?? clientStderr)}`;
@@ -97,7 +120,12 @@ function judge(run, outputDir, exitCode, output, durationMs) {
     ...(expectedReason ? { expectedReason } : {}),
     reason,
     checks: { success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING'), info: count('INFO') },
-    failedChecks: bad.map((c) => ({ id: c.id, status: c.status, description: c.description, ...(c.errorMessage ? { errorMessage: c.errorMessage } : {}) })),
+    failedChecks: bad.map((c) => ({
+      id: c.id,
+      status: c.status,
+      description: c.description,
+      ...(c.errorMessage ? { errorMessage: c.errorMessage } : {}),
+    })),
     clientError: harnessError(clientStderr) ?? null,
     exitCode,
     durationMs,
@@ -110,7 +138,8 @@ function findResultDir(outputDir) {
   while (stack.length) {
     const dir = stack.pop();
     if (existsSync(join(dir, 'checks.json'))) return dir;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) stack.push(join(dir, entry.name));
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      if (entry.isDirectory()) stack.push(join(dir, entry.name));
   }
   return undefined;
 }
@@ -152,12 +181,21 @@ async function pool(items, size, work) {
 
 function printTable(results) {
   const mark = (r) =>
-    r.status === r.expected ? (r.status === 'pass' ? 'pass' : 'fail (expected)') : r.status === 'pass' ? 'PASS (UNEXPECTED: stale expected failure)' : 'FAIL';
+    r.status === r.expected
+      ? r.status === 'pass'
+        ? 'pass'
+        : 'fail (expected)'
+      : r.status === 'pass'
+        ? 'PASS (UNEXPECTED: stale expected failure)'
+        : 'FAIL';
   const width = Math.max(...results.map((r) => r.id.length));
   console.log(`\n${'scenario@wire'.padEnd(width)}  ${'kind'.padEnd(11)}  result`);
   for (const r of results) {
-    console.log(`${r.id.padEnd(width)}  ${r.kind.padEnd(11)}  ${mark(r)}${r.status === 'pass' ? '' : ` — ${r.reason.slice(0, 300)}`}`);
-    if (r.expectedReason && r.status !== 'pass') console.log(`${''.padEnd(width)}  ${''.padEnd(11)}  expected because: ${r.expectedReason}`);
+    console.log(
+      `${r.id.padEnd(width)}  ${r.kind.padEnd(11)}  ${mark(r)}${r.status === 'pass' ? '' : ` — ${r.reason.slice(0, 300)}`}`,
+    );
+    if (r.expectedReason && r.status !== 'pass')
+      console.log(`${''.padEnd(width)}  ${''.padEnd(11)}  expected because: ${r.expectedReason}`);
   }
 }
 
@@ -168,7 +206,9 @@ if (runs.length === 0) throw new Error(`no run matches ${filter}`);
 const startedAt = new Date().toISOString();
 rmSync(SUMMARY, { force: true });
 await buildHarness();
-console.log(`${PACKAGE}@${version}: ${runs.length} client auth runs against ${relative(ROOT, HARNESS)}, ${CONCURRENCY} at a time`);
+console.log(
+  `${PACKAGE}@${version}: ${runs.length} client auth runs against ${relative(ROOT, HARNESS)}, ${CONCURRENCY} at a time`,
+);
 const results = await pool(runs, CONCURRENCY, (run) => runScenario(cli, run));
 const unexpected = results.filter((r) => r.status !== r.expected);
 const summary = {

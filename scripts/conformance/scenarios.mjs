@@ -29,7 +29,11 @@ export const REVISIONS = ['2025-11-25', '2026-07-28'];
 
 function list(args) {
   const { cli } = conformanceCli();
-  return execFileSync(process.execPath, [cli, 'list', ...args], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(process.execPath, [cli, 'list', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** `  - name [tag,tag]` lines of `conformance list --client`, auth scenarios only. */
@@ -39,7 +43,8 @@ function authScenarios() {
     const match = /^\s+- (auth\/\S+) \[([^\]]*)\]\s*$/.exec(line);
     if (match) scenarios.push({ scenario: match[1], tags: match[2].split(',').map((t) => t.trim()) });
   }
-  if (scenarios.length === 0) throw new Error('`conformance list --client` listed no auth scenarios: has its output format changed?');
+  if (scenarios.length === 0)
+    throw new Error('`conformance list --client` listed no auth scenarios: has its output format changed?');
   return scenarios;
 }
 
@@ -68,12 +73,24 @@ export function scenarioRuns() {
     }
     const wires = REVISIONS.filter((r) => tags.includes(r));
     if (wires.length === 0) {
-      runs.push({ id: `${scenario}@${[...tags].sort().at(-1)}`, scenario, specVersion: [...tags].sort().at(-1), kind: 'back-compat', requiredBy: [] });
+      runs.push({
+        id: `${scenario}@${[...tags].sort().at(-1)}`,
+        scenario,
+        specVersion: [...tags].sort().at(-1),
+        kind: 'back-compat',
+        requiredBy: [],
+      });
       continue;
     }
     for (const specVersion of wires) {
       const scored = requiring.includes(specVersion);
-      runs.push({ id: `${scenario}@${specVersion}`, scenario, specVersion, kind: scored ? 'required' : 'not-scored', requiredBy: scored ? [specVersion] : [] });
+      runs.push({
+        id: `${scenario}@${specVersion}`,
+        scenario,
+        specVersion,
+        kind: scored ? 'required' : 'not-scored',
+        requiredBy: scored ? [specVersion] : [],
+      });
     }
   }
   return runs;

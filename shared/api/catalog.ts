@@ -7,14 +7,20 @@ import { mcpObject, ServerId } from './common';
 
 export const McpTool = mcpObject<Tool>('Tool', { name: z.string(), inputSchema: z.record(z.string(), z.unknown()) });
 export const McpResource = mcpObject<Resource>('Resource', { uri: z.string(), name: z.string() });
-export const McpResourceTemplate = mcpObject<ResourceTemplateType>('ResourceTemplate', { uriTemplate: z.string(), name: z.string() });
+export const McpResourceTemplate = mcpObject<ResourceTemplateType>('ResourceTemplate', {
+  uriTemplate: z.string(),
+  name: z.string(),
+});
 export const McpPrompt = mcpObject<Prompt>('Prompt', { name: z.string() });
 export const McpImplementation = mcpObject<Implementation>('Implementation', { name: z.string(), version: z.string() });
 /** A skill as `skills/list` gives it (MCP Skills extension, SEP-2640): its SKILL.md URI, frontmatter, and files with digests (or `"dynamic"`). */
 export const McpSkill = mcpObject<Skill>('Skill', {
   uri: z.string(),
   frontmatter: z.looseObject({ name: z.string(), description: z.string() }),
-  resources: z.union([z.literal('dynamic'), z.array(z.object({ uri: z.string(), digest: z.string(), size: z.number() }))]),
+  resources: z.union([
+    z.literal('dynamic'),
+    z.array(z.object({ uri: z.string(), digest: z.string(), size: z.number() })),
+  ]),
 });
 
 /**
@@ -44,7 +50,9 @@ export const Authorization = z
   .object({ reason: AuthRequiredReason, scope: z.string().optional() })
   .meta({ description: '`insufficient_scope`: usable, but a tool asked for more access (`scope`).' });
 
-const ConnectUrl = z.url().meta({ description: "This caller's link to connect their account: single use, 10 minutes." });
+const ConnectUrl = z
+  .url()
+  .meta({ description: "This caller's link to connect their account: single use, 10 minutes." });
 
 export const CatalogKind = z.enum(['tools', 'resources', 'resourceTemplates', 'prompts', 'skills']);
 export type CatalogKind = z.infer<typeof CatalogKind>;
@@ -53,7 +61,9 @@ export type CatalogKind = z.infer<typeof CatalogKind>;
 export const CacheHint = z
   .object({
     ttlMs: z.number().meta({ description: 'How long the result may be considered fresh; 0 = stale at once.' }),
-    cacheScope: z.enum(['public', 'private']).meta({ description: '`private`: only within the same authorization context (here: the same end user).' }),
+    cacheScope: z
+      .enum(['public', 'private'])
+      .meta({ description: '`private`: only within the same authorization context (here: the same end user).' }),
   })
   .meta({ id: 'CacheHint' });
 export type CacheHint = z.infer<typeof CacheHint>;
@@ -62,36 +72,47 @@ export type CacheHint = z.infer<typeof CacheHint>;
 export const ServerWarning = z
   .object({
     method: z.string().meta({ description: 'The MCP method whose results were mended.', example: 'tools/list' }),
-    message: z.string().meta({ example: 'the result carries no cache hints (ttlMs, cacheScope): read as ttl 0, private' }),
+    message: z
+      .string()
+      .meta({ example: 'the result carries no cache hints (ttlMs, cacheScope): read as ttl 0, private' }),
   })
   .meta({ id: 'ServerWarning' });
 export type ServerWarning = z.infer<typeof ServerWarning>;
 
-const Warnings = z
-  .array(ServerWarning)
-  .optional()
-  .meta({ description: 'What was mended in this server’s latest results (absent: nothing). Its lists and reads still work.' });
+const Warnings = z.array(ServerWarning).optional().meta({
+  description: 'What was mended in this server’s latest results (absent: nothing). Its lists and reads still work.',
+});
 
 /** What a conversation knows about one server (persisted, so it survives restarts). */
 export const ServerState = z
   .object({
     id: ServerId,
     status: z.enum(['connected', 'error', 'not_connected', 'auth_required']),
-    error: z.string().optional().meta({ description: 'Why the last connect or refresh failed (no credentials in it).' }),
+    error: z
+      .string()
+      .optional()
+      .meta({ description: 'Why the last connect or refresh failed (no credentials in it).' }),
     authorization: Authorization.optional(),
     serverInfo: McpImplementation.optional(),
-    protocolVersion: z.string().optional().meta({ description: 'The protocol revision spoken with this server.', example: '2026-07-28' }),
+    protocolVersion: z
+      .string()
+      .optional()
+      .meta({ description: 'The protocol revision spoken with this server.', example: '2026-07-28' }),
     capabilities: ServerCapabilities.optional(),
     instructions: z.string().optional(),
     connectedAt: z.number().optional().meta({ description: 'When the current connection was made (ms since epoch).' }),
-    fetchedAt: z.partialRecord(CatalogKind, z.number()).meta({ description: 'When each catalog was last fetched (ms since epoch).' }),
+    fetchedAt: z
+      .partialRecord(CatalogKind, z.number())
+      .meta({ description: 'When each catalog was last fetched (ms since epoch).' }),
     cacheHints: z.partialRecord(CatalogKind, CacheHint).optional(),
     warnings: Warnings,
     tools: z.array(McpTool),
     resources: z.array(McpResource),
     resourceTemplates: z.array(McpResourceTemplate),
     prompts: z.array(McpPrompt),
-    skills: z.array(McpSkill).meta({ description: 'Its skills (MCP Skills extension), those the operator allows; empty when it serves none.' }),
+    skills: z.array(McpSkill).meta({
+      description: 'Its skills (MCP Skills extension), those the operator allows; empty when it serves none.',
+    }),
   })
   .meta({ id: 'ServerState', description: "One server in a conversation's catalog." });
 // Interfaces (not aliases): named types stay shallow in the Durable Object stub's RPC types, which the MCP SDK's recursive JSON types otherwise overflow.
@@ -100,14 +121,20 @@ export interface ServerState extends z.infer<typeof ServerState> {}
 /** `GET /v1/conversations/:id/catalog`. */
 export const Catalog = z
   .object({ servers: z.array(z.intersection(ServerState, z.object({ connectUrl: ConnectUrl.optional() }))) })
-  .meta({ id: 'Catalog', description: 'Every server of the conversation: status, capabilities and each catalog (with when it was fetched).' });
+  .meta({
+    id: 'Catalog',
+    description: 'Every server of the conversation: status, capabilities and each catalog (with when it was fetched).',
+  });
 export interface Catalog extends z.infer<typeof Catalog> {}
 
 /** One configured server as `GET /v1/servers` reports it: live status, never its headers. */
 export const ServerProbe = z
   .object({
     id: ServerId,
-    url: z.string().optional().meta({ description: 'Absent for browser tokens: where the servers live is the tenant’s business.' }),
+    url: z
+      .string()
+      .optional()
+      .meta({ description: 'Absent for browser tokens: where the servers live is the tenant’s business.' }),
     transport: z.enum(['auto', 'streamable-http', 'sse']),
     auth: z.enum(['none', 'oauth', 'client_credentials']),
     status: z.enum(['connected', 'error', 'auth_required']),

@@ -11,7 +11,10 @@ import { z } from 'zod';
 export const ErrorBody = z
   .object({
     error: z.object({
-      code: z.string().meta({ description: 'Stable, machine-readable (`not_found`, `invalid_body`, `rate_limited`, …).', example: 'not_found' }),
+      code: z.string().meta({
+        description: 'Stable, machine-readable (`not_found`, `invalid_body`, `rate_limited`, …).',
+        example: 'not_found',
+      }),
       message: z.string().meta({ description: 'For people; never a stack trace, upstream URL or credential.' }),
     }),
   })
@@ -19,10 +22,18 @@ export const ErrorBody = z
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /** An identifier chosen by the service (conversation ids) or by a client (`useChat`'s chat id). */
-export const ConversationId = z.string().min(1).max(128).meta({ description: 'A conversation id.', example: 'c_01JZ8Q6Y3M1D7K2W5X9V4T0R8S' });
+export const ConversationId = z
+  .string()
+  .min(1)
+  .max(128)
+  .meta({ description: 'A conversation id.', example: 'c_01JZ8Q6Y3M1D7K2W5X9V4T0R8S' });
 
 /** A configured MCP server's id (`MCP_SERVERS`, or the tenant's `mcpServers`). */
-export const ServerId = z.string().min(1).max(64).meta({ description: "An MCP server's id from the configuration.", example: 'demo' });
+export const ServerId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: "An MCP server's id from the configuration.", example: 'demo' });
 
 /**
  * A part of a message: the AI SDK's `UIMessage` parts (`text`, `reasoning`,

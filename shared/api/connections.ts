@@ -18,22 +18,38 @@ export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 
 export const ConnectionList = z
   .object({
-    connections: z.array(ConnectionStatus.extend({ connectUrl: z.url().optional().meta({ description: 'For a server not connected: the link to open.' }) })),
+    connections: z.array(
+      ConnectionStatus.extend({
+        connectUrl: z.url().optional().meta({ description: 'For a server not connected: the link to open.' }),
+      }),
+    ),
   })
   .meta({ id: 'ConnectionList' });
 export type ConnectionList = z.infer<typeof ConnectionList>;
 
 export const ConnectLink = z
-  .object({ server: ServerId, url: z.url(), expiresAt: z.string().meta({ description: 'ISO 8601; the link is single use.' }) })
+  .object({
+    server: ServerId,
+    url: z.url(),
+    expiresAt: z.string().meta({ description: 'ISO 8601; the link is single use.' }),
+  })
   .meta({ id: 'ConnectLink' });
 export type ConnectLink = z.infer<typeof ConnectLink>;
 
 /** What the callback page hands to the window that opened the connect link (a `mcp-ondemand:oauth-code` message). */
 export const CompleteConnectionBody = z
   .object({
-    state: z.string().min(1).max(2_000).meta({ description: 'The sealed `state` of the authorization, as handed over.' }),
+    state: z
+      .string()
+      .min(1)
+      .max(2_000)
+      .meta({ description: 'The sealed `state` of the authorization, as handed over.' }),
     code: z.string().min(1).max(4_096).meta({ description: 'The authorization code, as handed over.' }),
-    iss: z.string().max(2_000).optional().meta({ description: 'The authorization server’s `iss`, when it sent one (RFC 9207).' }),
+    iss: z
+      .string()
+      .max(2_000)
+      .optional()
+      .meta({ description: 'The authorization server’s `iss`, when it sent one (RFC 9207).' }),
   })
   .strict()
   .meta({ id: 'CompleteConnectionBody' });
@@ -46,13 +62,20 @@ export const Disconnected = z
   .object({
     server: ServerId,
     status: z.literal('not_connected'),
-    revoked: z.enum(['revoked', 'unsupported', 'failed', 'nothing']).meta({ description: 'What the revocation (RFC 7009) at the server did.' }),
+    revoked: z
+      .enum(['revoked', 'unsupported', 'failed', 'nothing'])
+      .meta({ description: 'What the revocation (RFC 7009) at the server did.' }),
   })
   .meta({ id: 'Disconnected' });
 export type Disconnected = z.infer<typeof Disconnected>;
 
 /** A `data-auth-required` stream part's data: transient (in the live stream only, never in the history). */
 export const AuthRequiredNotice = z
-  .object({ server: ServerId, reason: AuthRequiredReason, scope: z.string().optional(), connectUrl: z.url().optional() })
+  .object({
+    server: ServerId,
+    reason: AuthRequiredReason,
+    scope: z.string().optional(),
+    connectUrl: z.url().optional(),
+  })
   .meta({ id: 'AuthRequiredNotice' });
 export type AuthRequiredNotice = z.infer<typeof AuthRequiredNotice>;

@@ -15,7 +15,11 @@ export type Attachment = z.infer<typeof Attachment>;
 
 const TextPart = z.object({ type: z.literal('text'), text: z.string() }).strict();
 /** A user's message as clients send it: text parts only. */
-export const UserMessage = z.object({ id: z.string().min(1).max(100).optional(), role: z.literal('user'), parts: z.array(TextPart).min(1).max(20) });
+export const UserMessage = z.object({
+  id: z.string().min(1).max(100).optional(),
+  role: z.literal('user'),
+  parts: z.array(TextPart).min(1).max(20),
+});
 
 /**
  * One user turn, in any of three shapes: `{text}` (curl), `{message}`, or
@@ -45,18 +49,32 @@ export type SendMessageBody = z.infer<typeof SendMessageBody>;
  */
 export const ChatRequestBody = z
   .looseObject({
-    id: z.string().min(1).max(128).optional().meta({ description: 'The chat id (required on POST /v1/chat): names the caller’s conversation.' }),
+    id: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .meta({ description: 'The chat id (required on POST /v1/chat): names the caller’s conversation.' }),
     messages: z.array(z.unknown()).min(1).max(10_000),
     trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
     messageId: z.string().min(1).max(200).optional(),
     attachments: z.array(Attachment).max(100).optional(),
     /** `useAgentChat`'s tools that run in the browser (name, description, JSON schema). */
     clientTools: z
-      .array(z.object({ name: z.string().min(1).max(64), description: z.string().max(2_000).optional(), parameters: z.unknown().optional() }))
+      .array(
+        z.object({
+          name: z.string().min(1).max(64),
+          description: z.string().max(2_000).optional(),
+          parameters: z.unknown().optional(),
+        }),
+      )
       .max(64)
       .optional(),
   })
-  .meta({ id: 'ChatRequestBody', description: "The AI SDK chat protocol's request; an application's own `body` fields ride along and are ignored." });
+  .meta({
+    id: 'ChatRequestBody',
+    description: "The AI SDK chat protocol's request; an application's own `body` fields ride along and are ignored.",
+  });
 export type ChatRequestBody = z.infer<typeof ChatRequestBody>;
 
 export const TitleBody = z
@@ -88,13 +106,20 @@ export const CompleteBody = z
       .optional(),
   })
   .strict()
-  .meta({ id: 'CompleteBody', description: 'An MCP `completion/complete` for a prompt or resource-template argument.' });
+  .meta({
+    id: 'CompleteBody',
+    description: 'An MCP `completion/complete` for a prompt or resource-template argument.',
+  });
 export type CompleteBody = z.infer<typeof CompleteBody>;
 
 export const CompleteResponse = z
   .object({
     server: ServerId,
-    completion: z.looseObject({ values: z.array(z.string()), total: z.number().optional(), hasMore: z.boolean().optional() }),
+    completion: z.looseObject({
+      values: z.array(z.string()),
+      total: z.number().optional(),
+      hasMore: z.boolean().optional(),
+    }),
   })
   .meta({ id: 'CompleteResponse' });
 export type CompleteResponse = z.infer<typeof CompleteResponse>;
@@ -110,7 +135,10 @@ export const RunPromptBody = z
 export type RunPromptBody = z.infer<typeof RunPromptBody>;
 
 export const PreviewQuery = z.object({
-  preview: z.enum(['1', 'true', '0', 'false']).optional().meta({ description: '`1`: answer with the prompt’s messages as JSON, run nothing.' }),
+  preview: z
+    .enum(['1', 'true', '0', 'false'])
+    .optional()
+    .meta({ description: '`1`: answer with the prompt’s messages as JSON, run nothing.' }),
 });
 
 /** `…/prompts/run?preview=1`: what the prompt would put into the conversation. */
@@ -123,7 +151,10 @@ export const ElicitationAnswerBody = z
   .object({
     action: z.enum(['accept', 'decline', 'cancel']),
     content: z
-      .record(z.string(), z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]))
+      .record(
+        z.string(),
+        z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]),
+      )
       .optional()
       .meta({ description: "With `accept`: the form's values, checked against the server's schema." }),
   })
@@ -198,14 +229,19 @@ export const PinnedSkillsBody = z
   .meta({ id: 'PinnedSkillsBody' });
 export type PinnedSkillsBody = z.infer<typeof PinnedSkillsBody>;
 
-export const PinnedSkills = z.object({ skills: z.array(SkillRef).meta({ description: 'In the order they were pinned.' }) }).meta({
-  id: 'PinnedSkills',
-  description: 'The skills pinned for this conversation: their SKILL.md is in the system prompt of each turn, read and verified then.',
-});
+export const PinnedSkills = z
+  .object({ skills: z.array(SkillRef).meta({ description: 'In the order they were pinned.' }) })
+  .meta({
+    id: 'PinnedSkills',
+    description:
+      'The skills pinned for this conversation: their SKILL.md is in the system prompt of each turn, read and verified then.',
+  });
 export type PinnedSkills = z.infer<typeof PinnedSkills>;
 
 export const ElicitationAnswered = z.object({ answered: z.string() }).meta({ id: 'ElicitationAnswered' });
 export type ElicitationAnswered = z.infer<typeof ElicitationAnswered>;
 
-export const Stopped = z.object({ stopped: z.boolean().meta({ description: 'Whether a turn was running.' }) }).meta({ id: 'Stopped' });
+export const Stopped = z
+  .object({ stopped: z.boolean().meta({ description: 'Whether a turn was running.' }) })
+  .meta({ id: 'Stopped' });
 export type Stopped = z.infer<typeof Stopped>;

@@ -8,7 +8,12 @@ export const ReadResourceBody = z
   .object({
     server: ServerId.optional().meta({ description: 'Which server; optional when only one server has the URI.' }),
     uri: z.string().min(1).max(4096),
-    offset: z.number().int().min(0).optional().meta({ description: 'Character offset of the text window, as `read_resource` takes it.' }),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'Character offset of the text window, as `read_resource` takes it.' }),
   })
   .strict()
   .meta({ id: 'ReadResourceBody' });
@@ -23,7 +28,10 @@ export const StoredContents = z
       size: z.number().meta({ description: 'Bytes: UTF-8 bytes of `text`, decoded bytes of `blob`.' }),
       _meta: z.record(z.string(), z.unknown()).optional(),
     }),
-    z.union([z.object({ text: z.string() }), z.object({ blob: z.string().meta({ description: 'Base64, as the server sent it.' }) })]),
+    z.union([
+      z.object({ text: z.string() }),
+      z.object({ blob: z.string().meta({ description: 'Base64, as the server sent it.' }) }),
+    ]),
   )
   .meta({ id: 'ResourceContents' });
 export type StoredContents = z.infer<typeof StoredContents>;
@@ -33,9 +41,11 @@ export const ModelView = z
   .object({
     text: z.string(),
     images: z.array(z.object({ mediaType: z.string(), base64: z.string(), uri: z.string() })),
-    window: z.object({ offset: z.number(), end: z.number(), total: z.number(), nextOffset: z.number().optional() }).meta({
-      description: 'Text characters in the resource, and where the next window starts (if any).',
-    }),
+    window: z
+      .object({ offset: z.number(), end: z.number(), total: z.number(), nextOffset: z.number().optional() })
+      .meta({
+        description: 'Text characters in the resource, and where the next window starts (if any).',
+      }),
   })
   .meta({ id: 'ModelView' });
 export type ModelView = z.infer<typeof ModelView>;

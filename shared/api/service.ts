@@ -2,7 +2,9 @@ import { z } from 'zod';
 
 /** The service itself: health, and our OAuth client's metadata document. */
 
-export const Health = z.object({ status: z.literal('ok'), name: z.string(), version: z.string() }).meta({ id: 'Health' });
+export const Health = z
+  .object({ status: z.literal('ok'), name: z.string(), version: z.string() })
+  .meta({ id: 'Health' });
 
 /** Our OAuth client ID metadata document (draft-ietf-oauth-client-id-metadata-document): its URL is our `client_id`. */
 export const ClientMetadata = z

@@ -21,9 +21,13 @@ export const ElicitationNotice = z
     id: z.string(),
     server: ServerId,
     message: z.string(),
-    requestedSchema: z.looseObject({ properties: z.record(z.string(), ElicitationField).optional(), required: z.array(z.string()).optional() }),
+    requestedSchema: z.looseObject({
+      properties: z.record(z.string(), ElicitationField).optional(),
+      required: z.array(z.string()).optional(),
+    }),
     status: z.enum(['pending', 'accept', 'decline', 'cancel', 'expired']).meta({
-      description: '`pending` until the user answers; `expired` when nobody did in time; `cancel` too when the turn was stopped.',
+      description:
+        '`pending` until the user answers; `expired` when nobody did in time; `cancel` too when the turn was stopped.',
     }),
     content: z.record(z.string(), z.unknown()).optional().meta({ description: 'What the user sent with `accept`.' }),
   })

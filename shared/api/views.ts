@@ -44,7 +44,13 @@ export const AppToolCall = z
     resourceUri: z.string().meta({ description: 'The `ui://` resource of the view.' }),
     input: z.record(z.string(), z.unknown()),
     /** The MCP `CallToolResult` (content, structuredContent, isError) once the call ended. */
-    result: z.looseObject({ content: z.array(z.unknown()).optional(), structuredContent: z.unknown().optional(), isError: z.boolean().optional() }).optional(),
+    result: z
+      .looseObject({
+        content: z.array(z.unknown()).optional(),
+        structuredContent: z.unknown().optional(),
+        isError: z.boolean().optional(),
+      })
+      .optional(),
     /** Set when the call failed before any result (the view gets `tool-cancelled`). */
     error: z.string().optional(),
   })
@@ -60,7 +66,10 @@ export type ViewLinkBody = z.infer<typeof ViewLinkBody>;
 
 export const ViewLink = z
   .object({
-    url: z.string().meta({ description: 'The view document: `/views/<conversation>/<nonce>`, a capability URL (10 minutes), sandboxed by its own CSP.' }),
+    url: z.string().meta({
+      description:
+        'The view document: `/views/<conversation>/<nonce>`, a capability URL (10 minutes), sandboxed by its own CSP.',
+    }),
     expiresAt: z.string(),
     security: ViewSecurity,
   })
@@ -73,13 +82,22 @@ export const ViewToolCallBody = z
     server: ServerId,
     name: z.string().min(1).max(200),
     arguments: z.record(z.string(), z.unknown()).default({}),
-    approved: z.boolean().optional().meta({ description: "The user's yes, given in the widget (outside the view) after a 409 `approval_required`." }),
+    approved: z
+      .boolean()
+      .optional()
+      .meta({ description: "The user's yes, given in the widget (outside the view) after a 409 `approval_required`." }),
   })
   .strict()
   .meta({ id: 'ViewToolCallBody' });
 export type ViewToolCallBody = z.infer<typeof ViewToolCallBody>;
 
 export const ViewToolCallResult = z
-  .object({ result: z.looseObject({ content: z.array(z.unknown()), structuredContent: z.unknown().optional(), isError: z.boolean().optional() }) })
+  .object({
+    result: z.looseObject({
+      content: z.array(z.unknown()),
+      structuredContent: z.unknown().optional(),
+      isError: z.boolean().optional(),
+    }),
+  })
   .meta({ id: 'ViewToolCallResult' });
 export type ViewToolCallResult = z.infer<typeof ViewToolCallResult>;

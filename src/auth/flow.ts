@@ -84,7 +84,10 @@ export async function renewTokens(target: FlowTarget, record: CredentialRecord):
  * where its resource metadata is. Undefined when it says nothing useful (or
  * cannot be reached: discovery will say why).
  */
-async function challengeOf(serverUrl: string, fetchFn: typeof fetch): Promise<{ scope?: string; resourceMetadataUrl?: URL } | undefined> {
+async function challengeOf(
+  serverUrl: string,
+  fetchFn: typeof fetch,
+): Promise<{ scope?: string; resourceMetadataUrl?: URL } | undefined> {
   try {
     const response = await fetchFn(serverUrl, {
       method: 'POST',

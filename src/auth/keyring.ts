@@ -29,7 +29,8 @@ export class KeyRing {
       });
     if (!entries.length) throw invalidKeys('no key');
     const byId = new Map<string, CryptoKey>();
-    for (const { id, raw } of entries) byId.set(id, await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']));
+    for (const { id, raw } of entries)
+      byId.set(id, await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']));
     const first = entries[0]!.id;
     return new KeyRing({ id: first, key: byId.get(first)! }, byId);
   }
@@ -37,7 +38,11 @@ export class KeyRing {
   /** `keyId.iv.ciphertext` (base64url). `context` is bound in (additional data): a value sealed for one place does not open in another. */
   async seal(plaintext: string, context: string): Promise<string> {
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8(context) }, this.current.key, utf8(plaintext));
+    const sealed = await crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv, additionalData: utf8(context) },
+      this.current.key,
+      utf8(plaintext),
+    );
     return `${this.current.id}.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(sealed))}`;
   }
 
@@ -49,7 +54,9 @@ export class KeyRing {
     const bodyBytes = body ? decodeBase64(body) : undefined;
     if (!key || !ivBytes || !bodyBytes || extra !== undefined) return undefined;
     try {
-      return new TextDecoder().decode(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: ivBytes, additionalData: utf8(context) }, key, bodyBytes));
+      return new TextDecoder().decode(
+        await crypto.subtle.decrypt({ name: 'AES-GCM', iv: ivBytes, additionalData: utf8(context) }, key, bodyBytes),
+      );
     } catch {
       return undefined;
     }

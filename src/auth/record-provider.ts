@@ -97,7 +97,12 @@ export class RecordProvider implements OAuthClientProvider {
   clientInformation(): StoredOAuthClientInformation | undefined {
     const pre = this.identity.preregistered;
     // The record keeps only the issuer stamp of a pre-registered client; the secret comes from its Worker secret each time.
-    if (pre) return { ...this.record.client, client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}) };
+    if (pre)
+      return {
+        ...this.record.client,
+        client_id: pre.clientId,
+        ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}),
+      };
     return this.record.client;
   }
 

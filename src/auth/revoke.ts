@@ -7,7 +7,12 @@ import type { AuthorizationServerMetadata, StoredOAuthClientInformation } from '
  * `unsupported` when the server publishes no revocation endpoint.
  */
 export async function revokeTokens(
-  metadata: (AuthorizationServerMetadata & { revocation_endpoint?: string; revocation_endpoint_auth_methods_supported?: string[] }) | undefined,
+  metadata:
+    | (AuthorizationServerMetadata & {
+        revocation_endpoint?: string;
+        revocation_endpoint_auth_methods_supported?: string[];
+      })
+    | undefined,
   client: StoredOAuthClientInformation | undefined,
   tokens: { access_token?: string; refresh_token?: string | undefined },
   fetchFn: typeof fetch,
@@ -21,7 +26,10 @@ export async function revokeTokens(
   ] as const) {
     if (!token) continue;
     const body = new URLSearchParams({ token, token_type_hint: hint });
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
     const methods = metadata.revocation_endpoint_auth_methods_supported;
     if (client.client_secret && (!methods || methods.includes('client_secret_basic'))) {
       headers.authorization = `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`)}`;

@@ -106,18 +106,33 @@ export class ServerCredentials implements TokenSource {
    * keeps registration and discovery; the tokens are untouched (the current
    * grant works until the new one arrives). Returns what the callback needs.
    */
-  start(state: string): Promise<{ authorizationUrl: URL; pending: Omit<PendingAuthorization, 'server' | 'expiresAt'> }> {
+  start(
+    state: string,
+  ): Promise<{ authorizationUrl: URL; pending: Omit<PendingAuthorization, 'server' | 'expiresAt'> }> {
     return this.serial(async () => {
       const record = await this.store.load();
-      const scope = record.stepUpScope ? union(record.tokens?.scope, record.stepUpScope) : this.config.scopes?.join(' ');
-      const { authorizationUrl, codeVerifier } = await startAuthorization(this.target(), record, state, scope || undefined);
+      const scope = record.stepUpScope
+        ? union(record.tokens?.scope, record.stepUpScope)
+        : this.config.scopes?.join(' ');
+      const { authorizationUrl, codeVerifier } = await startAuthorization(
+        this.target(),
+        record,
+        state,
+        scope || undefined,
+      );
       await this.store.save(record);
-      return { authorizationUrl, pending: { codeVerifier, ...(record.discovery ? { discovery: structuredClone(record.discovery) } : {}) } };
+      return {
+        authorizationUrl,
+        pending: { codeVerifier, ...(record.discovery ? { discovery: structuredClone(record.discovery) } : {}) },
+      };
     });
   }
 
   /** The callback: the code exchanged against the discovery the start used; returns the new grant's id. */
-  complete(pending: Pick<PendingAuthorization, 'codeVerifier' | 'discovery'>, callback: { code: string; iss?: string | undefined }): Promise<string> {
+  complete(
+    pending: Pick<PendingAuthorization, 'codeVerifier' | 'discovery'>,
+    callback: { code: string; iss?: string | undefined },
+  ): Promise<string> {
     return this.serial(async () => {
       const record = await this.store.load();
       const working: CredentialRecord = { ...record, ...(pending.discovery ? { discovery: pending.discovery } : {}) };
@@ -171,10 +186,17 @@ export class ServerCredentials implements TokenSource {
     if (record.tokens?.access_token && !expiring(record)) return granted(record);
     let result: 'renewed' | 'needs_user';
     const started = Date.now();
-    const fields = { server: this.config.server, grant: this.config.type === 'client_credentials' ? 'client_credentials' : 'refresh_token' };
+    const fields = {
+      server: this.config.server,
+      grant: this.config.type === 'client_credentials' ? 'client_credentials' : 'refresh_token',
+    };
     try {
       result = await renewTokens(this.target(), record);
-      logEvent('auth.refresh', { ...fields, durationMs: Date.now() - started, outcome: result === 'renewed' ? 'ok' : 'needs_user' });
+      logEvent('auth.refresh', {
+        ...fields,
+        durationMs: Date.now() - started,
+        outcome: result === 'renewed' ? 'ok' : 'needs_user',
+      });
     } catch (error) {
       logEvent('auth.refresh', { ...fields, durationMs: Date.now() - started, ...errorFields(error) }, 'warn');
       // The authorization server is down or answered nonsense: a token still valid is still used.
@@ -201,7 +223,8 @@ export class ServerCredentials implements TokenSource {
   }
 }
 
-const expiring = (record: CredentialRecord) => record.expiresAt !== undefined && record.expiresAt - Date.now() < REFRESH_MARGIN_MS;
+const expiring = (record: CredentialRecord) =>
+  record.expiresAt !== undefined && record.expiresAt - Date.now() < REFRESH_MARGIN_MS;
 
 function granted(record: CredentialRecord): AccessGrant {
   return {

@@ -48,7 +48,11 @@ export function keyRing(setup: Pick<OAuthSetup, 'keySpec'>): Promise<KeyRing> {
 export const newNonce = () => encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 
 /** The link the frontend opens (in a popup) to connect `server`: this Worker's start route with a sealed, short-lived, single-use ticket. */
-export async function connectLink(setup: OAuthSetup, owner: { tenant: string; user: string }, server: string): Promise<{ url: string; expiresAt: number }> {
+export async function connectLink(
+  setup: OAuthSetup,
+  owner: { tenant: string; user: string },
+  server: string,
+): Promise<{ url: string; expiresAt: number }> {
   const ticket: AuthorizationTicket = { ...owner, server, nonce: newNonce(), expiresAt: Date.now() + TICKET_TTL_MS };
   const sealed = await (await keyRing(setup)).seal(JSON.stringify(ticket), TICKET_CONTEXT);
   return { url: `${setup.publicUrl.origin}${START_PATH}#${sealed}`, expiresAt: ticket.expiresAt };
@@ -63,7 +67,11 @@ export async function sealState(setup: OAuthSetup, ticket: AuthorizationTicket):
 }
 
 /** The ticket, or undefined when it was forged, altered, sealed for another use, or has expired. */
-async function openSealed(setup: OAuthSetup, sealed: string, context: string): Promise<AuthorizationTicket | undefined> {
+async function openSealed(
+  setup: OAuthSetup,
+  sealed: string,
+  context: string,
+): Promise<AuthorizationTicket | undefined> {
   if (sealed.length > 2_000) return undefined;
   const text = await (await keyRing(setup)).open(sealed, context);
   if (!text) return undefined;

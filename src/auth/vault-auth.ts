@@ -28,7 +28,8 @@ export class VaultAuth implements AuthProvider {
 
   async token(): Promise<string> {
     const current = this.current;
-    if (current && !(current.expiresAt !== undefined && current.expiresAt - Date.now() < REFRESH_MARGIN_MS)) return current.token;
+    if (current && !(current.expiresAt !== undefined && current.expiresAt - Date.now() < REFRESH_MARGIN_MS))
+      return current.token;
     return this.take(() => this.source.accessToken());
   }
 

@@ -12,7 +12,8 @@ import { oauthErrorText, ServerCredentials, type TokenSource } from './server-cr
 import { AUTHORIZATION_TTL_MS, keyRing, type VaultOwner } from './tickets';
 
 /** The vault of an end user (OAuth) or of a tenant (client credentials). */
-export const vaultName = (owner: VaultOwner) => (owner.user ? `user:${owner.tenant}:${owner.user}` : `tenant:${owner.tenant}`);
+export const vaultName = (owner: VaultOwner) =>
+  owner.user ? `user:${owner.tenant}:${owner.user}` : `tenant:${owner.tenant}`;
 export const vaultOf = (env: Env, owner: VaultOwner) => env.TOKEN_VAULT.getByName(vaultName(owner));
 
 /** A conversation's token source for one server: its owner's vault, over RPC. */
@@ -39,7 +40,9 @@ export class TokenVault extends DurableObject<Env> {
     super(ctx, env);
     const sql = ctx.storage.sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS credentials (server TEXT PRIMARY KEY, sealed TEXT NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS pending (nonce TEXT PRIMARY KEY, sealed TEXT NOT NULL, expires INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS pending (nonce TEXT PRIMARY KEY, sealed TEXT NOT NULL, expires INTEGER NOT NULL)`,
+    );
     sql.exec(`CREATE TABLE IF NOT EXISTS used_tickets (nonce TEXT PRIMARY KEY, expires INTEGER NOT NULL)`);
   }
 
@@ -70,7 +73,8 @@ export class TokenVault extends DurableObject<Env> {
   ): Promise<RpcResult<string>> {
     return toRpcResult(async () => {
       const server = this.server(owner, serverId);
-      if (server.auth.type !== 'oauth') throw new ApiError(400, 'not_oauth', `MCP server "${serverId}" is not connected per user`);
+      if (server.auth.type !== 'oauth')
+        throw new ApiError(400, 'not_oauth', `MCP server "${serverId}" is not connected per user`);
       const sql = this.ctx.storage.sql;
       sql.exec(`DELETE FROM used_tickets WHERE expires < ?`, Date.now());
       sql.exec(`DELETE FROM pending WHERE expires < ?`, Date.now());
@@ -78,9 +82,16 @@ export class TokenVault extends DurableObject<Env> {
         throw new ApiError(400, 'link_used', 'This connect link was already used; start again from the chat');
       }
       sql.exec(`INSERT INTO used_tickets (nonce, expires) VALUES (?, ?)`, flow.ticketNonce, flow.ticketExpiresAt);
-      const { authorizationUrl, pending } = await this.oauth(serverId, () => this.credentials(owner, serverId).start(flow.state));
+      const { authorizationUrl, pending } = await this.oauth(serverId, () =>
+        this.credentials(owner, serverId).start(flow.state),
+      );
       const problem = urlProblem(authorizationUrl, this.setup().allowPrivate);
-      if (problem) throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": its authorization endpoint is refused: ${problem}`);
+      if (problem)
+        throw new ApiError(
+          502,
+          'oauth_error',
+          `MCP server "${serverId}": its authorization endpoint is refused: ${problem}`,
+        );
       const row: PendingAuthorization = { ...pending, server: serverId, expiresAt: Date.now() + AUTHORIZATION_TTL_MS };
       const sealed = await (await keyRing(this.setup())).seal(JSON.stringify(row), `pending:${flow.stateNonce}`);
       sql.exec(`INSERT INTO pending (nonce, sealed, expires) VALUES (?, ?, ?)`, flow.stateNonce, sealed, row.expiresAt);
@@ -89,12 +100,21 @@ export class TokenVault extends DurableObject<Env> {
   }
 
   /** The callback: the authorization named by `stateNonce` is used up, its code exchanged; returns the new grant's id. */
-  finish(owner: VaultOwner, serverId: string, stateNonce: string, callback: { code: string; iss?: string | undefined }): Promise<RpcResult<string>> {
+  finish(
+    owner: VaultOwner,
+    serverId: string,
+    stateNonce: string,
+    callback: { code: string; iss?: string | undefined },
+  ): Promise<RpcResult<string>> {
     return toRpcResult(async () => {
       const credentials = this.credentials(owner, serverId);
       const pending = await this.takePending(stateNonce);
       if (!pending || pending.server !== serverId)
-        throw new ApiError(400, 'invalid_state', 'This authorization was already completed or has expired; connect again');
+        throw new ApiError(
+          400,
+          'invalid_state',
+          'This authorization was already completed or has expired; connect again',
+        );
       return this.oauth(serverId, () => credentials.complete(pending, callback));
     });
   }
@@ -114,7 +134,10 @@ export class TokenVault extends DurableObject<Env> {
   }
 
   /** Revokes the tokens where the server supports it (RFC 7009), then forgets them. */
-  disconnect(owner: VaultOwner, serverId: string): Promise<RpcResult<{ revoked: 'revoked' | 'unsupported' | 'failed' | 'nothing' }>> {
+  disconnect(
+    owner: VaultOwner,
+    serverId: string,
+  ): Promise<RpcResult<{ revoked: 'revoked' | 'unsupported' | 'failed' | 'nothing' }>> {
     return toRpcResult(async () => ({ revoked: await this.credentials(owner, serverId).disconnect() }));
   }
 
@@ -128,7 +151,11 @@ export class TokenVault extends DurableObject<Env> {
       credentials = new ServerCredentials(
         { load: () => this.load(owner, serverId), save: (record) => this.save(owner, serverId, record) },
         () => this.target(this.server(owner, serverId)),
-        { type: server.auth.type as 'oauth' | 'client_credentials', scopes: server.auth.type === 'none' ? undefined : server.auth.scopes, server: serverId },
+        {
+          type: server.auth.type as 'oauth' | 'client_credentials',
+          scopes: server.auth.type === 'none' ? undefined : server.auth.scopes,
+          server: serverId,
+        },
       );
       this.byServer.set(serverId, credentials);
     }
@@ -137,7 +164,11 @@ export class TokenVault extends DurableObject<Env> {
 
   private target(server: McpServerConfig): FlowTarget {
     const setup = this.setup();
-    return { serverUrl: server.url, identity: identityOf(server, setup, this.env), fetchFn: guardedFetch(setup.allowPrivate) };
+    return {
+      serverUrl: server.url,
+      identity: identityOf(server, setup, this.env),
+      fetchFn: guardedFetch(setup.allowPrivate),
+    };
   }
 
   private async oauth<T>(serverId: string, run: () => Promise<T>): Promise<T> {
@@ -145,7 +176,11 @@ export class TokenVault extends DurableObject<Env> {
       return await run();
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      throw new ApiError(502, 'oauth_error', `MCP server "${serverId}": authorization failed: ${oauthErrorText(error)}`);
+      throw new ApiError(
+        502,
+        'oauth_error',
+        `MCP server "${serverId}": authorization failed: ${oauthErrorText(error)}`,
+      );
     }
   }
 
@@ -166,7 +201,9 @@ export class TokenVault extends DurableObject<Env> {
   }
 
   private async load(owner: VaultOwner, serverId: string): Promise<CredentialRecord> {
-    const row = this.ctx.storage.sql.exec<{ sealed: string }>(`SELECT sealed FROM credentials WHERE server = ?`, serverId).toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec<{ sealed: string }>(`SELECT sealed FROM credentials WHERE server = ?`, serverId)
+      .toArray()[0];
     if (!row) return {};
     const ring = await keyRing(this.setup());
     const text = await ring.open(row.sealed, this.context(owner, serverId));
@@ -201,12 +238,16 @@ function identityOf(server: McpServerConfig, setup: OAuthSetup, env: Env): Clien
   const secret = (ref: string | undefined) => {
     if (!ref) return undefined;
     const value = secretNamed(env, ref);
-    if (!value) throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": its client secret ${ref} is not set`);
+    if (!value)
+      throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": its client secret ${ref} is not set`);
     return value;
   };
   const auth = server.auth;
   if (auth.type === 'client_credentials') {
-    return { preregistered: { clientId: auth.clientId, clientSecret: secret(auth.clientSecret) }, scope: auth.scopes?.join(' ') };
+    return {
+      preregistered: { clientId: auth.clientId, clientSecret: secret(auth.clientSecret) },
+      scope: auth.scopes?.join(' '),
+    };
   }
   if (auth.type !== 'oauth') throw new Error(`MCP server "${server.id}" has no OAuth`);
   return {

@@ -48,7 +48,8 @@ export class InvalidationLog {
     if (!clock.has('writer')) sql.exec(`INSERT INTO cache_clock (name, value) VALUES ('writer', ?)`, this.writer);
     this.floor = Number(clock.get('floor') ?? 0);
     this.prune();
-    for (const row of sql.exec<{ key: string; at: number }>(`SELECT key, at FROM cache_invalidations ORDER BY at`)) this.times.set(row.key, row.at);
+    for (const row of sql.exec<{ key: string; at: number }>(`SELECT key, at FROM cache_invalidations ORDER BY at`))
+      this.times.set(row.key, row.at);
   }
 
   /** Last invalidation of `key`, or the floor if it may have been forgotten, or 0. */
@@ -61,7 +62,11 @@ export class InvalidationLog {
     if (++this.recorded % 1_000 === 0) this.prune();
     this.times.delete(key); // re-inserted last: the map's order is the records' age
     this.times.set(key, at);
-    this.sql.exec(`INSERT INTO cache_invalidations (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at`, key, at);
+    this.sql.exec(
+      `INSERT INTO cache_invalidations (key, at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET at = excluded.at`,
+      key,
+      at,
+    );
     if (this.times.size > this.maxKeys) this.forgetOldest(this.times.size - this.maxKeys);
   }
 
@@ -76,7 +81,10 @@ export class InvalidationLog {
       this.floor = Math.max(this.floor, at);
       this.sql.exec(`DELETE FROM cache_invalidations WHERE key = ?`, key);
     }
-    this.sql.exec(`INSERT INTO cache_clock (name, value) VALUES ('floor', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value`, String(this.floor));
+    this.sql.exec(
+      `INSERT INTO cache_clock (name, value) VALUES ('floor', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value`,
+      String(this.floor),
+    );
   }
 
   private prune(): void {

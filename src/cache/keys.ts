@@ -18,6 +18,9 @@ export function kvScopesOf(owner: { tenant: string; user: string }): Record<KvSc
  * out of key listings. The scope is the tenant's (shared) or the end user's.
  */
 export async function kvKey(scope: string, ref: CacheRef): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${scope}\u0000${ref.server}\u0000${ref.uri}`));
+  const digest = await crypto.subtle.digest(
+    'SHA-256',
+    new TextEncoder().encode(`${scope}\u0000${ref.server}\u0000${ref.uri}`),
+  );
   return `res:v2:${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }

@@ -51,7 +51,11 @@ export interface ReadMoment {
   reuseSince: number;
 }
 
-export function isServable(entry: Pick<CachedResource, 'fetchedAt' | 'hint'>, at: ReadMoment, policy: ServerCachePolicy): boolean {
+export function isServable(
+  entry: Pick<CachedResource, 'fetchedAt' | 'hint'>,
+  at: ReadMoment,
+  policy: ServerCachePolicy,
+): boolean {
   const age = at.now - entry.fetchedAt;
   if (age >= policy.maxAgeMs) return false;
   const covered = at.coveredSince !== undefined && entry.fetchedAt >= at.coveredSince;
@@ -96,8 +100,12 @@ export function kvScopesToTry(known: KvScope | undefined, policy: ServerCachePol
  * `ttlMs` means 0 (the spec), an absent scope means private (the safe
  * reading). A 2025 result has one only if the server sent the fields anyway.
  */
-export function hintOf(result: { ttlMs?: unknown; cacheScope?: unknown }, era: 'modern' | 'legacy'): CacheHint | undefined {
+export function hintOf(
+  result: { ttlMs?: unknown; cacheScope?: unknown },
+  era: 'modern' | 'legacy',
+): CacheHint | undefined {
   if (era === 'legacy' && result.ttlMs === undefined && result.cacheScope === undefined) return undefined;
-  const ttlMs = typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs > 0 ? result.ttlMs : 0;
+  const ttlMs =
+    typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) && result.ttlMs > 0 ? result.ttlMs : 0;
   return { ttlMs, cacheScope: result.cacheScope === 'public' ? 'public' : 'private' };
 }

@@ -80,11 +80,15 @@ export class ResourceCache {
     private readonly log: InvalidationLog,
     /** KV scope strings of this conversation: its tenant's, and its end user's. */
     private readonly scopes: Record<KvScope, string>,
-    private readonly settings: Pick<Settings, 'CACHE_MAX_AGE_MS' | 'KV_MAX_ENTRY_BYTES' | 'MEMORY_CACHE_BYTES'> & Partial<Pick<Settings, 'CACHE_TRACKED_URIS'>>,
+    private readonly settings: Pick<Settings, 'CACHE_MAX_AGE_MS' | 'KV_MAX_ENTRY_BYTES' | 'MEMORY_CACHE_BYTES'> &
+      Partial<Pick<Settings, 'CACHE_TRACKED_URIS'>>,
   ) {
     this.memory = new MemoryLayer(settings.MEMORY_CACHE_BYTES);
     const tracked = settings.CACHE_TRACKED_URIS ?? 10_000;
-    this.generations = new BoundedMap(tracked, (_key, value) => (this.generationFloor = Math.max(this.generationFloor, value)));
+    this.generations = new BoundedMap(
+      tracked,
+      (_key, value) => (this.generationFloor = Math.max(this.generationFloor, value)),
+    );
     this.kvScopes = new BoundedMap(tracked);
   }
 
@@ -110,7 +114,8 @@ export class ResourceCache {
     // that started after the same invalidations.
     const version = this.versionOf(key, ref.server);
     const hit = this.memory.get(key);
-    const justInvalidated = Date.now() - Math.max(this.log.at(key), this.log.at(serverKey(ref.server))) < KV_SKIP_AFTER_INVALIDATION_MS;
+    const justInvalidated =
+      Date.now() - Math.max(this.log.at(key), this.log.at(serverKey(ref.server))) < KV_SKIP_AFTER_INVALIDATION_MS;
     const kvScopes = justInvalidated ? [] : plan.kvScopes;
     // KV is looked up while the notification channel is being set up: the first read of a URI pays one round trip, not two.
     const fromKv = hit ? undefined : this.readKv(ref, key, kvScopes);
@@ -155,9 +160,9 @@ export class ResourceCache {
     const known = this.kvScopes.get(key);
     const scopes: KvScope[] = known ? [known] : ['user', 'shared'];
     this.track(
-      Promise.all(scopes.map(async (scope) => this.kv.delete(await kvKey(this.scopeOf(scope, ref.server), ref)))).finally(() =>
-        this.pendingDeletes.delete(key),
-      ),
+      Promise.all(
+        scopes.map(async (scope) => this.kv.delete(await kvKey(this.scopeOf(scope, ref.server), ref))),
+      ).finally(() => this.pendingDeletes.delete(key)),
       'delete',
     );
   }
@@ -233,7 +238,13 @@ export class ResourceCache {
     for (const candidate of found) {
       if (!candidate) continue;
       const { value } = candidate;
-      if (value.server !== ref.server || value.uri !== ref.uri || !Array.isArray(value.contents) || typeof value.fetchedAt !== 'number') continue;
+      if (
+        value.server !== ref.server ||
+        value.uri !== ref.uri ||
+        !Array.isArray(value.contents) ||
+        typeof value.fetchedAt !== 'number'
+      )
+        continue;
       if (now - value.fetchedAt >= this.settings.CACHE_MAX_AGE_MS || !this.notInvalidated(key, value)) continue;
       if (!best || value.fetchedAt > best.value.fetchedAt) best = candidate;
     }
@@ -242,7 +253,12 @@ export class ResourceCache {
   }
 
   /** Loads from the server and stores the result, unless the key was invalidated since `version` (the read's start). */
-  private loadFresh(ref: CacheRef, key: string, version: string, load: () => Promise<LoadedResource>): Promise<CachedResource> {
+  private loadFresh(
+    ref: CacheRef,
+    key: string,
+    version: string,
+    load: () => Promise<LoadedResource>,
+  ): Promise<CachedResource> {
     const fetchedAt = Date.now();
     const promise = load()
       .then((loaded) => {

@@ -62,7 +62,17 @@ export class SharedCatalogs {
       return refs.map((_, i) => found.get(own[i]!) ?? (perUser ? undefined : found.get(shared[i]!)) ?? undefined);
     } catch (error) {
       const [first] = refs;
-      logEvent('cache.kv', { store: 'catalogs', op: 'read', server: first!.server, kind: refs.map((r) => r.kind).join(','), ...errorFields(error) }, 'warn');
+      logEvent(
+        'cache.kv',
+        {
+          store: 'catalogs',
+          op: 'read',
+          server: first!.server,
+          kind: refs.map((r) => r.kind).join(','),
+          ...errorFields(error),
+        },
+        'warn',
+      );
       return refs.map(() => undefined);
     }
   }
@@ -114,7 +124,13 @@ export class SharedCatalogs {
 
   private track(work: Promise<unknown>, ref: CatalogRef, what: string) {
     const tracked = work
-      .catch((error: unknown) => logEvent('cache.kv', { store: 'catalogs', op: what, server: ref.server, kind: ref.kind, ...errorFields(error) }, 'warn'))
+      .catch((error: unknown) =>
+        logEvent(
+          'cache.kv',
+          { store: 'catalogs', op: what, server: ref.server, kind: ref.kind, ...errorFields(error) },
+          'warn',
+        ),
+      )
       .finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
   }
@@ -122,6 +138,9 @@ export class SharedCatalogs {
 
 /** `cat:v1:` + SHA-256 of (scope, server id, URL, kind): short, and no URL or user id in key listings. */
 async function key(scope: string, ref: CatalogRef): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${scope}\u0000${ref.server}\u0000${ref.url}\u0000${ref.kind}`));
+  const digest = await crypto.subtle.digest(
+    'SHA-256',
+    new TextEncoder().encode(`${scope}\u0000${ref.server}\u0000${ref.url}\u0000${ref.kind}`),
+  );
   return `cat:v1:${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }

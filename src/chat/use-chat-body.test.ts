@@ -25,7 +25,11 @@ const answered = (toolCallId: string, approved: boolean, reason?: string) => ({
   input: {},
   approval: { id: `ap-${toolCallId}`, approved, ...(reason === undefined ? {} : { reason }) },
 });
-const body = (messages: unknown[], extra: Partial<ChatRequestBody> = {}): ChatRequestBody => ({ messages, trigger: 'submit-message', ...extra });
+const body = (messages: unknown[], extra: Partial<ChatRequestBody> = {}): ChatRequestBody => ({
+  messages,
+  trigger: 'submit-message',
+  ...extra,
+});
 
 describe('userMessageFrom', () => {
   it('reads {text}, {message} (keeping its id) and the last of {messages}', () => {
@@ -38,16 +42,22 @@ describe('userMessageFrom', () => {
       { type: 'text' as const, text: 'two' },
     ];
     expect(userMessageFrom({ message: { id: 'm1', role: 'user', parts } })).toEqual({ id: 'm1', role: 'user', parts });
-    expect(userMessageFrom({ messages: [userMessage('u1', 'old'), { id: 'a1', role: 'assistant', parts: [] }, userMessage('u2', 'new')] })).toEqual(
-      userMessage('u2', 'new'),
-    );
+    expect(
+      userMessageFrom({
+        messages: [userMessage('u1', 'old'), { id: 'a1', role: 'assistant', parts: [] }, userMessage('u2', 'new')],
+      }),
+    ).toEqual(userMessage('u2', 'new'));
   });
 
   it('413 message_too_large past MAX_MESSAGE_CHARS, counted over all its parts', () => {
     expect(userMessageFrom({ text: 'x'.repeat(MAX_MESSAGE_CHARS) }).parts).toHaveLength(1);
     rejects(() => userMessageFrom({ text: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }), 413, 'message_too_large');
     const half = { type: 'text' as const, text: 'x'.repeat(MAX_MESSAGE_CHARS / 2) };
-    rejects(() => userMessageFrom({ message: { role: 'user', parts: [half, half, { type: 'text', text: '!' }] } }), 413, 'message_too_large');
+    rejects(
+      () => userMessageFrom({ message: { role: 'user', parts: [half, half, { type: 'text', text: '!' }] } }),
+      413,
+      'message_too_large',
+    );
   });
 
   it('400 invalid_body for an empty message or none, or a last message that is not a user text message', () => {
@@ -68,8 +78,14 @@ describe('userMessageFrom', () => {
 describe('chatCommand', () => {
   it("regenerate: the message named, else the last message's id", () => {
     const messages = [userMessage('u1', 'hi'), { id: 'a1', role: 'assistant', parts: [] }];
-    expect(chatCommand(body(messages, { trigger: 'regenerate-message', messageId: 'u1' }))).toEqual({ kind: 'regenerate', messageId: 'u1' });
-    expect(chatCommand(body(messages, { trigger: 'regenerate-message' }))).toEqual({ kind: 'regenerate', messageId: 'a1' });
+    expect(chatCommand(body(messages, { trigger: 'regenerate-message', messageId: 'u1' }))).toEqual({
+      kind: 'regenerate',
+      messageId: 'u1',
+    });
+    expect(chatCommand(body(messages, { trigger: 'regenerate-message' }))).toEqual({
+      kind: 'regenerate',
+      messageId: 'a1',
+    });
   });
 
   it("an assistant message last: the client's approval answers, reasons kept, other parts ignored", () => {
@@ -94,7 +110,14 @@ describe('chatCommand', () => {
   });
 
   it('400 invalid_body for an assistant message last with no answer in it', () => {
-    rejects(() => chatCommand(body([userMessage('u1', 'hi'), { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }])), 400, 'invalid_body');
+    rejects(
+      () =>
+        chatCommand(
+          body([userMessage('u1', 'hi'), { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }]),
+        ),
+      400,
+      'invalid_body',
+    );
   });
 
   it('a user message last: the message, with the attachments (none by default)', () => {
@@ -110,13 +133,24 @@ describe('chatCommand', () => {
 
 describe('parseChatBody', () => {
   it('400 invalid_body for what is not a chat body', () => {
-    for (const sent of [null, 'hi', {}, { messages: [] }, { messages: 'hi' }, { messages: [userMessage('u1', 'hi')], trigger: 'resend' }])
+    for (const sent of [
+      null,
+      'hi',
+      {},
+      { messages: [] },
+      { messages: 'hi' },
+      { messages: [userMessage('u1', 'hi')], trigger: 'resend' },
+    ])
       rejects(() => parseChatBody(sent), 400, 'invalid_body');
   });
 
   it("the command, and the client's tools passed through; an application's own fields are ignored", () => {
-    const clientTools = [{ name: 'get_location', description: 'Where the browser is', parameters: { type: 'object', properties: {} } }];
-    expect(parseChatBody({ id: 'chat-1', messages: [userMessage('u1', 'where am I?')], clientTools, theme: 'dark' })).toEqual({
+    const clientTools = [
+      { name: 'get_location', description: 'Where the browser is', parameters: { type: 'object', properties: {} } },
+    ];
+    expect(
+      parseChatBody({ id: 'chat-1', messages: [userMessage('u1', 'where am I?')], clientTools, theme: 'dark' }),
+    ).toEqual({
       command: { kind: 'message', message: userMessage('u1', 'where am I?'), attachments: [] },
       clientTools,
     });

@@ -28,7 +28,12 @@ export type ChatCommand = Extract<TurnCommand, { kind: 'message' | 'regenerate' 
 /** A body off the WebSocket (unchecked): the command, and the client's own tools if it declares them. 400 when it is not a chat body. */
 export function parseChatBody(body: unknown): { command: ChatCommand; clientTools?: ClientTool[] | undefined } {
   const parsed = ChatRequestBody.safeParse(body);
-  if (!parsed.success) throw new ApiError(400, 'invalid_body', `Send {"messages": [...]} with a user message last: ${formatIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new ApiError(
+      400,
+      'invalid_body',
+      `Send {"messages": [...]} with a user message last: ${formatIssues(parsed.error)}`,
+    );
   return { command: chatCommand(parsed.data), clientTools: parsed.data.clientTools };
 }
 
@@ -43,7 +48,8 @@ const AssistantMessage = z.object({ id: z.string(), role: z.literal('assistant')
 /** A checked chat body's command. */
 export function chatCommand(body: ChatRequestBody): ChatCommand {
   // useChat names the answer to replace; useAgentChat sends the list already cut, so its last message marks the place.
-  if (body.trigger === 'regenerate-message') return { kind: 'regenerate', messageId: body.messageId ?? lastId(body.messages) };
+  if (body.trigger === 'regenerate-message')
+    return { kind: 'regenerate', messageId: body.messageId ?? lastId(body.messages) };
   const last = body.messages[body.messages.length - 1];
   const assistant = AssistantMessage.safeParse(last);
   if (assistant.success) {
@@ -59,10 +65,18 @@ export function chatCommand(body: ChatRequestBody): ChatCommand {
           ]
         : [];
     });
-    if (!answers.length) throw badRequest('The last message is an assistant message with no approval answer in it; send a user message', 'invalid_body');
+    if (!answers.length)
+      throw badRequest(
+        'The last message is an assistant message with no approval answer in it; send a user message',
+        'invalid_body',
+      );
     return { kind: 'approvals', answers, fromClient: true };
   }
-  return { kind: 'message', message: userMessageFrom({ messages: body.messages }), attachments: body.attachments ?? [] };
+  return {
+    kind: 'message',
+    message: userMessageFrom({ messages: body.messages }),
+    attachments: body.attachments ?? [],
+  };
 }
 
 function lastId(messages: unknown[]): string | undefined {
@@ -77,11 +91,20 @@ export function userMessageFrom(body: SendMessageBody): UIMessage {
   else if (body.message) message = body.message;
   else if (body.messages?.length) {
     const last = UserMessage.safeParse(body.messages[body.messages.length - 1]);
-    if (!last.success) throw badRequest(`The last of "messages" must be a user message with text parts: ${formatIssues(last.error)}`, 'invalid_body');
+    if (!last.success)
+      throw badRequest(
+        `The last of "messages" must be a user message with text parts: ${formatIssues(last.error)}`,
+        'invalid_body',
+      );
     message = last.data;
   } else throw badRequest('Send {"text": "…"}, {"message": {role, parts}} or {"messages": [...]}', 'invalid_body');
   const chars = message.parts.reduce((sum, p) => sum + p.text.length, 0);
-  if (chars > MAX_MESSAGE_CHARS) throw new ApiError(413, 'message_too_large', `The message has ${chars} characters; the limit is ${MAX_MESSAGE_CHARS}`);
+  if (chars > MAX_MESSAGE_CHARS)
+    throw new ApiError(
+      413,
+      'message_too_large',
+      `The message has ${chars} characters; the limit is ${MAX_MESSAGE_CHARS}`,
+    );
   if (!message.parts.some((p) => p.text.trim())) throw badRequest('The message is empty', 'invalid_body');
   return { id: message.id ?? crypto.randomUUID(), role: 'user', parts: message.parts };
 }

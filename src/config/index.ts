@@ -19,9 +19,13 @@ export interface AppConfig {
   tenants: Tenant[] | null;
 }
 
-type ConfigEnv = { MCP_SERVERS?: string; TENANTS?: string; ALLOW_PRIVATE_MCP_URLS?: string; DEMO_MCP_ENABLED?: string; KV_MAX_AGE_MS?: string } & Partial<
-  Record<keyof Settings, string>
->;
+type ConfigEnv = {
+  MCP_SERVERS?: string;
+  TENANTS?: string;
+  ALLOW_PRIVATE_MCP_URLS?: string;
+  DEMO_MCP_ENABLED?: string;
+  KV_MAX_AGE_MS?: string;
+} & Partial<Record<keyof Settings, string>>;
 
 /**
  * Whether this Worker serves its demo MCP server (`/demo/mcp`). It is one
@@ -67,7 +71,10 @@ function parseConfig(env: ConfigEnv): AppConfig {
   const tenants: Tenant[] | null = rawTenants ? parseJsonVar('TENANTS', rawTenants, TenantsSchema) : null;
 
   if (tenants && env.ALLOW_PRIVATE_MCP_URLS !== 'true') {
-    for (const [where, list] of [['MCP_SERVERS', mcpServers], ...tenants.map((t) => [`TENANTS ${t.id}`, t.mcpServers ?? []] as const)] as const) {
+    for (const [where, list] of [
+      ['MCP_SERVERS', mcpServers],
+      ...tenants.map((t) => [`TENANTS ${t.id}`, t.mcpServers ?? []] as const),
+    ] as const) {
       for (const server of list) {
         const problem = productionUrlProblem(server.url);
         if (problem) throw new ApiError(500, 'invalid_config', `${where}: server "${server.id}": ${problem}`);
@@ -78,7 +85,9 @@ function parseConfig(env: ConfigEnv): AppConfig {
   if (tenants && !demoMcpEnabled(env)) {
     // The servers in use: a tenant's own list, or MCP_SERVERS for tenants without one.
     for (const tenant of tenants) {
-      const [where, list] = tenant.mcpServers ? [`TENANTS ${tenant.id}`, tenant.mcpServers] : ['MCP_SERVERS', mcpServers];
+      const [where, list] = tenant.mcpServers
+        ? [`TENANTS ${tenant.id}`, tenant.mcpServers]
+        : ['MCP_SERVERS', mcpServers];
       const self = list.find((server) => server.url.startsWith('/'));
       if (self) {
         throw new ApiError(
@@ -136,6 +145,7 @@ export function productionUrlProblem(url: string): string | undefined {
   if (url.startsWith('/')) return undefined;
   const parsed = new URL(url);
   if (parsed.protocol !== 'https:') return `url must use https (got ${parsed.protocol})`;
-  if (PRIVATE_HOST.test(parsed.hostname)) return `url must not point at a private or loopback address (${parsed.hostname})`;
+  if (PRIVATE_HOST.test(parsed.hostname))
+    return `url must not point at a private or loopback address (${parsed.hostname})`;
   return undefined;
 }

@@ -36,13 +36,23 @@ export const CLIENT_METADATA_PATH = '/oauth/client-metadata.json';
 export function oauthSetup(env: OAuthEnv): OAuthSetup {
   const raw = env.PUBLIC_URL?.trim();
   if (!raw || !URL.canParse(raw))
-    throw new ApiError(500, 'invalid_config', 'PUBLIC_URL must be set to this Worker\'s public origin (https://…) for servers with auth "oauth"');
+    throw new ApiError(
+      500,
+      'invalid_config',
+      'PUBLIC_URL must be set to this Worker\'s public origin (https://…) for servers with auth "oauth"',
+    );
   const publicUrl = new URL(raw);
   const production = Boolean(env.TENANTS?.trim()) && env.ALLOW_PRIVATE_MCP_URLS !== 'true';
-  if (production && publicUrl.protocol !== 'https:') throw new ApiError(500, 'invalid_config', 'PUBLIC_URL must use https');
-  const keySpec = env.OAUTH_TOKEN_KEYS?.trim() || (env.AUTH_DISABLED === 'true' && !env.TENANTS?.trim() ? DEVELOPMENT_KEYS : '');
+  if (production && publicUrl.protocol !== 'https:')
+    throw new ApiError(500, 'invalid_config', 'PUBLIC_URL must use https');
+  const keySpec =
+    env.OAUTH_TOKEN_KEYS?.trim() || (env.AUTH_DISABLED === 'true' && !env.TENANTS?.trim() ? DEVELOPMENT_KEYS : '');
   if (!keySpec)
-    throw new ApiError(500, 'invalid_config', 'OAUTH_TOKEN_KEYS (a Worker secret) must be set for servers with auth "oauth" or "client_credentials"');
+    throw new ApiError(
+      500,
+      'invalid_config',
+      'OAUTH_TOKEN_KEYS (a Worker secret) must be set for servers with auth "oauth" or "client_credentials"',
+    );
   const origin = publicUrl.origin;
   return {
     publicUrl,

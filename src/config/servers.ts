@@ -25,7 +25,12 @@ export const ServerAuthSchema = z.discriminatedUnion('type', [
     .strict()
     .refine((auth) => !auth.clientSecret || auth.clientId, 'clientSecret needs clientId'),
   z
-    .object({ type: z.literal('client_credentials'), clientId: z.string().min(1), clientSecret: secretRef, scopes: z.array(z.string().min(1)).optional() })
+    .object({
+      type: z.literal('client_credentials'),
+      clientId: z.string().min(1),
+      clientSecret: secretRef,
+      scopes: z.array(z.string().min(1)).optional(),
+    })
     .strict(),
 ]);
 
@@ -42,8 +47,15 @@ export type ServerAuth = z.infer<typeof ServerAuthSchema>;
  */
 export const McpServerConfigSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'id must be 1-32 chars of a-z, 0-9, "_" or "-", starting with a letter or digit'),
-    url: z.string().refine((url) => url.startsWith('/') || URL.canParse(url), 'url must be absolute or a path of this Worker'),
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9_-]{0,31}$/,
+        'id must be 1-32 chars of a-z, 0-9, "_" or "-", starting with a letter or digit',
+      ),
+    url: z
+      .string()
+      .refine((url) => url.startsWith('/') || URL.canParse(url), 'url must be absolute or a path of this Worker'),
     transport: z.enum(['streamable-http', 'sse', 'auto']).default('auto'),
     /**
      * Protocol revision: `auto` asks the server (`server/discover`) and falls
@@ -97,7 +109,12 @@ export const McpServerConfigSchema = z
      * be read fails the turn (502) rather than letting the model work without it.
      */
     pin: z
-      .array(z.union([z.string().min(1), z.object({ uri: z.string().min(1), required: z.boolean().default(false) }).strict()]))
+      .array(
+        z.union([
+          z.string().min(1),
+          z.object({ uri: z.string().min(1), required: z.boolean().default(false) }).strict(),
+        ]),
+      )
       .default([])
       .transform((pins) => pins.map((pin) => (typeof pin === 'string' ? { uri: pin, required: false } : pin))),
   })
@@ -115,7 +132,8 @@ export const McpServerConfigSchema = z
         });
       }
     }
-    if (server.url.startsWith('/')) ctx.addIssue({ code: 'custom', path: ['auth'], message: 'OAuth needs an absolute server URL' });
+    if (server.url.startsWith('/'))
+      ctx.addIssue({ code: 'custom', path: ['auth'], message: 'OAuth needs an absolute server URL' });
   });
 
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
@@ -123,7 +141,8 @@ export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 export const McpServersSchema = z.array(McpServerConfigSchema).superRefine((servers, ctx) => {
   const seen = new Set<string>();
   for (const [index, server] of servers.entries()) {
-    if (seen.has(server.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate server id "${server.id}"` });
+    if (seen.has(server.id))
+      ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate server id "${server.id}"` });
     seen.add(server.id);
   }
 });

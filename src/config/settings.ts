@@ -39,7 +39,9 @@ export const SettingsSchema = z.object({
     `URIs each conversation keeps per-URI cache records of (invalidations, generations, KV space), least recently used forgotten first — on the safe side: a forgotten invalidation counts as the latest forgotten one`,
   ),
   /** Bytes of resource contents each conversation keeps in memory (least recently used go first). */
-  MEMORY_CACHE_BYTES: int(0, 16 * 1024 * 1024).describe(`resource bytes each conversation keeps in memory (least recently used evicted first)`),
+  MEMORY_CACHE_BYTES: int(0, 16 * 1024 * 1024).describe(
+    `resource bytes each conversation keeps in memory (least recently used evicted first)`,
+  ),
   /**
    * A conversation unused this long releases its MCP sessions: listen
    * streams closed, 2025 sessions ended (`DELETE`). The next use opens fresh
@@ -75,15 +77,21 @@ export const SettingsSchema = z.object({
     `longest a tool call running as a task (MCP Tasks) may take; past it the task is cancelled (\`tasks/cancel\`) and the model gets an error saying so`,
   ),
   /** How often a task is polled (\`tasks/get\`): the server's pollIntervalMs, clamped to these. */
-  TASK_POLL_MIN_MS: int(50, 1_000).describe(`the shortest interval between two \`tasks/get\` of one task, whatever the server's \`pollIntervalMs\``),
+  TASK_POLL_MIN_MS: int(50, 1_000).describe(
+    `the shortest interval between two \`tasks/get\` of one task, whatever the server's \`pollIntervalMs\``,
+  ),
   TASK_POLL_MAX_MS: int(1_000, 30_000).describe(
     `the longest interval between two \`tasks/get\` of one task (a server's longer \`pollIntervalMs\` is shortened to it)`,
   ),
   /** Tasks one conversation, and one end user across conversations, may have running; a task past it is cancelled at once. */
-  TASKS_PER_CONVERSATION: int(1, 4).describe(`tasks one conversation may have running; a tool call that starts one more is cancelled and the model told why`),
+  TASKS_PER_CONVERSATION: int(1, 4).describe(
+    `tasks one conversation may have running; a tool call that starts one more is cancelled and the model told why`,
+  ),
   TASKS_PER_USER: int(1, 10).describe(`tasks one end user may have running across conversations; past it, as above`),
   /** How long a server's question to the user (elicitation) waits for an answer; then it is cancelled. */
-  ELICITATION_TIMEOUT_MS: int(1_000, 10 * 60_000).describe(`how long a server's question to the user waits for an answer; then it is cancelled`),
+  ELICITATION_TIMEOUT_MS: int(1_000, 10 * 60_000).describe(
+    `how long a server's question to the user waits for an answer; then it is cancelled`,
+  ),
   /**
    * Largest single message (JSON body or SSE event) accepted from an MCP
    * server; past it the request fails with a 502 naming the limit. Bounds the
@@ -95,9 +103,13 @@ export const SettingsSchema = z.object({
   /** Deepest nesting accepted in a server's result (deeper is refused with a 502: it would overflow the stack later). */
   MCP_MAX_RESULT_DEPTH: int(8, 100).describe(`deepest nesting accepted in a server's result (\`502\` past it)`),
   /** Notifications arriving within this window lead to one catalog refresh. */
-  NOTIFICATION_DEBOUNCE_MS: int(0, 250).describe(`\`list_changed\` notifications within this window cause one catalog refresh`),
+  NOTIFICATION_DEBOUNCE_MS: int(0, 250).describe(
+    `\`list_changed\` notifications within this window cause one catalog refresh`,
+  ),
   /** Upper bound on pages followed for one list call (tools, resources, templates, prompts) (a server that never ends its cursor chain). */
-  MCP_MAX_LIST_PAGES: int(1, 100).describe(`most pages followed for one list (a warning is logged if a server has more)`),
+  MCP_MAX_LIST_PAGES: int(1, 100).describe(
+    `most pages followed for one list (a warning is logged if a server has more)`,
+  ),
   /** Characters of resource text per `read_resource` window; longer text continues in further windows. */
   READ_WINDOW_CHARS: int(1_000, 24_000).describe(`characters per \`read_resource\` window`),
   /**
@@ -129,7 +141,9 @@ export const SettingsSchema = z.object({
    * A tool result with a view (MCP Apps) is kept whole in the history for the view (`data-mcp-app`); past this
    * size (its JSON) the view gets an error instead, and the model its text as always.
    */
-  VIEW_RESULT_MAX_BYTES: int(1_000, 256 * 1024).describe(`most bytes (JSON) of a tool result kept for its view (MCP Apps); larger ones show the text only`),
+  VIEW_RESULT_MAX_BYTES: int(1_000, 256 * 1024).describe(
+    `most bytes (JSON) of a tool result kept for its view (MCP Apps); larger ones show the text only`,
+  ),
   /** Images up to this size go to models that accept images as image parts; larger ones are described. */
   INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024).describe(
     `images up to this go to image-capable models; binaries listed larger are described without downloading`,
@@ -139,7 +153,9 @@ export const SettingsSchema = z.object({
     `catalog tokens (estimated) in the system prompt and the message together; past it the prompt keeps a stable two thirds, the entries most relevant to the new message go with it, and the rest are announced (\`list_resources\` finds them)`,
   ),
   /** Characters of one server's `instructions` in the system prompt (cut with a note past that). */
-  INSTRUCTIONS_MAX_CHARS: int(100, 4_000).describe(`characters of one server's instructions in the system prompt (cut with a note)`),
+  INSTRUCTIONS_MAX_CHARS: int(100, 4_000).describe(
+    `characters of one server's instructions in the system prompt (cut with a note)`,
+  ),
   /**
    * When every text resource of the conversation's servers fits in this many
    * characters together (and their sizes are listed), they are put in the
@@ -182,9 +198,13 @@ export const SettingsSchema = z.object({
     `resource bytes \`read_resource\` may return in one turn; past it the tool answers with an error`,
   ),
   /** Turns one end user may start per minute (429 past it). */
-  TURNS_PER_MINUTE_PER_USER: int(1, 30).describe(`turns one end user may start per minute (\`429\` + \`Retry-After\` past it)`),
+  TURNS_PER_MINUTE_PER_USER: int(1, 30).describe(
+    `turns one end user may start per minute (\`429\` + \`Retry-After\` past it)`,
+  ),
   /** Tool calls MCP Apps views may make per minute for one end user (429 past it): a view is code of its server's choosing. */
-  VIEW_CALLS_PER_MINUTE_PER_USER: int(1, 60).describe(`tool calls one end user's MCP Apps views may make per minute (\`429\` + \`Retry-After\` past it)`),
+  VIEW_CALLS_PER_MINUTE_PER_USER: int(1, 60).describe(
+    `tool calls one end user's MCP Apps views may make per minute (\`429\` + \`Retry-After\` past it)`,
+  ),
   /** Conversations one end user may create per minute (429 past it). */
   CONVERSATIONS_PER_MINUTE_PER_USER: int(1, 20).describe(
     `conversations one end user may create per minute (\`429\` + \`Retry-After\` past it; a tenant's \`limits.conversationsPerUser\` overrides it)`,

@@ -22,7 +22,10 @@ export const TenantSchema = z
         z
           .string()
           .url()
-          .refine((u) => new URL(u).origin === u.replace(/\/$/, ''), 'must be an origin: scheme://host[:port], no path'),
+          .refine(
+            (u) => new URL(u).origin === u.replace(/\/$/, ''),
+            'must be an origin: scheme://host[:port], no path',
+          ),
       )
       .default([])
       .transform((origins) => origins.map((u) => new URL(u).origin)),
@@ -60,11 +63,16 @@ export const TenantsSchema = z
     const seen = new Set<string>();
     const secrets = new Set<string>();
     for (const [index, tenant] of tenants.entries()) {
-      if (seen.has(tenant.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate tenant id "${tenant.id}"` });
+      if (seen.has(tenant.id))
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate tenant id "${tenant.id}"` });
       seen.add(tenant.id);
       // A shared secret would let one tenant's backend mint tokens for the other.
       if (tenant.tokenSecret && secrets.has(tenant.tokenSecret))
-        ctx.addIssue({ code: 'custom', path: [index, 'tokenSecret'], message: 'each tenant needs its own token secret' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'tokenSecret'],
+          message: 'each tenant needs its own token secret',
+        });
       if (tenant.tokenSecret) secrets.add(tenant.tokenSecret);
     }
   });

@@ -1,26 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import { parsePromptLine, parseResourceLine, promptLine, resourceLine, shortSize, shortType } from './catalog-lines';
 
-const guide = { uri: 'docs://a', name: 'guide', mimeType: 'text/markdown', size: 2_048, description: 'How to install the product' };
+const guide = {
+  uri: 'docs://a',
+  name: 'guide',
+  mimeType: 'text/markdown',
+  size: 2_048,
+  description: 'How to install the product',
+};
 
 describe('resource lines', () => {
   it('are read back as written: URI, title, description', () => {
     const line = resourceLine(guide);
     expect(line).toBe('docs://a guide [md 2.0K] How to install the product');
-    expect(parseResourceLine(line)).toEqual({ uri: 'docs://a', title: 'guide', description: 'How to install the product' });
+    expect(parseResourceLine(line)).toEqual({
+      uri: 'docs://a',
+      title: 'guide',
+      description: 'How to install the product',
+    });
   });
 
   // Was a bug: the title stopped at its first word, the rest and the [type size] went into the description.
   it('a title of several words is read back whole', () => {
     const line = resourceLine({ ...guide, title: 'User guide' });
-    expect(parseResourceLine(line)).toEqual({ uri: 'docs://a', title: 'User guide', description: 'How to install the product' });
+    expect(parseResourceLine(line)).toEqual({
+      uri: 'docs://a',
+      title: 'User guide',
+      description: 'How to install the product',
+    });
   });
 
   // Was the same bug: "[md" read as the title.
   it('a line without a title but with [type size] is read back with the description as its title', () => {
     const line = resourceLine({ ...guide, uri: 'docs://guide' });
     expect(line).toBe('docs://guide [md 2.0K] How to install the product');
-    expect(parseResourceLine(line)).toEqual({ uri: 'docs://guide', title: 'How to install the product', description: 'How to install the product' });
+    expect(parseResourceLine(line)).toEqual({
+      uri: 'docs://guide',
+      title: 'How to install the product',
+      description: 'How to install the product',
+    });
   });
 
   it('a line with neither type nor size reads the rest of the line as the title', () => {
@@ -30,7 +48,9 @@ describe('resource lines', () => {
   });
 
   it('lines that are not resource lines are not parsed as one', () => {
-    expect(parseResourceLine('… 12 more not listed here: list_resources with server "docs" and a query finds them')).toBeUndefined();
+    expect(
+      parseResourceLine('… 12 more not listed here: list_resources with server "docs" and a query finds them'),
+    ).toBeUndefined();
     expect(parseResourceLine('plain words')).toBeUndefined();
   });
 
@@ -45,14 +65,18 @@ describe('resource lines', () => {
   });
 
   it('a description that only repeats the title and URI is left out', () => {
-    expect(resourceLine({ ...guide, title: 'Install guide', description: 'Install guide' })).toBe('docs://a Install guide [md 2.0K]');
+    expect(resourceLine({ ...guide, title: 'Install guide', description: 'Install guide' })).toBe(
+      'docs://a Install guide [md 2.0K]',
+    );
   });
 
   it('text resources over `longOver` are marked long; binaries, and text at the limit, are not', () => {
     expect(resourceLine({ ...guide, size: 30_000 }, { longOver: 24_000 })).toContain('[md 29K, long]');
     expect(resourceLine({ ...guide, mimeType: undefined, size: 30_000 }, { longOver: 24_000 })).toContain(', long]'); // no type: text
     expect(resourceLine({ ...guide, size: 24_000 }, { longOver: 24_000 })).not.toContain('long');
-    expect(resourceLine({ ...guide, mimeType: 'image/png', size: 30_000 }, { longOver: 24_000 })).toContain('[png 29K]');
+    expect(resourceLine({ ...guide, mimeType: 'image/png', size: 30_000 }, { longOver: 24_000 })).toContain(
+      '[png 29K]',
+    );
     expect(resourceLine({ ...guide, size: 30_000 })).not.toContain('long'); // no limit given
   });
 });
@@ -78,7 +102,11 @@ describe('short types and sizes', () => {
 
 describe('prompt lines', () => {
   it('are read back as written: the name and its arguments (optional ones marked "?")', () => {
-    const line = promptLine({ name: 'summarise', description: 'Summarise a topic', arguments: [{ name: 'topic', required: true }, { name: 'length' }] });
+    const line = promptLine({
+      name: 'summarise',
+      description: 'Summarise a topic',
+      arguments: [{ name: 'topic', required: true }, { name: 'length' }],
+    });
     expect(line).toBe('summarise(topic, length?): Summarise a topic');
     expect(parsePromptLine(line)).toEqual({ name: 'summarise', args: ['topic', 'length'] });
     expect(parsePromptLine(promptLine({ name: 'ping' }))).toEqual({ name: 'ping', args: [] });

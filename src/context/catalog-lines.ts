@@ -17,11 +17,17 @@ export interface LineOptions {
 }
 
 export function resourceLine(r: Resource, options: LineOptions = {}): string {
-  const long = options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isTextMime(r.mimeType);
-  const meta = [shortType(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') + (long ? ', long' : '');
+  const long =
+    options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isTextMime(r.mimeType);
+  const meta =
+    [shortType(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') +
+    (long ? ', long' : '');
   const title = r.title ?? r.name;
   const named = title && !r.uri.endsWith(title) ? ` ${oneLine(title, 80)}` : '';
-  const description = r.description && addsInformation(`${title} ${r.uri}`, r.description) ? ` ${oneLine(r.description, options.descriptionChars ?? 160)}` : '';
+  const description =
+    r.description && addsInformation(`${title} ${r.uri}`, r.description)
+      ? ` ${oneLine(r.description, options.descriptionChars ?? 160)}`
+      : '';
   return `${r.uri}${named}${meta ? ` [${meta}]` : ''}${description}`;
 }
 
@@ -92,7 +98,9 @@ export interface SkillLineInput {
 
 /** `<name>: <description> [<n> files <size>]` — one line per skill (MCP Skills extension), never its body. */
 export function skillLine(skill: SkillLineInput, options: LineOptions = {}): string {
-  const meta = skill.files ? `${skill.files.count} file${skill.files.count === 1 ? '' : 's'} ${shortSize(skill.files.bytes)}` : 'dynamic';
+  const meta = skill.files
+    ? `${skill.files.count} file${skill.files.count === 1 ? '' : 's'} ${shortSize(skill.files.bytes)}`
+    : 'dynamic';
   return `${skill.name}: ${oneLine(skill.description, options.descriptionChars ?? 160)} [${meta}]`;
 }
 
@@ -121,7 +129,8 @@ const SHORT_TYPES: Record<string, string> = {
 };
 
 /** `text/markdown` → `md`; types without a well-known short name stay as they are. */
-export const shortType = (mime: string | undefined) => (mime ? (SHORT_TYPES[mime.split(';')[0]!.trim().toLowerCase()] ?? mime) : undefined);
+export const shortType = (mime: string | undefined) =>
+  mime ? (SHORT_TYPES[mime.split(';')[0]!.trim().toLowerCase()] ?? mime) : undefined;
 
 /** 590 → `590B`, 12_694 → `12K`, 5_000_000 → `4.8M`: sizes to the precision a choice needs. */
 export function shortSize(bytes: number): string {

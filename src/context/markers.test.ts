@@ -18,7 +18,12 @@ import {
 
 describe('every marker is read back as it was written', () => {
   it('resource blocks: attributes escaped and restored, windows kept, a body cannot close its wrapper', () => {
-    const tag = { server: 'docs "main"', uri: 'docs://a?x=1&y=<2>', mime: 'text/markdown', window: { from: 48_000, to: 96_000, total: 120_500 } };
+    const tag = {
+      server: 'docs "main"',
+      uri: 'docs://a?x=1&y=<2>',
+      mime: 'text/markdown',
+      window: { from: 48_000, to: 96_000, total: 120_500 },
+    };
     const text = `${resourceBlock(tag, 'line one\n</resource> not the end')}\n${resourceBlock({ server: 's', uri: 'u://b', mime: 'text/plain' }, 'b')}`;
     const blocks = parseResourceBlocks(text);
     expect(blocks).toHaveLength(2);
@@ -28,13 +33,19 @@ describe('every marker is read back as it was written', () => {
   });
 
   it('continuation notes (a resource, a long tool result): the window and the next read', () => {
-    const note = continuationNote({ from: 0, to: 48_000, total: 90_000 }, { uri: 'docs://x', server: 'demo', offset: 48_000 });
+    const note = continuationNote(
+      { from: 0, to: 48_000, total: 90_000 },
+      { uri: 'docs://x', server: 'demo', offset: 48_000 },
+    );
     expect(parseContinuation(`<resource …>\n…\n</resource>\n${note}`)).toEqual({
       window: { from: 0, to: 48_000, total: 90_000 },
       next: { uri: 'docs://x', server: 'demo', offset: 48_000 },
     });
     const result = resultContinuationNote({ from: 0, to: 10, total: 25 }, { uri: 'tool-result://c1', offset: 10 });
-    expect(parseContinuation(`0123456789\n${result}`)).toEqual({ window: { from: 0, to: 10, total: 25 }, next: { uri: 'tool-result://c1', offset: 10 } });
+    expect(parseContinuation(`0123456789\n${result}`)).toEqual({
+      window: { from: 0, to: 10, total: 25 },
+      next: { uri: 'tool-result://c1', offset: 10 },
+    });
     expect(withoutContinuation(`text\n${note}`)).toBe('text');
     expect(withoutContinuation(`${note} and then more`)).toBe(`${note} and then more`); // only a note that ends the text
   });
@@ -68,7 +79,8 @@ describe('every marker is read back as it was written', () => {
   it("a server's section heading and the catalog's section headings", () => {
     expect(parseServerHeading(serverHeading('demo', 'Demo server'))).toBe('demo');
     expect(parseServerHeading(serverHeading('x', undefined))).toBe('x');
-    for (const section of ['resource', 'template', 'prompt'] as const) expect(parseSectionHeading(sectionHeading(section))).toBe(section);
+    for (const section of ['resource', 'template', 'prompt'] as const)
+      expect(parseSectionHeading(sectionHeading(section))).toBe(section);
     expect(parseSectionHeading('Resources')).toBeUndefined();
   });
 });

@@ -38,7 +38,8 @@ export function resourceBlock(tag: ResourceTag, text: string): string {
   return `<resource server="${attr(tag.server)}" uri="${attr(tag.uri)}" mime="${attr(tag.mime)}"${part}>\n${escapeBody(text)}\n</resource>`;
 }
 
-const BLOCK = /<resource server="([^"]*)" uri="([^"]*)" mime="([^"]*)"(?: part="characters (\d+)-(\d+) of (\d+)")?>\n([\s\S]*?)\n<\/resource>/g;
+const BLOCK =
+  /<resource server="([^"]*)" uri="([^"]*)" mime="([^"]*)"(?: part="characters (\d+)-(\d+) of (\d+)")?>\n([\s\S]*?)\n<\/resource>/g;
 
 /** Every wrapped block in `text`, with its body (as escaped: the model saw it so). */
 export function parseResourceBlocks(text: string): Array<ResourceTag & { body: string }> {
@@ -105,17 +106,21 @@ export function searchHeader(s: SearchSummary): string {
     : `[No passage of ${s.uri} on server "${s.server}" (${s.total} characters) matches "${s.query}". Try other words, or read it with read_resource.]`;
 }
 
-const SEARCH = /^\[(?:(\d+) passage\(s\) of (.+?)|No passage of (.+?)) on server "([^"]*)" \((\d+) characters\) (?:matching|matches) "/;
+const SEARCH =
+  /^\[(?:(\d+) passage\(s\) of (.+?)|No passage of (.+?)) on server "([^"]*)" \((\d+) characters\) (?:matching|matches) "/;
 
 /** The server, URI and total a search_resource result speaks of. */
-export function parseSearchHeader(text: string): Pick<SearchSummary, 'uri' | 'server' | 'total' | 'passages'> | undefined {
+export function parseSearchHeader(
+  text: string,
+): Pick<SearchSummary, 'uri' | 'server' | 'total' | 'passages'> | undefined {
   const m = SEARCH.exec(text);
   if (!m) return undefined;
   return { passages: m[1] === undefined ? 0 : Number(m[1]), uri: m[2] ?? m[3]!, server: m[4]!, total: Number(m[5]) };
 }
 
 /** How the catalog entries sent with a message begin: those an over-budget system prompt could not show. */
-export const RELEVANT_HEADER = 'Catalog entries that may be relevant to this message (not listed in the system prompt):';
+export const RELEVANT_HEADER =
+  'Catalog entries that may be relevant to this message (not listed in the system prompt):';
 
 /** The entries relevant to a message, each line naming its server. */
 export function relevantEntries(entries: Array<{ line: string; server: string }>): string {

@@ -57,17 +57,32 @@ export async function readPinned(
     const pins = new Map((config?.pin ?? []).map((p) => [p.uri, p.required]));
     for (const r of state.resources) {
       const audience = r.annotations?.audience ?? [];
-      if (audience.includes('assistant') && (r.annotations?.priority ?? 0) >= settings.PIN_PRIORITY_THRESHOLD && !pins.has(r.uri)) pins.set(r.uri, false);
+      if (
+        audience.includes('assistant') &&
+        (r.annotations?.priority ?? 0) >= settings.PIN_PRIORITY_THRESHOLD &&
+        !pins.has(r.uri)
+      )
+        pins.set(r.uri, false);
     }
     for (const [uri, required] of pins) {
       let text: string;
       try {
         if (!isUsable(state)) throw new Error(state.error ?? 'server unavailable');
-        text = (await viewResource(sessions, { server: state.id, uri }, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince }))
-          .model.text;
+        text = (
+          await viewResource(
+            sessions,
+            { server: state.id, uri },
+            { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince },
+          )
+        ).model.text;
       } catch (error) {
         const cause = error instanceof Error ? error.message : String(error);
-        if (required) throw new ApiError(502, 'pinned_resource_unavailable', `Pinned resource ${uri} on server "${state.id}" could not be read: ${cause}`);
+        if (required)
+          throw new ApiError(
+            502,
+            'pinned_resource_unavailable',
+            `Pinned resource ${uri} on server "${state.id}" could not be read: ${cause}`,
+          );
         notices.push(`Pinned resource ${uri} on server "${state.id}" was skipped: ${cause}`);
         continue;
       }
@@ -134,7 +149,9 @@ async function readPinnedSkill(
     const note = skillFilesNote(ref.server, found.skill);
     return { text: note ? `${view.model.text}\n${note}` : view.model.text };
   } catch (error) {
-    return { notice: `Pinned skill "${ref.name}" of server "${ref.server}" was skipped: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      notice: `Pinned skill "${ref.name}" of server "${ref.server}" was skipped: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 
@@ -150,25 +167,40 @@ const MAX_CORPUS_RESOURCES = 40;
  * resource of every server at each turn), or when one cannot be read (the
  * catalog is the safe answer). Read through the cache, so always current.
  */
-async function readSmallCorpus(sessions: McpSessions, states: ServerState[], pinned: Set<string>, budget: number, reuseSince: number) {
+async function readSmallCorpus(
+  sessions: McpSessions,
+  states: ServerState[],
+  pinned: Set<string>,
+  budget: number,
+  reuseSince: number,
+) {
   if (budget <= 0) return undefined;
   const candidates = states
     .filter((s) => isUsable(s))
     // Binaries are never part of an inlined corpus: they stay described in the catalog.
     .flatMap((s) =>
-      s.resources.filter((r) => !pinned.has(key(s.id, r.uri)) && isTextMime(r.mimeType)).map((r) => ({ server: s.id, uri: r.uri, size: r.size })),
+      s.resources
+        .filter((r) => !pinned.has(key(s.id, r.uri)) && isTextMime(r.mimeType))
+        .map((r) => ({ server: s.id, uri: r.uri, size: r.size })),
     );
   if (!candidates.length || candidates.length > MAX_CORPUS_RESOURCES) return undefined;
-  if (candidates.some((c) => c.size === undefined) || candidates.reduce((sum, c) => sum + c.size!, 0) > budget) return undefined;
+  if (candidates.some((c) => c.size === undefined) || candidates.reduce((sum, c) => sum + c.size!, 0) > budget)
+    return undefined;
   const texts = await Promise.all(
     candidates.map((c) =>
-      viewResource(sessions, c, { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince }).then(
+      viewResource(sessions, c, {
+        windowChars: Number.MAX_SAFE_INTEGER,
+        images: false,
+        maxImageBytes: 0,
+        reuseSince,
+      }).then(
         (v) => v.model.text,
         () => undefined,
       ),
     ),
   );
   // Sizes are bytes and the server's word: the rendered text is what must fit.
-  if (texts.some((t) => t === undefined) || texts.reduce((sum, t) => sum + t!.length, 0) > budget * 1.25) return undefined;
+  if (texts.some((t) => t === undefined) || texts.reduce((sum, t) => sum + t!.length, 0) > budget * 1.25)
+    return undefined;
   return candidates.map((c, i) => ({ server: c.server, uri: c.uri, text: texts[i]! }));
 }

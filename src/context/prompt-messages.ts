@@ -28,7 +28,10 @@ export function promptMessages(
         break;
       case 'resource':
         // A prompt's resource is given whole: the user chose to send it.
-        part = { type: 'text', text: renderEmbedded(server, content.resource as { uri: string }, Number.MAX_SAFE_INTEGER) };
+        part = {
+          type: 'text',
+          text: renderEmbedded(server, content.resource as { uri: string }, Number.MAX_SAFE_INTEGER),
+        };
         break;
       case 'image': {
         const size = base64ByteLength(content.data);
@@ -39,11 +42,19 @@ export function promptMessages(
         break;
       }
       case 'resource_link':
-        part = { type: 'text', text: `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]` };
+        part = {
+          type: 'text',
+          text: `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`,
+        };
         break;
       default:
         part = { type: 'text', text: `[${content.type} content — not shown]` };
     }
-    return { id: crypto.randomUUID(), role: message.role, parts: [part], metadata: { prompt: { server, name, index } } };
+    return {
+      id: crypto.randomUUID(),
+      role: message.role,
+      parts: [part],
+      metadata: { prompt: { server, name, index } },
+    };
   });
 }

@@ -15,9 +15,21 @@ function read(id: string, uri: string, body: string, window?: TextWindow, server
   return [
     {
       role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_resource', input: { uri, ...(window?.from ? { offset: window.from } : {}) } }],
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: id,
+          toolName: 'read_resource',
+          input: { uri, ...(window?.from ? { offset: window.from } : {}) },
+        },
+      ],
     },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_resource', output: { type: 'text', value: text } }] },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName: 'read_resource', output: { type: 'text', value: text } },
+      ],
+    },
   ];
 }
 
@@ -26,7 +38,8 @@ function sent(messages: ModelMessage[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of messages) {
     if (m.role !== 'tool') continue;
-    for (const part of m.content as ToolResultPart[]) out[part.toolCallId] = part.output.type === 'text' ? part.output.value : JSON.stringify(part.output);
+    for (const part of m.content as ToolResultPart[])
+      out[part.toolCallId] = part.output.type === 'text' ? part.output.value : JSON.stringify(part.output);
   }
   return out;
 }
@@ -44,14 +57,22 @@ describe('elideReads', () => {
     expect(out).toHaveLength(3);
     expect(JSON.stringify(out)).not.toContain('"c1"');
     expect(JSON.stringify(out)).not.toContain('"c2"');
-    expect(sent(out).c3).toBe(`[Read before in this turn and not repeated: characters 0-20 of docs://a.]\n${sent(messages).c3}`);
+    expect(sent(out).c3).toBe(
+      `[Read before in this turn and not repeated: characters 0-20 of docs://a.]\n${sent(messages).c3}`,
+    );
   });
 
   it('the newest read of the current turn is sent whole even with no turn budget; older reads become a note naming URI and server', () => {
-    const messages = [user('Compare them'), ...read('c1', 'docs://small', 'short text'), ...read('c2', 'docs://big', 'x'.repeat(5_000))];
+    const messages = [
+      user('Compare them'),
+      ...read('c1', 'docs://small', 'short text'),
+      ...read('c2', 'docs://big', 'x'.repeat(5_000)),
+    ];
     const out = sent(elideReads(messages, budgets(0, 0)));
     expect(out.c2).toBe(sent(messages).c2);
-    expect(out.c1).toMatch(/^\[Read earlier in this turn, not repeated: \d+ characters of docs:\/\/small \(server "docs"\); read it again if needed\.\]$/);
+    expect(out.c1).toMatch(
+      /^\[Read earlier in this turn, not repeated: \d+ characters of docs:\/\/small \(server "docs"\); read it again if needed\.\]$/,
+    );
   });
 
   it("within the turn budget the current turn's older reads stay whole; one that does not fit leaves the budget to older, smaller ones", () => {
@@ -78,10 +99,14 @@ describe('elideReads', () => {
       ...read('new', 'docs://other', 'B'),
     ];
     const noted = sent(elideReads(messages, budgets(0, 0)));
-    expect(noted.old).toBe('[Read in an earlier turn, not repeated: characters 0-10 of 30 of docs://a (server "library"); read it again if needed.]');
+    expect(noted.old).toBe(
+      '[Read in an earlier turn, not repeated: characters 0-10 of 30 of docs://a (server "library"); read it again if needed.]',
+    );
     expect(noted.new).toBe(sent(messages).new);
     // The call stays: the model still sees what it asked for.
-    expect(JSON.stringify(elideReads(messages, budgets(0, 0)))).toContain('"toolCallId":"old","toolName":"read_resource"');
+    expect(JSON.stringify(elideReads(messages, budgets(0, 0)))).toContain(
+      '"toolCallId":"old","toolName":"read_resource"',
+    );
 
     const roomy = elideReads(messages, budgets(0, 1_000_000));
     expect(roomy).toBe(messages);
@@ -96,11 +121,27 @@ describe('elideReads', () => {
     const block = resourceBlock({ server: 'docs', uri: 'docs://a', mime: 'text/plain' }, 'from a server tool');
     const messages: ModelMessage[] = [
       user('Fetch it'),
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'docs__fetch', input: { uri: 'docs://a' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'docs__fetch', output: { type: 'text', value: block } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'docs__fetch', input: { uri: 'docs://a' } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 't1', toolName: 'docs__fetch', output: { type: 'text', value: block } },
+        ],
+      },
       user('Again'),
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't2', toolName: 'docs__fetch', input: { uri: 'docs://a' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 't2', toolName: 'docs__fetch', output: { type: 'text', value: block } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 't2', toolName: 'docs__fetch', input: { uri: 'docs://a' } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 't2', toolName: 'docs__fetch', output: { type: 'text', value: block } },
+        ],
+      },
     ];
     expect(elideReads(messages, budgets(0, 0))).toBe(messages);
 
@@ -112,7 +153,11 @@ describe('elideReads', () => {
   });
 
   it('a conversation without reads is returned as is', () => {
-    const messages: ModelMessage[] = [user('Hello'), { role: 'assistant', content: 'Hi! How can I help?' }, user('Tell me a joke')];
+    const messages: ModelMessage[] = [
+      user('Hello'),
+      { role: 'assistant', content: 'Hi! How can I help?' },
+      user('Tell me a joke'),
+    ];
     expect(elideReads(messages, budgets(0, 0))).toBe(messages);
   });
 });

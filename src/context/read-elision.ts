@@ -69,7 +69,10 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
     const newest = group.at(-1)!;
     const older = group.slice(0, -1);
     for (const read of older) dropped.add(read.call.toolCallId);
-    prefixes.set(newest.call.toolCallId, `[Read before in this turn and not repeated: ${describeRanges(older)} of ${newest.uri}.]\n`);
+    prefixes.set(
+      newest.call.toolCallId,
+      `[Read before in this turn and not repeated: ${describeRanges(older)} of ${newest.uri}.]\n`,
+    );
   }
 
   // The remaining reads, newest first: the newest of all is always sent; the others while they fit their turn's budget.
@@ -96,8 +99,11 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
 /** One line, re-sent at every later step: short, but enough to read it again. */
 function note(read: Read, currentTurn: boolean): string {
   const when = currentTurn ? 'earlier in this turn' : 'in an earlier turn';
-  if (read.kind === 'search') return `[Searched ${when}, not repeated: ${read.uri} (server "${read.server}") for "${read.query}"; search again if needed.]`;
-  const what = read.range ? `characters ${read.range[0]}-${read.range[1]}${read.total === undefined ? '' : ` of ${read.total}`}` : `${read.chars} characters`;
+  if (read.kind === 'search')
+    return `[Searched ${when}, not repeated: ${read.uri} (server "${read.server}") for "${read.query}"; search again if needed.]`;
+  const what = read.range
+    ? `characters ${read.range[0]}-${read.range[1]}${read.total === undefined ? '' : ` of ${read.total}`}`
+    : `${read.chars} characters`;
   return `[Read ${when}, not repeated: ${what} of ${read.uri} (server "${read.server}"); read it again if needed.]`;
 }
 
@@ -117,7 +123,12 @@ function describeRanges(reads: Read[]): string {
   return `characters ${merged.map(([a, b]) => `${a}-${b}`).join(', ')}`;
 }
 
-function rewrite(messages: ModelMessage[], dropped: Set<string>, notes: Map<string, string>, prefixes: Map<string, string>): ModelMessage[] {
+function rewrite(
+  messages: ModelMessage[],
+  dropped: Set<string>,
+  notes: Map<string, string>,
+  prefixes: Map<string, string>,
+): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const message of messages) {
     if ((message.role !== 'assistant' && message.role !== 'tool') || typeof message.content === 'string') {
@@ -135,7 +146,11 @@ function rewrite(messages: ModelMessage[], dropped: Set<string>, notes: Map<stri
       if (part.type === 'tool-result' && (notes.has(id!) || prefixes.has(id!))) {
         changed = true;
         const text = notes.get(id!);
-        parts.push({ ...part, output: text !== undefined ? { type: 'text' as const, value: text } : prefixed(part.output, prefixes.get(id!)!) });
+        parts.push({
+          ...part,
+          output:
+            text !== undefined ? { type: 'text' as const, value: text } : prefixed(part.output, prefixes.get(id!)!),
+        });
         continue;
       }
       parts.push(part);
@@ -160,7 +175,8 @@ function collectReads(messages: ModelMessage[], readingTools: ReadonlySet<string
     if (message.role === 'user') turn = index;
     if (typeof message.content === 'string') return;
     for (const part of message.content) {
-      if (part.type === 'tool-call' && readingTools.has(part.toolName)) calls.set(part.toolCallId, { call: part, turn });
+      if (part.type === 'tool-call' && readingTools.has(part.toolName))
+        calls.set(part.toolCallId, { call: part, turn });
       if (part.type !== 'tool-result' || !readingTools.has(part.toolName)) continue;
       const found = calls.get(part.toolCallId);
       const text = outputText(part.output);
@@ -169,7 +185,8 @@ function collectReads(messages: ModelMessage[], readingTools: ReadonlySet<string
       const uri = typeof input.uri === 'string' ? input.uri : '?';
       const block = parseResourceBlocks(text)[0];
       const window = block?.window ?? parseContinuation(text)?.window;
-      const server = block?.server ?? parseSearchHeader(text)?.server ?? (typeof input.server === 'string' ? input.server : '?');
+      const server =
+        block?.server ?? parseSearchHeader(text)?.server ?? (typeof input.server === 'string' ? input.server : '?');
       const kind = part.toolName === 'read_resource' ? 'read' : 'search';
       reads.push({
         kind,

@@ -21,7 +21,8 @@ export function terms(text: string): string[] {
 export function stem(word: string): string {
   const suffix = /(ings|ing|ies|es|ed|(?<!s)s)$/.exec(word)?.[1];
   let base = suffix ? word.slice(0, -suffix.length) : word;
-  if ((suffix === 'ing' || suffix === 'ings' || suffix === 'ed') && /([b-df-hj-kmnp-rtv-y])\1$/.test(base)) base = base.slice(0, -1);
+  if ((suffix === 'ing' || suffix === 'ings' || suffix === 'ed') && /([b-df-hj-kmnp-rtv-y])\1$/.test(base))
+    base = base.slice(0, -1);
   return base.replace(/e$/, '') || word;
 }
 

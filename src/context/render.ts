@@ -62,7 +62,12 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
       const from = Math.max(offset, start);
       const to = Math.min(end, start + entry.text.length);
       if (from < to) {
-        const tag = { server: target.server, uri: entry.uri, mime: entry.mimeType ?? 'text/plain', window: windowed ? { from, to, total } : undefined };
+        const tag = {
+          server: target.server,
+          uri: entry.uri,
+          mime: entry.mimeType ?? 'text/plain',
+          window: windowed ? { from, to, total } : undefined,
+        };
         out.push(resourceBlock(tag, entry.text.slice(from - start, to - start)));
       }
       start += entry.text.length;
@@ -72,13 +77,17 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
     const isImage = entry.mimeType?.startsWith('image/') ?? false;
     if (isImage && options.images && entry.size <= options.maxImageBytes) {
       images.push({ mediaType: entry.mimeType!, base64: entry.blob, uri: entry.uri });
-      out.push(`[Image resource: ${entry.mimeType}, ${humanSize(entry.size)}, uri ${entry.uri}, server ${target.server} — attached as an image]`);
+      out.push(
+        `[Image resource: ${entry.mimeType}, ${humanSize(entry.size)}, uri ${entry.uri}, server ${target.server} — attached as an image]`,
+      );
     } else {
       out.push(describeBinary({ ...entry, title: target.title }, target.server));
     }
   }
   if (end < total) {
-    out.push(continuationNote({ from: offset, to: end, total }, { uri: target.uri, server: target.server, offset: end }));
+    out.push(
+      continuationNote({ from: offset, to: end, total }, { uri: target.uri, server: target.server, offset: end }),
+    );
   }
   if (!out.length && total > 0) {
     // A stale offset (or a resource that shrank between two windows): said as it is, never "empty".
@@ -90,7 +99,13 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
 }
 
 /** One passage of a resource's text (from search_resource), wrapped like a window of it. */
-export function wrapPassage(server: string, uri: string, mime: string, passage: { offset: number; end: number; text: string }, total: number): string {
+export function wrapPassage(
+  server: string,
+  uri: string,
+  mime: string,
+  passage: { offset: number; end: number; text: string },
+  total: number,
+): string {
   return resourceBlock({ server, uri, mime, window: { from: passage.offset, to: passage.end, total } }, passage.text);
 }
 
@@ -98,7 +113,11 @@ export function wrapPassage(server: string, uri: string, mime: string, passage: 
  * A resource embedded in a tool result or a prompt message, rendered like a
  * read: text wrapped (windowed at `windowChars`), a blob described.
  */
-export function renderEmbedded(server: string, resource: { uri: string; mimeType?: string; text?: string; blob?: string }, windowChars: number): string {
+export function renderEmbedded(
+  server: string,
+  resource: { uri: string; mimeType?: string; text?: string; blob?: string },
+  windowChars: number,
+): string {
   const contents = toStoredContents([resource as Parameters<typeof toStoredContents>[0][number]]);
   return renderResource({ server, uri: resource.uri, contents }, { windowChars, images: false, maxImageBytes: 0 }).text;
 }

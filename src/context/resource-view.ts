@@ -46,10 +46,16 @@ export async function readForDisplay(
  * the catalog lists as too large to inline without downloading it, reads
  * everything else through the cache, and renders the window asked for.
  */
-export async function viewResource(sessions: McpSessions, request: { server?: string | undefined; uri: string }, options: ViewOptions): Promise<ResourceView> {
+export async function viewResource(
+  sessions: McpSessions,
+  request: { server?: string | undefined; uri: string },
+  options: ViewOptions,
+): Promise<ResourceView> {
   const server = request.server ?? (await sessions.resolveServer(request.uri));
   const connect = options.connect ?? true;
-  const state = connect ? await sessions.ensureServer(server) : await sessions.availableServer(server, options.reuseSince);
+  const state = connect
+    ? await sessions.ensureServer(server)
+    : await sessions.availableServer(server, options.reuseSince);
   const listing = state.resources.find((r) => r.uri === request.uri);
   const title = listing?.title ?? listing?.name;
   const described = listing && describedFromCatalog(listing, server, options.maxImageBytes);

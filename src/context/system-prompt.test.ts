@@ -19,9 +19,17 @@ const server = (over: Partial<ServerState> = {}): ServerState => ({
 });
 
 const build = (servers: ServerState[], over: Partial<SystemPromptInput> = {}) =>
-  buildSystemPrompt({ servers, conversationText: '', modelPrompts: () => true, offerable: SYNTHETIC_TOOLS, settings: SETTINGS, ...over });
+  buildSystemPrompt({
+    servers,
+    conversationText: '',
+    modelPrompts: () => true,
+    offerable: SYNTHETIC_TOOLS,
+    settings: SETTINGS,
+    ...over,
+  });
 
-const offered = (servers: ServerState[], over: Partial<SystemPromptInput> = {}) => [...build(servers, over).offered].sort();
+const offered = (servers: ServerState[], over: Partial<SystemPromptInput> = {}) =>
+  [...build(servers, over).offered].sort();
 
 const guide = { uri: 'docs://guide', name: 'guide', title: 'User guide', mimeType: 'text/markdown', size: 2_000 };
 /** 60 sized resources: over a 100-token catalog budget. */
@@ -45,7 +53,10 @@ describe('which synthetic tools the system prompt offers', () => {
   });
 
   it('a resource longer than one window, or of unknown size: search_resource too', () => {
-    expect(offered([server({ resources: [guide, { ...guide, uri: 'docs://log', size: WINDOW + 1 }] })])).toEqual(['read_resource', 'search_resource']);
+    expect(offered([server({ resources: [guide, { ...guide, uri: 'docs://log', size: WINDOW + 1 }] })])).toEqual([
+      'read_resource',
+      'search_resource',
+    ]);
     const { size: _size, ...unsized } = guide;
     expect(offered([server({ resources: [unsized] })])).toEqual(['read_resource', 'search_resource']);
   });
@@ -79,12 +90,18 @@ describe('which synthetic tools the system prompt offers', () => {
     expect(prompt.offered.has('list_resources')).toBe(true);
     expect(prompt.hidden).toBeGreaterThan(0);
     expect(prompt.shown + prompt.hidden).toBe(60);
-    expect(prompt.text).toContain(`… ${prompt.hidden} more not listed here: list_resources with server "docs" and a query finds them`);
+    expect(prompt.text).toContain(
+      `… ${prompt.hidden} more not listed here: list_resources with server "docs" and a query finds them`,
+    );
     expect(offered([server({ resources: many })])).toEqual(['read_resource']); // the same catalog within budget
   });
 
   it('MCP tools not all offered: search_tools (and reading tools, for long tool results)', () => {
-    expect(offered([server()], { mcpTools: { any: true, hidden: 3 } })).toEqual(['read_resource', 'search_resource', 'search_tools']);
+    expect(offered([server()], { mcpTools: { any: true, hidden: 3 } })).toEqual([
+      'read_resource',
+      'search_resource',
+      'search_tools',
+    ]);
     expect(offered([server()], { mcpTools: { any: true, hidden: 0 } })).toEqual(['read_resource', 'search_resource']);
     // Without the count given, a usable server's tools still count as tools.
     const withTools = server({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] });
@@ -111,20 +128,34 @@ describe('the system prompt text', () => {
       resources: [{ uri: 'skill://plan/SKILL.md', digest, size: 300 }],
     };
     expect(offered([server({ skills: [manifestOnly] })])).toEqual(['load_skill']);
-    const withFile = { ...manifestOnly, resources: [...manifestOnly.resources, { uri: 'skill://plan/checklist.md', digest, size: 100 }] };
+    const withFile = {
+      ...manifestOnly,
+      resources: [...manifestOnly.resources, { uri: 'skill://plan/checklist.md', digest, size: 100 }],
+    };
     expect(offered([server({ skills: [withFile] })])).toEqual(['load_skill', 'read_resource']);
-    expect(offered([server({ skills: [{ ...manifestOnly, resources: 'dynamic' as const }] })])).toEqual(['load_skill', 'read_resource']);
+    expect(offered([server({ skills: [{ ...manifestOnly, resources: 'dynamic' as const }] })])).toEqual([
+      'load_skill',
+      'read_resource',
+    ]);
   });
 
   it("each offered tool's sentence appears once in the base instruction, in registry order", () => {
-    const templates = Array.from({ length: 5 }, (_, i) => ({ uriTemplate: `docs://page/{id}/${i}`, name: `page-${i}` }));
+    const templates = Array.from({ length: 5 }, (_, i) => ({
+      uriTemplate: `docs://page/{id}/${i}`,
+      name: `page-${i}`,
+    }));
     const skills = Array.from({ length: 20 }, (_, i) => ({
       uri: `skill://skill-${i}/SKILL.md`,
       frontmatter: { name: `skill-${i}`, description: `Does task number ${i}` },
       resources: [{ uri: `skill://skill-${i}/SKILL.md`, digest: `sha256:${'0'.repeat(64)}`, size: 300 }],
     }));
-    const servers = [server({ resources: many, resourceTemplates: templates, prompts: [{ name: 'summarise' }], skills })];
-    const prompt = build(servers, { settings: { ...SETTINGS, CATALOG_TOKEN_BUDGET: 100 }, mcpTools: { any: true, hidden: 2 } });
+    const servers = [
+      server({ resources: many, resourceTemplates: templates, prompts: [{ name: 'summarise' }], skills }),
+    ];
+    const prompt = build(servers, {
+      settings: { ...SETTINGS, CATALOG_TOKEN_BUDGET: 100 },
+      mcpTools: { any: true, hidden: 2 },
+    });
     expect([...prompt.offered]).toEqual(SYNTHETIC_TOOLS.map((t) => t.name)); // all of them, for this test to mean something
     const positions = SYNTHETIC_TOOLS.map((t) => {
       const sentence = t.sentence(prompt.facts);

@@ -96,7 +96,8 @@ export interface SystemPromptInput {
   mcpTools?: { any: boolean; hidden: number };
   /** The tools the prompt may offer and explain (tools/synthetic/'s registry). */
   offerable: readonly OfferableTool[];
-  settings: Pick<Settings, 'CATALOG_TOKEN_BUDGET' | 'INSTRUCTIONS_MAX_CHARS'> & Partial<Pick<Settings, 'READ_WINDOW_CHARS'>>;
+  settings: Pick<Settings, 'CATALOG_TOKEN_BUDGET' | 'INSTRUCTIONS_MAX_CHARS'> &
+    Partial<Pick<Settings, 'READ_WINDOW_CHARS'>>;
 }
 
 export interface SystemPrompt {
@@ -162,7 +163,10 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
       });
     }
     for (const skill of server.skills ?? []) {
-      const files = skill.resources === 'dynamic' ? undefined : { count: skill.resources.length, bytes: skill.resources.reduce((sum, f) => sum + f.size, 0) };
+      const files =
+        skill.resources === 'dynamic'
+          ? undefined
+          : { count: skill.resources.length, bytes: skill.resources.reduce((sum, f) => sum + f.size, 0) };
       const { name, description } = skill.frontmatter;
       lines.push({
         server: server.id,
@@ -205,7 +209,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
       )
     : [];
 
-  const count = (kind: CatalogLine['kind'], within: CatalogLine[] = lines) => within.filter((l) => l.kind === kind).length;
+  const count = (kind: CatalogLine['kind'], within: CatalogLine[] = lines) =>
+    within.filter((l) => l.kind === kind).length;
   const facts: CatalogFacts = {
     catalogLines: lines.length,
     resources: count('resource'),
@@ -216,7 +221,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     skills: count('skill'),
     skillsShown: count('skill', stable),
     // A skill's other files are read with read_resource (load_skill lists them), so a skill with files makes it readable too.
-    readable: count('resource') > 0 || count('template') > 0 || input.servers.some((s) => (s.skills ?? []).some(hasOtherFiles)),
+    readable:
+      count('resource') > 0 || count('template') > 0 || input.servers.some((s) => (s.skills ?? []).some(hasOtherFiles)),
     // Text that may not fit one window (bytes against characters: UTF-8 text has at least as many bytes, so this errs long).
     longOrUnknown: input.servers.some((s) =>
       s.resources.some(
@@ -235,7 +241,9 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
   for (const server of input.servers) {
     const header = serverHeading(
       server.id,
-      server.serverInfo?.title || server.serverInfo?.name ? (server.serverInfo.title ?? server.serverInfo.name) : undefined,
+      server.serverInfo?.title || server.serverInfo?.name
+        ? (server.serverInfo.title ?? server.serverInfo.name)
+        : undefined,
     );
     const parts = [header];
     if (server.status === 'auth_required') {
@@ -243,7 +251,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
       parts.push(
         `(not usable until the user connects their account: ${server.error ?? 'authorization required'}. Their app shows them a "Connect" button; ask them to use it, then try again)`,
       );
-    } else if (!isUsable(server)) parts.push(`(unavailable: ${server.error ?? server.status}; its catalog may be out of date)`);
+    } else if (!isUsable(server))
+      parts.push(`(unavailable: ${server.error ?? server.status}; its catalog may be out of date)`);
     else if (server.authorization?.reason === 'insufficient_scope') {
       parts.push(
         `(some of its tools need more access${server.authorization.scope ? ` (${server.authorization.scope})` : ''}: the user can grant it with the "Connect" button their app shows)`,

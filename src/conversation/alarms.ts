@@ -54,7 +54,9 @@ export class ConversationAlarms {
 
   /** Sets the alarm to the earliest job's time (or removes it when none is kept). */
   async arm(): Promise<void> {
-    const times = JOBS.map((job) => this.storage.kv.get<number>(keyOf(job))).filter((at): at is number => at !== undefined);
+    const times = JOBS.map((job) => this.storage.kv.get<number>(keyOf(job))).filter(
+      (at): at is number => at !== undefined,
+    );
     if (!times.length) return this.storage.deleteAlarm();
     const earliest = Math.min(...times);
     if ((await this.storage.getAlarm()) !== earliest) await this.storage.setAlarm(earliest);

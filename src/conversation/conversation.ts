@@ -37,11 +37,22 @@ const IDLE_LEASE_KEY = 'idle-check-lease';
 /** Methods other Durable Objects call: each runs in a scope of its own (a route's request id would be a stranger's). */
 export const PEER_METHODS = ['yieldSessions', 'authorizationChanged'] as const;
 /** The runtime's entry points and the scope gate itself: never called through `inRequest`. */
-const UNSCOPED = new Set<string>(['constructor', 'fetch', 'alarm', 'webSocketMessage', 'webSocketClose', 'webSocketError', 'inRequest', ...PEER_METHODS]);
+const UNSCOPED = new Set<string>([
+  'constructor',
+  'fetch',
+  'alarm',
+  'webSocketMessage',
+  'webSocketClose',
+  'webSocketError',
+  'inRequest',
+  ...PEER_METHODS,
+]);
 
 /** Whether routes call `name` through `Conversation.inRequest`: every method of the class but the unscoped ones. */
 export function isScopedMethod(name: string): name is keyof Conversation & string {
-  return !UNSCOPED.has(name) && typeof Object.getOwnPropertyDescriptor(Conversation.prototype, name)?.value === 'function';
+  return (
+    !UNSCOPED.has(name) && typeof Object.getOwnPropertyDescriptor(Conversation.prototype, name)?.value === 'function'
+  );
 }
 
 /**
@@ -69,7 +80,15 @@ export class Conversation extends DurableObject<Env> {
       setLogLevel(loadConfig(env).settings.LOG_LEVEL);
     } catch {}
     // Every table of this object's stores in one batch (sql-schema.ts); each store's own call then finds them made.
-    ensureTables(ctx.storage.sql, RECORD_TABLES, HISTORY_TABLES, LARGE_RESULT_TABLES, VIEW_LINK_TABLES, MCP_STATE_TABLES, INVALIDATION_LOG_TABLES);
+    ensureTables(
+      ctx.storage.sql,
+      RECORD_TABLES,
+      HISTORY_TABLES,
+      LARGE_RESULT_TABLES,
+      VIEW_LINK_TABLES,
+      MCP_STATE_TABLES,
+      INVALIDATION_LOG_TABLES,
+    );
     const name = ctx.id.name;
     if (name === undefined) throw new Error('a conversation is addressed by its id (getByName)');
     this.sockets = new HibernatingSockets(ctx);
@@ -96,7 +115,10 @@ export class Conversation extends DurableObject<Env> {
   }
 
   /** Creates this conversation for its owner (a tenant's end user). Idempotent. */
-  async create(owner: Owner = { tenant: 'default', user: 'anonymous' }, servers?: string[]): Promise<RpcResult<Api.ConversationSnapshot>> {
+  async create(
+    owner: Owner = { tenant: 'default', user: 'anonymous' },
+    servers?: string[],
+  ): Promise<RpcResult<Api.ConversationSnapshot>> {
     await this.parts.thread.create(owner, servers);
     return this.snapshot();
   }
@@ -129,7 +151,8 @@ export class Conversation extends DurableObject<Env> {
 
   /** The route's WebSocket upgrade (`GET /v1/conversations/:id/ws`, ownership checked there): the transcript comes first. */
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('Not found', { status: 404 });
+    if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket')
+      return new Response('Not found', { status: 404 });
     const { response, connection } = this.sockets.accept(request);
     openSocket(this.parts, connection);
     return response;
@@ -168,7 +191,8 @@ export class Conversation extends DurableObject<Env> {
   async pinSkills(body: Api.PinnedSkillsBody): Promise<RpcResult<Api.PinnedSkills>> {
     return toRpcResult(async () => {
       this.parts.context.existing();
-      if (body.skills.length) await this.parts.live.use(async (sessions) => requireSkills(await sessions.catalog(), body.skills));
+      if (body.skills.length)
+        await this.parts.live.use(async (sessions) => requireSkills(await sessions.catalog(), body.skills));
       return this.parts.thread.pinSkills(body.skills);
     });
   }
@@ -176,7 +200,9 @@ export class Conversation extends DurableObject<Env> {
   /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */
   async readResource(request: ReadResourceBody): Promise<RpcResult<ResourceView>> {
     const { context } = this.parts;
-    return toRpcResult(() => this.parts.live.use((sessions) => readForDisplay(sessions, request, context.settings(), context.acceptsImages())));
+    return toRpcResult(() =>
+      this.parts.live.use((sessions) => readForDisplay(sessions, request, context.settings(), context.acceptsImages())),
+    );
   }
 
   /** MCP Apps (views.ts): a link to a view, the view's document by its link's nonce (the nonce is the capability), a view's own tool call. */
@@ -185,13 +211,18 @@ export class Conversation extends DurableObject<Env> {
     return toRpcResult(async () => {
       const owner = context.owner();
       if (request.kind === 'call') await takeViewCall(context.env, context.config(), owner);
-      return { ...((await live.use((sessions) => answerView(sessions, viewLinks, request))) as ViewAnswer<R>), tenant: owner.tenant };
+      return {
+        ...((await live.use((sessions) => answerView(sessions, viewLinks, request))) as ViewAnswer<R>),
+        tenant: owner.tenant,
+      };
     });
   }
 
   /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */
   async complete({ server, ...params }: Api.CompleteBody): Promise<RpcResult<Api.CompleteResponse>> {
-    return toRpcResult(() => this.parts.live.use(async (sessions) => ({ server, completion: await sessions.complete(server, params) })));
+    return toRpcResult(() =>
+      this.parts.live.use(async (sessions) => ({ server, completion: await sessions.complete(server, params) })),
+    );
   }
 
   // ---- Turns ---------------------------------------------------------------------
@@ -212,13 +243,20 @@ export class Conversation extends DurableObject<Env> {
 
   /** Answers a tool call waiting for approval and continues the turn once nothing of its step waits. */
   async respondToApproval(answer: Api.ApprovalBody): Promise<Response> {
-    return turn(this.parts, async () => (this.parts.context.existing(), await this.parts.requests.run({ kind: 'approvals', answers: [answer] })));
+    return turn(
+      this.parts,
+      async () => (
+        this.parts.context.existing(), await this.parts.requests.run({ kind: 'approvals', answers: [answer] })
+      ),
+    );
   }
 
   /** A user-chosen prompt's messages (checked, fetched, rendered) as this turn's input; with `preview`, the messages only. */
   async runPrompt(request: Api.RunPromptBody, preview: boolean): Promise<Response> {
     const prompt = { kind: 'prompt', ...request } as const;
-    return turn(this.parts, () => (preview ? this.parts.requests.promptPreview(prompt) : this.parts.requests.run(prompt)));
+    return turn(this.parts, () =>
+      preview ? this.parts.requests.promptPreview(prompt) : this.parts.requests.run(prompt),
+    );
   }
 
   /** The turn being streamed, from its first chunk (204 when none is running). */
@@ -228,7 +266,9 @@ export class Conversation extends DurableObject<Env> {
 
   /** The user's answer to a server's question asked during the running turn (the turn's stream goes on). */
   async answerElicitation(id: string, answer: Api.ElicitationAnswerBody): Promise<RpcResult<Api.ElicitationAnswered>> {
-    return toRpcResult(async () => (this.parts.context.existing(), await this.parts.answerElicitation(id, answer), { answered: id }));
+    return toRpcResult(
+      async () => (this.parts.context.existing(), await this.parts.answerElicitation(id, answer), { answered: id }),
+    );
   }
 
   /** Stops the running turn (the model request and its MCP requests are aborted; the partial answer is kept) and cancels its tasks. */
@@ -307,7 +347,10 @@ function notFoundResponse(parts: ConversationParts): Response {
 }
 
 /** A WebSocket opened: the transcript first. An error here would reach the runtime, which sends its stack in a frame: closed instead. */
-function openSocket(parts: ConversationParts, connection: ChatConnection & { close(code?: number, reason?: string): void }): void {
+function openSocket(
+  parts: ConversationParts,
+  connection: ChatConnection & { close(code?: number, reason?: string): void },
+): void {
   try {
     if (parts.thread.row()) parts.sockets.connected(connection);
     else connection.close(4004, 'conversation not found');

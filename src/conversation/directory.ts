@@ -6,7 +6,8 @@ import { TITLE_MAX_CHARS } from '../../shared/api/conversations';
 export type { ThreadSummary } from '../../shared/api/conversations';
 
 /** The directory of an end user's conversations (one object per tenant and user). */
-export const directoryOf = (env: Env, owner: { tenant: string; user: string }) => env.CONVERSATION_DIRECTORY.getByName(`${owner.tenant}:${owner.user}`);
+export const directoryOf = (env: Env, owner: { tenant: string; user: string }) =>
+  env.CONVERSATION_DIRECTORY.getByName(`${owner.tenant}:${owner.user}`);
 
 /** Most words a title made from the first message keeps (and TITLE_MAX_CHARS, most characters any title has). */
 const AUTO_TITLE_WORDS = 8;
@@ -55,7 +56,12 @@ export class ConversationDirectory extends DurableObject<Env> {
   /** A turn was saved: the thread moves up; it gets a title from `firstText` unless it has one. */
   async active(id: string, at: number, firstText: string | undefined): Promise<void> {
     this.sql.exec(`UPDATE threads SET last_activity_at = MAX(last_activity_at, ?) WHERE id = ?`, at, id);
-    if (firstText) this.sql.exec(`UPDATE threads SET title = ? WHERE id = ? AND title_set = 0 AND title = ''`, autoTitle(firstText), id);
+    if (firstText)
+      this.sql.exec(
+        `UPDATE threads SET title = ? WHERE id = ? AND title_set = 0 AND title = ''`,
+        autoTitle(firstText),
+        id,
+      );
   }
 
   /** A title the user chose (an empty one goes back to the first words of the first message, at the next turn). */

@@ -7,7 +7,8 @@ import { rowPieces } from './large-result-store';
 import { transcriptWindow } from './transcript';
 
 /** Why a message carries `metadata.interrupted`: shown to users, kept out of the model's input. */
-export const INTERRUPTED_REASON = 'The conversation restarted before this turn finished; it was not answered. Send it again to retry.';
+export const INTERRUPTED_REASON =
+  'The conversation restarted before this turn finished; it was not answered. Send it again to retry.';
 
 export const HISTORY_TABLES = [
   `CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, message TEXT NOT NULL)`,
@@ -63,12 +64,16 @@ export class History implements TurnStore {
 
   private readRows(): Map<string, string> {
     const overflow = new Map<string, string[]>();
-    for (const row of this.storage.sql.exec<{ id: string; text: string }>(`SELECT id, text FROM message_overflow ORDER BY id, n`)) {
+    for (const row of this.storage.sql.exec<{ id: string; text: string }>(
+      `SELECT id, text FROM message_overflow ORDER BY id, n`,
+    )) {
       const pieces = overflow.get(row.id) ?? [];
       pieces.push(row.text);
       overflow.set(row.id, pieces);
     }
-    const rows = this.storage.sql.exec<{ id: string; message: string }>(`SELECT id, message FROM messages ORDER BY seq`).toArray();
+    const rows = this.storage.sql
+      .exec<{ id: string; message: string }>(`SELECT id, message FROM messages ORDER BY seq`)
+      .toArray();
     return new Map(rows.map((row) => [row.id, row.message + (overflow.get(row.id)?.join('') ?? '')]));
   }
 
@@ -116,7 +121,9 @@ export class History implements TurnStore {
   /** The turn failed (the user saw the error): its new messages go, as if it never started. */
   rollback(): void {
     this.transaction(() => {
-      this.storage.sql.exec(`DELETE FROM message_overflow WHERE id IN (SELECT id FROM turn_pending WHERE kind = 'new')`);
+      this.storage.sql.exec(
+        `DELETE FROM message_overflow WHERE id IN (SELECT id FROM turn_pending WHERE kind = 'new')`,
+      );
       this.storage.sql.exec(`DELETE FROM messages WHERE id IN (SELECT id FROM turn_pending WHERE kind = 'new')`);
       this.storage.sql.exec(`DELETE FROM turn_pending`);
     });
@@ -137,7 +144,11 @@ export class History implements TurnStore {
     for (const { id, kind } of marks) {
       const message = byId.get(id);
       if (!message) continue;
-      if (kind === 'new') changed.push({ ...message, metadata: { ...(message.metadata as object | undefined), interrupted: INTERRUPTED_REASON } });
+      if (kind === 'new')
+        changed.push({
+          ...message,
+          metadata: { ...(message.metadata as object | undefined), interrupted: INTERRUPTED_REASON },
+        });
       else changed.push({ ...message, parts: message.parts.map(settleInterruptedApproval) });
     }
     this.transaction(() => this.write(changed, true));
@@ -159,7 +170,10 @@ export class History implements TurnStore {
    */
   replaceFrom(fromId: string, messages: UIMessage[]): void {
     this.transaction(() => {
-      this.storage.sql.exec(`DELETE FROM message_overflow WHERE id IN (SELECT id FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?))`, fromId);
+      this.storage.sql.exec(
+        `DELETE FROM message_overflow WHERE id IN (SELECT id FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?))`,
+        fromId,
+      );
       this.storage.sql.exec(`DELETE FROM messages WHERE seq >= (SELECT seq FROM messages WHERE id = ?)`, fromId);
       this.write(messages, true);
     });
@@ -184,7 +198,11 @@ export class History implements TurnStore {
 
   private upsert(message: UIMessage): void {
     const [first, ...rest] = rowPieces(JSON.stringify(message));
-    this.storage.sql.exec(`INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`, message.id, first!);
+    this.storage.sql.exec(
+      `INSERT INTO messages (id, message) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET message = excluded.message`,
+      message.id,
+      first!,
+    );
     this.storage.sql.exec(`DELETE FROM message_overflow WHERE id = ?`, message.id);
     rest.forEach((piece, n) => {
       this.storage.sql.exec(`INSERT INTO message_overflow (id, n, text) VALUES (?, ?, ?)`, message.id, n, piece);

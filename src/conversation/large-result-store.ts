@@ -29,13 +29,21 @@ export class SqlLargeResultStore implements LargeResultStore {
     this.storage.transactionSync(() => {
       this.storage.sql.exec(`DELETE FROM large_results WHERE uri = ?`, uri);
       rowPieces(text).forEach((piece, n) => {
-        this.storage.sql.exec(`INSERT INTO large_results (uri, n, server, text) VALUES (?, ?, ?, ?)`, uri, n, server, piece);
+        this.storage.sql.exec(
+          `INSERT INTO large_results (uri, n, server, text) VALUES (?, ?, ?, ?)`,
+          uri,
+          n,
+          server,
+          piece,
+        );
       });
     });
   }
 
   get(uri: string): { server: string; text: string } | undefined {
-    const rows = this.storage.sql.exec<{ server: string; text: string }>(`SELECT server, text FROM large_results WHERE uri = ? ORDER BY n`, uri).toArray();
+    const rows = this.storage.sql
+      .exec<{ server: string; text: string }>(`SELECT server, text FROM large_results WHERE uri = ? ORDER BY n`, uri)
+      .toArray();
     return rows.length ? { server: rows[0]!.server, text: rows.map((r) => r.text).join('') } : undefined;
   }
 

@@ -86,7 +86,9 @@ export class LiveSessions {
     this.leasing ??= (async () => {
       const { context } = this.host;
       const owner = context.owner();
-      await leaseLiveSessions(context.env, context.config(), owner, context.name, (other) => this.host.yieldSessions(other, owner));
+      await leaseLiveSessions(context.env, context.config(), owner, context.name, (other) =>
+        this.host.yieldSessions(other, owner),
+      );
       this.leased = true;
       this.lease = crypto.randomUUID();
       this.touchedAt = Date.now();
@@ -184,7 +186,12 @@ export class LiveSessions {
   private async releaseOrphans(owner: Owner): Promise<void> {
     const { context } = this.host;
     const config = context.config();
-    await endOrphanedSessions(new ServerStateStore(this.host.storage.sql), serversOf(config, owner.tenant), context.env, config.settings);
+    await endOrphanedSessions(
+      new ServerStateStore(this.host.storage.sql),
+      serversOf(config, owner.tenant),
+      context.env,
+      config.settings,
+    );
     await liveConversationsOf(context.env, owner).release(context.name);
   }
 
@@ -223,8 +230,10 @@ export class LiveSessions {
       authFor: (server) =>
         server.auth.type === 'none'
           ? undefined
-          : new VaultAuth(vaultSource(context.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id), server.id, (grant) =>
-              cache.partition(server.id, grant.grant),
+          : new VaultAuth(
+              vaultSource(context.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id),
+              server.id,
+              (grant) => cache.partition(server.id, grant.grant),
             ),
     });
   }

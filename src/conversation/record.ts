@@ -68,7 +68,12 @@ export class ConversationRecordStore {
     this.storage.transactionSync(() => {
       this.storage.sql.exec(`DELETE FROM pinned_skill`);
       for (const [position, { server, name }] of skills.entries()) {
-        this.storage.sql.exec(`INSERT INTO pinned_skill (position, server, name) VALUES (?, ?, ?)`, position, server, name);
+        this.storage.sql.exec(
+          `INSERT INTO pinned_skill (position, server, name) VALUES (?, ?, ?)`,
+          position,
+          server,
+          name,
+        );
       }
     });
     this.pinned = skills.map(({ server, name }) => ({ server, name }));
@@ -94,9 +99,14 @@ export class ConversationRecordStore {
 
   private readRow(): ConversationRecord | undefined {
     const row = this.storage.sql
-      .exec<{ id: string; created_at: number; tenant: string; user_id: string; servers: string | null; title: string | null }>(
-        `SELECT id, created_at, tenant, user_id, servers, title FROM conversation LIMIT 1`,
-      )
+      .exec<{
+        id: string;
+        created_at: number;
+        tenant: string;
+        user_id: string;
+        servers: string | null;
+        title: string | null;
+      }>(`SELECT id, created_at, tenant, user_id, servers, title FROM conversation LIMIT 1`)
       .toArray()[0];
     if (!row) return undefined;
     return {

@@ -1,6 +1,12 @@
 import type { UIMessage } from 'ai';
 import type { Message } from '../../shared/api/common';
-import type { ConversationSnapshot, MessagesPage, PinnedSkills, SkillRef, TitleSet } from '../../shared/api/conversations';
+import type {
+  ConversationSnapshot,
+  MessagesPage,
+  PinnedSkills,
+  SkillRef,
+  TitleSet,
+} from '../../shared/api/conversations';
 import { ApiError } from '../errors';
 import type { Owner } from '../owner';
 import { toolCallIdsOf } from '../tools/large-results';
@@ -98,7 +104,9 @@ export class Thread {
   /** Pins `skills` (checked against the catalogs by the caller) in place of the ones before; duplicates once. */
   pinSkills(skills: SkillRef[]): PinnedSkills {
     const seen = new Set<string>();
-    const unique = skills.filter(({ server, name }) => !seen.has(`${server}\u0000${name}`) && seen.add(`${server}\u0000${name}`));
+    const unique = skills.filter(
+      ({ server, name }) => !seen.has(`${server}\u0000${name}`) && seen.add(`${server}\u0000${name}`),
+    );
     this.host.record.setPinnedSkills(unique);
     return { skills: unique };
   }

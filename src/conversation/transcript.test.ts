@@ -2,7 +2,11 @@ import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { messagesBefore, TRANSCRIPT_FRAME_BYTES, transcriptWindow } from './transcript';
 
-const message = (id: string, text = `text of ${id}`): UIMessage => ({ id, role: id.startsWith('u') ? 'user' : 'assistant', parts: [{ type: 'text', text }] });
+const message = (id: string, text = `text of ${id}`): UIMessage => ({
+  id,
+  role: id.startsWith('u') ? 'user' : 'assistant',
+  parts: [{ type: 'text', text }],
+});
 /** A message's size as the frame carries it: its JSON, in UTF-8 bytes. */
 const bytes = (m: UIMessage) => new TextEncoder().encode(JSON.stringify(m)).byteLength;
 
@@ -43,14 +47,18 @@ describe('transcriptWindow', () => {
 
 describe('messagesBefore', () => {
   const history = ['u1', 'a1', 'u2', 'a2', 'u3'].map((id) => message(id));
-  const ids = (page: ReturnType<typeof messagesBefore>) => page && { ids: page.messages.map((m) => m.id), hasMore: page.hasMore };
+  const ids = (page: ReturnType<typeof messagesBefore>) =>
+    page && { ids: page.messages.map((m) => m.id), hasMore: page.hasMore };
 
   it('pages back from the newest, oldest first, hasMore while older messages remain', () => {
     expect(ids(messagesBefore(history, undefined, 2))).toEqual({ ids: ['a2', 'u3'], hasMore: true });
     expect(ids(messagesBefore(history, 'a2', 2))).toEqual({ ids: ['a1', 'u2'], hasMore: true });
     expect(ids(messagesBefore(history, 'a1', 2))).toEqual({ ids: ['u1'], hasMore: false });
     expect(ids(messagesBefore(history, 'u1', 2))).toEqual({ ids: [], hasMore: false });
-    expect(ids(messagesBefore(history, undefined, 50))).toEqual({ ids: ['u1', 'a1', 'u2', 'a2', 'u3'], hasMore: false });
+    expect(ids(messagesBefore(history, undefined, 50))).toEqual({
+      ids: ['u1', 'a1', 'u2', 'a2', 'u3'],
+      hasMore: false,
+    });
   });
 
   it('undefined for an unknown `before`', () => {

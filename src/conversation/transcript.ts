@@ -11,7 +11,10 @@ export const TRANSCRIPT_FRAME_BYTES = 1024 * 1024;
  * size (tool results are windowed, so one message stays far below the
  * platform's 32 MiB WebSocket message limit).
  */
-export function transcriptWindow(messages: UIMessage[], maxBytes = TRANSCRIPT_FRAME_BYTES): { messages: UIMessage[]; older: number } {
+export function transcriptWindow(
+  messages: UIMessage[],
+  maxBytes = TRANSCRIPT_FRAME_BYTES,
+): { messages: UIMessage[]; older: number } {
   const encoder = new TextEncoder();
   let bytes = 0;
   let start = messages.length;
@@ -25,7 +28,11 @@ export function transcriptWindow(messages: UIMessage[], maxBytes = TRANSCRIPT_FR
 }
 
 /** A page of messages before `before` (or the newest), oldest first: for clients that scroll back. */
-export function messagesBefore(messages: UIMessage[], before: string | undefined, limit: number): { messages: UIMessage[]; hasMore: boolean } | undefined {
+export function messagesBefore(
+  messages: UIMessage[],
+  before: string | undefined,
+  limit: number,
+): { messages: UIMessage[]; hasMore: boolean } | undefined {
   const end = before === undefined ? messages.length : messages.findIndex((m) => m.id === before);
   if (end < 0) return undefined;
   const start = Math.max(0, end - limit);

@@ -30,7 +30,13 @@ export class SqlViewLinks {
     const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const expiresAt = now + this.ttlMs;
     this.storage.sql.exec(`DELETE FROM view_links WHERE expires_at <= ?`, now);
-    this.storage.sql.exec(`INSERT INTO view_links (nonce, server, uri, expires_at) VALUES (?, ?, ?, ?)`, nonce, target.server, target.uri, expiresAt);
+    this.storage.sql.exec(
+      `INSERT INTO view_links (nonce, server, uri, expires_at) VALUES (?, ?, ?, ?)`,
+      nonce,
+      target.server,
+      target.uri,
+      expiresAt,
+    );
     return { nonce, expiresAt };
   }
 
@@ -42,7 +48,11 @@ export class SqlViewLinks {
    */
   take(nonce: string, now = Date.now()): ViewTarget | undefined {
     return this.storage.sql
-      .exec<{ server: string; uri: string }>(`DELETE FROM view_links WHERE nonce = ? AND expires_at > ? RETURNING server, uri`, nonce, now)
+      .exec<{ server: string; uri: string }>(
+        `DELETE FROM view_links WHERE nonce = ? AND expires_at > ? RETURNING server, uri`,
+        nonce,
+        now,
+      )
       .toArray()
       .map(({ server, uri }) => ({ server, uri }))[0];
   }

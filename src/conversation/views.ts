@@ -15,7 +15,10 @@ export interface ViewDocument {
 }
 
 /** What the routes ask of a conversation's views (one RPC method, `Conversation.view`). */
-export type ViewRequest = { kind: 'link'; body: ViewLinkBody } | { kind: 'document'; nonce: string } | { kind: 'call'; body: ViewToolCallBody };
+export type ViewRequest =
+  | { kind: 'link'; body: ViewLinkBody }
+  | { kind: 'document'; nonce: string }
+  | { kind: 'call'; body: ViewToolCallBody };
 
 /** The answer to each `ViewRequest`: a link's nonce (with the view's declared `_meta.ui`), a document, a tool's result. */
 export type ViewAnswer<R extends ViewRequest = ViewRequest> = R extends { kind: 'link' }
@@ -31,7 +34,11 @@ export type ViewAnswer<R extends ViewRequest = ViewRequest> = R extends { kind: 
  * — each to its own server, visible to apps, under the model's approval
  * rule. The model sees none of it.
  */
-export async function answerView(sessions: McpSessions, links: SqlViewLinks, request: ViewRequest): Promise<ViewAnswer> {
+export async function answerView(
+  sessions: McpSessions,
+  links: SqlViewLinks,
+  request: ViewRequest,
+): Promise<ViewAnswer> {
   switch (request.kind) {
     case 'link': {
       const target = await checkedTarget(sessions, request.body);
@@ -53,7 +60,9 @@ export async function answerView(sessions: McpSessions, links: SqlViewLinks, req
 async function checkedTarget(sessions: McpSessions, { server, uri }: ViewLinkBody): Promise<ViewTarget> {
   if (!uri.startsWith('ui://')) throw badRequest(`"${uri}" is not a view: views are ui:// resources`, 'invalid_uri');
   const state = await sessions.ensureServer(server);
-  const isView = state.tools.some((tool) => toolViewUri(tool) === uri) || state.resources.some((r) => r.uri === uri && isViewMimeType(r.mimeType));
+  const isView =
+    state.tools.some((tool) => toolViewUri(tool) === uri) ||
+    state.resources.some((r) => r.uri === uri && isViewMimeType(r.mimeType));
   if (!isView) throw notFound(`View ${uri} of MCP server "${server}"`);
   return { server, uri };
 }
@@ -63,13 +72,21 @@ async function readView(sessions: McpSessions, { server, uri }: ViewTarget): Pro
   const read = await sessions.readResource(server, uri, { reuseSince: Date.now() });
   const item = read.contents.find((c) => c.uri === uri) ?? read.contents[0];
   if (!item || !isViewMimeType(item.mimeType)) {
-    throw new ApiError(502, 'not_a_view', `MCP server "${server}" sent ${uri} as ${item?.mimeType ?? 'nothing'}, not text/html;profile=mcp-app`);
+    throw new ApiError(
+      502,
+      'not_a_view',
+      `MCP server "${server}" sent ${uri} as ${item?.mimeType ?? 'nothing'}, not text/html;profile=mcp-app`,
+    );
   }
-  const html = 'blob' in item && typeof item.blob === 'string' ? decodeBase64Utf8(item.blob) : (item as { text?: string }).text;
+  const html =
+    'blob' in item && typeof item.blob === 'string' ? decodeBase64Utf8(item.blob) : (item as { text?: string }).text;
   if (html === undefined) throw new ApiError(502, 'not_a_view', `MCP server "${server}" sent ${uri} without text`);
   const state = await sessions.ensureServer(server);
   const listed = state.resources.find((r) => r.uri === uri);
-  return { html, ui: (item._meta as { ui?: unknown } | undefined)?.ui ?? (listed?._meta as { ui?: unknown } | undefined)?.ui };
+  return {
+    html,
+    ui: (item._meta as { ui?: unknown } | undefined)?.ui ?? (listed?._meta as { ui?: unknown } | undefined)?.ui,
+  };
 }
 
 function decodeBase64Utf8(blob: string): string {
@@ -84,8 +101,12 @@ function decodeBase64Utf8(blob: string): string {
  * only with the user's yes (`approved`) where a model's call would ask (409
  * `approval_required`). An `isError` result is a result; a failed call, 502.
  */
-async function viewToolCall(sessions: McpSessions, { server, name, arguments: args, approved }: ViewToolCallBody): Promise<CallToolResult> {
-  const forbidden = () => new ApiError(403, 'tool_not_for_app', `"${name}" is not a tool of MCP server "${server}" that its views may call`);
+async function viewToolCall(
+  sessions: McpSessions,
+  { server, name, arguments: args, approved }: ViewToolCallBody,
+): Promise<CallToolResult> {
+  const forbidden = () =>
+    new ApiError(403, 'tool_not_for_app', `"${name}" is not a tool of MCP server "${server}" that its views may call`);
   if (!sessions.serverIds.includes(server)) throw forbidden();
   const state = await sessions.ensureServer(server);
   const tool = state.tools.find((t) => t.name === name);

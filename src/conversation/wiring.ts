@@ -87,7 +87,10 @@ export class ConversationParts {
       yieldSessions: host.yieldPeer,
       waitUntil: host.waitUntil,
       elicit: (server, params, signal) => this.turns.elicit(server, params, signal),
-      authRequired: (state) => void this.turns.authRequired(state).catch((error) => logEvent('auth.link', { server: state.id, ...errorFields(error) }, 'warn')),
+      authRequired: (state) =>
+        void this.turns
+          .authRequired(state)
+          .catch((error) => logEvent('auth.link', { server: state.id, ...errorFields(error) }, 'warn')),
     });
     const withMcp = this.live.use.bind(this.live);
     this.turns = new TurnRunner({

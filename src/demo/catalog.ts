@@ -30,7 +30,8 @@ export const STATIC_RESOURCES: readonly StaticResource[] = [
       uri: GUIDELINES_URI,
       name: 'guidelines',
       title: 'Team guidelines',
-      description: 'The rules the team plans and closes tasks by. Changes over time (update_guidelines); subscribe to follow it.',
+      description:
+        'The rules the team plans and closes tasks by. Changes over time (update_guidelines); subscribe to follow it.',
       mimeType: 'text/plain',
       annotations: { audience: ['user', 'assistant'], priority: 0.9 },
     },
@@ -41,7 +42,8 @@ export const STATIC_RESOURCES: readonly StaticResource[] = [
       uri: TEST_MATRIX_URI,
       name: 'test-matrix',
       title: 'Release test matrix 4.18',
-      description: 'Manual release checks by area and platform, the products under test and the required report format.',
+      description:
+        'Manual release checks by area and platform, the products under test and the required report format.',
       mimeType: 'text/markdown',
       annotations: { audience: ['assistant'], priority: 0.5 },
     },
@@ -92,15 +94,22 @@ export function listAllResources(store: DemoStore): Resource[] {
  * Cursor pagination over a list. Cursors are opaque to clients (base64 of an
  * offset); an unparseable cursor is the caller's error.
  */
-export function paginate<T>(items: readonly T[], cursor: string | undefined, pageSize: number): { page: T[]; nextCursor?: string } {
+export function paginate<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  pageSize: number,
+): { page: T[]; nextCursor?: string } {
   let offset = 0;
   if (cursor !== undefined) {
     const decoded = Number(safeAtob(cursor));
-    if (!Number.isInteger(decoded) || decoded < 0 || decoded > items.length) throw new RangeError(`invalid cursor "${cursor}"`);
+    if (!Number.isInteger(decoded) || decoded < 0 || decoded > items.length)
+      throw new RangeError(`invalid cursor "${cursor}"`);
     offset = decoded;
   }
   const end = offset + pageSize;
-  return end < items.length ? { page: items.slice(offset, end), nextCursor: btoa(String(end)) } : { page: items.slice(offset) };
+  return end < items.length
+    ? { page: items.slice(offset, end), nextCursor: btoa(String(end)) }
+    : { page: items.slice(offset) };
 }
 
 function safeAtob(value: string): string {

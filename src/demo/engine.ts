@@ -1,4 +1,10 @@
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHttpHandler,
+  type McpServer,
+} from '@modelcontextprotocol/server';
 import { memorySkillFiles, type SkillCatalog, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { DEMO_SKILL_FILES } from './content/skills';
 import { createDemoServer, DEMO_CACHE_HINTS, type DemoChanges } from './server';
@@ -44,16 +50,22 @@ export class DemoMcpEngine {
     const pageSize = Number(env.DEMO_PAGE_SIZE);
     this.pageSize = Number.isInteger(pageSize) && pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
     this.sessions = new SessionTable(sessionLimits(env), (session) => endSession(session));
-    this.modern = createMcpHandler(async () => createDemoServer({ ...this.host(), skills: await this.skills(), changes: this.changesFrom(undefined) }), {
-      legacy: 'reject',
-      onerror: (error) => logEvent('demo.mcp', { what: 'request', era: 'modern', ...errorFields(error) }, 'warn'),
-    });
+    this.modern = createMcpHandler(
+      async () =>
+        createDemoServer({ ...this.host(), skills: await this.skills(), changes: this.changesFrom(undefined) }),
+      {
+        legacy: 'reject',
+        onerror: (error) => logEvent('demo.mcp', { what: 'request', era: 'modern', ...errorFields(error) }, 'warn'),
+      },
+    );
   }
 
   /** Hashing the skills' files is async (WebCrypto): loaded on the first request that needs them, then kept. */
   private skillCatalog: Promise<SkillCatalog> | undefined;
   private skills(): Promise<SkillCatalog> {
-    this.skillCatalog ??= SkillsExtension.load(memorySkillFiles(DEMO_SKILL_FILES), { cacheHint: DEMO_CACHE_HINTS.skills });
+    this.skillCatalog ??= SkillsExtension.load(memorySkillFiles(DEMO_SKILL_FILES), {
+      cacheHint: DEMO_CACHE_HINTS.skills,
+    });
     return this.skillCatalog;
   }
 
@@ -93,10 +105,16 @@ export class DemoMcpEngine {
     this.sessions.makeRoom(Date.now());
     const subscriptions = new Set<string>();
     let self: LegacySession | undefined;
-    const server = createDemoServer({ ...this.host(), skills: await this.skills(), changes: this.changesFrom(() => self), legacySubscriptions: subscriptions });
+    const server = createDemoServer({
+      ...this.host(),
+      skills: await this.skills(),
+      changes: this.changesFrom(() => self),
+      legacySubscriptions: subscriptions,
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id) => void this.sessions.add(id, (self = { server, transport, subscriptions }), Date.now()),
+      onsessioninitialized: (id) =>
+        void this.sessions.add(id, (self = { server, transport, subscriptions }), Date.now()),
       onsessionclosed: (id) => void this.sessions.delete(id),
     });
     await server.connect(transport);
@@ -115,7 +133,9 @@ export class DemoMcpEngine {
     const toSessions = (send: (session: LegacySession) => Promise<void>) => {
       for (const session of this.sessions.values()) {
         if (session === origin?.()) continue;
-        send(session).catch((error) => logEvent('demo.mcp', { what: 'notification', era: 'legacy', ...errorFields(error) }, 'warn'));
+        send(session).catch((error) =>
+          logEvent('demo.mcp', { what: 'notification', era: 'legacy', ...errorFields(error) }, 'warn'),
+        );
       }
     };
     return {

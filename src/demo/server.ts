@@ -1,8 +1,24 @@
-import { completable, inputRequired, McpServer, ProtocolError, ProtocolErrorCode, ResourceTemplate, type CacheHint } from '@modelcontextprotocol/server';
+import {
+  completable,
+  inputRequired,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  type CacheHint,
+} from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { z } from 'zod';
 import pkg from '../../package.json' with { type: 'json' };
-import { CUSTOMER_TEMPLATE, GUIDELINES_URI, PUBLISHED_TEMPLATE, STATIC_RESOURCES, listAllResources, paginate, publishedUri } from './catalog';
+import {
+  CUSTOMER_TEMPLATE,
+  GUIDELINES_URI,
+  PUBLISHED_TEMPLATE,
+  STATIC_RESOURCES,
+  listAllResources,
+  paginate,
+  publishedUri,
+} from './catalog';
 import { CUSTOMERS, findCustomer } from './content/customers';
 import { TASK_BOARD_URI } from './content/task-board';
 import type { DemoStore } from './store';
@@ -89,14 +105,18 @@ export function createDemoServer(host: DemoServerHost): McpServer {
   for (const resource of STATIC_RESOURCES) {
     const { uri, name, ...metadata } = resource.listing;
     const cacheHint = uri === GUIDELINES_URI ? DEMO_CACHE_HINTS.guidelines : undefined;
-    server.registerResource(name, uri, { ...metadata, ...(cacheHint ? { cacheHint } : {}) }, () => ({ contents: [resource.read(store)] }));
+    server.registerResource(name, uri, { ...metadata, ...(cacheHint ? { cacheHint } : {}) }, () => ({
+      contents: [resource.read(store)],
+    }));
   }
 
   server.registerResource(
     'customer-profile',
     new ResourceTemplate(CUSTOMER_TEMPLATE, {
       list: undefined,
-      complete: { customerId: (value) => CUSTOMERS.map((c) => c.id).filter((id) => id.startsWith(value.toLowerCase())) },
+      complete: {
+        customerId: (value) => CUSTOMERS.map((c) => c.id).filter((id) => id.startsWith(value.toLowerCase())),
+      },
     }),
     {
       title: 'Customer profile',
@@ -107,9 +127,13 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     (uri, { customerId }) => {
       const customer = findCustomer(String(customerId));
       if (!customer) {
-        throw new ProtocolError(RESOURCE_NOT_FOUND, `Unknown customer "${String(customerId)}". Known customer ids: ${CUSTOMERS.map((c) => c.id).join(', ')}`, {
-          uri: uri.href,
-        });
+        throw new ProtocolError(
+          RESOURCE_NOT_FOUND,
+          `Unknown customer "${String(customerId)}". Known customer ids: ${CUSTOMERS.map((c) => c.id).join(', ')}`,
+          {
+            uri: uri.href,
+          },
+        );
       }
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(customer, null, 2) }] };
     },
@@ -127,10 +151,15 @@ export function createDemoServer(host: DemoServerHost): McpServer {
             .filter((slug) => slug.startsWith(value)),
       },
     }),
-    { title: 'Published document', description: 'A markdown document published with publish_document.', mimeType: 'text/markdown' },
+    {
+      title: 'Published document',
+      description: 'A markdown document published with publish_document.',
+      mimeType: 'text/markdown',
+    },
     (uri, { slug }) => {
       const doc = store.document(String(slug));
-      if (!doc) throw new ProtocolError(RESOURCE_NOT_FOUND, `No published document "${String(slug)}"`, { uri: uri.href });
+      if (!doc)
+        throw new ProtocolError(RESOURCE_NOT_FOUND, `No published document "${String(slug)}"`, { uri: uri.href });
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: doc.markdown }] };
     },
   );
@@ -141,8 +170,12 @@ export function createDemoServer(host: DemoServerHost): McpServer {
    * else through `changes`. 2026 responses carry no change notifications:
    * those travel only on listen streams.
    */
-  const updated = async (uri: string, notify: (n: { method: 'notifications/resources/updated'; params: { uri: string } }) => Promise<void>) => {
-    if (host.legacySubscriptions?.has(uri)) await notify({ method: 'notifications/resources/updated', params: { uri } });
+  const updated = async (
+    uri: string,
+    notify: (n: { method: 'notifications/resources/updated'; params: { uri: string } }) => Promise<void>,
+  ) => {
+    if (host.legacySubscriptions?.has(uri))
+      await notify({ method: 'notifications/resources/updated', params: { uri } });
     changes.resourceUpdated(uri);
   };
 
@@ -155,13 +188,20 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     {
       title: 'List tasks',
       description: 'Lists tasks, open ones by default.',
-      inputSchema: z.object({ status: z.enum(['open', 'done', 'all']).default('open').describe('Which tasks to list') }),
+      inputSchema: z.object({
+        status: z.enum(['open', 'done', 'all']).default('open').describe('Which tasks to list'),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ status }) => {
       const tasks = store.listTasks(status);
       return {
-        content: [{ type: 'text', text: tasks.length ? JSON.stringify(tasks, null, 2) : `No ${status === 'all' ? '' : `${status} `}tasks.` }],
+        content: [
+          {
+            type: 'text',
+            text: tasks.length ? JSON.stringify(tasks, null, 2) : `No ${status === 'all' ? '' : `${status} `}tasks.`,
+          },
+        ],
         structuredContent: { tasks },
       };
     },
@@ -183,7 +223,10 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     },
     (input) => {
       const task = store.createTask(input);
-      return { content: [{ type: 'text', text: `Created task #${task.id}: ${task.title}` }], structuredContent: { task } };
+      return {
+        content: [{ type: 'text', text: `Created task #${task.id}: ${task.title}` }],
+        structuredContent: { task },
+      };
     },
   );
 
@@ -197,8 +240,12 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     },
     ({ id }) => {
       const task = store.completeTask(id);
-      if (!task) return { isError: true, content: [{ type: 'text', text: `No task #${id}. Use list_tasks to see task ids.` }] };
-      return { content: [{ type: 'text', text: `Task #${task.id} is done: ${task.title}` }], structuredContent: { task } };
+      if (!task)
+        return { isError: true, content: [{ type: 'text', text: `No task #${id}. Use list_tasks to see task ids.` }] };
+      return {
+        content: [{ type: 'text', text: `Task #${task.id} is done: ${task.title}` }],
+        structuredContent: { task },
+      };
     },
   );
 
@@ -212,18 +259,32 @@ export function createDemoServer(host: DemoServerHost): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (_args, ctx) => {
-      const answer = ctx.mcpReq.inputResponses?.scope as { action?: string; content?: { status?: 'open' | 'done' | 'all'; detailed?: boolean } } | undefined;
+      const answer = ctx.mcpReq.inputResponses?.scope as
+        | { action?: string; content?: { status?: 'open' | 'done' | 'all'; detailed?: boolean } }
+        | undefined;
       if (!answer) {
         const requestedSchema = z.object({
           status: z.enum(['open', 'done', 'all']).describe('Which tasks'),
           detailed: z.boolean().default(false).describe('One line per task'),
         });
-        return inputRequired({ inputRequests: { scope: inputRequired.elicit({ message: 'Which tasks should the weekly report cover?', requestedSchema }) } });
+        return inputRequired({
+          inputRequests: {
+            scope: inputRequired.elicit({ message: 'Which tasks should the weekly report cover?', requestedSchema }),
+          },
+        });
       }
-      if (answer.action !== 'accept' || !answer.content?.status) return { content: [{ type: 'text', text: `No report: the user chose "${answer.action}".` }] };
+      if (answer.action !== 'accept' || !answer.content?.status)
+        return { content: [{ type: 'text', text: `No report: the user chose "${answer.action}".` }] };
       const tasks = store.listTasks(answer.content.status);
       const lines = answer.content.detailed ? tasks.map((t) => `- #${t.id} ${t.title} (${t.status})`) : [];
-      return { content: [{ type: 'text', text: [`Weekly report: ${tasks.length} ${answer.content.status} task(s).`, ...lines].join('\n') }] };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: [`Weekly report: ${tasks.length} ${answer.content.status} task(s).`, ...lines].join('\n'),
+          },
+        ],
+      };
     },
   );
 
@@ -247,7 +308,8 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     'publish_document',
     {
       title: 'Publish document',
-      description: 'Publishes a markdown document as docs://published/{slug}; clients are told the resource list changed.',
+      description:
+        'Publishes a markdown document as docs://published/{slug}; clients are told the resource list changed.',
       inputSchema: z.object({
         slug: z
           .string()
@@ -283,17 +345,27 @@ export function createDemoServer(host: DemoServerHost): McpServer {
       title: 'Plan my day',
       description: 'A day plan from the open tasks and the team guidelines.',
       argsSchema: z.object({
-        hours: completable(z.string().describe('Hours available today, 0.5 to 16'), (value) => ['1', '2', '4', '6', '8'].filter((h) => h.startsWith(value))),
+        hours: completable(z.string().describe('Hours available today, 0.5 to 16'), (value) =>
+          ['1', '2', '4', '6', '8'].filter((h) => h.startsWith(value)),
+        ),
       }),
     },
     ({ hours }) => {
       const value = Number(hours.trim());
       if (hours.trim() === '' || !Number.isFinite(value) || value < 0.5 || value > 16) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid argument "hours": expected a number of hours between 0.5 and 16, got "${hours}"`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Invalid argument "hours": expected a number of hours between 0.5 and 16, got "${hours}"`,
+        );
       }
       const open = store.listTasks('open');
       const taskLines = open.length
-        ? open.map((t) => `- #${t.id} ${t.title}${t.estimateHours ? ` (${t.estimateHours} h)` : ''}${t.assignee ? ` — ${t.assignee}` : ''}`).join('\n')
+        ? open
+            .map(
+              (t) =>
+                `- #${t.id} ${t.title}${t.estimateHours ? ` (${t.estimateHours} h)` : ''}${t.assignee ? ` — ${t.assignee}` : ''}`,
+            )
+            .join('\n')
         : '- (no open tasks)';
       return {
         description: `Day plan for ${value} hours`,
@@ -315,11 +387,19 @@ export function createDemoServer(host: DemoServerHost): McpServer {
     {
       title: 'Review the guidelines',
       description: 'Embeds the current team guidelines and asks for a critical review.',
-      argsSchema: z.object({ focus: z.string().max(200).optional().describe('Aspect to focus the review on, e.g. "estimates"') }),
+      argsSchema: z.object({
+        focus: z.string().max(200).optional().describe('Aspect to focus the review on, e.g. "estimates"'),
+      }),
     },
     ({ focus }) => ({
       messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: GUIDELINES_URI, mimeType: 'text/plain', text: store.guidelines() } } },
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: { uri: GUIDELINES_URI, mimeType: 'text/plain', text: store.guidelines() },
+          },
+        },
         {
           role: 'user',
           content: {
@@ -349,7 +429,8 @@ export function createDemoServer(host: DemoServerHost): McpServer {
   const subscriptions = host.legacySubscriptions;
   if (subscriptions) {
     server.server.setRequestHandler('resources/subscribe', ({ params }) => {
-      if (!knownUri(store, params.uri)) throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource ${params.uri} not found`, { uri: params.uri });
+      if (!knownUri(store, params.uri))
+        throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource ${params.uri} not found`, { uri: params.uri });
       subscriptions.add(params.uri);
       return {};
     });

@@ -75,17 +75,27 @@ export class DemoStore {
   /** Marks a task done; `undefined` when there is no such task. */
   completeTask(id: number): Task | undefined {
     const row = this.sql
-      .exec<TaskRow>(`UPDATE tasks SET status = 'done', completed_at = COALESCE(completed_at, ?) WHERE id = ? RETURNING *`, Date.now(), id)
+      .exec<TaskRow>(
+        `UPDATE tasks SET status = 'done', completed_at = COALESCE(completed_at, ?) WHERE id = ? RETURNING *`,
+        Date.now(),
+        id,
+      )
       .toArray()[0];
     return row && toTask(row);
   }
 
   guidelines(): string {
-    return this.sql.exec<{ value: string }>(`SELECT value FROM settings WHERE key = 'guidelines'`).toArray()[0]?.value ?? DEFAULT_GUIDELINES;
+    return (
+      this.sql.exec<{ value: string }>(`SELECT value FROM settings WHERE key = 'guidelines'`).toArray()[0]?.value ??
+      DEFAULT_GUIDELINES
+    );
   }
 
   setGuidelines(text: string): void {
-    this.sql.exec(`INSERT INTO settings (key, value) VALUES ('guidelines', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, text);
+    this.sql.exec(
+      `INSERT INTO settings (key, value) VALUES ('guidelines', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+      text,
+    );
   }
 
   /** Publishes (or replaces) a document; `created` is false when the slug existed. */
@@ -115,7 +125,12 @@ export class DemoStore {
 type DocumentRow = { slug: string; title: string; markdown: string; published_at: number };
 
 function toDocument(row: DocumentRow): PublishedDocument {
-  return { slug: row.slug, title: row.title, markdown: row.markdown, publishedAt: new Date(row.published_at).toISOString() };
+  return {
+    slug: row.slug,
+    title: row.title,
+    markdown: row.markdown,
+    publishedAt: new Date(row.published_at).toISOString(),
+  };
 }
 
 function toTask(row: TaskRow): Task {

@@ -18,7 +18,12 @@ export function registerTaskBoardView(server: McpServer, store: DemoStore): void
     { title: 'Task board', description: 'The interactive view of show_task_board.', mimeType: VIEW_MIME_TYPE },
     () => ({
       contents: [
-        { uri: TASK_BOARD_URI, mimeType: VIEW_MIME_TYPE, text: taskBoardHtml(store.guidelines().split('\n')[0] ?? ''), _meta: { ui: { prefersBorder: true } } },
+        {
+          uri: TASK_BOARD_URI,
+          mimeType: VIEW_MIME_TYPE,
+          text: taskBoardHtml(store.guidelines().split('\n')[0] ?? ''),
+          _meta: { ui: { prefersBorder: true } },
+        },
       ],
     }),
   );
@@ -39,7 +44,12 @@ export function registerTaskBoardTools(server: McpServer, store: DemoStore): voi
       const lines = tasks.map((t) => `- #${t.id} ${t.title}${t.assignee ? ` (${t.assignee})` : ''}`);
       return {
         content: [
-          { type: 'text', text: tasks.length ? `The board shows ${tasks.length} open task(s):\n${lines.join('\n')}` : 'The board is empty: no open tasks.' },
+          {
+            type: 'text',
+            text: tasks.length
+              ? `The board shows ${tasks.length} open task(s):\n${lines.join('\n')}`
+              : 'The board is empty: no open tasks.',
+          },
         ],
         structuredContent: { tasks },
       };

@@ -41,11 +41,14 @@ export function createApp() {
         '/v1/*',
         bodyLimit({
           maxSize: MAX_BODY_BYTES,
-          onError: (c) => errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
+          onError: (c) =>
+            errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
         }),
       )
       // The API's description, before authentication: public, like /health (it names routes and shapes, nothing of any tenant).
-      .get('/v1/openapi.json', cors({ origin: '*', allowMethods: ['GET'] }), (c) => c.json((document ??= app.getOpenAPI31Document(DOCUMENT))))
+      .get('/v1/openapi.json', cors({ origin: '*', allowMethods: ['GET'] }), (c) =>
+        c.json((document ??= app.getOpenAPI31Document(DOCUMENT))),
+      )
       .use('/v1/*', corsPerTenant)
       .use('/v1/*', authenticate)
       .use('/v1/*', originAllowed)

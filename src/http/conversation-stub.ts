@@ -29,7 +29,8 @@ function carryingRequest(stub: ConversationStub): ConversationStub {
   const meta = requestMeta();
   return new Proxy(stub, {
     get(target, key) {
-      if (typeof key === 'string' && isScopedMethod(key)) return (...args: unknown[]) => target.inRequest(meta, key, args);
+      if (typeof key === 'string' && isScopedMethod(key))
+        return (...args: unknown[]) => target.inRequest(meta, key, args);
       // A stub's members are RPC stubs themselves (even `bind`): called on the stub, not looked up on.
       const value: unknown = Reflect.get(target, key);
       return typeof value === 'function' ? (...args: unknown[]) => Reflect.apply(value, target, args) : value;
@@ -39,7 +40,8 @@ function carryingRequest(stub: ConversationStub): ConversationStub {
 
 /** A conversation id of the right shape (400 before any object is addressed). */
 function checkedId(id: string): string {
-  if (!isConversationId(id)) throw badRequest(`"${id}" is not a conversation id (16-128 letters, digits, "-" or "_")`, 'invalid_id');
+  if (!isConversationId(id))
+    throw badRequest(`"${id}" is not a conversation id (16-128 letters, digits, "-" or "_")`, 'invalid_id');
   return id;
 }
 
@@ -47,7 +49,10 @@ function checkedId(id: string): string {
  * The stub of a conversation the caller owns. Someone else's conversation is
  * a 404, exactly like one that does not exist: ids reveal nothing.
  */
-export async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') ?? ''): Promise<DurableObjectStub<Conversation>> {
+export async function ownedStub(
+  c: Context<AppBindings>,
+  id = c.req.param('id') ?? '',
+): Promise<DurableObjectStub<Conversation>> {
   const stub = conversationStub(c.env, id);
   const { tenant, user, servers } = c.get('principal');
   if (!(await stub.ownedBy({ tenant, user }, servers))) throw notFound(`Conversation ${id}`);
@@ -60,6 +65,9 @@ export async function ownedStub(c: Context<AppBindings>, id = c.req.param('id') 
  * mapping of them is deeper than TypeScript follows; over RPC the value is
  * the same plain data (structured clone), so the declared type is the true one.
  */
-export function asDeclared<K extends keyof Conversation>(stub: DurableObjectStub<Conversation>, ..._methods: K[]): Pick<Conversation, K> {
+export function asDeclared<K extends keyof Conversation>(
+  stub: DurableObjectStub<Conversation>,
+  ..._methods: K[]
+): Pick<Conversation, K> {
   return stub as unknown as Pick<Conversation, K>;
 }

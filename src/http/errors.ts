@@ -22,8 +22,13 @@ export const onError: ErrorHandler = (error, c) => {
     return errorResponse(c, new ApiError(error.status as ErrorStatus, code, error.message || `HTTP ${error.status}`));
   }
   const requestId = c.get('requestId');
-  logEvent('http.error', { requestId, method: c.req.method, route: routePath(c, -1), ...errorFields(error, { stack: true }) }, 'error');
+  logEvent(
+    'http.error',
+    { requestId, method: c.req.method, route: routePath(c, -1), ...errorFields(error, { stack: true }) },
+    'error',
+  );
   return errorResponse(c, new ApiError(500, 'internal_error', `Internal error (request id ${requestId})`));
 };
 
-export const onNotFound: NotFoundHandler = (c) => errorResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`));
+export const onNotFound: NotFoundHandler = (c) =>
+  errorResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}`));

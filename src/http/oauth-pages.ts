@@ -13,7 +13,13 @@ import type { AppBindings } from './types';
 
 const scriptValue = (value: unknown) => raw(JSON.stringify(value).replace(/</g, '\\u003c'));
 
-function flowPage(c: Context<AppBindings>, status: number, title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>, script: string) {
+function flowPage(
+  c: Context<AppBindings>,
+  status: number,
+  title: string,
+  body: HtmlEscapedString | Promise<HtmlEscapedString>,
+  script: string,
+) {
   const nonce = (c.get as (key: string) => string | undefined)('secureHeadersNonce') ?? '';
   const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title>
@@ -53,7 +59,11 @@ if (ticket) {
  * target, so a page on any other origin that opened the link gets nothing —
  * and waits to be closed by it.
  */
-export function handoverPage(c: Context<AppBindings>, handover: { server: string; state: string; code: string; iss?: string | undefined }, origins: string[]) {
+export function handoverPage(
+  c: Context<AppBindings>,
+  handover: { server: string; state: string; code: string; iss?: string | undefined },
+  origins: string[],
+) {
   return flowPage(
     c,
     200,
@@ -67,7 +77,13 @@ else document.getElementById('note').textContent = 'Open the connect link from t
 }
 
 /** A refusal for the popup; with `outcome`, it tells the window that opened it (nothing secret: the server id and the reason it shows). */
-export function answerPage(c: Context<AppBindings>, status: number, title: string, text: string, outcome?: { server: string; error: string }) {
+export function answerPage(
+  c: Context<AppBindings>,
+  status: number,
+  title: string,
+  text: string,
+  outcome?: { server: string; error: string },
+) {
   const message = outcome ? scriptValue({ type: 'mcp-ondemand:oauth', ...outcome, ok: false }) : 'null';
   return flowPage(
     c,

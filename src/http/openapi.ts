@@ -19,7 +19,11 @@ import type { AppBindings } from './types';
 const validationFailed: Hook<unknown, AppBindings, string, undefined> = (result) => {
   if (result.success) return;
   const [code, what] =
-    result.target === 'json' ? ['invalid_body', 'request body'] : result.target === 'query' ? ['invalid_query', 'query'] : ['invalid_params', result.target];
+    result.target === 'json'
+      ? ['invalid_body', 'request body']
+      : result.target === 'query'
+        ? ['invalid_query', 'query']
+        : ['invalid_params', result.target];
   throw badRequest(`Invalid ${what}: ${formatIssues(result.error)}`, code);
 };
 
@@ -55,7 +59,10 @@ export const jsonBody = <S extends z.ZodType>(schema: S, description?: string) =
 });
 
 /** A JSON response. */
-export const json = <S extends z.ZodType>(schema: S, description: string) => ({ description, content: { 'application/json': { schema } } });
+export const json = <S extends z.ZodType>(schema: S, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 
 /** A turn's answer: the AI SDK UI message stream over SSE. */
 export const uiMessageStream = (description: string) => ({
@@ -78,10 +85,9 @@ const ERROR_MEANINGS: Record<number, string> = {
 
 /** The error answers a route can give, each `{error:{code,message}}`. */
 export function errors(...statuses: ErrorStatus[]) {
-  return Object.fromEntries(statuses.map((status) => [status, json(ErrorBody, ERROR_MEANINGS[status] ?? 'An error.')])) as Record<
-    ErrorStatus,
-    ReturnType<typeof json<typeof ErrorBody>>
-  >;
+  return Object.fromEntries(
+    statuses.map((status) => [status, json(ErrorBody, ERROR_MEANINGS[status] ?? 'An error.')]),
+  ) as Record<ErrorStatus, ReturnType<typeof json<typeof ErrorBody>>>;
 }
 
 /** The errors every `/v1` route can give before its handler runs: authentication, body size, rate limits, configuration. */

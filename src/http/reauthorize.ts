@@ -10,7 +10,16 @@ import { liveConversationsOf } from '../limits/live-conversations';
  * a conversation already using it keeps its connection. Best effort: one that cannot be reached is told
  * nothing, and its next 401 leads it to the vault all the same.
  */
-export async function announceAuthorizationChange(env: Env, owner: { tenant: string; user: string }, server: string, grant?: string): Promise<void> {
+export async function announceAuthorizationChange(
+  env: Env,
+  owner: { tenant: string; user: string },
+  server: string,
+  grant?: string,
+): Promise<void> {
   const ids = await liveConversationsOf(env, owner).ids();
-  await Promise.allSettled(ids.map((id) => (env.CONVERSATION.getByName(id) as DurableObjectStub<Conversation>).authorizationChanged(server, grant)));
+  await Promise.allSettled(
+    ids.map((id) =>
+      (env.CONVERSATION.getByName(id) as DurableObjectStub<Conversation>).authorizationChanged(server, grant),
+    ),
+  );
 }

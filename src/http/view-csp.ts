@@ -7,7 +7,8 @@ const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriD
 const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
 
 /** `https://host[:port]` or `https://*.host[:port]`: no path, query, quotes, spaces or semicolons. */
-const HTTPS_SOURCE = /^https:\/\/(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?$/;
+const HTTPS_SOURCE =
+  /^https:\/\/(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?$/;
 
 /**
  * One declared source as the CSP may carry it, or undefined when it is
@@ -45,11 +46,14 @@ export function viewSecurity(ui: unknown, own: readonly string[]): ViewSecurity 
   for (const key of CSP_KEYS) {
     const list = declared.csp?.[key];
     if (!Array.isArray(list)) continue;
-    const kept = [...new Set(list.map((source) => viewSource(source, own)).filter((s): s is string => s !== undefined))].slice(0, MAX_VIEW_DOMAINS);
+    const kept = [
+      ...new Set(list.map((source) => viewSource(source, own)).filter((s): s is string => s !== undefined)),
+    ].slice(0, MAX_VIEW_DOMAINS);
     if (kept.length) csp[key] = kept;
   }
   const permissions: NonNullable<ViewSecurity['permissions']> = {};
-  for (const key of PERMISSIONS) if (declared.permissions?.[key] && typeof declared.permissions[key] === 'object') permissions[key] = {};
+  for (const key of PERMISSIONS)
+    if (declared.permissions?.[key] && typeof declared.permissions[key] === 'object') permissions[key] = {};
   return {
     ...(Object.keys(csp).length ? { csp } : {}),
     ...(Object.keys(permissions).length ? { permissions } : {}),
@@ -67,7 +71,8 @@ export function viewSecurity(ui: unknown, own: readonly string[]): ViewSecurity 
  */
 export function viewCsp(security: ViewSecurity, ancestors: readonly string[]): string {
   const csp = security.csp ?? {};
-  const list = (sources: readonly string[] | undefined, fallback = "'none'") => (sources?.length ? sources.join(' ') : fallback);
+  const list = (sources: readonly string[] | undefined, fallback = "'none'") =>
+    sources?.length ? sources.join(' ') : fallback;
   const resources = csp.resourceDomains ?? [];
   const withResources = (...first: string[]) => [...first, ...resources].join(' ');
   // Configured origins (the tenant's, ours): trusted, but one malformed entry must not break the header.

@@ -35,15 +35,25 @@ const base64url = (bytes: Uint8Array) =>
     .replace(/=+$/, '');
 
 /** The last segment of a view link's path: `<nonce>.<signature>` (128 bits of HMAC-SHA-256), or the nonce alone when links are not signed. */
-export async function signedViewSegment(env: Pick<Env, 'TENANTS'>, conversationId: string, nonce: string): Promise<string> {
+export async function signedViewSegment(
+  env: Pick<Env, 'TENANTS'>,
+  conversationId: string,
+  nonce: string,
+): Promise<string> {
   const key = keyFor(env);
   if (!key) return nonce;
-  const signature = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(`${conversationId}/${nonce}`))).slice(0, 16);
+  const signature = new Uint8Array(
+    await crypto.subtle.sign('HMAC', await key, encoder.encode(`${conversationId}/${nonce}`)),
+  ).slice(0, 16);
   return `${nonce}.${base64url(signature)}`;
 }
 
 /** The nonce of a segment this service signed for this conversation, or undefined (then: 404, no object addressed). */
-export async function verifiedViewNonce(env: Pick<Env, 'TENANTS'>, conversationId: string, segment: string): Promise<string | undefined> {
+export async function verifiedViewNonce(
+  env: Pick<Env, 'TENANTS'>,
+  conversationId: string,
+  segment: string,
+): Promise<string | undefined> {
   const nonce = segment.split('.')[0] ?? '';
   if (!/^[0-9a-f]{32}$/.test(nonce)) return undefined;
   const expected = encoder.encode(await signedViewSegment(env, conversationId, nonce));

@@ -4,17 +4,29 @@ import { liveConversationsOf } from './live-conversations';
 import { limiterOf } from './turn-limits';
 
 /** Conversations one end user may create per minute (`CONVERSATIONS_PER_MINUTE_PER_USER`, or the tenant's); past it, 429 with Retry-After. */
-export async function takeConversation(env: Pick<Env, 'RATE_LIMITER'>, config: AppConfig, owner: { tenant: string; user: string }): Promise<void> {
+export async function takeConversation(
+  env: Pick<Env, 'RATE_LIMITER'>,
+  config: AppConfig,
+  owner: { tenant: string; user: string },
+): Promise<void> {
   const limit = tenantOf(config, owner).conversationsPerUser ?? config.settings.CONVERSATIONS_PER_MINUTE_PER_USER;
-  const result = await limiterOf(env, owner.tenant).take([{ key: `conversations:${owner.user}`, limit, windowMs: 60_000, who: 'this user' }]);
+  const result = await limiterOf(env, owner.tenant).take([
+    { key: `conversations:${owner.user}`, limit, windowMs: 60_000, who: 'this user' },
+  ]);
   if (result.allowed) return;
   const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-  throw new ApiError(429, 'rate_limited', `Too many new conversations for this user: at most ${limit} per minute; retry in ${seconds} s`, {
-    'Retry-After': String(seconds),
-  });
+  throw new ApiError(
+    429,
+    'rate_limited',
+    `Too many new conversations for this user: at most ${limit} per minute; retry in ${seconds} s`,
+    {
+      'Retry-After': String(seconds),
+    },
+  );
 }
 
-const tenantOf = (config: AppConfig, owner: { tenant: string }) => config.tenants?.find((t) => t.id === owner.tenant)?.limits ?? {};
+const tenantOf = (config: AppConfig, owner: { tenant: string }) =>
+  config.tenants?.find((t) => t.id === owner.tenant)?.limits ?? {};
 
 /** Seconds a client is told to wait when every live conversation of the user is busy. */
 const BUSY_RETRY_SECONDS = 5;

@@ -21,7 +21,16 @@ export class LiveConversations extends DurableObject<Env> {
   /** Counts one more running task of this end user (MCP Tasks) if there is room (TASKS_PER_USER). */
   async takeTask(conversation: string, toolCallId: string, limit: number): Promise<boolean> {
     const sql = this.ctx.storage.sql;
-    if (sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE conversation = ? AND tool_call_id = ?`, conversation, toolCallId).one().n) return true;
+    if (
+      sql
+        .exec<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM tasks WHERE conversation = ? AND tool_call_id = ?`,
+          conversation,
+          toolCallId,
+        )
+        .one().n
+    )
+      return true;
     if (sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks`).one().n >= limit) return false;
     sql.exec(`INSERT INTO tasks (conversation, tool_call_id) VALUES (?, ?)`, conversation, toolCallId);
     return true;
@@ -30,7 +39,12 @@ export class LiveConversations extends DurableObject<Env> {
   /** A task ended (or its conversation went: no `toolCallId`, all of them). */
   async releaseTask(conversation: string, toolCallId?: string): Promise<void> {
     if (toolCallId === undefined) this.ctx.storage.sql.exec(`DELETE FROM tasks WHERE conversation = ?`, conversation);
-    else this.ctx.storage.sql.exec(`DELETE FROM tasks WHERE conversation = ? AND tool_call_id = ?`, conversation, toolCallId);
+    else
+      this.ctx.storage.sql.exec(
+        `DELETE FROM tasks WHERE conversation = ? AND tool_call_id = ?`,
+        conversation,
+        toolCallId,
+      );
   }
 
   /** How many tasks the end user has running (tests, operators). */

@@ -22,13 +22,23 @@ export class RateLimiter extends DurableObject<Env> {
   private readonly hits = new Map<string, number[]>();
 
   /** Takes one unit from every window if all allow it; otherwise takes none and names the first that refused. */
-  async take(windows: Window[]): Promise<{ allowed: true } | { allowed: false; who: string; limit: number; windowMs: number; retryAfterMs: number }> {
+  async take(
+    windows: Window[],
+  ): Promise<
+    { allowed: true } | { allowed: false; who: string; limit: number; windowMs: number; retryAfterMs: number }
+  > {
     const now = Date.now();
     const current = windows.map((window) => this.current(window.key, now - window.windowMs));
     const refused = windows.findIndex((window, i) => current[i]!.length >= window.limit);
     if (refused >= 0) {
       const window = windows[refused]!;
-      return { allowed: false, who: window.who, limit: window.limit, windowMs: window.windowMs, retryAfterMs: current[refused]![0]! + window.windowMs - now };
+      return {
+        allowed: false,
+        who: window.who,
+        limit: window.limit,
+        windowMs: window.windowMs,
+        retryAfterMs: current[refused]![0]! + window.windowMs - now,
+      };
     }
     windows.forEach((window, i) => {
       this.hits.set(window.key, [...current[i]!, now]);

@@ -2,7 +2,8 @@ import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import type { StoredContents } from '../cache/types';
 
 /** A MIME type whose content is text (or none given: servers mostly omit it for text). One rule for every caller. */
-export const isTextMime = (mime: string | undefined) => !mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime);
+export const isTextMime = (mime: string | undefined) =>
+  !mime || mime.startsWith('text/') || /json|xml|yaml|javascript/.test(mime);
 
 /** Decoded byte length of base64 text, without decoding it. */
 export function base64ByteLength(b64: string): number {
@@ -23,7 +24,8 @@ export function toStoredContents(contents: ReadResourceResult['contents']): Stor
       ...(entry.mimeType === undefined ? {} : { mimeType: entry.mimeType }),
       ...(entry._meta === undefined ? {} : { _meta: entry._meta }),
     };
-    if ('blob' in entry && typeof entry.blob === 'string') return { ...base, blob: entry.blob, size: base64ByteLength(entry.blob) };
+    if ('blob' in entry && typeof entry.blob === 'string')
+      return { ...base, blob: entry.blob, size: base64ByteLength(entry.blob) };
     const text = 'text' in entry && typeof entry.text === 'string' ? entry.text : '';
     return { ...base, text, size: new TextEncoder().encode(text).byteLength };
   });
@@ -32,7 +34,9 @@ export function toStoredContents(contents: ReadResourceResult['contents']): Stor
 /** The UTF-8 text a base64 blob holds, or undefined when its bytes are not valid UTF-8 (or not base64). */
 export function utf8OfBase64(blob: string): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(blob), (c) => c.charCodeAt(0)));
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(atob(blob), (c) => c.charCodeAt(0)),
+    );
   } catch {
     return undefined;
   }

@@ -37,14 +37,21 @@ export function probeServers(
       if (cached && now - cached.at < maxAgeMs) return cached.probe;
       const probe = probeServer(server, env, settings, auth?.auth);
       // A caller who is asked to connect is asked again next time (they may have connected meanwhile).
-      void probe.then((result) => result.status === 'auth_required' && recent.get(key)?.probe === probe && recent.delete(key));
+      void probe.then(
+        (result) => result.status === 'auth_required' && recent.get(key)?.probe === probe && recent.delete(key),
+      );
       recent.set(key, { at: now, probe });
       return probe;
     }),
   );
 }
 
-async function probeServer(server: McpServerConfig, env: TransportEnv, settings: Settings, auth: AuthProvider | undefined): Promise<ServerProbe> {
+async function probeServer(
+  server: McpServerConfig,
+  env: TransportEnv,
+  settings: Settings,
+  auth: AuthProvider | undefined,
+): Promise<ServerProbe> {
   const checkedAt = new Date().toISOString();
   // No stored verdict here (no conversation): the probe asks the server.
   const mended = new Map<string, string[]>();
@@ -52,7 +59,11 @@ async function probeServer(server: McpServerConfig, env: TransportEnv, settings:
     config: server,
     env,
     settings,
-    events: { onNotification: () => {}, onStreamLost: () => {}, onMended: ({ method, warnings }) => void mended.set(method, warnings) },
+    events: {
+      onNotification: () => {},
+      onStreamLost: () => {},
+      onMended: ({ method, warnings }) => void mended.set(method, warnings),
+    },
     verdicts: { prior: () => undefined, save: () => {} },
     auth,
   });
@@ -68,7 +79,10 @@ async function probeServer(server: McpServerConfig, env: TransportEnv, settings:
           .then(
             () => undefined,
             // `resources` implies templates, which many servers never implement: nothing to list is no failure.
-            (error: unknown) => (isMethodNotFound(error) ? undefined : { method: LIST_METHOD[kind], message: `failed: ${describeUpstreamError(error)}` }),
+            (error: unknown) =>
+              isMethodNotFound(error)
+                ? undefined
+                : { method: LIST_METHOD[kind], message: `failed: ${describeUpstreamError(error)}` },
           ),
       ),
     );

@@ -90,7 +90,12 @@ async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
       kvScopes: kvScopesToTry(cache.knownScope(ref), policy),
       ready,
       // Coverage is our channel's, by our clock: only a copy we stamped can be ordered against it.
-      servable: (copy) => isServable(copy, { now: Date.now(), coveredSince: cache.isOwn(copy) ? channel?.coveredSince(uri) : undefined, reuseSince }, policy),
+      servable: (copy) =>
+        isServable(
+          copy,
+          { now: Date.now(), coveredSince: cache.isOwn(copy) ? channel?.coveredSince(uri) : undefined, reuseSince },
+          policy,
+        ),
     },
     async () => {
       await watched;
@@ -128,10 +133,16 @@ async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
 async function load({ server, uri, connection, policy }: ReadContext) {
   let result: ReadResourceResult;
   try {
-    result = await connection.call((client, options) => client.readResource({ uri }, options), { method: 'resources/read' });
+    result = await connection.call((client, options) => client.readResource({ uri }, options), {
+      method: 'resources/read',
+    });
   } catch (error) {
     if (isResourceNotFound(error))
-      throw new ApiError(404, 'resource_not_found', `MCP server "${server}" has no resource ${uri}: ${describeUpstreamError(error)}`);
+      throw new ApiError(
+        404,
+        'resource_not_found',
+        `MCP server "${server}" has no resource ${uri}: ${describeUpstreamError(error)}`,
+      );
     throw upstreamError(server, error);
   }
   const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, connection.era ?? 'legacy');

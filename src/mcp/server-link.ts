@@ -1,4 +1,9 @@
-import type { Client, ElicitRequestFormParams, ElicitResult, InsufficientScopeError } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  ElicitRequestFormParams,
+  ElicitResult,
+  InsufficientScopeError,
+} from '@modelcontextprotocol/client';
 import { cachePolicyFor, type ServerCachePolicy } from '../cache/policy';
 import type { ResourceCache } from '../cache/resource-cache';
 import type { SharedCatalogs } from '../cache/shared-catalogs';
@@ -48,7 +53,11 @@ export interface ServerLinkOptions {
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them. */
-export type Elicit = (server: string, params: ElicitRequestFormParams, signal: AbortSignal | undefined) => Promise<ElicitResult>;
+export type Elicit = (
+  server: string,
+  params: ElicitRequestFormParams,
+  signal: AbortSignal | undefined,
+) => Promise<ElicitResult>;
 
 /**
  * Everything one conversation has to do with one MCP server: the
@@ -135,7 +144,10 @@ export class ServerLink {
         for (const uri of uris) this.remembered.delete(uri);
         // An OAuth server's lists may differ from one account to another: not shared in the tenant.
       },
-      shared: options.sharedCatalogs && config.auth.type !== 'oauth' ? { catalogs: options.sharedCatalogs, url: config.url } : undefined,
+      shared:
+        options.sharedCatalogs && config.auth.type !== 'oauth'
+          ? { catalogs: options.sharedCatalogs, url: config.url }
+          : undefined,
       skills: config.skills,
     });
   }
@@ -159,7 +171,8 @@ export class ServerLink {
       if (!setUp) this.setUps.set(client, (setUp = this.setUp(client)));
       await setUp;
       if (this.connection.current !== client && this.connection.connected && attempt < 2) continue;
-      if (this.state.status === 'error' || this.state.status === 'auth_required') throw upstreamError(this.id, this.setUpError ?? new Error(this.state.error));
+      if (this.state.status === 'error' || this.state.status === 'auth_required')
+        throw upstreamError(this.id, this.setUpError ?? new Error(this.state.error));
       // A channel the server ended (or lost), or that failed to open a while ago, is opened again on the next use.
       if (this.channel?.broken(Date.now())) {
         void this.channel.close().catch(() => {});
@@ -174,7 +187,8 @@ export class ServerLink {
   private async connect(): Promise<Client> {
     // A server that just failed to connect is not tried again at once: a
     // down or silent server must not make every request wait for it.
-    if (!this.connection.connected && this.backoff && Date.now() < this.backoff.until) throw upstreamError(this.id, this.backoff.error, true);
+    if (!this.connection.connected && this.backoff && Date.now() < this.backoff.until)
+      throw upstreamError(this.id, this.backoff.error, true);
     // Its own refusal (the user's live conversations are all busy: 429) is not this server's failure.
     if (!this.connection.connected) await this.options.beforeConnect?.();
     try {
@@ -207,9 +221,12 @@ export class ServerLink {
    * the stale catalogs listed again.
    */
   async available(reuseSince: number): Promise<ServerState> {
-    if (!this.connection.connected && this.lazy && (await this.servableWithoutConnection(reuseSince))) return this.state;
+    if (!this.connection.connected && this.lazy && (await this.servableWithoutConnection(reuseSince)))
+      return this.state;
     await this.ensure();
-    await this.refreshStale(reuseSince).catch((error) => logEvent('catalog.refresh', { server: this.id, kind: 'stale', ...upstreamFailure(error) }, 'warn'));
+    await this.refreshStale(reuseSince).catch((error) =>
+      logEvent('catalog.refresh', { server: this.id, kind: 'stale', ...upstreamFailure(error) }, 'warn'),
+    );
     return this.state;
   }
 
@@ -221,7 +238,8 @@ export class ServerLink {
    */
   async read(uri: string, reuseSince: number, { connect = true }: { connect?: boolean } = {}): Promise<ResourceRead> {
     const state = connect ? await this.ensure() : await this.available(reuseSince);
-    if (!state.capabilities?.resources) throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
+    if (!state.capabilities?.resources)
+      throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
     const { cache } = this.options;
     // A skill's file (MCP Skills extension) is checked against its skill's entry on every read: digest, size, frontmatter.
     const skillFile = skillFileOf(state, uri);
@@ -263,7 +281,11 @@ export class ServerLink {
    * the reader is told why — the model gets it as the tool's error.
    */
   private skillIntegrityFailure(file: SkillFileRef, uri: string, error: SkillIntegrityError): ApiError {
-    logEvent('skill.integrity', { server: this.id, skill: file.skill.frontmatter.name, uri, reason: error.reason }, 'warn');
+    logEvent(
+      'skill.integrity',
+      { server: this.id, skill: file.skill.frontmatter.name, uri, reason: error.reason },
+      'warn',
+    );
     this.catalogs.changed(['skills']);
     return new ApiError(
       502,
@@ -279,7 +301,11 @@ export class ServerLink {
     if (state.status === 'error' || state.status === 'auth_required') return false;
     // What this conversation lacks of the tenant's copies — the header, the lists — comes in one KV read.
     const { sharedCatalogs, config } = this.options;
-    const ahead = sharedCatalogs?.readAhead({ server: this.id, url: config.url }, [HEADER_KIND, ...CATALOG_KINDS], this.policy.perUser);
+    const ahead = sharedCatalogs?.readAhead(
+      { server: this.id, url: config.url },
+      [HEADER_KIND, ...CATALOG_KINDS],
+      this.policy.perUser,
+    );
     if (!(await this.header.servable(reuseSince, ahead))) return false;
     if (!(await this.catalogs.takeStaleFromShared(reuseSince, ahead))) return false;
     state.status = 'not_connected';
@@ -342,7 +368,9 @@ export class ServerLink {
       if (replacement || client.getProtocolEra() === 'legacy') {
         // A first connection may take the lists another conversation of the tenant made (shared-catalogs.ts); a replacement lists.
         await Promise.all(
-          CATALOG_KINDS.filter((kind) => this.catalogs.announced(kind)).map((kind) => this.catalogs.refresh(kind, { fromShared: !replacement })),
+          CATALOG_KINDS.filter((kind) => this.catalogs.announced(kind)).map((kind) =>
+            this.catalogs.refresh(kind, { fromShared: !replacement }),
+          ),
         );
       } else {
         await this.refreshStale(state.connectedAt);
@@ -394,11 +422,13 @@ export class ServerLink {
    */
   markAuthRequired(error: AuthRequiredError): ApiError {
     const before = JSON.stringify([this.state.status, this.state.authorization]);
-    this.state.status = error.reason === 'insufficient_scope' && this.connection.connected ? 'connected' : 'auth_required';
+    this.state.status =
+      error.reason === 'insufficient_scope' && this.connection.connected ? 'connected' : 'auth_required';
     this.state.authorization = { reason: error.reason, ...(error.scope ? { scope: error.scope } : {}) };
     if (this.state.status === 'auth_required') this.state.error = error.message;
     this.options.store.saveHeader(this.state);
-    if (JSON.stringify([this.state.status, this.state.authorization]) !== before) this.options.authRequired?.(this.state);
+    if (JSON.stringify([this.state.status, this.state.authorization]) !== before)
+      this.options.authRequired?.(this.state);
     return new ApiError(403, 'auth_required', error.message);
   }
 
@@ -447,7 +477,9 @@ export class ServerLink {
       case 'notifications/resources/list_changed':
         // A skills server says its skills changed this way too (SEP-2640 defines no notification of its own).
         return this.catalogs.changed(
-          ['resources', 'resourceTemplates', 'skills'].filter((kind) => this.catalogs.announced(kind as CatalogKind)) as CatalogKind[],
+          ['resources', 'resourceTemplates', 'skills'].filter((kind) =>
+            this.catalogs.announced(kind as CatalogKind),
+          ) as CatalogKind[],
         );
       case 'notifications/tools/list_changed':
         return this.catalogs.changed(['tools']);
@@ -488,7 +520,15 @@ export class ServerLink {
     this.catalogs.schedule(kinds);
     setTimeout(() => {
       if (this.connection.current !== client || this.connection.getStream.openSince !== undefined) return;
-      logEvent('mcp.channel', { server: this.id, outcome: 'ended', reason: 'the GET stream did not come back: a new session on the next use' }, 'warn');
+      logEvent(
+        'mcp.channel',
+        {
+          server: this.id,
+          outcome: 'ended',
+          reason: 'the GET stream did not come back: a new session on the next use',
+        },
+        'warn',
+      );
       this.channel = undefined;
       void this.connection.reset(client);
       this.state.status = 'not_connected';

@@ -20,7 +20,15 @@ import type { ResourceRead } from './resource-read';
 import { ServerLink, type ServerLinkOptions } from './server-link';
 import type { Progress } from './connection/connection';
 import type { TaskSnapshot } from './tasks/task-schemas';
-import { callTool as callToolOrTask, cancelTask, getTask, isStartedTask, type StartedTask, type TaskEra, updateTask } from './tasks/tool-tasks';
+import {
+  callTool as callToolOrTask,
+  cancelTask,
+  getTask,
+  isStartedTask,
+  type StartedTask,
+  type TaskEra,
+  updateTask,
+} from './tasks/tool-tasks';
 
 export type { ResourceRead } from './resource-read';
 export { isStartedTask, type StartedTask, type TaskEra } from './tasks/tool-tasks';
@@ -43,7 +51,8 @@ export class TaskGoneError extends Error {
 }
 
 function taskRequestError(server: string, taskId: string, error: unknown): Error {
-  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) return new TaskGoneError(server, taskId, error.message);
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams)
+    return new TaskGoneError(server, taskId, error.message);
   return upstreamError(server, error);
 }
 
@@ -73,7 +82,8 @@ export class McpSessions {
 
   constructor(options: McpSessionsOptions) {
     this.taskTtlMs = options.settings.TASK_MAX_MS;
-    for (const config of options.servers) this.links.set(config.id, new ServerLink({ ...options, config, auth: options.authFor?.(config) }));
+    for (const config of options.servers)
+      this.links.set(config.id, new ServerLink({ ...options, config, auth: options.authFor?.(config) }));
   }
 
   get servers(): McpServerConfig[] {
@@ -108,7 +118,9 @@ export class McpSessions {
         await link.ensure();
         await link
           .refreshStale(reuseSince)
-          .catch((error) => logEvent('catalog.refresh', { server: link.id, kind: 'stale', ...upstreamFailure(error) }, 'warn'));
+          .catch((error) =>
+            logEvent('catalog.refresh', { server: link.id, kind: 'stale', ...upstreamFailure(error) }, 'warn'),
+          );
       }),
     );
     return [...this.links.values()].map((link) => link.state);
@@ -129,7 +141,11 @@ export class McpSessions {
    * this read belongs to. `connect: false` (a turn's reads): served without
    * connecting when the contract allows it; a miss connects.
    */
-  readResource(id: string, uri: string, { reuseSince, connect = true }: { reuseSince: number; connect?: boolean }): Promise<ResourceRead> {
+  readResource(
+    id: string,
+    uri: string,
+    { reuseSince, connect = true }: { reuseSince: number; connect?: boolean },
+  ): Promise<ResourceRead> {
     return this.link(id).read(uri, reuseSince, { connect });
   }
 
@@ -142,7 +158,10 @@ export class McpSessions {
     id: string,
     name: string,
     args: Record<string, unknown>,
-    { signal, onProgress }: { signal?: AbortSignal | undefined; onProgress?: ((progress: Progress) => void) | undefined } = {},
+    {
+      signal,
+      onProgress,
+    }: { signal?: AbortSignal | undefined; onProgress?: ((progress: Progress) => void) | undefined } = {},
   ): Promise<CallToolResult | StartedTask> {
     const link = this.link(id);
     const state = await link.ensure();
@@ -150,7 +169,14 @@ export class McpSessions {
     // Our catalog's definition: the SDK validates the output and mirrors declared headers with it.
     const definition = state.tools.find((tool) => tool.name === name);
     try {
-      return await callToolOrTask(link.connection, state.capabilities, { name, arguments: args, definition, signal, onProgress, ttlMs: this.taskTtlMs });
+      return await callToolOrTask(link.connection, state.capabilities, {
+        name,
+        arguments: args,
+        definition,
+        signal,
+        onProgress,
+        ttlMs: this.taskTtlMs,
+      });
     } catch (error) {
       if (error instanceof InsufficientScopeError) throw await link.stepUp(error);
       throw (await link.authFailure(error)) ?? upstreamError(id, error);
@@ -173,15 +199,27 @@ export class McpSessions {
     const until = Date.now() + maxMs;
     for (let snapshot = outcome.snapshot; ; ) {
       if (snapshot.status === 'completed') return snapshot.result as CallToolResult;
-      if (snapshot.status === 'failed' || snapshot.status === 'cancelled' || snapshot.status === 'input_required' || Date.now() > until) {
-        if (snapshot.status === 'working' || snapshot.status === 'input_required') await this.cancelTask(id, outcome.taskId).catch(() => undefined);
+      if (
+        snapshot.status === 'failed' ||
+        snapshot.status === 'cancelled' ||
+        snapshot.status === 'input_required' ||
+        Date.now() > until
+      ) {
+        if (snapshot.status === 'working' || snapshot.status === 'input_required')
+          await this.cancelTask(id, outcome.taskId).catch(() => undefined);
         const why = snapshot.error?.message ?? snapshot.statusMessage ?? snapshot.status;
         throw upstreamError(
           id,
-          new Error(snapshot.status === 'working' ? `the task took longer than ${maxMs} ms` : `the task ended ${snapshot.status}: ${why}`),
+          new Error(
+            snapshot.status === 'working'
+              ? `the task took longer than ${maxMs} ms`
+              : `the task ended ${snapshot.status}: ${why}`,
+          ),
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(snapshot.pollIntervalMs ?? 1_000, 100), 5_000)));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(Math.max(snapshot.pollIntervalMs ?? 1_000, 100), 5_000)),
+      );
       signal?.throwIfAborted();
       snapshot = await this.getTask(id, outcome, signal);
     }
@@ -226,10 +264,16 @@ export class McpSessions {
   }
 
   /** `prompts/get`, after checking the arguments against the prompt's declaration (400 naming the argument). */
-  async getPrompt(id: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<GetPromptResult> {
+  async getPrompt(
+    id: string,
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<GetPromptResult> {
     const link = this.link(id);
     const state = await link.ensure();
-    if (!state.capabilities?.prompts) throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer prompts`);
+    if (!state.capabilities?.prompts)
+      throw new ApiError(400, 'unsupported', `MCP server "${id}" does not offer prompts`);
     const prompt = state.prompts.find((p) => p.name === name);
     if (!prompt) {
       throw new ApiError(
@@ -240,10 +284,17 @@ export class McpSessions {
     }
     const valid = validatePromptArguments(prompt, args, id);
     try {
-      return await link.connection.call((client, options) => client.getPrompt({ name, arguments: valid }, options), { signal, method: 'prompts/get' });
+      return await link.connection.call((client, options) => client.getPrompt({ name, arguments: valid }, options), {
+        signal,
+        method: 'prompts/get',
+      });
     } catch (error) {
       if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
-        throw new ApiError(400, 'invalid_argument', `Prompt "${name}" on server "${id}": ${describeUpstreamError(error)}`);
+        throw new ApiError(
+          400,
+          'invalid_argument',
+          `Prompt "${name}" on server "${id}": ${describeUpstreamError(error)}`,
+        );
       }
       throw (await link.authFailure(error)) ?? upstreamError(id, error);
     }
@@ -268,10 +319,18 @@ export class McpSessions {
     }
     return this.completions.get(id, request, async () => {
       try {
-        return (await link.connection.call((client, options) => client.complete(request, options), { method: 'completion/complete' })).completion;
+        return (
+          await link.connection.call((client, options) => client.complete(request, options), {
+            method: 'completion/complete',
+          })
+        ).completion;
       } catch (error) {
         if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
-          throw new ApiError(400, 'invalid_argument', `MCP server "${id}" refused the completion: ${describeUpstreamError(error)}`);
+          throw new ApiError(
+            400,
+            'invalid_argument',
+            `MCP server "${id}" refused the completion: ${describeUpstreamError(error)}`,
+          );
         }
         throw upstreamError(id, error);
       }
@@ -293,7 +352,9 @@ export class McpSessions {
   async resolveServer(uri: string): Promise<string> {
     // A turn made the catalogs current at its start; a server not known at all yet is asked for them (lazily too).
     const now = Date.now();
-    await Promise.allSettled([...this.links.values()].map((link) => (link.state.capabilities ? undefined : link.available(now))));
+    await Promise.allSettled(
+      [...this.links.values()].map((link) => (link.state.capabilities ? undefined : link.available(now))),
+    );
     return resolveServer(
       uri,
       [...this.links.values()].map((link) => link.state),

@@ -26,18 +26,27 @@ export async function verifySkillFile(file: SkillFileRef & { uri: string }, cont
   const bytes = 'text' in content ? new TextEncoder().encode(content.text) : base64Bytes(content.blob);
   if (file.listed) {
     if (bytes.byteLength !== file.listed.size) {
-      throw new SkillIntegrityError('size', `${file.uri} is ${bytes.byteLength} bytes; the skill's entry lists ${file.listed.size}`);
+      throw new SkillIntegrityError(
+        'size',
+        `${file.uri} is ${bytes.byteLength} bytes; the skill's entry lists ${file.listed.size}`,
+      );
     }
     const digest = await sha256Digest(bytes);
     if (digest !== file.listed.digest)
-      throw new SkillIntegrityError('digest', `${file.uri} has digest ${digest}; the skill's entry lists ${file.listed.digest}`);
+      throw new SkillIntegrityError(
+        'digest',
+        `${file.uri} has digest ${digest}; the skill's entry lists ${file.listed.digest}`,
+      );
   }
   if (!file.manifest) return;
   const text = 'text' in content ? content.text : new TextDecoder().decode(bytes);
   const frontmatter = parseFrontmatter(text);
   const differences = ['name', 'description'].filter((key) => frontmatter?.[key] !== file.skill.frontmatter[key]);
   if (differences.length) {
-    throw new SkillIntegrityError('frontmatter', `the frontmatter of ${file.uri} differs from the skill's entry (${differences.join(', ')})`);
+    throw new SkillIntegrityError(
+      'frontmatter',
+      `the frontmatter of ${file.uri} differs from the skill's entry (${differences.join(', ')})`,
+    );
   }
 }
 
@@ -74,8 +83,10 @@ export function parseFrontmatter(markdown: string): Record<string, string> | und
     const block = /^([|>])[+-]?$/.exec(raw);
     if (block) {
       const body: string[] = [];
-      while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]!) || lines[i + 1] === '')) body.push(lines[++i]!.trim());
-      fields[key!] = block[1] === '|' ? body.join('\n').replace(/\n+$/, '') : body.join(' ').replace(/\s+/g, ' ').trim();
+      while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]!) || lines[i + 1] === ''))
+        body.push(lines[++i]!.trim());
+      fields[key!] =
+        block[1] === '|' ? body.join('\n').replace(/\n+$/, '') : body.join(' ').replace(/\s+/g, ' ').trim();
     } else if (/^'.*'$/.test(raw)) fields[key!] = raw.slice(1, -1).replace(/''/g, "'");
     else if (/^".*"$/.test(raw)) fields[key!] = jsonString(raw) ?? raw.slice(1, -1);
     else if (raw !== '') fields[key!] = raw.replace(/\s+#.*$/, '');

@@ -55,12 +55,20 @@ describe('the offline stand-in', () => {
   it('loads a skill whose name and description match the question better than any document', () => {
     const { prompt, tools } = promptFor('How do I estimate a task?');
     expect(tools.map((t) => t.name)).toContain('load_skill');
-    expect(decide(prompt, tools)).toMatchObject({ kind: 'tool', toolName: 'load_skill', input: { name: 'estimate-a-task', server: 'demo' } });
+    expect(decide(prompt, tools)).toMatchObject({
+      kind: 'tool',
+      toolName: 'load_skill',
+      input: { name: 'estimate-a-task', server: 'demo' },
+    });
   });
 
   it('reads the document when the question is about it', () => {
     const { prompt, tools } = promptFor('What do the team guidelines say?');
-    expect(decide(prompt, tools)).toMatchObject({ kind: 'tool', toolName: 'read_resource', input: { uri: 'task://guidelines', server: 'demo' } });
+    expect(decide(prompt, tools)).toMatchObject({
+      kind: 'tool',
+      toolName: 'read_resource',
+      input: { uri: 'task://guidelines', server: 'demo' },
+    });
   });
 
   it('a skill among the catalog lines sent with the message (a catalog past its budget) is loaded, never read as a URI', () => {
@@ -74,12 +82,21 @@ describe('the offline stand-in', () => {
         ...user,
         content: [
           ...user.content,
-          { type: 'text', text: relevantEntries([{ line: 'estimate-a-task: Estimate a task in hours… [1 file 900B]', server: 'demo' }]) },
+          {
+            type: 'text',
+            text: relevantEntries([
+              { line: 'estimate-a-task: Estimate a task in hours… [1 file 900B]', server: 'demo' },
+            ]),
+          },
         ],
       },
     ];
     expect(system).not.toContain('estimate-a-task:');
-    expect(decide(hinted, tools)).toMatchObject({ kind: 'tool', toolName: 'load_skill', input: { name: 'estimate-a-task', server: 'demo' } });
+    expect(decide(hinted, tools)).toMatchObject({
+      kind: 'tool',
+      toolName: 'load_skill',
+      input: { name: 'estimate-a-task', server: 'demo' },
+    });
   });
 
   it('answers from what the user attached before looking anything up', () => {

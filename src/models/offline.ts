@@ -49,10 +49,16 @@ export class OfflineModel implements LanguageModelV4 {
     const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }];
     if (step.kind === 'text') {
       parts.push({ type: 'text-start', id: 't0' });
-      for (const piece of step.text.match(/\S+\s*|\s+/g) ?? []) parts.push({ type: 'text-delta', id: 't0', delta: piece });
+      for (const piece of step.text.match(/\S+\s*|\s+/g) ?? [])
+        parts.push({ type: 'text-delta', id: 't0', delta: piece });
       parts.push({ type: 'text-end', id: 't0' });
     } else {
-      parts.push({ type: 'tool-call', toolCallId: step.id, toolName: step.toolName, input: JSON.stringify(step.input) });
+      parts.push({
+        type: 'tool-call',
+        toolCallId: step.id,
+        toolName: step.toolName,
+        input: JSON.stringify(step.input),
+      });
     }
     parts.push({ type: 'finish', finishReason: finish(step), usage: usage(options.prompt, step) });
     return {
@@ -66,9 +72,14 @@ export class OfflineModel implements LanguageModelV4 {
   }
 }
 
-type Step = { kind: 'text'; text: string } | { kind: 'tool'; id: string; toolName: string; input: Record<string, unknown> };
+type Step =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; id: string; toolName: string; input: Record<string, unknown> };
 
-const finish = (step: Step) => ({ unified: step.kind === 'text' ? ('stop' as const) : ('tool-calls' as const), raw: undefined });
+const finish = (step: Step) => ({
+  unified: step.kind === 'text' ? ('stop' as const) : ('tool-calls' as const),
+  raw: undefined,
+});
 
 function usage(prompt: LanguageModelV4Prompt, step: Step) {
   const input = Math.ceil(JSON.stringify(prompt).length / 4);
@@ -80,7 +91,10 @@ function usage(prompt: LanguageModelV4Prompt, step: Step) {
 }
 
 /** What the stand-in does next, from the conversation so far. */
-export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<LanguageModelV4CallOptions['tools']>): Step {
+export function decide(
+  prompt: LanguageModelV4Prompt,
+  toolList: NonNullable<LanguageModelV4CallOptions['tools']>,
+): Step {
   const tools = new Set(toolList.map((t) => t.name));
   const system = prompt
     .filter((m) => m.role === 'system')
@@ -92,7 +106,8 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
   if (last?.role === 'tool') return answerFromToolResults(last.content, question);
   // What the user attached (a resource, a skill) is what they want answered from: quoted before anything is looked up.
   const attached = last?.role === 'user' ? attachedText(last.content) : '';
-  if (parseResourceBlocks(attached).length) return { kind: 'text', text: `${quote(attached, question)}\n\n${DISCLAIMER}` };
+  if (parseResourceBlocks(attached).length)
+    return { kind: 'text', text: `${quote(attached, question)}\n\n${DISCLAIMER}` };
 
   const words = terms(question);
   const catalog = parseCatalog(system);
@@ -108,12 +123,19 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
       const match = new RegExp(`${name}\\s*[=:]?\\s*"?([^\\s",]+)`, 'i').exec(question);
       if (match) args[name] = match[1]!;
     }
-    return { kind: 'tool', id: stepId, toolName: 'invoke_prompt', input: { server: asksForPrompt.server, name: asksForPrompt.name, arguments: args } };
+    return {
+      kind: 'tool',
+      id: stepId,
+      toolName: 'invoke_prompt',
+      input: { server: asksForPrompt.server, name: asksForPrompt.name, arguments: args },
+    };
   }
   const named = namedToolCall(question, toolList);
   if (named) return { kind: 'tool', id: stepId, ...named };
   if (/\b(list|which|what)\b.*\b(resources|documents|files|docs)\b/i.test(question) && tools.has('list_resources')) {
-    const query = words.filter((w) => !['list', 'resources', 'documents', 'files', 'docs', 'available'].includes(w)).join(' ');
+    const query = words
+      .filter((w) => !['list', 'resources', 'documents', 'files', 'docs', 'available'].includes(w))
+      .join(' ');
     return { kind: 'tool', id: stepId, toolName: 'list_resources', input: query ? { query } : {} };
   }
   const best = catalog.resources
@@ -144,7 +166,8 @@ export function decide(prompt: LanguageModelV4Prompt, toolList: NonNullable<Lang
     .sort((a, b) => b.relevance - a.relevance)[0];
   if (skill && tools.has('load_skill') && (!best || skill.relevance >= best.relevance))
     return { kind: 'tool', id: stepId, toolName: 'load_skill', input: { name: skill.name, server: skill.server } };
-  if (best && tools.has('read_resource')) return { kind: 'tool', id: stepId, toolName: 'read_resource', input: { uri: best.uri, server: best.server } };
+  if (best && tools.has('read_resource'))
+    return { kind: 'tool', id: stepId, toolName: 'read_resource', input: { uri: best.uri, server: best.server } };
 
   // A small corpus is in the system prompt itself: answer from the document that matches best.
   const inlined = bestInlined(system, words);
@@ -171,16 +194,24 @@ function namedToolCall(
     (t): t is LanguageModelV4FunctionTool =>
       t.type === 'function' &&
       t.name.includes('__') &&
-      new RegExp(`(^|[^\\w])(${escapeRegExp(t.name)}|${escapeRegExp(t.name.split('__')[1]!)})($|[^\\w])`).test(question),
+      new RegExp(`(^|[^\\w])(${escapeRegExp(t.name)}|${escapeRegExp(t.name.split('__')[1]!)})($|[^\\w])`).test(
+        question,
+      ),
   );
   if (!tool) return undefined;
-  const properties = ((tool.inputSchema as { properties?: Record<string, { type?: string }> }).properties ?? {}) as Record<string, { type?: string }>;
+  const properties = ((tool.inputSchema as { properties?: Record<string, { type?: string }> }).properties ??
+    {}) as Record<string, { type?: string }>;
   const input: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
     const match = new RegExp(`(?:^|\\s)${escapeRegExp(name)}\\s*[=:]\\s*(?:"([^"]*)"|(\\S+))`).exec(question);
     if (!match) continue;
     const raw = match[1] ?? match[2]!;
-    input[name] = schema.type === 'number' || schema.type === 'integer' ? Number(raw) : schema.type === 'boolean' ? raw === 'true' : raw;
+    input[name] =
+      schema.type === 'number' || schema.type === 'integer'
+        ? Number(raw)
+        : schema.type === 'boolean'
+          ? raw === 'true'
+          : raw;
   }
   return { toolName: tool.name, input };
 }
@@ -209,7 +240,10 @@ function attachedText(content: Extract<LanguageModelV4Prompt[number], { role: 'u
     .join('\n');
 }
 
-function answerFromToolResults(content: Extract<LanguageModelV4Prompt[number], { role: 'tool' }>['content'], question: string): Step {
+function answerFromToolResults(
+  content: Extract<LanguageModelV4Prompt[number], { role: 'tool' }>['content'],
+  question: string,
+): Step {
   const answers: string[] = [];
   for (const part of content) {
     if (part.type !== 'tool-result') continue;
@@ -267,7 +301,9 @@ function quote(result: string, question: string): string {
     );
   }
   const more = parseContinuation(result);
-  return more ? `${out.join('\n\n')}\n\n(Only the first part of the document was read; more is available.)` : out.join('\n\n');
+  return more
+    ? `${out.join('\n\n')}\n\n(Only the first part of the document was read; more is available.)`
+    : out.join('\n\n');
 }
 
 /**
@@ -282,7 +318,8 @@ function passagesOf(text: string): string[] {
   const passages: string[] = [];
   for (const piece of pieces) {
     const previous = passages[passages.length - 1];
-    if (previous !== undefined && /^#{1,6} [^\n]*$/.test(previous)) passages[passages.length - 1] = `${previous}\n\n${piece}`;
+    if (previous !== undefined && /^#{1,6} [^\n]*$/.test(previous))
+      passages[passages.length - 1] = `${previous}\n\n${piece}`;
     else passages.push(piece);
   }
   return passages;

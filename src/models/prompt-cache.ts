@@ -48,7 +48,10 @@ export interface PromptCachePlan {
 const EPHEMERAL = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
 
 /** The plan for a model's cache style (`undefined`: no caching) and the conversation it caches for. */
-export function promptCachePlan(style: PromptCacheStyle | undefined, conversation: string | undefined): PromptCachePlan {
+export function promptCachePlan(
+  style: PromptCacheStyle | undefined,
+  conversation: string | undefined,
+): PromptCachePlan {
   switch (style) {
     case 'breakpoints':
       return {
@@ -65,7 +68,12 @@ export function promptCachePlan(style: PromptCacheStyle | undefined, conversatio
         lastStep: 'keep-tools',
       };
     default:
-      return { system: (text) => text, messages: (messages) => messages, providerOptions: undefined, lastStep: 'drop-tools' };
+      return {
+        system: (text) => text,
+        messages: (messages) => messages,
+        providerOptions: undefined,
+        lastStep: 'drop-tools',
+      };
   }
 }
 

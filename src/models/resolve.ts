@@ -26,7 +26,16 @@ export type PromptCacheStyle = 'breakpoints' | 'key';
 
 /** What model selection may read from the Worker environment: `MODEL`, the `AI` binding, API keys and base URLs. */
 export type ModelEnv = Partial<
-  Pick<Env, 'MODEL' | 'AI' | ApiKeyName | BaseUrlName | 'OPENAI_COMPATIBLE_BASE_URL' | 'OPENAI_COMPATIBLE_API_KEY' | 'PROMPT_CACHING'>
+  Pick<
+    Env,
+    | 'MODEL'
+    | 'AI'
+    | ApiKeyName
+    | BaseUrlName
+    | 'OPENAI_COMPATIBLE_BASE_URL'
+    | 'OPENAI_COMPATIBLE_API_KEY'
+    | 'PROMPT_CACHING'
+  >
 >;
 
 type BaseUrlName = 'OPENAI_BASE_URL' | 'ANTHROPIC_BASE_URL';
@@ -50,28 +59,38 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
   switch (provider) {
     case 'workers-ai': {
       const binding = env.AI;
-      if (!binding) throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml`);
-      const model = lazyModel(provider, modelId, async () => (await import('workers-ai-provider')).createWorkersAI({ binding })(modelId as never));
+      if (!binding)
+        throw notConfigured(`MODEL "${spec}" needs the Workers AI binding: add [ai] binding = "AI" to wrangler.toml`);
+      const model = lazyModel(provider, modelId, async () =>
+        (await import('workers-ai-provider')).createWorkersAI({ binding })(modelId as never),
+      );
       return { model, acceptsImages: false, spec };
     }
     // Base URLs are passed explicitly (the providers would also read process.env): a gateway such as
     // Cloudflare AI Gateway is configuration we validate and document, not an ambient default.
     case 'openai': {
       const options = { apiKey: secret(env, 'OPENAI_API_KEY', spec), ...baseUrl(env, 'OPENAI_BASE_URL', spec) };
-      const model = lazyModel(provider, modelId, async () => (await import('@ai-sdk/openai')).createOpenAI(options)(modelId));
+      const model = lazyModel(provider, modelId, async () =>
+        (await import('@ai-sdk/openai')).createOpenAI(options)(modelId),
+      );
       return { model, acceptsImages: true, spec, ...caching(env, 'key') };
     }
     case 'anthropic': {
       const options = { apiKey: secret(env, 'ANTHROPIC_API_KEY', spec), ...baseUrl(env, 'ANTHROPIC_BASE_URL', spec) };
-      const model = lazyModel(provider, modelId, async () => (await import('@ai-sdk/anthropic')).createAnthropic(options)(modelId));
+      const model = lazyModel(provider, modelId, async () =>
+        (await import('@ai-sdk/anthropic')).createAnthropic(options)(modelId),
+      );
       return { model, acceptsImages: true, spec, ...caching(env, 'breakpoints') };
     }
     case 'openai-compatible': {
       const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
-      if (!baseURL || !URL.canParse(baseURL)) throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
+      if (!baseURL || !URL.canParse(baseURL))
+        throw notConfigured(`MODEL "${spec}" needs OPENAI_COMPATIBLE_BASE_URL (e.g. http://127.0.0.1:11434/v1)`);
       const apiKey = env.OPENAI_COMPATIBLE_API_KEY;
       const options = { name: 'openai-compatible', baseURL, ...(apiKey ? { apiKey } : {}) };
-      const model = lazyModel(provider, modelId, async () => (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(options).chatModel(modelId));
+      const model = lazyModel(provider, modelId, async () =>
+        (await import('@ai-sdk/openai-compatible')).createOpenAICompatible(options).chatModel(modelId),
+      );
       return { model, acceptsImages: false, spec };
     }
     default:

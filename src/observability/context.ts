@@ -37,7 +37,10 @@ export function currentRequest(): RequestScope | undefined {
  */
 export function asNewRequest<T>(work: () => T, scope: Omit<RequestScope, 'requestId'> = {}): T {
   const current = scopes.getStore();
-  return scopes.run({ tenant: current?.tenant, conversation: current?.conversation, ...scope, requestId: newRequestId() }, work);
+  return scopes.run(
+    { tenant: current?.tenant, conversation: current?.conversation, ...scope, requestId: newRequestId() },
+    work,
+  );
 }
 
 /**

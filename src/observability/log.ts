@@ -62,7 +62,8 @@ export type LogFields = Record<string, string | number | boolean | undefined>;
  * redaction guard behind the rule above. Matched on the key lowercased
  * without `-` and `_`, at its end (`accessToken`, `x-api-key`; not `inputTokens`).
  */
-const DENIED_KEYS = /(authorization|cookie|password|passwd|secret|token|apikey|credential|credentials|privatekey|signature|bearer)$/;
+const DENIED_KEYS =
+  /(authorization|cookie|password|passwd|secret|token|apikey|credential|credentials|privatekey|signature|bearer)$/;
 const MAX_CHARS = 1_000;
 const MAX_STACK_CHARS = 4_000;
 
@@ -79,11 +80,18 @@ export function logEvent(event: LogEvent, fields: LogFields = {}, level: LogLeve
   if (RANK[level] < threshold) return;
   const scope = currentRequest();
   const entry: Record<string, string | number | boolean> = { event };
-  const all: LogFields = { requestId: scope?.requestId, tenant: scope?.tenant, conversation: scope?.conversation, ...fields };
+  const all: LogFields = {
+    requestId: scope?.requestId,
+    tenant: scope?.tenant,
+    conversation: scope?.conversation,
+    ...fields,
+  };
   for (const [key, value] of Object.entries(all)) {
     if (value === undefined || key === 'event') continue;
     if (DENIED_KEYS.test(key.toLowerCase().replace(/[-_]/g, ''))) entry[key] = '[redacted]';
-    else entry[key] = typeof value === 'string' ? redactForLog(value).slice(0, key === 'stack' ? MAX_STACK_CHARS : MAX_CHARS) : value;
+    else
+      entry[key] =
+        typeof value === 'string' ? redactForLog(value).slice(0, key === 'stack' ? MAX_STACK_CHARS : MAX_CHARS) : value;
   }
   if (level === 'error') console.error(entry);
   else if (level === 'warn') console.warn(entry);

@@ -15,12 +15,19 @@
 // If a string model id ever reached the AI SDK, any use of the provider
 // below throws the error it names.
 const notBundled = (): never => {
-  throw new Error('@ai-sdk/gateway is not bundled (wrangler.toml `alias`): give the AI SDK a model object, not a model id string (src/models/resolve.ts)');
+  throw new Error(
+    '@ai-sdk/gateway is not bundled (wrangler.toml `alias`): give the AI SDK a model object, not a model id string (src/models/resolve.ts)',
+  );
 };
 
 /** A provider (v4) whose every model factory throws. */
 export const gateway: () => never = new Proxy(notBundled, {
-  get: (_target, property) => (property === 'specificationVersion' ? 'v4' : typeof property === 'symbol' || property === 'then' ? undefined : notBundled),
+  get: (_target, property) =>
+    property === 'specificationVersion'
+      ? 'v4'
+      : typeof property === 'symbol' || property === 'then'
+        ? undefined
+        : notBundled,
 });
 
 export const createGateway = (): never => notBundled();

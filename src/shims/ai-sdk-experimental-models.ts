@@ -12,7 +12,9 @@
 // Calling one of those factories would throw the error below.
 class NotBundled {
   constructor() {
-    throw new Error('@ai-sdk/provider-utils experimental decision/extraction models are not bundled (wrangler.toml `alias`)');
+    throw new Error(
+      '@ai-sdk/provider-utils experimental decision/extraction models are not bundled (wrangler.toml `alias`)',
+    );
   }
 }
 

@@ -80,8 +80,14 @@ export function modelToolName(server: string, name: string, taken: Set<string>):
  * they decide only for servers the operator trusts). The one rule for the
  * model's calls and a view's (MCP Apps).
  */
-export function autoApproved(config: Pick<McpServerConfig, 'trustAnnotations' | 'autoApprove'> | undefined, tool: Pick<Tool, 'name' | 'annotations'>): boolean {
-  return (config?.trustAnnotations === true && tool.annotations?.readOnlyHint === true) || (config?.autoApprove.includes(tool.name) ?? false);
+export function autoApproved(
+  config: Pick<McpServerConfig, 'trustAnnotations' | 'autoApprove'> | undefined,
+  tool: Pick<Tool, 'name' | 'annotations'>,
+): boolean {
+  return (
+    (config?.trustAnnotations === true && tool.annotations?.readOnlyHint === true) ||
+    (config?.autoApprove.includes(tool.name) ?? false)
+  );
 }
 
 /**
@@ -101,7 +107,11 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
     if (!isUsable(state)) continue;
     const config = ctx.configs.find((c) => c.id === state.id);
     // A tool that runs only as a task is never called without one: not offered where no task can be made or followed.
-    const taskOnly = new Set(ctx.onTaskStarted ? unusableTaskTools(state) : state.tools.filter((t) => taskSupportOf(t) === 'required').map((t) => t.name));
+    const taskOnly = new Set(
+      ctx.onTaskStarted
+        ? unusableTaskTools(state)
+        : state.tools.filter((t) => taskSupportOf(t) === 'required').map((t) => t.name),
+    );
     for (const mcpTool of state.tools) {
       if (!toolVisibleTo(mcpTool, 'model') || taskOnly.has(mcpTool.name)) continue;
       const resourceUri = toolViewUri(mcpTool);
@@ -117,19 +127,25 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
       tools[name] = tool({
         description,
         // Arguments that do not fit are answered with a tool error at once: never asked about, never sent (tool-arguments.ts).
-        inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0], { validate: toolArgumentsCheck(mcpTool.inputSchema) }),
+        inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0], {
+          validate: toolArgumentsCheck(mcpTool.inputSchema),
+        }),
         needsApproval: !autoApproved(config, mcpTool),
         execute: async (args: unknown, { abortSignal, toolCallId }): Promise<McpToolOutput> => {
           const input = (args ?? {}) as Record<string, unknown>;
           const app =
-            resourceUri && ctx.onAppCall ? appCallReporter(ctx.onAppCall, { toolCallId, server: state.id, tool: mcpTool.name, resourceUri, input }) : undefined;
+            resourceUri && ctx.onAppCall
+              ? appCallReporter(ctx.onAppCall, { toolCallId, server: state.id, tool: mcpTool.name, resourceUri, input })
+              : undefined;
           let outcome: CallToolResult | StartedTask;
           try {
             // A stop cancels the request on the server too (notifications/cancelled, or the aborted HTTP request).
             // Progress is asked for on every call: shown in the step, and it keeps a long call alive (TOOL_CALL_MAX_MS).
             outcome = await ctx.sessions.callTool(state.id, mcpTool.name, input, {
               signal: abortSignal,
-              onProgress: ctx.onProgress && ((progress) => ctx.onProgress!({ toolCallId, server: state.id, tool: mcpTool.name, ...progress })),
+              onProgress:
+                ctx.onProgress &&
+                ((progress) => ctx.onProgress!({ toolCallId, server: state.id, tool: mcpTool.name, ...progress })),
             });
           } catch (error) {
             const failure = abortSignal?.aborted ? error : ToolFailure.mcpRequest(state.id, mcpTool.name, error);
@@ -140,7 +156,11 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
             // The call became a task (MCP Tasks): the turn ends after this step, and the conversation follows the task
             // (src/conversation/tasks/); its result replaces this placeholder before the model sees it.
             if (!ctx.onTaskStarted)
-              throw ToolFailure.mcpRequest(state.id, mcpTool.name, new Error('the server made this call a task, which cannot be followed here'));
+              throw ToolFailure.mcpRequest(
+                state.id,
+                mcpTool.name,
+                new Error('the server made this call a task, which cannot be followed here'),
+              );
             await ctx.onTaskStarted({ toolCallId, server: state.id, tool: mcpTool.name, task: outcome });
             return taskPlaceholder(state.id, mcpTool.name, outcome);
           }
@@ -155,7 +175,11 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
                 type: 'content',
                 value: [
                   { type: 'text', text: output.text },
-                  ...output.images.map((i) => ({ type: 'file' as const, data: { type: 'data' as const, data: i.base64 }, mediaType: i.mediaType })),
+                  ...output.images.map((i) => ({
+                    type: 'file' as const,
+                    data: { type: 'data' as const, data: i.base64 },
+                    mediaType: i.mediaType,
+                  })),
                 ],
               }
             : { type: 'text', value: output.text },
@@ -176,9 +200,17 @@ function appCallReporter(report: (call: AppToolCall) => void, call: AppToolCall)
   return {
     failed: (error: string) => report({ ...call, error }),
     ended: ({ content, structuredContent, isError }: CallToolResult, maxBytes: number) => {
-      const result = { content, ...(structuredContent === undefined ? {} : { structuredContent }), ...(isError ? { isError } : {}) };
+      const result = {
+        content,
+        ...(structuredContent === undefined ? {} : { structuredContent }),
+        ...(isError ? { isError } : {}),
+      };
       const bytes = new TextEncoder().encode(JSON.stringify(result)).byteLength;
-      report(bytes <= maxBytes ? { ...call, result } : { ...call, error: `The result (${humanSize(bytes)}) is too large to show in the view` });
+      report(
+        bytes <= maxBytes
+          ? { ...call, result }
+          : { ...call, error: `The result (${humanSize(bytes)}) is too large to show in the view` },
+      );
     },
   };
 }
@@ -207,7 +239,9 @@ function taskPlaceholder(server: string, tool: string, started: StartedTask): Mc
 }
 
 /** Whether a tool output is a task's placeholder (the step's turn stops there: turn/stream.ts). */
-export function isTaskPlaceholder(output: unknown): output is McpToolOutput & { task: NonNullable<McpToolOutput['task']> } {
+export function isTaskPlaceholder(
+  output: unknown,
+): output is McpToolOutput & { task: NonNullable<McpToolOutput['task']> } {
   return typeof output === 'object' && output !== null && typeof (output as McpToolOutput).task?.taskId === 'string';
 }
 
@@ -216,7 +250,11 @@ export function isTaskPlaceholder(output: unknown): output is McpToolOutput & { 
  * window and where the rest is — kept whole in the conversation, read on
  * with read_resource like a long document. Without a store, the whole text.
  */
-export function windowLongResult(output: McpToolOutput, toolCallId: string, ctx: Pick<McpToolContext, 'settings' | 'largeResults'>): McpToolOutput {
+export function windowLongResult(
+  output: McpToolOutput,
+  toolCallId: string,
+  ctx: Pick<McpToolContext, 'settings' | 'largeResults'>,
+): McpToolOutput {
   const window = ctx.settings.READ_WINDOW_CHARS;
   if (!ctx.largeResults || output.text.length <= window) return output;
   const uri = toolResultUri(toolCallId);

@@ -24,7 +24,11 @@ export interface SearchOptions {
 const K1 = 1.2;
 const B = 0.75;
 
-export function searchPassages(text: string, query: string, { passageChars = 800, limit = 5 }: SearchOptions = {}): Passage[] {
+export function searchPassages(
+  text: string,
+  query: string,
+  { passageChars = 800, limit = 5 }: SearchOptions = {},
+): Passage[] {
   const wanted = [...new Set(terms(query).map(stem))];
   if (!wanted.length || !text) return [];
   const passages = split(text, passageChars);
@@ -48,7 +52,8 @@ export function searchPassages(text: string, query: string, { passageChars = 800
     .map((p, i) => {
       const { tf, length } = counts[i]!;
       let score = 0;
-      for (const [word, f] of tf) score += idf.get(word)! * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / Math.max(1, averageLength))));
+      for (const [word, f] of tf)
+        score += idf.get(word)! * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / Math.max(1, averageLength))));
       return { ...p, score };
     })
     .filter((p) => p.score > 0)

@@ -42,7 +42,9 @@ export function toolArgumentsCheck(schema: unknown): (value: unknown) => Checked
     } catch {
       return { success: true, value: args };
     }
-    return result.valid ? { success: true, value: args } : { success: false, error: new Error(describeArgumentErrors(result.errorMessage ?? '')) };
+    return result.valid
+      ? { success: true, value: args }
+      : { success: false, error: new Error(describeArgumentErrors(result.errorMessage ?? '')) };
   };
 }
 

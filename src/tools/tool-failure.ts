@@ -18,7 +18,9 @@ export class ToolFailure extends Error {
   static mcpRequest(server: string, tool: string, error: unknown): ToolFailure {
     const message = error instanceof Error ? error.message : String(error);
     const prefix = `MCP server "${server}" `;
-    return new ToolFailure(message.startsWith(prefix) ? `Tool "${tool}" of ${message}` : `Tool "${tool}" of ${prefix}failed: ${message}`);
+    return new ToolFailure(
+      message.startsWith(prefix) ? `Tool "${tool}" of ${message}` : `Tool "${tool}" of ${prefix}failed: ${message}`,
+    );
   }
 
   /** An MCP tool's result with `isError`: what the tool said. */
@@ -37,10 +39,14 @@ export class ToolFailure extends Error {
  * The turn's tools with every failure a ToolFailure naming the tool. A stop
  * (the abort) passes as it is: that is no tool's failure.
  */
-export function withToolFailures<T extends Record<string, { execute?: ((input: never, options: never) => unknown) | undefined }>>(tools: T): T {
+export function withToolFailures<
+  T extends Record<string, { execute?: ((input: never, options: never) => unknown) | undefined }>,
+>(tools: T): T {
   const named: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) {
-    const execute = tool.execute as ((input: unknown, options: { abortSignal?: AbortSignal }) => Promise<unknown>) | undefined;
+    const execute = tool.execute as
+      | ((input: unknown, options: { abortSignal?: AbortSignal }) => Promise<unknown>)
+      | undefined;
     named[name] = execute
       ? {
           ...tool,

@@ -9,8 +9,13 @@ import { SYNTHETIC_TOOL_NAMES } from './synthetic';
  * offered (a set: only membership matters); `search_tools` finds the rest. Under budget,
  * all of them — the same list every step and turn while nothing changes.
  */
-export function chooseMcpTools(entries: ToolEntry[], recentText: string, budget: number): { offered: Set<string>; hidden: number } {
-  if (entries.reduce((sum, e) => sum + e.cost, 0) <= budget) return { offered: new Set(entries.map((e) => e.name)), hidden: 0 };
+export function chooseMcpTools(
+  entries: ToolEntry[],
+  recentText: string,
+  budget: number,
+): { offered: Set<string>; hidden: number } {
+  if (entries.reduce((sum, e) => sum + e.cost, 0) <= budget)
+    return { offered: new Set(entries.map((e) => e.name)), hidden: 0 };
   const query = terms(recentText);
   const ranked = entries
     .map((entry, order) => ({ entry, order, relevance: relevanceOf(query, entry) }))
@@ -30,7 +35,11 @@ export function chooseMcpTools(entries: ToolEntry[], recentText: string, budget:
  * prompt offered (each only when the catalog gives it something to do),
  * chosen or found MCP tools, and every other tool (the client's).
  */
-export function activeTools(tools: ToolSet, offered: ReadonlySet<string>, mcp: { entries: ToolEntry[]; offered: Set<string>; found: Set<string> }): string[] {
+export function activeTools(
+  tools: ToolSet,
+  offered: ReadonlySet<string>,
+  mcp: { entries: ToolEntry[]; offered: Set<string>; found: Set<string> },
+): string[] {
   const isMcp = new Set(mcp.entries.map((e) => e.name));
   return Object.keys(tools).filter((name) => {
     if (SYNTHETIC_TOOL_NAMES.has(name)) return offered.has(name);

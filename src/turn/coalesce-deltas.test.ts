@@ -23,7 +23,12 @@ function coalesce(windowMs = 30) {
   const reading = (async () => {
     for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
   })();
-  return { out, reader, write: (...parts: Part[]) => Promise.all(parts.map((part) => writer.write(part))), end: () => writer.close().then(() => reading) };
+  return {
+    out,
+    reader,
+    write: (...parts: Part[]) => Promise.all(parts.map((part) => writer.write(part))),
+    end: () => writer.close().then(() => reading),
+  };
 }
 
 describe('coalescing', () => {
@@ -40,8 +45,16 @@ describe('coalescing', () => {
 
   it('keeps deltas of different parts or kinds apart', async () => {
     const s = coalesce();
-    await s.write(text('a', 't1'), text('b', 't2'), { type: 'reasoning-delta', id: 't2', delta: 'c' }, { type: 'reasoning-delta', id: 't2', delta: 'd' });
-    await s.write({ type: 'tool-input-delta', id: 'c1', delta: '{"q":' }, { type: 'tool-input-delta', id: 'c1', delta: '"x"}' });
+    await s.write(
+      text('a', 't1'),
+      text('b', 't2'),
+      { type: 'reasoning-delta', id: 't2', delta: 'c' },
+      { type: 'reasoning-delta', id: 't2', delta: 'd' },
+    );
+    await s.write(
+      { type: 'tool-input-delta', id: 'c1', delta: '{"q":' },
+      { type: 'tool-input-delta', id: 'c1', delta: '"x"}' },
+    );
     await s.end();
     expect(s.out).toEqual([
       text('a', 't1'),
@@ -59,11 +72,24 @@ describe('coalescing', () => {
   });
 
   it('a delta with provider metadata is never merged (and flushes what is held)', async () => {
-    const signed: Part = { type: 'reasoning-delta', id: 'r1', delta: '', providerMetadata: { anthropic: { signature: 'sig' } } };
+    const signed: Part = {
+      type: 'reasoning-delta',
+      id: 'r1',
+      delta: '',
+      providerMetadata: { anthropic: { signature: 'sig' } },
+    };
     const s = coalesce();
-    await s.write({ type: 'reasoning-delta', id: 'r1', delta: 'think' }, signed, { type: 'reasoning-delta', id: 'r1', delta: 'more' });
+    await s.write({ type: 'reasoning-delta', id: 'r1', delta: 'think' }, signed, {
+      type: 'reasoning-delta',
+      id: 'r1',
+      delta: 'more',
+    });
     await s.end();
-    expect(s.out).toEqual([{ type: 'reasoning-delta', id: 'r1', delta: 'think' }, signed, { type: 'reasoning-delta', id: 'r1', delta: 'more' }]);
+    expect(s.out).toEqual([
+      { type: 'reasoning-delta', id: 'r1', delta: 'think' },
+      signed,
+      { type: 'reasoning-delta', id: 'r1', delta: 'more' },
+    ]);
   });
 
   it('what is held goes out when the window ends, without waiting for the next part', async () => {
@@ -117,7 +143,9 @@ describe('coalesceDeltas middleware', () => {
       },
     });
     const wrap = coalesceDeltas(30).wrapStream!;
-    const result = await wrap({ doStream: async () => ({ stream, response: { id: 'r1' } }) } as unknown as Parameters<typeof wrap>[0]);
+    const result = await wrap({ doStream: async () => ({ stream, response: { id: 'r1' } }) } as unknown as Parameters<
+      typeof wrap
+    >[0]);
     expect(result.response).toEqual({ id: 'r1' });
     const out: Part[] = [];
     const reader = result.stream.getReader();

@@ -48,13 +48,32 @@ export interface TurnContextOptions {
  */
 export async function turnContext(
   sessions: McpSessions,
-  { settings, acceptsImages, turnStartedAt, largeResults, onAppCall, onProgress, onTaskStarted, pinnedSkills }: TurnContextOptions,
+  {
+    settings,
+    acceptsImages,
+    turnStartedAt,
+    largeResults,
+    onAppCall,
+    onProgress,
+    onTaskStarted,
+    pinnedSkills,
+  }: TurnContextOptions,
 ): Promise<TurnContext> {
   const states = (await sessions.catalog(turnStartedAt, { connect: false })).map(withoutViews).map(withoutSkillFiles);
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const mcp = mcpTools(
-    { sessions, states, configs: sessions.servers, settings, acceptsImages, largeResults, onAppCall, onProgress, onTaskStarted },
+    {
+      sessions,
+      states,
+      configs: sessions.servers,
+      settings,
+      acceptsImages,
+      largeResults,
+      onAppCall,
+      onProgress,
+      onTaskStarted,
+    },
     SYNTHETIC_TOOL_NAMES,
   );
   const found = new Set<string>();
@@ -75,13 +94,20 @@ export async function turnContext(
     },
   });
   const tools = { ...mcp.tools, ...synthetic };
-  const pinned = await readPinned(sessions, states, { configs: sessions.servers, settings, reuseSince: turnStartedAt, skills: pinnedSkills });
+  const pinned = await readPinned(sessions, states, {
+    configs: sessions.servers,
+    settings,
+    reuseSince: turnStartedAt,
+    skills: pinnedSkills,
+  });
   return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned };
 }
 
 /** MCP Apps views (`text/html;profile=mcp-app`) are documents for the widget, not the model: out of its catalog, corpus and resource tools. */
 function withoutViews(state: ServerState): ServerState {
-  return state.resources.some((r) => isViewMimeType(r.mimeType)) ? { ...state, resources: state.resources.filter((r) => !isViewMimeType(r.mimeType)) } : state;
+  return state.resources.some((r) => isViewMimeType(r.mimeType))
+    ? { ...state, resources: state.resources.filter((r) => !isViewMimeType(r.mimeType)) }
+    : state;
 }
 
 /**

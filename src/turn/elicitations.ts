@@ -15,10 +15,18 @@ export interface ElicitationAnswer {
 const validators = new CfWorkerJsonSchemaValidator();
 
 /** An answer as it goes back to the server: an `accept`'s content checked against the server's schema (400 when it does not fit). */
-export function checkedAnswer(requestedSchema: ElicitationRecord['requestedSchema'], answer: ElicitationAnswer): ElicitationAnswer {
+export function checkedAnswer(
+  requestedSchema: ElicitationRecord['requestedSchema'],
+  answer: ElicitationAnswer,
+): ElicitationAnswer {
   if (answer.action !== 'accept') return { action: answer.action };
   const check = validators.getValidator<Record<string, unknown>>(requestedSchema as never)(answer.content ?? {});
-  if (!check.valid) throw new ApiError(400, 'invalid_content', `The answer does not fit what the server asked for: ${check.errorMessage}`);
+  if (!check.valid)
+    throw new ApiError(
+      400,
+      'invalid_content',
+      `The answer does not fit what the server asked for: ${check.errorMessage}`,
+    );
   return { action: 'accept', content: check.data };
 }
 
@@ -31,7 +39,10 @@ export function checkedAnswer(requestedSchema: ElicitationRecord['requestedSchem
  * answering within `timeoutMs`, or the turn being stopped, is a `cancel`.
  */
 export class TurnElicitations {
-  private readonly pending = new Map<string, { record: ElicitationRecord; settle: (answer: ElicitationAnswer, status: ElicitationRecord['status']) => void }>();
+  private readonly pending = new Map<
+    string,
+    { record: ElicitationRecord; settle: (answer: ElicitationAnswer, status: ElicitationRecord['status']) => void }
+  >();
 
   constructor(
     private readonly write: (chunk: UIMessageChunk) => void,
@@ -45,7 +56,13 @@ export class TurnElicitations {
 
   /** Asks the user (the form appears in the stream) and resolves with their answer. */
   async ask(server: string, params: ElicitRequestFormParams, signal?: AbortSignal): Promise<ElicitResult> {
-    const record: ElicitationRecord = { id: crypto.randomUUID(), server, message: params.message, requestedSchema: params.requestedSchema, status: 'pending' };
+    const record: ElicitationRecord = {
+      id: crypto.randomUUID(),
+      server,
+      message: params.message,
+      requestedSchema: params.requestedSchema,
+      status: 'pending',
+    };
     this.show(record);
     const answer = await new Promise<ElicitationAnswer>((resolve) => {
       const timer = setTimeout(() => settle({ action: 'cancel' }, 'expired'), this.timeoutMs);
@@ -63,7 +80,9 @@ export class TurnElicitations {
       this.turnSignal.addEventListener('abort', onAbort, { once: true });
       signal?.addEventListener('abort', onAbort, { once: true });
     });
-    return answer.action === 'accept' ? { action: 'accept', content: answer.content as ElicitResult['content'] } : { action: answer.action };
+    return answer.action === 'accept'
+      ? { action: 'accept', content: answer.content as ElicitResult['content'] }
+      : { action: answer.action };
   }
 
   /** The user's answer: 404 when no such question waits, 400 when the content does not fit the server's schema. */

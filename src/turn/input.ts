@@ -30,12 +30,26 @@ export async function turnInput(
   const { settings, acceptsImages } = options;
   if (request.kind === 'prompt') {
     const result = await sessions.getPrompt(request.server, request.name, request.arguments);
-    return { description: result.description, newMessages: promptMessages(request.server, request.name, result, { settings, acceptsImages }) };
+    return {
+      description: result.description,
+      newMessages: promptMessages(request.server, request.name, result, { settings, acceptsImages }),
+    };
   }
   const { message, attachments } = request;
   if (!attachments.length) return { newMessages: [message] };
-  const { parts, attached } = await attachmentParts(attachments, { sessions, settings, acceptsImages, reuseSince: options.reuseSince ?? Date.now() });
+  const { parts, attached } = await attachmentParts(attachments, {
+    sessions,
+    settings,
+    acceptsImages,
+    reuseSince: options.reuseSince ?? Date.now(),
+  });
   return {
-    newMessages: [{ ...message, parts: [...message.parts, ...parts], metadata: { ...(message.metadata as object | undefined), attachments: attached } }],
+    newMessages: [
+      {
+        ...message,
+        parts: [...message.parts, ...parts],
+        metadata: { ...(message.metadata as object | undefined), attachments: attached },
+      },
+    ],
   };
 }

@@ -33,7 +33,11 @@ describe('LiveStream', () => {
     push(start, textStart, delta('Hel'));
     await settled();
     const late = stream.reader().getReader();
-    expect([await late.read(), await late.read(), await late.read()].map((r) => r.value)).toEqual([start, textStart, delta('Hel')]);
+    expect([await late.read(), await late.read(), await late.read()].map((r) => r.value)).toEqual([
+      start,
+      textStart,
+      delta('Hel'),
+    ]);
     const next = late.read();
     push(delta('lo'));
     expect((await next).value).toEqual(delta('lo'));

@@ -1,6 +1,14 @@
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { answeredAndReady, answerToolCall, INTERRUPTED_TOOL, openToolCalls, regenerationCut, settleInterruptedApproval, settleOpenToolCalls } from './messages';
+import {
+  answeredAndReady,
+  answerToolCall,
+  INTERRUPTED_TOOL,
+  openToolCalls,
+  regenerationCut,
+  settleInterruptedApproval,
+  settleOpenToolCalls,
+} from './messages';
 
 type Part = UIMessage['parts'][number];
 
@@ -10,7 +18,12 @@ const assistant = (id: string, ...parts: Part[]): UIMessage => ({
   role: 'assistant',
   parts: parts.length ? parts : [{ type: 'text', text: `answer ${id}` }],
 });
-const clientCall = (toolCallId: string): Part => ({ type: 'tool-get_location', toolCallId, state: 'input-available', input: {} });
+const clientCall = (toolCallId: string): Part => ({
+  type: 'tool-get_location',
+  toolCallId,
+  state: 'input-available',
+  input: {},
+});
 const asking = (toolCallId: string): Part => ({
   type: 'tool-delete_file',
   toolCallId,
@@ -65,15 +78,27 @@ describe('client tool calls', () => {
   it('answerToolCall: a copy of the last message with the result in it; the given messages are left as they were', () => {
     const messages = [user('u1'), assistant('a1', clientCall('c1'), clientCall('c2'))];
     const answered = answerToolCall(messages, { toolCallId: 'c2', output: { city: 'Lyon' } });
-    expect(answered?.parts).toEqual([clientCall('c1'), { ...clientCall('c2'), state: 'output-available', output: { city: 'Lyon' } }]);
+    expect(answered?.parts).toEqual([
+      clientCall('c1'),
+      { ...clientCall('c2'), state: 'output-available', output: { city: 'Lyon' } },
+    ]);
     expect(answered?.id).toBe('a1');
     expect(messages[1]!.parts).toEqual([clientCall('c1'), clientCall('c2')]);
     expect(answerToolCall(messages, { toolCallId: 'c9', output: 1 })).toBeUndefined();
   });
 
   it('settleOpenToolCalls: every open call gets the error result, answered calls and other parts stay', () => {
-    const done: Part = { type: 'tool-get_location', toolCallId: 'c0', state: 'output-available', input: {}, output: 'Lyon' };
-    const settled = settleOpenToolCalls([user('u1'), assistant('a1', { type: 'text', text: 'Let me check.' }, done, clientCall('c1'), clientCall('c2'))]);
+    const done: Part = {
+      type: 'tool-get_location',
+      toolCallId: 'c0',
+      state: 'output-available',
+      input: {},
+      output: 'Lyon',
+    };
+    const settled = settleOpenToolCalls([
+      user('u1'),
+      assistant('a1', { type: 'text', text: 'Let me check.' }, done, clientCall('c1'), clientCall('c2')),
+    ]);
     const errorText = 'The client gave no result for this call before the next message.';
     expect(settled?.parts).toEqual([
       { type: 'text', text: 'Let me check.' },
@@ -97,8 +122,16 @@ describe('answeredAndReady', () => {
 
 describe('settleInterruptedApproval', () => {
   it('an approved call whose run was cut becomes an error result; a denied one a denial; other parts stay', () => {
-    expect(settleInterruptedApproval(answered('c1', true))).toEqual({ ...answered('c1', true), state: 'output-error', errorText: INTERRUPTED_TOOL });
-    expect(settleInterruptedApproval(answered('c1', false))).toEqual({ ...answered('c1', false), state: 'output-denied' });
-    for (const part of [asking('c1'), clientCall('c2'), { type: 'text', text: 'x' } as Part]) expect(settleInterruptedApproval(part)).toBe(part);
+    expect(settleInterruptedApproval(answered('c1', true))).toEqual({
+      ...answered('c1', true),
+      state: 'output-error',
+      errorText: INTERRUPTED_TOOL,
+    });
+    expect(settleInterruptedApproval(answered('c1', false))).toEqual({
+      ...answered('c1', false),
+      state: 'output-denied',
+    });
+    for (const part of [asking('c1'), clientCall('c2'), { type: 'text', text: 'x' } as Part])
+      expect(settleInterruptedApproval(part)).toBe(part);
   });
 });

@@ -21,7 +21,12 @@ const answered = (toolCallId: string, approved: boolean): Part => ({
   input: { path: toolCallId },
   approval: { id: `ap-${toolCallId}`, approved },
 });
-const clientCall = (toolCallId: string): Part => ({ type: 'tool-get_location', toolCallId, state: 'input-available', input: {} });
+const clientCall = (toolCallId: string): Part => ({
+  type: 'tool-get_location',
+  toolCallId,
+  state: 'input-available',
+  input: {},
+});
 
 /** The error `run` throws (fails the test if it throws none). */
 function thrown(run: () => unknown): unknown {
@@ -43,7 +48,10 @@ describe('pendingApprovals', () => {
       input: { uri: 'x' },
       approval: { id: 'ap-c2' },
     };
-    const messages = [user, assistant({ type: 'text', text: 'On it.' }, asking('c1'), dynamic, answered('c3', true), clientCall('c4'))];
+    const messages = [
+      user,
+      assistant({ type: 'text', text: 'On it.' }, asking('c1'), dynamic, answered('c3', true), clientCall('c4')),
+    ];
     expect(pendingApprovals(messages)).toEqual([
       { toolCallId: 'c1', toolName: 'delete_file', input: { path: 'c1' }, approvalId: 'ap-c1', messageIndex: 1 },
       { toolCallId: 'c2', toolName: 'docs__read', input: { uri: 'x' }, approvalId: 'ap-c2', messageIndex: 1 },
@@ -52,18 +60,30 @@ describe('pendingApprovals', () => {
 
   it('ignores requests in any message but the last', () => {
     expect(pendingApprovals([user, assistant(asking('c1')), { ...user, id: 'u2' }])).toEqual([]);
-    expect(pendingApprovals([user, assistant(asking('c1')), { id: 'a2', role: 'assistant', parts: [{ type: 'text', text: 'done' }] }])).toEqual([]);
+    expect(
+      pendingApprovals([
+        user,
+        assistant(asking('c1')),
+        { id: 'a2', role: 'assistant', parts: [{ type: 'text', text: 'done' }] },
+      ]),
+    ).toEqual([]);
   });
 });
 
 describe('recordApprovals', () => {
   it('records each answer; waiting while another call of the step waits, continue once none does', () => {
-    const first = recordApprovals([user, assistant(asking('c1'), asking('c2'))], [{ toolCallId: 'c1', approved: true }]);
+    const first = recordApprovals(
+      [user, assistant(asking('c1'), asking('c2'))],
+      [{ toolCallId: 'c1', approved: true }],
+    );
     expect(first.next).toBe('waiting');
     expect(first.save?.parts).toEqual([answered('c1', true), asking('c2')]);
     const second = recordApprovals([user, first.save!], [{ toolCallId: 'c2', approved: false, reason: 'keep it' }]);
     expect(second.next).toBe('continue');
-    expect(second.save?.parts[1]).toMatchObject({ state: 'approval-responded', approval: { id: 'ap-c2', approved: false, reason: 'keep it' } });
+    expect(second.save?.parts[1]).toMatchObject({
+      state: 'approval-responded',
+      approval: { id: 'ap-c2', approved: false, reason: 'keep it' },
+    });
   });
 
   it('records several answers at once, ignoring ones for calls that do not wait', () => {
@@ -80,7 +100,12 @@ describe('recordApprovals', () => {
   });
 
   it('a repeat of answers already recorded, with nothing left waiting, continues with nothing to save', () => {
-    expect(recordApprovals([user, assistant(answered('c1', true), answered('c2', false))], [{ toolCallId: 'c1', approved: true }])).toEqual({
+    expect(
+      recordApprovals(
+        [user, assistant(answered('c1', true), answered('c2', false))],
+        [{ toolCallId: 'c1', approved: true }],
+      ),
+    ).toEqual({
       next: 'continue',
     });
   });
@@ -125,11 +150,23 @@ describe('clientApprovals', () => {
 
 describe('recordAnswer', () => {
   it('records a decision or a client result; ready only when nothing of the step waits', () => {
-    const approval = recordAnswer([user, assistant(asking('c1'), clientCall('c2'))], { kind: 'approval', toolCallId: 'c1', approved: true });
+    const approval = recordAnswer([user, assistant(asking('c1'), clientCall('c2'))], {
+      kind: 'approval',
+      toolCallId: 'c1',
+      approved: true,
+    });
     expect(approval).toEqual({ message: assistant(answered('c1', true), clientCall('c2')), ready: false });
-    const result = recordAnswer([user, approval.message], { kind: 'tool-result', toolCallId: 'c2', output: { city: 'Lyon' } });
+    const result = recordAnswer([user, approval.message], {
+      kind: 'tool-result',
+      toolCallId: 'c2',
+      output: { city: 'Lyon' },
+    });
     expect(result.ready).toBe(true);
-    expect(result.message.parts[1]).toMatchObject({ toolCallId: 'c2', state: 'output-available', output: { city: 'Lyon' } });
+    expect(result.message.parts[1]).toMatchObject({
+      toolCallId: 'c2',
+      state: 'output-available',
+      output: { city: 'Lyon' },
+    });
     const failed = recordAnswer([user, assistant(clientCall('c2'))], {
       kind: 'tool-result',
       toolCallId: 'c2',

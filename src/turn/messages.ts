@@ -32,7 +32,9 @@ export function pendingApprovals(messages: UIMessage[]): PendingApproval[] {
   return last.parts.flatMap((part) => {
     if (!('toolCallId' in part) || part.state !== 'approval-requested') return [];
     const toolName = part.type === 'dynamic-tool' ? part.toolName : part.type.replace(/^tool-/, '');
-    return [{ toolCallId: part.toolCallId, toolName, input: part.input, approvalId: part.approval.id, messageIndex: index }];
+    return [
+      { toolCallId: part.toolCallId, toolName, input: part.input, approvalId: part.approval.id, messageIndex: index },
+    ];
   });
 }
 
@@ -51,7 +53,11 @@ export function answerApproval(messages: UIMessage[], answer: ApprovalAnswer): U
         ? {
             ...part,
             state: 'approval-responded',
-            approval: { ...part.approval, approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) },
+            approval: {
+              ...part.approval,
+              approved: answer.approved,
+              ...(answer.reason ? { reason: answer.reason } : {}),
+            },
           }
         : part,
     ),
@@ -61,8 +67,14 @@ export function answerApproval(messages: UIMessage[], answer: ApprovalAnswer): U
 /** An approved call whose run was cut becomes an error result; a denied one, the denial it already was. */
 export function settleInterruptedApproval(part: UIMessage['parts'][number]): UIMessage['parts'][number] {
   if (!('toolCallId' in part) || part.state !== 'approval-responded') return part;
-  if (!part.approval.approved) return { ...part, state: 'output-denied', approval: { ...part.approval, approved: false } };
-  return { ...part, state: 'output-error', errorText: INTERRUPTED_TOOL, approval: { ...part.approval, approved: true } };
+  if (!part.approval.approved)
+    return { ...part, state: 'output-denied', approval: { ...part.approval, approved: false } };
+  return {
+    ...part,
+    state: 'output-error',
+    errorText: INTERRUPTED_TOOL,
+    approval: { ...part.approval, approved: true },
+  };
 }
 
 /**
@@ -71,7 +83,10 @@ export function settleInterruptedApproval(part: UIMessage['parts'][number]): UIM
  * or just after it when it is a user message. What stays must end with the
  * user message to answer again.
  */
-export function regenerationCut(messages: UIMessage[], messageId?: string): { keep: number; replaceFrom: string | undefined } | undefined {
+export function regenerationCut(
+  messages: UIMessage[],
+  messageId?: string,
+): { keep: number; replaceFrom: string | undefined } | undefined {
   const index = messageId === undefined ? messages.length - 1 : messages.findIndex((m) => m.id === messageId);
   const target = messages[index];
   if (!target) return undefined;
@@ -84,11 +99,16 @@ export function regenerationCut(messages: UIMessage[], messageId?: string): { ke
 export function openToolCalls(messages: UIMessage[]): string[] {
   const last = messages.at(-1);
   if (last?.role !== 'assistant') return [];
-  return last.parts.flatMap((part) => ('toolCallId' in part && part.state === 'input-available' && !part.providerExecuted ? [part.toolCallId] : []));
+  return last.parts.flatMap((part) =>
+    'toolCallId' in part && part.state === 'input-available' && !part.providerExecuted ? [part.toolCallId] : [],
+  );
 }
 
 /** The last message with a client tool's result recorded in it; undefined if no such call is waiting. */
-export function answerToolCall(messages: UIMessage[], answer: { toolCallId: string; output: unknown; errorText?: string | undefined }): UIMessage | undefined {
+export function answerToolCall(
+  messages: UIMessage[],
+  answer: { toolCallId: string; output: unknown; errorText?: string | undefined },
+): UIMessage | undefined {
   if (!openToolCalls(messages).includes(answer.toolCallId)) return undefined;
   const message = messages.at(-1)!;
   return {
@@ -126,7 +146,9 @@ export function answeredAndReady(messages: UIMessage[]): boolean {
 
 /** The message holds an answered approval for `toolCallId`. */
 export function answeredIn(message: UIMessage, toolCallId: string): boolean {
-  return message.parts.some((part) => 'toolCallId' in part && part.toolCallId === toolCallId && part.state === 'approval-responded');
+  return message.parts.some(
+    (part) => 'toolCallId' in part && part.toolCallId === toolCallId && part.state === 'approval-responded',
+  );
 }
 
 /**
@@ -138,15 +160,25 @@ export function answeredIn(message: UIMessage, toolCallId: string): boolean {
  * continuation, or the continuation failed); `waiting` while other calls of
  * the step still wait. 404 when none of them waits.
  */
-export function recordApprovals(messages: UIMessage[], answers: ApprovalAnswer[]): { save?: UIMessage; next: 'continue' | 'waiting' } {
+export function recordApprovals(
+  messages: UIMessage[],
+  answers: ApprovalAnswer[],
+): { save?: UIMessage; next: 'continue' | 'waiting' } {
   const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
   const fresh = answers.filter((a) => waiting.has(a.toolCallId));
   if (!fresh.length) {
-    if (answers.length && answeredAndReady(messages) && answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))) return { next: 'continue' };
+    if (
+      answers.length &&
+      answeredAndReady(messages) &&
+      answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))
+    )
+      return { next: 'continue' };
     throw new ApiError(
       404,
       'approval_not_found',
-      answers.length ? `No tool call ${answers[0]!.toolCallId} is waiting for approval` : 'None of the answered tool calls is waiting for approval',
+      answers.length
+        ? `No tool call ${answers[0]!.toolCallId} is waiting for approval`
+        : 'None of the answered tool calls is waiting for approval',
     );
   }
   let current = messages;

@@ -40,7 +40,8 @@ export class TurnRequests {
 
   /** A turn's input assembled (input.ts), reading through the MCP sessions only when it needs them (attachments, a prompt). */
   input(request: TurnInputRequest, acceptsImages: boolean): Promise<TurnInput> {
-    if (request.kind === 'message' && !request.attachments.length) return Promise.resolve({ newMessages: [request.message] });
+    if (request.kind === 'message' && !request.attachments.length)
+      return Promise.resolve({ newMessages: [request.message] });
     const settings = this.host.context.settings();
     return this.host.withMcp((sessions) => turnInput(sessions, request, { settings, acceptsImages }));
   }
@@ -63,7 +64,10 @@ export class TurnRequests {
  * with the calls still waiting for approval); an ApiError becomes its JSON
  * error response. The convention for RPC methods that answer a stream.
  */
-export async function turnResponse(start: () => Promise<LiveStream | Response | undefined>, waiting: () => PendingApproval[]): Promise<Response> {
+export async function turnResponse(
+  start: () => Promise<LiveStream | Response | undefined>,
+  waiting: () => PendingApproval[],
+): Promise<Response> {
   try {
     const result = await start();
     if (result instanceof Response) return result;

@@ -36,7 +36,10 @@ import type { ToolTaskStarted } from '../tools/mcp-tools';
  *   approval (no new input, and not a new turn for the rate limiter);
  * - `regenerate`: a new answer replaces `messageId` (or the last answer) once it completes.
  */
-export type TurnRequest = { kind: 'message'; newMessages: UIMessage[] } | { kind: 'continue' } | { kind: 'regenerate'; messageId?: string | undefined };
+export type TurnRequest =
+  | { kind: 'message'; newMessages: UIMessage[] }
+  | { kind: 'continue' }
+  | { kind: 'regenerate'; messageId?: string | undefined };
 
 /** A tool the chat client runs itself (`useAgentChat`'s tools with `execute`): the model may call it; the client sends the result. */
 export interface ClientTool {
@@ -53,7 +56,11 @@ export interface ClientTool {
  * as the task takes; Stop cancels them.
  */
 function tasksRunning(tasks: Array<{ tool: string; server: string; startedAt: number }>): ApiError {
-  const names = tasks.map((t) => `"${t.tool}" of MCP server "${t.server}" (running for ${Math.round((Date.now() - t.startedAt) / 1000)} s)`).join(', ');
+  const names = tasks
+    .map(
+      (t) => `"${t.tool}" of MCP server "${t.server}" (running for ${Math.round((Date.now() - t.startedAt) / 1000)} s)`,
+    )
+    .join(', ');
   return new ApiError(
     409,
     'task_running',
@@ -62,7 +69,12 @@ function tasksRunning(tasks: Array<{ tool: string; server: string; startedAt: nu
 }
 
 /** A second turn while one runs: 409. */
-const turnInProgress = () => new ApiError(409, 'turn_in_progress', 'A turn is already running in this conversation; wait for it to finish, or stop it');
+const turnInProgress = () =>
+  new ApiError(
+    409,
+    'turn_in_progress',
+    'A turn is already running in this conversation; wait for it to finish, or stop it',
+  );
 
 /** What the runner needs of the conversation it runs turns for (conversation/ wires it; turn/ never imports conversation/). */
 export interface TurnHost {
@@ -154,7 +166,9 @@ export class TurnRunner {
 
   get runningTurn(): { stream: LiveStream; continuation: boolean } | undefined {
     const { state } = this;
-    return state.kind === 'streaming' && !state.stream.done ? { stream: state.stream, continuation: state.continuation } : undefined;
+    return state.kind === 'streaming' && !state.stream.done
+      ? { stream: state.stream, continuation: state.continuation }
+      : undefined;
   }
 
   /** Subscribes to turns that start streaming; returns the unsubscribe. */
@@ -246,11 +260,16 @@ export class TurnRunner {
   async authRequired(state: ServerState): Promise<void> {
     const writer = this.writer;
     if (!this.running || !writer) return;
-    for (const chunk of await authRequiredNotices(this.host.env, this.host.context.owner(), [state])) writer.write(chunk);
+    for (const chunk of await authRequiredNotices(this.host.env, this.host.context.owner(), [state]))
+      writer.write(chunk);
   }
 
   /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */
-  async elicit(server: string, params: ElicitRequestFormParams, signal: AbortSignal | undefined): Promise<ElicitResult> {
+  async elicit(
+    server: string,
+    params: ElicitRequestFormParams,
+    signal: AbortSignal | undefined,
+  ): Promise<ElicitResult> {
     if (!this.running || !this.writer) return { action: 'cancel' };
     return this.writer.elicitations.ask(server, params, signal);
   }
@@ -283,7 +302,11 @@ export class TurnRunner {
     if (request.kind === 'message') {
       newMessages = request.newMessages;
       if (pendingApprovals(stored).length) {
-        throw new ApiError(409, 'approval_pending', 'A tool call is waiting for approval: answer it with POST /approvals before sending a new message');
+        throw new ApiError(
+          409,
+          'approval_pending',
+          'A tool call is waiting for approval: answer it with POST /approvals before sending a new message',
+        );
       }
       const settled = settleOpenToolCalls(stored);
       if (settled) {
@@ -293,7 +316,11 @@ export class TurnRunner {
     } else if (request.kind === 'regenerate') {
       const cut = regenerationCut(stored, request.messageId);
       if (!cut)
-        throw new ApiError(404, 'message_not_found', request.messageId ? `No message ${request.messageId} to regenerate` : 'There is no answer to regenerate');
+        throw new ApiError(
+          404,
+          'message_not_found',
+          request.messageId ? `No message ${request.messageId} to regenerate` : 'There is no answer to regenerate',
+        );
       base = stored.slice(0, cut.keep);
       replaceFrom = cut.replaceFrom;
     }
@@ -306,7 +333,13 @@ export class TurnRunner {
       largeResults,
       onAppCall: (call) => this.writer?.write(appCallPart(call)),
       // A call's progress: a transient part in its step (never saved); a call that became a task: recorded, followed from the alarm.
-      onProgress: (progress) => this.writer?.write({ type: 'data-progress', id: progress.toolCallId, data: progress, transient: true } as UIMessageChunk),
+      onProgress: (progress) =>
+        this.writer?.write({
+          type: 'data-progress',
+          id: progress.toolCallId,
+          data: progress,
+          transient: true,
+        } as UIMessageChunk),
       onTaskStarted: (started) => this.host.tasks.started(started, sessions),
       pinnedSkills: this.host.pinnedSkills(),
     });
@@ -330,13 +363,19 @@ export class TurnRunner {
         ...turn,
         notices: authNotices,
         // Interrupted turns' messages are shown to users, never to the model.
-        messages: [...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted), ...newMessages],
+        messages: [
+          ...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted),
+          ...newMessages,
+        ],
         model,
         conversation: this.host.conversation,
         settings,
         abortSignal,
         onWriter: (write) => {
-          this.writer = { write, elicitations: new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal) };
+          this.writer = {
+            write,
+            elicitations: new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal),
+          };
         },
         onComplete: save,
         onStopped: save,
@@ -362,7 +401,9 @@ export class TurnRunner {
  * card. Transient — links are short-lived capabilities, never stored in the history.
  */
 async function authRequiredNotices(env: Env, owner: Owner, states: ServerState[]): Promise<UIMessageChunk[]> {
-  const needing = states.filter((s) => s.status === 'auth_required' || s.authorization?.reason === 'insufficient_scope');
+  const needing = states.filter(
+    (s) => s.status === 'auth_required' || s.authorization?.reason === 'insufficient_scope',
+  );
   if (!needing.length) return [];
   const withLinks = await connectLinks(env, owner, needing);
   return withLinks.map(
@@ -398,7 +439,9 @@ function clientToolSet(tools: ClientTool[], ours: ToolSet): ToolSet {
     if (ours[clientTool.name] || !/^[a-zA-Z0-9_-]{1,64}$/.test(clientTool.name)) continue;
     set[clientTool.name] = tool({
       description: `[runs in the user's app] ${clientTool.description ?? clientTool.name}`,
-      inputSchema: jsonSchema((clientTool.parameters ?? { type: 'object', properties: {} }) as Parameters<typeof jsonSchema>[0]),
+      inputSchema: jsonSchema(
+        (clientTool.parameters ?? { type: 'object', properties: {} }) as Parameters<typeof jsonSchema>[0],
+      ),
     });
   }
   return set;

@@ -94,12 +94,17 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     settings: input.settings,
     mcpTools: { any: mcp.entries.length > 0, hidden: chosen.hidden },
     offerable: SYNTHETIC_TOOLS,
-    ...(input.pinned ? { pinned: input.pinned.byServer, inlined: input.pinned.inlined, wholeCorpus: input.pinned.wholeCorpus } : {}),
+    ...(input.pinned
+      ? { pinned: input.pinned.byServer, inlined: input.pinned.inlined, wholeCorpus: input.pinned.wholeCorpus }
+      : {}),
   });
   const system = prompt.text;
   const active = () => activeTools(input.tools, prompt.offered, { ...mcp, offered: chosen.offered });
   // The catalog entries relevant to this message, when the system prompt cannot show them all, go with the message.
-  const initialMessages = withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant);
+  const initialMessages = withRelevantEntries(
+    await convertToModelMessages(messages, { tools: input.tools }),
+    prompt.relevant,
+  );
 
   const budgets = {
     turnBudget: input.settings.TURN_READS_BUDGET_CHARS,
@@ -123,13 +128,19 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     messages: initialMessages,
     // A span and a log line per tool execution (names and outcomes; never inputs or outputs).
     // Every tool's failure worded as one (tool-failure.ts), then observed.
-    tools: withToolTelemetry(withToolFailures(input.tools), { mcpTools: mcp.entries, servers: input.states.map((s) => s.id) }),
+    tools: withToolTelemetry(withToolFailures(input.tools), {
+      mcpTools: mcp.entries,
+      servers: input.states.map((s) => s.id),
+    }),
     activeTools: active(),
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
     // task's result (src/conversation/tasks/).
-    stopWhen: [stepCountIs(maxSteps + 1), ({ steps }) => (steps.at(-1)?.toolResults ?? []).some((result) => isTaskPlaceholder(result.output))],
+    stopWhen: [
+      stepCountIs(maxSteps + 1),
+      ({ steps }) => (steps.at(-1)?.toolResults ?? []).some((result) => isTaskPlaceholder(result.output)),
+    ],
     // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages,
     // its last message marked for the provider's prompt cache. Tools search_tools found are offered from the next step on.
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
@@ -138,8 +149,17 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
       if (stepNumber < maxSteps) return { messages: cache.messages(messages), ...tools };
       // The step past the limit: with a prompt cache, the same tools and system prompt (the cached prefix), told in a message.
       if (cache.lastStep === 'keep-tools')
-        return { messages: cache.messages([...messages, { role: 'user', content: stepLimitNote(maxSteps) }]), toolChoice: 'none' as const, ...tools };
-      return { messages, activeTools: [], toolChoice: 'none' as const, system: `${system}\n\n${stepLimitNote(maxSteps)}` };
+        return {
+          messages: cache.messages([...messages, { role: 'user', content: stepLimitNote(maxSteps) }]),
+          toolChoice: 'none' as const,
+          ...tools,
+        };
+      return {
+        messages,
+        activeTools: [],
+        toolChoice: 'none' as const,
+        system: `${system}\n\n${stepLimitNote(maxSteps)}`,
+      };
     },
     ...(input.abortSignal ? { abortSignal: input.abortSignal } : {}),
     onError: ({ error }) => {
@@ -170,7 +190,11 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
                 finishReason: part.finishReason,
                 ...(steps > maxSteps ? { stepLimitReached: true } : {}),
                 ...(waitingForTasks ? { waitingForTasks: true } : {}),
-                usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens, totalTokens: part.totalUsage.totalTokens },
+                usage: {
+                  inputTokens: part.totalUsage.inputTokens,
+                  outputTokens: part.totalUsage.outputTokens,
+                  totalTokens: part.totalUsage.totalTokens,
+                },
               };
             },
             onError: (error) => describeTurnError(error),
@@ -179,7 +203,8 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
       );
     },
     onFinish: ({ messages: finalMessages, outcome, isAborted }) => {
-      if (isAborted || outcome.status === 'aborted' || input.abortSignal?.aborted) input.onStopped?.(settleStopped(finalMessages, input.model.spec));
+      if (isAborted || outcome.status === 'aborted' || input.abortSignal?.aborted)
+        input.onStopped?.(settleStopped(finalMessages, input.model.spec));
       // The merged model stream declares no outcome to this outer stream: a failure shows as `failed` (streamText's onError) or a failed outcome.
       else if (!failed && outcome.status !== 'failed') input.onComplete(finalMessages);
       else input.onFailed?.(failed?.error);
@@ -212,7 +237,11 @@ function withRelevantEntries(messages: ModelMessage[], relevant: string | undefi
   if (!relevant || last < 0) return messages;
   const user = messages[last] as Extract<ModelMessage, { role: 'user' }>;
   const content = typeof user.content === 'string' ? [{ type: 'text' as const, text: user.content }] : user.content;
-  return [...messages.slice(0, last), { ...user, content: [...content, { type: 'text', text: relevant }] }, ...messages.slice(last + 1)];
+  return [
+    ...messages.slice(0, last),
+    { ...user, content: [...content, { type: 'text', text: relevant }] },
+    ...messages.slice(last + 1),
+  ];
 }
 
 /** What the model is told in the extra step past MAX_STEPS (the step where it has no tools). */
@@ -230,12 +259,23 @@ export function settleStopped(messages: UIMessage[], model: string): UIMessage[]
   const last = messages.at(-1);
   if (last?.role !== 'assistant') return messages;
   const parts = last.parts.map((part) => {
-    if ((part.type === 'text' || part.type === 'reasoning') && part.state === 'streaming') return { ...part, state: 'done' as const };
+    if ((part.type === 'text' || part.type === 'reasoning') && part.state === 'streaming')
+      return { ...part, state: 'done' as const };
     if (isUnfinishedToolCall(part))
-      return { ...part, state: 'output-error', input: (part as { input?: unknown }).input ?? {}, errorText: STOPPED_TOOL_TEXT } as unknown as typeof part;
+      return {
+        ...part,
+        state: 'output-error',
+        input: (part as { input?: unknown }).input ?? {},
+        errorText: STOPPED_TOOL_TEXT,
+      } as unknown as typeof part;
     return part;
   });
-  const metadata = { ...(last.metadata as object | undefined), model, finishReason: 'stopped', stopped: true } satisfies Partial<TurnMetadata>;
+  const metadata = {
+    ...(last.metadata as object | undefined),
+    model,
+    finishReason: 'stopped',
+    stopped: true,
+  } satisfies Partial<TurnMetadata>;
   return [...messages.slice(0, -1), { ...last, parts, metadata }];
 }
 
@@ -249,7 +289,8 @@ export function settleStopped(messages: UIMessage[], model: string): UIMessage[]
 export function describeTurnError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const safe = message.replace(/(sk|key|token)[-_A-Za-z0-9]{12,}/gi, '[redacted]').slice(0, 1_000);
-  if (error instanceof ToolFailure || INVALID_TOOL_INPUT.test(message) || NoSuchToolError.isInstance(error)) return safe;
+  if (error instanceof ToolFailure || INVALID_TOOL_INPUT.test(message) || NoSuchToolError.isInstance(error))
+    return safe;
   return `The model call failed: ${safe.slice(0, 500)}`;
 }
 

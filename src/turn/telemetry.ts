@@ -77,7 +77,10 @@ function finishFields(part: Extract<LanguageModelV4StreamPart, { type: 'finish' 
  * name each MCP tool's server; a synthetic tool's `server` argument counts
  * only when it is one of `servers` (the model writes it).
  */
-export function withToolTelemetry(tools: ToolSet, { mcpTools, servers }: { mcpTools: ToolEntry[]; servers: string[] }): ToolSet {
+export function withToolTelemetry(
+  tools: ToolSet,
+  { mcpTools, servers }: { mcpTools: ToolEntry[]; servers: string[] },
+): ToolSet {
   const serverOfTool = new Map(mcpTools.map((entry) => [entry.name, entry.server]));
   const known = new Set(servers);
   const serverOf = (tool: string, input: unknown): string | undefined => {
@@ -90,7 +93,10 @@ export function withToolTelemetry(tools: ToolSet, { mcpTools, servers }: { mcpTo
     observedTools[name] = execute
       ? {
           ...tool,
-          execute: (input, options) => observed('tool.call', 'tool', { tool: name, server: serverOf(name, input) }, async () => execute(input, options)),
+          execute: (input, options) =>
+            observed('tool.call', 'tool', { tool: name, server: serverOf(name, input) }, async () =>
+              execute(input, options),
+            ),
         }
       : tool;
   }

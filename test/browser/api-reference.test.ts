@@ -14,7 +14,10 @@ let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let document: { openapi: string; paths: Record<string, Record<string, { summary?: string }>> };
 
 beforeAll(async () => {
-  [service, chromium] = await Promise.all([startService(BROWSER_PORTS.referenceService, { AUTH_DISABLED: 'true' }), launchChromium()]);
+  [service, chromium] = await Promise.all([
+    startService(BROWSER_PORTS.referenceService, { AUTH_DISABLED: 'true' }),
+    launchChromium(),
+  ]);
   document = await (await fetch(`${service.url}/v1/openapi.json`)).json();
 });
 
@@ -46,12 +49,17 @@ describe('the API reference page (/docs/api/)', () => {
     page = await chromium.browser.newPage();
     page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
     page.on('pageerror', (error) => problems.push(error.message));
-    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
+    page.on(
+      'response',
+      (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`),
+    );
     await page.goto(`${service.url}/docs/api/`);
   });
 
   it('lists every operation of the document, by method and path', async () => {
-    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method, path })));
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => ({ method, path })),
+    );
     const blocks = page.locator('.opblock');
     await expect.poll(() => blocks.count(), { timeout: 15_000 }).toBe(operations.length);
     const shown = await page.locator('.opblock-summary-path').allInnerTexts();

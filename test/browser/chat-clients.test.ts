@@ -29,7 +29,14 @@ beforeAll(async () => {
   clientPage = await startClientPage(BROWSER_PORTS.clientPage);
   [service, chromium] = await Promise.all([
     startService(BROWSER_PORTS.clientService, {
-      TENANTS: JSON.stringify([{ id: 'app', apiKeySha256: [sha256('app-api-key')], tokenSecret: 'secret:APP_TOKEN_SECRET', allowedOrigins: [clientPage.url] }]),
+      TENANTS: JSON.stringify([
+        {
+          id: 'app',
+          apiKeySha256: [sha256('app-api-key')],
+          tokenSecret: 'secret:APP_TOKEN_SECRET',
+          allowedOrigins: [clientPage.url],
+        },
+      ]),
       APP_TOKEN_SECRET: SECRET,
       MODEL: 'openai-compatible:fake',
       OPENAI_COMPATIBLE_BASE_URL: model.baseUrl,
@@ -48,7 +55,8 @@ afterAll(async () => {
 afterEach(async (ctx) => {
   for (const context of contexts.splice(0)) {
     if (ctx.task.result?.state === 'fail')
-      for (const page of context.pages()) await screenshot(page, `failed-clients-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+      for (const page of context.pages())
+        await screenshot(page, `failed-clients-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
     await context.close();
   }
 });
@@ -58,7 +66,15 @@ const newUser = () => ({ user: `u${randomBytes(6).toString('hex')}`, token: '' }
 const tokenFor = (user: string) => mintToken({ tenant: 'app', user, secret: SECRET, minutes: 10 });
 const chatId = () => randomBytes(12).toString('base64url'); // as useChat makes them: random, ≥ 16 characters
 
-type Frame = { type: string; id?: string; body?: string; done?: boolean; replay?: boolean; replayComplete?: boolean; continuation?: boolean };
+type Frame = {
+  type: string;
+  id?: string;
+  body?: string;
+  done?: boolean;
+  replay?: boolean;
+  replayComplete?: boolean;
+  continuation?: boolean;
+};
 
 /** One tab of a frontend with one of the two clients, on one conversation; the WebSocket frames it received are kept. */
 async function openClient(client: 'http' | 'ws', conversation: string, token: string) {
@@ -66,7 +82,9 @@ async function openClient(client: 'http' | 'ws', conversation: string, token: st
   contexts.push(context);
   const page = await context.newPage();
   const frames: Frame[] = [];
-  page.on('websocket', (socket) => socket.on('framereceived', (f) => frames.push(JSON.parse(String(f.payload)) as Frame)));
+  page.on('websocket', (socket) =>
+    socket.on('framereceived', (f) => frames.push(JSON.parse(String(f.payload)) as Frame)),
+  );
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const url = `${clientPage.url}/?${new URLSearchParams({ client, service: service.url, conversation, token })}`;
@@ -75,8 +93,10 @@ async function openClient(client: 'http' | 'ws', conversation: string, token: st
   return { page, frames, errors, url };
 }
 
-const state = (page: Page) => page.evaluate(() => ({ status: window.chat!.status, messages: window.chat!.messages, errors: window.errors }));
-const textOf = (message: UIMessage | undefined) => (message?.parts ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
+const state = (page: Page) =>
+  page.evaluate(() => ({ status: window.chat!.status, messages: window.chat!.messages, errors: window.errors }));
+const textOf = (message: UIMessage | undefined) =>
+  (message?.parts ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
 const lastText = async (page: Page) => textOf((await state(page)).messages.at(-1));
 
 /** Waits for the hook to be idle again (the turn's end as the client sees it), then returns its messages. */
@@ -87,7 +107,9 @@ async function settled(page: Page): Promise<UIMessage[]> {
 
 /** What the service holds for the conversation. */
 async function stored(conversation: string, token: string): Promise<UIMessage[]> {
-  const response = await fetch(`${service.url}/v1/conversations/${conversation}`, { headers: { Authorization: `Bearer ${token}` } });
+  const response = await fetch(`${service.url}/v1/conversations/${conversation}`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
   expect(response.status).toBe(200);
   return ((await response.json()) as { messages: UIMessage[] }).messages;
 }
@@ -100,12 +122,16 @@ async function emptiedForGood(page: Page, id: string, token: string): Promise<vo
 }
 
 async function newConversation(token: string): Promise<string> {
-  const response = await fetch(`${service.url}/v1/conversations`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+  const response = await fetch(`${service.url}/v1/conversations`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}` },
+  });
   return ((await response.json()) as { id: string }).id;
 }
 
 type Question = { id: string; status: string; message: string };
-const questionIn = (messages: UIMessage[]) => messages.flatMap((m) => m.parts).find((p) => p.type === 'data-elicitation') as { data: Question } | undefined;
+const questionIn = (messages: UIMessage[]) =>
+  messages.flatMap((m) => m.parts).find((p) => p.type === 'data-elicitation') as { data: Question } | undefined;
 
 const toolPart = (messages: UIMessage[]) =>
   messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p) as { toolCallId: string; state: string } | undefined;
@@ -129,7 +155,11 @@ describe('useChat (HTTP) with only `api` set', () => {
     const stranger = await fetch(`${service.url}/v1/chat`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${await tokenFor('someone-else')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id, messages: [{ id: 'x', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], trigger: 'submit-message' }),
+      body: JSON.stringify({
+        id,
+        messages: [{ id: 'x', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+        trigger: 'submit-message',
+      }),
     });
     expect(stranger.status).toBe(404);
   });
@@ -142,16 +172,23 @@ describe('useChat (HTTP) with only `api` set', () => {
       await page.evaluate(() => window.chat!.send('please create a task called Buy milk'));
       const asked = toolPart(await settled(page))!;
       expect(asked.state).toBe('approval-requested');
-      await page.evaluate(({ toolCallId, approved }) => window.chat!.approve(toolCallId, approved), { toolCallId: asked.toolCallId, approved });
-      await expect.poll(async () => toolPart((await state(page)).messages)?.state, { timeout: 20_000 }).toBe(approved ? 'output-available' : 'output-denied');
+      await page.evaluate(({ toolCallId, approved }) => window.chat!.approve(toolCallId, approved), {
+        toolCallId: asked.toolCallId,
+        approved,
+      });
+      await expect
+        .poll(async () => toolPart((await state(page)).messages)?.state, { timeout: 20_000 })
+        .toBe(approved ? 'output-available' : 'output-denied');
       const messages = await settled(page);
       expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
       const answer = textOf(messages[1]);
       expect(answer.match(/Done:/g)).toHaveLength(1);
       if (approved) expect(answer).toContain('Buy milk');
-      expect((await stored(id, token)).at(-1)?.parts.some((p) => 'toolCallId' in p && p.state === (approved ? 'output-available' : 'output-denied'))).toBe(
-        true,
-      );
+      expect(
+        (await stored(id, token))
+          .at(-1)
+          ?.parts.some((p) => 'toolCallId' in p && p.state === (approved ? 'output-available' : 'output-denied')),
+      ).toBe(true);
     }
   });
 
@@ -164,7 +201,9 @@ describe('useChat (HTTP) with only `api` set', () => {
     await writing(page);
     await page.evaluate(() => window.chat!.stop());
     await expect.poll(() => model.aborted, { timeout: 10_000 }).toBe(abortedBefore + 1);
-    await expect.poll(async () => (await stored(id, token)).at(-1)?.metadata, { timeout: 10_000 }).toMatchObject({ stopped: true, finishReason: 'stopped' });
+    await expect
+      .poll(async () => (await stored(id, token)).at(-1)?.metadata, { timeout: 10_000 })
+      .toMatchObject({ stopped: true, finishReason: 'stopped' });
     const partial = textOf((await stored(id, token)).at(-1));
     expect(partial).toContain('word0');
     expect(partial).not.toContain('word199');
@@ -193,7 +232,9 @@ describe('useChat (HTTP) with only `api` set', () => {
     const id = chatId();
     const { page } = await openClient('http', id, token);
     void page.evaluate(() => window.chat!.send('give me the weekly report'));
-    await expect.poll(async () => questionIn((await state(page)).messages)?.data.status, { timeout: 20_000 }).toBe('pending');
+    await expect
+      .poll(async () => questionIn((await state(page)).messages)?.data.status, { timeout: 20_000 })
+      .toBe('pending');
     const asked = questionIn((await state(page)).messages)!.data;
     expect(asked.message).toBe('Which tasks should the weekly report cover?');
     await page.evaluate((questionId) => window.chat!.answerElicitation(questionId, 'decline'), asked.id);
@@ -246,16 +287,25 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
       const id = await newConversation(token);
       const client = await openClient('ws', id, token);
       await client.page.evaluate(() => window.chat!.send('create a task called Call the bank'));
-      await expect.poll(async () => toolPart((await state(client.page)).messages)?.state, { timeout: 20_000 }).toBe('approval-requested');
+      await expect
+        .poll(async () => toolPart((await state(client.page)).messages)?.state, { timeout: 20_000 })
+        .toBe('approval-requested');
       const asked = toolPart((await state(client.page)).messages)!;
-      await client.page.evaluate(({ toolCallId, approved }) => window.chat!.approve(toolCallId, approved), { toolCallId: asked.toolCallId, approved });
+      await client.page.evaluate(({ toolCallId, approved }) => window.chat!.approve(toolCallId, approved), {
+        toolCallId: asked.toolCallId,
+        approved,
+      });
       await expect.poll(async () => lastText(client.page), { timeout: 20_000 }).toContain('Done:');
       const messages = await settled(client.page);
       expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
       expect(textOf(messages[1]).match(/Done:/g)).toHaveLength(1);
       expect(toolPart(messages)?.state).toBe(approved ? 'output-available' : 'output-denied');
-      const live = client.frames.filter((f) => f.type === 'cf_agent_use_chat_response' && f.continuation && !f.replay && f.body);
-      const replayed = client.frames.filter((f) => f.type === 'cf_agent_use_chat_response' && f.continuation && f.replay && f.body);
+      const live = client.frames.filter(
+        (f) => f.type === 'cf_agent_use_chat_response' && f.continuation && !f.replay && f.body,
+      );
+      const replayed = client.frames.filter(
+        (f) => f.type === 'cf_agent_use_chat_response' && f.continuation && f.replay && f.body,
+      );
       // Each continuation chunk reached this tab exactly once: either replayed (after it asked to resume) or live.
       const seen = [...live, ...replayed].map((f) => `${f.id}:${(f as { seq?: number }).seq}`);
       expect(new Set(seen).size).toBe(seen.length);
@@ -271,7 +321,9 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     await writing(client.page);
     await client.page.evaluate(() => window.chat!.stop());
     await expect.poll(() => model.aborted, { timeout: 10_000 }).toBe(abortedBefore + 1);
-    await expect.poll(async () => (await stored(id, token)).at(-1)?.metadata, { timeout: 10_000 }).toMatchObject({ stopped: true });
+    await expect
+      .poll(async () => (await stored(id, token)).at(-1)?.metadata, { timeout: 10_000 })
+      .toMatchObject({ stopped: true });
     await settled(client.page);
     await client.page.evaluate(() => window.chat!.send('still there?'));
     await expect.poll(async () => lastText(client.page), { timeout: 20_000 }).toBe('You said: still there?');
@@ -345,7 +397,10 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     await client.page.evaluate(() => window.chat!.send('where am i'));
     await expect.poll(async () => lastText(client.page), { timeout: 20_000 }).toContain('Lisbon');
     const saved = await stored(id, token);
-    expect(saved.at(-1)?.parts.find((p) => 'toolCallId' in p)).toMatchObject({ state: 'output-available', output: { city: 'Lisbon' } });
+    expect(saved.at(-1)?.parts.find((p) => 'toolCallId' in p)).toMatchObject({
+      state: 'output-available',
+      output: { city: 'Lisbon' },
+    });
     expect(textOf(saved.at(-1)).match(/Done:/g)).toHaveLength(1);
   });
 
@@ -354,9 +409,14 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     const id = await newConversation(token);
     const client = await openClient('ws', id, token);
     void client.page.evaluate(() => window.chat!.send('give me the weekly report'));
-    await expect.poll(async () => questionIn((await state(client.page)).messages)?.data.status, { timeout: 20_000 }).toBe('pending');
+    await expect
+      .poll(async () => questionIn((await state(client.page)).messages)?.data.status, { timeout: 20_000 })
+      .toBe('pending');
     const asked = questionIn((await state(client.page)).messages)!.data;
-    await client.page.evaluate((questionId) => window.chat!.answerElicitation(questionId, 'accept', { status: 'all', detailed: true }), asked.id);
+    await client.page.evaluate(
+      (questionId) => window.chat!.answerElicitation(questionId, 'accept', { status: 'all', detailed: true }),
+      asked.id,
+    );
     await expect.poll(async () => lastText(client.page), { timeout: 20_000 }).toContain('Done: Weekly report:');
     expect(questionIn(await settled(client.page))?.data).toMatchObject({ status: 'accept' });
   });
@@ -387,7 +447,8 @@ describe('the chat widget on a SaaS page (the same service, a slow model)', () =
       await input.fill(text);
       await input.press('Enter');
     };
-    const idle = async () => expect.poll(() => chat.locator('[role="log"]').getAttribute('aria-busy'), { timeout: 30_000 }).toBe('false');
+    const idle = async () =>
+      expect.poll(() => chat.locator('[role="log"]').getAttribute('aria-busy'), { timeout: 30_000 }).toBe('false');
     return { page, chat, ask, idle };
   }
 
@@ -395,7 +456,11 @@ describe('the chat widget on a SaaS page (the same service, a slow model)', () =
     const { chat, ask, idle } = await openWidget(await tokenFor(newUser().user));
     const abortedBefore = model.aborted;
     await ask('write slowly for the widget');
-    await expect.poll(async () => (await chat.locator('article.assistant').last().innerText()).split(' ').length, { timeout: 15_000 }).toBeGreaterThan(5);
+    await expect
+      .poll(async () => (await chat.locator('article.assistant').last().innerText()).split(' ').length, {
+        timeout: 15_000,
+      })
+      .toBeGreaterThan(5);
     await chat.getByRole('button', { name: 'Stop' }).click();
     await idle();
     await expect.poll(() => model.aborted, { timeout: 10_000 }).toBe(abortedBefore + 1);

@@ -78,13 +78,18 @@ beforeEach(async () => {
   page = await context.newPage();
 });
 afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-embed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+  if (ctx.task.result?.state === 'fail')
+    await screenshot(page, `failed-embed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
   await context.close();
 });
 
 const chat = () => page.locator('mcp-ondemand-chat');
 const alert = () => chat().locator('.alert');
-const events = () => page.evaluate(() => (window as unknown as { widgetEvents: Array<{ type: string; detail: Record<string, unknown> }> }).widgetEvents);
+const events = () =>
+  page.evaluate(
+    () =>
+      (window as unknown as { widgetEvents: Array<{ type: string; detail: Record<string, unknown> }> }).widgetEvents,
+  );
 
 async function ask(text: string): Promise<void> {
   const input = chat().getByRole('textbox', { name: 'Message' });
@@ -102,14 +107,20 @@ describe('the widget embedded in a customer page on another origin', () => {
       .getByRole('button', { name: 'Send' })
       .evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(accent).toBe('rgb(11, 122, 83)');
-    await expect.poll(async () => (await events()).map((e) => e.type)).toEqual(expect.arrayContaining(['mcp-ondemand-conversation', 'mcp-ondemand-message']));
+    await expect
+      .poll(async () => (await events()).map((e) => e.type))
+      .toEqual(expect.arrayContaining(['mcp-ondemand-conversation', 'mcp-ondemand-message']));
     await screenshot(page, '20-embedded-cross-origin');
 
     // The conversation belongs to maria of tenant shop: the service says so to an API caller with her tenant's key.
     const { id } = (await events()).find((e) => e.type === 'mcp-ondemand-conversation')!.detail as { id: string };
-    const asMaria = await fetch(`${service.url}/v1/conversations/${id}`, { headers: { authorization: 'Bearer shop-api-key', 'x-end-user': 'maria' } });
+    const asMaria = await fetch(`${service.url}/v1/conversations/${id}`, {
+      headers: { authorization: 'Bearer shop-api-key', 'x-end-user': 'maria' },
+    });
     expect(asMaria.status).toBe(200);
-    const asSomeoneElse = await fetch(`${service.url}/v1/conversations/${id}`, { headers: { authorization: 'Bearer shop-api-key', 'x-end-user': 'tom' } });
+    const asSomeoneElse = await fetch(`${service.url}/v1/conversations/${id}`, {
+      headers: { authorization: 'Bearer shop-api-key', 'x-end-user': 'tom' },
+    });
     expect(asSomeoneElse.status).toBe(404);
   });
 
@@ -149,7 +160,9 @@ describe('the widget embedded in a customer page on another origin', () => {
     await containsText(alert(), `http://127.0.0.1:${BROWSER_PORTS.foreignPage}`);
     // Nothing the person typed is lost: it is back in the box.
     expect(await chat().getByRole('textbox', { name: 'Message' }).inputValue()).toBe('Hello?');
-    expect((await events()).find((e) => e.type === 'mcp-ondemand-error')?.detail).toMatchObject({ code: 'origin_refused' });
+    expect((await events()).find((e) => e.type === 'mcp-ondemand-error')?.detail).toMatchObject({
+      code: 'origin_refused',
+    });
     await screenshot(page, '21-origin-not-allowed');
   });
 
@@ -157,7 +170,10 @@ describe('the widget embedded in a customer page on another origin', () => {
     await page.goto(`${allowed.url}/?user=maria&token=bad&refresh=manual`);
     await ask('Hello?');
     await containsText(alert(), 'This chat could not sign you in.');
-    expect((await events()).find((e) => e.type === 'mcp-ondemand-error')?.detail).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect((await events()).find((e) => e.type === 'mcp-ondemand-error')?.detail).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
     await screenshot(page, '22-bad-token');
   });
 

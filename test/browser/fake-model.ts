@@ -17,7 +17,10 @@ import type { AddressInfo } from 'node:net';
 export interface FakeModel {
   baseUrl: string;
   /** Each request's body, in order. */
-  requests: Array<{ messages: Array<{ role: string; content?: unknown }>; tools?: Array<{ function: { name: string } }> }>;
+  requests: Array<{
+    messages: Array<{ role: string; content?: unknown }>;
+    tools?: Array<{ function: { name: string } }>;
+  }>;
   /** How many requests the service aborted before the answer ended. */
   aborted: number;
   close(): Promise<void>;
@@ -34,7 +37,8 @@ function decide(body: FakeModel['requests'][number]): Step {
   const task = text.match(/create a task called ([\w -]+)/i);
   if (task) return { tool: 'demo__create_task', args: { title: task[1]!.trim() } };
   if (/weekly report/i.test(text)) return { tool: 'demo__weekly_report', args: {} };
-  if (/where am i/i.test(text) && body.tools.some((t) => t.function.name === 'get_location')) return { tool: 'get_location', args: {} };
+  if (/where am i/i.test(text) && body.tools.some((t) => t.function.name === 'get_location'))
+    return { tool: 'get_location', args: {} };
   return { text: `You said: ${text}` };
 }
 
@@ -64,7 +68,12 @@ export async function startFakeModel(port: number): Promise<FakeModel> {
         send({
           role: 'assistant',
           tool_calls: [
-            { index: 0, id: `call_${model.requests.length}`, type: 'function', function: { name: step.tool, arguments: JSON.stringify(step.args) } },
+            {
+              index: 0,
+              id: `call_${model.requests.length}`,
+              type: 'function',
+              function: { name: step.tool, arguments: JSON.stringify(step.args) },
+            },
           ],
         });
         send({}, 'tool_calls');

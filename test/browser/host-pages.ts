@@ -27,7 +27,8 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${options.port}`);
     const user = url.searchParams.get('user') ?? 'visitor';
     const tenant = url.searchParams.get('tenant') ?? Object.keys(options.tenants)[0]!;
-    const token = (minutes: number) => mintToken({ tenant, user, secret: options.tenants[tenant] ?? 'unknown-tenant', minutes });
+    const token = (minutes: number) =>
+      mintToken({ tenant, user, secret: options.tenants[tenant] ?? 'unknown-tenant', minutes });
     if (url.pathname === '/token') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: token(10) }));
     } else if (url.pathname === '/host.js') {
@@ -35,8 +36,13 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
     } else if (url.pathname === '/') {
       const kind = url.searchParams.get('token') ?? 'valid';
       const value = kind === 'expired' ? token(-1) : kind === 'bad' ? `${token(10).slice(0, -4)}AAAA` : token(10);
-      const widget = options.widget && url.searchParams.get('integrity') === 'wrong' ? { ...options.widget, integrity: WRONG_INTEGRITY } : options.widget;
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(options.serviceUrl, widget, value, user, tenant));
+      const widget =
+        options.widget && url.searchParams.get('integrity') === 'wrong'
+          ? { ...options.widget, integrity: WRONG_INTEGRITY }
+          : options.widget;
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(page(options.serviceUrl, widget, value, user, tenant));
     } else {
       res.writeHead(404).end();
     }
@@ -44,12 +50,16 @@ export function startHostPage(options: HostPageOptions): Promise<{ url: string; 
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () =>
-      resolve({ url: `http://127.0.0.1:${options.port}`, close: () => new Promise<void>((done) => server.close(() => done())) }),
+      resolve({
+        url: `http://127.0.0.1:${options.port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      }),
     );
   });
 }
 
-const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const attr = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A well-formed sha384 SRI value of other bytes (the empty string). */
 const WRONG_INTEGRITY = 'sha384-OLBgp1GsljhM2TJ+sbHjaiH9txEUvgdDTAzHv2P24donTt6/529l+9Ua0vFImLlb';
@@ -59,7 +69,13 @@ const widgetScript = (service: string, widget: HostPageOptions['widget']) =>
     ? `<script src="${attr(service + widget.path)}" integrity="${attr(widget.integrity)}" crossorigin="anonymous" defer></script>`
     : `<script src="${attr(service)}/widget/mcp-ondemand-chat.js" defer></script>`;
 
-const page = (service: string, widget: HostPageOptions['widget'], token: string, user: string, tenant: string) => `<!doctype html>
+const page = (
+  service: string,
+  widget: HostPageOptions['widget'],
+  token: string,
+  user: string,
+  tenant: string,
+) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Acme Shop — help</title><link rel="icon" href="data:,">
 ${widgetScript(service, widget)}
 <script src="/host.js" defer></script>

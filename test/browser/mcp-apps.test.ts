@@ -33,7 +33,12 @@ beforeAll(async () => {
         // As `npm start` has it, with complete_task allowed without asking (create_task still asks).
         { id: 'demo', url: '/demo/mcp', trustAnnotations: true, autoApprove: ['complete_task'] },
         // show_probe and show_hostile run without asking the user; probe_write always asks.
-        { id: 'views', url: views.url, transport: 'streamable-http', autoApprove: ['show_probe', 'show_hostile', 'show_missing', 'show_official'] },
+        {
+          id: 'views',
+          url: views.url,
+          transport: 'streamable-http',
+          autoApprove: ['show_probe', 'show_hostile', 'show_missing', 'show_official'],
+        },
       ]),
     }),
     launchChromium(),
@@ -57,7 +62,8 @@ beforeEach(async () => {
   await countTurns(page);
 });
 afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-apps-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+  if (ctx.task.result?.state === 'fail')
+    await screenshot(page, `failed-apps-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
   expect(pageErrors).toEqual([]);
   await context.close();
 });
@@ -83,7 +89,8 @@ async function logged(text: string): Promise<string> {
   return viewLog.find((line) => line.includes(text))!;
 }
 
-const calls = async () => (await (await fetch(views.url.replace('/mcp', '/__calls'))).json()) as Array<{ name: string }>;
+const calls = async () =>
+  (await (await fetch(views.url.replace('/mcp', '/__calls'))).json()) as Array<{ name: string }>;
 
 describe('a tool with a view (MCP Apps) in the widget', () => {
   it('renders the demo task board in the step of show_task_board, with its input and result; the text result stays in the step', async () => {
@@ -186,7 +193,9 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
   it('tears the view down before it leaves: switching the conversation sends ui/resource-teardown, then removes the iframe', async () => {
     await ask('show_probe');
     await logged('result');
-    const other = await page.evaluate(async () => ((await (await fetch('/v1/conversations', { method: 'POST' })).json()) as { id: string }).id);
+    const other = await page.evaluate(
+      async () => ((await (await fetch('/v1/conversations', { method: 'POST' })).json()) as { id: string }).id,
+    );
     await chat().evaluate((el, id) => el.setAttribute('conversation', id), other);
     await logged('teardown');
     await hasCount(viewFrames(), 0);
@@ -240,7 +249,9 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await visible(viewApproval());
     await viewApproval().getByRole('button', { name: 'Allow' }).click();
     await logged('official called noted: official');
-    const other = await page.evaluate(async () => ((await (await fetch('/v1/conversations', { method: 'POST' })).json()) as { id: string }).id);
+    const other = await page.evaluate(
+      async () => ((await (await fetch('/v1/conversations', { method: 'POST' })).json()) as { id: string }).id,
+    );
     await chat().evaluate((el, id) => el.setAttribute('conversation', id), other);
     await logged('official teardown');
     await hasCount(viewFrames(), 0);

@@ -55,7 +55,8 @@ beforeEach(async () => {
   await countTurns(page);
 });
 afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+  if (ctx.task.result?.state === 'fail')
+    await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
   expect(pageErrors).toEqual([]);
   await context.close();
 });
@@ -69,7 +70,8 @@ async function control<T = unknown>(action: string, body?: object): Promise<T> {
   expect(response.ok).toBe(true);
   return (await response.json()) as T;
 }
-const revocations = async () => (await control<{ revocations: Array<{ tokenTypeHint: string | null; kind: string }> }>('state')).revocations;
+const revocations = async () =>
+  (await control<{ revocations: Array<{ tokenTypeHint: string | null; kind: string }> }>('state')).revocations;
 
 const chat = () => page.locator('mcp-ondemand-chat');
 const input = () => chat().getByRole('textbox', { name: 'Message' });
@@ -133,7 +135,9 @@ describe('connecting an account from the widget (OAuth, per end user)', () => {
     await visible(row.getByRole('button', { name: 'Connect account' }));
     expect((await revocations()).length).toBeGreaterThan(revokedBefore);
     expect((await revocations()).slice(revokedBefore).map((r) => r.kind)).toContain('refresh_token');
-    const listed = (await (await fetch(`${service.url}/v1/connections`)).json()) as { connections: Array<{ server: string; status: string }> };
+    const listed = (await (await fetch(`${service.url}/v1/connections`)).json()) as {
+      connections: Array<{ server: string; status: string }>;
+    };
     expect(listed.connections.find((c) => c.server === 'account')?.status).toBe('not_connected');
     // Escape closes the panel, back on its button.
     await row.getByRole('button', { name: 'Connect account' }).press('Escape');
@@ -150,7 +154,10 @@ describe('connecting an account from the widget (OAuth, per end user)', () => {
     await control('config', { deny: true });
     await ask('whoami');
     await visible(card());
-    const [popup] = await Promise.all([page.waitForEvent('popup'), card().getByRole('button', { name: 'Connect account' }).click()]);
+    const [popup] = await Promise.all([
+      page.waitForEvent('popup'),
+      card().getByRole('button', { name: 'Connect account' }).click(),
+    ]);
     // The callback page stays open and says why; the widget hears it from the window it opened.
     await popup.waitForURL(/\/oauth\/callback/, { timeout: 20_000 });
     await containsText(popup.locator('body'), 'Access was not granted');
@@ -163,7 +170,9 @@ describe('connecting an account from the widget (OAuth, per end user)', () => {
     expect(await again.isEnabled()).toBe(true);
     // Closing the window afterwards does not hide why it failed.
     await containsText(card(), 'Access was not granted');
-    const listed = (await (await fetch(`${service.url}/v1/connections`)).json()) as { connections: Array<{ server: string; status: string }> };
+    const listed = (await (await fetch(`${service.url}/v1/connections`)).json()) as {
+      connections: Array<{ server: string; status: string }>;
+    };
     expect(listed.connections.find((c) => c.server === 'account')?.status).toBe('not_connected');
   });
 });

@@ -21,5 +21,7 @@ export const lacksText = async (l: Locator, text: string) => expect(await l.firs
 export const hasText = (l: Locator, pattern: RegExp) => poll(() => textOf(l)).toMatch(pattern);
 export const hasValue = (l: Locator, value: string) => poll(() => l.inputValue()).toBe(value);
 export const hasCount = (l: Locator, count: number) => poll(() => l.count()).toBe(count);
-export const hasAttribute = (l: Locator, name: string, pattern: RegExp) => poll(async () => (await l.getAttribute(name)) ?? '').toMatch(pattern);
-export const focused = (l: Locator) => poll(() => l.evaluate((el) => (el.getRootNode() as ShadowRoot | Document).activeElement === el)).toBe(true);
+export const hasAttribute = (l: Locator, name: string, pattern: RegExp) =>
+  poll(async () => (await l.getAttribute(name)) ?? '').toMatch(pattern);
+export const focused = (l: Locator) =>
+  poll(() => l.evaluate((el) => (el.getRootNode() as ShadowRoot | Document).activeElement === el)).toBe(true);

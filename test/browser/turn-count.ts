@@ -17,4 +17,5 @@ export async function countTurns(page: Page): Promise<void> {
 }
 
 /** Answers finished since `countTurns` (0 before it). */
-export const turnsEnded = (page: Page): Promise<number> => page.evaluate(() => (window as unknown as Counted).turnsEnded ?? 0);
+export const turnsEnded = (page: Page): Promise<number> =>
+  page.evaluate(() => (window as unknown as Counted).turnsEnded ?? 0);

@@ -23,12 +23,17 @@ async function chunks(stream: ReadableStream<Uint8Array>): Promise<StreamChunk[]
 
 describe('the widget reading a UI message stream', () => {
   it('reads events split anywhere, with LF, CRLF or CR line endings, and a last event without its blank line', async () => {
-    const events = ['data: {"type":"start","messageId":"m1"}', 'data: {"type":"text-delta","id":"t","delta":"héllo"}', 'data: [DONE]'];
+    const events = [
+      'data: {"type":"start","messageId":"m1"}',
+      'data: {"type":"text-delta","id":"t","delta":"héllo"}',
+      'data: [DONE]',
+    ];
     for (const eol of ['\n', '\r\n', '\r']) {
       const text = events.join(eol + eol) + eol + eol;
       // Split inside a CRLF and inside a multi-byte character.
       const bytes = new TextEncoder().encode(text);
-      const cut = text.indexOf('\r\n') > 0 ? new TextEncoder().encode(text.slice(0, text.indexOf('\r\n') + 1)).length : 10;
+      const cut =
+        text.indexOf('\r\n') > 0 ? new TextEncoder().encode(text.slice(0, text.indexOf('\r\n') + 1)).length : 10;
       const split = new ReadableStream<Uint8Array>({
         start(controller) {
           controller.enqueue(bytes.slice(0, cut));
@@ -51,9 +56,20 @@ describe('the widget reading a UI message stream', () => {
     const apply = (chunk: StreamChunk) => applyChunk(message, chunk);
     apply({ type: 'start', messageId: 'm1' });
     apply({ type: 'data-notice', data: { message: 'Pinned resource skipped' } });
-    apply({ type: 'tool-input-available', toolCallId: 'a', toolName: 'read_resource', input: { uri: 'task://guidelines' } });
+    apply({
+      type: 'tool-input-available',
+      toolCallId: 'a',
+      toolName: 'read_resource',
+      input: { uri: 'task://guidelines' },
+    });
     apply({ type: 'tool-output-available', toolCallId: 'a', output: { text: 'Guidelines' } });
-    apply({ type: 'tool-input-error', toolCallId: 'b', toolName: 'demo__create_task', input: {}, errorText: 'title is required' });
+    apply({
+      type: 'tool-input-error',
+      toolCallId: 'b',
+      toolName: 'demo__create_task',
+      input: {},
+      errorText: 'title is required',
+    });
     apply({ type: 'tool-input-available', toolCallId: 'c', toolName: 'demo__create_task', input: { title: 'x' } });
     apply({ type: 'tool-approval-request', toolCallId: 'c', approvalId: 'ap1' });
     apply({ type: 'text-start', id: 't' });
@@ -67,9 +83,27 @@ describe('the widget reading a UI message stream', () => {
       metadata: { finishReason: 'step-limit' },
       parts: [
         { type: 'data-notice', data: { message: 'Pinned resource skipped' } },
-        { type: 'tool-read_resource', toolCallId: 'a', state: 'output-available', input: { uri: 'task://guidelines' }, output: { text: 'Guidelines' } },
-        { type: 'tool-demo__create_task', toolCallId: 'b', state: 'output-error', input: {}, errorText: 'title is required' },
-        { type: 'tool-demo__create_task', toolCallId: 'c', state: 'approval-requested', input: { title: 'x' }, approval: { id: 'ap1' } },
+        {
+          type: 'tool-read_resource',
+          toolCallId: 'a',
+          state: 'output-available',
+          input: { uri: 'task://guidelines' },
+          output: { text: 'Guidelines' },
+        },
+        {
+          type: 'tool-demo__create_task',
+          toolCallId: 'b',
+          state: 'output-error',
+          input: {},
+          errorText: 'title is required',
+        },
+        {
+          type: 'tool-demo__create_task',
+          toolCallId: 'c',
+          state: 'approval-requested',
+          input: { title: 'x' },
+          approval: { id: 'ap1' },
+        },
         { type: 'text', text: 'Hello world' },
       ],
     });

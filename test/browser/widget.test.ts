@@ -18,7 +18,10 @@ let page: Page;
 let pageErrors: string[];
 
 beforeAll(async () => {
-  [service, chromium] = await Promise.all([startService(BROWSER_PORTS.demoService, { AUTH_DISABLED: 'true' }), launchChromium()]);
+  [service, chromium] = await Promise.all([
+    startService(BROWSER_PORTS.demoService, { AUTH_DISABLED: 'true' }),
+    launchChromium(),
+  ]);
 });
 afterAll(async () => {
   await chromium?.close();
@@ -34,7 +37,8 @@ beforeEach(async () => {
   await countTurns(page);
 });
 afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+  if (ctx.task.result?.state === 'fail')
+    await screenshot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
   expect(pageErrors).toEqual([]);
   await context.close();
 });
@@ -216,7 +220,9 @@ describe('the demo page at / (npm start)', () => {
     const history = (await (await fetch(`${service.url}/v1/conversations/${await conversationId()}`)).json()) as {
       messages: Array<{ role: string; metadata?: { attachments?: unknown } }>;
     };
-    expect(history.messages.find((m) => m.role === 'user')?.metadata?.attachments).toEqual([{ server: 'demo', uri: 'skill://estimate-a-task/SKILL.md' }]);
+    expect(history.messages.find((m) => m.role === 'user')?.metadata?.attachments).toEqual([
+      { server: 'demo', uri: 'skill://estimate-a-task/SKILL.md' },
+    ]);
   });
 
   it('attaches the PDF from the @ menu and shows it described (type, size), never as text', async () => {
@@ -263,7 +269,9 @@ describe('the demo page at / (npm start)', () => {
     const history = (await (await fetch(`${service.url}/v1/conversations/${await conversationId()}`)).json()) as {
       messages: Array<{ role: string; metadata?: { attachments?: unknown } }>;
     };
-    expect(history.messages.find((m) => m.role === 'user')?.metadata?.attachments).toEqual([{ server: 'demo', uri: 'customer://globex/profile' }]);
+    expect(history.messages.find((m) => m.role === 'user')?.metadata?.attachments).toEqual([
+      { server: 'demo', uri: 'customer://globex/profile' },
+    ]);
   });
 
   it('asks before a tool that changes data runs: approve runs it, deny does not', async () => {
@@ -287,7 +295,9 @@ describe('the demo page at / (npm start)', () => {
     // Only the approved task exists: what list_tasks returned (the step's own output, not the model's prose).
     await ask('list_tasks status=all');
     await answerText();
-    const listed = lastAnswer().locator('details.step', { has: page.locator('summary', { hasText: 'ran list_tasks on demo' }) });
+    const listed = lastAnswer().locator('details.step', {
+      has: page.locator('summary', { hasText: 'ran list_tasks on demo' }),
+    });
     await listed.locator('summary').click();
     const received = listed.locator('pre').last();
     await containsText(received, 'Write release notes');
@@ -321,12 +331,20 @@ describe('the demo page at / (npm start)', () => {
 
   it('renders markup in resource text and model output as text, never as HTML', async () => {
     // A document whose text is hostile markup, published through the demo server's tool.
-    await ask('publish_document slug=markup-test title="Markup test" markdown="<img src=x onerror=window.pwned=1> **bold** <script>window.pwned=2</script>"');
+    await ask(
+      'publish_document slug=markup-test title="Markup test" markdown="<img src=x onerror=window.pwned=1> **bold** <script>window.pwned=2</script>"',
+    );
     await decide('Approve');
     await answerText();
     // The demo server announces the new document (list_changed); wait until the catalog shows it.
     await expect
-      .poll(async () => JSON.stringify(await (await fetch(`${service.url}/v1/conversations/${await conversationId()}/catalog`)).json()), { timeout: 10_000 })
+      .poll(
+        async () =>
+          JSON.stringify(
+            await (await fetch(`${service.url}/v1/conversations/${await conversationId()}/catalog`)).json(),
+          ),
+        { timeout: 10_000 },
+      )
       .toContain('docs://published/markup-test');
     await ask('What does the Markup test document say?');
     const text = await answerText();

@@ -30,7 +30,10 @@ beforeAll(async () => {
   const startedAt = Date.now();
   // The run's exit code says whether everything ended as expected; each test below judges its own run.
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'conformance:auth'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', 'conformance:auth'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.on('data', (d: Buffer) => (runnerOutput += d));
     child.stderr.on('data', (d: Buffer) => (runnerOutput += d));
     child.on('error', reject);
@@ -54,7 +57,9 @@ describe('MCP conformance: client authorization scenarios', () => {
       it(`${run.id} fails, as known: ${knownFailure}`, () => {
         const result = results.get(run.id);
         expect(result, `${run.id} was not run`).toBeDefined();
-        expect(result!.status, `${run.id} now passes: remove it from scripts/conformance/expected-failures.mjs`).toBe('fail');
+        expect(result!.status, `${run.id} now passes: remove it from scripts/conformance/expected-failures.mjs`).toBe(
+          'fail',
+        );
       });
       continue;
     }

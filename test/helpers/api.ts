@@ -8,7 +8,10 @@ export const ACME_ALICE = { authorization: 'Bearer test-key-acme', 'x-end-user':
 
 /** A request to the Worker, as a tenant's backend would send it (acme, for alice, by default). */
 export const api = (path: string, init: RequestInit = {}, as: Record<string, string> = ACME_ALICE) =>
-  exports.default.fetch(`http://localhost${path}`, { ...init, headers: { ...as, ...Object.fromEntries(new Headers(init.headers)) } });
+  exports.default.fetch(`http://localhost${path}`, {
+    ...init,
+    headers: { ...as, ...Object.fromEntries(new Headers(init.headers)) },
+  });
 
 export const postJson = (path: string, body: unknown, as: Record<string, string> = ACME_ALICE) =>
   api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, as);

@@ -18,8 +18,15 @@ import { toRpcResult, type RpcResult } from '../../src/rpc';
  */
 
 /** One turn with a given model (and settings); `newMessages` empty continues the conversation (after an approval). */
-export function turnIn(instance: Conversation, newMessages: UIMessage[], model: ResolvedModel, overrides: Partial<Settings> = {}): Promise<LiveStream> {
-  return withModel(instance, model, overrides, () => instance.parts.turns.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' }));
+export function turnIn(
+  instance: Conversation,
+  newMessages: UIMessage[],
+  model: ResolvedModel,
+  overrides: Partial<Settings> = {},
+): Promise<LiveStream> {
+  return withModel(instance, model, overrides, () =>
+    instance.parts.turns.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' }),
+  );
 }
 
 /**
@@ -27,7 +34,12 @@ export function turnIn(instance: Conversation, newMessages: UIMessage[], model: 
  * conversation's context, then puts the context back: a later turn of the
  * same conversation (over HTTP, say) uses the tenant's model again.
  */
-export async function withModel<T>(instance: Conversation, model: ResolvedModel, overrides: Partial<Settings>, work: () => Promise<T>): Promise<T> {
+export async function withModel<T>(
+  instance: Conversation,
+  model: ResolvedModel,
+  overrides: Partial<Settings>,
+  work: () => Promise<T>,
+): Promise<T> {
   instance.parts.context.override({ model, settings: overrides });
   try {
     return await work();
@@ -43,7 +55,9 @@ export function approveIn(
   model: ResolvedModel,
   overrides: Partial<Settings> = {},
 ): Promise<LiveStream | undefined> {
-  return withModel(instance, model, overrides, () => instance.parts.turns.approve(Array.isArray(answer) ? answer : [answer]));
+  return withModel(instance, model, overrides, () =>
+    instance.parts.turns.approve(Array.isArray(answer) ? answer : [answer]),
+  );
 }
 
 /** Calls an MCP tool in the conversation's session with that server, outside any turn. */
@@ -52,7 +66,9 @@ export function callTool(
   request: { server: string; name: string; arguments: Record<string, unknown> },
 ): Promise<RpcResult<CallToolResult>> {
   return runInDurableObject(stub, (instance) =>
-    toRpcResult(() => instance.parts.live.use((sessions) => sessions.callToolToEnd(request.server, request.name, request.arguments))),
+    toRpcResult(() =>
+      instance.parts.live.use((sessions) => sessions.callToolToEnd(request.server, request.name, request.arguments)),
+    ),
   );
 }
 

@@ -9,11 +9,17 @@ export const DEMO_URL = 'http://localhost/demo/mcp';
  * /demo/mcp route: 2026-07-28 by default (`server/discover`), or a 2025-11-25
  * session (`initialize`) when a test needs that era.
  */
-export async function connectDemoClient(name = 'test-client', { protocol = 'auto' }: { protocol?: 'auto' | '2025-11-25' } = {}) {
+export async function connectDemoClient(
+  name = 'test-client',
+  { protocol = 'auto' }: { protocol?: 'auto' | '2025-11-25' } = {},
+) {
   const notifications: Notification[] = [];
   const client = new Client(
     { name, version: '1.0.0' },
-    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), versionNegotiation: { mode: protocol === 'auto' ? 'auto' : 'legacy' } },
+    {
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      versionNegotiation: { mode: protocol === 'auto' ? 'auto' : 'legacy' },
+    },
   );
   client.fallbackNotificationHandler = async (notification) => void notifications.push(notification);
   const transport = new StreamableHTTPClientTransport(new URL(DEMO_URL), {
@@ -32,7 +38,11 @@ export async function demoTaskTitles(): Promise<string[]> {
 }
 
 /** Polls until `read` gives a value (notifications arrive asynchronously over SSE). */
-export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 5_000): Promise<T> {
+export async function waitFor<T>(
+  read: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

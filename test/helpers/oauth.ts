@@ -11,14 +11,17 @@ export const rsUrl = inject('oauthRsUrl');
 export async function control<T = unknown>(path: string, body?: unknown): Promise<T> {
   const response = await fetch(
     `${asUrl}/__control/${path}`,
-    body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    body === undefined
+      ? {}
+      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
   );
   if (!response.ok) throw new Error(`control ${path}: ${response.status} ${await response.text()}`);
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
 /** A request to the Worker from the user's browser (no API token: the popup's requests). */
-export const browser = (url: string, init: RequestInit = {}) => exports.default.fetch(url, { redirect: 'manual', ...init });
+export const browser = (url: string, init: RequestInit = {}) =>
+  exports.default.fetch(url, { redirect: 'manual', ...init });
 
 export interface ConnectSteps {
   /** Our start route's answer (302 to the authorization server, with the cookie). */
@@ -51,7 +54,8 @@ export async function connectWithLink(
 export async function openLink(link: string): Promise<Response> {
   const url = new URL(link);
   const page = await browser(`${url.origin}${url.pathname}`);
-  if (page.status !== 200 || !(await page.text()).includes('form.submit()')) throw new Error(`start page: ${page.status}`);
+  if (page.status !== 200 || !(await page.text()).includes('form.submit()'))
+    throw new Error(`start page: ${page.status}`);
   return browser(`${url.origin}${url.pathname}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -102,7 +106,10 @@ export const completeConnect = (user: string, { server, ...body }: Handover) =>
  * callback page when it handed nothing over (a refusal).
  */
 export async function connect(user: string, server: string, login = `upstream-${user}`): Promise<Response> {
-  const response = await exports.default.fetch(`http://localhost/v1/connections/${server}`, { method: 'POST', headers: oauthUser(user) });
+  const response = await exports.default.fetch(`http://localhost/v1/connections/${server}`, {
+    method: 'POST',
+    headers: oauthUser(user),
+  });
   if (response.status !== 200) throw new Error(`connect link: ${response.status} ${await response.text()}`);
   const { url } = await response.json<{ url: string }>();
   return connectAndComplete(url, user, login);

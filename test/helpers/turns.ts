@@ -15,16 +15,24 @@ export async function sseChunks(response: Response): Promise<UIMessageChunk[]> {
     .map((line) => JSON.parse(line.slice(6)) as UIMessageChunk);
 }
 
-export const textOfChunks = (chunks: UIMessageChunk[]) => chunks.map((c) => (c.type === 'text-delta' ? c.delta : '')).join('');
+export const textOfChunks = (chunks: UIMessageChunk[]) =>
+  chunks.map((c) => (c.type === 'text-delta' ? c.delta : '')).join('');
 
-export const userMessage = (text: string): UIMessage => ({ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] });
+export const userMessage = (text: string): UIMessage => ({
+  id: crypto.randomUUID(),
+  role: 'user',
+  parts: [{ type: 'text', text }],
+});
 
 type Step = (call: LanguageModelV4CallOptions, index: number) => LanguageModelV4StreamPart[];
 
 const finish = (reason: 'stop' | 'tool-calls'): LanguageModelV4StreamPart => ({
   type: 'finish',
   finishReason: { unified: reason, raw: undefined },
-  usage: { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } },
+  usage: {
+    inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 5, text: 5, reasoning: undefined },
+  },
 });
 
 export const say = (text: string): LanguageModelV4StreamPart[] => [
@@ -83,7 +91,13 @@ export function toolResults(prompt: LanguageModelV4Prompt): Array<{ toolName: st
 }
 
 /** Runs one turn in the conversation's Durable Object with a scripted model; returns the stream's chunks. */
-export async function runScriptedTurn(id: string, text: string, model: MockLanguageModelV4, overrides: Partial<Settings> = {}, acceptsImages = false) {
+export async function runScriptedTurn(
+  id: string,
+  text: string,
+  model: MockLanguageModelV4,
+  overrides: Partial<Settings> = {},
+  acceptsImages = false,
+) {
   const stub = await conversationStub(id);
   return runInDurableObject(stub, async (instance) => {
     const live = await turnIn(instance, [userMessage(text)], { model, acceptsImages, spec: 'mock' }, overrides);
@@ -114,9 +128,18 @@ export async function turnUntilApproval(id: string, text: string, model: MockLan
 }
 
 /** Approves a waiting call with a scripted model; with `wait`, until the continued turn ends. */
-export async function approveWith(id: string, toolCallId: string, model: MockLanguageModelV4, wait = true): Promise<void> {
+export async function approveWith(
+  id: string,
+  toolCallId: string,
+  model: MockLanguageModelV4,
+  wait = true,
+): Promise<void> {
   await runInDurableObject(await conversationStub(id), async (instance) => {
-    const live = await approveIn(instance, { toolCallId, approved: true }, { model, acceptsImages: false, spec: 'mock' });
+    const live = await approveIn(
+      instance,
+      { toolCallId, approved: true },
+      { model, acceptsImages: false, spec: 'mock' },
+    );
     if (!wait || !live) return;
     const reader = live.reader().getReader();
     while (!(await reader.read()).done);

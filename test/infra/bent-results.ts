@@ -16,7 +16,10 @@ export type Bend = 'strip-json' | 'strip-sse' | 'break';
 export const BENDS: readonly Bend[] = ['strip-json', 'strip-sse', 'break'];
 
 const BROKEN_ENTRY: Record<string, [string, unknown]> = {
-  'tools/list': ['tools', { name: 'broken_tool', description: 'Its inputSchema is a string schema', inputSchema: { type: 'string' } }],
+  'tools/list': [
+    'tools',
+    { name: 'broken_tool', description: 'Its inputSchema is a string schema', inputSchema: { type: 'string' } },
+  ],
   'resources/list': ['resources', { name: 'nameless', mimeType: 'text/plain' }],
   'resources/templates/list': ['resourceTemplates', { name: 'templateless' }],
   'prompts/list': ['prompts', { description: 'A prompt without a name' }],
@@ -38,7 +41,8 @@ function methodsById(body: string): Map<unknown, string> {
   const methods = new Map<unknown, string>();
   try {
     const parsed = JSON.parse(body) as Message | Message[];
-    for (const m of Array.isArray(parsed) ? parsed : [parsed]) if (m.id !== undefined && m.method) methods.set(m.id, m.method);
+    for (const m of Array.isArray(parsed) ? parsed : [parsed])
+      if (m.id !== undefined && m.method) methods.set(m.id, m.method);
   } catch {}
   return methods;
 }
@@ -49,7 +53,10 @@ function bendMessage(how: Bend, methods: Map<unknown, string>, message: Message)
 }
 
 /** Wraps a web-standard MCP handler so its POST results come back bent. */
-export function bentHandler(how: Bend, fetchImpl: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+export function bentHandler(
+  how: Bend,
+  fetchImpl: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     if (request.method !== 'POST') return fetchImpl(request);
     const body = await request.text();
@@ -85,6 +92,9 @@ export function bentHandler(how: Bend, fetchImpl: (request: Request) => Promise<
       return new Response(JSON.stringify(bent[0]), { status: response.status, headers });
     }
     headers.set('content-type', 'text/event-stream');
-    return new Response(bent.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join(''), { status: response.status, headers });
+    return new Response(bent.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join(''), {
+      status: response.status,
+      headers,
+    });
   };
 }

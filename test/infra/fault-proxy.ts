@@ -28,7 +28,16 @@ export type FaultMode = (typeof FAULT_MODES)[number];
 // Per-connection headers must not be copied across the two hops: Node frames
 // each side itself (e.g. re-chunks the SSE body), and a copied
 // `transfer-encoding` would contradict that framing. `host` is the upstream's.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+]);
 
 function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
@@ -104,7 +113,9 @@ function extensionsOf(body: Buffer): string[] {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => {
       const params = (m as { params?: { capabilities?: unknown; _meta?: Record<string, unknown> } } | null)?.params;
-      const capabilities = (params?.capabilities ?? params?._meta?.['io.modelcontextprotocol/clientCapabilities']) as { extensions?: object } | undefined;
+      const capabilities = (params?.capabilities ?? params?._meta?.['io.modelcontextprotocol/clientCapabilities']) as
+        | { extensions?: object }
+        | undefined;
       return Object.keys(capabilities?.extensions ?? {});
     });
   } catch {
@@ -116,7 +127,9 @@ function methodsOf(body: Buffer): string[] {
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) =>
-      typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : [],
+      typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string'
+        ? [(m as { method: string }).method]
+        : [],
     );
   } catch {
     return [];
@@ -135,7 +148,13 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   send(res, status, 'application/json', JSON.stringify(body));
 }
 
-export async function startFaultProxy({ port, upstream }: { port: number; upstream: string }): Promise<{ close(): Promise<void> }> {
+export async function startFaultProxy({
+  port,
+  upstream,
+}: {
+  port: number;
+  upstream: string;
+}): Promise<{ close(): Promise<void> }> {
   const upstreamUrl = new URL(upstream);
   let mode: FaultMode = 'pass';
   let requests = 0;
@@ -169,12 +188,24 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
 
   async function control(req: http.IncomingMessage, res: http.ServerResponse, action: string): Promise<void> {
     if (req.method === 'GET' && action === 'state') {
-      return sendJson(res, 200, { mode, requests, deletes, sessionsSeen: sessions.size, methods, notificationStreams: notificationStreams.size, seen });
+      return sendJson(res, 200, {
+        mode,
+        requests,
+        deletes,
+        sessionsSeen: sessions.size,
+        methods,
+        notificationStreams: notificationStreams.size,
+        seen,
+      });
     }
     if (req.method === 'POST' && action === 'notify') {
       // A notification storm: `count` copies of one notification, written in one
       // burst into every open GET stream, as a misbehaving server would send them.
-      const { method, params, count = 1 } = JSON.parse((await readBody(req)).toString('utf8')) as { method: string; params?: object; count?: number };
+      const {
+        method,
+        params,
+        count = 1,
+      } = JSON.parse((await readBody(req)).toString('utf8')) as { method: string; params?: object; count?: number };
       const event = sseEvent({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
       for (const stream of notificationStreams) stream.write(event.repeat(count));
       return sendJson(res, 200, { streams: notificationStreams.size, sent: count });
@@ -250,7 +281,13 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
         }
         if (isSse && req.method === 'POST' && fault === 'unknown-id') {
           // A response to a request we never sent, ahead of the real one.
-          res.write(sseEvent({ jsonrpc: '2.0', id: 987_654_321, result: { contents: [{ uri: 'stray://answer', text: 'for nobody' }] } }));
+          res.write(
+            sseEvent({
+              jsonrpc: '2.0',
+              id: 987_654_321,
+              result: { contents: [{ uri: 'stray://answer', text: 'for nobody' }] },
+            }),
+          );
           upRes.pipe(res);
           return;
         }
@@ -344,8 +381,18 @@ export async function startFaultProxy({ port, upstream }: { port: number; upstre
     const body = await readBody(req);
     for (const method of methodsOf(body)) methods[method] = (methods[method] ?? 0) + 1;
     const requestId = req.headers['x-request-id'];
-    seen = [...seen.slice(-199), { requestId: typeof requestId === 'string' ? requestId : null, methods: methodsOf(body), extensions: extensionsOf(body) }];
-    if ((mode === 'drop-initialized' || mode === 'drop-initialized-twice') && methodsOf(body).includes('notifications/initialized')) {
+    seen = [
+      ...seen.slice(-199),
+      {
+        requestId: typeof requestId === 'string' ? requestId : null,
+        methods: methodsOf(body),
+        extensions: extensionsOf(body),
+      },
+    ];
+    if (
+      (mode === 'drop-initialized' || mode === 'drop-initialized-twice') &&
+      methodsOf(body).includes('notifications/initialized')
+    ) {
       // The session exists (initialize was answered); the notification meets a pooled connection the server had closed.
       mode = mode === 'drop-initialized-twice' ? 'drop-initialized' : 'pass';
       req.socket.destroy();

@@ -26,7 +26,9 @@ const SKILLS_PORT = TEST_PORT_BASE + 9;
 const TASKS_PORT = TEST_PORT_BASE + 10;
 const STARTUP_TIMEOUT_MS = 15_000;
 
-const EVERYTHING_ENTRY = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+const EVERYTHING_ENTRY = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -51,7 +53,10 @@ function tail(stream: Readable | null): () => string {
   return () => text;
 }
 
-async function startEverything(transport: 'streamableHttp' | 'sse', port: number): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+async function startEverything(
+  transport: 'streamableHttp' | 'sse',
+  port: number,
+): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
   // An orphan from an earlier, hard-killed run would answer our readiness
   // probe while our own child dies with EADDRINUSE; fail clearly instead.
   if (await canConnect(port)) {
@@ -83,9 +88,13 @@ async function startEverything(transport: 'streamableHttp' | 'sse', port: number
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (!(await canConnect(port))) {
     if (hasExited() || Date.now() > deadline) {
-      const why = hasExited() ? `exited (${child.exitCode ?? child.signalCode})` : `did not listen within ${STARTUP_TIMEOUT_MS} ms`;
+      const why = hasExited()
+        ? `exited (${child.exitCode ?? child.signalCode})`
+        : `did not listen within ${STARTUP_TIMEOUT_MS} ms`;
       await stop();
-      throw new Error(`server-everything (${transport}) ${why} on port ${port}.\n--- stderr ---\n${stderr()}\n--- stdout ---\n${stdout()}`);
+      throw new Error(
+        `server-everything (${transport}) ${why} on port ${port}.\n--- stderr ---\n${stderr()}\n--- stdout ---\n${stdout()}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

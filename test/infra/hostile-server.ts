@@ -5,13 +5,19 @@
 // nested 100,000 levels deep, and (/huge-list) a 100 MB resources/list.
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 import { BIG_TEXT_CHARS, BINARY_BYTES, DEEP_LEVELS } from './hostile-sizes';
 
 /** 5,000,000 characters of numbered lines; the last line says the document ended. */
 function bigText(): string {
-  const line = (n: number) => `line ${String(n).padStart(7, '0')}: the quick brown fox jumps over the lazy dog, again and again.\n`;
+  const line = (n: number) =>
+    `line ${String(n).padStart(7, '0')}: the quick brown fox jumps over the lazy dog, again and again.\n`;
   const parts: string[] = [];
   let length = 0;
   for (let n = 1; length < BIG_TEXT_CHARS - 200; n++) {
@@ -34,7 +40,10 @@ export const INJECTION_TEXT = [
 
 let text: string | undefined;
 let blob: string | undefined;
-const payloads = () => ({ text: (text ??= bigText()), blob: (blob ??= Buffer.alloc(BINARY_BYTES, 7).toString('base64')) });
+const payloads = () => ({
+  text: (text ??= bigText()),
+  blob: (blob ??= Buffer.alloc(BINARY_BYTES, 7).toString('base64')),
+});
 
 /**
  * The JSON-RPC answer to reading hostile://deep-json, written by hand: its
@@ -53,11 +62,34 @@ export function readsUri(message: unknown, uri: string): message is { id: unknow
 }
 
 const RESOURCES = [
-  { uri: 'hostile://big-text', name: 'big-text', title: 'A 5 MB text document', mimeType: 'text/plain', size: BIG_TEXT_CHARS },
-  { uri: 'hostile://sized-binary', name: 'sized-binary', title: 'A 50 MB archive', mimeType: 'application/zip', size: BINARY_BYTES },
+  {
+    uri: 'hostile://big-text',
+    name: 'big-text',
+    title: 'A 5 MB text document',
+    mimeType: 'text/plain',
+    size: BIG_TEXT_CHARS,
+  },
+  {
+    uri: 'hostile://sized-binary',
+    name: 'sized-binary',
+    title: 'A 50 MB archive',
+    mimeType: 'application/zip',
+    size: BINARY_BYTES,
+  },
   // No size: the host cannot know it is big before reading it.
-  { uri: 'hostile://unsized-binary', name: 'unsized-binary', title: 'An archive of unknown size', mimeType: 'application/zip' },
-  { uri: 'hostile://injection', name: 'release-notes', title: 'Release notes', mimeType: 'text/markdown', size: INJECTION_TEXT.length },
+  {
+    uri: 'hostile://unsized-binary',
+    name: 'unsized-binary',
+    title: 'An archive of unknown size',
+    mimeType: 'application/zip',
+  },
+  {
+    uri: 'hostile://injection',
+    name: 'release-notes',
+    title: 'Release notes',
+    mimeType: 'text/markdown',
+    size: INJECTION_TEXT.length,
+  },
   { uri: 'hostile://deep-json', name: 'deep-json', title: 'A deeply nested result', mimeType: 'application/json' },
 ];
 
@@ -75,7 +107,10 @@ const TOOLS = [
 ];
 
 export function createHostileServer(): Server {
-  const server = new Server({ name: 'hostile-resources', version: '1.0.0' }, { capabilities: { resources: {}, tools: {} } });
+  const server = new Server(
+    { name: 'hostile-resources', version: '1.0.0' },
+    { capabilities: { resources: {}, tools: {} } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: payloads().text }] }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
@@ -108,11 +143,21 @@ export function createHugeListServer(): Server {
  * building 100 MB does not stall this Node process (the other test servers
  * share it). Stops when the client hangs up.
  */
-async function streamAnswer(res: ServerResponse, type: string, head: string, count: number, chunk: (i: number) => string, tail: string): Promise<void> {
+async function streamAnswer(
+  res: ServerResponse,
+  type: string,
+  head: string,
+  count: number,
+  chunk: (i: number) => string,
+  tail: string,
+): Promise<void> {
   res.writeHead(200, { 'content-type': type, 'cache-control': 'no-cache' });
   let closed = false;
   res.once('close', () => (closed = true));
-  const write = (text: string) => (res.write(text) ? Promise.resolve() : new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve)));
+  const write = (text: string) =>
+    res.write(text)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
   await write(head);
   for (let i = 0; i < count && !closed; i++) await write(chunk(i));
   if (!closed) res.end(tail);
@@ -140,4 +185,5 @@ export function writeUnsizedBinary(res: ServerResponse, id: unknown): Promise<vo
 }
 
 /** True for a resources/list request (the one /huge-list answers by hand). */
-export const isResourcesList = (message: unknown): message is { id: unknown } => (message as { method?: unknown } | null)?.method === 'resources/list';
+export const isResourcesList = (message: unknown): message is { id: unknown } =>
+  (message as { method?: unknown } | null)?.method === 'resources/list';

@@ -21,12 +21,18 @@ export type ListenFaultState = { mode: ListenFault; count: number; opened: numbe
 const ACK = 'notifications/subscriptions/acknowledged';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
-type Message = { method?: string; params?: { notifications?: { resourceSubscriptions?: string[] }; _meta?: Record<string, unknown> } };
+type Message = {
+  method?: string;
+  params?: { notifications?: { resourceSubscriptions?: string[] }; _meta?: Record<string, unknown> };
+};
 
 const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 /** Wraps a web-standard MCP handler so its listen streams misbehave as `state.mode` says. */
-export function listenFaultHandler(state: ListenFaultState, fetchImpl: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+export function listenFaultHandler(
+  state: ListenFaultState,
+  fetchImpl: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const response = await fetchImpl(request);
     if (request.headers.get('mcp-method') !== 'subscriptions/listen' || !response.body) return response;
@@ -57,7 +63,11 @@ export function listenFaultHandler(state: ListenFaultState, fetchImpl: (request:
       const id = mode === 'unknown-subscription' ? 'not-a-subscription' : message.params?._meta?.[SUBSCRIPTION_ID];
       const times = mode === 'storm' ? state.count : 1;
       const notification = (uri: string) =>
-        event({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: { [SUBSCRIPTION_ID]: id } } });
+        event({
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { uri, _meta: { [SUBSCRIPTION_ID]: id } },
+        });
       for (const uri of uris) out.enqueue(encoder.encode(notification(uri).repeat(times)));
       state.injected += uris.length * times;
     };

@@ -25,7 +25,13 @@ import { resetWorkerdPeak, workerdMemory } from './workerd-memory';
 
 const RESOURCES = [
   // Top priority for the assistant: pinned by its annotations (PIN_PRIORITY_THRESHOLD defaults to 1).
-  { uri: 'mini://public-note', name: 'public-note', mimeType: 'text/plain', size: 19, annotations: { audience: ['assistant'], priority: 1 } },
+  {
+    uri: 'mini://public-note',
+    name: 'public-note',
+    mimeType: 'text/plain',
+    size: 19,
+    annotations: { audience: ['assistant'], priority: 1 },
+  },
   { uri: 'mini://private-note', name: 'private-note', mimeType: 'text/plain', size: 20 },
 ];
 
@@ -35,10 +41,18 @@ function createServer(alt = false): Server {
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
     if (params.uri === 'mini://public-note')
-      return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: alt ? 'globex-only text.' : 'shared by everyone.' }] };
+      return {
+        contents: [
+          { uri: params.uri, mimeType: 'text/plain', text: alt ? 'globex-only text.' : 'shared by everyone.' },
+        ],
+      };
     if (params.uri === 'mini://private-note') {
       // Cache hints of the 2026-07-28 revision: per-user content, one minute.
-      return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'for one user only...' }], ttlMs: 60_000, cacheScope: 'private' };
+      return {
+        contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'for one user only...' }],
+        ttlMs: 60_000,
+        cacheScope: 'private',
+      };
     }
     throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
   });
@@ -69,7 +83,8 @@ function createBulkServer(): Server {
   });
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
     const id = /^bulk:\/\/invoices\/(\d+)$/.exec(params.uri)?.[1];
-    if (id === undefined || Number(id) >= BULK_COUNT) throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
+    if (id === undefined || Number(id) >= BULK_COUNT)
+      throw Object.assign(new Error(`Resource ${params.uri} not found`), { code: -32002 });
     return {
       contents: [
         {
@@ -107,7 +122,8 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string } | Array<{ method?: string }>;
     // Only the resources-only servers' methods: the others (/hostile has tools) would blur what the test checks.
-    if (req.url === '/mcp' || req.url === '/alt') for (const message of Array.isArray(body) ? body : [body]) if (message.method) methods.push(message.method);
+    if (req.url === '/mcp' || req.url === '/alt')
+      for (const message of Array.isArray(body) ? body : [body]) if (message.method) methods.push(message.method);
     // Answers no SDK server could give (too deep to stringify), or that must stream (of unannounced size).
     if (req.url === '/hostile' && readsUri(body, 'hostile://deep-json')) {
       reads.push('hostile://deep-json');
@@ -128,7 +144,10 @@ export async function startMinimalServer(port: number): Promise<{ close(): Promi
             ? createHugeListServer()
             : createServer(req.url === '/alt');
     // /huge-list answers in SSE, the others in JSON: both response paths of the client get a hostile answer.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: req.url !== '/huge-list' });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: req.url !== '/huge-list',
+    });
     res.on('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, body);

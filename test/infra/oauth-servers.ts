@@ -52,7 +52,12 @@ export interface OAuthConfig {
   failRefresh: boolean;
 }
 
-const DEFAULT_CONFIG: OAuthConfig = { accessTokenTtlSeconds: 3600, nextSubject: 'upstream-user-1', deny: false, failRefresh: false };
+const DEFAULT_CONFIG: OAuthConfig = {
+  accessTokenTtlSeconds: 3600,
+  nextSubject: 'upstream-user-1',
+  deny: false,
+  failRefresh: false,
+};
 
 interface Client {
   clientId: string;
@@ -196,7 +201,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 function sendFailure(res: ServerResponse, failure: OAuthFailure) {
-  sendJson(res, failure.status, { error: failure.error, error_description: failure.message }, { 'cache-control': 'no-store', ...failure.headers });
+  sendJson(
+    res,
+    failure.status,
+    { error: failure.error, error_description: failure.message },
+    { 'cache-control': 'no-store', ...failure.headers },
+  );
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -252,15 +262,26 @@ function register(ctx: Context, metadata: Record<string, unknown>): Record<strin
     throw new OAuthFailure(400, 'invalid_redirect_uri', 'redirect_uris must be absolute URLs without a fragment');
   }
   const grantTypes = (metadata.grant_types as string[] | undefined) ?? ['authorization_code', 'refresh_token'];
-  if (!Array.isArray(grantTypes) || grantTypes.some((type) => type !== 'authorization_code' && type !== 'refresh_token')) {
-    throw new OAuthFailure(400, 'invalid_client_metadata', 'grant_types may hold authorization_code and refresh_token only');
+  if (
+    !Array.isArray(grantTypes) ||
+    grantTypes.some((type) => type !== 'authorization_code' && type !== 'refresh_token')
+  ) {
+    throw new OAuthFailure(
+      400,
+      'invalid_client_metadata',
+      'grant_types may hold authorization_code and refresh_token only',
+    );
   }
   if (grantTypes.includes('authorization_code') && redirectUris.length === 0) {
     throw new OAuthFailure(400, 'invalid_redirect_uri', 'authorization_code needs at least one redirect URI');
   }
   const authMethod = (metadata.token_endpoint_auth_method as AuthMethod | undefined) ?? 'client_secret_basic';
   if (!AUTH_METHODS.includes(authMethod))
-    throw new OAuthFailure(400, 'invalid_client_metadata', `unsupported token_endpoint_auth_method ${String(authMethod)}`);
+    throw new OAuthFailure(
+      400,
+      'invalid_client_metadata',
+      `unsupported token_endpoint_auth_method ${String(authMethod)}`,
+    );
   const client: Client = {
     clientId: randomString('client'),
     ...(authMethod === 'none' ? {} : { secret: randomString('secret') }),
@@ -319,7 +340,10 @@ function redirectAllowed(ctx: Context, client: Client, redirectUri: string): boo
 /** The client and redirect URI of an authorization request, or why they can't be trusted (then we must not redirect). */
 function authorizeClient(ctx: Context, clientId: string, redirectUri: string): Client | string {
   const registered = ctx.state.clients.get(clientId);
-  if (registered) return redirectAllowed(ctx, registered, redirectUri) ? registered : 'redirect_uri is not registered for this client';
+  if (registered)
+    return redirectAllowed(ctx, registered, redirectUri)
+      ? registered
+      : 'redirect_uri is not registered for this client';
   if (!isHttpsUrl(clientId)) return 'unknown client_id';
   if (!isAbsoluteUrl(redirectUri) || new URL(redirectUri).origin !== new URL(clientId).origin) {
     return 'redirect_uri must be on the origin of the client_id metadata document';
@@ -340,19 +364,27 @@ function parseBasic(header: string | undefined): { id: string; secret: string } 
 }
 
 /** Client authentication at /token and /revoke: Basic, secret in the body, or client_id alone for a public client. */
-function authenticateClient(ctx: Context, req: IncomingMessage, form: URLSearchParams): { client: Client; method: AuthMethod } {
+function authenticateClient(
+  ctx: Context,
+  req: IncomingMessage,
+  form: URLSearchParams,
+): { client: Client; method: AuthMethod } {
   const basic = parseBasic(req.headers.authorization);
   const bodyId = form.get('client_id');
   const bodySecret = form.get('client_secret');
-  const invalidClient = (why: string) => new OAuthFailure(401, 'invalid_client', why, basic ? { 'www-authenticate': 'Basic realm="oauth-test"' } : {});
-  if (basic && bodySecret !== null) throw new OAuthFailure(400, 'invalid_request', 'more than one client authentication method');
-  if (basic && bodyId !== null && bodyId !== basic.id) throw new OAuthFailure(400, 'invalid_request', 'client_id differs from the Basic credentials');
+  const invalidClient = (why: string) =>
+    new OAuthFailure(401, 'invalid_client', why, basic ? { 'www-authenticate': 'Basic realm="oauth-test"' } : {});
+  if (basic && bodySecret !== null)
+    throw new OAuthFailure(400, 'invalid_request', 'more than one client authentication method');
+  if (basic && bodyId !== null && bodyId !== basic.id)
+    throw new OAuthFailure(400, 'invalid_request', 'client_id differs from the Basic credentials');
   const method: AuthMethod = basic ? 'client_secret_basic' : bodySecret !== null ? 'client_secret_post' : 'none';
   const clientId = basic?.id ?? bodyId;
   if (clientId === null) throw invalidClient('no client authentication');
   const client = knownClient(ctx, clientId);
   if (!client) throw invalidClient('unknown client');
-  if (!client.authMethods.includes(method)) throw invalidClient(`this client must authenticate with ${client.authMethods.join(' or ')}`);
+  if (!client.authMethods.includes(method))
+    throw invalidClient(`this client must authenticate with ${client.authMethods.join(' or ')}`);
   if (method !== 'none' && client.secret !== (basic?.secret ?? bodySecret)) throw invalidClient('wrong client secret');
   return { client, method };
 }
@@ -363,7 +395,8 @@ function authenticateClient(ctx: Context, req: IncomingMessage, form: URLSearchP
 /** Why an authorization request from a trusted client and redirect URI is refused, if it is: [error, description]. */
 function authorizeProblem(ctx: Context, params: URLSearchParams, client: Client): [string, string] | undefined {
   if (params.get('response_type') !== 'code') return ['unsupported_response_type', 'response_type must be code'];
-  if (!client.grantTypes.includes('authorization_code')) return ['unauthorized_client', 'this client may not use authorization_code'];
+  if (!client.grantTypes.includes('authorization_code'))
+    return ['unauthorized_client', 'this client may not use authorization_code'];
   if (!params.get('code_challenge')) return ['invalid_request', 'code_challenge is required (PKCE)'];
   if (params.get('code_challenge_method') !== 'S256') return ['invalid_request', 'code_challenge_method must be S256'];
   if (params.get('resource') !== ctx.resource) return ['invalid_target', `resource must be ${ctx.resource}`];
@@ -413,14 +446,26 @@ function issueCode(ctx: Context, params: URLSearchParams, client: Client, redire
 // /token
 
 function checkResource(ctx: Context, form: URLSearchParams) {
-  if (form.has('resource') && form.get('resource') !== ctx.resource) throw new OAuthFailure(400, 'invalid_target', `resource must be ${ctx.resource}`);
+  if (form.has('resource') && form.get('resource') !== ctx.resource)
+    throw new OAuthFailure(400, 'invalid_target', `resource must be ${ctx.resource}`);
 }
 
 function issueTokens(ctx: Context, grant: Grant, scope: string[], withRefresh: boolean): Record<string, unknown> {
   const ttl = ctx.state.config.accessTokenTtlSeconds;
-  const access: AccessToken = { token: randomString('at'), grantId: grant.id, scope, expiresAt: Date.now() + ttl * 1000, revoked: false };
+  const access: AccessToken = {
+    token: randomString('at'),
+    grantId: grant.id,
+    scope,
+    expiresAt: Date.now() + ttl * 1000,
+    revoked: false,
+  };
   ctx.state.accessTokens.set(access.token, access);
-  const body: Record<string, unknown> = { access_token: access.token, token_type: 'Bearer', expires_in: ttl, scope: scope.join(' ') };
+  const body: Record<string, unknown> = {
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: ttl,
+    scope: scope.join(' '),
+  };
   if (withRefresh) {
     const refresh: RefreshToken = { token: randomString('rt'), grantId: grant.id, used: false };
     ctx.state.refreshTokens.set(refresh.token, refresh);
@@ -431,18 +476,29 @@ function issueTokens(ctx: Context, grant: Grant, scope: string[], withRefresh: b
 
 function authorizationCodeGrant(ctx: Context, client: Client, form: URLSearchParams): Record<string, unknown> {
   const code = ctx.state.codes.get(form.get('code') ?? '');
-  if (!code || code.expiresAt < Date.now()) throw new OAuthFailure(400, 'invalid_grant', 'unknown or expired authorization code');
+  if (!code || code.expiresAt < Date.now())
+    throw new OAuthFailure(400, 'invalid_grant', 'unknown or expired authorization code');
   if (code.grantId) {
     // RFC 6749 §4.1.2: a replayed code revokes everything it produced.
     revokeGrant(ctx, code.grantId);
     throw new OAuthFailure(400, 'invalid_grant', 'authorization code already used; its tokens are revoked');
   }
-  if (code.clientId !== client.clientId) throw new OAuthFailure(400, 'invalid_grant', 'code was issued to another client');
-  if (form.get('redirect_uri') !== code.redirectUri) throw new OAuthFailure(400, 'invalid_grant', 'redirect_uri differs from the authorization request');
+  if (code.clientId !== client.clientId)
+    throw new OAuthFailure(400, 'invalid_grant', 'code was issued to another client');
+  if (form.get('redirect_uri') !== code.redirectUri)
+    throw new OAuthFailure(400, 'invalid_grant', 'redirect_uri differs from the authorization request');
   const verifier = form.get('code_verifier');
-  if (!verifier || s256(verifier) !== code.codeChallenge) throw new OAuthFailure(400, 'invalid_grant', 'PKCE verification failed');
+  if (!verifier || s256(verifier) !== code.codeChallenge)
+    throw new OAuthFailure(400, 'invalid_grant', 'PKCE verification failed');
   checkResource(ctx, form);
-  const grant: Grant = { id: randomString('grant'), sub: code.sub, clientId: client.clientId, scope: code.scope, resource: code.resource, revoked: false };
+  const grant: Grant = {
+    id: randomString('grant'),
+    sub: code.sub,
+    clientId: client.clientId,
+    scope: code.scope,
+    resource: code.resource,
+    revoked: false,
+  };
   ctx.state.grants.set(grant.id, grant);
   code.grantId = grant.id;
   return issueTokens(ctx, grant, grant.scope, true);
@@ -451,16 +507,19 @@ function authorizationCodeGrant(ctx: Context, client: Client, form: URLSearchPar
 function refreshTokenGrant(ctx: Context, client: Client, form: URLSearchParams): Record<string, unknown> {
   const refresh = ctx.state.refreshTokens.get(form.get('refresh_token') ?? '');
   const grant = refresh && ctx.state.grants.get(refresh.grantId);
-  if (!refresh || !grant || grant.clientId !== client.clientId) throw new OAuthFailure(400, 'invalid_grant', 'unknown refresh token');
+  if (!refresh || !grant || grant.clientId !== client.clientId)
+    throw new OAuthFailure(400, 'invalid_grant', 'unknown refresh token');
   if (refresh.used) {
     // Rotation's point: a replayed refresh token means it leaked, so the whole grant goes.
     revokeGrant(ctx, grant.id);
     throw new OAuthFailure(400, 'invalid_grant', 'refresh token already used; the grant is revoked');
   }
   if (grant.revoked) throw new OAuthFailure(400, 'invalid_grant', 'the grant was revoked');
-  if (ctx.state.config.failRefresh) throw new OAuthFailure(400, 'invalid_grant', 'refresh refused (control: failRefresh)');
+  if (ctx.state.config.failRefresh)
+    throw new OAuthFailure(400, 'invalid_grant', 'refresh refused (control: failRefresh)');
   const scope = form.has('scope') ? parseScope(form.get('scope')) : grant.scope;
-  if (!scope.every((item) => grant.scope.includes(item))) throw new OAuthFailure(400, 'invalid_scope', 'a refresh cannot widen the granted scope');
+  if (!scope.every((item) => grant.scope.includes(item)))
+    throw new OAuthFailure(400, 'invalid_scope', 'a refresh cannot widen the granted scope');
   checkResource(ctx, form);
   refresh.used = true;
   return issueTokens(ctx, grant, scope, true);
@@ -469,9 +528,17 @@ function refreshTokenGrant(ctx: Context, client: Client, form: URLSearchParams):
 function clientCredentialsGrant(ctx: Context, client: Client, form: URLSearchParams): Record<string, unknown> {
   const allowed = client.scope ?? [];
   const scope = form.has('scope') ? parseScope(form.get('scope')) : allowed;
-  if (!scope.every((item) => allowed.includes(item))) throw new OAuthFailure(400, 'invalid_scope', `this client may have ${allowed.join(' ')} only`);
+  if (!scope.every((item) => allowed.includes(item)))
+    throw new OAuthFailure(400, 'invalid_scope', `this client may have ${allowed.join(' ')} only`);
   checkResource(ctx, form);
-  const grant: Grant = { id: randomString('grant'), sub: client.clientId, clientId: client.clientId, scope, resource: ctx.resource, revoked: false };
+  const grant: Grant = {
+    id: randomString('grant'),
+    sub: client.clientId,
+    clientId: client.clientId,
+    scope,
+    resource: ctx.resource,
+    revoked: false,
+  };
   ctx.state.grants.set(grant.id, grant);
   // RFC 6749 §4.4.3: no refresh token; the client just asks again.
   return issueTokens(ctx, grant, scope, false);
@@ -497,12 +564,18 @@ async function token(ctx: Context, req: IncomingMessage, res: ServerResponse) {
   try {
     const form = await readForm(req);
     const grantType = form.get('grant_type');
-    Object.assign(record, { grantType, clientId: record.clientId ?? form.get('client_id'), resourceSent: form.has('resource'), scope: form.get('scope') });
+    Object.assign(record, {
+      grantType,
+      clientId: record.clientId ?? form.get('client_id'),
+      resourceSent: form.has('resource'),
+      scope: form.get('scope'),
+    });
     const { client, method } = authenticateClient(ctx, req, form);
     record.clientAuth = method;
     const grant = grantType === null ? undefined : GRANTS[grantType];
     if (!grant) throw new OAuthFailure(400, 'unsupported_grant_type', `unsupported grant_type ${grantType}`);
-    if (!client.grantTypes.includes(grantType!)) throw new OAuthFailure(400, 'unauthorized_client', `this client may not use ${grantType}`);
+    if (!client.grantTypes.includes(grantType!))
+      throw new OAuthFailure(400, 'unauthorized_client', `this client may not use ${grantType}`);
     sendJson(res, 200, grant(ctx, client, form), { 'cache-control': 'no-store', pragma: 'no-cache' });
   } catch (err) {
     record.outcome = err instanceof OAuthFailure ? err.error : 'server_error';
@@ -532,7 +605,12 @@ async function revoke(ctx: Context, req: IncomingMessage, res: ServerResponse) {
   else if (access) access.revoked = true;
   // A refresh token stands for the grant: its access tokens go with it.
   else if (refresh) revokeGrant(ctx, refresh.grantId);
-  ctx.state.revocations.push({ tokenTypeHint: form.get('token_type_hint'), clientId: client.clientId, sub: grant?.sub ?? null, kind });
+  ctx.state.revocations.push({
+    tokenTypeHint: form.get('token_type_hint'),
+    clientId: client.clientId,
+    sub: grant?.sub ?? null,
+    kind,
+  });
   res.writeHead(200, { 'cache-control': 'no-store' }).end();
 }
 
@@ -580,7 +658,9 @@ function controlTokens(ctx: Context) {
     accessTokens: [...state.accessTokens.keys()],
     refreshTokens: [...state.refreshTokens.keys()],
     authorizationCodes: [...state.codes.keys()],
-    clientSecrets: [...state.clients.values()].filter((client) => !client.preregistered && client.secret).map((client) => client.secret!),
+    clientSecrets: [...state.clients.values()]
+      .filter((client) => !client.preregistered && client.secret)
+      .map((client) => client.secret!),
   };
 }
 
@@ -617,7 +697,8 @@ async function handleAuthorizationServer(ctx: Context, req: IncomingMessage, res
     return sendJson(res, 200, authorizationServerMetadata(ctx.issuer), { 'access-control-allow-origin': '*' });
   if (route === 'GET /authorize') return authorize(ctx, url.searchParams, res);
   if (route === 'POST /token') return token(ctx, req, res);
-  if (route === 'POST /register') return sendJson(res, 201, register(ctx, await readJson(req)), { 'cache-control': 'no-store' });
+  if (route === 'POST /register')
+    return sendJson(res, 201, register(ctx, await readJson(req)), { 'cache-control': 'no-store' });
   if (route === 'POST /revoke') return revoke(ctx, req, res);
   res.writeHead(404).end();
 }
@@ -629,26 +710,48 @@ const subjectOf = (ctx: ServerContext) => String(ctx.http?.authInfo?.extra?.sub 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
 /** admin_report needs `admin`: the SDK answers 403 insufficient_scope before the tool runs (both eras). */
-const requireAdmin: ScopeChallengeHandler = ({ authInfo }) => (authInfo && !authInfo.scopes.includes('admin') ? { scopes: ['mcp:read', 'admin'] } : undefined);
+const requireAdmin: ScopeChallengeHandler = ({ authInfo }) =>
+  authInfo && !authInfo.scopes.includes('admin') ? { scopes: ['mcp:read', 'admin'] } : undefined;
 
 function buildMcpServer(): McpServer {
-  const server = new McpServer({ name: 'oauth-protected', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
+  const server = new McpServer(
+    { name: 'oauth-protected', version: '1.0.0' },
+    { capabilities: { tools: {}, resources: {} } },
+  );
   server.registerTool(
     'whoami',
-    { description: 'Says whose account this server is acting for', inputSchema: z.object({}), annotations: { readOnlyHint: true } },
+    {
+      description: 'Says whose account this server is acting for',
+      inputSchema: z.object({}),
+      annotations: { readOnlyHint: true },
+    },
     (_args, ctx) => text(`You are ${subjectOf(ctx)} (scopes: ${ctx.http?.authInfo?.scopes.join(' ') ?? ''})`),
   );
-  server.registerTool('admin_report', { description: 'An administrator-only report', inputSchema: z.object({}), scopeChallenge: requireAdmin }, (_args, ctx) =>
-    text(`Admin report for ${subjectOf(ctx)}`),
+  server.registerTool(
+    'admin_report',
+    { description: 'An administrator-only report', inputSchema: z.object({}), scopeChallenge: requireAdmin },
+    (_args, ctx) => text(`Admin report for ${subjectOf(ctx)}`),
   );
   // Cacheable for a minute (per user): a client that kept copies across authorizations would show the old account's.
   server.registerResource(
     'profile',
     'account://profile',
-    { mimeType: 'text/plain', description: "The signed-in user's profile", cacheHint: { ttlMs: 60_000, cacheScope: 'private' } },
+    {
+      mimeType: 'text/plain',
+      description: "The signed-in user's profile",
+      cacheHint: { ttlMs: 60_000, cacheScope: 'private' },
+    },
     (_uri, ctx) => {
       const sub = subjectOf(ctx);
-      return { contents: [{ uri: 'account://profile', mimeType: 'text/plain', text: `Profile of ${sub}: display name ${sub}, email ${sub}@upstream.test` }] };
+      return {
+        contents: [
+          {
+            uri: 'account://profile',
+            mimeType: 'text/plain',
+            text: `Profile of ${sub}: display name ${sub}, email ${sub}@upstream.test`,
+          },
+        ],
+      };
     },
   );
   return server;
@@ -705,7 +808,10 @@ function protectedResource(ctx: Context, mcp: McpHttpHandler) {
     const header = request.headers.get('authorization');
     if (!header) {
       const challenge = `Bearer resource_metadata="${resourceMetadataUrl}", scope="mcp:read"`;
-      return Response.json({ error_description: 'An access token is required' }, { status: 401, headers: { 'www-authenticate': challenge } });
+      return Response.json(
+        { error_description: 'An access token is required' },
+        { status: 401, headers: { 'www-authenticate': challenge } },
+      );
     }
     let authInfo: AuthInfo;
     try {

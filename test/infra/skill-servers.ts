@@ -16,7 +16,13 @@
 // POST /__control/<mode>/reset puts the files back.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, McpServer, type McpHttpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  type McpHttpHandler,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { type SkillSource, SkillsExtension, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import { z } from 'zod';
 
@@ -102,7 +108,9 @@ const skillPaths = (state: ModeState) => [...new Set([...state.files.keys()].map
 
 async function relist(state: ModeState, path?: string): Promise<void> {
   for (const skill of path ? [path] : skillPaths(state)) {
-    const files = Object.fromEntries([...state.files].filter(([p]) => p.startsWith(`${skill}/`)).map(([p, text]) => [p.slice(skill.length + 1), text]));
+    const files = Object.fromEntries(
+      [...state.files].filter(([p]) => p.startsWith(`${skill}/`)).map(([p, text]) => [p.slice(skill.length + 1), text]),
+    );
     state.entries.set(skill, await skillEntry(skill, files));
   }
 }
@@ -120,7 +128,8 @@ function sourceOf(state: ModeState): SkillSource {
     get: async (uri) => (await all()).find((s) => s.uri === uri),
     read: async (uri) => {
       state.reads[uri] = (state.reads[uri] ?? 0) + 1;
-      if (uri === DYNAMIC.uri) return { text: dynamicManifest(new Date().toISOString().slice(0, 10)), mimeType: 'text/markdown' };
+      if (uri === DYNAMIC.uri)
+        return { text: dynamicManifest(new Date().toISOString().slice(0, 10)), mimeType: 'text/markdown' };
       const text = state.files.get(uri.replace(/^skill:\/\//, ''));
       return text === undefined ? undefined : { text, mimeType: 'text/markdown' };
     },
@@ -144,10 +153,14 @@ function manySkills(): Skill[] {
 function buildServer(state: ModeState): McpServer {
   const server = new McpServer({ name: `skills-${state.mode}`, version: '2.4.0' }, { capabilities: {} });
   // A destructive tool (no annotations): it must wait for the user's approval whatever a skill says.
-  server.registerTool('wipe', { description: 'Deletes every record of the workspace', inputSchema: z.object({}) }, () => {
-    state.methods['wipe:ran'] = (state.methods['wipe:ran'] ?? 0) + 1;
-    return { content: [{ type: 'text', text: 'wiped' }] };
-  });
+  server.registerTool(
+    'wipe',
+    { description: 'Deletes every record of the workspace', inputSchema: z.object({}) },
+    () => {
+      state.methods['wipe:ran'] = (state.methods['wipe:ran'] ?? 0) + 1;
+      return { content: [{ type: 'text', text: 'wiped' }] };
+    },
+  );
   new SkillsExtension({ source: sourceOf(state), cacheHint: { ttlMs: 60_000, cacheScope: 'public' } }).attach(server);
   return server;
 }
@@ -157,7 +170,11 @@ async function legacySession(state: ModeState, request: Request): Promise<Respon
   const id = request.headers.get('mcp-session-id');
   if (id) {
     const session = state.sessions.get(id);
-    if (!session) return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
+    if (!session)
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+        { status: 404 },
+      );
     return session.transport.handleRequest(request);
   }
   const server = buildServer(state);
@@ -171,9 +188,13 @@ async function legacySession(state: ModeState, request: Request): Promise<Respon
 }
 
 async function face(state: ModeState, request: Request): Promise<Response> {
-  const method = request.headers.get('mcp-method') ?? (request.method === 'POST' ? ((await request.clone().json()) as { method?: string }).method : undefined);
+  const method =
+    request.headers.get('mcp-method') ??
+    (request.method === 'POST' ? ((await request.clone().json()) as { method?: string }).method : undefined);
   if (method) state.methods[method] = (state.methods[method] ?? 0) + 1;
-  return state.mode === 'stateful' && (await isLegacyRequest(request)) ? legacySession(state, request) : state.handler.fetch(request);
+  return state.mode === 'stateful' && (await isLegacyRequest(request))
+    ? legacySession(state, request)
+    : state.handler.fetch(request);
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -183,7 +204,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 async function control(state: ModeState, action: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const reply = (body: unknown) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const reply = (body: unknown) =>
+    void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   if (action === 'state') return reply({ methods: state.methods, reads: state.reads, sessions: state.sessions.size });
   if (action === 'reset') {
     state.files = new Map(Object.entries(INITIAL_FILES));
@@ -194,12 +216,19 @@ async function control(state: ModeState, action: string, req: IncomingMessage, r
     return reply({ ok: true });
   }
   if (action === 'edit') {
-    const body = (await readJson(req)) as { path: string; text: string; notify?: boolean; relist?: boolean; listedDescription?: string };
+    const body = (await readJson(req)) as {
+      path: string;
+      text: string;
+      notify?: boolean;
+      relist?: boolean;
+      listedDescription?: string;
+    };
     const { path, text, notify = true, relist: list = true, listedDescription } = body;
     state.files.set(path, text);
     if (list) await relist(state, path.split('/')[0]);
     const entry = state.entries.get(path.split('/')[0]!);
-    if (listedDescription !== undefined && entry) entry.frontmatter = { ...entry.frontmatter, description: listedDescription };
+    if (listedDescription !== undefined && entry)
+      entry.frontmatter = { ...entry.frontmatter, description: listedDescription };
     if (notify) {
       state.handler.notify.resourcesChanged();
       for (const { server } of state.sessions.values()) server.sendResourceListChanged();
@@ -220,7 +249,8 @@ export async function startSkillServers(port: number): Promise<{ url: string; cl
   }
   const server = http.createServer((req, res) => {
     const [, first, second, third] = (req.url ?? '/').split('?')[0]!.split('/');
-    if (first === '__control' && states.has(second as Mode)) return void control(states.get(second as Mode)!, third ?? '', req, res);
+    if (first === '__control' && states.has(second as Mode))
+      return void control(states.get(second as Mode)!, third ?? '', req, res);
     const handler = faces.get(first ?? '');
     if (!handler) return void res.writeHead(404).end();
     return void handler(req, res);

@@ -70,7 +70,9 @@ function update(task: TaskRecord, patch: Partial<TaskRecord>): void {
 
 /** Whether the request's client capabilities (2026: in its `_meta` envelope) declare the extension. */
 function declaresTasks(ctx: ServerContext): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined;
+  const envelope = ctx.mcpReq.envelope as
+    | Record<string, { extensions?: Record<string, unknown> } | undefined>
+    | undefined;
   return Boolean(envelope?.['io.modelcontextprotocol/clientCapabilities']?.extensions?.[TASKS_EXTENSION]);
 }
 
@@ -108,19 +110,28 @@ async function taskOr(ctx: ServerContext, tool: string, work: (task: TaskRecord)
       update(task, {
         status: 'failed',
         statusMessage: error instanceof Error ? error.message : String(error),
-        error: { code: error instanceof ProtocolError ? error.code : -32603, message: error instanceof Error ? error.message : String(error) },
+        error: {
+          code: error instanceof ProtocolError ? error.code : -32603,
+          message: error instanceof Error ? error.message : String(error),
+        },
       }),
   );
   return { resultType: 'task', ...view(task) } as never;
 }
 
 function buildServer(): McpServer {
-  const server = new McpServer({ name: 'tasks-test', version: '2.4.0' }, { capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } });
+  const server = new McpServer(
+    { name: 'tasks-test', version: '2.4.0' },
+    { capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } },
+  );
   server.registerTool(
     'build',
     {
       description: 'Builds the project (takes a while)',
-      inputSchema: z.object({ steps: z.number().int().min(1).default(3), stepMs: z.number().int().min(0).default(150) }),
+      inputSchema: z.object({
+        steps: z.number().int().min(1).default(3),
+        stepMs: z.number().int().min(0).default(150),
+      }),
     },
     ({ steps, stepMs }, ctx) =>
       taskOr(ctx, 'build', async (task) => {
@@ -137,35 +148,41 @@ function buildServer(): McpServer {
       throw new ProtocolError(-32603, 'The build machine caught fire');
     }),
   );
-  server.registerTool('ask_name', { description: 'Greets the user, asking their name first', inputSchema: z.object({}) }, (_args, ctx) =>
-    taskOr(ctx, 'ask_name', async (task) => {
-      await sleep(50);
-      update(task, {
-        status: 'input_required',
-        statusMessage: 'Waiting for a name',
-        inputRequests: {
-          name: {
-            method: 'elicitation/create',
-            params: {
-              mode: 'form',
-              message: 'What is your name?',
-              requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  server.registerTool(
+    'ask_name',
+    { description: 'Greets the user, asking their name first', inputSchema: z.object({}) },
+    (_args, ctx) =>
+      taskOr(ctx, 'ask_name', async (task) => {
+        await sleep(50);
+        update(task, {
+          status: 'input_required',
+          statusMessage: 'Waiting for a name',
+          inputRequests: {
+            name: {
+              method: 'elicitation/create',
+              params: {
+                mode: 'form',
+                message: 'What is your name?',
+                requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+              },
             },
           },
-        },
-      });
-      await new Promise<void>((resolve) => (task.wake = resolve));
-      update(task, { status: 'working', statusMessage: 'Greeting', inputRequests: undefined });
-      const name = task.answer?.action === 'accept' ? String(task.answer.content?.name ?? '') : '';
-      return text(name ? `Hello, ${name}!` : 'Hello, stranger (no name was given).');
-    }),
+        });
+        await new Promise<void>((resolve) => (task.wake = resolve));
+        update(task, { status: 'working', statusMessage: 'Greeting', inputRequests: undefined });
+        const name = task.answer?.action === 'accept' ? String(task.answer.content?.name ?? '') : '';
+        return text(name ? `Hello, ${name}!` : 'Hello, stranger (no name was given).');
+      }),
   );
-  server.registerTool('wait_forever', { description: 'Waits until it is cancelled', inputSchema: z.object({}) }, (_args, ctx) =>
-    taskOr(ctx, 'wait_forever', async (task) => {
-      update(task, { statusMessage: 'Waiting' });
-      await new Promise<void>((resolve) => (task.wake = resolve));
-      return text('woke up');
-    }),
+  server.registerTool(
+    'wait_forever',
+    { description: 'Waits until it is cancelled', inputSchema: z.object({}) },
+    (_args, ctx) =>
+      taskOr(ctx, 'wait_forever', async (task) => {
+        update(task, { statusMessage: 'Waiting' });
+        await new Promise<void>((resolve) => (task.wake = resolve));
+        return text('woke up');
+      }),
   );
   server.registerTool('vanish', { description: 'A task the server forgets', inputSchema: z.object({}) }, (_args, ctx) =>
     taskOr(ctx, 'vanish', async () => {
@@ -177,14 +194,20 @@ function buildServer(): McpServer {
     'count',
     {
       description: 'Counts slowly, reporting progress',
-      inputSchema: z.object({ steps: z.number().int().min(1).default(4), stepMs: z.number().int().min(0).default(100) }),
+      inputSchema: z.object({
+        steps: z.number().int().min(1).default(4),
+        stepMs: z.number().int().min(0).default(100),
+      }),
     },
     async ({ steps, stepMs }, ctx) => {
       const progressToken = ctx.mcpReq._meta?.progressToken;
       for (let i = 1; i <= steps; i++) {
         await sleep(stepMs);
         if (progressToken !== undefined)
-          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: i, total: steps, message: `Counted ${i}` } });
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken, progress: i, total: steps, message: `Counted ${i}` },
+          });
       }
       return text(`Counted to ${steps}.`);
     },
@@ -200,16 +223,20 @@ function buildServer(): McpServer {
     }
     return view(task) as never;
   });
-  server.server.setRequestHandler('tasks/update', { params: z.looseObject({ taskId: z.string() }) }, ({ taskId }, ctx) => {
-    const task = find(taskId);
-    // The SDK lifts params.inputResponses into ctx.mcpReq.inputResponses.
-    const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, TaskRecord['answer']>;
-    if (task.status === 'input_required' && responses.name) {
-      task.answer = responses.name;
-      task.wake?.();
-    }
-    return {} as never;
-  });
+  server.server.setRequestHandler(
+    'tasks/update',
+    { params: z.looseObject({ taskId: z.string() }) },
+    ({ taskId }, ctx) => {
+      const task = find(taskId);
+      // The SDK lifts params.inputResponses into ctx.mcpReq.inputResponses.
+      const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, TaskRecord['answer']>;
+      if (task.status === 'input_required' && responses.name) {
+        task.answer = responses.name;
+        task.wake?.();
+      }
+      return {} as never;
+    },
+  );
   server.server.setRequestHandler('tasks/cancel', { params: z.looseObject({ taskId: z.string() }) }, ({ taskId }) => {
     const task = find(taskId);
     task.cancelRequested = true;
@@ -227,11 +254,18 @@ async function face(handler: ReturnType<typeof createMcpHandler>, request: Reque
 }
 
 function control(action: string, res: ServerResponse): void {
-  const reply = (body: unknown) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const reply = (body: unknown) =>
+    void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   if (action === 'state') {
     reply({
       methods,
-      tasks: [...tasks.values()].map((t) => ({ taskId: t.taskId, tool: t.tool, status: t.status, polls: t.polls, cancelRequested: t.cancelRequested })),
+      tasks: [...tasks.values()].map((t) => ({
+        taskId: t.taskId,
+        tool: t.tool,
+        status: t.status,
+        polls: t.polls,
+        cancelRequested: t.cancelRequested,
+      })),
     });
     return;
   }

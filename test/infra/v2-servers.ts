@@ -64,7 +64,10 @@ class ModeState {
   notes = new Map(Object.entries(INITIAL_NOTES).map(([uri, note]) => [uri, { ...note }]));
   methods: Record<string, number> = {};
   deletes = 0;
-  sessions = new Map<string, { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; subscriptions: Set<string> }>();
+  sessions = new Map<
+    string,
+    { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; subscriptions: Set<string> }
+  >();
   /** Open responses carrying `subscriptions/listen` streams (to cut them). */
   listenResponses = new Set<ServerResponse>();
   /** The filters of the newest 20 `subscriptions/listen` requests, oldest first. */
@@ -83,7 +86,8 @@ const listenFaults: ListenFaultState = { mode: 'pass', count: 10_000, opened: 0,
 function publishUpdate(state: ModeState, uri: string, except?: McpServer) {
   state.handler.notify.resourceUpdated(uri);
   for (const session of state.sessions.values()) {
-    if (session.server !== except && session.subscriptions.has(uri)) void session.server.server.sendResourceUpdated({ uri }).catch(() => {});
+    if (session.server !== except && session.subscriptions.has(uri))
+      void session.server.server.sendResourceUpdated({ uri }).catch(() => {});
   }
 }
 
@@ -98,9 +102,14 @@ function publishListChanged(state: ModeState, uri: string) {
 
 function registerNote(server: McpServer, state: ModeState, uri: string) {
   const hint = state.notes.get(uri)?.hint;
-  server.registerResource(uri.split('/').pop()!, uri, { mimeType: 'text/plain', ...(hint ? { cacheHint: hint } : {}) }, () => ({
-    contents: [{ uri, mimeType: 'text/plain', text: state.notes.get(uri)!.text }],
-  }));
+  server.registerResource(
+    uri.split('/').pop()!,
+    uri,
+    { mimeType: 'text/plain', ...(hint ? { cacheHint: hint } : {}) },
+    () => ({
+      contents: [{ uri, mimeType: 'text/plain', text: state.notes.get(uri)!.text }],
+    }),
+  );
 }
 
 /** The server of one request (2026) or one 2025 session: the same definitions for both eras. */
@@ -119,18 +128,26 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
     },
   );
   for (const uri of state.notes.keys()) registerNote(server, state, uri);
-  server.registerTool('edit', { description: 'Replaces the text of a note', inputSchema: z.object({ uri: z.string(), text: z.string() }) }, ({ uri, text }) => {
-    const note = state.notes.get(uri);
-    if (!note) return { isError: true, content: [{ type: 'text', text: `no note ${uri}` }] };
-    note.text = text;
-    publishUpdate(state, uri);
-    return { content: [{ type: 'text', text: `edited ${uri}` }] };
-  });
-  server.registerTool('add', { description: 'Adds a note', inputSchema: z.object({ name: z.string(), text: z.string() }) }, ({ name, text }) => {
-    state.notes.set(`v2://notes/${name}`, { text });
-    publishListChanged(state, `v2://notes/${name}`);
-    return { content: [{ type: 'text', text: `added v2://notes/${name}` }] };
-  });
+  server.registerTool(
+    'edit',
+    { description: 'Replaces the text of a note', inputSchema: z.object({ uri: z.string(), text: z.string() }) },
+    ({ uri, text }) => {
+      const note = state.notes.get(uri);
+      if (!note) return { isError: true, content: [{ type: 'text', text: `no note ${uri}` }] };
+      note.text = text;
+      publishUpdate(state, uri);
+      return { content: [{ type: 'text', text: `edited ${uri}` }] };
+    },
+  );
+  server.registerTool(
+    'add',
+    { description: 'Adds a note', inputSchema: z.object({ name: z.string(), text: z.string() }) },
+    ({ name, text }) => {
+      state.notes.set(`v2://notes/${name}`, { text });
+      publishListChanged(state, `v2://notes/${name}`);
+      return { content: [{ type: 'text', text: `added v2://notes/${name}` }] };
+    },
+  );
   // Takes 20 s unless the client cancels it (2025: notifications/cancelled on its session; 2026: the request's stream aborted).
   server.registerTool(
     'slow_job',
@@ -147,22 +164,37 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
   );
   // Needs the user to confirm (elicitation): 2026 asks with an input_required result; a 2025 session gets elicitation/create.
   // A client that declared no elicitation capability is refused (-32021).
-  server.registerTool('confirm_delete', { description: 'Deletes everything after asking', inputSchema: z.object({}) }, (_args, ctx) => {
-    const answer = ctx.mcpReq.inputResponses?.confirm as { action?: string; content?: { ok?: boolean } } | undefined;
-    if (!answer)
-      return inputRequired({
-        inputRequests: {
-          confirm: inputRequired.elicit({ message: 'Delete every note?', requestedSchema: z.object({ ok: z.boolean(), reason: z.string().optional() }) }),
-        },
-      });
-    const deleted = answer.action === 'accept' && answer.content?.ok === true;
-    return {
-      content: [{ type: 'text', text: deleted ? 'deleted' : `kept everything (${answer.action}${answer.action === 'accept' ? ', not confirmed' : ''})` }],
-    };
-  });
+  server.registerTool(
+    'confirm_delete',
+    { description: 'Deletes everything after asking', inputSchema: z.object({}) },
+    (_args, ctx) => {
+      const answer = ctx.mcpReq.inputResponses?.confirm as { action?: string; content?: { ok?: boolean } } | undefined;
+      if (!answer)
+        return inputRequired({
+          inputRequests: {
+            confirm: inputRequired.elicit({
+              message: 'Delete every note?',
+              requestedSchema: z.object({ ok: z.boolean(), reason: z.string().optional() }),
+            }),
+          },
+        });
+      const deleted = answer.action === 'accept' && answer.content?.ok === true;
+      return {
+        content: [
+          {
+            type: 'text',
+            text: deleted
+              ? 'deleted'
+              : `kept everything (${answer.action}${answer.action === 'accept' ? ', not confirmed' : ''})`,
+          },
+        ],
+      };
+    },
+  );
   if (session) {
     server.server.setRequestHandler('resources/subscribe', ({ params }) => {
-      if (!state.notes.has(params.uri)) throw new ProtocolError(-32602, `Resource ${params.uri} not found`, { uri: params.uri });
+      if (!state.notes.has(params.uri))
+        throw new ProtocolError(-32602, `Resource ${params.uri} not found`, { uri: params.uri });
       session.subscriptions.add(params.uri);
       return {};
     });
@@ -175,7 +207,10 @@ function buildServer(mode: V2Mode, state: ModeState, session?: { subscriptions: 
 }
 
 function newHandler(mode: V2Mode, state: ModeState): McpHttpHandler {
-  return createMcpHandler(() => buildServer(mode, state), { legacy: mode === 'fallback' ? 'stateless' : 'reject', onerror: () => {} });
+  return createMcpHandler(() => buildServer(mode, state), {
+    legacy: mode === 'fallback' ? 'stateless' : 'reject',
+    onerror: () => {},
+  });
 }
 
 /** A 2025 request to the stateful server: its session, or `initialize` opening one. */
@@ -183,7 +218,11 @@ async function legacySession(mode: V2Mode, state: ModeState, request: Request): 
   const id = request.headers.get('mcp-session-id');
   if (id) {
     const session = state.sessions.get(id);
-    if (!session) return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
+    if (!session)
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+        { status: 404 },
+      );
     return session.transport.handleRequest(request);
   }
   const subscriptions = new Set<string>();
@@ -199,7 +238,10 @@ async function legacySession(mode: V2Mode, state: ModeState, request: Request): 
 
 /** The naive 2025 port: a fresh SDK v1 server per request, no session, subscribe "accepted", never a notification. */
 function naiveServer(state: ModeState): V1Server {
-  const server = new V1Server({ name: 'v2-naive', version: '1.0.0' }, { capabilities: { resources: { subscribe: true }, tools: {} } });
+  const server = new V1Server(
+    { name: 'v2-naive', version: '1.0.0' },
+    { capabilities: { resources: { subscribe: true }, tools: {} } },
+  );
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [...state.notes.keys()].map((uri) => ({ uri, name: uri.split('/').pop()!, mimeType: 'text/plain' })),
   }));
@@ -210,7 +252,16 @@ function naiveServer(state: ModeState): V1Server {
   });
   server.setRequestHandler(SubscribeRequestSchema, () => ({}));
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [{ name: 'edit', inputSchema: { type: 'object', properties: { uri: { type: 'string' }, text: { type: 'string' } }, required: ['uri', 'text'] } }],
+    tools: [
+      {
+        name: 'edit',
+        inputSchema: {
+          type: 'object',
+          properties: { uri: { type: 'string' }, text: { type: 'string' } },
+          required: ['uri', 'text'],
+        },
+      },
+    ],
   }));
   server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
     const { uri, text } = params.arguments as { uri: string; text: string };
@@ -289,29 +340,41 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
     states.set(mode, state);
   }
   const faceOf = (mode: V2Mode, state: ModeState) => async (request: Request) =>
-    mode === 'stateful' && (await isLegacyRequest(request)) ? legacySession(mode, state, request) : state.handler.fetch(request);
+    mode === 'stateful' && (await isLegacyRequest(request))
+      ? legacySession(mode, state, request)
+      : state.handler.fetch(request);
   const nodeHandlers = new Map<string, ReturnType<typeof toNodeHandler>>(
-    V2_MODES.filter((mode) => mode !== 'naive').map((mode) => [mode, toNodeHandler({ fetch: faceOf(mode, states.get(mode)!) }, { onerror: () => {} })]),
+    V2_MODES.filter((mode) => mode !== 'naive').map((mode) => [
+      mode,
+      toNodeHandler({ fetch: faceOf(mode, states.get(mode)!) }, { onerror: () => {} }),
+    ]),
   );
   for (const how of BENDS) {
     for (const mode of ['strict', 'stateful'] as const) {
       const state = new ModeState(mode);
       state.handler = newHandler(mode, state);
       states.set(`bent-${how}-${mode}`, state);
-      nodeHandlers.set(`bent-${how}-${mode}`, toNodeHandler({ fetch: bentHandler(how, faceOf(mode, state)) }, { onerror: () => {} }));
+      nodeHandlers.set(
+        `bent-${how}-${mode}`,
+        toNodeHandler({ fetch: bentHandler(how, faceOf(mode, state)) }, { onerror: () => {} }),
+      );
     }
   }
   {
     const state = new ModeState('strict');
     state.handler = newHandler('strict', state);
     states.set('listen-faults-strict', state);
-    nodeHandlers.set('listen-faults-strict', toNodeHandler({ fetch: listenFaultHandler(listenFaults, faceOf('strict', state)) }, { onerror: () => {} }));
+    nodeHandlers.set(
+      'listen-faults-strict',
+      toNodeHandler({ fetch: listenFaultHandler(listenFaults, faceOf('strict', state)) }, { onerror: () => {} }),
+    );
   }
   const httpServer = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const [, first, second, third] = url.pathname.split('/') as [string, string, string, string];
     if (first === '__control' && states.has(second)) return control(second, third, req, res);
-    const target = first === 'bent' ? `bent-${second}-${third}` : first === 'listen-faults' ? `listen-faults-${second}` : first;
+    const target =
+      first === 'bent' ? `bent-${second}-${third}` : first === 'listen-faults' ? `listen-faults-${second}` : first;
     const state = states.get(target);
     if (!state) return void res.writeHead(404).end();
     if (req.method === 'DELETE') state.deletes++;
@@ -322,10 +385,15 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
       const result = {
         resultType: 'input_required',
         inputRequests: {
-          confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Really delete?', requestedSchema: { type: 'object', properties: {} } } },
+          confirm: {
+            method: 'elicitation/create',
+            params: { mode: 'form', message: 'Really delete?', requestedSchema: { type: 'object', properties: {} } },
+          },
         },
       };
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
     }
     if (req.headers['mcp-method'] === 'subscriptions/listen') {
       state.listenResponses.add(res);
@@ -359,7 +427,11 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
       countMethods(state, body);
       (req as IncomingMessage & { body?: unknown }).body = body;
     }
-    await nodeHandlers.get(target)!(req as IncomingMessage & { body?: unknown }, res, (req as IncomingMessage & { body?: unknown }).body);
+    await nodeHandlers.get(target)!(
+      req as IncomingMessage & { body?: unknown },
+      res,
+      (req as IncomingMessage & { body?: unknown }).body,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

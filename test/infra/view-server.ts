@@ -21,7 +21,12 @@ import http from 'node:http';
 import { build } from 'esbuild';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const VIEW_MIME = 'text/html;profile=mcp-app';
 export const PROBE_URI = 'ui://views/probe';
@@ -160,12 +165,17 @@ function createViewServer(official: string | undefined): Server {
         annotations: { readOnlyHint: true },
         _meta: { ui: { resourceUri: 'ui://views/missing' } },
       },
-      { name: 'probe_write', description: 'Writes a note (changes data).', inputSchema: { type: 'object', properties: { note: { type: 'string' } } } },
+      {
+        name: 'probe_write',
+        description: 'Writes a note (changes data).',
+        inputSchema: { type: 'object', properties: { note: { type: 'string' } } },
+      },
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
     viewCalls.push({ name: params.name, arguments: params.arguments });
-    if (params.name === 'probe_write') return { content: [{ type: 'text', text: `noted: ${String(params.arguments?.note)}` }] };
+    if (params.name === 'probe_write')
+      return { content: [{ type: 'text', text: `noted: ${String(params.arguments?.note)}` }] };
     return shown;
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
@@ -178,10 +188,13 @@ function createViewServer(official: string | undefined): Server {
 }
 
 /** `official`: whether the view on the official `App` is offered (@modelcontextprotocol/ext-apps is installed). */
-export async function startViewServer(port: number): Promise<{ url: string; official: boolean; close(): Promise<void> }> {
+export async function startViewServer(
+  port: number,
+): Promise<{ url: string; official: boolean; close(): Promise<void> }> {
   const official = await officialAppHtml();
   const httpServer = http.createServer(async (req, res) => {
-    if (req.url === '/__calls') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(viewCalls));
+    if (req.url === '/__calls')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(viewCalls));
     if (req.url !== '/mcp' || req.method !== 'POST') return void res.writeHead(405).end(); // stateless: no GET stream, no DELETE
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

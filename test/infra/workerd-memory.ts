@@ -24,7 +24,8 @@ function workerdPids(): number[] {
   return pids;
 }
 
-const kb = (status: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+const kb = (status: string, field: string) =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
 
 export interface WorkerdMemory {
   available: boolean;

@@ -21,13 +21,17 @@ function modules(dir: string): string[] {
 }
 
 it('every module of src/ has its line in docs/ARCHITECTURE.md', () => {
-  const missing = modules('src').filter((path) => !page.includes(`\`${path}\``) && !['index.ts', 'errors.ts', 'rpc.ts', 'owner.ts'].includes(path));
+  const missing = modules('src').filter(
+    (path) => !page.includes(`\`${path}\``) && !['index.ts', 'errors.ts', 'rpc.ts', 'owner.ts'].includes(path),
+  );
   expect(missing).toEqual([]);
 });
 
 it('every src/ path the page names exists', () => {
   const named = [
-    ...page.matchAll(/`((?:http|conversation|chat|turn|tools|context|models|mcp|cache|auth|limits|config|observability|demo|shims)\/[\w/.-]+\.ts)`/g),
+    ...page.matchAll(
+      /`((?:http|conversation|chat|turn|tools|context|models|mcp|cache|auth|limits|config|observability|demo|shims)\/[\w/.-]+\.ts)`/g,
+    ),
   ].map((m) => m[1]!);
   const known = new Set(modules('src'));
   expect(named.filter((path) => !known.has(path))).toEqual([]);

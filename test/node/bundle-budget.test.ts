@@ -21,20 +21,27 @@ describe('the deploy bundle', () => {
   it(`is at most ${BUDGET.gzipKiB} KiB gzipped`, () => {
     const outdir = mkdtempSync(join(tmpdir(), 'mcp-ondemand-bundle-'));
     try {
-      const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', outdir], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
-      });
+      const build = spawnSync(
+        process.execPath,
+        [join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', outdir],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+        },
+      );
       expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
       const modules = readdirSync(outdir).filter((name) => /\.(m?js|wasm)$/.test(name));
       expect(modules).toContain('index.js');
-      const gzipKiB = modules.reduce((sum, name) => sum + gzipSync(readFileSync(join(outdir, name))).byteLength, 0) / 1024;
+      const gzipKiB =
+        modules.reduce((sum, name) => sum + gzipSync(readFileSync(join(outdir, name))).byteLength, 0) / 1024;
       // wrangler's own figure, for the record when this fails.
-      const printed = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(build.stdout)?.[0] ?? '(wrangler printed no total)';
-      expect(gzipKiB, `${gzipKiB.toFixed(1)} KiB gzipped (${printed}); budget ${BUDGET.gzipKiB} KiB in test/node/bundle-budget.json`).toBeLessThanOrEqual(
-        BUDGET.gzipKiB,
-      );
+      const printed =
+        /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(build.stdout)?.[0] ?? '(wrangler printed no total)';
+      expect(
+        gzipKiB,
+        `${gzipKiB.toFixed(1)} KiB gzipped (${printed}); budget ${BUDGET.gzipKiB} KiB in test/node/bundle-budget.json`,
+      ).toBeLessThanOrEqual(BUDGET.gzipKiB);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }

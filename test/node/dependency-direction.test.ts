@@ -26,7 +26,17 @@ const MAY_USE: Record<string, string[]> = {
     'src/limits',
     'src/demo',
   ],
-  'src/conversation': ['src/chat', 'src/turn', 'src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
+  'src/conversation': [
+    'src/chat',
+    'src/turn',
+    'src/tools',
+    'src/context',
+    'src/models',
+    'src/mcp',
+    'src/cache',
+    'src/auth',
+    'src/limits',
+  ],
   'src/chat': ['src/turn'],
   'src/turn': ['src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
   'src/models': ['src/context'],
@@ -41,9 +51,21 @@ const MAY_USE: Record<string, string[]> = {
   'widget/src': [],
 };
 /** Leaves: any area may import them; they import no area (but `errors.ts`). */
-const LEAVES = ['src/config', 'src/errors.ts', 'src/rpc.ts', 'src/json-depth.ts', 'src/sql-schema.ts', 'src/owner.ts', 'src/observability', 'shared'];
+const LEAVES = [
+  'src/config',
+  'src/errors.ts',
+  'src/rpc.ts',
+  'src/json-depth.ts',
+  'src/sql-schema.ts',
+  'src/owner.ts',
+  'src/observability',
+  'shared',
+];
 
-const areaOf = (file: string) => [...Object.keys(MAY_USE), ...LEAVES].find((area) => file === area || file.startsWith(`${area}/`) || file === `${area}.ts`);
+const areaOf = (file: string) =>
+  [...Object.keys(MAY_USE), ...LEAVES].find(
+    (area) => file === area || file.startsWith(`${area}/`) || file === `${area}.ts`,
+  );
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -64,7 +86,9 @@ it('imports point one way: no layer imports one above it, leaves import no layer
       const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
       const to = areaOf(target) ?? areaOf(`${target}.ts`);
       if (!to || to === from) continue;
-      const allowed = LEAVES.includes(from) ? to === 'src/errors.ts' : LEAVES.includes(to) || MAY_USE[from]!.includes(to);
+      const allowed = LEAVES.includes(from)
+        ? to === 'src/errors.ts'
+        : LEAVES.includes(to) || MAY_USE[from]!.includes(to);
       if (!allowed) wrong.push(`${file} imports ${target} (${from} → ${to})`);
     }
   }

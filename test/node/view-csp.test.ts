@@ -95,12 +95,17 @@ describe('viewCsp: the header a view document is served with', () => {
   });
 
   it('a malformed framing origin is left out; none left is frame-ancestors none', () => {
-    expect(viewCsp({}, ["https://a.dev; script-src 'unsafe-eval'", 'http://localhost:8787'])).toMatch(/frame-ancestors http:\/\/localhost:8787$/);
+    expect(viewCsp({}, ["https://a.dev; script-src 'unsafe-eval'", 'http://localhost:8787'])).toMatch(
+      /frame-ancestors http:\/\/localhost:8787$/,
+    );
     expect(viewCsp({}, [])).toMatch(/frame-ancestors 'none'$/);
   });
 
   it("a server's hostile declaration ends up nowhere in the header", () => {
-    const security = viewSecurity({ csp: { connectDomains: ["'self'", 'https://mcp.example.com', '*', 'https://x.dev; connect-src *'] } }, OWN);
+    const security = viewSecurity(
+      { csp: { connectDomains: ["'self'", 'https://mcp.example.com', '*', 'https://x.dev; connect-src *'] } },
+      OWN,
+    );
     const csp = viewCsp(security, OWN);
     expect(csp).toContain("connect-src 'none';");
     expect(csp).not.toContain("'self'");

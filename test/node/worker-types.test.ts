@@ -17,19 +17,28 @@ describe('Env', () => {
   it('worker-configuration.d.ts is what `npm run types` writes now (wrangler types --check)', () => {
     // --check regenerates in memory with the options recorded in the file's header (--env-file=/dev/null,
     // so a developer's .dev.vars never counts) and compares: wrangler.toml's bindings and vars, the workerd version, the date.
-    const check = spawnSync(process.execPath, [join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'types', '--check'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
-    });
-    expect(check.status, `${check.stdout}\n${check.stderr}\nRun \`npm run types\` and commit worker-configuration.d.ts.`).toBe(0);
+    const check = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'types', '--check'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+      },
+    );
+    expect(
+      check.status,
+      `${check.stdout}\n${check.stderr}\nRun \`npm run types\` and commit worker-configuration.d.ts.`,
+    ).toBe(0);
   }, 60_000);
 
   it('declares exactly the vars and secrets .dev.vars.example lists', () => {
     const example = readFileSync(join(ROOT, '.dev.vars.example'), 'utf8');
     // Secrets that config names ("secret:NAME") are examples of names no type can know (src/config/secrets.ts).
     const namedByConfig = new Set([...example.matchAll(/secret:([A-Z0-9_]+)/g)].map((m) => m[1]!));
-    const listed = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!).filter((name) => !namedByConfig.has(name)));
+    const listed = new Set(
+      [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!).filter((name) => !namedByConfig.has(name)),
+    );
 
     expect([...stringPropertiesOfEnv()].sort()).toEqual([...listed].sort());
   }, 60_000);
@@ -42,7 +51,9 @@ function stringPropertiesOfEnv(): Set<string> {
   const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
   const program = ts.createProgram([join(ROOT, 'worker-configuration.d.ts'), declarations], { ...options, types: [] });
   const checker = program.getTypeChecker();
-  const env = program.getSourceFile(declarations)!.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'Env');
+  const env = program
+    .getSourceFile(declarations)!
+    .statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'Env');
   if (!env) throw new Error('src/env.d.ts declares no global interface Env');
   const type = checker.getDeclaredTypeOfSymbol(checker.getSymbolAtLocation(env.name)!);
   const names = new Set<string>();

@@ -16,7 +16,9 @@ chat?.addEventListener('mcp-ondemand-message', (event) => {
     if (part.type === 'text' && 'text' in part) console.log(part.text);
   }
 });
-chat?.addEventListener('mcp-ondemand-error', (event) => console.log(event.detail.status, event.detail.code, event.detail.title));
+chat?.addEventListener('mcp-ondemand-error', (event) =>
+  console.log(event.detail.status, event.detail.code, event.detail.title),
+);
 chat?.addEventListener('mcp-ondemand-conversation', (event) => localStorage.setItem('chat', event.detail.id));
 // Ordinary DOM events keep their own types.
 chat?.addEventListener('click', (event) => event.clientX);

@@ -6,7 +6,8 @@ export type CardState = 'needed' | 'opening' | 'waiting' | 'connected' | 'failed
 /** Why the person is asked, in their words. */
 export function reasonText({ server, reason, scope }: AuthRequired): string {
   if (reason === 'expired') return `Your authorization for ${server} has ended. Connect again to keep using it.`;
-  if (reason === 'insufficient_scope') return `${server} needs more access${scope ? ` (${scope})` : ''}. Connect again to grant it.`;
+  if (reason === 'insufficient_scope')
+    return `${server} needs more access${scope ? ` (${scope})` : ''}. Connect again to grant it.`;
   return `${server} is not connected. Connect your account so the assistant can use it.`;
 }
 
@@ -35,7 +36,13 @@ export class ConnectCard {
     this.close = h('button', { type: 'button', class: 'secondary', onclick: dismiss }, 'Not now');
     this.el = h(
       'div',
-      { class: 'connect', role: 'group', 'aria-label': `Connect ${server}`, 'data-server': server, part: 'connect-card' },
+      {
+        class: 'connect',
+        role: 'group',
+        'aria-label': `Connect ${server}`,
+        'data-server': server,
+        part: 'connect-card',
+      },
       this.why,
       this.note,
       h('div', { class: 'row' }, this.button, this.close),
@@ -127,13 +134,24 @@ export class AccountsPanel {
   /** The list; `signingIn`: servers with a connect under way. Focus on a row stays on that row. */
   render(connections: Connection[], signingIn: ReadonlySet<string>): void {
     const active = this.root.activeElement;
-    const focusedRow = active && this.list.contains(active) ? (active.closest('li') as HTMLElement | null)?.dataset.server : undefined;
+    const focusedRow =
+      active && this.list.contains(active) ? (active.closest('li') as HTMLElement | null)?.dataset.server : undefined;
     this.toggle.hidden = connections.length === 0;
     this.list.replaceChildren(
       ...connections.map((c) => {
         const busy = signingIn.has(c.server);
         const button = (label: string, action: (server: string) => void, disabled = false) =>
-          h('button', { type: 'button', class: 'secondary small', 'aria-label': `${label} ${c.server}`, disabled, onclick: () => action(c.server) }, label);
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small',
+              'aria-label': `${label} ${c.server}`,
+              disabled,
+              onclick: () => action(c.server),
+            },
+            label,
+          );
         return h(
           'li',
           { 'data-server': c.server, 'data-status': c.status },
@@ -145,6 +163,9 @@ export class AccountsPanel {
       }),
     );
     if (focusedRow !== undefined)
-      (this.list.querySelector<HTMLElement>(`li[data-server="${CSS.escape(focusedRow)}"] button:not(:disabled)`) ?? this.toggle).focus();
+      (
+        this.list.querySelector<HTMLElement>(`li[data-server="${CSS.escape(focusedRow)}"] button:not(:disabled)`) ??
+        this.toggle
+      ).focus();
   }
 }

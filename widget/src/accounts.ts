@@ -62,7 +62,11 @@ export class Accounts {
     this.cardsEl.hidden = false;
     // The panel lists it even before the list was fetched.
     if (!this.connections.some((c) => c.server === notice.server)) {
-      this.connections.push({ server: notice.server, auth: 'oauth', status: notice.reason === 'insufficient_scope' ? 'step_up_required' : 'not_connected' });
+      this.connections.push({
+        server: notice.server,
+        auth: 'oauth',
+        status: notice.reason === 'insufficient_scope' ? 'step_up_required' : 'not_connected',
+      });
       this.render();
     }
   }
@@ -86,7 +90,11 @@ export class Accounts {
       for (const c of this.connections)
         if (c.status !== 'connected')
           this.require(
-            { server: c.server, reason: c.status === 'step_up_required' ? 'insufficient_scope' : 'not_connected', ...(c.scope ? { scope: c.scope } : {}) },
+            {
+              server: c.server,
+              reason: c.status === 'step_up_required' ? 'insufficient_scope' : 'not_connected',
+              ...(c.scope ? { scope: c.scope } : {}),
+            },
             undefined,
           );
     }
@@ -115,7 +123,12 @@ export class Accounts {
     );
   }
 
-  private async settle(server: string, flow: AbortController, outcome: PopupOutcome | undefined, error?: unknown): Promise<void> {
+  private async settle(
+    server: string,
+    flow: AbortController,
+    outcome: PopupOutcome | undefined,
+    error?: unknown,
+  ): Promise<void> {
     if (this.flows.get(server) !== flow) return;
     // The list says what really happened: a window closed by hand may have finished first.
     await this.refresh();
@@ -180,7 +193,8 @@ function refusal(server: string, outcome: PopupOutcome): string {
     return outcome.reason
       ? `${server} refused: ${outcome.reason}`
       : `${server} was not connected: Access was not granted, or the sign-in failed. The sign-in window says why.`;
-  if (outcome.kind === 'blocked') return `The browser blocked the sign-in window. Allow pop-ups for this page, then choose Connect ${server} again.`;
+  if (outcome.kind === 'blocked')
+    return `The browser blocked the sign-in window. Allow pop-ups for this page, then choose Connect ${server} again.`;
   return `The sign-in window was closed before ${server} was connected.`;
 }
 

@@ -46,7 +46,11 @@ export class ChatApi {
   }
 
   /** The turns: each answers with the AI SDK UI message stream (SSE). */
-  sendMessage(id: string, body: { text: string; attachments: Array<{ server: string; uri: string }> }, signal: AbortSignal): Promise<Response> {
+  sendMessage(
+    id: string,
+    body: { text: string; attachments: Array<{ server: string; uri: string }> },
+    signal: AbortSignal,
+  ): Promise<Response> {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/messages`, body, signal);
   }
   runPrompt(id: string, prompt: RunPromptBody, signal: AbortSignal): Promise<Response> {
@@ -57,7 +61,11 @@ export class ChatApi {
   }
   /** The user's answer to a server's question (a `data-elicitation` part); the running turn goes on. */
   answerElicitation(id: string, elicitationId: string, answer: ElicitationAnswerBody): Promise<unknown> {
-    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/elicitations/${encodeURIComponent(elicitationId)}`, answer);
+    return this.json(
+      'POST',
+      `/v1/conversations/${encodeURIComponent(id)}/elicitations/${encodeURIComponent(elicitationId)}`,
+      answer,
+    );
   }
   /**
    * A new answer in place of `messageId` (the chat protocol's regenerate, as
@@ -90,7 +98,10 @@ export class ChatApi {
     return this.json('POST', `/v1/connections/${encodeURIComponent(server)}`);
   }
   /** Completes a connect with what the callback page handed back (only the link's owner can). */
-  completeConnection(server: string, body: { state: string; code: string; iss?: string }): Promise<{ server: string; status: 'connected' }> {
+  completeConnection(
+    server: string,
+    body: { state: string; code: string; iss?: string },
+  ): Promise<{ server: string; status: 'connected' }> {
     return this.json('POST', `/v1/connections/${encodeURIComponent(server)}/complete`, body);
   }
   /** Revoked at the server where it can be, then forgotten. */
@@ -119,7 +130,12 @@ export class ChatApi {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(new URL(path, this.endpoint), { method, headers, body: body === undefined ? null : JSON.stringify(body), signal: signal ?? null });
+      response = await fetch(new URL(path, this.endpoint), {
+        method,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+        signal: signal ?? null,
+      });
     } catch (error) {
       if (signal?.aborted) throw error;
       throw await this.whyUnreachable();
@@ -137,7 +153,8 @@ export class ChatApi {
     const origin = globalThis.location?.origin ?? 'this page';
     try {
       const health = await fetch(new URL('/health', this.endpoint), { cache: 'no-store' });
-      if (health.ok) return new ChatError(0, 'origin_refused', `The chat service does not accept requests from ${origin}.`);
+      if (health.ok)
+        return new ChatError(0, 'origin_refused', `The chat service does not accept requests from ${origin}.`);
     } catch {
       // Down or offline: said below.
     }
@@ -149,9 +166,15 @@ async function errorOf(response: Response): Promise<ChatError> {
   const retryAfter = Number(response.headers.get('retry-after')) || undefined;
   try {
     const { error } = (await response.json()) as { error?: { code?: string; message?: string } };
-    if (error?.code) return new ChatError(response.status, error.code, error.message ?? response.statusText, retryAfter);
+    if (error?.code)
+      return new ChatError(response.status, error.code, error.message ?? response.statusText, retryAfter);
   } catch {
     // Not our JSON error (a proxy's page): fall back to the status.
   }
-  return new ChatError(response.status, `http_${response.status}`, response.statusText || `HTTP ${response.status}`, retryAfter);
+  return new ChatError(
+    response.status,
+    `http_${response.status}`,
+    response.statusText || `HTTP ${response.status}`,
+    retryAfter,
+  );
 }

@@ -32,7 +32,8 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
   const inputs = new Map<string, HTMLInputElement>();
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
   const preview = h('pre', { class: 'preview', 'aria-live': 'polite', 'aria-label': 'Prompt preview', hidden: true });
-  const values = () => Object.fromEntries([...inputs].map(([name, input]) => [name, input.value.trim()]).filter(([, v]) => v !== ''));
+  const values = () =>
+    Object.fromEntries([...inputs].map(([name, input]) => [name, input.value.trim()]).filter(([, v]) => v !== ''));
   const fail = (message: string) => {
     error.textContent = message;
     error.hidden = false;
@@ -94,7 +95,9 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
       'div',
       { class: 'row' },
       run,
-      spec.preview ? h('button', { type: 'button', class: 'secondary', onclick: () => void showPreview() }, 'Preview') : null,
+      spec.preview
+        ? h('button', { type: 'button', class: 'secondary', onclick: () => void showPreview() }, 'Preview')
+        : null,
       h('button', { type: 'button', class: 'secondary', onclick: () => spec.cancel() }, 'Cancel'),
     ),
   );

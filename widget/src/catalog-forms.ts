@@ -4,7 +4,13 @@ import type { Attachment, CompleteRequest, ResourceTemplate } from './types';
 
 /** What the forms need from the widget. */
 export interface FormDeps {
-  suggest(server: string, ref: CompleteRequest['ref'], name: string, value: string, values: Record<string, string>): Promise<string[]>;
+  suggest(
+    server: string,
+    ref: CompleteRequest['ref'],
+    name: string,
+    value: string,
+    values: Record<string, string>,
+  ): Promise<string[]>;
   /** The prompt's text with these arguments (prompts/get); throws the server's refusal in plain words. */
   previewPrompt(server: string, name: string, values: Record<string, string>): Promise<string>;
   /** Starts the prompt's turn; throws (and runs nothing) when a turn is already running. */
@@ -19,8 +25,13 @@ export function promptForm({ server, prompt }: PromptChoice, deps: FormDeps): HT
   return argumentForm({
     heading: `/${prompt.name}${prompt.title ? ` — ${prompt.title}` : ''}`,
     ...(prompt.description ? { description: prompt.description } : {}),
-    fields: (prompt.arguments ?? []).map((a) => ({ name: a.name, required: !!a.required, ...(a.description ? { description: a.description } : {}) })),
-    complete: (name, value, values) => deps.suggest(server, { type: 'ref/prompt', name: prompt.name }, name, value, values),
+    fields: (prompt.arguments ?? []).map((a) => ({
+      name: a.name,
+      required: !!a.required,
+      ...(a.description ? { description: a.description } : {}),
+    })),
+    complete: (name, value, values) =>
+      deps.suggest(server, { type: 'ref/prompt', name: prompt.name }, name, value, values),
     preview: (values) => deps.previewPrompt(server, prompt.name, values),
     submitLabel: 'Run',
     submit: async (values) => {
@@ -40,7 +51,8 @@ export function templateForm(server: string, template: ResourceTemplate, deps: F
     heading: `Attach ${template.title ?? template.name}`,
     description: template.uriTemplate,
     fields: variables.map((name) => ({ name, required: true })),
-    complete: (name, value, values) => deps.suggest(server, { type: 'ref/resource', uri: template.uriTemplate }, name, value, values),
+    complete: (name, value, values) =>
+      deps.suggest(server, { type: 'ref/resource', uri: template.uriTemplate }, name, value, values),
     submitLabel: 'Attach',
     submit: async (values) => {
       deps.close();

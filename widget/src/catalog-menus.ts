@@ -5,10 +5,13 @@ import type { Catalog, Prompt, Resource, ResourceTemplate, Skill } from './types
 export type PromptChoice = { server: string; prompt: Prompt };
 /** What the slash menu offers: a prompt to run (a form for its arguments), or a skill to attach to the next message. */
 export type SlashChoice = ({ kind: 'prompt' } & PromptChoice) | { kind: 'skill'; server: string; skill: Skill };
-export type ResourceChoice = { kind: 'resource'; server: string; resource: Resource } | { kind: 'template'; server: string; template: ResourceTemplate };
+export type ResourceChoice =
+  | { kind: 'resource'; server: string; resource: Resource }
+  | { kind: 'template'; server: string; template: ResourceTemplate };
 
 const MAX_OPTIONS = 50;
-const matches = (query: string, ...fields: Array<string | undefined>) => !query || fields.some((f) => f?.toLowerCase().includes(query.toLowerCase()));
+const matches = (query: string, ...fields: Array<string | undefined>) =>
+  !query || fields.some((f) => f?.toLowerCase().includes(query.toLowerCase()));
 const connected = (catalog: Catalog) => catalog.servers.filter((s) => s.status === 'connected');
 
 /**
@@ -20,7 +23,12 @@ function unavailable<T>(catalog: Catalog, query: string): Option<T>[] {
   if (query) return [];
   return catalog.servers
     .filter((s) => s.status !== 'connected')
-    .map((s) => ({ label: `${s.id} is unavailable`, detail: s.error ?? 'The server is not responding.', value: undefined as T, disabled: true }));
+    .map((s) => ({
+      label: `${s.id} is unavailable`,
+      detail: s.error ?? 'The server is not responding.',
+      value: undefined as T,
+      disabled: true,
+    }));
 }
 
 /**
@@ -47,14 +55,18 @@ export function slashOptions(catalog: Catalog, query: string): Option<SlashChoic
     .map(
       (choice): Option<SlashChoice> => ({
         label: choice.skill.frontmatter.name,
-        detail: [choice.skill.frontmatter.description, skillSize(choice.skill), choice.server].filter(Boolean).join(' · '),
+        detail: [choice.skill.frontmatter.description, skillSize(choice.skill), choice.server]
+          .filter(Boolean)
+          .join(' · '),
         value: { kind: 'skill', ...choice },
         group: 'Skills',
       }),
     );
   // Prompts first, as before skills existed; a long prompt list still leaves room for some skills.
   const room = Math.max(MAX_OPTIONS - prompts.length, Math.min(skills.length, 10));
-  return [...prompts.slice(0, MAX_OPTIONS - Math.min(room, skills.length)), ...skills.slice(0, room)].concat(unavailable(catalog, query));
+  return [...prompts.slice(0, MAX_OPTIONS - Math.min(room, skills.length)), ...skills.slice(0, room)].concat(
+    unavailable(catalog, query),
+  );
 }
 
 /** A skill's files and bytes ("dynamic": the server generates them). */
@@ -65,9 +77,18 @@ function skillSize(skill: Skill): string {
 }
 
 /** A skill as an attachment: its SKILL.md, titled so the chip says what it is. */
-export function skillAttachment(server: string, skill: Skill): { server: string; uri: string; title: string; mimeType: string; size?: number } {
+export function skillAttachment(
+  server: string,
+  skill: Skill,
+): { server: string; uri: string; title: string; mimeType: string; size?: number } {
   const manifest = skill.resources === 'dynamic' ? undefined : skill.resources.find((file) => file.uri === skill.uri);
-  return { server, uri: skill.uri, title: `Skill: ${skill.frontmatter.name}`, mimeType: 'text/markdown', ...(manifest ? { size: manifest.size } : {}) };
+  return {
+    server,
+    uri: skill.uri,
+    title: `Skill: ${skill.frontmatter.name}`,
+    mimeType: 'text/markdown',
+    ...(manifest ? { size: manifest.size } : {}),
+  };
 }
 
 /** The @ menu: resources (title, type, size) and templates (filled in by a form) matching the query. */
@@ -76,8 +97,14 @@ export function resourceOptions(catalog: Catalog, query: string): Option<Resourc
   for (const server of connected(catalog)) {
     for (const resource of server.resources ?? []) {
       if (!matches(query, resource.title, resource.name, resource.uri)) continue;
-      const meta = [resource.mimeType, resource.size === undefined ? undefined : humanSize(resource.size), server.id].filter(Boolean).join(' · ');
-      options.push({ label: resource.title ?? resource.name, detail: `${resource.uri} · ${meta}`, value: { kind: 'resource', server: server.id, resource } });
+      const meta = [resource.mimeType, resource.size === undefined ? undefined : humanSize(resource.size), server.id]
+        .filter(Boolean)
+        .join(' · ');
+      options.push({
+        label: resource.title ?? resource.name,
+        detail: `${resource.uri} · ${meta}`,
+        value: { kind: 'resource', server: server.id, resource },
+      });
     }
     for (const template of server.resourceTemplates ?? []) {
       if (!matches(query, template.title, template.name, template.uriTemplate)) continue;
@@ -95,7 +122,9 @@ const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g;
 
 /** The variables of a URI template (RFC 6570 expressions, names only). */
 export function templateVariables(uriTemplate: string): string[] {
-  return [...uriTemplate.matchAll(EXPRESSION)].flatMap((m) => m[2]!.split(',').map((v) => v.replace(/[*:].*$/, '').trim()));
+  return [...uriTemplate.matchAll(EXPRESSION)].flatMap((m) =>
+    m[2]!.split(',').map((v) => v.replace(/[*:].*$/, '').trim()),
+  );
 }
 
 /** A URI from a template: simple and reserved expansion, which is what MCP servers use in practice. */

@@ -4,7 +4,14 @@
 // test cannot aim at — the back-off's timing, a stream cut at a chosen chunk.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChatApi, ChatError } from './api';
-import { ChatSession, RESUME_DELAYS_MS, type ChatMessages, type ChatSessionOptions, type ChatStatus, type ConversationStore } from './chat-session';
+import {
+  ChatSession,
+  RESUME_DELAYS_MS,
+  type ChatMessages,
+  type ChatSessionOptions,
+  type ChatStatus,
+  type ConversationStore,
+} from './chat-session';
 import type { Message } from './types';
 
 const ENDPOINT = 'https://chat.test';
@@ -77,7 +84,8 @@ class MessageList implements ChatMessages {
   private stored = new Map<string, Message>();
   all = () => this.messages;
   find = (id: string | undefined) => (id ? this.messages.find((m) => m.id === id) : undefined);
-  storedCopy = (id: string | undefined) => (id && this.stored.has(id) ? structuredClone(this.stored.get(id)!) : undefined);
+  storedCopy = (id: string | undefined) =>
+    id && this.stored.has(id) ? structuredClone(this.stored.get(id)!) : undefined;
   show = (messages: Message[]) => {
     this.messages = [...messages];
     this.stored = new Map(messages.map((m) => [m.id, structuredClone(m)]));
@@ -115,7 +123,11 @@ function chat(options: Partial<ChatSessionOptions> = {}) {
     onStatus: (status) => seen.statuses.push(status),
     onChunk: (_message, chunk) => seen.chunks.push(chunk.type),
     onError: (error, retry) =>
-      seen.errors.push({ code: error instanceof ChatError ? error.code : 'connection_lost', message: (error as Error).message, ...(retry ? { retry } : {}) }),
+      seen.errors.push({
+        code: error instanceof ChatError ? error.code : 'connection_lost',
+        message: (error as Error).message,
+        ...(retry ? { retry } : {}),
+      }),
     onFinish: (message) => seen.finished.push(text(message)),
     onCreate: (id) => seen.created.push(id),
     onMessageChange: (message) => seen.changed.push(message),
@@ -126,7 +138,8 @@ function chat(options: Partial<ChatSessionOptions> = {}) {
   return { session, messages, storage, lifetime, seen, transcript };
 }
 
-const text = (message: Message) => message.parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join(' ');
+const text = (message: Message) =>
+  message.parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join(' ');
 
 /** Lets the session's promise chains run (the streams are read in microtasks), until `check` holds. */
 async function until(check: () => boolean): Promise<void> {
@@ -169,7 +182,9 @@ describe('the conversation', () => {
   });
 
   it('is not kept without storage, or when storage is blocked, and the chat still works', async () => {
-    service.on('POST /v1/conversations', () => json({ id: 'c1' })).on('POST /v1/conversations/c1/messages', () => stream(answer('a1', 'Hi.')));
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('POST /v1/conversations/c1/messages', () => stream(answer('a1', 'Hi.')));
     const blocked = () => {
       throw new DOMException('The operation is insecure.', 'SecurityError');
     };
@@ -198,10 +213,21 @@ describe('the conversation', () => {
       .on(
         'GET /v1/conversations/c1',
         () => json({ id: 'c1', messages: [user('u1', 'Hello'), assistant('a1', 'Hi.')] }),
-        () => json({ id: 'c1', messages: [user('u1', 'Hello'), assistant('a1', 'Hi.'), user('u2', 'More?'), assistant('a2', 'Still here.')] }),
+        () =>
+          json({
+            id: 'c1',
+            messages: [
+              user('u1', 'Hello'),
+              assistant('a1', 'Hi.'),
+              user('u2', 'More?'),
+              assistant('a2', 'Still here.'),
+            ],
+          }),
       )
       .on('GET /v1/conversations/c1/stream', () => stream(answer('a2', 'Still here.')))
-      .on('GET /v1/conversations/gone', () => json({ error: { code: 'not_found', message: 'No such conversation.' } }, 404));
+      .on('GET /v1/conversations/gone', () =>
+        json({ error: { code: 'not_found', message: 'No such conversation.' } }, 404),
+      );
     const { session, storage, seen, transcript } = chat({ conversation: 'c1' });
     await session.load('c1');
     expect(seen.statuses).toEqual(['loading', 'ready']);
@@ -263,7 +289,10 @@ describe('a turn', () => {
     let release!: () => void;
     service
       .on('POST /v1/conversations', () => json({ id: 'c1' }))
-      .on('POST /v1/conversations/c1/messages', () => new Promise<Response>((resolve) => (release = () => resolve(stream(answer('a1', 'Done.'))))));
+      .on(
+        'POST /v1/conversations/c1/messages',
+        () => new Promise<Response>((resolve) => (release = () => resolve(stream(answer('a1', 'Done.'))))),
+      );
     const { session, seen, transcript } = chat();
     const first = session.send('First', []);
     await until(() => release !== undefined);
@@ -292,7 +321,11 @@ describe('a turn', () => {
     expect(await session.send('Hello', [], { onRefused: refused })).toBe(false);
     expect(transcript()).toEqual([]);
     expect(refused).toHaveBeenCalledOnce();
-    expect(seen.errors.at(-1)).toMatchObject({ code: 'turn_failed', message: 'The model is down.', retry: expect.any(Function) });
+    expect(seen.errors.at(-1)).toMatchObject({
+      code: 'turn_failed',
+      message: 'The model is down.',
+      retry: expect.any(Function),
+    });
     expect(seen.finished).toEqual([]);
     expect(seen.statuses).toEqual(['answering', 'ready']);
   });
@@ -305,7 +338,9 @@ describe('a stream that ends without `finish`: the connection dropped, the turn 
     const history = [user('u1', 'Hello'), assistant('a1', 'Hello there, friend.')];
     service
       .on('POST /v1/conversations', () => json({ id: 'c1' }))
-      .on('POST /v1/conversations/c1/messages', () => stream(answer('a1', 'Hello there, friend.').slice(0, 3), 'dropped'))
+      .on('POST /v1/conversations/c1/messages', () =>
+        stream(answer('a1', 'Hello there, friend.').slice(0, 3), 'dropped'),
+      )
       .on('GET /v1/conversations/c1/stream', () => stream(answer('a1', 'Hello there, friend.')))
       .on('GET /v1/conversations/c1', () => json({ id: 'c1', messages: history }));
     const { session, seen, transcript } = chat();
@@ -329,7 +364,9 @@ describe('a stream that ends without `finish`: the connection dropped, the turn 
       .on('POST /v1/conversations', () => json({ id: 'c1' }))
       .on('POST /v1/conversations/c1/messages', () => stream([{ type: 'start', messageId: 'a1' }], 'broken'))
       .on('GET /v1/conversations/c1/stream', () => new Response(null, { status: 204 }))
-      .on('GET /v1/conversations/c1', () => json({ id: 'c1', messages: [user('u1', 'Hello'), assistant('a1', 'Done while away.')] }));
+      .on('GET /v1/conversations/c1', () =>
+        json({ id: 'c1', messages: [user('u1', 'Hello'), assistant('a1', 'Done while away.')] }),
+      );
     const { session, seen, transcript } = chat();
     const sent = session.send('Hello', []);
     await until(() => session.status === 'connection-lost');
@@ -343,7 +380,10 @@ describe('a stream that ends without `finish`: the connection dropped, the turn 
     service
       .on('POST /v1/conversations', () => json({ id: 'c1' }))
       .on('POST /v1/conversations/c1/messages', () => stream([{ type: 'start', messageId: 'a1' }], 'dropped'))
-      .on('GET /v1/conversations/c1/stream', ...RESUME_DELAYS_MS.map(() => () => stream([{ type: 'start', messageId: 'a1' }], 'broken')));
+      .on(
+        'GET /v1/conversations/c1/stream',
+        ...RESUME_DELAYS_MS.map(() => () => stream([{ type: 'start', messageId: 'a1' }], 'broken')),
+      );
     const { session, seen } = chat();
     const sent = session.send('Hello', []);
     const resumes = () => service.calls('GET /v1/conversations/c1/stream').length;
@@ -356,12 +396,16 @@ describe('a stream that ends without `finish`: the connection dropped, the turn 
     }
     await sent;
     expect(seen.statuses).toEqual(['answering', ...RESUME_DELAYS_MS.map(() => 'connection-lost'), 'ready']);
-    expect(seen.errors).toMatchObject([{ code: 'connection_lost', message: 'The connection dropped and could not be re-established.' }]);
+    expect(seen.errors).toMatchObject([
+      { code: 'connection_lost', message: 'The connection dropped and could not be re-established.' },
+    ]);
     expect(seen.finished).toEqual([]);
 
     // "Try again": the turn, still running at the service, is followed to its end.
     service.on('GET /v1/conversations/c1/stream', () => stream(answer('a1', 'Back.')));
-    service.on('GET /v1/conversations/c1', () => json({ id: 'c1', messages: [user('u1', 'Hello'), assistant('a1', 'Back.')] }));
+    service.on('GET /v1/conversations/c1', () =>
+      json({ id: 'c1', messages: [user('u1', 'Hello'), assistant('a1', 'Back.')] }),
+    );
     seen.statuses.length = 0;
     seen.errors.at(-1)!.retry!();
     await until(() => session.status === 'ready' && seen.finished.length > 0);
@@ -389,7 +433,15 @@ describe('answers to the service', () => {
   const toolMessage = (): Message => ({
     id: 'a1',
     role: 'assistant',
-    parts: [{ type: 'tool-demo__create_task', toolCallId: 'call1', state: 'approval-requested', input: { title: 'x' }, approval: { id: 'ap1' } }],
+    parts: [
+      {
+        type: 'tool-demo__create_task',
+        toolCallId: 'call1',
+        state: 'approval-requested',
+        input: { title: 'x' },
+        approval: { id: 'ap1' },
+      },
+    ],
   });
   const loaded = async () => {
     service
@@ -399,7 +451,8 @@ describe('answers to the service', () => {
     await view.session.load('c1');
     return view;
   };
-  const part = (view: Awaited<ReturnType<typeof loaded>>) => view.messages.find('a1')!.parts[0] as { state: string; approval: { approved?: boolean } };
+  const part = (view: Awaited<ReturnType<typeof loaded>>) =>
+    view.messages.find('a1')!.parts[0] as { state: string; approval: { approved?: boolean } };
 
   it('an approval goes to /approvals, shows as answered at once, and the continuation streams into the same message', async () => {
     const view = await loaded();
@@ -414,14 +467,19 @@ describe('answers to the service', () => {
     expect(part(view)).toMatchObject({ state: 'approval-responded', approval: { approved: true } });
     expect(view.seen.changed.map((m) => m.id)).toEqual(['a1']);
     await until(() => view.session.status === 'ready');
-    expect(service.calls('POST /v1/conversations/c1/approvals')[0]?.body).toEqual({ toolCallId: 'call1', approved: true });
+    expect(service.calls('POST /v1/conversations/c1/approvals')[0]?.body).toEqual({
+      toolCallId: 'call1',
+      approved: true,
+    });
     expect(view.transcript()).toEqual(['user: Create x', 'assistant: Created task #1.']);
     expect(part(view).state).toBe('output-available');
   });
 
   it('a refused approval asks the question again', async () => {
     const view = await loaded();
-    service.on('POST /v1/conversations/c1/approvals', () => json({ error: { code: 'token_expired', message: 'Expired.' } }, 401));
+    service.on('POST /v1/conversations/c1/approvals', () =>
+      json({ error: { code: 'token_expired', message: 'Expired.' } }, 401),
+    );
     view.session.answerApproval('call1', false);
     expect(part(view)).toMatchObject({ state: 'approval-responded', approval: { approved: false } });
     await until(() => view.session.status === 'ready');
@@ -434,18 +492,25 @@ describe('answers to the service', () => {
     const view = await loaded();
     service
       .on('POST /v1/conversations/c1/elicitations/el1', () => json({ ok: true }))
-      .on('POST /v1/conversations/c1/elicitations/el2', () => json({ error: { code: 'not_found', message: 'No such question.' } }, 404));
+      .on('POST /v1/conversations/c1/elicitations/el2', () =>
+        json({ error: { code: 'not_found', message: 'No such question.' } }, 404),
+      );
     view.session.answerElicitation('el1', 'accept', { hours: 4 });
     view.session.answerElicitation('el2', 'decline');
     await until(() => view.seen.errors.length > 0);
-    expect(service.calls('POST /v1/conversations/c1/elicitations/el1')[0]?.body).toEqual({ action: 'accept', content: { hours: 4 } });
+    expect(service.calls('POST /v1/conversations/c1/elicitations/el1')[0]?.body).toEqual({
+      action: 'accept',
+      content: { hours: 4 },
+    });
     expect(service.calls('POST /v1/conversations/c1/elicitations/el2')[0]?.body).toEqual({ action: 'decline' });
     expect(view.seen.errors).toMatchObject([{ code: 'not_found' }]);
   });
 
   it('an answer given again (after a connect) replaces the last one through /v1/chat; refused, the old one comes back', async () => {
     service
-      .on('GET /v1/conversations/c1', () => json({ id: 'c1', messages: [user('u1', 'Who am I?'), assistant('a1', 'Connect your account first.')] }))
+      .on('GET /v1/conversations/c1', () =>
+        json({ id: 'c1', messages: [user('u1', 'Who am I?'), assistant('a1', 'Connect your account first.')] }),
+      )
       .on('GET /v1/conversations/c1/stream', () => new Response(null, { status: 204 }))
       .on(
         'POST /v1/chat',
@@ -457,7 +522,11 @@ describe('answers to the service', () => {
     expect(session.answerAgain('not-the-last')).toBe(false);
     expect(session.answerAgain('a1')).toBe(true);
     await until(() => session.status === 'ready');
-    expect(service.calls('POST /v1/chat')[0]?.body).toMatchObject({ id: 'c1', trigger: 'regenerate-message', messageId: 'a1' });
+    expect(service.calls('POST /v1/chat')[0]?.body).toMatchObject({
+      id: 'c1',
+      trigger: 'regenerate-message',
+      messageId: 'a1',
+    });
     expect(transcript()).toEqual(['user: Who am I?', 'assistant: You are alice.']);
 
     expect(session.answerAgain('a2')).toBe(true);
@@ -469,7 +538,10 @@ describe('answers to the service', () => {
     let release!: () => void;
     service
       .on('POST /v1/conversations', () => json({ id: 'c1' }))
-      .on('POST /v1/conversations/c1/messages', () => new Promise<Response>((resolve) => (release = () => resolve(stream([{ type: 'abort' }])))))
+      .on(
+        'POST /v1/conversations/c1/messages',
+        () => new Promise<Response>((resolve) => (release = () => resolve(stream([{ type: 'abort' }])))),
+      )
       .on('DELETE /v1/conversations/c1/stream', () => json({ stopped: true }));
     const { session, seen } = chat();
     await session.stop();

@@ -192,16 +192,29 @@ export class ChatSession {
    * Sends the person's message: shown at once, taken back if the service
    * refuses it (`onRefused` then puts it back in the box). True once its turn ended well.
    */
-  send(text: string, attachments: ReadonlyArray<{ server: string; uri: string }>, options: TurnOptions = {}): Promise<boolean> {
+  send(
+    text: string,
+    attachments: ReadonlyArray<{ server: string; uri: string }>,
+    options: TurnOptions = {},
+  ): Promise<boolean> {
     const refs = () => attachments.map(({ server, uri }) => ({ server, uri }));
-    const mine = this.options.messages.add({ id: `local-${Date.now()}`, role: 'user', parts: [{ type: 'text', text }], metadata: { attachments: refs() } });
-    return this.runTurn(async (signal) => this.options.api.sendMessage(await this.ensureConversation(), { text, attachments: refs() }, signal), {
-      ...options,
-      onRefused: () => {
-        this.options.messages.remove(mine);
-        options.onRefused?.();
-      },
+    const mine = this.options.messages.add({
+      id: `local-${Date.now()}`,
+      role: 'user',
+      parts: [{ type: 'text', text }],
+      metadata: { attachments: refs() },
     });
+    return this.runTurn(
+      async (signal) =>
+        this.options.api.sendMessage(await this.ensureConversation(), { text, attachments: refs() }, signal),
+      {
+        ...options,
+        onRefused: () => {
+          this.options.messages.remove(mine);
+          options.onRefused?.();
+        },
+      },
+    );
   }
 
   /** Runs a server's prompt as a turn. True once its turn ended well. */
@@ -217,17 +230,24 @@ export class ChatSession {
       metadata: { prompt: { server, name } },
     });
     const api = this.options.api;
-    const ran = await this.runTurn(async (signal) => api.runPrompt(await this.ensureConversation(), { server, name, arguments: values }, signal), {
-      onRefused: () => this.options.messages.remove(placeholder),
-    });
+    const ran = await this.runTurn(
+      async (signal) => api.runPrompt(await this.ensureConversation(), { server, name, arguments: values }, signal),
+      {
+        onRefused: () => this.options.messages.remove(placeholder),
+      },
+    );
     if (ran) await this.reloadHistory();
     return ran;
   }
 
   /** A tool call approved or denied: shown as answered at once; the stream that follows continues the same message. */
   answerApproval(toolCallId: string, approved: boolean): void {
-    const message = this.options.messages.all().find((m) => m.parts.some((p) => (p as { toolCallId?: string }).toolCallId === toolCallId));
-    const part = message?.parts.find((p) => (p as { toolCallId?: string }).toolCallId === toolCallId) as ToolPart | undefined;
+    const message = this.options.messages
+      .all()
+      .find((m) => m.parts.some((p) => (p as { toolCallId?: string }).toolCallId === toolCallId));
+    const part = message?.parts.find((p) => (p as { toolCallId?: string }).toolCallId === toolCallId) as
+      | ToolPart
+      | undefined;
     const show = (state: ToolPart['state'], decision?: boolean) => {
       if (!message || !part?.approval) return;
       part.state = state;
@@ -268,7 +288,9 @@ export class ChatSession {
     if (!turn || !id || this.busy || last?.role !== 'assistant' || last.id !== turn) return false;
     // The new answer streams in as a new message; the old one is put back if the service refuses.
     messages.remove(last);
-    void this.runTurn((signal) => this.options.api.regenerate(id, last.id, signal), { onRefused: () => messages.find(last.id) || messages.add(last) });
+    void this.runTurn((signal) => this.options.api.regenerate(id, last.id, signal), {
+      onRefused: () => messages.find(last.id) || messages.add(last),
+    });
     return true;
   }
 
@@ -365,7 +387,10 @@ export class ChatSession {
         // Otherwise the stream broke: try again below.
       }
       if (attempt >= RESUME_DELAYS_MS.length) {
-        return this.options.onError(new Error('The connection dropped and could not be re-established.'), () => void this.resumeTurn());
+        return this.options.onError(
+          new Error('The connection dropped and could not be re-established.'),
+          () => void this.resumeTurn(),
+        );
       }
       current = null;
       this.setStatus('connection-lost');

@@ -33,7 +33,12 @@ const STATUS_TEXT: Record<ChatStatus, string> = {
  * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-error`, `-token-expired`).
  */
 export class McpOndemandChat extends HTMLElement {
-  static observedAttributes: Array<keyof McpOndemandChatAttributes> = ['token', 'heading', 'placeholder', 'conversation'];
+  static observedAttributes: Array<keyof McpOndemandChatAttributes> = [
+    'token',
+    'heading',
+    'placeholder',
+    'conversation',
+  ];
 
   private readonly root = this.attachShadow({ mode: 'open' });
   private api!: ChatApi;
@@ -80,7 +85,8 @@ export class McpOndemandChat extends HTMLElement {
       onStatus: (status) => this.showStatus(status),
       onChunk: (message, chunk) => {
         // Transient (never stored): a card outside the message, remembering which answer asked.
-        if (chunk.type === 'data-auth-required' && chunk.data) this.accounts.require(chunk.data as AuthRequired, message.id);
+        if (chunk.type === 'data-auth-required' && chunk.data)
+          this.accounts.require(chunk.data as AuthRequired, message.id);
         this.transcript.scheduleRender(message);
       },
       onError: (error, retry) => this.showError(error, retry),
@@ -109,7 +115,8 @@ export class McpOndemandChat extends HTMLElement {
     // A new token after an expiry: the host has signed the person in again.
     if (name === 'token' && this.alert.dataset.auth === 'expired') this.clearAlert();
     // Another conversation: shown in place of this one (its views torn down first).
-    if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy) void this.session.switchTo(value);
+    if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy)
+      void this.session.switchTo(value);
   }
 
   // ---- layout -------------------------------------------------------------
@@ -145,14 +152,35 @@ export class McpOndemandChat extends HTMLElement {
     this.headingEl = h('h2', {}, this.attr('heading') || 'Assistant');
     this.status = h('span', { class: 'status', role: 'status' });
     this.alert = h('div', { class: 'alert', role: 'alert', hidden: true, part: 'alert' });
-    this.input = h('textarea', { rows: 1, 'aria-label': 'Message', placeholder: this.attr('placeholder') || DEFAULT_PLACEHOLDER, part: 'input' });
+    this.input = h('textarea', {
+      rows: 1,
+      'aria-label': 'Message',
+      placeholder: this.attr('placeholder') || DEFAULT_PLACEHOLDER,
+      part: 'input',
+    });
     this.send = h('button', { type: 'submit', class: 'primary', part: 'send' }, 'Send');
-    this.stopButton = h('button', { type: 'button', part: 'stop', hidden: true, onclick: () => void this.stop() }, 'Stop');
+    this.stopButton = h(
+      'button',
+      { type: 'button', part: 'stop', hidden: true, onclick: () => void this.stop() },
+      'Stop',
+    );
     this.chips = h('div', { hidden: true });
     this.formSlot = h('div', { hidden: true });
     // Menus first: their key handling must run before Enter-to-send.
-    this.slashMenu = new Listbox(this.input, (choice) => this.chooseSlash(choice), 'Prompts and skills', announce, 'menu');
-    this.atMenu = new Listbox(this.input, (choice) => this.chooseResource(choice), 'Resources to attach', announce, 'menu');
+    this.slashMenu = new Listbox(
+      this.input,
+      (choice) => this.chooseSlash(choice),
+      'Prompts and skills',
+      announce,
+      'menu',
+    );
+    this.atMenu = new Listbox(
+      this.input,
+      (choice) => this.chooseResource(choice),
+      'Resources to attach',
+      announce,
+      'menu',
+    );
     this.input.addEventListener('input', () => void this.updateMenus());
     this.input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -168,7 +196,11 @@ export class McpOndemandChat extends HTMLElement {
       this.formSlot,
       this.chips,
       h('div', { class: 'input-row' }, this.input, this.send, this.stopButton),
-      h('span', { class: 'hint' }, 'Type / for prompts and skills, @ to attach a resource. Enter sends, Shift+Enter adds a line.'),
+      h(
+        'span',
+        { class: 'hint' },
+        'Type / for prompts and skills, @ to attach a resource. Enter sends, Shift+Enter adds a line.',
+      ),
     );
     this.root.append(
       h(
@@ -207,13 +239,25 @@ export class McpOndemandChat extends HTMLElement {
     const id = () => this.session.ensureConversation();
     return {
       suggest: async (server, ref, name, value, values) =>
-        (await this.api.complete(await id(), { server, ref, argument: { name, value }, context: { arguments: values } })).completion.values,
+        (
+          await this.api.complete(await id(), {
+            server,
+            ref,
+            argument: { name, value },
+            context: { arguments: values },
+          })
+        ).completion.values,
       previewPrompt: async (server, name, values) => {
-        const preview = await this.plainly(async () => this.api.previewPrompt(await id(), { server, name, arguments: values }));
-        return preview.messages.map((m) => m.parts.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('\n')).join('\n\n');
+        const preview = await this.plainly(async () =>
+          this.api.previewPrompt(await id(), { server, name, arguments: values }),
+        );
+        return preview.messages
+          .map((m) => m.parts.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('\n'))
+          .join('\n\n');
       },
       runPrompt: async (server, name, values) => {
-        if (this.session.busy) throw new Error('An answer is still being written. Wait for it to finish, then run the prompt.');
+        if (this.session.busy)
+          throw new Error('An answer is still being written. Wait for it to finish, then run the prompt.');
         this.closeForm();
         this.accounts.newTurn();
         await this.session.runPrompt(server, name, values);
@@ -254,7 +298,8 @@ export class McpOndemandChat extends HTMLElement {
   }
 
   private attach(attachment: Attachment): void {
-    if (!this.attachments.some((a) => a.server === attachment.server && a.uri === attachment.uri)) this.attachments.push(attachment);
+    if (!this.attachments.some((a) => a.server === attachment.server && a.uri === attachment.uri))
+      this.attachments.push(attachment);
     this.renderChips();
     this.input.focus();
   }
@@ -336,7 +381,10 @@ export class McpOndemandChat extends HTMLElement {
     this.transcript.setStreaming(busy);
     // Approval buttons are live only between turns.
     for (const message of this.transcript.all()) {
-      if (message.role === 'assistant' && message.parts.some((p) => (p as { state?: string }).state === 'approval-requested'))
+      if (
+        message.role === 'assistant' &&
+        message.parts.some((p) => (p as { state?: string }).state === 'approval-requested')
+      )
         this.transcript.renderNow(message);
     }
     // A turn starting clears the last error (as the AI SDK's `submitted` does).
@@ -360,7 +408,15 @@ export class McpOndemandChat extends HTMLElement {
     this.alert.dataset.code = error instanceof ChatError ? error.code : 'connection_lost';
     this.alert.replaceChildren(
       h('div', {}, h('strong', {}, plain.title), plain.detail),
-      ...(again ? [h('button', { type: 'button', class: 'secondary', onclick: () => (this.clearAlert(), again()) }, 'Try again')] : []),
+      ...(again
+        ? [
+            h(
+              'button',
+              { type: 'button', class: 'secondary', onclick: () => (this.clearAlert(), again()) },
+              'Try again',
+            ),
+          ]
+        : []),
     );
     this.alert.hidden = false;
     this.status.textContent = '';

@@ -46,21 +46,38 @@ export function elicitationCard(question: Elicitation, answer: ElicitationAnswer
   const disabled = !answer;
   const form = h(
     'form',
-    { class: 'approval', role: 'group', 'aria-label': label, onsubmit: (e: Event) => (e.preventDefault(), answer?.(question.id, 'accept', read())) },
+    {
+      class: 'approval',
+      role: 'group',
+      'aria-label': label,
+      onsubmit: (e: Event) => (e.preventDefault(), answer?.(question.id, 'accept', read())),
+    },
     h('p', {}, `${question.server}: ${question.message}`),
     ...fields.map((f) => f.el),
     h(
       'div',
       { class: 'row' },
       h('button', { type: 'submit', class: 'primary', disabled }, 'Send answer'),
-      h('button', { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'decline') }, 'Decline'),
-      h('button', { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'cancel') }, 'Cancel'),
+      h(
+        'button',
+        { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'decline') },
+        'Decline',
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'cancel') },
+        'Cancel',
+      ),
     ),
   );
   return form;
 }
 
-function field(name: string, schema: FieldSchema, required: boolean): { el: HTMLElement; value(): Array<[string, Answers[string]]> } {
+function field(
+  name: string,
+  schema: FieldSchema,
+  required: boolean,
+): { el: HTMLElement; value(): Array<[string, Answers[string]]> } {
   const text = schema.title ?? schema.description ?? name;
   if (schema.type === 'boolean') {
     const input = h('input', { type: 'checkbox', name, checked: schema.default === true }) as HTMLInputElement;
@@ -75,7 +92,12 @@ function field(name: string, schema: FieldSchema, required: boolean): { el: HTML
     return { el: h('label', { class: 'field' }, `${text} `, select), value: () => [[name, select.value]] };
   }
   const numeric = schema.type === 'number' || schema.type === 'integer';
-  const input = h('input', { type: numeric ? 'number' : 'text', name, required, ...(schema.type === 'integer' ? { step: '1' } : {}) }) as HTMLInputElement;
+  const input = h('input', {
+    type: numeric ? 'number' : 'text',
+    name,
+    required,
+    ...(schema.type === 'integer' ? { step: '1' } : {}),
+  }) as HTMLInputElement;
   if (schema.default !== undefined) input.value = String(schema.default);
   return {
     el: h('label', { class: 'field' }, `${text} `, input),

@@ -78,7 +78,8 @@ export class Listbox<T> {
     const children: HTMLLIElement[] = [];
     this.items.forEach((item, index) => {
       const group = options[index]!.group;
-      if (sections && group && group !== options[index - 1]?.group) children.push(h('li', { role: 'presentation', class: 'group' }, group));
+      if (sections && group && group !== options[index - 1]?.group)
+        children.push(h('li', { role: 'presentation', class: 'group' }, group));
       if (sections && group)
         item.setAttribute(
           'aria-label',

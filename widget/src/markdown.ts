@@ -60,7 +60,12 @@ export function renderMarkdown(source: string, doc: Document = document): Docume
       continue;
     }
     const paragraph: string[] = [];
-    for (; i < lines.length && !/^\s*$/.test(lines[i]!) && !/^\s*(```|~~~|>|#{1,6}\s|[-*+]\s|\d+[.)]\s)/.test(lines[i]!); i++) paragraph.push(lines[i]!);
+    for (
+      ;
+      i < lines.length && !/^\s*$/.test(lines[i]!) && !/^\s*(```|~~~|>|#{1,6}\s|[-*+]\s|\d+[.)]\s)/.test(lines[i]!);
+      i++
+    )
+      paragraph.push(lines[i]!);
     if (!paragraph.length) paragraph.push(lines[i++]!);
     const p = doc.createElement('p');
     paragraph.forEach((text, n) => {
@@ -74,7 +79,8 @@ export function renderMarkdown(source: string, doc: Document = document): Docume
 
 // Underscore emphasis only at word boundaries, as in CommonMark: snake_case and demo__tool stay as written.
 // Link parts are bounded, so hostile text ("[[[[…") cannot make the match take seconds.
-const INLINE = /`([^`]+)`|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^[\]\n]{1,300})\]\(([^)\s]{1,2048})\)/g;
+const INLINE =
+  /`([^`]+)`|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^[\]\n]{1,300})\]\(([^)\s]{1,2048})\)/g;
 
 function inline(text: string, doc: Document): DocumentFragment {
   const fragment = doc.createDocumentFragment();
@@ -105,6 +111,7 @@ function link(label: string, href: string, doc: Document): Node {
   a.target = '_blank';
   a.rel = 'noopener noreferrer nofollow';
   // A label that is not the address itself also shows where the link goes.
-  a.textContent = label === href || label === url.href ? label : `${label} (${url.protocol === 'mailto:' ? url.pathname : url.host})`;
+  a.textContent =
+    label === href || label === url.href ? label : `${label} (${url.protocol === 'mailto:' ? url.pathname : url.host})`;
   return a;
 }

@@ -57,12 +57,29 @@ export function connectInPopup(
     const stop = () => done();
     let completing = false;
     const onMessage = (event: MessageEvent) => {
-      const data = event.data as { type?: unknown; server?: unknown; ok?: unknown; error?: unknown; state?: unknown; code?: unknown; iss?: unknown } | null;
+      const data = event.data as {
+        type?: unknown;
+        server?: unknown;
+        ok?: unknown;
+        error?: unknown;
+        state?: unknown;
+        code?: unknown;
+        iss?: unknown;
+      } | null;
       if (event.source !== popup || !origin || event.origin !== origin || data?.server !== server) return;
-      if (data.type === 'mcp-ondemand:oauth-code' && typeof data.state === 'string' && typeof data.code === 'string' && !completing) {
+      if (
+        data.type === 'mcp-ondemand:oauth-code' &&
+        typeof data.state === 'string' &&
+        typeof data.code === 'string' &&
+        !completing
+      ) {
         completing = true;
         clearInterval(poll); // the window may be closed now: the outcome is the completion's
-        const handover = { state: data.state, code: data.code, ...(typeof data.iss === 'string' ? { iss: data.iss } : {}) };
+        const handover = {
+          state: data.state,
+          code: data.code,
+          ...(typeof data.iss === 'string' ? { iss: data.iss } : {}),
+        };
         complete(handover).then(
           () => done({ kind: 'connected' }),
           (error: unknown) => done(undefined, error),
@@ -72,7 +89,10 @@ export function connectInPopup(
       }
       if (data.type !== 'mcp-ondemand:oauth') return;
       if (data.ok === true) return done({ kind: 'connected' });
-      done({ kind: 'refused', ...(typeof data.error === 'string' && data.error ? { reason: data.error.slice(0, 300) } : {}) });
+      done({
+        kind: 'refused',
+        ...(typeof data.error === 'string' && data.error ? { reason: data.error.slice(0, 300) } : {}),
+      });
     };
     const poll = setInterval(() => popup.closed && done({ kind: 'closed' }), CLOSED_POLL_MS);
     window.addEventListener('message', onMessage);

@@ -17,7 +17,11 @@ export function plainError(error: unknown): PlainError {
   const detail = error.message;
   switch (error.code) {
     case 'unreachable':
-      return { title: 'The chat service cannot be reached.', detail: 'Check your connection; the service may also be down.', retryable: true };
+      return {
+        title: 'The chat service cannot be reached.',
+        detail: 'Check your connection; the service may also be down.',
+        retryable: true,
+      };
     case 'origin_refused':
       // Most likely CORS; a network blip between the two requests looks the same, so trying again is offered.
       return {
@@ -32,21 +36,43 @@ export function plainError(error: unknown): PlainError {
         retryable: false,
       };
     case 'token_expired':
-      return { title: 'Your chat session has expired.', detail: 'Reload the page or sign in again to continue.', retryable: false, authExpired: true };
+      return {
+        title: 'Your chat session has expired.',
+        detail: 'Reload the page or sign in again to continue.',
+        retryable: false,
+        authExpired: true,
+      };
     case 'unauthorized':
-      return { title: 'This chat could not sign you in.', detail: `${detail}. Reload the page or sign in again.`, retryable: false, authExpired: true };
+      return {
+        title: 'This chat could not sign you in.',
+        detail: `${detail}. Reload the page or sign in again.`,
+        retryable: false,
+        authExpired: true,
+      };
     case 'rate_limited': {
       const wait = error.retryAfterSeconds ? ` Try again in ${error.retryAfterSeconds} s.` : ' Try again in a moment.';
-      return { title: 'Too many messages at once.', detail: `You have reached the message limit.${wait}`, retryable: true };
+      return {
+        title: 'Too many messages at once.',
+        detail: `You have reached the message limit.${wait}`,
+        retryable: true,
+      };
     }
     case 'upstream_error':
     case 'upstream_timeout':
     case 'pinned_resource_unavailable':
       return { title: 'A connected tool server is not responding.', detail, retryable: true };
     case 'turn_in_progress':
-      return { title: 'An answer is still being written.', detail: 'Wait for it to finish, then send again.', retryable: true };
+      return {
+        title: 'An answer is still being written.',
+        detail: 'Wait for it to finish, then send again.',
+        retryable: true,
+      };
     case 'approval_pending':
-      return { title: 'A tool is waiting for your approval.', detail: 'Approve or deny it before sending a new message.', retryable: false };
+      return {
+        title: 'A tool is waiting for your approval.',
+        detail: 'Approve or deny it before sending a new message.',
+        retryable: false,
+      };
     case 'model_not_configured':
     case 'invalid_config':
       return { title: 'The chat service is not set up correctly.', detail, retryable: false };

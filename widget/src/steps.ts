@@ -46,7 +46,10 @@ export function summarizeStep(part: ToolPart): StepSummary {
     case 'list_resource_templates':
       return { ...base, label: 'listed resource templates' };
     case 'invoke_prompt':
-      return { ...base, label: `used the prompt ${String(input.name ?? '')}${input.server ? ` (${String(input.server)})` : ''}` };
+      return {
+        ...base,
+        label: `used the prompt ${String(input.name ?? '')}${input.server ? ` (${String(input.server)})` : ''}`,
+      };
     default: {
       // An MCP tool, named <server>__<tool>.
       const [server, tool] = name.includes('__') ? (name.split('__', 2) as [string, string]) : ['', name];

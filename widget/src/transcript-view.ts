@@ -27,7 +27,11 @@ export class TranscriptView {
     private readonly context: () => TranscriptContext,
     private readonly retire: (el: HTMLElement) => Promise<void> | undefined = () => undefined,
   ) {
-    this.el = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: 0, part: 'log' }, emptyState());
+    this.el = h(
+      'div',
+      { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: 0, part: 'log' },
+      emptyState(),
+    );
     this.announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
   }
 

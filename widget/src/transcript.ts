@@ -24,15 +24,22 @@ export interface TranscriptContext {
  */
 export const viewSlots = new WeakMap<Element, HTMLElement>();
 
-const isTool = (part: Message['parts'][number]): part is ToolPart => part.type.startsWith('tool-') && 'toolCallId' in part;
+const isTool = (part: Message['parts'][number]): part is ToolPart =>
+  part.type.startsWith('tool-') && 'toolCallId' in part;
 
 /** One message as an element: user text and attachments, or the assistant's text and tool steps. */
 export function renderMessage(message: Message, ctx: TranscriptContext): HTMLElement {
-  const el = h('article', { class: `msg ${message.role}`, 'aria-label': message.role === 'user' ? 'You' : 'Assistant' });
+  const el = h('article', {
+    class: `msg ${message.role}`,
+    'aria-label': message.role === 'user' ? 'You' : 'Assistant',
+  });
   if (message.role === 'user') {
     // Parts after the first are the attached resources as the model got them: shown as chips.
     const first = message.parts.find((p) => p.type === 'text') as { text: string } | undefined;
-    if (message.metadata?.prompt) el.append(h('div', { class: 'meta' }, `Prompt /${message.metadata.prompt.name} (${message.metadata.prompt.server})`));
+    if (message.metadata?.prompt)
+      el.append(
+        h('div', { class: 'meta' }, `Prompt /${message.metadata.prompt.name} (${message.metadata.prompt.server})`),
+      );
     if (first) el.append(renderMarkdown(first.text));
     const attached = message.metadata?.attachments ?? [];
     if (attached.length) el.append(attachmentChips(attached.map((a) => ctx.describe(a.server, a.uri))));
@@ -124,7 +131,9 @@ export function attachmentChips(attachments: Attachment[], remove?: (index: numb
         'span',
         { class: 'chip', role: 'listitem', title: a.uri },
         attachmentLabel(a),
-        remove ? h('button', { type: 'button', 'aria-label': `Remove ${a.title}`, onclick: () => remove(index) }, '×') : null,
+        remove
+          ? h('button', { type: 'button', 'aria-label': `Remove ${a.title}`, onclick: () => remove(index) }, '×')
+          : null,
       ),
     ),
   );

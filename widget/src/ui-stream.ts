@@ -71,7 +71,8 @@ export async function* sseChunks(body: ReadableStream<Uint8Array>): AsyncGenerat
  * chunk carries one.
  */
 export function applyChunk(message: Message, chunk: StreamChunk): { error?: string } | undefined {
-  const tool = (id: string | undefined) => message.parts.find((p): p is ToolPart => 'toolCallId' in p && p.toolCallId === id);
+  const tool = (id: string | undefined) =>
+    message.parts.find((p): p is ToolPart => 'toolCallId' in p && p.toolCallId === id);
   if (chunk.messageMetadata) message.metadata = { ...message.metadata, ...chunk.messageMetadata };
   switch (chunk.type) {
     case 'start':
@@ -137,15 +138,24 @@ export function applyChunk(message: Message, chunk: StreamChunk): { error?: stri
     case 'abort':
       // Stopped: settled as the service saves it (a call without a result is not shown as still running).
       message.metadata = { ...message.metadata, finishReason: 'stopped', stopped: true };
-      for (const part of message.parts) if (isUnfinishedToolCall(part)) Object.assign(part, { state: 'output-error', errorText: STOPPED_TOOL_TEXT });
+      for (const part of message.parts)
+        if (isUnfinishedToolCall(part)) Object.assign(part, { state: 'output-error', errorText: STOPPED_TOOL_TEXT });
       return;
     default:
       // Data parts belong to the message, as in the AI SDK (so a replay or a reload shows them once);
       // one with an id replaces the earlier part of that type and id (a question, then its answer).
       if (chunk.type.startsWith('data-') && !chunk.transient) {
-        const same = chunk.id === undefined ? undefined : message.parts.find((p) => p.type === chunk.type && (p as { id?: string }).id === chunk.id);
+        const same =
+          chunk.id === undefined
+            ? undefined
+            : message.parts.find((p) => p.type === chunk.type && (p as { id?: string }).id === chunk.id);
         if (same) (same as { data?: unknown }).data = chunk.data;
-        else message.parts.push({ type: chunk.type, ...(chunk.id === undefined ? {} : { id: chunk.id }), data: chunk.data });
+        else
+          message.parts.push({
+            type: chunk.type,
+            ...(chunk.id === undefined ? {} : { id: chunk.id }),
+            data: chunk.data,
+          });
       }
       return;
   }

@@ -19,7 +19,11 @@ interface Env {
 const tools = {
   read_resource: tool({
     description: 'Read one resource by URI.',
-    inputSchema: z.object({ uri: z.string().min(1), server: z.string().optional(), offset: z.number().int().min(0).optional() }),
+    inputSchema: z.object({
+      uri: z.string().min(1),
+      server: z.string().optional(),
+      offset: z.number().int().min(0).optional(),
+    }),
     execute: async ({ uri }) => ({ uri, text: DEFAULT_GUIDELINES }),
   }),
 };
@@ -27,7 +31,9 @@ const tools = {
 export class Conversation extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)');
+    ctx.storage.sql.exec(
+      'CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)',
+    );
   }
 
   override async fetch(request: Request): Promise<Response> {
@@ -38,8 +44,14 @@ export class Conversation extends DurableObject<Env> {
       .exec<{ json: string }>('SELECT json FROM messages ORDER BY seq')
       .toArray()
       .map((row) => JSON.parse(row.json) as UIMessage);
-    const messages: UIMessage[] = [...history, { id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] }];
-    const model = createOpenAICompatible({ name: 'openai-compatible', baseURL: this.env.OPENAI_COMPATIBLE_BASE_URL }).chatModel('fake');
+    const messages: UIMessage[] = [
+      ...history,
+      { id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text }] },
+    ];
+    const model = createOpenAICompatible({
+      name: 'openai-compatible',
+      baseURL: this.env.OPENAI_COMPATIBLE_BASE_URL,
+    }).chatModel('fake');
     const result = streamText({
       model,
       system: 'You are a helpful assistant. Read the resources you need with read_resource.',
@@ -52,7 +64,8 @@ export class Conversation extends DurableObject<Env> {
       generateMessageId: () => crypto.randomUUID(),
       // The two rows of the turn: the user's message and the answer.
       onEnd: ({ messages: all }) => {
-        for (const message of all.slice(-2)) this.ctx.storage.sql.exec('INSERT INTO messages (json) VALUES (?)', JSON.stringify(message));
+        for (const message of all.slice(-2))
+          this.ctx.storage.sql.exec('INSERT INTO messages (json) VALUES (?)', JSON.stringify(message));
       },
     });
   }
@@ -68,7 +81,8 @@ export default {
       return Response.json({ id }, { status: 201 });
     }
     const match = /^\/v1\/conversations\/([\w-]+)\/messages$/.exec(url.pathname);
-    if (request.method === 'POST' && match) return env.CONVERSATION.get(env.CONVERSATION.idFromName(match[1]!)).fetch(request);
+    if (request.method === 'POST' && match)
+      return env.CONVERSATION.get(env.CONVERSATION.idFromName(match[1]!)).fetch(request);
     return new Response('not found', { status: 404 });
   },
 } satisfies ExportedHandler<Env>;

@@ -168,7 +168,9 @@ describe('the WebSocket chat protocol, frame by frame', () => {
       'message_updated',
     ]);
     // One turn, one id, on both tabs.
-    expect(new Set([...a.frames, ...b.frames].filter((f) => f.type === 'cf_agent_use_chat_response').map((f) => f.id)).size).toBe(1);
+    expect(
+      new Set([...a.frames, ...b.frames].filter((f) => f.type === 'cf_agent_use_chat_response').map((f) => f.id)).size,
+    ).toBe(1);
   });
 
   it('the tab that answered the last approval probes while the continuation is set up: pending, then resuming, then the continuation', async () => {
@@ -178,7 +180,10 @@ describe('the WebSocket chat protocol, frame by frame', () => {
     const socket = new ChatSocket({ connections: () => [a.connection, other.connection], ...conversation });
     const continuation = conversation.prepareContinuation();
 
-    const answered = socket.received(a.connection, JSON.stringify({ type: 'cf_agent_tool_approval', toolCallId: 'c1', approved: true }));
+    const answered = socket.received(
+      a.connection,
+      JSON.stringify({ type: 'cf_agent_tool_approval', toolCallId: 'c1', approved: true }),
+    );
     await flush();
     await socket.received(a.connection, JSON.stringify({ type: 'cf_agent_stream_resume_request', probeId: 'p2' }));
     conversation.releaseContinuation();
@@ -235,7 +240,12 @@ describe('the WebSocket chat protocol, frame by frame', () => {
     const conversation = fakeConversation();
     const a = tab('a');
     const socket = new ChatSocket({ connections: () => [a.connection], ...conversation });
-    for (const raw of ['not json', '{"type":"cf_agent_tool_approval","toolCallId":5}', '{"type":"other_protocol"}', '[]'])
+    for (const raw of [
+      'not json',
+      '{"type":"cf_agent_tool_approval","toolCallId":5}',
+      '{"type":"other_protocol"}',
+      '[]',
+    ])
       await socket.received(a.connection, raw);
     expect(a.frames).toEqual([]);
     expect(conversation.calls).toEqual([]);

@@ -7,7 +7,15 @@ import type { ToolCallAnswer } from '../../turn/messages';
 import type { TurnRequests } from '../../turn/requests';
 import type { TurnRunner } from '../../turn/runner';
 import { parseChatBody } from '../use-chat-body';
-import { type ClientFrame, clearFrame, elicitationErrorFrame, messagesFrame, messageUpdatedFrame, parseClientFrame, responseFrame } from './frames';
+import {
+  type ClientFrame,
+  clearFrame,
+  elicitationErrorFrame,
+  messagesFrame,
+  messageUpdatedFrame,
+  parseClientFrame,
+  responseFrame,
+} from './frames';
 import { ResumeHandshake, type SocketTurn } from './resume';
 
 export interface ChatConnection {
@@ -31,7 +39,10 @@ export interface ChatSocketHost {
   /** Stops the conversation's work: the running turn, and the tasks its tool calls became. */
   stop(): Promise<unknown>;
   /** The user's answer to a server's question: the running turn's, or a task's. */
-  answerElicitation(id: string, answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined }): Promise<unknown>;
+  answerElicitation(
+    id: string,
+    answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined },
+  ): Promise<unknown>;
 }
 
 /**
@@ -87,7 +98,11 @@ export class ChatSocket {
       case 'cf_agent_use_chat_request':
         return this.request(connection, frame);
       case 'cf_agent_tool_approval':
-        return this.answered(connection, { kind: 'approval', toolCallId: frame.toolCallId, approved: frame.approved }, frame.autoContinue !== false);
+        return this.answered(
+          connection,
+          { kind: 'approval', toolCallId: frame.toolCallId, approved: frame.approved },
+          frame.autoContinue !== false,
+        );
       case 'cf_agent_tool_result':
         return this.answered(
           connection,
@@ -113,16 +128,30 @@ export class ChatSocket {
         return;
       case 'cf_agent_chat_messages': {
         if (!turns.busy)
-          transcript.keepOnly(frame.messages.flatMap((m) => (typeof (m as { id?: unknown })?.id === 'string' ? [(m as { id: string }).id] : [])));
+          transcript.keepOnly(
+            frame.messages.flatMap((m) =>
+              typeof (m as { id?: unknown })?.id === 'string' ? [(m as { id: string }).id] : [],
+            ),
+          );
         // Everyone (the sender too, when a running turn kept it from applying) converges on what the server holds.
         this.broadcast(messagesFrame(transcript.recent()), turns.busy ? undefined : connection.id);
         return;
       }
       case 'mcp_elicitation_response':
         try {
-          await this.host.answerElicitation(frame.id, { action: frame.action, content: frame.content as Record<string, unknown> | undefined });
+          await this.host.answerElicitation(frame.id, {
+            action: frame.action,
+            content: frame.content as Record<string, unknown> | undefined,
+          });
         } catch (error) {
-          send(connection, elicitationErrorFrame(frame.id, error instanceof ApiError ? error.code : 'internal_error', errorText(error)));
+          send(
+            connection,
+            elicitationErrorFrame(
+              frame.id,
+              error instanceof ApiError ? error.code : 'internal_error',
+              errorText(error),
+            ),
+          );
         }
         return;
       case 'cf_agent_stream_resume_request':
@@ -132,7 +161,10 @@ export class ChatSocket {
     }
   }
 
-  private async request(connection: ChatConnection, frame: Extract<ClientFrame, { type: 'cf_agent_use_chat_request' }>): Promise<void> {
+  private async request(
+    connection: ChatConnection,
+    frame: Extract<ClientFrame, { type: 'cf_agent_use_chat_request' }>,
+  ): Promise<void> {
     const id = typeof frame.id === 'string' ? frame.id : crypto.randomUUID();
     let stream: LiveStream | undefined;
     try {
@@ -142,7 +174,11 @@ export class ChatSocket {
         if (typeof raw === 'string' && nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw new Error('too deep');
         body = typeof raw === 'string' ? JSON.parse(raw) : raw;
       } catch {
-        throw new ApiError(400, 'invalid_json', `Request body is not valid JSON, or nests deeper than ${MAX_JSON_DEPTH} levels`);
+        throw new ApiError(
+          400,
+          'invalid_json',
+          `Request body is not valid JSON, or nests deeper than ${MAX_JSON_DEPTH} levels`,
+        );
       }
       const { command, clientTools } = parseChatBody(body);
       if (clientTools) this.host.turns.offerClientTools(clientTools);
@@ -236,13 +272,15 @@ export class ChatSocket {
   /** To every connection attached to `turn` (not waiting to acknowledge a resume). */
   private sendToTurn(turn: SocketTurn, frame: object): void {
     const data = JSON.stringify(frame);
-    for (const connection of this.host.connections()) if (this.resume.attached(turn, connection.id)) trySend(connection, data);
+    for (const connection of this.host.connections())
+      if (this.resume.attached(turn, connection.id)) trySend(connection, data);
   }
 
   /** To the attached connections other than the turn's sender. */
   private sendToOthers(turn: SocketTurn, frame: object): void {
     const data = JSON.stringify(frame);
-    for (const connection of this.host.connections()) if (connection.id !== turn.sender && this.resume.attached(turn, connection.id)) trySend(connection, data);
+    for (const connection of this.host.connections())
+      if (connection.id !== turn.sender && this.resume.attached(turn, connection.id)) trySend(connection, data);
   }
 
   /** A message changed outside a turn (a task moved, asked, or ended): every tab gets it. */

@@ -32,7 +32,10 @@ const T = {
   MESSAGE_UPDATED: 'cf_agent_message_updated',
   CHAT_RECOVERING: 'cf_agent_chat_recovering',
 } as const satisfies typeof CHAT_MESSAGE_TYPES;
-const STREAM_RESUME_NONE_REASONS = { IDLE: 'idle', CONTINUATION_OWNED: 'continuation-owned' } as const satisfies typeof AGENTS_RESUME_NONE_REASONS;
+const STREAM_RESUME_NONE_REASONS = {
+  IDLE: 'idle',
+  CONTINUATION_OWNED: 'continuation-owned',
+} as const satisfies typeof AGENTS_RESUME_NONE_REASONS;
 
 /** Ours, not the hook's: a client answers a data-elicitation part through the socket (`agent.send`). */
 export const ELICITATION_RESPONSE = 'mcp_elicitation_response';
@@ -99,7 +102,11 @@ type Probe = { probeId?: string | undefined };
 const probed = ({ probeId }: Probe) => (probeId ? { probeId } : {});
 
 /** The conversation's messages; `connect`: sent on connect (the hook keeps messages it sent while the socket was opening). */
-export const messagesFrame = (messages: UIMessage[], connect?: boolean) => ({ type: T.CHAT_MESSAGES, messages, ...(connect ? { connect: true } : {}) });
+export const messagesFrame = (messages: UIMessage[], connect?: boolean) => ({
+  type: T.CHAT_MESSAGES,
+  messages,
+  ...(connect ? { connect: true } : {}),
+});
 export const clearFrame = () => ({ type: T.CHAT_CLEAR });
 export const messageUpdatedFrame = (message: UIMessage) => ({ type: T.MESSAGE_UPDATED, message });
 
@@ -130,4 +137,8 @@ export const resumeNoneFrame = (probe: Probe = {}, reason: string | null = STREA
 /** A turn is being started (its MCP sessions, its context): announced with `resumingFrame` once it streams. */
 export const pendingFrame = (probe: Probe = {}) => ({ type: T.STREAM_PENDING, ...probed(probe) });
 
-export const elicitationErrorFrame = (id: string, code: string, message: string) => ({ type: ELICITATION_ERROR, id, error: { code, message } });
+export const elicitationErrorFrame = (id: string, code: string, message: string) => ({
+  type: ELICITATION_ERROR,
+  id,
+  error: { code, message },
+});

@@ -82,7 +82,13 @@ export class ResumeHandshake {
 
   /** A turn starts streaming over the sockets: the tabs waiting for it are attached, each pending until it acknowledges. */
   begin(turn: Omit<SocketTurn, 'pending' | 'bodies' | 'done' | 'outcome'>): SocketTurn {
-    const started: SocketTurn = { ...turn, bodies: [], done: false, outcome: 'completed', pending: new Set(this.awaitingProbe) };
+    const started: SocketTurn = {
+      ...turn,
+      bodies: [],
+      done: false,
+      outcome: 'completed',
+      pending: new Set(this.awaitingProbe),
+    };
     this.turn = started;
     this.awaitingProbe.clear();
     for (const waiting of this.awaitingStart) {
@@ -120,8 +126,10 @@ export class ResumeHandshake {
     turn.bodies.forEach((body, seq) => {
       this.send(connection, responseFrame({ id, body, done: false, replay: true, seq, ...flags }));
     });
-    if (turn.done) this.send(connection, responseFrame({ id, body: '', done: true, replay: true, outcome: turn.outcome, ...flags }));
-    else this.send(connection, responseFrame({ id, body: '', done: false, replay: true, replayComplete: true, ...flags }));
+    if (turn.done)
+      this.send(connection, responseFrame({ id, body: '', done: true, replay: true, outcome: turn.outcome, ...flags }));
+    else
+      this.send(connection, responseFrame({ id, body: '', done: false, replay: true, replayComplete: true, ...flags }));
   }
 
   /** Whether `connection` gets `turn`'s live frames (it is not waiting to acknowledge). */

@@ -94,8 +94,16 @@ export class TaskFollower {
         `${settings.TASKS_PER_CONVERSATION} tasks are already running in this conversation (TASKS_PER_CONVERSATION); this one was cancelled. Try again when they have finished.`,
       );
     }
-    if (!(await liveConversationsOf(this.host.env, this.host.owner()).takeTask(this.host.name, toolCallId, settings.TASKS_PER_USER))) {
-      await refuse(`the user already has ${settings.TASKS_PER_USER} tasks running (TASKS_PER_USER); this one was cancelled. Try again when one has finished.`);
+    if (
+      !(await liveConversationsOf(this.host.env, this.host.owner()).takeTask(
+        this.host.name,
+        toolCallId,
+        settings.TASKS_PER_USER,
+      ))
+    ) {
+      await refuse(
+        `the user already has ${settings.TASKS_PER_USER} tasks running (TASKS_PER_USER); this one was cancelled. Try again when one has finished.`,
+      );
     }
     const now = Date.now();
     this.host.store.put({
@@ -148,7 +156,8 @@ export class TaskFollower {
       .catch(() => undefined);
     for (const row of rows) this.settle(row, { errorText: 'Stopped by the user.' }, 'cancelled', 'Stopped by the user');
     const last = this.host.history.load().at(-1);
-    if (last?.role === 'assistant') this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
+    if (last?.role === 'assistant')
+      this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
     await this.schedule();
     return true;
   }
@@ -161,14 +170,22 @@ export class TaskFollower {
     const row = this.host.store.get(toolCallId);
     const found = messageWithToolCall(this.host.history.load(), toolCallId);
     const notice = found && elicitationOf(found.message, id);
-    if (!row || !found || notice?.status !== 'pending') throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
+    if (!row || !found || notice?.status !== 'pending')
+      throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
     const checked = checkedAnswer(notice.requestedSchema, answer);
     await this.host.withMcp((sessions) =>
       sessions.updateTask(row.server, row.taskId, {
-        [key]: checked.action === 'accept' ? { action: 'accept', content: checked.content } : { action: checked.action },
+        [key]:
+          checked.action === 'accept' ? { action: 'accept', content: checked.content } : { action: checked.action },
       }),
     );
-    this.save(withElicitation(found.message, { ...notice, status: checked.action, ...(checked.content ? { content: checked.content } : {}) }));
+    this.save(
+      withElicitation(found.message, {
+        ...notice,
+        status: checked.action,
+        ...(checked.content ? { content: checked.content } : {}),
+      }),
+    );
     // The server takes the answer eventually (tasks/update is an acknowledgement): look again soon.
     this.host.store.put({ ...row, nextPollAt: Date.now() + this.host.settings().TASK_POLL_MIN_MS });
     await this.schedule();
@@ -184,7 +201,13 @@ export class TaskFollower {
       const limit = minutes >= 1 ? `${minutes} min` : `${Math.round(settings.TASK_MAX_MS / 1000)} s`;
       return this.settle(
         row,
-        { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(`the task ran longer than ${limit} (TASK_MAX_MS) and was cancelled`)).message },
+        {
+          errorText: ToolFailure.mcpRequest(
+            row.server,
+            row.tool,
+            new Error(`the task ran longer than ${limit} (TASK_MAX_MS) and was cancelled`),
+          ).message,
+        },
         'cancelled',
         `Cancelled after ${limit}`,
       );
@@ -195,24 +218,41 @@ export class TaskFollower {
     } catch (error) {
       if (error instanceof TaskGoneError) {
         logEvent('task.gone', { server: row.server, tool: row.tool }, 'warn');
-        return this.settle(row, { errorText: ToolFailure.mcpRequest(row.server, row.tool, error).message }, 'failed', 'The server no longer knows this task');
+        return this.settle(
+          row,
+          { errorText: ToolFailure.mcpRequest(row.server, row.tool, error).message },
+          'failed',
+          'The server no longer knows this task',
+        );
       }
       // The server is out of reach: try again, backing off; the deadline still holds.
       const failures = row.failures + 1;
       logEvent('task.poll', { server: row.server, tool: row.tool, failures, ...errorFields(error) }, 'warn');
       const backoff = Math.min(settings.TASK_POLL_MAX_MS, pollDelay(row, settings) * 2 ** failures);
       this.host.store.put({ ...row, failures, nextPollAt: Date.now() + backoff });
-      if (failures >= QUIET_FAILURES) this.notify({ ...row, failures }, `Cannot reach the server (${failures} tries): trying again`);
+      if (failures >= QUIET_FAILURES)
+        this.notify({ ...row, failures }, `Cannot reach the server (${failures} tries): trying again`);
       return;
     }
-    if (snapshot.status === 'completed') return this.settle(row, this.outcomeOf(sessions, row, snapshot.result), 'completed', snapshot.statusMessage);
+    if (snapshot.status === 'completed')
+      return this.settle(row, this.outcomeOf(sessions, row, snapshot.result), 'completed', snapshot.statusMessage);
     if (snapshot.status === 'failed') {
       const why = snapshot.error?.message ?? snapshot.statusMessage ?? 'the task failed';
-      return this.settle(row, { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message }, 'failed', snapshot.statusMessage);
+      return this.settle(
+        row,
+        { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message },
+        'failed',
+        snapshot.statusMessage,
+      );
     }
     if (snapshot.status === 'cancelled') {
       const why = `the server cancelled the task${snapshot.statusMessage ? `: ${snapshot.statusMessage}` : ''}`;
-      return this.settle(row, { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message }, 'cancelled', snapshot.statusMessage);
+      return this.settle(
+        row,
+        { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message },
+        'cancelled',
+        snapshot.statusMessage,
+      );
     }
     const next: TaskRow = {
       ...row,
@@ -239,8 +279,16 @@ export class TaskFollower {
     for (const [key, request] of Object.entries(snapshot.inputRequests ?? {})) {
       if (asked.has(key)) continue;
       asked.add(key);
-      const params = (request.params ?? {}) as { mode?: string; message?: string; requestedSchema?: ElicitationNotice['requestedSchema'] };
-      if (request.method !== 'elicitation/create' || (params.mode !== undefined && params.mode !== 'form') || !params.requestedSchema) {
+      const params = (request.params ?? {}) as {
+        mode?: string;
+        message?: string;
+        requestedSchema?: ElicitationNotice['requestedSchema'];
+      };
+      if (
+        request.method !== 'elicitation/create' ||
+        (params.mode !== undefined && params.mode !== 'form') ||
+        !params.requestedSchema
+      ) {
         declined[key] = { action: 'decline' };
         continue;
       }
@@ -255,7 +303,8 @@ export class TaskFollower {
       };
       this.save(withElicitation(found.message, notice));
     }
-    if (Object.keys(declined).length) await sessions.updateTask(row.server, row.taskId, declined).catch(() => undefined);
+    if (Object.keys(declined).length)
+      await sessions.updateTask(row.server, row.taskId, declined).catch(() => undefined);
     return [...asked];
   }
 
@@ -263,18 +312,36 @@ export class TaskFollower {
   private outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): ToolOutcome {
     const call = result as CallToolResult | undefined;
     if (!call || !Array.isArray(call.content)) {
-      return { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error('the task completed without a tool result')).message };
+      return {
+        errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error('the task completed without a tool result'))
+          .message,
+      };
     }
-    const ctx = { sessions, settings: this.host.settings(), acceptsImages: this.host.acceptsImages(), largeResults: this.host.largeResults };
+    const ctx = {
+      sessions,
+      settings: this.host.settings(),
+      acceptsImages: this.host.acceptsImages(),
+      largeResults: this.host.largeResults,
+    };
     const output = mcpToolOutput(row.server, row.tool, call, row.toolCallId, ctx);
     return call.isError ? { errorText: ToolFailure.mcpResult(row.server, row.tool, output.text).message } : { output };
   }
 
   /** The task ended: its outcome goes into the answer, its part says how it ended, and it is followed no more. */
-  private settle(row: TaskRow, outcome: ToolOutcome, status: TaskNotice['status'], statusMessage: string | undefined): void {
+  private settle(
+    row: TaskRow,
+    outcome: ToolOutcome,
+    status: TaskNotice['status'],
+    statusMessage: string | undefined,
+  ): void {
     const found = messageWithToolCall(this.host.history.load(), row.toolCallId);
     if (found) {
-      const notice = { ...this.noticeOf(row, found.message), status, ...(statusMessage ? { statusMessage } : {}), updatedAt: Date.now() };
+      const notice = {
+        ...this.noticeOf(row, found.message),
+        status,
+        ...(statusMessage ? { statusMessage } : {}),
+        updatedAt: Date.now(),
+      };
       this.save(withToolOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome));
     }
     this.host.store.remove(row.toolCallId);
@@ -316,7 +383,8 @@ export class TaskFollower {
   /** Nothing of the last answer runs or waits for an approval, and it was waiting for tasks: it goes on. */
   private async continueIfReady(): Promise<void> {
     const last = this.host.history.load().at(-1);
-    if (last?.role !== 'assistant' || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks) return;
+    if (last?.role !== 'assistant' || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks)
+      return;
     if (this.running().some((row) => messageWithToolCall([last], row.toolCallId))) return;
     if (!toolCallsSettled(last) || this.host.turnBusy()) return;
     // Continued once: a continuation that fails leaves an answer the user can follow up on, not one that waits forever.
@@ -338,8 +406,14 @@ export class TaskFollower {
 }
 
 /** How long until a task is polled again: the server's pollIntervalMs, clamped to our settings. */
-function pollDelay(task: Pick<TaskSnapshot, 'pollIntervalMs'>, settings: Pick<Settings, 'TASK_POLL_MIN_MS' | 'TASK_POLL_MAX_MS'>): number {
-  return Math.min(settings.TASK_POLL_MAX_MS, Math.max(settings.TASK_POLL_MIN_MS, task.pollIntervalMs ?? settings.TASK_POLL_MIN_MS));
+function pollDelay(
+  task: Pick<TaskSnapshot, 'pollIntervalMs'>,
+  settings: Pick<Settings, 'TASK_POLL_MIN_MS' | 'TASK_POLL_MAX_MS'>,
+): number {
+  return Math.min(
+    settings.TASK_POLL_MAX_MS,
+    Math.max(settings.TASK_POLL_MIN_MS, task.pollIntervalMs ?? settings.TASK_POLL_MIN_MS),
+  );
 }
 
 export type { StartedTask };

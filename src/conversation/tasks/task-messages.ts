@@ -12,10 +12,14 @@ import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
 type Part = UIMessage['parts'][number];
 type ToolPart = Part & { toolCallId: string; state: string };
 
-const isToolPart = (part: Part): part is ToolPart => typeof (part as { toolCallId?: unknown }).toolCallId === 'string' && 'state' in part;
+const isToolPart = (part: Part): part is ToolPart =>
+  typeof (part as { toolCallId?: unknown }).toolCallId === 'string' && 'state' in part;
 
 /** The message (and its index) holding the tool call `toolCallId`, newest first. */
-export function messageWithToolCall(messages: UIMessage[], toolCallId: string): { message: UIMessage; index: number } | undefined {
+export function messageWithToolCall(
+  messages: UIMessage[],
+  toolCallId: string,
+): { message: UIMessage; index: number } | undefined {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
     if (message.parts.some((part) => isToolPart(part) && part.toolCallId === toolCallId)) return { message, index };
@@ -36,7 +40,9 @@ export function withTaskNotice(message: UIMessage, notice: TaskNotice): UIMessag
 
 /** The task's notice as the message keeps it. */
 export function taskNoticeOf(message: UIMessage, toolCallId: string): TaskNotice | undefined {
-  const part = message.parts.find((p) => p.type === 'data-task' && (p as { id?: string }).id === toolCallId) as { data?: TaskNotice } | undefined;
+  const part = message.parts.find((p) => p.type === 'data-task' && (p as { id?: string }).id === toolCallId) as
+    | { data?: TaskNotice }
+    | undefined;
   return part?.data;
 }
 
@@ -49,7 +55,9 @@ export function withElicitation(message: UIMessage, notice: ElicitationNotice): 
 
 /** A `data-elicitation` part of the message, by id. */
 export function elicitationOf(message: UIMessage, id: string): ElicitationNotice | undefined {
-  const part = message.parts.find((p) => p.type === 'data-elicitation' && (p as { id?: string }).id === id) as { data?: ElicitationNotice } | undefined;
+  const part = message.parts.find((p) => p.type === 'data-elicitation' && (p as { id?: string }).id === id) as
+    | { data?: ElicitationNotice }
+    | undefined;
   return part?.data;
 }
 
@@ -64,7 +72,9 @@ export function withToolOutcome(message: UIMessage, toolCallId: string, outcome:
       if (!isToolPart(part) || part.toolCallId !== toolCallId) return part;
       const { output: _o, errorText: _e, ...rest } = part as ToolPart & { output?: unknown; errorText?: unknown };
       return (
-        'output' in outcome ? { ...rest, state: 'output-available', output: outcome.output } : { ...rest, state: 'output-error', errorText: outcome.errorText }
+        'output' in outcome
+          ? { ...rest, state: 'output-available', output: outcome.output }
+          : { ...rest, state: 'output-error', errorText: outcome.errorText }
       ) as Part;
     }),
   };
@@ -73,6 +83,10 @@ export function withToolOutcome(message: UIMessage, toolCallId: string, outcome:
 /** Every tool call of the message has an outcome (or waits for an approval): nothing runs any more. */
 export function toolCallsSettled(message: UIMessage): boolean {
   return message.parts.every(
-    (part) => !isToolPart(part) || part.state === 'output-available' || part.state === 'output-error' || part.state === 'output-denied',
+    (part) =>
+      !isToolPart(part) ||
+      part.state === 'output-available' ||
+      part.state === 'output-error' ||
+      part.state === 'output-denied',
   );
 }

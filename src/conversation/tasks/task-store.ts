@@ -57,7 +57,11 @@ export class TaskStore {
 
   put(row: TaskRow): void {
     this.all();
-    this.storage.sql.exec(`INSERT OR REPLACE INTO tool_tasks (tool_call_id, row) VALUES (?, ?)`, row.toolCallId, JSON.stringify(row));
+    this.storage.sql.exec(
+      `INSERT OR REPLACE INTO tool_tasks (tool_call_id, row) VALUES (?, ?)`,
+      row.toolCallId,
+      JSON.stringify(row),
+    );
     this.cache!.set(row.toolCallId, row);
   }
 

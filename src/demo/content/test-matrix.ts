@@ -41,11 +41,19 @@ const AREAS: Array<[string, string[]]> = [
   ],
   [
     'Reports',
-    ['weekly burndown matches the task history', 'CSV export opens in a spreadsheet with correct encoding', 'quarterly PDF report renders every chart'],
+    [
+      'weekly burndown matches the task history',
+      'CSV export opens in a spreadsheet with correct encoding',
+      'quarterly PDF report renders every chart',
+    ],
   ],
   [
     'Integrations',
-    ['commit message "fixes #123" closes the task', 'webhook retries three times with backoff', 'calendar sync shows due dates in the user time zone'],
+    [
+      'commit message "fixes #123" closes the task',
+      'webhook retries three times with backoff',
+      'calendar sync shows due dates in the user time zone',
+    ],
   ],
 ];
 

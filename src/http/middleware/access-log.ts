@@ -28,7 +28,14 @@ export const accessLog: MiddlewareHandler<AppBindings> = async (c, next) => {
   try {
     await withRequest(scope, next);
   } finally {
-    const fields = { requestId, tenant: scope.tenant, method: c.req.method, route: routePath(c, -1), status: c.res.status, durationMs: Date.now() - started };
+    const fields = {
+      requestId,
+      tenant: scope.tenant,
+      method: c.req.method,
+      route: routePath(c, -1),
+      status: c.res.status,
+      durationMs: Date.now() - started,
+    };
     logEvent('http.request', fields, c.res.status >= 500 ? 'error' : 'info');
   }
 };

@@ -13,7 +13,9 @@ export const TOKEN_SUBPROTOCOL_PREFIX = 'bearer.';
 /** The token offered as a WebSocket subprotocol, if any. */
 export function subprotocolToken(header: string | undefined): string | undefined {
   const offered = header?.split(',').map((p) => p.trim()) ?? [];
-  return offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX))?.slice(TOKEN_SUBPROTOCOL_PREFIX.length) || undefined;
+  return (
+    offered.find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX))?.slice(TOKEN_SUBPROTOCOL_PREFIX.length) || undefined
+  );
 }
 
 /** The one route that takes a WebSocket upgrade (routes/conversations.ts). */
@@ -55,14 +57,20 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
   if (!tenants) {
     // Open only when asked for: a deploy that forgot TENANTS must not serve everyone.
     if (c.env.AUTH_DISABLED !== 'true') {
-      throw new ApiError(500, 'invalid_config', 'TENANTS is not set. Configure tenants, or set AUTH_DISABLED=true for local development only');
+      throw new ApiError(
+        500,
+        'invalid_config',
+        'TENANTS is not set. Configure tenants, or set AUTH_DISABLED=true for local development only',
+      );
     }
     c.set('principal', OPEN);
     return next();
   }
   const header = c.req.header('authorization');
   const isUpgrade = isWebSocketUpgrade(c);
-  const credential = header?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? (isUpgrade ? subprotocolToken(c.req.header('sec-websocket-protocol')) : undefined);
+  const credential =
+    header?.match(/^Bearer\s+(\S+)$/i)?.[1] ??
+    (isUpgrade ? subprotocolToken(c.req.header('sec-websocket-protocol')) : undefined);
   if (!credential) {
     if (c.req.query('token'))
       throw unauthorized(
@@ -74,7 +82,9 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
         : 'Send Authorization: Bearer <API key or token>',
     );
   }
-  const principal = (await fromApiKey(credential, tenants, c.req.header('x-end-user'))) ?? (await fromToken(credential, tenants, c.env));
+  const principal =
+    (await fromApiKey(credential, tenants, c.req.header('x-end-user'))) ??
+    (await fromToken(credential, tenants, c.env));
   c.set('principal', principal);
   return next();
 };
@@ -87,7 +97,8 @@ async function fromApiKey(key: string, tenants: Tenant[], endUser: string | unde
       const expected = Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
       if (crypto.subtle.timingSafeEqual(digest, expected)) {
         const user = endUser?.trim() || 'service';
-        if (!END_USER.test(user)) throw new ApiError(400, 'invalid_end_user', 'X-End-User must be 1-128 of letters, digits and . _ @ -');
+        if (!END_USER.test(user))
+          throw new ApiError(400, 'invalid_end_user', 'X-End-User must be 1-128 of letters, digits and . _ @ -');
         return { tenant: tenant.id, user, open: false };
       }
     }
@@ -109,25 +120,40 @@ async function fromToken(token: string, tenants: Tenant[], env: Env): Promise<Pr
   const tenant = tenants.find((t) => t.id === tid);
   const secret = tenant?.tokenSecret ? secretNamed(env, tenant.tokenSecret) : undefined;
   if (!tenant || !secret) {
-    if (tenant?.tokenSecret) logEvent('auth.config', { tenant: tenant.id, secretName: tenant.tokenSecret, outcome: 'secret_not_set' }, 'error');
+    if (tenant?.tokenSecret)
+      logEvent(
+        'auth.config',
+        { tenant: tenant.id, secretName: tenant.tokenSecret, outcome: 'secret_not_set' },
+        'error',
+      );
     throw invalidToken();
   }
   let payload: Record<string, unknown>;
   try {
     // hono checks `exp` before the signature: it is checked below, once the signature is known good,
     // so an unsigned token with a past `exp` gets the same answer as any other bad token.
-    payload = (await verify(token, secret, { alg: 'HS256', aud: TOKEN_AUDIENCE, exp: false })) as Record<string, unknown>;
+    payload = (await verify(token, secret, { alg: 'HS256', aud: TOKEN_AUDIENCE, exp: false })) as Record<
+      string,
+      unknown
+    >;
   } catch {
     throw invalidToken();
   }
   if (typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) throw invalidToken();
-  if (payload.exp <= Math.floor(Date.now() / 1000)) throw new ApiError(401, 'token_expired', 'The token has expired; get a new one from your application');
+  if (payload.exp <= Math.floor(Date.now() / 1000))
+    throw new ApiError(401, 'token_expired', 'The token has expired; get a new one from your application');
   // The same rule as X-End-User, and never "service" (the name of API-key callers without X-End-User).
   if (typeof payload.sub !== 'string' || !END_USER.test(payload.sub) || payload.sub === 'service') throw invalidToken();
   const servers = payload.servers;
   if (servers !== undefined && !(Array.isArray(servers) && servers.every((s) => typeof s === 'string')))
     throw unauthorized('"servers" must be a list of server ids');
-  return { tenant: tenant.id, user: payload.sub, open: false, browser: true, ...(servers ? { servers: servers as string[] } : {}) };
+  return {
+    tenant: tenant.id,
+    user: payload.sub,
+    open: false,
+    browser: true,
+    ...(servers ? { servers: servers as string[] } : {}),
+  };
 }
 
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);

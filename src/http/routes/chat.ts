@@ -29,7 +29,11 @@ const resume = createRoute({
   tags,
   summary: 'Resume the running turn (`useChat` with `resume: true`)',
   request: { params: z.object({ id: z.string().meta({ description: 'The chat id.' }) }) },
-  responses: { 200: uiMessageStream('The running turn from its first chunk.'), 204: { description: 'No turn is running.' }, ...errors(400, 404, ...V1_ERRORS) },
+  responses: {
+    200: uiMessageStream('The running turn from its first chunk.'),
+    204: { description: 'No turn is running.' },
+    ...errors(400, 404, ...V1_ERRORS),
+  },
 });
 
 /**

@@ -1,6 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { CompleteConnectionBody, Connected, ConnectionList, ConnectLink, Disconnected } from '../../../shared/api/connections';
+import {
+  CompleteConnectionBody,
+  Connected,
+  ConnectionList,
+  ConnectLink,
+  Disconnected,
+} from '../../../shared/api/connections';
 import { connectLink, openState } from '../../auth/tickets';
 import { vaultOf } from '../../auth/vault';
 import { loadConfig, serversOf } from '../../config';
@@ -21,7 +27,10 @@ const list = createRoute({
   tags,
   summary: "The caller's connections to OAuth servers",
   responses: {
-    200: json(ConnectionList, 'Each OAuth server of the tenant, with a `connectUrl` where the caller is not connected. Never a token.'),
+    200: json(
+      ConnectionList,
+      'Each OAuth server of the tenant, with a `connectUrl` where the caller is not connected. Never a token.',
+    ),
     ...errors(...V1_ERRORS),
   },
 });
@@ -50,7 +59,8 @@ const disconnect = createRoute({
   path: '/{server}',
   tags,
   summary: 'Disconnect',
-  description: 'Revoked at the server where it can be (RFC 7009), then forgotten; open conversations drop the connection.',
+  description:
+    'Revoked at the server where it can be (RFC 7009), then forgotten; open conversations drop the connection.',
   request: { params: ServerParams },
   responses: { 200: json(Disconnected, 'Disconnected.'), ...errors(404, ...V1_ERRORS) },
 });
@@ -68,12 +78,17 @@ export const connections = routes()
     const principal = c.get('principal');
     const owner = { tenant: principal.tenant, user: principal.user };
     // Most tenants have no OAuth server: no vault call for them (the widget asks once per conversation).
-    if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth')) return c.json({ connections: [] }, 200);
-    const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) => allowed(principal, entry.server));
+    if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth'))
+      return c.json({ connections: [] }, 200);
+    const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) =>
+      allowed(principal, entry.server),
+    );
     const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env) : undefined;
     const withLinks = await Promise.all(
       listed.map(async (entry) =>
-        entry.status === 'connected' || !setup ? entry : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url },
+        entry.status === 'connected' || !setup
+          ? entry
+          : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url },
       ),
     );
     return c.json({ connections: withLinks }, 200);
@@ -90,17 +105,26 @@ export const connections = routes()
     const { state, code, iss } = c.req.valid('json');
     const ticket = await openState(oauthSetup(c.env), state);
     if (!ticket || ticket.server !== server)
-      throw badRequest('This authorization is not valid: it has expired, was altered, or is for another server. Connect again', 'invalid_state');
+      throw badRequest(
+        'This authorization is not valid: it has expired, was altered, or is for another server. Connect again',
+        'invalid_state',
+      );
     const owner = { tenant: ticket.tenant, user: ticket.user };
     if (owner.tenant !== principal.tenant || owner.user !== principal.user) {
       // Someone approved a link made for another account (the attack this step exists for): it is dropped, unused.
       await vaultOf(c.env, owner).abandon(ticket.nonce);
       logEvent('auth.connect', { server, outcome: 'wrong_account' }, 'warn');
-      throw new ApiError(403, 'wrong_account', 'This connect link was made for another account: only the person who asked for it can complete it');
+      throw new ApiError(
+        403,
+        'wrong_account',
+        'This connect link was made for another account: only the person who asked for it can complete it',
+      );
     }
     const grant = unwrap(await vaultOf(c.env, owner).finish(owner, server, ticket.nonce, { code, iss }));
     // Before the answer: a conversation the user goes back to has already dropped the old connection.
-    await announceAuthorizationChange(c.env, owner, server, grant).catch((e) => logEvent('auth.changed', { server, ...errorFields(e) }, 'warn'));
+    await announceAuthorizationChange(c.env, owner, server, grant).catch((e) =>
+      logEvent('auth.changed', { server, ...errorFields(e) }, 'warn'),
+    );
     return c.json({ server, status: 'connected' as const }, 200);
   })
   .openapi(disconnect, async (c) => {

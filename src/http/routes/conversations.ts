@@ -40,7 +40,10 @@ import { turnStream } from '../turn-stream';
 
 /** `{id}` in a path: checked by the route (400 `invalid_id`) before any Durable Object is addressed. */
 const IdParams = z.object({
-  id: z.string().meta({ description: 'A conversation id: 16-128 letters, digits, "-" or "_".', example: 'c_01JZ8Q6Y3M1D7K2W5X9V4T0R8S' }),
+  id: z.string().meta({
+    description: 'A conversation id: 16-128 letters, digits, "-" or "_".',
+    example: 'c_01JZ8Q6Y3M1D7K2W5X9V4T0R8S',
+  }),
 });
 const tags = ['conversations'];
 
@@ -49,7 +52,8 @@ const create = createRoute({
   path: '/',
   tags,
   summary: 'Create a conversation',
-  description: 'Owned by the caller (tenant and end user); its MCP servers are the tenant’s (a browser token’s `servers` narrows them).',
+  description:
+    'Owned by the caller (tenant and end user); its MCP servers are the tenant’s (a browser token’s `servers` narrows them).',
   responses: { 201: json(Conversation, 'Created; `Location` names it.'), ...errors(...V1_ERRORS) },
 });
 const list = createRoute({
@@ -100,7 +104,10 @@ const catalog = createRoute({
   tags,
   summary: "The conversation's MCP catalog",
   request: { params: IdParams },
-  responses: { 200: json(Catalog, 'Per server: status, capabilities, tools, resources, templates and prompts.'), ...errors(400, 404, ...V1_ERRORS) },
+  responses: {
+    200: json(Catalog, 'Per server: status, capabilities, tools, resources, templates and prompts.'),
+    ...errors(400, 404, ...V1_ERRORS),
+  },
 });
 const send = createRoute({
   method: 'post',
@@ -109,7 +116,10 @@ const send = createRoute({
   summary: 'Send a message (a turn)',
   middleware: [jsonRequest] as const,
   request: { params: IdParams, body: jsonBody(SendMessageBody) },
-  responses: { 200: uiMessageStream('The turn as it runs.'), ...errors(400, 404, 409, 413, 415, 429, 502, ...V1_ERRORS) },
+  responses: {
+    200: uiMessageStream('The turn as it runs.'),
+    ...errors(400, 404, 409, 413, 415, 429, 502, ...V1_ERRORS),
+  },
 });
 const runPrompt = createRoute({
   method: 'post',
@@ -160,7 +170,8 @@ const socket = createRoute({
   path: '/{id}/ws',
   tags,
   summary: 'WebSocket (the agents chat protocol, `useAgentChat`)',
-  description: 'A browser sends its token as the subprotocol `bearer.<token>` next to `mcp-ondemand`; the answer chooses `mcp-ondemand`.',
+  description:
+    'A browser sends its token as the subprotocol `bearer.<token>` next to `mcp-ondemand`; the answer chooses `mcp-ondemand`.',
   request: { params: IdParams },
   responses: { 101: { description: 'Switching protocols.' }, ...errors(400, 404, ...V1_ERRORS) },
 });
@@ -170,7 +181,10 @@ const transcript = createRoute({
   tags,
   summary: 'The newest messages (`useAgentChat`’s first load)',
   request: { params: IdParams },
-  responses: { 200: json(z.array(Message), 'The transcript window the socket would send.'), ...errors(400, 404, ...V1_ERRORS) },
+  responses: {
+    200: json(z.array(Message), 'The transcript window the socket would send.'),
+    ...errors(400, 404, ...V1_ERRORS),
+  },
 });
 const resume = createRoute({
   method: 'get',
@@ -178,7 +192,11 @@ const resume = createRoute({
   tags,
   summary: 'Resume the running turn’s stream',
   request: { params: IdParams },
-  responses: { 200: uiMessageStream('The running turn from its first chunk.'), 204: { description: 'No turn is running.' }, ...errors(400, 404, ...V1_ERRORS) },
+  responses: {
+    200: uiMessageStream('The running turn from its first chunk.'),
+    204: { description: 'No turn is running.' },
+    ...errors(400, 404, ...V1_ERRORS),
+  },
 });
 const stop = createRoute({
   method: 'delete',
@@ -213,7 +231,8 @@ const read = createRoute({
   path: '/{id}/resources/read',
   tags,
   summary: 'Read a resource for display',
-  description: 'Through the conversation’s cache, fresh per request: the stored contents and what the model would see of this window.',
+  description:
+    'Through the conversation’s cache, fresh per request: the stored contents and what the model would see of this window.',
   middleware: [jsonRequest] as const,
   request: { params: IdParams, body: jsonBody(ReadResourceBody) },
   responses: { 200: json(ResourceView, 'The resource.'), ...errors(400, 404, 415, 502, ...V1_ERRORS) },
@@ -285,13 +304,18 @@ export const conversations = routes()
   })
   .openapi(socket, async (c) => {
     // WebSocket with the agents chat protocol (useAgentChat); see conversation/chat-socket.ts.
-    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
+      throw badRequest('Expected a WebSocket upgrade', 'upgrade_required');
     const stub = await ownedStub(c);
     const offered = c.req.header('sec-websocket-protocol');
     const response = await stub.fetch(new Request(c.req.url, { headers: upgradeHeaders(c.req.raw.headers) }));
     if (response.status !== 101 || !offered) return response;
     // A browser that offered subprotocols accepts the socket only if one is chosen: ours, never the token.
-    return new Response(null, { status: 101, webSocket: response.webSocket, headers: { 'Sec-WebSocket-Protocol': WS_SUBPROTOCOL } });
+    return new Response(null, {
+      status: 101,
+      webSocket: response.webSocket,
+      headers: { 'Sec-WebSocket-Protocol': WS_SUBPROTOCOL },
+    });
   })
   .openapi(transcript, async (c) => {
     // useAgentChat's default first load (it fetches <socket URL>/get-messages): the transcript as a JSON array.

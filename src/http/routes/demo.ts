@@ -30,6 +30,8 @@ const mcpEndpoint = (method: 'get' | 'post' | 'delete') =>
  */
 const app = routes();
 for (const method of ['get', 'post', 'delete'] as const) {
-  app.openapi(mcpEndpoint(method), async (c) => (demoMcpEnabled(c.env) ? c.env.DEMO_MCP.getByName('demo').fetch(c.req.raw) : c.notFound()));
+  app.openapi(mcpEndpoint(method), async (c) =>
+    demoMcpEnabled(c.env) ? c.env.DEMO_MCP.getByName('demo').fetch(c.req.raw) : c.notFound(),
+  );
 }
 export const demoMcpRoute = app;

@@ -21,4 +21,6 @@ const health = createRoute({
  * service is down" from "the service refuses this page's origin", which a
  * failed cross-origin fetch cannot say by itself.
  */
-export const healthRoute = routes().openapi(health, (c) => c.json({ status: 'ok' as const, name: pkg.name, version: pkg.version }, 200));
+export const healthRoute = routes().openapi(health, (c) =>
+  c.json({ status: 'ok' as const, name: pkg.name, version: pkg.version }, 200),
+);

@@ -16,7 +16,12 @@ const cookieName = (server: string) => `mcpod_oauth_${server}`;
 
 /** Pages of this flow: no framing, no referrer (the callback URL carries a code), only our own inline script. */
 const pageHeaders = secureHeaders({
-  contentSecurityPolicy: { defaultSrc: ["'none'"], scriptSrc: [NONCE], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"] },
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: [NONCE],
+    styleSrc: ["'unsafe-inline'"],
+    frameAncestors: ["'none'"],
+  },
   referrerPolicy: 'no-referrer',
   crossOriginOpenerPolicy: 'unsafe-none',
 });
@@ -30,7 +35,8 @@ const clientMetadata = createRoute({
   tags,
   security: [],
   summary: 'Our OAuth client ID metadata document',
-  description: 'Its URL is our `client_id` at authorization servers that support client ID metadata documents (when `PUBLIC_URL` is https).',
+  description:
+    'Its URL is our `client_id` at authorization servers that support client ID metadata documents (when `PUBLIC_URL` is https).',
   responses: { 200: json(ClientMetadata, 'The document (cacheable for an hour).') },
 });
 const startPage = createRoute({
@@ -56,7 +62,13 @@ const start = createRoute({
     body: {
       content: {
         'application/x-www-form-urlencoded': {
-          schema: z.object({ ticket: z.string().max(2_000).optional().meta({ description: 'Sealed: single use, 10 minutes, the caller’s own.' }) }),
+          schema: z.object({
+            ticket: z
+              .string()
+              .max(2_000)
+              .optional()
+              .meta({ description: 'Sealed: single use, 10 minutes, the caller’s own.' }),
+          }),
         },
       },
     },
@@ -69,7 +81,8 @@ const callback = createRoute({
   tags,
   security: [],
   summary: 'The authorization server’s redirect back',
-  description: 'Checks `state` and the cookie, exchanges the code; renders a page that tells the window that opened it `{server, ok, error}`.',
+  description:
+    'Checks `state` and the cookie, exchanges the code; renders a page that tells the window that opened it `{server, ok, error}`.',
   middleware: [pageHeaders] as const,
   request: {
     query: z.object({
@@ -115,7 +128,13 @@ export const oauth = routes()
     const setup = oauthSetup(c.env);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const ticket = await openTicket(setup, typeof form.ticket === 'string' ? form.ticket : '');
-    if (!ticket) return answerPage(c, 400, 'This link has expired or is not valid', 'Go back to the chat and choose Connect again.');
+    if (!ticket)
+      return answerPage(
+        c,
+        400,
+        'This link has expired or is not valid',
+        'Go back to the chat and choose Connect again.',
+      );
     const stateNonce = newNonce();
     const state = await sealState(setup, {
       tenant: ticket.tenant,
@@ -131,7 +150,8 @@ export const oauth = routes()
       state,
       stateNonce,
     });
-    if (!started.ok) return answerPage(c, started.error.status, `Could not connect ${ticket.server}`, started.error.message);
+    if (!started.ok)
+      return answerPage(c, started.error.status, `Could not connect ${ticket.server}`, started.error.message);
     setCookie(c, cookieName(ticket.server), stateNonce, {
       path: CALLBACK_PATH,
       httpOnly: true,
@@ -155,7 +175,12 @@ export const oauth = routes()
     deleteCookie(c, cookieName(ticket.server), { path: CALLBACK_PATH });
     // The state must come back to the browser that started it (CSRF: nobody can finish their authorization in your session).
     if (!cookie || !sameText(cookie, ticket.nonce))
-      return answerPage(c, 400, 'This authorization was started in another browser', 'Go back to the chat and choose Connect again.');
+      return answerPage(
+        c,
+        400,
+        'This authorization was started in another browser',
+        'Go back to the chat and choose Connect again.',
+      );
     const owner = { tenant: ticket.tenant, user: ticket.user };
     const vault = vaultOf(c.env, owner);
     const error = c.req.query('error');
@@ -173,7 +198,12 @@ export const oauth = routes()
     // link for their own account and gets you to open and approve it — your grant would land in their vault). The code
     // goes back to the window that opened this one, on the service's or the tenant's own origins only, and the person
     // signed in there completes it (POST /v1/connections/:server/complete): only the link's owner can.
-    const handover = { server: ticket.server, state: c.req.query('state')!, code, ...(c.req.query('iss') ? { iss: c.req.query('iss') } : {}) };
+    const handover = {
+      server: ticket.server,
+      state: c.req.query('state')!,
+      code,
+      ...(c.req.query('iss') ? { iss: c.req.query('iss') } : {}),
+    };
     return handoverPage(c, handover, handoverOrigins(c.env, setup.publicUrl.origin, ticket.tenant));
   });
 

@@ -33,7 +33,10 @@ export const servers = routes().openapi(list, async (c) => {
   const probes = await probeServers(servers, c.env, config.settings, (server) => {
     if (server.auth.type === 'none') return undefined;
     const owner = server.auth.type === 'oauth' ? { tenant, user } : { tenant };
-    return { key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`, auth: new VaultAuth(vaultSource(c.env, owner, server.id), server.id) };
+    return {
+      key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`,
+      auth: new VaultAuth(vaultSource(c.env, owner, server.id), server.id),
+    };
   });
   const listed = await connectLinks(c.env, { tenant, user }, probes);
   // Where the tenant's servers live is the tenant's business: an end user's browser gets ids, titles and status only.

@@ -37,7 +37,10 @@ const call = createRoute({
     'A tool’s `isError` result is a 200; a failed call, 502.',
   middleware: [jsonRequest] as const,
   request: { params: IdParams, body: jsonBody(ViewToolCallBody) },
-  responses: { 200: json(ViewToolCallResult, 'The MCP `CallToolResult`.'), ...errors(400, 403, 404, 409, 415, 502, ...V1_ERRORS) },
+  responses: {
+    200: json(ViewToolCallResult, 'The MCP `CallToolResult`.'),
+    ...errors(400, 403, 404, 409, 415, 502, ...V1_ERRORS),
+  },
 });
 const document = createRoute({
   method: 'get',
@@ -52,11 +55,16 @@ const document = createRoute({
   request: {
     params: z.object({
       conversationId: z.string(),
-      nonce: z.string().meta({ description: 'The nonce, and (with `TENANTS`) `.` and its signature: a link only this service can make.' }),
+      nonce: z.string().meta({
+        description: 'The nonce, and (with `TENANTS`) `.` and its signature: a link only this service can make.',
+      }),
     }),
   },
   responses: {
-    200: { description: 'The HTML, with `Content-Security-Policy` and `Cache-Control: no-store`.', content: { 'text/html': { schema: z.string() } } },
+    200: {
+      description: 'The HTML, with `Content-Security-Policy` and `Cache-Control: no-store`.',
+      content: { 'text/html': { schema: z.string() } },
+    },
     ...errors(400, 404, 502),
   },
 });
@@ -76,7 +84,14 @@ export const conversationViews = routes()
     const stub = asDeclared(await ownedStub(c), 'view');
     const { nonce, expiresAt, ui } = unwrap(await stub.view({ kind: 'link', body: c.req.valid('json') }));
     const segment = await signedViewSegment(c.env, id, nonce);
-    return c.json({ url: `/views/${id}/${segment}`, expiresAt: new Date(expiresAt).toISOString(), security: viewSecurity(ui, ownOrigins(c)) }, 200);
+    return c.json(
+      {
+        url: `/views/${id}/${segment}`,
+        expiresAt: new Date(expiresAt).toISOString(),
+        security: viewSecurity(ui, ownOrigins(c)),
+      },
+      200,
+    );
   })
   .openapi(call, async (c) => {
     const stub = asDeclared(await ownedStub(c), 'view');
@@ -98,5 +113,8 @@ export const viewDocuments = routes().openapi(document, async (c) => {
   const { html, ui, tenant } = unwrap(await stub.view({ kind: 'document', nonce }));
   const own = ownOrigins(c);
   const allowed = loadConfig(c.env).tenants?.find((t) => t.id === tenant)?.allowedOrigins ?? [];
-  return c.body(html, 200, { ...VIEW_DOCUMENT_HEADERS, 'Content-Security-Policy': viewCsp(viewSecurity(ui, own), [...new Set([...allowed, ...own])]) });
+  return c.body(html, 200, {
+    ...VIEW_DOCUMENT_HEADERS,
+    'Content-Security-Policy': viewCsp(viewSecurity(ui, own), [...new Set([...allowed, ...own])]),
+  });
 });

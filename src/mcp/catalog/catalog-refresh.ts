@@ -13,7 +13,8 @@ import type { CacheHint } from '../../cache/types';
 import { logEvent } from '../../observability/log';
 
 /** How a warning about tools that only run as tasks, on a server that offers us no tasks, begins. */
-const TASK_ONLY_TOOLS = 'not offered to the model (they run only as tasks, and the server does not announce task-augmented tool calls):';
+const TASK_ONLY_TOOLS =
+  'not offered to the model (they run only as tasks, and the server does not announce task-augmented tool calls):';
 /** How a warning about skills the SDK refused begins. */
 const REFUSED_SKILLS = 'skills dropped (not valid under the Skills extension):';
 
@@ -132,7 +133,14 @@ export class CatalogRefresher {
     const verdict = this.store.verdict(this.state.id);
     if (verdict?.kind !== 'modern') return;
     const hint = hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern');
-    if (isServable({ fetchedAt: verdict.at, ...(hint ? { hint } : {}) }, { now: Date.now(), coveredSince: undefined, reuseSince }, this.policy)) return;
+    if (
+      isServable(
+        { fetchedAt: verdict.at, ...(hint ? { hint } : {}) },
+        { now: Date.now(), coveredSince: undefined, reuseSince },
+        this.policy,
+      )
+    )
+      return;
     this.discovering = this.connection
       .call(
         async (c, options) => {
@@ -144,7 +152,9 @@ export class CatalogRefresher {
         },
         { method: 'server/discover' },
       )
-      .catch((error) => logEvent('catalog.refresh', { server: this.state.id, kind: 'discover', ...upstreamFailure(error) }, 'warn'))
+      .catch((error) =>
+        logEvent('catalog.refresh', { server: this.state.id, kind: 'discover', ...upstreamFailure(error) }, 'warn'),
+      )
       .finally(() => (this.discovering = undefined));
   }
 
@@ -161,7 +171,9 @@ export class CatalogRefresher {
     if (copy) return this.keep(kind, copy.items, copy.fetchedAt, copy.hint, { copied: true, warnings: copy.warnings });
     const fetchedAt = Date.now();
     const listed = await this.connection
-      .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES), { method: LIST_METHOD[kind] })
+      .call((client, options) => listAll(client, kind, options, this.settings.MCP_MAX_LIST_PAGES), {
+        method: LIST_METHOD[kind],
+      })
       .catch((error: unknown) => {
         // `resources` implies resources/templates/list, but many servers never
         // implement it: "method not found" means there is nothing to list.
@@ -173,7 +185,12 @@ export class CatalogRefresher {
     const hint = hintOf(listed.hint, this.connection.era ?? 'legacy');
     // Two refreshes of one list can overlap (set-up and a notification): keep the newer.
     if ((this.state.fetchedAt[kind] ?? 0) > fetchedAt) return;
-    if (truncatedAfterPages) logEvent('catalog.truncated', { server: this.state.id, kind, pages: truncatedAfterPages, kept: items.length }, 'warn');
+    if (truncatedAfterPages)
+      logEvent(
+        'catalog.truncated',
+        { server: this.state.id, kind, pages: truncatedAfterPages, kept: items.length },
+        'warn',
+      );
     if (!truncatedAfterPages && this.shared) {
       const warnings = warningsOf(this.state, LIST_METHOD[kind]);
       this.shared.catalogs.put(
@@ -215,7 +232,14 @@ export class CatalogRefresher {
     const state = this.state;
     if ((state.fetchedAt[kind] ?? 0) > fetchedAt) return;
     // A copy brings what was mended in it; a list of our own was reported as it arrived (ServerLink's onMended).
-    if (copied && setWarnings(state, LIST_METHOD[kind], Array.isArray(warnings) ? warnings.filter((w) => typeof w === 'string') : [])) {
+    if (
+      copied &&
+      setWarnings(
+        state,
+        LIST_METHOD[kind],
+        Array.isArray(warnings) ? warnings.filter((w) => typeof w === 'string') : [],
+      )
+    ) {
       this.store.saveHeader(state);
     }
     if (kind === 'resources') {
@@ -224,7 +248,12 @@ export class CatalogRefresher {
       if (vanished.length) this.onVanished(vanished);
     }
     // Skills the operator did not allow are in no catalog (config `skills`); the shared copy keeps them all.
-    const kept = kind === 'skills' ? (items as ServerState['skills']).filter((skill) => allowsSkill({ skills: this.skills }, skill.frontmatter.name)) : items;
+    const kept =
+      kind === 'skills'
+        ? (items as ServerState['skills']).filter((skill) =>
+            allowsSkill({ skills: this.skills }, skill.frontmatter.name),
+          )
+        : items;
     (state[kind] as unknown[]) = kept;
     state.fetchedAt[kind] = fetchedAt;
     if (copied) this.copied.add(kind);
@@ -250,7 +279,9 @@ export class CatalogRefresher {
   /** A shared list still servable under the freshness contract (as a copy this conversation did not see being made). */
   private async sharedCopy(kind: CatalogKind, ahead?: SharedCopies) {
     if (!this.shared) return undefined;
-    const copy = await (ahead ? ahead(kind) : this.shared.catalogs.get({ server: this.state.id, url: this.shared.url, kind }, this.policy.perUser));
+    const copy = await (ahead
+      ? ahead(kind)
+      : this.shared.catalogs.get({ server: this.state.id, url: this.shared.url, kind }, this.policy.perUser));
     if (!copy || !Array.isArray(copy.items)) return undefined;
     const now = Date.now();
     const servable = isServable(
@@ -304,7 +335,12 @@ export class CatalogRefresher {
         const fields = { server: this.state.id, kind: due.join(',') };
         await Promise.all(due.map((kind) => this.refresh(kind))).then(
           () => logEvent('catalog.refresh', { ...fields, durationMs: Date.now() - started, outcome: 'ok' }),
-          (error) => logEvent('catalog.refresh', { ...fields, durationMs: Date.now() - started, ...upstreamFailure(error) }, 'warn'),
+          (error) =>
+            logEvent(
+              'catalog.refresh',
+              { ...fields, durationMs: Date.now() - started, ...upstreamFailure(error) },
+              'warn',
+            ),
         );
       });
     }, window);

@@ -17,7 +17,16 @@ export interface CatalogItems {
 export type ServerStatus = ServerState['status'];
 
 export function emptyServerState(id: string): ServerState {
-  return { id, status: 'not_connected', tools: [], resources: [], resourceTemplates: [], prompts: [], skills: [], fetchedAt: {} };
+  return {
+    id,
+    status: 'not_connected',
+    tools: [],
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
+    skills: [],
+    fetchedAt: {},
+  };
 }
 
 /** Whether the server announced what a catalog needs; unannounced methods are never called. */
@@ -26,7 +35,8 @@ export function supports(capabilities: ServerCapabilities | undefined, kind: Cat
   if (kind === 'tools') return Boolean(capabilities.tools);
   if (kind === 'prompts') return Boolean(capabilities.prompts);
   // A skills server serves its files as resources (SEP-2640 requires `resources` with the extension).
-  if (kind === 'skills') return Boolean(capabilities.resources) && capabilities.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
+  if (kind === 'skills')
+    return Boolean(capabilities.resources) && capabilities.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
   return Boolean(capabilities.resources);
 }
 

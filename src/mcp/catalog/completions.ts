@@ -11,7 +11,11 @@ const COMPLETION_CACHE_ENTRIES = 500;
 export class CompletionCache {
   private readonly answers = new Map<string, { at: number; completion: CompleteResult['completion'] }>();
 
-  async get(server: string, request: CompleteRequest['params'], ask: () => Promise<CompleteResult['completion']>): Promise<CompleteResult['completion']> {
+  async get(
+    server: string,
+    request: CompleteRequest['params'],
+    ask: () => Promise<CompleteResult['completion']>,
+  ): Promise<CompleteResult['completion']> {
     const key = JSON.stringify([server, request.ref, request.argument, request.context ?? null]);
     const cached = this.answers.get(key);
     if (cached && Date.now() - cached.at < COMPLETION_CACHE_MS) return cached.completion;

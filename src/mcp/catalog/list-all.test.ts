@@ -6,7 +6,10 @@ const resource = (i: number) => ({ uri: `docs://${i}`, name: `doc-${i}` });
 const TOO_MANY = () => new SdkError(SdkErrorCode.ListPaginationExceeded, 'too many pages');
 
 /** A client whose SDK walk throws `sdkError`; `request` serves `pages` by cursor (next cursor: the next page's index). */
-function fakeClient(pages: Array<{ resources: unknown[]; nextCursor?: string; ttlMs?: number; cacheScope?: string }>, sdkError = TOO_MANY()) {
+function fakeClient(
+  pages: Array<{ resources: unknown[]; nextCursor?: string; ttlMs?: number; cacheScope?: string }>,
+  sdkError = TOO_MANY(),
+) {
   const requests: Array<{ method: string; params: unknown }> = [];
   const client = {
     listResources: async () => {
@@ -30,7 +33,10 @@ describe('listAll', () => {
         return { prompts: [{ name: 'summarise' }], ttlMs: 60_000, cacheScope: 'shared' };
       },
     } as unknown as Client;
-    expect(await listAll(client, 'prompts', options, 5)).toEqual({ items: [{ name: 'summarise' }], hint: { ttlMs: 60_000, cacheScope: 'shared' } });
+    expect(await listAll(client, 'prompts', options, 5)).toEqual({
+      items: [{ name: 'summarise' }],
+      hint: { ttlMs: 60_000, cacheScope: 'shared' },
+    });
     expect(seen).toEqual([options]);
   });
 
@@ -59,7 +65,10 @@ describe('listAll', () => {
   });
 
   it('any other error is thrown, not walked around', async () => {
-    const { client, requests } = fakeClient([{ resources: [] }], new SdkError(SdkErrorCode.RequestTimeout, 'timed out'));
+    const { client, requests } = fakeClient(
+      [{ resources: [] }],
+      new SdkError(SdkErrorCode.RequestTimeout, 'timed out'),
+    );
     await expect(listAll(client, 'resources', {}, 3)).rejects.toThrow('timed out');
     expect(requests).toEqual([]);
   });

@@ -36,11 +36,19 @@ export const LIST_METHOD = {
  * MCP_MAX_LIST_PAGES); a server whose cursor never ends then gets a walk of
  * our own that keeps the first `maxPages` pages and says so.
  */
-export async function listAll<K extends CatalogKind>(client: Client, kind: K, options: RequestOptions, maxPages: number): Promise<ListAllResult<K>> {
+export async function listAll<K extends CatalogKind>(
+  client: Client,
+  kind: K,
+  options: RequestOptions,
+  maxPages: number,
+): Promise<ListAllResult<K>> {
   if (kind === 'skills') return (await listSkills(client, options, maxPages)) as ListAllResult<K>;
   try {
     const result = await aggregate(client, kind, options);
-    return { items: result.items as CatalogItems[K], hint: { ttlMs: result.raw.ttlMs, cacheScope: result.raw.cacheScope } };
+    return {
+      items: result.items as CatalogItems[K],
+      hint: { ttlMs: result.raw.ttlMs, cacheScope: result.raw.cacheScope },
+    };
   } catch (error) {
     if (!(error instanceof SdkError && error.code === SdkErrorCode.ListPaginationExceeded)) throw error;
   }
@@ -49,17 +57,24 @@ export async function listAll<K extends CatalogKind>(client: Client, kind: K, op
   let first: Raw | undefined;
   for (let page = 0; page < maxPages; page++) {
     const method = LIST_METHOD[kind as Exclude<CatalogKind, 'skills'>];
-    const result = (await client.request({ method, params: cursor === undefined ? {} : { cursor } }, options)) as Raw & Record<string, unknown>;
+    const result = (await client.request({ method, params: cursor === undefined ? {} : { cursor } }, options)) as Raw &
+      Record<string, unknown>;
     first ??= result;
     items.push(...((result[kind] as unknown[] | undefined) ?? []));
     cursor = result.nextCursor;
     if (!cursor) break;
   }
   const hint = { ttlMs: first?.ttlMs, cacheScope: first?.cacheScope };
-  return cursor ? { items: items as CatalogItems[K], truncatedAfterPages: maxPages, hint } : { items: items as CatalogItems[K], hint };
+  return cursor
+    ? { items: items as CatalogItems[K], truncatedAfterPages: maxPages, hint }
+    : { items: items as CatalogItems[K], hint };
 }
 
-async function aggregate(client: Client, kind: CatalogKind, options: RequestOptions): Promise<{ items: unknown[]; raw: Raw }> {
+async function aggregate(
+  client: Client,
+  kind: CatalogKind,
+  options: RequestOptions,
+): Promise<{ items: unknown[]; raw: Raw }> {
   switch (kind) {
     case 'tools': {
       const r = await client.listTools(undefined, options);
@@ -92,7 +107,11 @@ async function listSkills(client: Client, options: RequestOptions, maxPages: num
   const skills = new SkillsClient(client, { skipInvalid: true });
   try {
     const listing = await skills.list({}, options);
-    return { items: listing.skills, hint: { ttlMs: listing.ttlMs, cacheScope: listing.cacheScope }, invalid: listing.invalid };
+    return {
+      items: listing.skills,
+      hint: { ttlMs: listing.ttlMs, cacheScope: listing.cacheScope },
+      invalid: listing.invalid,
+    };
   } catch (error) {
     if (!(error instanceof SdkError && error.code === SdkErrorCode.ListPaginationExceeded)) throw error;
   }

@@ -13,15 +13,24 @@ import type { ServerState } from './catalog';
 export function resolveServer(uri: string, states: ServerState[], linked: string | undefined): string {
   if (linked) {
     const claimedElsewhere = states.some(
-      (s) => s.id !== linked && (s.resources.some((r) => r.uri === uri) || s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))),
+      (s) =>
+        s.id !== linked &&
+        (s.resources.some((r) => r.uri === uri) ||
+          s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))),
     );
     if (!claimedElsewhere) return linked;
   }
   const listing = states.filter((s) => s.resources.some((r) => r.uri === uri)).map((s) => s.id);
-  const candidates = listing.length ? listing : states.filter((s) => s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))).map((s) => s.id);
+  const candidates = listing.length
+    ? listing
+    : states.filter((s) => s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))).map((s) => s.id);
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length > 1) {
-    throw new ApiError(400, 'ambiguous_uri', `${uri} belongs to several servers (${candidates.join(', ')}); say which with "server"`);
+    throw new ApiError(
+      400,
+      'ambiguous_uri',
+      `${uri} belongs to several servers (${candidates.join(', ')}); say which with "server"`,
+    );
   }
   const withResources = states.filter((s) => s.capabilities?.resources).map((s) => s.id);
   if (withResources.length === 1) return withResources[0]!;

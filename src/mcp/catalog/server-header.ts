@@ -69,7 +69,9 @@ export class ServerHeaderCopy {
       protocolVersion: state.protocolVersion,
       ...(discover ? { discover } : {}),
     };
-    const hint: CacheHint | undefined = discover ? hintOf(discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern') : undefined;
+    const hint: CacheHint | undefined = discover
+      ? hintOf(discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern')
+      : undefined;
     shared.put(
       this.ref(),
       { items: [header], fetchedAt: verdict?.kind === 'modern' ? verdict.at : (state.connectedAt ?? Date.now()), hint },
@@ -84,7 +86,10 @@ export class ServerHeaderCopy {
     const verdict = store.verdict(id);
     const learnt =
       verdict?.kind === 'modern'
-        ? { fetchedAt: verdict.at, hint: hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern') }
+        ? {
+            fetchedAt: verdict.at,
+            hint: hintOf(verdict.discover as { ttlMs?: unknown; cacheScope?: unknown }, 'modern'),
+          }
         : this.legacyAt !== undefined
           ? { fetchedAt: this.legacyAt }
           : undefined;

@@ -40,7 +40,10 @@ function canonical(uri: string): string {
  * does not list — `listed` undefined and not `dynamic`, which the caller
  * refuses (reading an unlisted file of a skill is a verification failure).
  */
-export function skillFileOf(state: Pick<ServerState, 'id' | 'skills'>, uri: string): (SkillFileRef & { unlisted: boolean }) | undefined {
+export function skillFileOf(
+  state: Pick<ServerState, 'id' | 'skills'>,
+  uri: string,
+): (SkillFileRef & { unlisted: boolean }) | undefined {
   const wanted = canonical(uri);
   for (const skill of state.skills ?? []) {
     const manifest = canonical(skill.uri) === wanted;
@@ -53,7 +56,11 @@ export function skillFileOf(state: Pick<ServerState, 'id' | 'skills'>, uri: stri
 }
 
 /** A skill of the catalogs by server (optional when one server has it) and name. */
-export function findSkill(states: Array<Pick<ServerState, 'id' | 'skills'>>, name: string, server?: string): { server: string; skill: Skill } | undefined {
+export function findSkill(
+  states: Array<Pick<ServerState, 'id' | 'skills'>>,
+  name: string,
+  server?: string,
+): { server: string; skill: Skill } | undefined {
   for (const state of states) {
     if (server !== undefined && state.id !== server) continue;
     const skill = (state.skills ?? []).find((s) => skillName(s) === name);
@@ -63,7 +70,10 @@ export function findSkill(states: Array<Pick<ServerState, 'id' | 'skills'>>, nam
 }
 
 /** Each of `refs` is a skill the catalogs offer (an operator's `skills` setting applied); else 404 `skill_not_found`, saying what there is. */
-export function requireSkills(states: Array<Pick<ServerState, 'id' | 'skills'>>, refs: Array<{ server: string; name: string }>): void {
+export function requireSkills(
+  states: Array<Pick<ServerState, 'id' | 'skills'>>,
+  refs: Array<{ server: string; name: string }>,
+): void {
   for (const ref of refs) {
     if (findSkill(states, ref.name, ref.server)) continue;
     const offered = states.find((s) => s.id === ref.server)?.skills?.map(skillName) ?? [];

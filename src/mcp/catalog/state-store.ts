@@ -49,7 +49,9 @@ export class ServerStateStore {
   /** The 2025 sessions on record: open on their servers, as far as this conversation knows. */
   openSessions(): Array<{ server: string; session: string; protocol: string | undefined }> {
     return this.sql
-      .exec<{ server: string; session: string; protocol: string | null }>(`SELECT server, session, protocol FROM mcp_open_sessions`)
+      .exec<{ server: string; session: string; protocol: string | null }>(
+        `SELECT server, session, protocol FROM mcp_open_sessions`,
+      )
       .toArray()
       .map((r) => ({ server: r.server, session: r.session, protocol: r.protocol ?? undefined }));
   }
@@ -86,8 +88,20 @@ export class ServerStateStore {
 
   /** Saves everything but the catalogs (see `saveCatalog`). */
   saveHeader(state: ServerState): void {
-    const { tools: _t, resources: _r, resourceTemplates: _rt, prompts: _p, skills: _s, fetchedAt: _f, ...header } = state;
-    this.sql.exec(`INSERT INTO mcp_servers (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state`, state.id, JSON.stringify(header));
+    const {
+      tools: _t,
+      resources: _r,
+      resourceTemplates: _rt,
+      prompts: _p,
+      skills: _s,
+      fetchedAt: _f,
+      ...header
+    } = state;
+    this.sql.exec(
+      `INSERT INTO mcp_servers (id, state) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state`,
+      state.id,
+      JSON.stringify(header),
+    );
   }
 
   saveCatalog(id: string, kind: CatalogKind, items: unknown[], fetchedAt: number): void {
@@ -110,7 +124,12 @@ export class ServerStateStore {
   }
 
   follow(id: string, uri: string): void {
-    this.sql.exec(`INSERT INTO mcp_followed (server, uri, at) VALUES (?, ?, ?) ON CONFLICT(server, uri) DO UPDATE SET at = excluded.at`, id, uri, Date.now());
+    this.sql.exec(
+      `INSERT INTO mcp_followed (server, uri, at) VALUES (?, ?, ?) ON CONFLICT(server, uri) DO UPDATE SET at = excluded.at`,
+      id,
+      uri,
+      Date.now(),
+    );
   }
 
   unfollow(id: string, uris: string[]): void {

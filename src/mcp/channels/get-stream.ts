@@ -24,7 +24,8 @@ export function watchGetStream(fetchImpl: typeof fetch, watcher: GetStreamWatche
     // event's (the SDK opening it again after a drop), otherwise a POST response stream.
     const resumes = new Headers(init?.headers).get('last-event-id');
     if (resumes !== null && (watcher.lastEventId === undefined || resumes !== watcher.lastEventId)) return response;
-    const isStream = response.ok && (response.headers.get('content-type') ?? '').includes('text/event-stream') && response.body;
+    const isStream =
+      response.ok && (response.headers.get('content-type') ?? '').includes('text/event-stream') && response.body;
     if (!isStream) {
       watcher.refused(response.status);
       return response;
@@ -41,7 +42,9 @@ export function watchGetStream(fetchImpl: typeof fetch, watcher: GetStreamWatche
     const noteIds = (chunk: Uint8Array) => {
       const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) if (line.startsWith('id:')) watcher.lastEventId = line.slice(line.startsWith('id: ') ? 4 : 3).replace(/\r$/, '');
+      for (const line of lines)
+        if (line.startsWith('id:'))
+          watcher.lastEventId = line.slice(line.startsWith('id: ') ? 4 : 3).replace(/\r$/, '');
     };
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {

@@ -60,7 +60,9 @@ export class LegacyChannel implements NotificationChannel {
     if (!this.subscribed.delete(uri) || !this.live()) return;
     void this.connection
       .call((client, options) => client.unsubscribeResource({ uri }, options), { method: 'resources/unsubscribe' })
-      .catch((error) => logEvent('mcp.subscribe', { server: this.serverId, uri, op: 'unsubscribe', ...upstreamFailure(error) }, 'warn'));
+      .catch((error) =>
+        logEvent('mcp.subscribe', { server: this.serverId, uri, op: 'unsubscribe', ...upstreamFailure(error) }, 'warn'),
+      );
   }
 
   coveredSince(uri: string): number | undefined {
@@ -72,12 +74,19 @@ export class LegacyChannel implements NotificationChannel {
 
   listChangesSince(kind: CatalogKind): number | undefined {
     const caps = this.capabilities;
-    const announced = kind === 'tools' ? caps?.tools?.listChanged : kind === 'prompts' ? caps?.prompts?.listChanged : caps?.resources?.listChanged;
+    const announced =
+      kind === 'tools'
+        ? caps?.tools?.listChanged
+        : kind === 'prompts'
+          ? caps?.prompts?.listChanged
+          : caps?.resources?.listChanged;
     return announced && this.live() ? this.connection.getStream.openSince : undefined;
   }
 
   private live(): boolean {
-    return this.client !== undefined && this.connection.current === this.client && this.connection.sessionId !== undefined;
+    return (
+      this.client !== undefined && this.connection.current === this.client && this.connection.sessionId !== undefined
+    );
   }
 
   async close(): Promise<void> {
@@ -107,7 +116,9 @@ export class LegacyChannel implements NotificationChannel {
   private async subscribe(uri: string): Promise<void> {
     try {
       // Through `call`, so an expired session is re-initialised like for any request.
-      await this.connection.call((client, options) => client.subscribeResource({ uri }, options), { method: 'resources/subscribe' });
+      await this.connection.call((client, options) => client.subscribeResource({ uri }, options), {
+        method: 'resources/subscribe',
+      });
       // A session replaced meanwhile (expired and re-initialised) holds the subscription, not this channel's.
       if (this.live()) this.subscribed.set(uri, Date.now());
     } catch (error) {

@@ -57,7 +57,9 @@ export interface ConnectionEvents {
    * or a 2026 `input_required` result the SDK hands to the same handler.
    * Without it, the capability is not declared and servers cannot ask.
    */
-  onElicitation?: ((params: ElicitRequestFormParams, signal: AbortSignal | undefined) => Promise<ElicitResult>) | undefined;
+  onElicitation?:
+    | ((params: ElicitRequestFormParams, signal: AbortSignal | undefined) => Promise<ElicitResult>)
+    | undefined;
   /** What was mended in a result before the SDK validated it (lenient-results.ts), for the server's `warnings`. */
   onMended?: ((mended: Mended) => void) | undefined;
 }
@@ -114,7 +116,12 @@ export interface McpConnectionOptions {
   env: TransportEnv;
   settings: Pick<
     Settings,
-    'MCP_REQUEST_TIMEOUT_MS' | 'ELICITATION_TIMEOUT_MS' | 'TOOL_CALL_MAX_MS' | 'MCP_MAX_RESPONSE_BYTES' | 'MCP_MAX_RESULT_DEPTH' | 'MCP_MAX_LIST_PAGES'
+    | 'MCP_REQUEST_TIMEOUT_MS'
+    | 'ELICITATION_TIMEOUT_MS'
+    | 'TOOL_CALL_MAX_MS'
+    | 'MCP_MAX_RESPONSE_BYTES'
+    | 'MCP_MAX_RESULT_DEPTH'
+    | 'MCP_MAX_LIST_PAGES'
   >;
   /** What the connection tells its owner: notifications, a lost stream, a server's question, what was mended. */
   events: ConnectionEvents;
@@ -213,7 +220,10 @@ export class McpConnection {
    *   the new one (idempotent requests only).
    * `method` names the request in its span and log line (`mcp.request`).
    */
-  async call<T>(request: (client: Client, options: RequestOptions) => Promise<T>, { idempotent = true, signal, method, onProgress }: CallOptions): Promise<T> {
+  async call<T>(
+    request: (client: Client, options: RequestOptions) => Promise<T>,
+    { idempotent = true, signal, method, onProgress }: CallOptions,
+  ): Promise<T> {
     signal?.throwIfAborted();
     const client = await this.ensure();
     // Our own time limit (it pauses while the user answers the server); the SDK's is only a backstop.
@@ -221,8 +231,13 @@ export class McpConnection {
     const timedOut = () => new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout });
     // A request that asks for progress: each report restarts the time limit, up to TOOL_CALL_MAX_MS in all.
     const maxTotal = this.settings.TOOL_CALL_MAX_MS;
-    const tooLong = () => new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotal });
-    const deadline = new PausableDeadline(timeout, timedOut, onProgress ? { ms: maxTotal, reason: tooLong } : undefined);
+    const tooLong = () =>
+      new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotal });
+    const deadline = new PausableDeadline(
+      timeout,
+      timedOut,
+      onProgress ? { ms: maxTotal, reason: tooLong } : undefined,
+    );
     this.deadlines.add(deadline);
     // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
     const options: RequestOptions = {
@@ -244,7 +259,13 @@ export class McpConnection {
     try {
       // One span and one log line per request with its retries: which server and method, which era, whether it may be retried.
       const fields = { server: this.config.id, method, era: client.getProtocolEra(), idempotent };
-      return await observed('mcp.request', 'mcp', fields, () => this.callWith(client, request, options, idempotent), upstreamFailure);
+      return await observed(
+        'mcp.request',
+        'mcp',
+        fields,
+        () => this.callWith(client, request, options, idempotent),
+        upstreamFailure,
+      );
     } finally {
       deadline.clear();
       this.deadlines.delete(deadline);
@@ -320,7 +341,10 @@ export class McpConnection {
     const recorded = records?.recorded();
     if (!records || !recorded || this.ending.has(recorded.session)) return;
     this.ending.add(recorded.session);
-    void endSessionById(this.config, this.env, this.settings.MCP_MAX_RESPONSE_BYTES, { ...recorded, authProvider: this.authProvider })
+    void endSessionById(this.config, this.env, this.settings.MCP_MAX_RESPONSE_BYTES, {
+      ...recorded,
+      authProvider: this.authProvider,
+    })
       .catch(() => {})
       .finally(() => {
         records.ended(recorded.session);
@@ -330,7 +354,11 @@ export class McpConnection {
 
   private async open(): Promise<Client> {
     if (!this.client && this.transport === undefined) this.endRecordedSession();
-    const kinds: TransportKind[] = this.kind ? [this.kind] : this.config.transport === 'auto' ? ['streamable-http', 'sse'] : [this.config.transport];
+    const kinds: TransportKind[] = this.kind
+      ? [this.kind]
+      : this.config.transport === 'auto'
+        ? ['streamable-http', 'sse']
+        : [this.config.transport];
     let lastError: unknown;
     // A pooled keep-alive connection the server had just closed as idle ("Network connection lost": Node's servers
     // close them after 5 s) fails the first request on it: connecting again is safe, nothing was answered. Twice:
@@ -360,7 +388,13 @@ export class McpConnection {
       const started = Date.now();
       try {
         await client.connect(transport, { ...this.requestOptions, ...(prior ? { prior } : {}) });
-        logEvent('mcp.connect', { server: this.config.id, transport: kind, era: client.getProtocolEra(), durationMs: Date.now() - started, outcome: 'ok' });
+        logEvent('mcp.connect', {
+          server: this.config.id,
+          transport: kind,
+          era: client.getProtocolEra(),
+          durationMs: Date.now() - started,
+          outcome: 'ok',
+        });
         this.kind = kind;
         this.client = client;
         this.transport = transport;
@@ -370,7 +404,8 @@ export class McpConnection {
         this.stream = stream;
         this.fromPrior = prior !== undefined;
         // Kept for the next connection (protocol "auto") and for the discover hint's expiry (any 2026 server).
-        if (!prior && kind === 'streamable-http' && this.config.protocol !== '2025-11-25') this.verdicts.save(verdictOf(client, Date.now()));
+        if (!prior && kind === 'streamable-http' && this.config.protocol !== '2025-11-25')
+          this.verdicts.save(verdictOf(client, Date.now()));
         return client;
       } catch (error) {
         lastError = error;
@@ -384,7 +419,11 @@ export class McpConnection {
           ...(sessionOpened ? { sessionOpened } : {}),
           ...(fallback ? { outcome: 'fallback' } : retry ? { outcome: 'retried' } : {}),
         };
-        logEvent('mcp.connect', { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure }, fallback || retry ? 'info' : 'warn');
+        logEvent(
+          'mcp.connect',
+          { server: this.config.id, transport: kind, durationMs: Date.now() - started, ...failure },
+          fallback || retry ? 'info' : 'warn',
+        );
         await client.close().catch(() => {});
         // A connect that failed after the server created its session: ended, so a retry leaves one session, not two.
         // The SDK closed the failed transport (its DELETE would be aborted): a fresh one carrying the id sends it.
@@ -448,7 +487,10 @@ export class McpConnection {
         const paused = [...this.deadlines];
         for (const deadline of paused) deadline.pause();
         try {
-          return await elicit(request.params as ElicitRequestFormParams, (ctx as { mcpReq?: { signal?: AbortSignal } }).mcpReq?.signal);
+          return await elicit(
+            request.params as ElicitRequestFormParams,
+            (ctx as { mcpReq?: { signal?: AbortSignal } }).mcpReq?.signal,
+          );
         } finally {
           for (const deadline of paused) deadline.resume();
         }

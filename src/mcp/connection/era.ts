@@ -11,7 +11,11 @@ import type { Client, DiscoverResult, PriorDiscovery } from '@modelcontextprotoc
 export type EraVerdict = { kind: 'modern'; discover: DiscoverResult; at: number } | { kind: 'legacy'; at: number };
 
 /** The SDK's `connect({prior})` input for a stored verdict, if it may still be used. */
-export function priorFrom(verdict: EraVerdict | undefined, now: number, legacyMaxAgeMs: number): PriorDiscovery | undefined {
+export function priorFrom(
+  verdict: EraVerdict | undefined,
+  now: number,
+  legacyMaxAgeMs: number,
+): PriorDiscovery | undefined {
   if (!verdict) return undefined;
   if (verdict.kind === 'modern') return { kind: 'modern', discover: verdict.discover };
   return now - verdict.at < legacyMaxAgeMs ? { kind: 'legacy' } : undefined;

@@ -17,11 +17,15 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export function isResourceNotFound(error: unknown): error is ProtocolError {
   if (!(error instanceof ProtocolError)) return false;
   if (error.code === ProtocolErrorCode.ResourceNotFound || error.code === ProtocolErrorCode.InvalidParams) return true;
-  return error.code === ProtocolErrorCode.InternalError && NOT_FOUND_TEXT.test(error.message.replace(/^(MCP error -?\d+: )+/, ''));
+  return (
+    error.code === ProtocolErrorCode.InternalError &&
+    NOT_FOUND_TEXT.test(error.message.replace(/^(MCP error -?\d+: )+/, ''))
+  );
 }
 
 /** The whole of an internal error's text, when it says only "not found" (with the URI or a name). */
-const NOT_FOUND_TEXT = /^(?:(?:unknown|no such) resource\b|resource\b.{0,300}\b(?:not found|does not exist)\.?$|not found\b)/i;
+const NOT_FOUND_TEXT =
+  /^(?:(?:unknown|no such) resource\b|resource\b.{0,300}\b(?:not found|does not exist)\.?$|not found\b)/i;
 
 export function isMethodNotFound(error: unknown): boolean {
   return error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound;
@@ -81,7 +85,9 @@ export function describeInputRequired(error: unknown): string | undefined {
 
 function inputRequiredText(error: unknown): string | undefined {
   if (error instanceof ProtocolError && error.code === MISSING_CLIENT_CAPABILITY) {
-    const wanted = Object.keys((error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities ?? {});
+    const wanted = Object.keys(
+      (error.data as { requiredCapabilities?: Record<string, unknown> } | undefined)?.requiredCapabilities ?? {},
+    );
     return `${wanted.length ? wanted.join(', ') : 'a client capability'} (${error.message})`;
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.UnsupportedResultType) return 'input from the user';
@@ -101,14 +107,19 @@ export function describeUpstreamError(error: unknown): string {
   const rpc = rpcErrorOf(error);
   if (rpc?.code === UNSUPPORTED_PROTOCOL_VERSION) text = unsupportedVersionText(rpc.data);
   else if (rpc) text = `HTTP ${httpStatusOf(error)}: ${rpc.message}`;
-  else if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION) text = unsupportedVersionText(error.data);
+  else if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION)
+    text = unsupportedVersionText(error.data);
   else if (error instanceof SdkHttpError) {
     // The body, when there is one, often says why (a proxy's page, a gateway's message); secrets are masked below.
     const body = (error.data as { text?: unknown } | undefined)?.text;
     text = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}${typeof body === 'string' && body.trim() ? `: ${body.trim()}` : ''}`;
   }
   // "Version negotiation probe failed: <cause>": the cause is what the user needs (refused, reset, DNS…).
-  else if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause instanceof Error)
+  else if (
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    error.cause instanceof Error
+  )
     return describeUpstreamError(error.cause);
   else if (error instanceof Error) text = error.message;
   else text = String(error);
@@ -132,7 +143,9 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`]+/gi;
  */
 function bounded(text: string): string {
   const masked = redactSecrets(text).replace(URL_IN_TEXT, '[URL]');
-  return masked.length > MAX_ERROR_CHARS ? `${masked.slice(0, MAX_ERROR_CHARS)}… [${masked.length - MAX_ERROR_CHARS} more characters]` : masked;
+  return masked.length > MAX_ERROR_CHARS
+    ? `${masked.slice(0, MAX_ERROR_CHARS)}… [${masked.length - MAX_ERROR_CHARS} more characters]`
+    : masked;
 }
 
 function unsupportedVersionText(data: unknown): string {
@@ -153,13 +166,26 @@ export function upstreamError(server: string, error: unknown, connecting = false
   if (authRequired) return new ApiError(403, 'auth_required', authRequired.message);
   // Asked, answered (elicitation), and asked again past the SDK's round limit: a server that never settles.
   if (error instanceof SdkError && error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
-    return new ApiError(502, 'input_required', `MCP server "${server}" kept asking for input after it was answered: ${bounded(error.message)}`);
+    return new ApiError(
+      502,
+      'input_required',
+      `MCP server "${server}" kept asking for input after it was answered: ${bounded(error.message)}`,
+    );
   }
   const wanted = describeInputRequired(error);
   if (wanted) {
-    return new ApiError(502, 'input_required', `MCP server "${server}" needs ${wanted} before it can answer; this service cannot provide that yet`);
+    return new ApiError(
+      502,
+      'input_required',
+      `MCP server "${server}" needs ${wanted} before it can answer; this service cannot provide that yet`,
+    );
   }
   const cause = describeUpstreamError(error);
-  if (isTimeout(error)) return new ApiError(504, 'upstream_timeout', `MCP server "${server}" did not answer in time: ${cause}`);
-  return new ApiError(502, 'upstream_error', `MCP server "${server}" ${connecting ? 'could not be connected to' : 'failed'}: ${cause}`);
+  if (isTimeout(error))
+    return new ApiError(504, 'upstream_timeout', `MCP server "${server}" did not answer in time: ${cause}`);
+  return new ApiError(
+    502,
+    'upstream_error',
+    `MCP server "${server}" ${connecting ? 'could not be connected to' : 'failed'}: ${cause}`,
+  );
 }

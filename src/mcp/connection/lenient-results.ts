@@ -1,4 +1,9 @@
-import { PROTOCOL_VERSION_META_KEY, specTypeSchemas, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import {
+  PROTOCOL_VERSION_META_KEY,
+  specTypeSchemas,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
 
 /**
  * Liberal in what we accept (docs/MCP-CLIENT.md "Lenient with servers"):
@@ -34,11 +39,24 @@ const CACHEABLE = new Set([
 ]);
 
 /** Each list: where its entries are, their spec schema, and how to name one. */
-const LISTS: Record<string, { key: string; schema: keyof typeof specTypeSchemas; noun: string; nameOf: (entry: Record<string, unknown>) => unknown }> = {
+const LISTS: Record<
+  string,
+  {
+    key: string;
+    schema: keyof typeof specTypeSchemas;
+    noun: string;
+    nameOf: (entry: Record<string, unknown>) => unknown;
+  }
+> = {
   'tools/list': { key: 'tools', schema: 'Tool', noun: 'tool', nameOf: (e) => e.name },
   'prompts/list': { key: 'prompts', schema: 'Prompt', noun: 'prompt', nameOf: (e) => e.name },
   'resources/list': { key: 'resources', schema: 'Resource', noun: 'resource', nameOf: (e) => e.uri ?? e.name },
-  'resources/templates/list': { key: 'resourceTemplates', schema: 'ResourceTemplate', noun: 'resource template', nameOf: (e) => e.uriTemplate ?? e.name },
+  'resources/templates/list': {
+    key: 'resourceTemplates',
+    schema: 'ResourceTemplate',
+    noun: 'resource template',
+    nameOf: (e) => e.uriTemplate ?? e.name,
+  },
 };
 
 export const NO_HINTS_WARNING = 'the result carries no cache hints (ttlMs, cacheScope): read as ttl 0, private';
@@ -115,7 +133,8 @@ export function acceptLeniently<T extends Transport>(transport: T, onResult: (me
 
 function mend(request: Pending, result: Record<string, unknown>, walks: Map<string, ListWalk>): Mended {
   // An `input_required` (or other non-complete) result is not the answer yet: nothing to mend.
-  if (result.resultType !== undefined && result.resultType !== 'complete') return { method: request.method, warnings: [] };
+  if (result.resultType !== undefined && result.resultType !== 'complete')
+    return { method: request.method, warnings: [] };
   let noHints = false;
   if (request.modern && CACHEABLE.has(request.method)) {
     if (!(typeof result.ttlMs === 'number' && Number.isSafeInteger(result.ttlMs) && result.ttlMs >= 0)) {
@@ -129,7 +148,9 @@ function mend(request: Pending, result: Record<string, unknown>, walks: Map<stri
   }
   const list = LISTS[request.method];
   if (!list) return { method: request.method, warnings: noHints ? [NO_HINTS_WARNING] : [] };
-  const walk = request.first ? { noHints: false, dropped: [] } : (walks.get(request.method) ?? { noHints: false, dropped: [] });
+  const walk = request.first
+    ? { noHints: false, dropped: [] }
+    : (walks.get(request.method) ?? { noHints: false, dropped: [] });
   walks.set(request.method, walk);
   walk.noHints ||= noHints;
   const entries = result[list.key];
@@ -140,8 +161,11 @@ function mend(request: Pending, result: Record<string, unknown>, walks: Map<stri
       if (outcome instanceof Promise || !outcome.issues) return true;
       const issue = outcome.issues[0];
       const path = (issue?.path ?? []).map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');
-      const name = typeof entry === 'object' && entry !== null ? list.nameOf(entry as Record<string, unknown>) : undefined;
-      walk.dropped.push(`${typeof name === 'string' ? JSON.stringify(name) : '(unnamed)'} (${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'})`);
+      const name =
+        typeof entry === 'object' && entry !== null ? list.nameOf(entry as Record<string, unknown>) : undefined;
+      walk.dropped.push(
+        `${typeof name === 'string' ? JSON.stringify(name) : '(unnamed)'} (${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'})`,
+      );
       return false;
     });
   }

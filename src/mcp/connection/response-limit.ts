@@ -33,7 +33,8 @@ export function limitResponses(fetchImpl: typeof fetch, maxBytes: number): typeo
   };
 }
 
-export const tooLargeMessage = (maxBytes: number) => `the server sent a message larger than ${maxBytes} bytes (MCP_MAX_RESPONSE_BYTES); it was not read`;
+export const tooLargeMessage = (maxBytes: number) =>
+  `the server sent a message larger than ${maxBytes} bytes (MCP_MAX_RESPONSE_BYTES); it was not read`;
 
 /** Ids of the JSON-RPC requests in a POST body (what an SSE response answers). */
 function requestIds(body: unknown): Array<string | number> {
@@ -41,7 +42,13 @@ function requestIds(body: unknown): Array<string | number> {
   try {
     const parsed: unknown = JSON.parse(body);
     return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) =>
-      typeof m === 'object' && m !== null && 'method' in m && 'id' in m && (typeof m.id === 'string' || typeof m.id === 'number') ? [m.id] : [],
+      typeof m === 'object' &&
+      m !== null &&
+      'method' in m &&
+      'id' in m &&
+      (typeof m.id === 'string' || typeof m.id === 'number')
+        ? [m.id]
+        : [],
     );
   } catch {
     return [];
@@ -72,7 +79,8 @@ function sseEventLimit(maxBytes: number, ids: Array<string | number>): Transform
     if (!ids.length) return controller.error(new Error(tooLargeMessage(maxBytes)));
     // Ends the partial event (its JSON fails to parse and is dropped), then answers each request with the cause.
     const errors = ids.map(
-      (id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: tooLargeMessage(maxBytes) } })}\n\n`,
+      (id) =>
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: tooLargeMessage(maxBytes) } })}\n\n`,
     );
     controller.enqueue(new TextEncoder().encode(`\n\n${errors.join('')}`));
     controller.terminate();

@@ -11,7 +11,10 @@ export function assertDepthAtMost(value: unknown, maxDepth: number): void {
   while (stack.length) {
     const [current, depth] = stack.pop()!;
     if (typeof current !== 'object' || current === null) continue;
-    if (depth >= maxDepth) throw new Error(`the server sent a result nested more than ${maxDepth} levels deep (MCP_MAX_RESULT_DEPTH); it was refused`);
+    if (depth >= maxDepth)
+      throw new Error(
+        `the server sent a result nested more than ${maxDepth} levels deep (MCP_MAX_RESULT_DEPTH); it was refused`,
+      );
     for (const child of Array.isArray(current) ? current : Object.values(current)) {
       if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
     }

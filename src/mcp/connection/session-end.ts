@@ -5,7 +5,10 @@ import { createTransport, type TransportEnv } from './transport';
 /** `DELETE` of a 2025 session (so the server can free it): best effort, waiting at most 2 s. */
 export async function endSession(transport: StreamableHTTPClientTransport): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([transport.terminateSession().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+  await Promise.race([
+    transport.terminateSession().catch(() => {}),
+    new Promise((resolve) => (timer = setTimeout(resolve, 2_000))),
+  ]);
   if (timer !== undefined) clearTimeout(timer);
 }
 
@@ -18,9 +21,16 @@ export async function endSessionById(
   config: McpServerConfig,
   env: TransportEnv,
   maxResponseBytes: number,
-  { session, protocol, authProvider }: { session: string; protocol?: string | undefined; authProvider?: AuthProvider | undefined },
+  {
+    session,
+    protocol,
+    authProvider,
+  }: { session: string; protocol?: string | undefined; authProvider?: AuthProvider | undefined },
 ): Promise<void> {
-  const transport = createTransport(config, env, 'streamable-http', maxResponseBytes, { authProvider, sessionId: session });
+  const transport = createTransport(config, env, 'streamable-http', maxResponseBytes, {
+    authProvider,
+    sessionId: session,
+  });
   if (!(transport instanceof StreamableHTTPClientTransport)) return;
   if (protocol) transport.setProtocolVersion(protocol);
   await transport.start();

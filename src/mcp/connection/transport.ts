@@ -1,5 +1,10 @@
 import { exports } from 'cloudflare:workers';
-import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, type Transport } from '@modelcontextprotocol/client';
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type AuthProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../config';
 import { secretNamed } from '../../config/secrets';
 import { ApiError } from '../../errors';
@@ -41,7 +46,11 @@ export function resolveHeaders(server: McpServerConfig, env: TransportEnv): Reco
     const secretName = value.slice('secret:'.length);
     const secret = secretNamed(env, value);
     if (!secret) {
-      throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": header ${name} names the secret ${secretName}, which is not set`);
+      throw new ApiError(
+        500,
+        'invalid_config',
+        `MCP server "${server.id}": header ${name} names the secret ${secretName}, which is not set`,
+      );
     }
     headers[name] = secret;
     // Masked in any upstream text we pass on and in every log line (observability/redact.ts).
@@ -81,7 +90,13 @@ function resendLostNotifications(fetchImpl: typeof fetch): typeof fetch {
     try {
       return await fetchImpl(input, init);
     } catch (error) {
-      if (!isConnectionLost(error) || init?.method !== 'POST' || typeof init.body !== 'string' || !notificationsOnly(init.body)) throw error;
+      if (
+        !isConnectionLost(error) ||
+        init?.method !== 'POST' ||
+        typeof init.body !== 'string' ||
+        !notificationsOnly(init.body)
+      )
+        throw error;
       return fetchImpl(input, init);
     }
   };
@@ -93,7 +108,10 @@ function notificationsOnly(body: string): boolean {
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     return (
       messages.length > 0 &&
-      messages.every((m) => typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && !('id' in m))
+      messages.every(
+        (m) =>
+          typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && !('id' in m),
+      )
     );
   } catch {
     return false;
@@ -116,7 +134,9 @@ export function createTransport(
 ): Transport {
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
-  const direct: typeof fetch = isSelf ? (input, init) => exports.default.fetch(input, init) : (input, init) => fetch(input, init);
+  const direct: typeof fetch = isSelf
+    ? (input, init) => exports.default.fetch(input, init)
+    : (input, init) => fetch(input, init);
   const limited = limitResponses(withRequestId(resendLostNotifications(direct)), maxResponseBytes);
   const fetchImpl = getStream ? watchGetStream(limited, getStream) : limited;
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };
@@ -129,6 +149,11 @@ export function createTransport(
         ...auth,
         ...(sessionId ? { sessionId } : {}),
         onInsufficientScope: 'throw',
-        reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 },
+        reconnectionOptions: {
+          maxRetries: 2,
+          initialReconnectionDelay: 500,
+          maxReconnectionDelay: 5_000,
+          reconnectionDelayGrowFactor: 2,
+        },
       });
 }

@@ -38,11 +38,24 @@ export function acceptTaskResults<T extends Transport>(transport: T): T {
   const wrap = (next: Transport['onmessage']): Transport['onmessage'] =>
     next &&
     ((message: JSONRPCMessage, extra?: Parameters<NonNullable<Transport['onmessage']>>[1]) => {
-      if ('id' in message && message.id !== undefined && calls.delete(message.id as string | number) && 'result' in message) {
+      if (
+        'id' in message &&
+        message.id !== undefined &&
+        calls.delete(message.id as string | number) &&
+        'result' in message
+      ) {
         const result = message.result as Record<string, unknown>;
         if (result.resultType === 'task') {
           const { resultType: _task, content: _content, _meta, ...task } = result;
-          message = { ...message, result: { resultType: 'complete', content: [], isError: true, _meta: { ...(_meta as object), [TASK_RESULT_KEY]: task } } };
+          message = {
+            ...message,
+            result: {
+              resultType: 'complete',
+              content: [],
+              isError: true,
+              _meta: { ...(_meta as object), [TASK_RESULT_KEY]: task },
+            },
+          };
         }
       }
       next(message, extra);

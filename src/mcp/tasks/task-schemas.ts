@@ -70,7 +70,11 @@ export function legacyTask(value: unknown): TaskSnapshot | undefined {
   const parsed = LegacyTask.safeParse(value);
   if (!parsed.success) return undefined;
   const { ttl, pollInterval, ...rest } = parsed.data;
-  return { ...rest, ...(ttl !== undefined ? { ttlMs: ttl } : {}), ...(pollInterval !== undefined ? { pollIntervalMs: pollInterval } : {}) };
+  return {
+    ...rest,
+    ...(ttl !== undefined ? { ttlMs: ttl } : {}),
+    ...(pollInterval !== undefined ? { pollIntervalMs: pollInterval } : {}),
+  };
 }
 
 /** The acknowledgement of tasks/update and tasks/cancel (2026): nothing we read. */

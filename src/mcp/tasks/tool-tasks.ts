@@ -25,7 +25,11 @@ export interface StartedTask {
 
 /** A tool call's outcome is a task (a CallToolResult has an open index signature: `in` does not narrow it). */
 export function isStartedTask(outcome: CallToolResult | StartedTask): outcome is StartedTask {
-  return (outcome as StartedTask).kind === 'task' && typeof (outcome as StartedTask).taskId === 'string' && 'snapshot' in outcome;
+  return (
+    (outcome as StartedTask).kind === 'task' &&
+    typeof (outcome as StartedTask).taskId === 'string' &&
+    'snapshot' in outcome
+  );
 }
 
 /**
@@ -46,14 +50,19 @@ export function taskSupportOf(tool: Pick<Tool, 'execution'> | undefined): 'requi
 }
 
 /** The era a server's state was spoken in (its protocolVersion). */
-export const eraOf = (protocolVersion: string | undefined): TaskEra => (protocolVersion !== undefined && protocolVersion >= '2026' ? 'modern' : 'legacy');
+export const eraOf = (protocolVersion: string | undefined): TaskEra =>
+  protocolVersion !== undefined && protocolVersion >= '2026' ? 'modern' : 'legacy';
 
 /**
  * Tools that must run as a task (`taskSupport: "required"`) on a server whose
  * task-augmented calls we cannot make (it does not announce them): such a
  * tool is never called without a task, so it is kept from the model.
  */
-export function unusableTaskTools(state: { tools: Tool[]; capabilities?: ServerCapabilities | undefined; protocolVersion?: string | undefined }): string[] {
+export function unusableTaskTools(state: {
+  tools: Tool[];
+  capabilities?: ServerCapabilities | undefined;
+  protocolVersion?: string | undefined;
+}): string[] {
   if (runsToolTasks(state.capabilities, eraOf(state.protocolVersion))) return [];
   return state.tools.filter((tool) => taskSupportOf(tool) === 'required').map((tool) => tool.name);
 }
@@ -75,13 +84,20 @@ export interface ToolCall {
  * whose `taskSupport` allows it is called task-augmented when the server
  * runs tool tasks — a `required` one can be called no other way.
  */
-export async function callTool(connection: McpConnection, capabilities: ServerCapabilities | undefined, call: ToolCall): Promise<CallToolResult | StartedTask> {
+export async function callTool(
+  connection: McpConnection,
+  capabilities: ServerCapabilities | undefined,
+  call: ToolCall,
+): Promise<CallToolResult | StartedTask> {
   const era = connection.era;
   if (era === 'legacy' && taskSupportOf(call.definition) !== 'forbidden' && runsToolTasks(capabilities, era)) {
     const created = await connection.call(
       (client, options) =>
         client.request(
-          { method: 'tools/call', params: { name: call.name, arguments: call.arguments, task: { ttl: call.ttlMs } } } as never,
+          {
+            method: 'tools/call',
+            params: { name: call.name, arguments: call.arguments, task: { ttl: call.ttlMs } },
+          } as never,
           specTypeSchemas.CreateTaskResult,
           options,
         ),
@@ -93,7 +109,10 @@ export async function callTool(connection: McpConnection, capabilities: ServerCa
   }
   const result = (await connection.call(
     (client, options) =>
-      client.callTool({ name: call.name, arguments: call.arguments }, { ...options, ...(call.definition ? { toolDefinition: call.definition } : {}) }),
+      client.callTool(
+        { name: call.name, arguments: call.arguments },
+        { ...options, ...(call.definition ? { toolDefinition: call.definition } : {}) },
+      ),
     { idempotent: false, signal: call.signal, method: 'tools/call', onProgress: call.onProgress },
   )) as CallToolResult;
   const task = result._meta?.[TASK_RESULT_KEY];
@@ -110,16 +129,29 @@ const Loose = z.looseObject({});
  * result from `tasks/result` (2025 `tasks/get` does not embed it; it answers
  * at once for a finished task).
  */
-export async function getTask(connection: McpConnection, task: { taskId: string; era: TaskEra }, signal?: AbortSignal): Promise<TaskSnapshot> {
-  const answer = await connection.call((client, options) => client.request({ method: 'tasks/get', params: { taskId: task.taskId } } as never, Loose, options), {
-    signal,
-    method: 'tasks/get',
-  });
+export async function getTask(
+  connection: McpConnection,
+  task: { taskId: string; era: TaskEra },
+  signal?: AbortSignal,
+): Promise<TaskSnapshot> {
+  const answer = await connection.call(
+    (client, options) =>
+      client.request({ method: 'tasks/get', params: { taskId: task.taskId } } as never, Loose, options),
+    {
+      signal,
+      method: 'tasks/get',
+    },
+  );
   const snapshot = task.era === 'modern' ? modernTask(answer) : legacyTask(answer);
   if (!snapshot) throw new Error('tasks/get answered without a valid task');
   if (task.era === 'legacy' && snapshot.status === 'completed') {
     const result = await connection.call(
-      (client, options) => client.request({ method: 'tasks/result', params: { taskId: task.taskId } } as never, specTypeSchemas.CallToolResult, options),
+      (client, options) =>
+        client.request(
+          { method: 'tasks/result', params: { taskId: task.taskId } } as never,
+          specTypeSchemas.CallToolResult,
+          options,
+        ),
       { signal, method: 'tasks/result' },
     );
     return { ...snapshot, result };
@@ -128,17 +160,28 @@ export async function getTask(connection: McpConnection, task: { taskId: string;
 }
 
 /** `tasks/update` (2026): the user's answers to the task's questions, by key. The server takes them eventually: poll again. */
-export async function updateTask(connection: McpConnection, taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
-  await connection.call((client, options) => client.request({ method: 'tasks/update', params: { taskId, inputResponses } } as never, Loose, options), {
-    method: 'tasks/update',
-    idempotent: false,
-  });
+export async function updateTask(
+  connection: McpConnection,
+  taskId: string,
+  inputResponses: Record<string, unknown>,
+): Promise<void> {
+  await connection.call(
+    (client, options) =>
+      client.request({ method: 'tasks/update', params: { taskId, inputResponses } } as never, Loose, options),
+    {
+      method: 'tasks/update',
+      idempotent: false,
+    },
+  );
 }
 
 /** `tasks/cancel`: cooperative — the server may still finish it; we stop following it either way. */
 export async function cancelTask(connection: McpConnection, taskId: string): Promise<void> {
-  await connection.call((client, options) => client.request({ method: 'tasks/cancel', params: { taskId } } as never, Loose, options), {
-    method: 'tasks/cancel',
-    idempotent: false,
-  });
+  await connection.call(
+    (client, options) => client.request({ method: 'tasks/cancel', params: { taskId } } as never, Loose, options),
+    {
+      method: 'tasks/cancel',
+      idempotent: false,
+    },
+  );
 }

@@ -9,8 +9,17 @@ import type { ToolContext } from './context';
  * charging a 5 MB document's full size for every window let a turn read two
  * windows of it, not the document.
  */
-export function charged<T extends Pick<ModelView, 'text' | 'images'>>(ctx: Pick<ToolContext, 'readBudget'>, uri: string, output: T): T {
-  charge(ctx, uri, new TextEncoder().encode(output.text).byteLength + output.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0));
+export function charged<T extends Pick<ModelView, 'text' | 'images'>>(
+  ctx: Pick<ToolContext, 'readBudget'>,
+  uri: string,
+  output: T,
+): T {
+  charge(
+    ctx,
+    uri,
+    new TextEncoder().encode(output.text).byteLength +
+      output.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0),
+  );
   return output;
 }
 

@@ -43,7 +43,8 @@ describe('the synthetic tool registry', () => {
   });
 
   it("every tool's sentence names the tool, with or without a catalog", () => {
-    for (const facts of [EMPTY, FULL]) for (const tool of SYNTHETIC_TOOLS) expect(tool.sentence(facts)).toContain(tool.name);
+    for (const facts of [EMPTY, FULL])
+      for (const tool of SYNTHETIC_TOOLS) expect(tool.sentence(facts)).toContain(tool.name);
   });
 
   it('the registry lists the tools group by group, so their sentences keep its order in the prompt', () => {
@@ -63,7 +64,11 @@ describe('when each tool is offered', () => {
 
   it('MCP tools alone offer read_resource and search_resource: long tool results are read on and searched like resources', () => {
     expect(offeredFor({ ...EMPTY, anyTools: true })).toEqual(['read_resource', 'search_resource']);
-    expect(offeredFor({ ...EMPTY, anyTools: true, hiddenTools: 2 })).toEqual(['read_resource', 'search_resource', 'search_tools']);
+    expect(offeredFor({ ...EMPTY, anyTools: true, hiddenTools: 2 })).toEqual([
+      'read_resource',
+      'search_resource',
+      'search_tools',
+    ]);
   });
 
   it('search_resource needs something long (or of unknown size) to read, or templates', () => {

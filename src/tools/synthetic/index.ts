@@ -30,7 +30,9 @@ export const SYNTHETIC_TOOLS: readonly SyntheticTool[] = [
 export const SYNTHETIC_TOOL_NAMES: ReadonlySet<string> = new Set(SYNTHETIC_TOOLS.map((t) => t.name));
 
 /** Tools whose results are resource text the model can read again (read elision may replace old ones with a note). */
-export const READING_TOOL_NAMES: ReadonlySet<string> = new Set(SYNTHETIC_TOOLS.filter((t) => t.reads).map((t) => t.name));
+export const READING_TOOL_NAMES: ReadonlySet<string> = new Set(
+  SYNTHETIC_TOOLS.filter((t) => t.reads).map((t) => t.name),
+);
 
 /** Every synthetic tool, made for one turn (which of them are active at a step is tool-offer.ts's call). */
 export function syntheticTools(ctx: ToolContext): ToolSet {

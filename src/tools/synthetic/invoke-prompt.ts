@@ -24,7 +24,8 @@ export const invokePrompt: SyntheticTool = {
       description: "Fetch one of a server's prompts (message templates) with its arguments; returns its messages.",
       inputSchema: INPUT,
       execute: async ({ server, name, arguments: args }, { abortSignal }) => {
-        if (!ctx.modelPrompts(server)) throw new Error(`The prompts of server "${server}" are for users only; they cannot be invoked by the model.`);
+        if (!ctx.modelPrompts(server))
+          throw new Error(`The prompts of server "${server}" are for users only; they cannot be invoked by the model.`);
         // A stop cancels prompts/get on the server too, like a tool call.
         const result = await asToolError(ctx.sessions.getPrompt(server, name, args, abortSignal));
         return renderPrompt(server, name, result, ctx);
@@ -33,13 +34,21 @@ export const invokePrompt: SyntheticTool = {
 };
 
 /** A prompt's messages as text for the model: roles kept in order, resources wrapped or described. */
-export function renderPrompt(server: string, name: string, result: GetPromptResult, ctx: Pick<ToolContext, 'settings'>): string {
-  const lines = [`[Prompt "${name}" from server "${server}"${result.description ? `: ${result.description}` : ''} — ${result.messages.length} message(s)]`];
+export function renderPrompt(
+  server: string,
+  name: string,
+  result: GetPromptResult,
+  ctx: Pick<ToolContext, 'settings'>,
+): string {
+  const lines = [
+    `[Prompt "${name}" from server "${server}"${result.description ? `: ${result.description}` : ''} — ${result.messages.length} message(s)]`,
+  ];
   for (const message of result.messages) {
     const content = message.content;
     let text: string;
     if (content.type === 'text') text = content.text;
-    else if (content.type === 'resource') text = renderEmbedded(server, content.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS);
+    else if (content.type === 'resource')
+      text = renderEmbedded(server, content.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS);
     else if (content.type === 'resource_link')
       text = `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`;
     else if (content.type === 'image' || content.type === 'audio')

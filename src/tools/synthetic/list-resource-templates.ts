@@ -17,7 +17,9 @@ export const listResourceTemplates: SyntheticTool = {
       description: 'List resource templates (URIs with {placeholders}); fill one in and call read_resource.',
       inputSchema: INPUT,
       execute: async ({ server }) => {
-        const lines = pick(ctx.states, server).flatMap((s) => s.resourceTemplates.map((t) => `${templateLine(t)} [server ${s.id}]`));
+        const lines = pick(ctx.states, server).flatMap((s) =>
+          s.resourceTemplates.map((t) => `${templateLine(t)} [server ${s.id}]`),
+        );
         return lines.length ? lines.join('\n') : 'No resource templates.';
       },
     }),

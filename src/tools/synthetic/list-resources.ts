@@ -21,7 +21,8 @@ export const listResources: SyntheticTool = {
   sentence: () => 'list_resources (with a query) finds resources the catalog does not show.',
   create: (ctx) =>
     tool({
-      description: 'List resources (all servers, or one), 50 at a time. With a query, the most relevant come first and only matches are listed.',
+      description:
+        'List resources (all servers, or one), 50 at a time. With a query, the most relevant come first and only matches are listed.',
       inputSchema: INPUT,
       execute: async ({ server, query, cursor }) =>
         listingPage({

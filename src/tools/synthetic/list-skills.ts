@@ -22,7 +22,8 @@ export const listSkills: SyntheticTool = {
   sentence: () => 'list_skills (with a query) finds skills the catalog does not show.',
   create: (ctx) =>
     tool({
-      description: 'List skills (all servers, or one), 50 at a time. With a query, the most relevant come first and only matches are listed.',
+      description:
+        'List skills (all servers, or one), 50 at a time. With a query, the most relevant come first and only matches are listed.',
       inputSchema: INPUT,
       execute: async ({ server, query, cursor }) =>
         listingPage({
@@ -35,7 +36,10 @@ export const listSkills: SyntheticTool = {
           ],
           line: ({ server: id, skill }) => {
             const bytes = skillBytes(skill);
-            const files = bytes === undefined || skill.resources === 'dynamic' ? undefined : { count: skill.resources.length, bytes };
+            const files =
+              bytes === undefined || skill.resources === 'dynamic'
+                ? undefined
+                : { count: skill.resources.length, bytes };
             return `${skillLine({ name: skill.frontmatter.name, description: skill.frontmatter.description, files })} [server ${id}]`;
           },
           noun: 'skill',

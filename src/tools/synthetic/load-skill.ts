@@ -14,7 +14,12 @@ const INPUT = zodSchema(
   z.object({
     name: z.string().min(1).describe('The skill’s name, as the catalog lists it'),
     server: z.string().optional().describe('Server id; needed only when several servers have a skill of that name'),
-    offset: z.number().int().min(0).optional().describe('Character offset of the part to read (from the previous part)'),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Character offset of the part to read (from the previous part)'),
   }),
 );
 
@@ -42,7 +47,8 @@ export const loadSkill: SyntheticTool = {
       inputSchema: INPUT,
       execute: async ({ name, server, offset }): Promise<ReadResourceOutput> => {
         const found = findSkill(ctx.states, name, server);
-        if (!found) throw new Error(`No skill "${name}"${server ? ` on server "${server}"` : ''}.${suggest(ctx, name)}`);
+        if (!found)
+          throw new Error(`No skill "${name}"${server ? ` on server "${server}"` : ''}.${suggest(ctx, name)}`);
         let view: Awaited<ReturnType<typeof viewResource>>;
         try {
           view = await viewResource(
@@ -62,7 +68,13 @@ export const loadSkill: SyntheticTool = {
         }
         const note = offset ? '' : skillFilesNote(found.server, found.skill);
         const files = note ? `\n${note}` : '';
-        const output: ReadResourceOutput = { server: found.server, uri: found.skill.uri, cache: view.cache, ...view.model, text: `${view.model.text}${files}` };
+        const output: ReadResourceOutput = {
+          server: found.server,
+          uri: found.skill.uri,
+          cache: view.cache,
+          ...view.model,
+          text: `${view.model.text}${files}`,
+        };
         return charged(ctx, found.skill.uri, output);
       },
       toModelOutput: ({ output }) => toModelOutput(output),
@@ -77,5 +89,7 @@ function suggest(ctx: ToolContext, name: string): string {
     .filter((s) => terms(s.name.replace(/-/g, ' ')).some((w) => wanted.has(w)));
   const all = ctx.states.flatMap((s) => (s.skills ?? []).map((skill) => `${skillName(skill)} (server ${s.id})`));
   if (near.length) return ` Closest: ${near.map((s) => `${s.name} (server ${s.server})`).join(', ')}.`;
-  return all.length ? ` Skills: ${all.slice(0, 10).join(', ')}${all.length > 10 ? '…' : ''}.` : ' No server offers skills.';
+  return all.length
+    ? ` Skills: ${all.slice(0, 10).join(', ')}${all.length > 10 ? '…' : ''}.`
+    : ' No server offers skills.';
 }

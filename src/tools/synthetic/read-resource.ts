@@ -16,7 +16,12 @@ const INPUT = zodSchema(
   z.object({
     uri: z.string().min(1).describe('The resource URI'),
     server: z.string().optional().describe('Server id; needed only when several servers have the URI'),
-    offset: z.number().int().min(0).optional().describe('Character offset of the part to read (from the previous part)'),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Character offset of the part to read (from the previous part)'),
   }),
 );
 
@@ -48,7 +53,12 @@ export const readResource: SyntheticTool = {
     }),
 };
 
-async function readForModel(ctx: ToolContext, uri: string, server: string | undefined, offset: number | undefined): Promise<ReadResourceOutput> {
+async function readForModel(
+  ctx: ToolContext,
+  uri: string,
+  server: string | undefined,
+  offset: number | undefined,
+): Promise<ReadResourceOutput> {
   if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset));
   let view: Awaited<ReturnType<typeof viewResource>>;
   try {
@@ -97,7 +107,11 @@ export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {
     type: 'content',
     value: [
       { type: 'text', text: output.text },
-      ...output.images.map((image) => ({ type: 'file' as const, data: { type: 'data' as const, data: image.base64 }, mediaType: image.mediaType })),
+      ...output.images.map((image) => ({
+        type: 'file' as const,
+        data: { type: 'data' as const, data: image.base64 },
+        mediaType: image.mediaType,
+      })),
     ],
   };
 }
@@ -107,7 +121,10 @@ export function closestUris(uri: string, states: ServerState[], limit = 5): stri
   const wanted = terms(uri);
   return states
     .flatMap((s) => [...s.resources.map((r) => r.uri), ...s.resourceTemplates.map((t) => t.uriTemplate)])
-    .map((candidate) => ({ candidate, relevance: score(wanted, { fields: [[candidate, 2]] }) + commonPrefix(candidate, uri) / 100 }))
+    .map((candidate) => ({
+      candidate,
+      relevance: score(wanted, { fields: [[candidate, 2]] }) + commonPrefix(candidate, uri) / 100,
+    }))
     .filter((c) => c.relevance > 0)
     .sort((a, b) => b.relevance - a.relevance)
     .slice(0, limit)

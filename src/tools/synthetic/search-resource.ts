@@ -26,7 +26,8 @@ export const searchResource: SyntheticTool = {
   group: 'read',
   reads: true,
   offeredWhen: (facts) => (facts.readable && facts.longOrUnknown) || facts.templates > 0 || facts.anyTools,
-  sentence: () => 'search_resource({uri, query}) finds the passages of a long text (marked "long") without reading it all.',
+  sentence: () =>
+    'search_resource({uri, query}) finds the passages of a long text (marked "long") without reading it all.',
   create: (ctx) =>
     tool({
       description:
@@ -37,7 +38,12 @@ export const searchResource: SyntheticTool = {
 };
 
 /** The best passages of one resource for a query, wrapped as reference material, with their offsets. */
-async function searchForModel(ctx: ToolContext, uri: string, server: string | undefined, query: string): Promise<string> {
+async function searchForModel(
+  ctx: ToolContext,
+  uri: string,
+  server: string | undefined,
+  query: string,
+): Promise<string> {
   let found: { server: string; mime: string; text: string };
   if (isToolResultUri(uri)) {
     const kept = ctx.largeResults?.get(uri);
@@ -45,9 +51,12 @@ async function searchForModel(ctx: ToolContext, uri: string, server: string | un
     found = { server: kept.server, mime: 'text/plain', text: kept.text };
   } else {
     const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
-    const read = await asToolError(ctx.sessions.readResource(id, uri, { reuseSince: ctx.turnStartedAt, connect: false }));
+    const read = await asToolError(
+      ctx.sessions.readResource(id, uri, { reuseSince: ctx.turnStartedAt, connect: false }),
+    );
     const texts = shownAsText(read.contents).filter((c): c is Extract<typeof c, { text: string }> => 'text' in c);
-    if (!texts.length) throw new Error(`${uri} on server "${id}" has no text to search (binary content); read_resource describes it`);
+    if (!texts.length)
+      throw new Error(`${uri} on server "${id}" has no text to search (binary content); read_resource describes it`);
     found = { server: id, mime: texts[0]!.mimeType ?? 'text/plain', text: texts.map((c) => c.text).join('') };
   }
   const passages = searchPassages(found.text, query, { passageChars: PASSAGE_CHARS, limit: PASSAGES });

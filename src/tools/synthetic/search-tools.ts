@@ -20,7 +20,8 @@ export const searchTools: SyntheticTool = {
   sentence: () => 'Not every server tool is offered to you at once: search_tools finds the others by what they do.',
   create: (ctx) =>
     tool({
-      description: 'Find server tools that are not offered to you yet, by what they do. The tools found can be called from your next step.',
+      description:
+        'Find server tools that are not offered to you yet, by what they do. The tools found can be called from your next step.',
       inputSchema: INPUT,
       execute: async ({ query }) => {
         const wanted = terms(query);

@@ -29,7 +29,11 @@ interface Driver {
   setMessages(messages: UIMessage[]): void;
   addToolOutput(toolCallId: string, output: unknown): Promise<void>;
   /** Answers a server's question (a data-elicitation part): over HTTP, or as a frame on the socket. */
-  answerElicitation(id: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): Promise<void>;
+  answerElicitation(
+    id: string,
+    action: 'accept' | 'decline' | 'cancel',
+    content?: Record<string, unknown>,
+  ): Promise<void>;
 }
 declare global {
   interface Window {
@@ -41,7 +45,15 @@ window.errors = [];
 
 type Chat = Pick<
   ReturnType<typeof useChat>,
-  'messages' | 'status' | 'sendMessage' | 'stop' | 'regenerate' | 'addToolApprovalResponse' | 'setMessages' | 'addToolOutput' | 'error'
+  | 'messages'
+  | 'status'
+  | 'sendMessage'
+  | 'stop'
+  | 'regenerate'
+  | 'addToolApprovalResponse'
+  | 'setMessages'
+  | 'addToolOutput'
+  | 'error'
 >;
 
 const answerOverHttp = async (id: string, action: string, content?: Record<string, unknown>) => {
@@ -53,7 +65,10 @@ const answerOverHttp = async (id: string, action: string, content?: Record<strin
   if (!response.ok) throw new Error(`answer refused: ${response.status}`);
 };
 
-function expose(chat: Chat, extra: { clear(): void; stop(): Promise<void>; answerElicitation?: Driver['answerElicitation'] }) {
+function expose(
+  chat: Chat,
+  extra: { clear(): void; stop(): Promise<void>; answerElicitation?: Driver['answerElicitation'] },
+) {
   window.chat = {
     status: chat.status,
     messages: chat.messages,
@@ -61,14 +76,15 @@ function expose(chat: Chat, extra: { clear(): void; stop(): Promise<void>; answe
     stop: extra.stop,
     regenerate: () => chat.regenerate(),
     approve: async (toolCallId, approved) => {
-      const part = chat.messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p && p.toolCallId === toolCallId) as
-        | { approval?: { id: string } }
-        | undefined;
+      const part = chat.messages
+        .flatMap((m) => m.parts)
+        .find((p) => 'toolCallId' in p && p.toolCallId === toolCallId) as { approval?: { id: string } } | undefined;
       await chat.addToolApprovalResponse({ id: part!.approval!.id, approved });
     },
     clear: extra.clear,
     setMessages: (messages) => chat.setMessages(messages),
-    addToolOutput: async (toolCallId, output) => void chat.addToolOutput({ tool: 'get_location', toolCallId, output } as never),
+    addToolOutput: async (toolCallId, output) =>
+      void chat.addToolOutput({ tool: 'get_location', toolCallId, output } as never),
     answerElicitation: extra.answerElicitation ?? answerOverHttp,
   };
   if (chat.error) window.errors.push(chat.error.message);
@@ -108,7 +124,10 @@ function HttpClient() {
     // useChat's stop() only drops the client's stream; the turn is stopped on the service with one call.
     stop: async () => {
       await chat.stop();
-      await fetch(`${service}/v1/conversations/${conversation}/stream`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+      await fetch(`${service}/v1/conversations/${conversation}/stream`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${token}` },
+      });
     },
   });
   return h(Transcript, { chat });
@@ -142,13 +161,15 @@ function SocketClient() {
       toolCall: { toolName: string; toolCallId: string };
       addToolOutput: (o: { toolCallId: string; output: unknown }) => void;
     }) => {
-      if (toolCall.toolName === 'get_location') addToolOutput({ toolCallId: toolCall.toolCallId, output: { city: 'Lisbon' } });
+      if (toolCall.toolName === 'get_location')
+        addToolOutput({ toolCallId: toolCall.toolCallId, output: { city: 'Lisbon' } });
     },
   } as unknown as Parameters<typeof useAgentChat>[0]);
   expose(chat as unknown as Chat, {
     clear: () => chat.clearHistory(),
     stop: async () => chat.stop(),
-    answerElicitation: async (id, action, content) => void agent.send(JSON.stringify({ type: 'mcp_elicitation_response', id, action, content })),
+    answerElicitation: async (id, action, content) =>
+      void agent.send(JSON.stringify({ type: 'mcp_elicitation_response', id, action, content })),
   });
   return h(Transcript, { chat: chat as unknown as Chat });
 }

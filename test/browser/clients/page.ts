@@ -28,7 +28,9 @@ export async function startClientPage(port: number): Promise<{ url: string; clos
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     if (path === '/widget')
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(widgetPage(url.searchParams.get('service')!, url.searchParams.get('token')!));
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(widgetPage(url.searchParams.get('service')!, url.searchParams.get('token')!));
     else if (path === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     else if (path === '/') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(HTML);
     else res.writeHead(404).end();

@@ -1,4 +1,12 @@
-import { type CallToolResult, type InitializeResult, type Json, METHOD_NOT_FOUND, INVALID_PARAMS, type RpcMessage, SERVER_ERROR } from './protocol';
+import {
+  type CallToolResult,
+  type InitializeResult,
+  type Json,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  type RpcMessage,
+  SERVER_ERROR,
+} from './protocol';
 
 /** What the view may ask of the host; the bridge only checks shapes and speaks the protocol. */
 export interface BridgeHandlers {
@@ -176,7 +184,11 @@ export class ViewBridge {
       this.post({ jsonrpc: '2.0', id, result });
     } catch (error) {
       const code = error instanceof RpcError ? error.code : SERVER_ERROR;
-      this.post({ jsonrpc: '2.0', id, error: { code, message: error instanceof Error ? error.message : String(error) } });
+      this.post({
+        jsonrpc: '2.0',
+        id,
+        error: { code, message: error instanceof Error ? error.message : String(error) },
+      });
     }
   }
 }

@@ -6,7 +6,12 @@ export const MAX_HEIGHT = 800;
 const MIN_HEIGHT = 40;
 
 /** The permissions a view may declare, as the iframe's `allow` names them; any other is never granted. */
-const PERMISSIONS = { camera: 'camera', microphone: 'microphone', geolocation: 'geolocation', clipboardWrite: 'clipboard-write' } as const;
+const PERMISSIONS = {
+  camera: 'camera',
+  microphone: 'microphone',
+  geolocation: 'geolocation',
+  clipboardWrite: 'clipboard-write',
+} as const;
 
 /**
  * The iframe of one view: `src` is the service's view document (a

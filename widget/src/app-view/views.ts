@@ -68,7 +68,12 @@ export class AppViews {
       this.deliver(live);
       return live.node;
     }
-    if (part.state === 'approval-requested' || part.state === 'output-denied' || (app.error !== undefined && !app.result)) return undefined;
+    if (
+      part.state === 'approval-requested' ||
+      part.state === 'output-denied' ||
+      (app.error !== undefined && !app.result)
+    )
+      return undefined;
     const conversation = this.deps.conversation();
     if (!conversation) return undefined;
     const view: LiveView = {
@@ -110,7 +115,11 @@ export class AppViews {
     try {
       const link = await this.deps.api.viewLink(conversation, { server: app.server, uri: app.resourceUri });
       if (this.views.get(app.toolCallId) !== view) return; // retired meanwhile
-      const frame = viewFrame(new URL(link.url, this.deps.api.endpoint).href, link.security, `${app.tool} (${app.server})`);
+      const frame = viewFrame(
+        new URL(link.url, this.deps.api.endpoint).href,
+        link.security,
+        `${app.tool} (${app.server})`,
+      );
       view.bridge = new ViewBridge(frame, {
         initialize: () => {
           view.inputSent = view.resultSent = false;
@@ -122,7 +131,8 @@ export class AppViews {
         resize: (height) => this.deps.resize(() => (frame.style.height = `${clampHeight(height)}px`)),
         openLink,
         log: (params) => {
-          if (view.logLines++ < MAX_LOG_LINES) console.debug(`[mcp-app ${app.server}/${app.tool}]`, params.level ?? 'info', params.data);
+          if (view.logLines++ < MAX_LOG_LINES)
+            console.debug(`[mcp-app ${app.server}/${app.tool}]`, params.level ?? 'info', params.data);
         },
       });
       view.timer = setTimeout(() => view.bridge?.initialized || this.fail(view), INITIALIZE_TIMEOUT_MS);
@@ -154,7 +164,9 @@ export class AppViews {
     view.failed = true;
     clearTimeout(view.timer);
     view.bridge?.close();
-    view.node.replaceChildren(h('p', { class: 'notice' }, 'This tool’s view could not be shown; its result is in the step above.'));
+    view.node.replaceChildren(
+      h('p', { class: 'notice' }, 'This tool’s view could not be shown; its result is in the step above.'),
+    );
   }
 
   private async close(view: LiveView, reason: string, timeoutMs = 500): Promise<void> {
@@ -173,11 +185,19 @@ export class AppViews {
    */
   private async callTool(view: LiveView, conversation: string, name: string, args: Json): Promise<CallToolResult> {
     const call = async (approved: boolean) =>
-      (await this.deps.api.callViewTool(conversation, { server: view.app.server, name, arguments: args, ...(approved ? { approved: true } : {}) })).result;
+      (
+        await this.deps.api.callViewTool(conversation, {
+          server: view.app.server,
+          name,
+          arguments: args,
+          ...(approved ? { approved: true } : {}),
+        })
+      ).result;
     try {
       return await call(false);
     } catch (error) {
-      if (!(error instanceof ChatError && error.code === 'approval_required')) throw new RpcError(SERVER_ERROR, messageOf(error));
+      if (!(error instanceof ChatError && error.code === 'approval_required'))
+        throw new RpcError(SERVER_ERROR, messageOf(error));
     }
     if (view.deny) throw new RpcError(SERVER_ERROR, 'Another call of this view is waiting for the user.');
     // Denied once, denied for the view's life: a view cannot wear the person down by asking again.

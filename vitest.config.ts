@@ -192,6 +192,13 @@ export const TEST_TENANTS = [
         transport: 'streamable-http',
         autoApprove: ['build', 'explode', 'ask_name', 'wait_forever', 'vanish', 'count'],
       },
+      // A 2025 server with task-augmented tools/call (execution.taskSupport) and long calls that report progress.
+      {
+        id: 'everything',
+        url: local(1, '/mcp'),
+        transport: 'streamable-http',
+        autoApprove: ['simulate-research-query', 'trigger-long-running-operation'],
+      },
     ],
   },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).

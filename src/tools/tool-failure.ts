@@ -2,7 +2,7 @@
  * A tool call that failed, worded as such: which tool of which server, and
  * what it said. What the model gets as the tool's error and what the person
  * sees in the step — never "The model call failed", which is for the model's
- * own request (turn/stream.ts, `describeTurnError`).
+ * own request (turn/turn-error.ts, `describeTurnError`).
  */
 export class ToolFailure extends Error {
   override readonly name = 'ToolFailure';

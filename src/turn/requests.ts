@@ -52,9 +52,13 @@ export class TurnRequests {
     return Response.json({ server: prompt.server, name: prompt.name, description, messages: newMessages });
   }
 
-  /** The turn being streamed, from its first chunk (204 when none is running). */
-  resume(): Response {
-    const running = this.host.runner.running;
+  /**
+   * The turn being streamed, from its first chunk (204 when none is running). A turn still being set up — a
+   * continuation the alarm started when a task ended, say — is waited for: a client that comes back in that
+   * moment gets the answer, not "nothing to resume".
+   */
+  async resume(): Promise<Response> {
+    const running = await this.host.runner.streamSoon();
     return running ? createUIMessageStreamResponse({ stream: running.reader() }) : new Response(null, { status: 204 });
   }
 }

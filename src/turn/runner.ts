@@ -164,6 +164,12 @@ export class TurnRunner {
     return this.state.kind === 'streaming' && !this.state.stream.done ? this.state.stream : undefined;
   }
 
+  /** The turn being streamed — or, while one is being set up, its stream once it has one (undefined if it fails). */
+  async streamSoon(): Promise<LiveStream | undefined> {
+    if (this.state.kind === 'starting') return this.state.setUp.catch(() => undefined);
+    return this.running;
+  }
+
   get runningTurn(): { stream: LiveStream; continuation: boolean } | undefined {
     const { state } = this;
     return state.kind === 'streaming' && !state.stream.done

@@ -1,3 +1,5 @@
+import { afterStart, settledTaskChunks } from './settled-tasks';
+import { describeTurnError } from './turn-error';
 import {
   NoSuchToolError,
   convertToModelMessages,
@@ -199,7 +201,8 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
             },
             onError: (error) => describeTurnError(error),
           })
-          .pipeThrough(taskPlaceholdersAsParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>()),
+          .pipeThrough(taskPlaceholdersAsParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>())
+          .pipeThrough(afterStart(settledTaskChunks(messages))),
       );
     },
     onFinish: ({ messages: finalMessages, outcome, isAborted }) => {
@@ -278,21 +281,3 @@ export function settleStopped(messages: UIMessage[], model: string): UIMessage[]
   } satisfies Partial<TurnMetadata>;
   return [...messages.slice(0, -1), { ...last, parts, metadata }];
 }
-
-/**
- * The error text the stream carries — a tool's failure, or a model call's —
- * without stack traces or credentials. The AI SDK sends tool errors through
- * here too: a ToolFailure says which tool failed; a call the model made with
- * arguments that do not fit the tool arrives as the AI SDK's text ("Invalid
- * input for tool …"); only the rest is the model's own failure.
- */
-export function describeTurnError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const safe = message.replace(/(sk|key|token)[-_A-Za-z0-9]{12,}/gi, '[redacted]').slice(0, 1_000);
-  if (error instanceof ToolFailure || INVALID_TOOL_INPUT.test(message) || NoSuchToolError.isInstance(error))
-    return safe;
-  return `The model call failed: ${safe.slice(0, 500)}`;
-}
-
-/** How the AI SDK words a tool call whose arguments failed the tool's schema (InvalidToolInputError, passed on as text). */
-const INVALID_TOOL_INPUT = /^Invalid input for tool /;

@@ -26,7 +26,7 @@ export const userMessage = (text: string): UIMessage => ({
 
 type Step = (call: LanguageModelV4CallOptions, index: number) => LanguageModelV4StreamPart[];
 
-const finish = (reason: 'stop' | 'tool-calls'): LanguageModelV4StreamPart => ({
+export const finish = (reason: 'stop' | 'tool-calls'): LanguageModelV4StreamPart => ({
   type: 'finish',
   finishReason: { unified: reason, raw: undefined },
   usage: {

@@ -70,6 +70,9 @@ const BUSY_RETRY_MS = 500;
  * - `stop`: every task is cancelled and its step settled as stopped.
  */
 export class TaskFollower {
+  /** Tasks of the running step between their limit check and their row (see `started`). */
+  private starting = 0;
+
   constructor(private readonly host: TaskFollowerHost) {}
 
   /** Tasks are running (a new message waits: 409 `task_running`). */
@@ -89,18 +92,25 @@ export class TaskFollower {
       logEvent('task.refused', { server, tool, reason: why }, 'warn');
       throw ToolFailure.mcpRequest(server, tool, new Error(why));
     };
-    if (this.running().length >= settings.TASKS_PER_CONVERSATION) {
+    // Calls of one step start their tasks concurrently: a place is taken before the first await, so two of them
+    // cannot both see the last free one.
+    if (this.running().length + this.starting >= settings.TASKS_PER_CONVERSATION) {
       await refuse(
         `${settings.TASKS_PER_CONVERSATION} tasks are already running in this conversation (TASKS_PER_CONVERSATION); this one was cancelled. Try again when they have finished.`,
       );
     }
-    if (
-      !(await liveConversationsOf(this.host.env, this.host.owner()).takeTask(
+    this.starting++;
+    let taken: boolean;
+    try {
+      taken = await liveConversationsOf(this.host.env, this.host.owner()).takeTask(
         this.host.name,
         toolCallId,
         settings.TASKS_PER_USER,
-      ))
-    ) {
+      );
+    } finally {
+      this.starting--;
+    }
+    if (!taken) {
       await refuse(
         `the user already has ${settings.TASKS_PER_USER} tasks running (TASKS_PER_USER); this one was cancelled. Try again when one has finished.`,
       );

@@ -1,0 +1,79 @@
+import type { UIMessage } from 'ai';
+import { describe, expect, it } from 'vitest';
+import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
+import {
+  elicitationOf,
+  messageWithToolCall,
+  taskNoticeOf,
+  toolCallsSettled,
+  withElicitation,
+  withTaskNotice,
+  withToolOutcome,
+} from './task-messages';
+
+const notice = (status: TaskNotice['status'], statusMessage?: string): TaskNotice => ({
+  toolCallId: 'c1',
+  server: 'jobs',
+  tool: 'build',
+  taskId: 't1',
+  status,
+  ...(statusMessage ? { statusMessage } : {}),
+  startedAt: 1,
+  updatedAt: 2,
+});
+
+const answer: UIMessage = {
+  id: 'a',
+  role: 'assistant',
+  parts: [
+    { type: 'step-start' },
+    { type: 'tool-jobs__build', toolCallId: 'c1', state: 'input-available', input: {} },
+    { type: 'tool-jobs__count', toolCallId: 'c2', state: 'output-available', input: {}, output: 'Counted.' },
+  ] as UIMessage['parts'],
+};
+
+describe('the edits a task makes to its answer', () => {
+  it('the task part goes right after its call, then is replaced in place as the task moves', () => {
+    const started = withTaskNotice(answer, notice('working', 'Step 1'));
+    expect(started.parts.map((p) => p.type)).toEqual([
+      'step-start',
+      'tool-jobs__build',
+      'data-task',
+      'tool-jobs__count',
+    ]);
+    const moved = withTaskNotice(started, notice('working', 'Step 2'));
+    expect(moved.parts).toHaveLength(4);
+    expect(taskNoticeOf(moved, 'c1')?.statusMessage).toBe('Step 2');
+    expect(taskNoticeOf(answer, 'c1')).toBeUndefined();
+  });
+
+  it('the call is settled only once it has an outcome; an error replaces a would-be output', () => {
+    expect(toolCallsSettled(answer)).toBe(false);
+    const done = withToolOutcome(answer, 'c1', { output: 'Built.' });
+    expect(done.parts[1]).toMatchObject({ state: 'output-available', output: 'Built.' });
+    expect(toolCallsSettled(done)).toBe(true);
+    const failed = withToolOutcome(done, 'c1', { errorText: 'fire' });
+    expect(failed.parts[1]).toMatchObject({ state: 'output-error', errorText: 'fire' });
+    expect('output' in failed.parts[1]!).toBe(false);
+  });
+
+  it('a question is added once, then updated with its answer', () => {
+    const question: ElicitationNotice = {
+      id: 'task:c1:name',
+      server: 'jobs',
+      message: 'Name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+      status: 'pending',
+    };
+    const asked = withElicitation(answer, question);
+    const answered = withElicitation(asked, { ...question, status: 'accept', content: { name: 'Ada' } });
+    expect(answered.parts.filter((p) => p.type === 'data-elicitation')).toHaveLength(1);
+    expect(elicitationOf(answered, 'task:c1:name')).toMatchObject({ status: 'accept', content: { name: 'Ada' } });
+  });
+
+  it('finds the message that holds a call, newest first', () => {
+    const user: UIMessage = { id: 'u', role: 'user', parts: [{ type: 'text', text: 'go' }] };
+    expect(messageWithToolCall([user, answer], 'c2')).toEqual({ message: answer, index: 1 });
+    expect(messageWithToolCall([user, answer], 'nope')).toBeUndefined();
+  });
+});

@@ -302,6 +302,7 @@ describe('demo MCP server: tools', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual([
       'board_tasks',
+      'build_report',
       'complete_task',
       'create_task',
       'list_tasks',

@@ -9,6 +9,7 @@ import { memorySkillFiles, type SkillCatalog, SkillsExtension } from '@modelcont
 import { DEMO_SKILL_FILES } from './content/skills';
 import { createDemoServer, DEMO_CACHE_HINTS, type DemoChanges } from './server';
 import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions';
+import { ReportTasks } from './report-tasks';
 import { DemoStore } from './store';
 import { errorFields, logEvent } from '../observability/log';
 
@@ -37,16 +38,19 @@ const DEFAULT_PAGE_SIZE = 3;
  * One instance serves everyone, so a change made in one era reaches
  * followers in both. If this object restarts, 2025 sessions are gone (their
  * clients get 404 and initialise again) and listen streams end (2026 clients
- * listen again); tasks, guidelines and documents are in SQLite and survive.
+ * listen again); tasks, guidelines, documents and build_report's MCP tasks
+ * are in SQLite and survive.
  */
 export class DemoMcpEngine {
   private readonly store: DemoStore;
+  private readonly reports: ReportTasks;
   private readonly sessions: SessionTable<LegacySession>;
   private readonly pageSize: number;
   private readonly modern: McpHttpHandler;
 
   constructor(ctx: DurableObjectState, env: Env) {
     this.store = new DemoStore(ctx.storage.sql);
+    this.reports = new ReportTasks(ctx.storage.sql);
     const pageSize = Number(env.DEMO_PAGE_SIZE);
     this.pageSize = Number.isInteger(pageSize) && pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
     this.sessions = new SessionTable(sessionLimits(env), (session) => endSession(session));
@@ -70,7 +74,7 @@ export class DemoMcpEngine {
   }
 
   private host() {
-    return { store: this.store, pageSize: this.pageSize };
+    return { store: this.store, reports: this.reports, pageSize: this.pageSize };
   }
 
   /** Whether a 2025 session is live here (operators and tests: a released conversation must leave none behind). */

@@ -21,6 +21,8 @@ import {
 } from './catalog';
 import { CUSTOMERS, findCustomer } from './content/customers';
 import { TASK_BOARD_URI } from './content/task-board';
+import { registerBuildReport, TASKS_EXTENSION } from './build-report';
+import type { ReportTasks } from './report-tasks';
 import type { DemoStore } from './store';
 import { registerTaskBoardTools, registerTaskBoardView } from './task-board';
 import type { SkillCatalog } from '@modelcontextprotocol/server/ext/skills';
@@ -35,6 +37,7 @@ const INSTRUCTIONS = `Acme Tasks is the team's task tracker.
 - docs://test-matrix is the release test matrix: the product list and the report format are near its end.
 - customer://{customerId}/profile gives a customer's plan, seats and account manager; customer ids complete via completion/complete.
 - publish_document adds docs://published/{slug} documents (announced with resources/list_changed).
+- build_report writes a status report of the board; it takes a while (seconds, 20 by default), so it runs as a task (MCP Tasks) for clients that follow tasks.
 - The plan_day prompt turns the open tasks and the guidelines into a day plan; review_guidelines embeds the guidelines for review.`;
 
 /**
@@ -70,6 +73,8 @@ export interface DemoChanges {
 /** What one server instance needs from the Durable Object that hosts it. */
 export interface DemoServerHost {
   store: DemoStore;
+  /** build_report's tasks (MCP Tasks), kept in the same storage. */
+  reports: ReportTasks;
   /** Entries per `resources/list` page. */
   pageSize: number;
   changes: DemoChanges;
@@ -90,11 +95,19 @@ export interface DemoServerHost {
  */
 export function createDemoServer(host: DemoServerHost): McpServer {
   const { store, changes } = host;
+  // Tasks (build_report) are a 2026-07-28 extension: declared to those requests only (2025 sessions get the report inline).
+  const modern = !host.legacySubscriptions;
   const server = new McpServer(
     { name: 'acme-tasks-demo', title: 'Acme Tasks (demo)', version: pkg.version },
     {
       instructions: INSTRUCTIONS,
-      capabilities: { resources: { subscribe: true, listChanged: true }, tools: {}, prompts: {}, completions: {} },
+      capabilities: {
+        resources: { subscribe: true, listChanged: true },
+        tools: {},
+        prompts: {},
+        completions: {},
+        ...(modern ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
       cacheHints: DEMO_CACHE_HINTS.methods,
       // ajv compiles validators with `new Function`, which workerd forbids.
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
@@ -287,6 +300,9 @@ export function createDemoServer(host: DemoServerHost): McpServer {
       };
     },
   );
+
+  // Long-running: a task for clients that follow MCP Tasks, else the report after the wait (build-report.ts).
+  registerBuildReport(server, { store, reports: host.reports, tasks: modern });
 
   server.registerTool(
     'update_guidelines',

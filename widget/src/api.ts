@@ -1,6 +1,6 @@
 import type { ApprovalBody, ElicitationAnswerBody, RunPromptBody } from '../../shared/api/conversations';
 import type { ViewLink, ViewLinkBody, ViewToolCallBody, ViewToolCallResult } from '../../shared/api/views';
-import type { Catalog, CompleteRequest, CompleteResponse, Connection, PromptPreview, Snapshot } from './types';
+import type { Catalog, CompleteRequest, CompleteResponse, Connection, Message, PromptPreview, Snapshot } from './types';
 
 /**
  * An error from the service, or about reaching it. `status` 0 means no HTTP
@@ -34,6 +34,10 @@ export class ChatApi {
   }
   conversation(id: string): Promise<Snapshot> {
     return this.json('GET', `/v1/conversations/${encodeURIComponent(id)}`);
+  }
+  /** The newest `limit` messages (`GET …/messages`), oldest first: what a poll needs, not the whole history. */
+  latestMessages(id: string, limit: number): Promise<{ messages: Message[]; hasMore: boolean }> {
+    return this.json('GET', `/v1/conversations/${encodeURIComponent(id)}/messages?limit=${limit}`);
   }
   catalog(id: string): Promise<Catalog> {
     return this.json('GET', `/v1/conversations/${encodeURIComponent(id)}/catalog`);

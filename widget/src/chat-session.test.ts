@@ -5,8 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChatApi, ChatError } from './api';
 import {
+  CONTINUATION_DELAYS_MS,
   ChatSession,
   RESUME_DELAYS_MS,
+  TASK_POLL_MS,
   type ChatMessages,
   type ChatSessionOptions,
   type ChatStatus,
@@ -89,6 +91,12 @@ class MessageList implements ChatMessages {
   show = (messages: Message[]) => {
     this.messages = [...messages];
     this.stored = new Map(messages.map((m) => [m.id, structuredClone(m)]));
+  };
+  update = (message: Message) => {
+    this.stored.set(message.id, structuredClone(message));
+    const old = this.find(message.id);
+    if (old) this.replace(old, message);
+    else this.add(message);
   };
   add = (message: Message) => (this.messages.push(message), message);
   replace = (old: Message, message: Message) => void (this.messages[this.messages.indexOf(old)] = message);
@@ -554,6 +562,173 @@ describe('answers to the service', () => {
     // Stopped: not an error, and not a finished answer.
     expect(seen.errors).toEqual([]);
     expect(seen.finished).toEqual([]);
+  });
+});
+
+describe('an answer that waits for a tool call running as a task (MCP Tasks)', () => {
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+
+  const notice = (status: string, statusMessage: string) => ({
+    toolCallId: 'call-1',
+    server: 'demo',
+    tool: 'build_report',
+    taskId: 't1',
+    status,
+    statusMessage,
+    startedAt: 1,
+    updatedAt: 2,
+  });
+  const call = (state: string, output?: unknown) => ({
+    type: 'tool-demo__build_report',
+    toolCallId: 'call-1',
+    state,
+    input: { seconds: 20 },
+    ...(output === undefined ? {} : { output }),
+  });
+  /** The answer as stored while the task runs, and after. */
+  const stored = (status: string, statusMessage: string, metadata: Record<string, unknown>, more: object[] = []) =>
+    ({
+      id: 'a1',
+      role: 'assistant',
+      parts: [
+        call(
+          status === 'working' ? 'input-available' : 'output-available',
+          status === 'working' ? undefined : 'Report',
+        ),
+        { type: 'data-task', id: 'call-1', data: notice(status, statusMessage) },
+        ...more,
+      ],
+      metadata,
+    }) as Message;
+  const firstTurn: Chunk[] = [
+    { type: 'start', messageId: 'a1' },
+    { type: 'tool-input-available', toolCallId: 'call-1', toolName: 'demo__build_report', input: { seconds: 20 } },
+    { type: 'data-task', id: 'call-1', data: notice('working', 'Collecting tasks (1/4)') },
+    { type: 'finish', messageMetadata: { finishReason: 'tool-calls', waitingForTasks: true } },
+  ];
+  const latest = (message: Message) => () => json({ messages: [message], hasMore: true });
+  const taskStatus = (messages: MessageList) =>
+    (
+      messages
+        .all()
+        .at(-1)!
+        .parts.find((p) => p.type === 'data-task') as { data?: { statusMessage?: string } }
+    ).data?.statusMessage;
+
+  it('is read again while the task runs, then the continued answer streams in; the host hears of it once, at the end', async () => {
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('POST /v1/conversations/c1/messages', () => stream(firstTurn))
+      .on(
+        'GET /v1/conversations/c1/messages?limit=1',
+        latest(stored('working', 'Estimating the open work (3/4)', { waitingForTasks: true })),
+        latest(stored('completed', 'Report ready', { finishReason: 'tool-calls', waitingForTasks: false })),
+      )
+      .on(
+        'GET /v1/conversations/c1/stream',
+        () => new Response(null, { status: 204 }), // the continuation has not begun yet
+        () =>
+          stream([
+            { type: 'start', messageId: 'a1' },
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: 'Here is the report.' },
+            { type: 'text-end', id: 't' },
+            { type: 'finish', messageMetadata: { finishReason: 'stop' } },
+          ]),
+      )
+      .on('GET /v1/conversations/c1', () =>
+        json({
+          id: 'c1',
+          messages: [
+            user('u1', 'A report please'),
+            stored('completed', 'Report ready', { finishReason: 'stop' }, [
+              { type: 'step-start' },
+              { type: 'text', text: 'Here is the report.' },
+            ]),
+          ],
+        }),
+      );
+    const { session, seen, messages, transcript } = chat();
+    const sent = session.send('A report please', []);
+    await until(() => session.status === 'waiting');
+    expect(seen.finished).toEqual([]); // not finished: it waits for the task
+    expect(taskStatus(messages)).toBe('Collecting tasks (1/4)');
+
+    await vi.advanceTimersByTimeAsync(TASK_POLL_MS);
+    await until(() => taskStatus(messages) === 'Estimating the open work (3/4)');
+    expect(session.status).toBe('waiting');
+
+    await vi.advanceTimersByTimeAsync(TASK_POLL_MS);
+    await until(() => taskStatus(messages) === 'Report ready');
+    await vi.advanceTimersByTimeAsync(CONTINUATION_DELAYS_MS[0]!);
+    expect(await sent).toBe(true);
+    expect(service.calls('GET /v1/conversations/c1/stream')).toHaveLength(2);
+    expect(transcript()).toEqual(['user: A report please', 'assistant: Here is the report.']);
+    expect(seen.finished).toEqual(['Here is the report.']);
+    expect(seen.statuses).toEqual(['answering', 'waiting', 'waiting', 'answering', 'ready']);
+    expect(seen.errors).toEqual([]);
+  });
+
+  it('Stop cancels it at once: the answer shows as stopped, nothing goes on, the host is not told of an answer', async () => {
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('POST /v1/conversations/c1/messages', () => stream(firstTurn))
+      .on(
+        'GET /v1/conversations/c1/messages?limit=1',
+        latest(stored('cancelled', 'Stopped by the user', { waitingForTasks: false, stopped: true })),
+      )
+      .on('DELETE /v1/conversations/c1/stream', () => json({ stopped: true }));
+    const { session, seen, messages } = chat();
+    const sent = session.send('A report please', []);
+    await until(() => session.status === 'waiting');
+    await session.stop(); // no timer needed: the stop cuts the wait short
+    expect(await sent).toBe(true);
+    expect(service.calls('DELETE /v1/conversations/c1/stream')).toHaveLength(1);
+    expect(taskStatus(messages)).toBe('Stopped by the user');
+    expect(messages.all().at(-1)!.metadata).toMatchObject({ stopped: true });
+    expect(service.calls('GET /v1/conversations/c1/stream')).toHaveLength(0);
+    expect(seen.finished).toEqual([]);
+    expect(session.status).toBe('ready');
+  });
+
+  it('after a reload, an answer still waiting is followed; a continuation that ended meanwhile is read, not awaited', async () => {
+    service
+      .on('GET /v1/conversations/c1', () =>
+        json({ id: 'c1', messages: [user('u1', 'A report'), stored('working', 'Writing', { waitingForTasks: true })] }),
+      )
+      .on('GET /v1/conversations/c1/stream', () => new Response(null, { status: 204 }))
+      .on(
+        'GET /v1/conversations/c1/messages?limit=1',
+        latest(
+          stored('completed', 'Report ready', { finishReason: 'stop' }, [
+            { type: 'step-start' },
+            { type: 'text', text: 'Done.' },
+          ]),
+        ),
+      );
+    const { session, seen, transcript } = chat({ conversation: 'c1' });
+    const loaded = session.load('c1');
+    await until(() => session.status === 'waiting');
+    await vi.advanceTimersByTimeAsync(TASK_POLL_MS);
+    await loaded;
+    expect(transcript()).toEqual(['user: A report', 'assistant: Done.']);
+    expect(seen.finished).toEqual(['Done.']);
+    expect(session.status).toBe('ready');
+  });
+
+  it('polls without a connection quietly, a few times, then says so with "Try again"', async () => {
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('POST /v1/conversations/c1/messages', () => stream(firstTurn))
+      .on('GET /v1/conversations/c1/messages?limit=1', () => Promise.reject(new TypeError('Failed to fetch')))
+      .on('GET /health', () => Promise.reject(new TypeError('Failed to fetch')));
+    const { session, seen } = chat();
+    const sent = session.send('A report please', []);
+    await until(() => session.status === 'waiting');
+    for (let i = 0; i < 4; i++) await vi.advanceTimersByTimeAsync(TASK_POLL_MS * 2 ** i);
+    await sent;
+    expect(service.calls('GET /v1/conversations/c1/messages?limit=1')).toHaveLength(4);
+    expect(seen.errors).toMatchObject([{ code: 'unreachable', retry: expect.any(Function) }]);
   });
 });
 

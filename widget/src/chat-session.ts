@@ -1,18 +1,26 @@
 import { skillAttachment } from './catalog-menus';
 import { ChatError, type ChatApi } from './api';
 import type { ElicitationAnswer } from './elicitation-form';
+import { continuationPending } from './task-card-state';
 import type { Attachment, Catalog, Message, ToolPart } from './types';
 import { applyChunk, sseChunks, type StreamChunk } from './ui-stream';
 
 const CATALOG_MAX_AGE_MS = 15_000;
 /** Waits before each try to pick a broken stream up again; after the last, the person is offered "Try again". */
 export const RESUME_DELAYS_MS = [500, 1_000, 2_000, 4_000];
+/** How often an answer waiting for tool calls that run as tasks (MCP Tasks) is read again. */
+export const TASK_POLL_MS = 1_500;
+/** Polls in a row that may fail (no connection) before the person is told, with "Try again". */
+const TASK_POLL_FAILURES = 4;
+/** After the tasks ended, waits before each look for the turn that continues the answer (it takes a moment to start). */
+export const CONTINUATION_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000];
 
 /**
  * What the session is doing: `ready` between turns, else busy. `connection-lost`:
- * a stream broke off and the session waits to pick the turn up again.
+ * a stream broke off and the session waits to pick the turn up again. `waiting`:
+ * the answer waits for tool calls running as tasks; it goes on when they end.
  */
-export type ChatStatus = 'ready' | 'loading' | 'answering' | 'reconnecting' | 'connection-lost';
+export type ChatStatus = 'ready' | 'loading' | 'answering' | 'waiting' | 'reconnecting' | 'connection-lost';
 
 /**
  * The messages the person sees, as the session reads and changes them (the
@@ -25,6 +33,8 @@ export interface ChatMessages {
   storedCopy(id: string | undefined): Message | undefined;
   /** The history as the service stored it, in place of everything shown. */
   show(messages: Message[]): void;
+  /** One message as the service stores it now (a task moved): shown in place of the one with its id, and kept as its stored copy. */
+  update(message: Message): void;
   add(message: Message): Message;
   replace(old: Message, message: Message): void;
   remove(message: Message): void;
@@ -81,6 +91,8 @@ export class ChatSession {
   private current: ChatStatus = 'ready';
   /** The last consumed turn ended with an error chunk (the service kept nothing of it). */
   private turnFailed: string | null = null;
+  /** Ends the current wait between two looks at a waiting answer at once (after a stop). */
+  private wake: (() => void) | null = null;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.id = options.conversation || this.stored();
@@ -128,6 +140,7 @@ export class ChatSession {
     try {
       this.options.messages.show((await this.options.api.conversation(id)).messages);
       await this.follow(this.options.lifetime(), null);
+      await this.followTasks(this.options.lifetime());
     } catch (error) {
       if (error instanceof ChatError && error.status === 404) this.forget();
       else if (!this.options.lifetime().aborted) this.options.onError(error, () => void this.load(id));
@@ -294,14 +307,22 @@ export class ChatSession {
     return true;
   }
 
-  /** Stops the turn on the service: the model and its tool calls stop; what was written stays, marked stopped. */
+  /**
+   * Stops the turn on the service: the model and its tool calls stop, tasks
+   * are cancelled; what was written stays, marked stopped. Also while the
+   * answer waits for tasks (nothing streams then: the next look shows it).
+   */
   async stop(): Promise<void> {
-    if (!this.busy || !this.id) return;
+    const waiting = waitingAnswer(this.options.messages.all());
+    if (!this.id || (!this.busy && !waiting)) return;
     try {
       await this.options.api.stop(this.id);
     } catch (error) {
       this.options.onError(error);
+      return;
     }
+    if (this.wake) this.wake();
+    else if (!this.busy) await this.reloadHistory();
   }
 
   // ---- turns ---------------------------------------------------------------------
@@ -341,6 +362,7 @@ export class ChatSession {
         this.options.onError(new ChatError(502, 'turn_failed', reason), retry);
         return false;
       }
+      await this.followTasks(signal);
       return true;
     } finally {
       this.setStatus('ready');
@@ -353,6 +375,7 @@ export class ChatSession {
     this.setStatus('reconnecting');
     try {
       await this.follow(this.options.lifetime(), null);
+      await this.followTasks(this.options.lifetime());
     } finally {
       this.setStatus('ready');
     }
@@ -363,11 +386,13 @@ export class ChatSession {
    * A stream that ends without `finish` (or `abort`, `error`) means the
    * connection dropped, not that the answer is over: the running turn is
    * asked for again after each of RESUME_DELAYS_MS, then given up.
+   * `replay`: `response` is the running turn's stream from its first chunk
+   * (`GET …/stream`), replayed onto the message as stored.
    */
-  private async follow(signal: AbortSignal, response: Response | null): Promise<void> {
+  private async follow(signal: AbortSignal, response: Response | null, replay = false): Promise<void> {
     let current = response;
     for (let attempt = 0; !signal.aborted; attempt++) {
-      const resumed = current === null;
+      const resumed = replay || current === null;
       try {
         current ??= await this.options.api.resume(this.id!, signal);
         if (!current) {
@@ -445,12 +470,110 @@ export class ChatSession {
     }
   }
 
+  /**
+   * The last answer waits for tool calls that run as tasks (MCP Tasks,
+   * `metadata.waitingForTasks`). Nothing streams meanwhile: the service
+   * updates the stored message as they move (their `data-task` parts), so it
+   * is read again every TASK_POLL_MS (GET …/messages?limit=1). When they have
+   * ended the answer goes on at the service as a new turn, followed like any
+   * other (GET …/stream) — and may wait for tasks again.
+   */
+  private async followTasks(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    for (;;) {
+      const waiting = waitingAnswer(this.options.messages.all());
+      if (!waiting || signal.aborted) return;
+      this.setStatus('waiting');
+      await this.pause(TASK_POLL_MS * 2 ** failures, signal);
+      if (signal.aborted) return;
+      let fresh: Message | undefined;
+      try {
+        fresh = await this.latest(waiting.id);
+        failures = 0;
+      } catch (error) {
+        if (signal.aborted) return;
+        // No connection: look again, less often; the service's refusal (an expired token, a deleted conversation): say so.
+        const offline = error instanceof ChatError && error.status === 0;
+        if (!offline || ++failures >= TASK_POLL_FAILURES)
+          return this.options.onError(error, () => void this.resumeTurn());
+        continue;
+      }
+      // No longer the last message (the conversation changed elsewhere): the history says what happened.
+      if (!fresh) {
+        if (!(await this.reloadHistory())) return;
+        continue;
+      }
+      if (fresh.metadata?.waitingForTasks === true) continue;
+      if (fresh.metadata?.stopped === true) return; // stopped: the tasks were cancelled, nothing goes on
+      if (continuationPending(fresh)) await this.followContinuation(signal, fresh);
+      else this.finished(fresh); // it went on, and ended, between two looks
+    }
+  }
+
+  /** The tasks ended and the answer goes on as a new turn: followed once it streams (it takes a moment to begin). */
+  private async followContinuation(signal: AbortSignal, before: Message): Promise<void> {
+    this.setStatus('answering');
+    for (const delay of [0, ...CONTINUATION_DELAYS_MS]) {
+      if (delay) await this.pause(delay, signal);
+      if (signal.aborted) return;
+      let response: Response | null;
+      try {
+        response = await this.options.api.resume(this.id!, signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (!(error instanceof ChatError && error.status === 0))
+          return this.options.onError(error, () => void this.resumeTurn());
+        continue;
+      }
+      if (response) return this.follow(signal, response, true);
+      // Nothing streams: the continuation has not begun yet, or it is over already (the message then shows it).
+      const now = await this.latest(before.id).catch(() => undefined);
+      if (now && !continuationPending(now)) {
+        this.finished(now);
+        return;
+      }
+    }
+    await this.reloadHistory();
+  }
+
+  /** The newest message, if it is still `id`'s, shown as stored now (only when it changed). */
+  private async latest(id: string): Promise<Message | undefined> {
+    const { messages } = await this.options.api.latestMessages(this.id!, 1);
+    const fresh = messages.at(-1);
+    if (!fresh || fresh.id !== id) return undefined;
+    if (JSON.stringify(this.options.messages.storedCopy(id)) !== JSON.stringify(fresh))
+      this.options.messages.update(fresh);
+    return fresh;
+  }
+
+  /** Waits `ms`; cut short when the chat leaves the page, or by `wake` (a stop). */
+  private pause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        if (this.wake === done) this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.wake = done;
+    });
+  }
+
+  /** An answer finished (one that waits for tasks has not: it goes on when they end). */
   private finished(message: Message | undefined): void {
-    if (message?.role === 'assistant') this.options.onFinish?.(message);
+    if (message?.role === 'assistant' && message.metadata?.waitingForTasks !== true) this.options.onFinish?.(message);
   }
 
   private setStatus(status: ChatStatus): void {
     this.current = status;
     this.options.onStatus(status);
   }
+}
+
+/** The last message, when it is an answer waiting for tool calls that run as tasks. */
+function waitingAnswer(messages: readonly Message[]): Message | undefined {
+  const last = messages.at(-1);
+  return last?.role === 'assistant' && last.metadata?.waitingForTasks === true ? last : undefined;
 }

@@ -8,6 +8,7 @@ import { h } from './dom';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
 import { STYLES } from './styles';
+import { tickElapsed } from './task-card';
 import { attachmentChips } from './transcript';
 import { TranscriptView } from './transcript-view';
 import type { Attachment, AuthRequired, Message } from './types';
@@ -22,6 +23,7 @@ const STATUS_TEXT: Record<ChatStatus, string> = {
   ready: '',
   loading: 'Loading…',
   answering: 'Thinking…',
+  waiting: 'A tool is working…',
   reconnecting: 'Reconnecting…',
   'connection-lost': 'Connection lost — reconnecting…',
 };
@@ -47,6 +49,8 @@ export class McpOndemandChat extends HTMLElement {
   /** Aborted when the element leaves the page: no fetch, stream or timer outlives it. */
   private lifetime = new AbortController();
   private built = false;
+  /** Ticks the clocks of running task cards, once a second, while there are any. */
+  private clock: ReturnType<typeof setInterval> | undefined;
 
   // Built once in connectedCallback.
   private transcript!: TranscriptView;
@@ -106,6 +110,7 @@ export class McpOndemandChat extends HTMLElement {
   disconnectedCallback(): void {
     this.lifetime.abort();
     this.views.closeAll();
+    this.stopClock();
   }
 
   attributeChangedCallback(name: string, _old: string | null, value: string | null): void {
@@ -138,6 +143,8 @@ export class McpOndemandChat extends HTMLElement {
         answer: this.session.busy ? undefined : this.answer,
         elicit: this.session.answerElicitation,
         view: (app, part) => this.views.node(app, part),
+        stop: () => void this.stop(),
+        clockRunning: this.startClock,
       }),
       (el) => this.views.retire(el, 'The message left the conversation view.'),
     );
@@ -368,6 +375,18 @@ export class McpOndemandChat extends HTMLElement {
     this.stopButton.disabled = true;
     await this.session.stop();
     this.stopButton.disabled = false;
+  }
+
+  private startClock = (): void => {
+    if (this.clock !== undefined || this.lifetime.signal.aborted) return;
+    this.clock = setInterval(() => {
+      if (!tickElapsed(this.root, Date.now())) this.stopClock();
+    }, 1_000);
+  };
+
+  private stopClock(): void {
+    clearInterval(this.clock);
+    this.clock = undefined;
   }
 
   // ---- status and errors ----------------------------------------------------------------

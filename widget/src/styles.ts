@@ -56,6 +56,16 @@ header h2 { font-size: 1em; margin: 0; flex: 1; }
 .approval { border: 1px solid var(--mcp-accent); border-radius: 8px; padding: 8px; margin: .35em 0; background: var(--mcp-step-bg); }
 .approval p { margin: 0 0 6px; font-weight: 600; }
 .approval pre { margin: 0 0 8px; }
+.task-card { border: 1px solid var(--mcp-border); border-left: 3px solid var(--mcp-accent); border-radius: 8px; padding: 6px 10px; margin: .35em 0; background: var(--mcp-step-bg); font-size: .9em; display: flex; flex-direction: column; gap: 4px; min-width: min(300px, 100%); }
+.task-card[data-status="completed"] { border-left-color: #2e7d4f; }
+.task-card[data-status="failed"], .task-card[data-status="cancelled"] { border-left-color: var(--mcp-error); }
+.task-card[data-status="input_required"] { border-left-color: #b26a00; }
+.task-head { display: flex; align-items: baseline; gap: 6px; flex-wrap: wrap; }
+.task-head .badge { margin-left: auto; font-size: .85em; padding: 0 8px; border-radius: 999px; border: 1px solid var(--mcp-border); color: var(--mcp-muted); }
+.task-card .task-detail { margin: 0; }
+.task-card progress { width: 100%; height: 6px; accent-color: var(--mcp-accent); }
+.task-foot { display: flex; align-items: center; gap: 8px; color: var(--mcp-muted); font-variant-numeric: tabular-nums; }
+.task-foot button { margin-left: auto; }
 .app-view { margin: .35em 0; width: 560px; max-width: 100%; }
 .view-frame { display: block; width: 100%; border: 1px solid var(--mcp-border); border-radius: 8px; background: #fff; }
 .view-frame.bare { border: 0; background: transparent; }

@@ -73,6 +73,14 @@ export class TranscriptView {
     for (const message of messages) this.add(message);
   }
 
+  /** One message as the service stores it now (a task moved): shown in place, kept as its stored copy. */
+  update(message: Message): void {
+    this.stored.set(message.id, structuredClone(message));
+    const old = this.find(message.id);
+    if (old) this.replace(old, message);
+    else this.add(message);
+  }
+
   add(message: Message): Message {
     this.el.querySelector('.empty')?.remove();
     this.messages.push(message);

@@ -3,6 +3,8 @@ import { elicitationCard, type Elicitation, type ElicitationAnswer } from './eli
 import { renderMarkdown } from './markdown';
 import { humanSize as sizeOf } from '../../shared/human-size';
 import { summarizeStep } from './steps';
+import { taskCard } from './task-card';
+import { progressOf, taskCardState, taskNotices } from './task-card-state';
 import type { Attachment, Message, ToolPart } from './types';
 import type { AppToolCall } from '../../shared/api/views';
 
@@ -15,6 +17,10 @@ export interface TranscriptContext {
   elicit?: ElicitationAnswer | undefined;
   /** The element of a tool step's view (MCP Apps), kept across renders; undefined: no view (the step alone). */
   view?: ((app: AppToolCall, part: ToolPart) => HTMLElement | undefined) | undefined;
+  /** Stops the conversation's running work (a long tool call's card offers it). */
+  stop?: (() => void) | undefined;
+  /** A card with a running clock was rendered: its clock must tick. */
+  clockRunning?: (() => void) | undefined;
 }
 
 /**
@@ -54,12 +60,23 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
     const app = part.type === 'data-mcp-app' ? (part as { data?: AppToolCall }).data : undefined;
     if (app?.toolCallId) apps.set(app.toolCallId, app);
   }
+  // A long call's progress card (a task, `data-task`; or progress reports of the live stream) goes below its step too.
+  const tasks = taskNotices(message);
   for (const part of message.parts) {
     if (part.type === 'text') {
       const text = (part as { text: string }).text;
       if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text)));
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
+      const card = taskCardState({
+        part,
+        task: tasks.get(part.toolCallId),
+        progress: progressOf(message, part.toolCallId),
+      });
+      if (card) {
+        el.append(taskCard(card, ctx.stop));
+        if (card.running) ctx.clockRunning?.();
+      }
       const app = apps.get(part.toolCallId);
       const view = app && ctx.view?.(app, part);
       if (view) {

@@ -1,5 +1,7 @@
-import type { Message, ToolPart } from './types';
+import type { ToolProgress } from '../../shared/api/stream';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
+import { noteProgress } from './task-card-state';
+import type { Message, ToolPart } from './types';
 
 /** A chunk of the AI SDK UI message stream (the fields the widget reads). */
 export interface StreamChunk {
@@ -133,6 +135,11 @@ export function applyChunk(message: Message, chunk: StreamChunk): { error?: stri
       if (part) part.state = 'output-denied';
       return;
     }
+    case 'data-progress':
+      // A long call's progress (transient: never stored): kept beside the message for its card while it streams.
+      if (chunk.data && typeof (chunk.data as ToolProgress).toolCallId === 'string')
+        noteProgress(message, chunk.data as ToolProgress, Date.now());
+      return;
     case 'error':
       return { error: chunk.errorText ?? 'The answer failed.' };
     case 'abort':

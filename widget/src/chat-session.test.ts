@@ -8,7 +8,9 @@ import {
   CONTINUATION_DELAYS_MS,
   ChatSession,
   RESUME_DELAYS_MS,
+  TASK_POLL_MAX_MS,
   TASK_POLL_MS,
+  taskPollDelay,
   type ChatMessages,
   type ChatSessionOptions,
   type ChatStatus,
@@ -744,3 +746,12 @@ function chatOptions(): ChatSessionOptions {
     onError: () => undefined,
   };
 }
+
+describe('taskPollDelay: how often a waiting answer is looked at', () => {
+  it('every 1.5 s for the first 30 s, then less often as the wait grows, never more than 15 s apart', () => {
+    expect(taskPollDelay(0)).toBe(TASK_POLL_MS);
+    expect(taskPollDelay(30_000)).toBe(TASK_POLL_MS);
+    expect(taskPollDelay(120_000)).toBe(6_000);
+    expect(taskPollDelay(2 * 3_600_000)).toBe(TASK_POLL_MAX_MS);
+  });
+});

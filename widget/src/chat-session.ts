@@ -10,6 +10,11 @@ const CATALOG_MAX_AGE_MS = 15_000;
 export const RESUME_DELAYS_MS = [500, 1_000, 2_000, 4_000];
 /** How often an answer waiting for tool calls that run as tasks (MCP Tasks) is read again. */
 export const TASK_POLL_MS = 1_500;
+/** The longest wait between two looks at an answer waiting for tasks: a two-hour task is not read 4,800 times. */
+export const TASK_POLL_MAX_MS = 15_000;
+
+/** How long to wait before the next look, `waited` ms after the answer began to wait: every 1.5 s for the first 30 s, then a twentieth of the wait, at most 15 s. */
+export const taskPollDelay = (waited: number) => Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MS, waited / 20));
 /** Polls in a row that may fail (no connection) before the person is told, with "Try again". */
 const TASK_POLL_FAILURES = 4;
 /** After the tasks ended, waits before each look for the turn that continues the answer (it takes a moment to start). */
@@ -474,17 +479,18 @@ export class ChatSession {
    * The last answer waits for tool calls that run as tasks (MCP Tasks,
    * `metadata.waitingForTasks`). Nothing streams meanwhile: the service
    * updates the stored message as they move (their `data-task` parts), so it
-   * is read again every TASK_POLL_MS (GET …/messages?limit=1). When they have
+   * is read again every TASK_POLL_MS, less often as the wait grows (taskPollDelay; GET …/messages?limit=1). When they have
    * ended the answer goes on at the service as a new turn, followed like any
    * other (GET …/stream) — and may wait for tasks again.
    */
   private async followTasks(signal: AbortSignal): Promise<void> {
     let failures = 0;
+    const since = Date.now();
     for (;;) {
       const waiting = waitingAnswer(this.options.messages.all());
       if (!waiting || signal.aborted) return;
       this.setStatus('waiting');
-      await this.pause(TASK_POLL_MS * 2 ** failures, signal);
+      await this.pause(taskPollDelay(Date.now() - since) * 2 ** failures, signal);
       if (signal.aborted) return;
       let fresh: Message | undefined;
       try {

@@ -237,10 +237,10 @@ export const SettingsSchema = z.object({
    * lines, which are then not even built.
    */
   LOG_LEVEL: z
-    .enum(['info', 'warn', 'error'])
+    .enum(['debug', 'info', 'warn', 'error'])
     .default('info')
     .describe(
-      `the least level of log line written: \`info\` (every request, turn, model call, tool call and MCP request), \`warn\` (failures, refusals, retries), \`error\`; lines below it are not built at all`,
+      `the least level of log line written: \`debug\` (also each successful poll of a running task), \`info\` (every request, turn, model call, tool call and MCP request), \`warn\` (failures, refusals, retries), \`error\`; lines below it are not built at all`,
     ),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
   MAX_STEPS: int(1, 8).describe(

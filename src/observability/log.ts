@@ -43,9 +43,9 @@ export type LogEvent =
   | 'auth.connect'
   | 'demo.mcp';
 
-export type LogLevel = 'info' | 'warn' | 'error';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-const RANK: Record<LogLevel, number> = { info: 0, warn: 1, error: 2 };
+const RANK: Record<LogLevel, number> = { debug: -1, info: 0, warn: 1, error: 2 };
 /** Lines below this level are never built (`LOG_LEVEL`, set by the entry points: src/index.ts, the conversation). */
 let threshold = RANK.info;
 
@@ -95,6 +95,7 @@ export function logEvent(event: LogEvent, fields: LogFields = {}, level: LogLeve
   }
   if (level === 'error') console.error(entry);
   else if (level === 'warn') console.warn(entry);
+  else if (level === 'debug') console.debug(entry);
   else console.log(entry);
 }
 

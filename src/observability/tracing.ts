@@ -1,5 +1,5 @@
 import { tracing } from 'cloudflare:workers';
-import { errorFields, logEvent, type LogEvent, type LogFields } from './log';
+import { errorFields, type LogEvent, type LogFields, type LogLevel, logEvent } from './log';
 
 type Attributes = Record<string, boolean | number | string | undefined>;
 
@@ -43,11 +43,12 @@ export async function observed<T>(
   fields: LogFields,
   work: () => Promise<T>,
   failure: (error: unknown) => LogFields = errorFields,
+  okLevel: LogLevel = 'info',
 ): Promise<T> {
   const started = Date.now();
   try {
     const result = await traced(event, prefixed(prefix, fields), work);
-    logEvent(event, { ...fields, durationMs: Date.now() - started, outcome: 'ok' });
+    logEvent(event, { ...fields, durationMs: Date.now() - started, outcome: 'ok' }, okLevel);
     return result;
   } catch (error) {
     logEvent(event, { ...fields, durationMs: Date.now() - started, ...failure(error) }, 'warn');

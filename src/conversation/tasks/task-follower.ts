@@ -273,8 +273,11 @@ export class TaskFollower {
       nextPollAt: Date.now() + pollDelay(snapshot, settings),
     };
     if (snapshot.status === 'input_required') next.asked = await this.ask(sessions, next, snapshot);
-    this.host.store.put(next);
-    if (next.status !== row.status || next.statusMessage !== row.statusMessage || row.failures) this.notify(next);
+    const moved = next.status !== row.status || next.statusMessage !== row.statusMessage || row.failures > 0;
+    if (moved || next.pollIntervalMs !== row.pollIntervalMs || next.asked.length !== row.asked.length)
+      this.host.store.put(next);
+    else this.host.store.reschedule(next.toolCallId, next.nextPollAt);
+    if (moved) this.notify(next);
   }
 
   /**

@@ -65,6 +65,16 @@ export class TaskStore {
     this.cache!.set(row.toolCallId, row);
   }
 
+  /**
+   * Only the time of the next poll changed (the task's usual poll: still working, nothing new): kept in memory, not
+   * written — every poll would otherwise commit the row again (measured in bench:tasks). The stored time is then
+   * in the past, so a new instance after an eviction polls at once, which is what it should do anyway.
+   */
+  reschedule(toolCallId: string, nextPollAt: number): void {
+    const row = this.get(toolCallId);
+    if (row) this.cache!.set(toolCallId, { ...row, nextPollAt });
+  }
+
   remove(toolCallId: string): void {
     this.all();
     this.storage.sql.exec(`DELETE FROM tool_tasks WHERE tool_call_id = ?`, toolCallId);

@@ -628,8 +628,8 @@ const summary = [
   ),
 ].filter(Boolean);
 const quietNote = quietOn
-  ? `; a third is the task side with \`LOG_LEVEL=warn\` (every poll otherwise writes an \`info\` line for its MCP
-request)`
+  ? `; a third is the task side with \`LOG_LEVEL=warn\` (since d68dca0 a successful poll logs at \`debug\`, so the
+two should agree; before, each poll wrote an \`info\` line for its MCP request, a third of its CPU)`
   : '';
 const workerShare = phases
   .map(
@@ -690,9 +690,9 @@ the tab received (the follower saves the answer, and tells every tab, when a tas
 |---|---|---|---|---|---|
 ${phases.map(storageRow).join('\n')}
 
-Per poll the follower replaces the task's row (its \`nextPollAt\`), re-arms the alarm (the \`alarm:tasks\` entry of the
-object's KV and the alarm itself) and, only when the status or its message changed, saves the answer with the new
-\`data-task\` part. Kept while a task runs: its \`tool_tasks\` row, ${kept ? `${f(kept.rows[0].bytes + kept.rows[0].key.length, 0)} bytes (key ${kept.rows[0].key.length} + JSON ${kept.rows[0].bytes})` : 'n/a'},
+Per poll the follower re-arms the alarm (the \`alarm:tasks\` entry of the object's KV and the alarm itself) and, only
+when the status or its message changed, rewrites the task's row and saves the answer with the new \`data-task\` part
+(since d68dca0 the next poll's time alone is kept in memory; before, every poll rewrote the row: 5 pages a poll). Kept while a task runs: its \`tool_tasks\` row, ${kept ? `${f(kept.rows[0].bytes + kept.rows[0].key.length, 0)} bytes (key ${kept.rows[0].key.length} + JSON ${kept.rows[0].bytes})` : 'n/a'},
 and the \`alarm:tasks\` entry, ${kept ? `${kept.alarmKeyBytes} bytes` : 'n/a'}, both deleted when the task ends (the database:
 ${keptPhase ? `${kib(keptPhase.dbBytesBefore)} before the task, ${kib(kept.dbBytes)} while it ran` : 'n/a'}). Kept for good: the \`data-task\` part in the
 answer, ${part ? `${part} bytes` : 'n/a'} as saved (the task's id, server, tool, status, message and times).

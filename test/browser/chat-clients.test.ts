@@ -98,6 +98,8 @@ const state = (page: Page) =>
 const textOf = (message: UIMessage | undefined) =>
   (message?.parts ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
 const lastText = async (page: Page) => textOf((await state(page)).messages.at(-1));
+const taskStatus = (message: UIMessage | undefined) =>
+  (message?.parts.find((p) => p.type === 'data-task') as { data?: { status?: string } } | undefined)?.data?.status;
 
 /** Waits for the hook to be idle again (the turn's end as the client sees it), then returns its messages. */
 async function settled(page: Page): Promise<UIMessage[]> {
@@ -346,6 +348,31 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     await a.page.evaluate(() => window.chat!.clear());
     await expect.poll(async () => (await state(b.page)).messages.length, { timeout: 10_000 }).toBe(0);
     await emptiedForGood(b.page, id, token);
+  });
+
+  it('a tool call that runs as an MCP task: both tabs see it move and the answer go on by itself when it ends', async () => {
+    const token = await tokenFor(newUser().user);
+    const id = await newConversation(token);
+    const a = await openClient('ws', id, token);
+    const b = await openClient('ws', id, token);
+    await a.page.evaluate(() => window.chat!.send('build a report'));
+    for (const tab of [a, b]) {
+      // The answer waits for the task (its step shows it running) …
+      await expect
+        .poll(async () => taskStatus((await state(tab.page)).messages.at(-1)), { timeout: 15_000 })
+        .toMatch(/working|completed/);
+      // … then goes on by itself, with the report as the call's result: no request of the tab's started it.
+      await expect.poll(async () => lastText(tab.page), { timeout: 30_000 }).toContain('Done: Report');
+      const answer = (await state(tab.page)).messages.at(-1)!;
+      expect(taskStatus(answer)).toBe('completed');
+      expect(answer.parts.find((p) => p.type === 'tool-demo__build_report')).toMatchObject({
+        state: 'output-available',
+      });
+      expect((await state(tab.page)).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(await lastText(tab.page)).not.toMatch(/Done: Report[\s\S]*Done: Report/); // once
+    }
+    expect(a.frames.some((f) => f.type === 'cf_agent_message_updated')).toBe(true);
+    expect(b.frames.some((f) => f.continuation)).toBe(true);
   });
 
   it('setMessages([]) empties the conversation on the service too: nothing comes back on reconnect', async () => {

@@ -1,7 +1,6 @@
 import { afterStart, settledTaskChunks } from './settled-tasks';
 import { describeTurnError } from './turn-error';
 import {
-  NoSuchToolError,
   convertToModelMessages,
   createUIMessageStream,
   stepCountIs,
@@ -13,7 +12,7 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
-import { ToolFailure, withToolFailures } from '../tools/tool-failure';
+import { withToolFailures } from '../tools/tool-failure';
 import { isTaskPlaceholder } from '../tools/mcp-tools';
 import type { TaskNotice } from '../../shared/api/stream';
 import type { ToolEntry } from '../tools/tool-entries';

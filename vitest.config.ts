@@ -97,11 +97,12 @@ export const TEST_TENANTS = [
         url: local(5, '/fallback'),
         transport: 'streamable-http',
         protocol: '2025-11-25',
-        ttlMs: 1_500,
+        // Long enough that a second conversation's read finds the first one's KV copy on a busy CI machine.
+        ttlMs: 3_000,
       },
       // A 2026-only server asked for 2025: refused with -32022.
       { id: 'strict2025', url: local(5, '/strict'), transport: 'streamable-http', protocol: '2025-11-25' },
-      { id: 'naive', url: local(5, '/naive'), transport: 'streamable-http', ttlMs: 1_500 },
+      { id: 'naive', url: local(5, '/naive'), transport: 'streamable-http', ttlMs: 3_000 },
       { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http', trustAnnotations: true },
       { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
       { id: 'demo2025', url: '/demo/mcp', trustAnnotations: true, protocol: '2025-11-25' },

@@ -156,8 +156,8 @@ describe('freshness: the first read after a change returns the new text, in this
     const text = `edited ${crypto.randomUUID()}`;
     await control(mode, 'edit', { uri, text });
     const read = await readAs(a, server, uri);
-    expect(read.freshness).toEqual({ notifications: false, ttlMs: 1_500 });
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect(read.freshness).toEqual({ notifications: false, ttlMs: 3_000 });
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
     for (const id of [a, b]) expect(textOf(await readAs(id, server, uri))).toBe(text);
   });
 

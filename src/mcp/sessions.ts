@@ -18,7 +18,7 @@ import { validatePromptArguments } from './catalog/prompt-arguments';
 import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
 import { ServerLink, type ServerLinkOptions } from './server-link';
-import type { Progress } from './connection/connection';
+import type { McpConnection, Progress } from './connection/connection';
 import type { TaskSnapshot } from './tasks/task-schemas';
 import {
   callTool as callToolOrTask,
@@ -226,33 +226,30 @@ export class McpSessions {
   }
 
   /** Where a task of `id` is now (`tasks/get`; a finished 2025 task's result from `tasks/result`). */
-  async getTask(id: string, task: { taskId: string; era: TaskEra }, signal?: AbortSignal): Promise<TaskSnapshot> {
-    const link = this.link(id);
-    await link.ensure();
-    try {
-      return await getTask(link.connection, task, signal);
-    } catch (error) {
-      throw (await link.authFailure(error)) ?? taskRequestError(id, task.taskId, error);
-    }
+  getTask(id: string, task: { taskId: string; era: TaskEra }, signal?: AbortSignal): Promise<TaskSnapshot> {
+    return this.taskRequest(id, task.taskId, (connection) => getTask(connection, task, signal));
   }
 
   /** The user's answers to a task's questions (`tasks/update`). */
-  async updateTask(id: string, taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
-    const link = this.link(id);
-    await link.ensure();
-    try {
-      await updateTask(link.connection, taskId, inputResponses);
-    } catch (error) {
-      throw (await link.authFailure(error)) ?? taskRequestError(id, taskId, error);
-    }
+  updateTask(id: string, taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
+    return this.taskRequest(id, taskId, (connection) => updateTask(connection, taskId, inputResponses));
   }
 
   /** Asks the server to cancel a task (`tasks/cancel`; cooperative). */
-  async cancelTask(id: string, taskId: string): Promise<void> {
+  cancelTask(id: string, taskId: string): Promise<void> {
+    return this.taskRequest(id, taskId, (connection) => cancelTask(connection, taskId));
+  }
+
+  /** One request about a task of `id`, on its connection: an auth failure as the link words it, "not found" as TaskGoneError. */
+  private async taskRequest<T>(
+    id: string,
+    taskId: string,
+    work: (connection: McpConnection) => Promise<T>,
+  ): Promise<T> {
     const link = this.link(id);
     await link.ensure();
     try {
-      await cancelTask(link.connection, taskId);
+      return await work(link.connection);
     } catch (error) {
       throw (await link.authFailure(error)) ?? taskRequestError(id, taskId, error);
     }

@@ -8,6 +8,8 @@ import type { McpServerConfig, Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isStartedTask, type McpSessions, type Progress, type StartedTask } from '../mcp/sessions';
 import { taskSupportOf, unusableTaskTools } from '../mcp/tasks/tool-tasks';
+import { taskPlaceholder } from './task-placeholder';
+export { isTaskPlaceholder } from './task-placeholder';
 import type { TaskStatus } from '../mcp/tasks/task-schemas';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
@@ -224,25 +226,6 @@ export function mcpToolOutput(
   ctx: Pick<McpToolContext, 'sessions' | 'settings' | 'acceptsImages' | 'largeResults'>,
 ): McpToolOutput {
   return windowLongResult(renderToolResult(server, tool, result, ctx), toolCallId, ctx);
-}
-
-/** What a call that became a task returns to the tool loop: never shown to the model (the turn stops at this step). */
-function taskPlaceholder(server: string, tool: string, started: StartedTask): McpToolOutput {
-  const { status, statusMessage } = started.snapshot;
-  return {
-    server,
-    tool,
-    text: `[Running as task ${started.taskId}]`,
-    images: [],
-    task: { taskId: started.taskId, status, ...(statusMessage ? { statusMessage } : {}) },
-  };
-}
-
-/** Whether a tool output is a task's placeholder (the step's turn stops there: turn/stream.ts). */
-export function isTaskPlaceholder(
-  output: unknown,
-): output is McpToolOutput & { task: NonNullable<McpToolOutput['task']> } {
-  return typeof output === 'object' && output !== null && typeof (output as McpToolOutput).task?.taskId === 'string';
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { afterStart, settledTaskChunks } from './settled-tasks';
+import { settledTaskChunks, taskParts } from './settled-tasks';
 
 const notice = (toolCallId: string, status: string) => ({
   toolCallId,
@@ -47,18 +47,47 @@ describe('settledTaskChunks: the calls that ended as tasks, re-sent to the strea
   });
 });
 
-describe('afterStart', () => {
-  it('puts the chunks right after the start chunk, once', async () => {
+describe("taskParts: the one stage for tasks in the turn's stream", () => {
+  const run = async (chunks: UIMessageChunk[], resent: UIMessageChunk[]) => {
     const source = new ReadableStream<UIMessageChunk>({
       start(controller) {
-        for (const chunk of [{ type: 'start' }, { type: 'start-step' }, { type: 'finish' }] as UIMessageChunk[])
-          controller.enqueue(chunk);
+        for (const chunk of chunks) controller.enqueue(chunk);
         controller.close();
       },
     });
-    const out: string[] = [];
-    const reader = source.pipeThrough(afterStart([{ type: 'data-x', data: 1 } as UIMessageChunk])).getReader();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value.type);
-    expect(out).toEqual(['start', 'data-x', 'start-step', 'finish']);
+    const out: UIMessageChunk[] = [];
+    const reader = source.pipeThrough(taskParts<UIMessageChunk>(resent)).getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
+    return out;
+  };
+
+  it('puts the chunks right after the start chunk, once', async () => {
+    const out = await run([{ type: 'start' }, { type: 'start-step' }, { type: 'finish' }] as UIMessageChunk[], [
+      { type: 'data-x', data: 1 } as UIMessageChunk,
+    ]);
+    expect(out.map((c) => c.type)).toEqual(['start', 'data-x', 'start-step', 'finish']);
+  });
+
+  it("a task's placeholder output becomes its data-task part; other outputs pass", async () => {
+    const placeholder = {
+      server: 'jobs',
+      tool: 'build',
+      text: '',
+      images: [],
+      task: { taskId: 't1', status: 'working' },
+    };
+    const out = await run(
+      [
+        { type: 'tool-output-available', toolCallId: 'c1', output: placeholder },
+        { type: 'tool-output-available', toolCallId: 'c2', output: 'plain' },
+      ] as UIMessageChunk[],
+      [],
+    );
+    expect(out[0]).toMatchObject({
+      type: 'data-task',
+      id: 'c1',
+      data: { toolCallId: 'c1', taskId: 't1', status: 'working' },
+    });
+    expect(out[1]).toEqual({ type: 'tool-output-available', toolCallId: 'c2', output: 'plain' });
   });
 });

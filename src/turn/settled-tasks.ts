@@ -1,5 +1,6 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import type { TaskNotice } from '../../shared/api/stream';
+import { isTaskPlaceholder } from '../tools/task-placeholder';
 
 /**
  * The calls of the answer that ended as tasks, as the chunks that say so — for the stream of the turn that goes on
@@ -39,15 +40,35 @@ export function settledTaskChunks(messages: readonly UIMessage[]): UIMessageChun
   return chunks;
 }
 
-/** Passes a stream through, with `chunks` right after its `start` chunk (before it, a resuming client would drop them). */
-export function afterStart<C extends UIMessageChunk>(chunks: readonly UIMessageChunk[]): TransformStream<C, C> {
-  let sent = chunks.length === 0;
+/**
+ * The turn's stream as clients get it, for tasks, in one stage (each stage costs CPU per chunk, which a long answer
+ * streamed token by token feels): a call that became a task leaves its tool part running, and its placeholder output
+ * becomes a `data-task` part (id: the call's) that the conversation updates as the task moves, until the result
+ * replaces both; and `resent` (settledTaskChunks) goes right after the `start` chunk (before it, a resuming client
+ * would drop it).
+ */
+export function taskParts<C extends UIMessageChunk>(resent: readonly UIMessageChunk[]): TransformStream<C, C> {
+  let started = resent.length === 0;
   return new TransformStream({
     transform(chunk, controller) {
+      if (chunk.type === 'tool-output-available' && isTaskPlaceholder(chunk.output)) {
+        const { server, tool, task } = chunk.output;
+        const now = Date.now();
+        const data: TaskNotice = {
+          toolCallId: chunk.toolCallId,
+          server,
+          tool,
+          ...task,
+          startedAt: now,
+          updatedAt: now,
+        };
+        controller.enqueue({ type: 'data-task', id: chunk.toolCallId, data } as unknown as C);
+        return;
+      }
       controller.enqueue(chunk);
-      if (sent || chunk.type !== 'start') return;
-      sent = true;
-      for (const extra of chunks) controller.enqueue(extra as C);
+      if (started || chunk.type !== 'start') return;
+      started = true;
+      for (const extra of resent) controller.enqueue(extra as C);
     },
   });
 }

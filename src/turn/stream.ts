@@ -1,4 +1,4 @@
-import { afterStart, settledTaskChunks } from './settled-tasks';
+import { settledTaskChunks, taskParts } from './settled-tasks';
 import { describeTurnError } from './turn-error';
 import {
   convertToModelMessages,
@@ -13,8 +13,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { withToolFailures } from '../tools/tool-failure';
-import { isTaskPlaceholder } from '../tools/mcp-tools';
-import type { TaskNotice } from '../../shared/api/stream';
+import { isTaskPlaceholder } from '../tools/task-placeholder';
 import type { ToolEntry } from '../tools/tool-entries';
 import type { PinnedContent } from '../context/pinned';
 import { SYNTHETIC_TOOLS, READING_TOOL_NAMES } from '../tools/synthetic';
@@ -200,8 +199,9 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
             },
             onError: (error) => describeTurnError(error),
           })
-          .pipeThrough(taskPlaceholdersAsParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>())
-          .pipeThrough(afterStart(settledTaskChunks(messages))),
+          // One stage for tasks (a stage per chunk costs CPU on a long answer): placeholders become data-task parts,
+          // and the calls that ended as tasks are re-sent after the start chunk.
+          .pipeThrough(taskParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>(settledTaskChunks(messages))),
       );
     },
     onFinish: ({ messages: finalMessages, outcome, isAborted }) => {
@@ -214,23 +214,6 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     onError: (error) => describeTurnError(error),
   });
   return new LiveStream(stream, notices);
-}
-
-/**
- * A call that became a task leaves its tool part running (no output): its
- * placeholder output becomes a `data-task` part (id: the call's) that the
- * conversation updates as the task moves, until the result replaces both.
- */
-function taskPlaceholdersAsParts<C extends UIMessageChunk>(): TransformStream<C, C> {
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (chunk.type !== 'tool-output-available' || !isTaskPlaceholder(chunk.output)) return controller.enqueue(chunk);
-      const { server, tool, task } = chunk.output;
-      const now = Date.now();
-      const data: TaskNotice = { toolCallId: chunk.toolCallId, server, tool, ...task, startedAt: now, updatedAt: now };
-      controller.enqueue({ type: 'data-task', id: chunk.toolCallId, data } as unknown as C);
-    },
-  });
 }
 
 /** The last user message with `relevant` added as a text part of its own (never stored: the history keeps what the user wrote). */

@@ -202,6 +202,18 @@ export const TEST_TENANTS = [
       },
     ],
   },
+  // The same task tools behind an approval (test/approved-tasks.test.ts): a call the user approves that becomes a task must
+  // be followed like any other. No autoApprove, and the demo without trustAnnotations, so build_report waits too.
+  {
+    id: 'gated',
+    apiKeySha256: [sha256('test-key-gated')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'jobs', url: local(10, '/mcp'), transport: 'streamable-http' },
+      { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http' },
+      { id: 'demo', url: '/demo/mcp' },
+    ],
+  },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
   {
     id: 'limited',

@@ -1,5 +1,6 @@
 import { settledTaskChunks, taskParts } from './settled-tasks';
 import { describeTurnError } from './turn-error';
+import { noModelStep } from './no-model-step';
 import {
   convertToModelMessages,
   createUIMessageStream,
@@ -137,13 +138,12 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
     // task's result (src/conversation/tasks/).
-    stopWhen: [
-      stepCountIs(maxSteps + 1),
-      ({ steps }) => (steps.at(-1)?.toolResults ?? []).some((result) => isTaskPlaceholder(result.output)),
-    ],
+    stopWhen: [stepCountIs(maxSteps + 1), () => waitingForTasks],
     // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages,
     // its last message marked for the provider's prompt cache. Tools search_tools found are offered from the next step on.
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
+      // A call approved in the previous request ran before this first step and became a task: nothing to ask the model.
+      if (stepNumber === 0 && waitingForTasks) return { model: noModelStep, activeTools: [] };
       const messages = elideReads([...initialMessages, ...responseMessages], budgets);
       const tools = mcp.found.size ? { activeTools: active() } : {};
       if (stepNumber < maxSteps) return { messages: cache.messages(messages), ...tools };
@@ -165,9 +165,12 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     onError: ({ error }) => {
       failed = { error };
     },
-    onStepFinish: (step) => {
+    onStepFinish: () => {
       steps++;
-      if (step.toolResults.some((result) => isTaskPlaceholder(result.output))) waitingForTasks = true;
+    },
+    // Every execution, a step's or an approved call's run before the first step (which no step reports).
+    onToolExecutionEnd: ({ toolOutput }) => {
+      if (toolOutput.type === 'tool-result' && isTaskPlaceholder(toolOutput.output)) waitingForTasks = true;
     },
   });
 

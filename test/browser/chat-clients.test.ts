@@ -40,8 +40,13 @@ beforeAll(async () => {
       APP_TOKEN_SECRET: SECRET,
       MODEL: 'openai-compatible:fake',
       OPENAI_COMPATIBLE_BASE_URL: model.baseUrl,
-      // The demo MCP server is off with TENANTS unless enabled (it answers anyone); these tests use it.
+      // The demo MCP server is off with TENANTS unless enabled (it answers anyone); these tests use it — and again as
+      // "gated", not trusted for its annotations, so that its read-only build_report waits for approval there.
       DEMO_MCP_ENABLED: 'true',
+      MCP_SERVERS: JSON.stringify([
+        { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
+        { id: 'gated', url: '/demo/mcp' },
+      ]),
     }),
     launchChromium(),
   ]);
@@ -373,6 +378,32 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     }
     expect(a.frames.some((f) => f.type === 'cf_agent_message_updated')).toBe(true);
     expect(b.frames.some((f) => f.continuation)).toBe(true);
+  });
+
+  it('an approved tool call that runs as an MCP task: the answer waits for it, then goes on with the report, once', async () => {
+    const token = await tokenFor(newUser().user);
+    const id = await newConversation(token);
+    const tab = await openClient('ws', id, token);
+    await tab.page.evaluate(() => window.chat!.send('build a gated report'));
+    await expect
+      .poll(async () => toolPart((await state(tab.page)).messages)?.state, { timeout: 20_000 })
+      .toBe('approval-requested');
+    const asked = toolPart((await state(tab.page)).messages)!;
+    const requestsBefore = model.requests.length;
+    await tab.page.evaluate((toolCallId) => window.chat!.approve(toolCallId, true), asked.toolCallId);
+    await expect
+      .poll(async () => taskStatus((await state(tab.page)).messages.at(-1)), { timeout: 15_000 })
+      .toMatch(/working|completed/);
+    await expect.poll(async () => lastText(tab.page), { timeout: 30_000 }).toContain('Done: Report');
+    const answer = (await state(tab.page)).messages.at(-1)!;
+    expect(taskStatus(answer)).toBe('completed');
+    expect(textOf(answer)).not.toContain('Running as task');
+    expect(textOf(answer).match(/Done: /g)).toHaveLength(1);
+    // One model request after the approval — the one with the report; none with the task's placeholder.
+    const after = model.requests.slice(requestsBefore);
+    expect(after).toHaveLength(1);
+    expect(JSON.stringify(after[0]!.messages)).not.toContain('Running as task');
+    expect((await stored(id, token)).map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 
   it('setMessages([]) empties the conversation on the service too: nothing comes back on reconnect', async () => {

@@ -10,6 +10,7 @@
 //   "where am I"                → calls the client tool get_location
 //   "weekly report"             → calls demo__weekly_report (the server then asks the user a question)
 //   "build a report"            → calls demo__build_report {seconds: 3} (an MCP task: the answer goes on when it ends)
+//   "build a gated report"      → calls gated__build_report {seconds: 3} (the same, after the user approves it)
 //   no tools offered            → "Final answer without tools."
 //   anything else               → "You said: <the words>"
 import { createServer, type Server } from 'node:http';
@@ -39,6 +40,7 @@ function decide(body: FakeModel['requests'][number]): Step {
   if (task) return { tool: 'demo__create_task', args: { title: task[1]!.trim() } };
   if (/weekly report/i.test(text)) return { tool: 'demo__weekly_report', args: {} };
   if (/build a report/i.test(text)) return { tool: 'demo__build_report', args: { seconds: 3 } };
+  if (/build a gated report/i.test(text)) return { tool: 'gated__build_report', args: { seconds: 3 } };
   if (/where am i/i.test(text) && body.tools.some((t) => t.function.name === 'get_location'))
     return { tool: 'get_location', args: {} };
   return { text: `You said: ${text}` };

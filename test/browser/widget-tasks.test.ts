@@ -121,6 +121,28 @@ describe('a long tool call (MCP Tasks) in the widget', () => {
   });
 });
 
+describe('a long tool call behind an approval (the demo not trusted for its annotations)', () => {
+  withService({ MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp' }]) });
+
+  it('approving it shows the task card, and the answer goes on with the report when the task ends', async () => {
+    await ask('build_report topic="approved work" seconds=3');
+    const approve = chat().getByRole('button', { name: 'Approve' });
+    await visible(approve);
+    await approve.click();
+    await visible(card());
+    await containsText(card(), 'Working');
+    await containsText(lastAnswer(), 'Report: approved work');
+    await containsText(card(), 'Completed');
+    await expect.poll(() => turnsEnded(page), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    expect(await lastAnswer().innerText()).not.toContain('Running as task');
+    await screenshot(page, 'tasks-05-approved-task');
+    // After a reload: the same, not the placeholder.
+    await page.reload();
+    await containsText(lastAnswer(), 'Report: approved work');
+    expect(await lastAnswer().innerText()).not.toContain('Running as task');
+  });
+});
+
 describe('a long tool call that reports progress (no task: the demo spoken in 2025-11-25)', () => {
   withService({
     MCP_SERVERS: JSON.stringify([{ id: 'demo', url: '/demo/mcp', trustAnnotations: true, protocol: '2025-11-25' }]),

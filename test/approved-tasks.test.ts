@@ -9,7 +9,7 @@ import {
 } from 'ai';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import type { TaskNotice } from '../shared/api/stream';
-import { api, conversationStub, createConversation, postJson } from './helpers/api';
+import { api, conversationStub, createConversation, openSocketTab, postJson } from './helpers/api';
 import { callTools, say, scriptedModel, sseChunks, toolResults } from './helpers/turns';
 
 /*
@@ -113,13 +113,7 @@ describe('an approved tool call that becomes a task (WebSocket)', () => {
     const id = await createConversation(GATED);
     const model = await withModel(id, 'jobs__build', { steps: 3, stepMs: 200 });
     const toolCallId = await askAndWait(id, 'run build');
-    const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
-      headers: { Upgrade: 'websocket', ...GATED },
-    });
-    const socket = response.webSocket!;
-    socket.accept();
-    const frames: Array<Record<string, unknown>> = [];
-    socket.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data)) as Record<string, unknown>));
+    const { socket, frames } = await openSocketTab(id, GATED);
     socket.send(JSON.stringify({ type: 'cf_agent_tool_approval', toolCallId, approved: true, autoContinue: true }));
 
     await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 20_000 }).toContain('Result: ');

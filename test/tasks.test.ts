@@ -6,7 +6,7 @@ import { exports } from 'cloudflare:workers';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import type { Settings } from '../src/config';
 import type { ElicitationNotice, TaskNotice } from '../shared/api/stream';
-import { api, conversationStub, createConversation } from './helpers/api';
+import { api, conversationStub, createConversation, openSocketTab } from './helpers/api';
 import { callTools, finish, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
 
 /*
@@ -141,16 +141,7 @@ async function settled(chat: Chat<UIMessage>) {
 }
 
 /** A WebSocket tab (the useAgentChat protocol), recording every frame it is sent. */
-async function openTab(id: string) {
-  const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
-    headers: { Upgrade: 'websocket', ...TASKS },
-  });
-  const socket = response.webSocket!;
-  socket.accept();
-  const frames: Array<Record<string, unknown>> = [];
-  socket.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data)) as Record<string, unknown>));
-  return { socket, frames };
-}
+const openTab = (id: string) => openSocketTab(id, TASKS);
 
 beforeEach(async () => {
   await fetch(`${tasksUrl}/__control/reset`, { method: 'POST' });

@@ -16,6 +16,18 @@ export const api = (path: string, init: RequestInit = {}, as: Record<string, str
 export const postJson = (path: string, body: unknown, as: Record<string, string> = ACME_ALICE) =>
   api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, as);
 
+/** A WebSocket tab on a conversation (the useAgentChat protocol's socket), recording every frame it is sent. */
+export async function openSocketTab(id: string, as: Record<string, string> = ACME_ALICE) {
+  const response = await exports.default.fetch(`http://localhost/v1/conversations/${id}/ws`, {
+    headers: { Upgrade: 'websocket', ...as },
+  });
+  const socket = response.webSocket!;
+  socket.accept();
+  const frames: Array<Record<string, unknown>> = [];
+  socket.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data)) as Record<string, unknown>));
+  return { socket, frames };
+}
+
 export async function createConversation(as: Record<string, string> = ACME_ALICE): Promise<string> {
   const response = await api('/v1/conversations', { method: 'POST' }, as);
   if (response.status !== 201) throw new Error(`create failed: ${response.status}`);

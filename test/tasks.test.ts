@@ -428,6 +428,58 @@ describe('a 2025 server: server-everything', () => {
     expect(taskPart(done)?.data.status).toBe('completed');
   });
 
+  it('an ambiguous simulate-research-query asks on its tasks/result stream: the question is shown, the answer reaches the server', async () => {
+    const id = await createConversation(TASKS);
+    await startTaskTurn(id, 'simulate-research-query', { topic: 'python', ambiguous: true }, {}, 'everything');
+    const question = await waitForPart(id, 'data-elicitation');
+    expect(question).toMatchObject({ server: 'everything', status: 'pending' });
+    expect(question.message).toContain('multiple interpretations');
+    expect(question.requestedSchema.properties).toHaveProperty('interpretation');
+    expect(taskPart(await lastAnswer(id))?.data.status).toBe('input_required');
+    // Not one of the titled choices: refused, and still waiting.
+    const bad = await api(
+      `/v1/conversations/${id}/elicitations/${encodeURIComponent(question.id)}`,
+      {
+        method: 'POST',
+        body: JSON.stringify({ action: 'accept', content: { interpretation: 'lizard' } }),
+        headers: JSON_TYPE,
+      },
+      TASKS,
+    );
+    expect(bad.status).toBe(400);
+    const answered = await api(
+      `/v1/conversations/${id}/elicitations/${encodeURIComponent(question.id)}`,
+      {
+        method: 'POST',
+        body: JSON.stringify({ action: 'accept', content: { interpretation: 'snake' } }),
+        headers: JSON_TYPE,
+      },
+      TASKS,
+    );
+    expect(answered.status).toBe(200);
+    await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 20_000 }).toContain('Result: ');
+    const done = await lastAnswer(id);
+    expect(textOf(done)).toContain('Research Report: python (snake)');
+    expect(taskPart(done)?.data.status).toBe('completed');
+    expect(done.parts.find((p) => p.type === 'data-elicitation')).toMatchObject({
+      data: { status: 'accept', content: { interpretation: 'snake' } },
+    });
+  });
+
+  it('declining a 2025 task’s question: the server goes on with its default', async () => {
+    const id = await createConversation(TASKS);
+    await startTaskTurn(id, 'simulate-research-query', { topic: 'python', ambiguous: true }, {}, 'everything');
+    const question = await waitForPart(id, 'data-elicitation');
+    const declined = await api(
+      `/v1/conversations/${id}/elicitations/${encodeURIComponent(question.id)}`,
+      { method: 'POST', body: JSON.stringify({ action: 'decline' }), headers: JSON_TYPE },
+      TASKS,
+    );
+    expect(declined.status).toBe(200);
+    await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 20_000 }).toContain('Result: ');
+    expect(textOf(await lastAnswer(id))).toContain('User declined - using default interpretation');
+  });
+
   it('trigger-long-running-operation outlives the request timeout while it reports progress', async () => {
     const id = await createConversation(TASKS);
     const { chunks } = await startTaskTurn(

@@ -30,7 +30,7 @@ export interface LiveSessionsHost {
   /** Asks another conversation of the same user to release its sessions; false if it is busy. */
   yieldSessions(other: string, owner: Owner): Promise<boolean>;
   waitUntil(promise: Promise<unknown>): void;
-  /** A server asks the user something during a turn. */
+  /** A server asks the user something: during a turn, or about a 2025 task (`relatedTask`). */
   elicit?: Elicit | undefined;
   /** A server now needs the user to connect (again), or to grant more access. */
   authRequired?: ((state: ServerState) => void) | undefined;

@@ -86,7 +86,11 @@ export class ConversationParts {
       scheduleIdleCheck: host.scheduleIdleCheck,
       yieldSessions: host.yieldPeer,
       waitUntil: host.waitUntil,
-      elicit: (server, params, signal) => this.turns.elicit(server, params, signal),
+      // A 2025 task's question is the task's (it may come while no turn runs); any other, the running turn's.
+      elicit: (server, params, signal, relatedTask) =>
+        relatedTask !== undefined
+          ? this.tasks.elicit(server, relatedTask, params, signal)
+          : this.turns.elicit(server, params, signal),
       authRequired: (state) =>
         void this.turns
           .authRequired(state)

@@ -52,11 +52,12 @@ export interface ServerLinkOptions {
   beforeConnect?: (() => Promise<void>) | undefined;
 }
 
-/** A server's question to the user, answered (or declined, or cancelled) by them. */
+/** A server's question to the user, answered (or declined, or cancelled) by them; `relatedTask`: a 2025 task's question. */
 export type Elicit = (
   server: string,
   params: ElicitRequestFormParams,
   signal: AbortSignal | undefined,
+  relatedTask?: string | undefined,
 ) => Promise<ElicitResult>;
 
 /**
@@ -115,7 +116,9 @@ export class ServerLink {
       events: {
         onNotification: (method, params) => this.onNotification(method, params),
         onStreamLost: () => this.onChannelLost('the notification stream was lost'),
-        onElicitation: options.elicit ? (params, signal) => options.elicit!(this.id, params, signal) : undefined,
+        onElicitation: options.elicit
+          ? (params, signal, relatedTask) => options.elicit!(this.id, params, signal, relatedTask)
+          : undefined,
         onMended: ({ method, warnings }) => {
           if (setWarnings(this.state, method, warnings)) store.saveHeader(this.state);
         },

@@ -25,6 +25,7 @@ import {
   cancelTask,
   getTask,
   isStartedTask,
+  taskResult,
   type StartedTask,
   type TaskEra,
   updateTask,
@@ -228,6 +229,14 @@ export class McpSessions {
   /** Where a task of `id` is now (`tasks/get`; a finished 2025 task's result from `tasks/result`). */
   getTask(id: string, task: { taskId: string; era: TaskEra }, signal?: AbortSignal): Promise<TaskSnapshot> {
     return this.taskRequest(id, task.taskId, (connection) => getTask(connection, task, signal));
+  }
+
+  /**
+   * A 2025 task that waits for input: `tasks/result`, held by the server until the task ends (up to `timeoutMs`), on
+   * whose stream its questions arrive (to the `elicit` of the conversation, with the task's id).
+   */
+  awaitTaskResult(id: string, taskId: string, timeoutMs: number): Promise<CallToolResult> {
+    return this.taskRequest(id, taskId, (connection) => taskResult(connection, taskId, { timeoutMs }));
   }
 
   /** The user's answers to a task's questions (`tasks/update`). */

@@ -35,6 +35,8 @@ export type LogEvent =
   | 'task.gone'
   | 'task.ended'
   | 'task.continue'
+  | 'task.question'
+  | 'task.result'
   | 'sessions.release'
   // caches, authorization, the demo server
   | 'cache.kv'

@@ -9,6 +9,7 @@
 // Screenshots in test-results/screenshots/.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEverything } from '../infra/global-setup';
 import { BROWSER_PORTS } from '../infra/ports';
 import { launchChromium, screenshot } from './chromium';
 import { containsText, hasText, visible } from './see';
@@ -140,6 +141,41 @@ describe('a long tool call behind an approval (the demo not trusted for its anno
     await page.reload();
     await containsText(lastAnswer(), 'Report: approved work');
     expect(await lastAnswer().innerText()).not.toContain('Running as task');
+  });
+});
+
+describe('a 2025 task that asks the user (server-everything)', () => {
+  let everything: Awaited<ReturnType<typeof startEverything>> | undefined;
+  beforeAll(async () => {
+    everything = await startEverything('streamableHttp', BROWSER_PORTS.everything);
+  });
+  afterAll(async () => {
+    await everything?.stop();
+  });
+  withService({
+    MCP_SERVERS: JSON.stringify([
+      {
+        id: 'everything',
+        url: `http://127.0.0.1:${BROWSER_PORTS.everything}/mcp`,
+        transport: 'streamable-http',
+        autoApprove: ['simulate-research-query'],
+      },
+    ]),
+    ALLOW_PRIVATE_MCP_URLS: 'true',
+  });
+
+  it('its question, which comes on the task’s tasks/result stream, is a form in the step; the answer reaches the server', async () => {
+    await ask('simulate-research-query topic=python ambiguous=true');
+    const question = chat().getByRole('group', { name: 'everything asks' });
+    await visible(question);
+    await containsText(question, 'multiple interpretations');
+    // The server's titled choices (oneOf const/title) as a list of their titles.
+    const choice = question.getByRole('combobox');
+    await choice.selectOption({ label: 'Python snake species' });
+    await screenshot(page, 'tasks-06-2025-task-question');
+    await question.getByRole('button', { name: 'Send answer' }).click();
+    await containsText(lastAnswer(), 'python (snake)');
+    await containsText(chat().getByRole('group', { name: 'everything asks' }), 'You answered: interpretation = snake');
   });
 });
 

@@ -53,7 +53,8 @@ function tail(stream: Readable | null): () => string {
   return () => text;
 }
 
-async function startEverything(
+/** server-everything on 127.0.0.1:`port` (also for the browser project's own copy). */
+export async function startEverything(
   transport: 'streamableHttp' | 'sse',
   port: number,
 ): Promise<{ child: ChildProcess; stop(): Promise<void> }> {

@@ -38,4 +38,6 @@ export const BROWSER_PORTS = {
   /** The MCP Apps tests (mcp-apps.test.ts): the service, and the MCP server with test views (view-server.ts). */
   appsService: TEST_PORT_BASE + 24,
   viewServer: TEST_PORT_BASE + 25,
+  /** server-everything for the widget's 2025 task question (widget-tasks.test.ts). */
+  everything: TEST_PORT_BASE + 26,
 };

@@ -83,11 +83,12 @@ function field(
     const input = h('input', { type: 'checkbox', name, checked: schema.default === true }) as HTMLInputElement;
     return { el: h('label', { class: 'field' }, input, ` ${text}`), value: () => [[name, input.checked]] };
   }
-  if (schema.enum) {
+  const choices = choicesOf(schema);
+  if (choices) {
     const select = h(
       'select',
       { name, required },
-      ...schema.enum.map((option) => h('option', { value: option, selected: schema.default === option }, option)),
+      ...choices.map(({ value, label }) => h('option', { value, selected: schema.default === value }, label)),
     ) as HTMLSelectElement;
     return { el: h('label', { class: 'field' }, `${text} `, select), value: () => [[name, select.value]] };
   }
@@ -103,4 +104,22 @@ function field(
     el: h('label', { class: 'field' }, `${text} `, input),
     value: () => (input.value === '' ? [] : [[name, numeric ? Number(input.value) : input.value]]),
   };
+}
+
+/**
+ * One of a list, as elicitation schemas write it: `enum` (with 2025's `enumNames` for labels), or titled choices
+ * (`oneOf` / `anyOf` of `{const, title}`, as server-everything's research task asks). The value sent is the choice's.
+ */
+function choicesOf(schema: FieldSchema): Array<{ value: string; label: string }> | undefined {
+  if (schema.enum) {
+    const names = Array.isArray(schema.enumNames) ? (schema.enumNames as unknown[]) : [];
+    return schema.enum.map((value, i) => ({ value, label: typeof names[i] === 'string' ? names[i] : value }));
+  }
+  const titled = (schema.oneOf ?? schema.anyOf) as unknown;
+  if (!Array.isArray(titled)) return undefined;
+  const choices = titled.flatMap((choice) => {
+    const { const: value, title } = (choice ?? {}) as { const?: unknown; title?: unknown };
+    return typeof value === 'string' ? [{ value, label: typeof title === 'string' ? title : value }] : [];
+  });
+  return choices.length ? choices : undefined;
 }

@@ -25,6 +25,8 @@ import {
   withToolOutcome,
 } from './task-messages';
 import type { TaskRow, TaskStore } from './task-store';
+import { LegacyTaskQuestions } from './legacy-task-questions';
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 
 /** What the follower needs of its conversation (wiring.ts). */
 export interface TaskFollowerHost {
@@ -72,8 +74,24 @@ const BUSY_RETRY_MS = 500;
 export class TaskFollower {
   /** Tasks of the running step between their limit check and their row (see `started`). */
   private starting = 0;
+  /** 2025 tasks' questions, which come on their `tasks/result` stream. */
+  private readonly legacyQuestions: LegacyTaskQuestions;
 
-  constructor(private readonly host: TaskFollowerHost) {}
+  constructor(private readonly host: TaskFollowerHost) {
+    this.legacyQuestions = new LegacyTaskQuestions({
+      history: host.history,
+      save: (message) => this.save(message),
+      rows: () => this.running(),
+      elicitationTimeoutMs: () => host.settings().ELICITATION_TIMEOUT_MS,
+      withMcp: (work) => host.withMcp(work),
+      pollSoon: (toolCallId) => {
+        const row = host.store.get(toolCallId);
+        if (!row) return;
+        host.store.reschedule(toolCallId, Date.now());
+        void this.schedule().catch(() => undefined);
+      },
+    });
+  }
 
   /** Tasks are running (a new message waits: 409 `task_running`). */
   get pending(): boolean {
@@ -174,13 +192,19 @@ export class TaskFollower {
 
   /** The user's answer to a task's question (`data-elicitation` id `task:<toolCallId>:<key>`); false when the id is not a task's. */
   async answer(id: string, answer: ElicitationAnswer): Promise<boolean> {
-    const match = /^task:(.+):([^:]+)$/.exec(id);
-    if (!match) return false;
-    const [, toolCallId, key] = match as unknown as [string, string, string];
-    const row = this.host.store.get(toolCallId);
-    const found = messageWithToolCall(this.host.history.load(), toolCallId);
+    if (!id.startsWith('task:')) return false;
+    // Split at the tool call's id, not at a colon: the key is the server's and may hold colons of its own.
+    const row = this.running().find((r) => id.startsWith(`task:${r.toolCallId}:`));
+    if (row?.era === 'legacy') {
+      this.legacyQuestions.answer(row, id, answer);
+      this.host.store.reschedule(row.toolCallId, Date.now() + this.host.settings().TASK_POLL_MIN_MS);
+      await this.schedule();
+      return true;
+    }
+    const key = row && id.slice(`task:${row.toolCallId}:`.length);
+    const found = row && messageWithToolCall(this.host.history.load(), row.toolCallId);
     const notice = found && elicitationOf(found.message, id);
-    if (!row || !found || notice?.status !== 'pending')
+    if (!row || !key || !found || notice?.status !== 'pending')
       throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
     const checked = checkedAnswer(notice.requestedSchema, answer);
     await this.host.withMcp((sessions) =>
@@ -200,6 +224,16 @@ export class TaskFollower {
     this.host.store.put({ ...row, nextPollAt: Date.now() + this.host.settings().TASK_POLL_MIN_MS });
     await this.schedule();
     return true;
+  }
+
+  /** A 2025 task's question, come on its `tasks/result` stream (legacy-task-questions.ts): resolves with the answer. */
+  elicit(
+    server: string,
+    taskId: string,
+    params: ElicitRequestFormParams,
+    signal: AbortSignal | undefined,
+  ): Promise<ElicitResult> {
+    return this.legacyQuestions.ask(server, taskId, params, signal);
   }
 
   private async pollOne(sessions: McpSessions, row: TaskRow): Promise<void> {
@@ -272,7 +306,10 @@ export class TaskFollower {
       failures: 0,
       nextPollAt: Date.now() + pollDelay(snapshot, settings),
     };
-    if (snapshot.status === 'input_required') next.asked = await this.ask(sessions, next, snapshot);
+    // A 2025 task's question comes on its tasks/result stream; one it stopped waiting for is expired.
+    if (snapshot.status === 'input_required' && row.era === 'legacy') this.legacyQuestions.listen(next);
+    else if (snapshot.status === 'input_required') next.asked = await this.ask(sessions, next, snapshot);
+    else if (row.era === 'legacy') this.legacyQuestions.expire(row.toolCallId);
     const moved = next.status !== row.status || next.statusMessage !== row.statusMessage || row.failures > 0;
     if (moved || next.pollIntervalMs !== row.pollIntervalMs || next.asked.length !== row.asked.length)
       this.host.store.put(next);
@@ -357,6 +394,7 @@ export class TaskFollower {
       };
       this.save(withToolOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome));
     }
+    this.legacyQuestions.expire(row.toolCallId);
     this.host.store.remove(row.toolCallId);
     void liveConversationsOf(this.host.env, this.host.owner())
       .releaseTask(this.host.name, row.toolCallId)

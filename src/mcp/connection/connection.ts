@@ -1,5 +1,6 @@
 import {
   Client,
+  RELATED_TASK_META_KEY,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -55,10 +56,16 @@ export interface ConnectionEvents {
   /**
    * The server asks the user something (a form): 2025 `elicitation/create`,
    * or a 2026 `input_required` result the SDK hands to the same handler.
+   * `relatedTask`: the question belongs to a 2025 task (it came on the task's
+   * `tasks/result` stream), not to a request of a turn.
    * Without it, the capability is not declared and servers cannot ask.
    */
   onElicitation?:
-    | ((params: ElicitRequestFormParams, signal: AbortSignal | undefined) => Promise<ElicitResult>)
+    | ((
+        params: ElicitRequestFormParams,
+        signal: AbortSignal | undefined,
+        relatedTask?: string | undefined,
+      ) => Promise<ElicitResult>)
     | undefined;
   /** What was mended in a result before the SDK validated it (lenient-results.ts), for the server's `warnings`. */
   onMended?: ((mended: Mended) => void) | undefined;
@@ -109,6 +116,8 @@ export interface CallOptions {
   method: string;
   /** Asks the server for progress (`_meta.progressToken`): each report restarts the time limit, up to TOOL_CALL_MAX_MS. */
   onProgress?: ((progress: Progress) => void) | undefined;
+  /** In place of MCP_REQUEST_TIMEOUT_MS, for a request the server may rightly hold (a 2025 task's `tasks/result`). */
+  timeoutMs?: number | undefined;
 }
 
 export interface McpConnectionOptions {
@@ -222,12 +231,12 @@ export class McpConnection {
    */
   async call<T>(
     request: (client: Client, options: RequestOptions) => Promise<T>,
-    { idempotent = true, signal, method, onProgress }: CallOptions,
+    { idempotent = true, signal, method, onProgress, timeoutMs }: CallOptions,
   ): Promise<T> {
     signal?.throwIfAborted();
     const client = await this.ensure();
     // Our own time limit (it pauses while the user answers the server); the SDK's is only a backstop.
-    const timeout = this.settings.MCP_REQUEST_TIMEOUT_MS;
+    const timeout = timeoutMs ?? this.settings.MCP_REQUEST_TIMEOUT_MS;
     const timedOut = () => new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout });
     // A request that asks for progress: each report restarts the time limit, up to TOOL_CALL_MAX_MS in all.
     const maxTotal = this.settings.TOOL_CALL_MAX_MS;
@@ -242,6 +251,7 @@ export class McpConnection {
     // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
     const options: RequestOptions = {
       ...this.requestOptions,
+      ...(timeoutMs !== undefined ? { timeout: timeoutMs + this.settings.ELICITATION_TIMEOUT_MS } : {}),
       signal: anySignal(signal, deadline.signal),
       // `onprogress` makes the SDK send `_meta.progressToken` (the request id) and route the server's reports here.
       // (No notifications/progress handler of our own: it would replace the SDK's, which does this routing.)
@@ -486,6 +496,17 @@ export class McpConnection {
       client.setRequestHandler('elicitation/create', async (request, ctx) => {
         // URL mode (open a page) is not declared; a server that asks anyway is declined.
         if (request.params.mode === 'url') return { action: 'decline' };
+        // A 2025 task's question (delivered on its tasks/result stream): nothing of a turn waits on it, so no deadline
+        // pauses; the answer carries the task's id, as every message about a task must.
+        const relatedTask = relatedTaskOf(request.params);
+        if (relatedTask !== undefined) {
+          const answer = await elicit(
+            request.params as ElicitRequestFormParams,
+            (ctx as { mcpReq?: { signal?: AbortSignal } }).mcpReq?.signal,
+            relatedTask,
+          );
+          return { ...answer, _meta: { ...answer._meta, [RELATED_TASK_META_KEY]: { taskId: relatedTask } } };
+        }
         // Exactly the deadlines paused here resume: a request that starts meanwhile counts its own time.
         const paused = [...this.deadlines];
         for (const deadline of paused) deadline.pause();
@@ -553,4 +574,10 @@ function isWrongEra(error: unknown, client: Client): boolean {
   const code = rpcErrorOf(error)?.code;
   if (client.getProtocolEra() === 'legacy') return code === -32022;
   return code === undefined || code === -32000 || code === -32600;
+}
+
+/** The task a server's request belongs to (`_meta["io.modelcontextprotocol/related-task"]`, MCP 2025-11-25), if any. */
+function relatedTaskOf(params: { _meta?: Record<string, unknown> | undefined }): string | undefined {
+  const related = params._meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
+  return typeof related?.taskId === 'string' ? related.taskId : undefined;
 }

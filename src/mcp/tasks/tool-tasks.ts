@@ -144,19 +144,27 @@ export async function getTask(
   );
   const snapshot = task.era === 'modern' ? modernTask(answer) : legacyTask(answer);
   if (!snapshot) throw new Error('tasks/get answered without a valid task');
-  if (task.era === 'legacy' && snapshot.status === 'completed') {
-    const result = await connection.call(
-      (client, options) =>
-        client.request(
-          { method: 'tasks/result', params: { taskId: task.taskId } } as never,
-          specTypeSchemas.CallToolResult,
-          options,
-        ),
-      { signal, method: 'tasks/result' },
-    );
-    return { ...snapshot, result };
-  }
+  if (task.era === 'legacy' && snapshot.status === 'completed')
+    return { ...snapshot, result: await taskResult(connection, task.taskId, { signal }) };
   return snapshot;
+}
+
+/**
+ * `tasks/result` (2025): the task's result once it has ended — and, while it has not, the server holds the request and
+ * delivers the task's questions (`elicitation/create` with the related-task meta) on its stream, then answers when the
+ * task ends. So a task in `input_required` is asked with the whole time it may still run (`timeoutMs`): a 2025 request
+ * the SDK gives up on keeps its stream open until the session ends.
+ */
+export async function taskResult(
+  connection: McpConnection,
+  taskId: string,
+  { signal, timeoutMs }: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined } = {},
+): Promise<CallToolResult> {
+  return connection.call(
+    (client, options) =>
+      client.request({ method: 'tasks/result', params: { taskId } } as never, specTypeSchemas.CallToolResult, options),
+    { signal, method: 'tasks/result', timeoutMs },
+  ) as Promise<CallToolResult>;
 }
 
 /** `tasks/update` (2026): the user's answers to the task's questions, by key. The server takes them eventually: poll again. */

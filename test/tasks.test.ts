@@ -288,6 +288,19 @@ describe('a task that needs input', () => {
     );
     expect(again.status).toBe(404);
   });
+  it('a question whose key holds colons is answered under that key', async () => {
+    const id = await createConversation(TASKS);
+    await startTaskTurn(id, 'ask_name', { key: 'urn:form:name' });
+    const question = await waitForPart(id, 'data-elicitation');
+    expect(question.id).toMatch(/:urn:form:name$/);
+    const answered = await api(
+      `/v1/conversations/${id}/elicitations/${encodeURIComponent(question.id)}`,
+      { method: 'POST', body: JSON.stringify({ action: 'accept', content: { name: 'Grace' } }), headers: JSON_TYPE },
+      TASKS,
+    );
+    expect(answered.status).toBe(200);
+    await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 10_000 }).toContain('Result: Hello, Grace!');
+  });
 });
 
 describe('nothing is lost', () => {

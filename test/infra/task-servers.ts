@@ -7,7 +7,7 @@
 //
 //   build {steps, stepMs}   completes after its steps, a status message each
 //   explode                 fails (the task's JSON-RPC error)
-//   ask_name                needs input (an elicitation), then greets
+//   ask_name {key?}         needs input (an elicitation, under `key`: 'name' by default), then greets
 //   wait_forever            works until it is cancelled
 //   vanish                  forgotten by the server after its first tasks/get
 //   count {steps, stepMs}   never a task: a synchronous call with progress
@@ -40,6 +40,8 @@ interface TaskRecord {
   /** Wakes a task waiting for input (or for cancellation). */
   wake?: (() => void) | undefined;
   answer?: { action: string; content?: Record<string, unknown> } | undefined;
+  /** The key its question was asked under (ask_name). */
+  inputKey?: string | undefined;
 }
 
 const tasks = new Map<string, TaskRecord>();
@@ -150,15 +152,19 @@ function buildServer(): McpServer {
   );
   server.registerTool(
     'ask_name',
-    { description: 'Greets the user, asking their name first', inputSchema: z.object({}) },
-    (_args, ctx) =>
+    {
+      description: 'Greets the user, asking their name first',
+      inputSchema: z.object({ key: z.string().default('name') }),
+    },
+    ({ key }, ctx) =>
       taskOr(ctx, 'ask_name', async (task) => {
         await sleep(50);
+        task.inputKey = key;
         update(task, {
           status: 'input_required',
           statusMessage: 'Waiting for a name',
           inputRequests: {
-            name: {
+            [key]: {
               method: 'elicitation/create',
               params: {
                 mode: 'form',
@@ -230,8 +236,9 @@ function buildServer(): McpServer {
       const task = find(taskId);
       // The SDK lifts params.inputResponses into ctx.mcpReq.inputResponses.
       const responses = (ctx.mcpReq.inputResponses ?? {}) as Record<string, TaskRecord['answer']>;
-      if (task.status === 'input_required' && responses.name) {
-        task.answer = responses.name;
+      const answer = responses[task.inputKey ?? 'name'];
+      if (task.status === 'input_required' && answer) {
+        task.answer = answer;
         task.wake?.();
       }
       return {} as never;

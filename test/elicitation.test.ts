@@ -77,7 +77,10 @@ for (const [server, era] of [
         ERAS,
       );
       expect(wrong.status).toBe(400);
-      expect((await wrong.json<{ error: { code: string } }>()).error.code).toBe('invalid_content');
+      expect((await wrong.json<{ error: { code: string; message: string } }>()).error).toEqual({
+        code: 'invalid_content',
+        message: 'The answer does not fit what the server asked for: "ok" must be yes or no.',
+      });
       expect(
         (await postJson(`/v1/conversations/${id}/elicitations/nope`, { action: 'accept', content: { ok: true } }, ERAS))
           .status,

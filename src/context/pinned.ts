@@ -7,7 +7,7 @@ import type { McpSessions } from '../mcp/sessions';
 import { findSkill } from '../mcp/catalog/skills';
 import type { SkillRef } from '../../shared/api/conversations';
 import { viewResource } from './resource-view';
-import { skillFilesNote } from './skill-notes';
+import { loadedSkill } from './skill-notes';
 import { estimateTokens } from './tokens';
 
 export interface PinnedContent {
@@ -146,8 +146,7 @@ async function readPinnedSkill(
       { server: ref.server, uri: found.skill.uri },
       { windowChars: Number.MAX_SAFE_INTEGER, images: false, maxImageBytes: 0, reuseSince },
     );
-    const note = skillFilesNote(ref.server, found.skill);
-    return { text: note ? `${view.model.text}\n${note}` : view.model.text };
+    return { text: loadedSkill(ref.server, found.skill, view.model.text, true) };
   } catch (error) {
     return {
       notice: `Pinned skill "${ref.name}" of server "${ref.server}" was skipped: ${error instanceof Error ? error.message : String(error)}`,

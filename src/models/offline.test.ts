@@ -110,4 +110,29 @@ describe('the offline stand-in', () => {
     expect(step.kind === 'text' && step.text).toContain(`From ${estimate.uri} (server "demo")`);
     expect(step.kind === 'text' && step.text).toContain('round up, never down');
   });
+
+  it('names an MCP tool as people read it (create_task on demo), not by its internal id', () => {
+    const { prompt, tools } = promptFor('create_task title=x');
+    const call = { type: 'tool-call' as const, toolCallId: 'c1', toolName: 'demo__create_task', input: {} };
+    const done = decide(
+      [
+        ...prompt,
+        { role: 'assistant', content: [call] },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'demo__create_task',
+              output: { type: 'text', value: 'Created #4' },
+            },
+          ],
+        },
+      ],
+      tools,
+    );
+    expect(done.kind === 'text' && done.text).toContain('Here is what create_task on demo returned:');
+    expect(done.kind === 'text' && done.text).not.toContain('demo__');
+  });
 });

@@ -256,15 +256,22 @@ function answerFromToolResults(
           : output.type === 'json' || output.type === 'error-json'
             ? JSON.stringify(output.value)
             : `The tool call was ${output.type === 'execution-denied' ? 'denied' : 'not run'}.`;
+    const tool = toolLabel(part.toolName);
     if (output.type === 'error-text' || output.type === 'error-json') {
-      answers.push(`${part.toolName} failed: ${text}`);
+      answers.push(`${tool} failed: ${text}`);
     } else if (part.toolName === 'read_resource' || part.toolName === 'load_skill') {
       answers.push(quote(text, question));
     } else {
-      answers.push(`Here is what ${part.toolName} returned:\n\n${text}`);
+      answers.push(`Here is what ${tool} returned:\n\n${text}`);
     }
   }
   return { kind: 'text', text: `${answers.join('\n\n')}\n\n${DISCLAIMER}` };
+}
+
+/** A tool as people read it: `create_task on demo` for the MCP tool `demo__create_task` (the step summaries' words). */
+function toolLabel(name: string): string {
+  const at = name.indexOf('__');
+  return at > 0 ? `${name.slice(at + 2)} on ${name.slice(0, at)}` : name;
 }
 
 /** The `<resource>` block of the system prompt (pinned or inlined) that shares the most words with the question. */

@@ -55,15 +55,25 @@ export function toolArgumentsCheck(schema: unknown): (value: unknown) => Checked
  * "string" is invalid. Expected "array".`
  */
 export function describeArgumentErrors(message: string): string {
+  const deepest = deepestError(message);
+  if (!deepest) return message || 'the arguments do not fit the tool’s input schema';
+  const where = deepest.path.length ? `argument "${deepest.path.join('.')}": ` : '';
+  return `${where}${deepest.error}`;
+}
+
+/**
+ * The deepest of the validator's errors (`<instance location>: <error>`, joined by "; "), its location as property
+ * names: the outer ones only say that a property "does not match schema".
+ */
+export function deepestError(message: string): { path: string[]; error: string } | undefined {
   const errors = message
     .split('; ')
     .map((part) => /^(#\S*): (.*)$/s.exec(part))
     .filter((match): match is RegExpExecArray => match !== null)
     .map(([, location, error]) => ({ path: location!.replace(/^#\/?/, ''), error: error! }));
   const deepest = errors.sort((a, b) => depth(b.path) - depth(a.path))[0];
-  if (!deepest) return message || 'the arguments do not fit the tool’s input schema';
-  const where = deepest.path ? `argument "${deepest.path.split('/').map(decodeURIComponent).join('.')}": ` : '';
-  return `${where}${deepest.error}`;
+  if (!deepest) return undefined;
+  return { path: deepest.path ? deepest.path.split('/').map(decodeURIComponent) : [], error: deepest.error };
 }
 
 const depth = (path: string) => (path === '' ? 0 : path.split('/').length);

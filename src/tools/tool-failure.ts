@@ -1,3 +1,5 @@
+import { InvalidToolInputError, type StreamTextTransform, type ToolSet } from 'ai';
+
 /**
  * A tool call that failed, worded as such: which tool of which server, and
  * what it said. What the model gets as the tool's error and what the person
@@ -8,6 +10,20 @@ export class ToolFailure extends Error {
   override readonly name = 'ToolFailure';
   constructor(message: string) {
     super(message);
+  }
+
+  /** The text alone: what the model is sent for a failed tool (the AI SDK sends `String(error)`), never "ToolFailure: …". */
+  override toString(): string {
+    return this.message;
+  }
+
+  /**
+   * A call the model made with arguments that do not fit the tool's schema (the AI SDK's InvalidToolInputError, whose
+   * text chains its causes: `Invalid input for tool … AI_TypeValidationError: Type validation failed: Value: {…}.
+   * Error message: Error: …`): the tool's name and the last sentence, which names the argument.
+   */
+  static invalidInput(toolName: string, error: unknown): ToolFailure {
+    return new ToolFailure(`${toolLabel(toolName)} was not called: ${innermostReason(error)}`);
   }
 
   /**
@@ -34,6 +50,56 @@ export class ToolFailure extends Error {
     return new ToolFailure(`Tool "${tool}" failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
+
+/** `Tool "create_task" of MCP server "demo"` for the MCP tool `demo__create_task`; `Tool "read_resource"` for ours. */
+function toolLabel(name: string): string {
+  const at = name.indexOf('__');
+  return at > 0 ? `Tool "${name.slice(at + 2)}" of MCP server "${name.slice(0, at)}"` : `Tool "${name}"`;
+}
+
+/** Why the arguments were refused, from the innermost cause: our schema check's sentence, zod's issues, or bad JSON. */
+function innermostReason(error: unknown): string {
+  let cause: unknown = error;
+  while (cause instanceof Error && cause.cause !== undefined && cause.cause !== cause) cause = cause.cause;
+  const issues = (cause as { issues?: Array<{ path?: PropertyKey[]; message?: string }> } | undefined)?.issues;
+  if (Array.isArray(issues) && issues.length)
+    return issues
+      .map((issue) => {
+        const path = (issue.path ?? []).map(String).join('.');
+        return `${path ? `argument "${path}": ` : ''}${issue.message ?? 'invalid'}`;
+      })
+      .join('; ');
+  if (cause instanceof Error && cause.name === 'AI_JSONParseError') return 'its arguments are not valid JSON.';
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return message || 'its arguments do not fit the tool’s input schema.';
+}
+
+/**
+ * The turn's stream stage that words an invalid tool call as the tool's failure (ToolFailure.invalidInput), before the
+ * step's messages are recorded: so the model's next step and the person's step read one sentence, not the AI SDK's
+ * chain of errors. The AI SDK marks the call `invalid` with its error (what the step shows), then sends its
+ * `tool-error` with that error already made text (what the model is sent): both are replaced.
+ */
+export const invalidToolInputWording: StreamTextTransform<ToolSet> = () => {
+  const worded = new Map<string, ToolFailure>();
+  return new TransformStream({
+    transform(part, controller) {
+      if (part.type === 'tool-call' && part.invalid && InvalidToolInputError.isInstance(part.error)) {
+        const failure = ToolFailure.invalidInput(part.toolName, part.error);
+        worded.set(part.toolCallId, failure);
+        controller.enqueue({ ...part, error: failure });
+        return;
+      }
+      const failure = part.type === 'tool-error' ? worded.get(part.toolCallId) : undefined;
+      if (failure) {
+        worded.delete((part as { toolCallId: string }).toolCallId);
+        controller.enqueue({ ...part, error: failure.message } as typeof part);
+        return;
+      }
+      controller.enqueue(part);
+    },
+  });
+};
 
 /**
  * The turn's tools with every failure a ToolFailure naming the tool. A stop

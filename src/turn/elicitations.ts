@@ -3,6 +3,7 @@ import type { ElicitationNotice } from '../../shared/api/stream';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import type { UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
+import { describeAnswerErrors } from './answer-errors';
 
 /** A server's question to the user, as the stream carries it (`data-elicitation`) and the message keeps it (shared/api). */
 export type ElicitationRecord = ElicitationNotice;
@@ -25,7 +26,7 @@ export function checkedAnswer(
     throw new ApiError(
       400,
       'invalid_content',
-      `The answer does not fit what the server asked for: ${check.errorMessage}`,
+      `The answer does not fit what the server asked for: ${describeAnswerErrors(requestedSchema, check.errorMessage ?? '')}`,
     );
   return { action: 'accept', content: check.data };
 }

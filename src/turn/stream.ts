@@ -13,7 +13,7 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
-import { withToolFailures } from '../tools/tool-failure';
+import { invalidToolInputWording, withToolFailures } from '../tools/tool-failure';
 import { isTaskPlaceholder } from '../tools/task-placeholder';
 import type { ToolEntry } from '../tools/tool-entries';
 import type { PinnedContent } from '../context/pinned';
@@ -134,6 +134,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
       servers: input.states.map((s) => s.id),
     }),
     activeTools: active(),
+    experimental_transform: invalidToolInputWording,
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the

@@ -127,7 +127,7 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await containsText(viewApproval(), 'The view wants to run create_task on demo');
     await containsText(view().locator('#status'), 'Working');
     await screenshot(page, 'mcp-apps-view-approval');
-    await viewApproval().getByRole('button', { name: 'Allow' }).click();
+    await viewApproval().getByRole('button', { name: 'Approve' }).click();
     await hasCount(viewApproval(), 0);
     await containsText(view().locator('#tasks'), 'Book the venue');
 
@@ -247,7 +247,7 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await containsText(view().locator('#out'), 'result {"shown":true}');
     await view().getByRole('button', { name: 'Call' }).click();
     await visible(viewApproval());
-    await viewApproval().getByRole('button', { name: 'Allow' }).click();
+    await viewApproval().getByRole('button', { name: 'Approve' }).click();
     await logged('official called noted: official');
     const other = await page.evaluate(
       async () => ((await (await fetch('/v1/conversations', { method: 'POST' })).json()) as { id: string }).id,

@@ -82,12 +82,15 @@ describe('a long tool call (MCP Tasks) in the widget', () => {
     const first = await clock.innerText();
     await expect.poll(() => clock.innerText(), { timeout: 5_000 }).not.toBe(first);
     await visible(card().getByRole('button', { name: 'Stop build_report' }));
+    // One Stop on screen: the card's (the composer shows Send, disabled, while the task runs).
+    await expect.poll(() => chat().getByRole('button', { name: /^Stop/ }).filter({ visible: true }).count()).toBe(1);
+    expect(await chat().getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
     await screenshot(page, 'tasks-01-card-working');
     expect(await turnsEnded(page)).toBe(0); // the answer is not finished while its task runs
 
     // The task ends; the answer goes on as a new turn and streams in below the card.
     await containsText(lastAnswer(), 'Report: release 4.18');
-    await containsText(lastAnswer(), 'Here is what demo__build_report returned');
+    await containsText(lastAnswer(), 'Here is what build_report on demo returned');
     await containsText(card(), 'Completed');
     await containsText(card().locator('.task-detail'), 'Report ready');
     await expect.poll(() => turnsEnded(page), { timeout: 15_000 }).toBe(1);

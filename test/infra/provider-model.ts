@@ -2,7 +2,8 @@
 // real provider packages (bench/lib/fake-model.mjs on FAKE_MODEL_PORT: the
 // OpenAI Responses and Anthropic Messages APIs): a tiny model that reads the
 // guidelines when asked about them, reads forever when told to loop (the step
-// limit), and otherwise echoes.
+// limit), calls create_task with a number for a title when told to get it
+// wrong (a call that does not fit the tool's schema), and otherwise echoes.
 import { contentText, type ChatBody, type Step } from '../../bench/lib/fake-model.mjs';
 
 export function providerPolicy(chat: ChatBody): Step {
@@ -11,6 +12,8 @@ export function providerPolicy(chat: ChatBody): Step {
   const userText = contentText(chat.messages.findLast((m) => m.role === 'user')?.content);
   const read = { toolCalls: [{ name: 'read_resource', args: { uri: 'task://guidelines', server: 'demo' } }] };
   if (/loop/i.test(userText) && offered.has('read_resource')) return read;
+  if (/get it wrong/i.test(userText) && offered.has('demo__create_task') && last?.role !== 'tool')
+    return { toolCalls: [{ name: 'demo__create_task', args: { title: 42 } }] };
   if (last?.role === 'tool') return { text: `Done: ${contentText(last.content).replace(/\s+/g, ' ').slice(0, 60)}` };
   if (/guidelines/i.test(userText) && offered.has('read_resource')) return read;
   return { text: `You said: ${userText.slice(0, 80)}` };

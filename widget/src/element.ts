@@ -18,7 +18,8 @@ import type { McpOndemandChatAttributes, McpOndemandChatEventDetails } from '../
 const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src
   ? new URL((document.currentScript as HTMLScriptElement).src).origin
   : location.origin;
-const DEFAULT_PLACEHOLDER = 'Ask anything — / for prompts and skills, @ to attach';
+// Short: the hint line under the input says what / and @ do (a long placeholder is cut off on a phone, and said it twice).
+const DEFAULT_PLACEHOLDER = 'Ask anything';
 const STATUS_TEXT: Record<ChatStatus, string> = {
   ready: '',
   loading: 'Loading…',
@@ -168,7 +169,7 @@ export class McpOndemandChat extends HTMLElement {
     this.send = h('button', { type: 'submit', class: 'primary', part: 'send' }, 'Send');
     this.stopButton = h(
       'button',
-      { type: 'button', part: 'stop', hidden: true, onclick: () => void this.stop() },
+      { type: 'button', class: 'secondary', part: 'stop', hidden: true, onclick: () => void this.stop() },
       'Stop',
     );
     this.chips = h('div', { hidden: true });
@@ -393,9 +394,11 @@ export class McpOndemandChat extends HTMLElement {
 
   private showStatus(status: ChatStatus): void {
     const busy = status !== 'ready';
+    // One Stop on screen: while tools run as tasks their cards have it (`waiting`), and Send stays, disabled.
+    const stoppable = busy && status !== 'waiting';
     this.send.disabled = busy;
-    this.send.hidden = busy;
-    this.stopButton.hidden = !busy;
+    this.send.hidden = stoppable;
+    this.stopButton.hidden = !stoppable;
     this.status.textContent = STATUS_TEXT[status];
     this.transcript.setStreaming(busy);
     // Approval buttons are live only between turns.

@@ -66,7 +66,11 @@ header h2 { font-size: 1em; margin: 0; flex: 1; }
 .task-card progress { width: 100%; height: 6px; accent-color: var(--mcp-accent); }
 .task-foot { display: flex; align-items: center; gap: 8px; color: var(--mcp-muted); font-variant-numeric: tabular-nums; }
 .task-foot button { margin-left: auto; }
-.app-view { margin: .35em 0; width: 560px; max-width: 100%; }
+/* Nothing of the transcript asks for a width of its own: a fixed width would become the least width of the widget, and a
+   host whose layout sizes it by its content (a grid track, a flex item) would grow past a phone's screen to fit it. A
+   message with a view takes the room it has instead; the view is at most 560 px wide. */
+.msg:has(.app-view) { width: 92%; }
+.app-view { margin: .35em 0; width: 100%; max-width: 560px; }
 .view-frame { display: block; width: 100%; border: 1px solid var(--mcp-border); border-radius: 8px; background: #fff; }
 .view-frame.bare { border: 0; background: transparent; }
 .row { display: flex; gap: 8px; flex-wrap: wrap; }

@@ -17,6 +17,12 @@ export class TranscriptView {
   /** Messages as the service stored them (the last history load), by id. */
   private stored = new Map<string, Message>();
   private pending = new Set<Message>();
+  /**
+   * The person follows the end of the conversation: they have not scrolled up. Kept from their own scrolling, not
+   * measured at each change — a view that reports its height after the answer below it has streamed, or a message
+   * that wraps anew, would otherwise leave the log just short of the end and stop following it.
+   */
+  private following = true;
 
   /**
    * @param retire Called for a message element leaving the log: a promise when it holds views to tear
@@ -33,6 +39,7 @@ export class TranscriptView {
       emptyState(),
     );
     this.announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
+    this.el.addEventListener('scroll', () => (this.following = this.atEnd()), { passive: true });
   }
 
   get announcerEl(): HTMLElement {
@@ -88,7 +95,7 @@ export class TranscriptView {
     patch(view, renderMessage(message, this.context()));
     this.views.set(message, view);
     this.el.append(view);
-    this.el.scrollTop = this.el.scrollHeight;
+    this.toEnd();
     return message;
   }
 
@@ -126,15 +133,19 @@ export class TranscriptView {
     void retiring.finally(() => view.remove());
   }
 
-  /** Runs `change` (a view growing), and keeps the log at its end if it was there. */
+  /** Runs `change` (a view growing), and keeps the log at its end if the person follows it. */
   keepBottom(change: () => void): void {
-    const atBottom = this.atBottom();
     change();
-    if (atBottom) this.el.scrollTop = this.el.scrollHeight;
+    if (this.following) this.toEnd();
   }
 
-  private atBottom(): boolean {
+  private atEnd(): boolean {
     return this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 80;
+  }
+
+  private toEnd(): void {
+    this.el.scrollTop = this.el.scrollHeight;
+    this.following = true;
   }
 
   scheduleRender(message: Message): void {
@@ -150,14 +161,13 @@ export class TranscriptView {
     const controls = (el: Element) => [...el.querySelectorAll('summary, a, button')];
     const focused = controls(view).indexOf(this.root.activeElement as Element);
     const open = new Set([...view.querySelectorAll('details')].flatMap((d, i) => (d.open ? [i] : [])));
-    const atBottom = this.atBottom();
     const fresh = renderMessage(message, this.context());
     [...fresh.querySelectorAll('details')].forEach((d, i) => {
       if (open.has(i)) d.setAttribute('open', '');
     });
     patch(view, fresh);
     if (focused >= 0) (controls(view)[focused] as HTMLElement | undefined)?.focus();
-    if (atBottom) this.el.scrollTop = this.el.scrollHeight;
+    if (this.following) this.toEnd();
   }
 }
 

@@ -10,7 +10,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
  * of `ui/notifications/tool-result`, calls `complete_task`, `create_task`
  * (which the user approves in the chat) and the app-only `board_tasks`
  * through the host, reports its height, and answers `ui/resource-teardown`.
- * `headline` (the guidelines' first line) makes the document change when the
+ * `headline` (the guidelines' first line), named as such in the footer, makes the document change when the
  * guidelines do, so a host can be seen serving the fresh copy.
  */
 export function taskBoardHtml(headline: string): string {
@@ -28,16 +28,17 @@ export function taskBoardHtml(headline: string): string {
   li { display: flex; gap: 8px; align-items: center; padding: 6px 0; border-bottom: 1px solid #8884; }
   li span { flex: 1; }
   .meta { font-size: 12px; opacity: .7; }
-  form { display: flex; gap: 6px; }
-  input { flex: 1; padding: 4px 6px; }
+  form { display: flex; flex-wrap: wrap; gap: 6px; }
+  input { flex: 1; min-width: 0; padding: 4px 6px; }
   #status { font-size: 12px; min-height: 1.2em; margin-top: 6px; }
 </style>
 </head>
 <body>
 <h1>Open tasks</h1>
-<p class="rule" id="headline">${escapeHtml(headline)}</p>
+<p class="rule">Mark a task done, or add one below.</p>
 <ul id="tasks"><li><span>Waiting for the tool's result…</span></li></ul>
 <form id="add"><input id="title" placeholder="New task" maxlength="200" required><button>Add task</button></form>
+<p class="rule" id="headline">Team rules (task://guidelines): ${escapeHtml(headline)}</p>
 <div id="status" role="status"></div>
 <script>
 (() => {

@@ -1,7 +1,7 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { viewResource } from '../../context/resource-view';
-import { skillFilesNote } from '../../context/skill-notes';
+import { loadedSkill } from '../../context/skill-notes';
 import { findSkill, skillName } from '../../mcp/catalog/skills';
 import { terms } from '../../context/relevance';
 import { charged } from './budget';
@@ -66,14 +66,12 @@ export const loadSkill: SyntheticTool = {
         } catch (error) {
           throw new Error(error instanceof Error ? error.message : String(error));
         }
-        const note = offset ? '' : skillFilesNote(found.server, found.skill);
-        const files = note ? `\n${note}` : '';
         const output: ReadResourceOutput = {
           server: found.server,
           uri: found.skill.uri,
           cache: view.cache,
           ...view.model,
-          text: `${view.model.text}${files}`,
+          text: loadedSkill(found.server, found.skill, view.model.text, !offset),
         };
         return charged(ctx, found.skill.uri, output);
       },

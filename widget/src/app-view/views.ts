@@ -225,12 +225,13 @@ export class AppViews {
         h(
           'div',
           { class: 'approval', role: 'group', 'aria-label': 'Approval for the view' },
+          // The chat's own approval card's words (transcript.ts): one wording for the same decision.
           h('p', {}, `The view wants to run ${name} on ${view.app.server}. Allow it?`),
           h('pre', { 'aria-label': 'Arguments' }, JSON.stringify(args, null, 2)),
           h(
             'div',
             { class: 'row' },
-            h('button', { type: 'button', class: 'primary', onclick: settle(true) }, 'Allow'),
+            h('button', { type: 'button', class: 'primary', onclick: settle(true) }, 'Approve'),
             h('button', { type: 'button', class: 'secondary', onclick: settle(false) }, 'Deny'),
           ),
         ),

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { Skill } from '../mcp/catalog/skills';
+import { parseResourceBlocks, resourceBlock } from './markers';
+import { loadedSkill } from './skill-notes';
+
+const skill: Skill = {
+  uri: 'skill://estimate-a-task/SKILL.md',
+  frontmatter: { name: 'estimate-a-task', description: 'Estimate a task in hours.', license: 'MIT' },
+  resources: [
+    { uri: 'skill://estimate-a-task/SKILL.md', digest: `sha256:${'a'.repeat(64)}`, size: 120 },
+    { uri: 'skill://estimate-a-task/checklist.md', digest: `sha256:${'b'.repeat(64)}`, size: 300 },
+  ],
+} as Skill;
+
+const SKILL_MD =
+  '---\nname: estimate-a-task\ndescription: Estimate a task in hours.\nlicense: MIT\n---\n\n# Estimate a task\n\nRound up.';
+const read = (body: string, window?: { from: number; to: number; total: number }) =>
+  resourceBlock({ server: 'demo', uri: skill.uri, mime: 'text/markdown', window }, body);
+
+describe('a loaded skill as the model reads it', () => {
+  it('the metadata once, in one line; the body without its frontmatter; then its other files', () => {
+    const text = loadedSkill('demo', skill, read(SKILL_MD), true);
+    expect(text.split('\n')[0]).toBe(
+      '[Skill "estimate-a-task" of server "demo": Estimate a task in hours. (license: MIT)]',
+    );
+    const [block] = parseResourceBlocks(text);
+    expect(block!.body).toBe('# Estimate a task\n\nRound up.');
+    expect(text).not.toContain('description:');
+    expect(text.match(/Estimate a task in hours/g)).toHaveLength(1);
+    expect(text).toContain('skill://estimate-a-task/checklist.md [md 300B]');
+  });
+
+  it('a SKILL.md without frontmatter keeps its body; a later window is left as it is', () => {
+    expect(parseResourceBlocks(loadedSkill('demo', skill, read('# Just a body'), true))[0]!.body).toBe('# Just a body');
+    const later = read('more text', { from: 24_000, to: 30_000, total: 30_000 });
+    expect(loadedSkill('demo', skill, later, false)).toBe(later);
+  });
+
+  it('a horizontal rule later in the body is not frontmatter', () => {
+    const body = '# Title\n\n---\n\nAfter the rule.';
+    expect(parseResourceBlocks(loadedSkill('demo', skill, read(body), true))[0]!.body).toBe(body);
+  });
+});

@@ -57,6 +57,19 @@ describe('authentication', () => {
     expect((await api('/v1/conversations', { method: 'POST' }, bearer('a.bnVsbA.b'))).status).toBe(401); // a null payload
   });
 
+  it('refuses a token whose signature is the same bytes written another way (base64url padding bits set)', async () => {
+    const [h, p, s] = (await token({})).split('.');
+    // An HS256 signature is 32 bytes: 43 base64url characters, the last carrying 2 bits and 4 unused ones. Setting an
+    // unused bit gives another token that decodes to the same signature (hono 4.13.19 accepted it; 4.13.23 does not).
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(s!.at(-1)!);
+    const twin = `${s!.slice(0, -1)}${alphabet[last ^ 1]}`;
+    expect(twin).not.toBe(s);
+    expect((await api('/v1/conversations', { method: 'POST' }, bearer(`${h}.${p}.${s}`))).status).toBe(201);
+    const malleable = await api('/v1/conversations', { method: 'POST' }, bearer(`${h}.${p}.${twin}`));
+    expect(malleable.status).toBe(401);
+  });
+
   it('every bad token gets the same answer: the signature is checked before the expiry', async () => {
     const b64 = (value: unknown) =>
       btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');

@@ -1,8 +1,16 @@
 import { expect, it } from 'vitest';
-import { checkDoc } from '../../scripts/config-doc.mjs';
+import { checkDoc, documentedNames } from '../../scripts/config-doc.mjs';
+import { stringPropertiesOfEnv } from './env-properties';
 
-it('docs/CONFIGURATION.md lists every setting with its default and description, as the schema says (npm run docs:config)', async () => {
+it('docs/CONFIGURATION.md lists every var, secret and setting with its default and description, as the code says (npm run docs:config)', async () => {
   const { current, expected } = await checkDoc();
   expect(current).toBe(expected);
   expect(current).toContain('| `MAX_STEPS` | `8` |');
+  expect(current).toContain('| `OPENAI_API_KEY` | unset (secret) |');
 });
+
+it('every var and secret the Worker reads (its Env) is documented', async () => {
+  const documented = await documentedNames();
+  const missing = [...stringPropertiesOfEnv()].filter((name) => !documented.has(name));
+  expect(missing, 'add them to src/config/vars.ts, then npm run docs:config').toEqual([]);
+}, 60_000);

@@ -1,4 +1,4 @@
-import { runInDurableObject } from 'cloudflare:test';
+import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import type { UIMessageChunk } from 'ai';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { api, catalog, conversationStub, createConversation, postJson } from './helpers/api';
@@ -32,6 +32,14 @@ async function catalogAs(id: string, as: Record<string, string>) {
       warnings?: unknown[];
     }>;
   }>();
+  return Object.fromEntries(servers.map((s) => [s.id, s]));
+}
+
+/** The catalog as the API gives it, with resources. */
+async function catalog2(id: string) {
+  const response = await api(`/v1/conversations/${id}/catalog`, {}, SKILLS);
+  expect(response.status).toBe(200);
+  const { servers } = await response.json<{ servers: Array<{ id: string; resources: Array<{ uri: string }> }> }>();
   return Object.fromEntries(servers.map((s) => [s.id, s]));
 }
 
@@ -134,6 +142,35 @@ describe('the model loads a skill on demand, through the read path', () => {
     expect(turn.outputs[0]).toMatchObject({ ok: false });
     expect(turn.outputs[0]!.text).toContain('No skill "plan-a-sprint" on server "kit2025"');
     expect((await serverState('stateful')).reads['skill://plan-a-sprint/SKILL.md']).toBeUndefined();
+  });
+
+  it('the files of a skill the operator does not allow are refused on every read path, before the server is asked', async () => {
+    // kit2025 is narrowed to ["triage-a-bug"]: plan-a-sprint is the server's, but not offered here.
+    const id = await createConversation(SKILLS);
+    const servers = await catalog2(id);
+    const hidden = 'skill://plan-a-sprint/SKILL.md';
+    expect(servers.kit2025!.resources.map((r) => r.uri)).not.toContain(hidden);
+    // The API's read (what a frontend would show), the model's read_resource, and an attachment.
+    const direct = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'kit2025', uri: hidden }, SKILLS);
+    expect(direct.status).toBe(404);
+    expect((await direct.json<{ error: { code: string; message: string } }>()).error).toMatchObject({
+      code: 'skill_not_found',
+      message: expect.stringContaining('plan-a-sprint'),
+    });
+    const turn = await toolTurn(id, [['read_resource', { server: 'kit2025', uri: hidden }]]);
+    expect(turn.outputs[0]).toMatchObject({ ok: false });
+    expect(turn.outputs[0]!.text).toContain('skill "plan-a-sprint"');
+    const attached = await postJson(
+      `/v1/conversations/${id}/messages`,
+      { text: 'use this', attachments: [{ server: 'kit2025', uri: hidden }] },
+      SKILLS,
+    );
+    expect(attached.status).toBe(404);
+    // A new instance of the conversation knows it from the stored list.
+    await abortAllDurableObjects();
+    const again = await postJson(`/v1/conversations/${id}/resources/read`, { server: 'kit2025', uri: hidden }, SKILLS);
+    expect(again.status).toBe(404);
+    expect((await serverState('stateful')).reads[hidden]).toBeUndefined();
   });
 
   it('a file a skill does not list is refused, not read', async () => {

@@ -244,6 +244,15 @@ export class ServerLink {
     if (!state.capabilities?.resources)
       throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
     const { cache } = this.options;
+    // A skill the operator does not offer here (config `skills`) has no file anyone may read, whatever the path.
+    const withheld = this.catalogs.withheldSkillOf(uri);
+    if (withheld) {
+      throw new ApiError(
+        404,
+        'skill_not_found',
+        `${uri} belongs to skill "${withheld.frontmatter.name}" of MCP server "${this.id}", which is not offered here; its files are not read`,
+      );
+    }
     // A skill's file (MCP Skills extension) is checked against its skill's entry on every read: digest, size, frontmatter.
     const skillFile = skillFileOf(state, uri);
     if (skillFile?.unlisted) {

@@ -8,6 +8,7 @@ import { isMethodNotFound, upstreamFailure } from '../connection/errors';
 import { LIST_METHOD, type ListAllResult, listAll } from './list-all';
 import { setWarnings, warningsOf } from '../connection/server-warnings';
 import type { ServerStateStore } from './state-store';
+import { type Skill, skillFileOf } from './skills';
 import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';
 import type { CacheHint } from '../../cache/types';
 import { logEvent } from '../../observability/log';
@@ -68,6 +69,11 @@ export class CatalogRefresher {
   private readonly onVanished: (uris: string[]) => void;
   private readonly shared: CatalogRefresherOptions['shared'];
   private readonly skills: McpServerConfig['skills'];
+  /**
+   * The server's skills the operator does not allow (config `skills`): in no catalog, and their files are read by
+   * nobody (ServerLink.read refuses them, `withheldSkillOf`). Kept from the full list, which is what is stored.
+   */
+  private withheld: Skill[] = [];
 
   constructor(options: CatalogRefresherOptions) {
     this.skills = options.skills ?? 'all';
@@ -80,6 +86,14 @@ export class CatalogRefresher {
       onVanished: this.onVanished,
       shared: this.shared,
     } = options);
+    // The stored list is the server's whole list: split it as `apply` does.
+    this.state.skills = this.allowedOf(this.state.skills ?? []);
+    this.hideWithheldFiles();
+  }
+
+  /** The skill the operator withholds that `uri` is a file of (its SKILL.md or anything under its directory), if any. */
+  withheldSkillOf(uri: string): Skill | undefined {
+    return this.withheld.length ? skillFileOf({ id: this.state.id, skills: this.withheld }, uri)?.skill : undefined;
   }
 
   /**
@@ -247,14 +261,11 @@ export class CatalogRefresher {
       const vanished = state.resources.map((r) => r.uri).filter((uri) => !kept.has(uri));
       if (vanished.length) this.onVanished(vanished);
     }
-    // Skills the operator did not allow are in no catalog (config `skills`); the shared copy keeps them all.
-    const kept =
-      kind === 'skills'
-        ? (items as ServerState['skills']).filter((skill) =>
-            allowsSkill({ skills: this.skills }, skill.frontmatter.name),
-          )
-        : items;
+    // Skills the operator did not allow are in no catalog (config `skills`), nor are their files among the resources;
+    // the shared copy and the stored list keep them all (withheldSkillOf refuses their files after a restart too).
+    const kept = kind === 'skills' ? this.allowedOf(items as ServerState['skills']) : items;
     (state[kind] as unknown[]) = kept;
+    if (kind === 'skills' || kind === 'resources') this.hideWithheldFiles();
     state.fetchedAt[kind] = fetchedAt;
     if (copied) this.copied.add(kind);
     else {
@@ -264,7 +275,21 @@ export class CatalogRefresher {
     state.cacheHints = { ...state.cacheHints, [kind]: hint };
     if (!hint) delete state.cacheHints[kind];
     if (kind === 'tools') this.reportTaskOnlyTools();
-    this.store.saveCatalog(state.id, kind, kept, fetchedAt);
+    this.store.saveCatalog(state.id, kind, items, fetchedAt);
+  }
+
+  /** The skills of `all` the operator allows; the rest are withheld. */
+  private allowedOf(all: Skill[]): Skill[] {
+    const allowed = all.filter((skill) => allowsSkill({ skills: this.skills }, skill.frontmatter.name));
+    this.withheld = all.filter((skill) => !allowed.includes(skill));
+    return allowed;
+  }
+
+  /** A withheld skill's files are not resources of any catalog (a server may list its SKILL.md among them). */
+  private hideWithheldFiles(): void {
+    if (!this.withheld.length) return;
+    const shown = this.state.resources.filter((resource) => !this.withheldSkillOf(resource.uri));
+    if (shown.length !== this.state.resources.length) this.state.resources = shown;
   }
 
   /** Tools that need a task the server does not let us make: kept from the model (tools/mcp-tools.ts), and said here. */

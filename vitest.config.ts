@@ -214,6 +214,37 @@ export const TEST_TENANTS = [
       { id: 'demo', url: '/demo/mcp' },
     ],
   },
+  // Servers that echo the credential they are sent (test/secret-echo.test.ts): a `secret:` header, masked in all they
+  // send back. Both eras of the echo server; the task server's echo_task.
+  {
+    id: 'leaky',
+    apiKeySha256: [sha256('test-key-leaky')],
+    allowedOrigins: [],
+    mcpServers: [
+      {
+        id: 'echo',
+        url: local(18, '/mcp'),
+        transport: 'streamable-http',
+        headers: { Authorization: 'secret:FAULTY_TOKEN' },
+        autoApprove: ['whoami', 'whoami_error', 'confirm'],
+      },
+      {
+        id: 'echo2025',
+        url: local(18, '/mcp'),
+        transport: 'streamable-http',
+        protocol: '2025-11-25',
+        headers: { Authorization: 'secret:FAULTY_TOKEN' },
+        autoApprove: ['whoami', 'whoami_error'],
+      },
+      {
+        id: 'jobs',
+        url: local(10, '/mcp'),
+        transport: 'streamable-http',
+        headers: { Authorization: 'secret:FAULTY_TOKEN' },
+        autoApprove: ['echo_task'],
+      },
+    ],
+  },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
   {
     id: 'limited',

@@ -5,15 +5,28 @@
  */
 const secrets = new Set<string>();
 
-/** A value that must never be shown (short values would mask ordinary words: at least 6 characters). */
+/** What a masked secret reads as. */
+export const REDACTED = '[redacted]';
+
+/**
+ * The parts of a header value that must never be shown: the value, or for an `Authorization` value with a scheme
+ * (`Bearer tok_…`) the credential after it — what a server that echoes it is likely to repeat alone, and what keeps
+ * `Bearer [redacted]` readable. Short values would mask ordinary words: at least 6 characters.
+ */
+export function credentialsOf(value: string): string[] {
+  const credential = /^(?:Bearer|Basic|Token|Bot)\s+(\S.*)$/i.exec(value.trim())?.[1] ?? value;
+  return credential.length >= 6 ? [credential] : [];
+}
+
+/** A value that must never be shown. */
 export function rememberSecret(value: string): void {
-  if (value.length >= 6) secrets.add(value);
+  for (const credential of credentialsOf(value)) secrets.add(credential);
 }
 
 /** `text` with every remembered secret masked. */
 export function redactSecrets(text: string): string {
   let out = text;
-  for (const secret of secrets) out = out.split(secret).join('[redacted]');
+  for (const secret of secrets) out = out.split(secret).join(REDACTED);
   return out;
 }
 

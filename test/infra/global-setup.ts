@@ -15,6 +15,7 @@ import { FAKE_MODEL_PORT, OAUTH_AS_PORT, OAUTH_RS_PORT, TEST_PORT_BASE } from '.
 import { providerPolicy } from './provider-model';
 import { startSkillServers } from './skill-servers';
 import { startTaskServers } from './task-servers';
+import { startEchoServer } from './echo-server';
 import { startV2Servers } from './v2-servers';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
@@ -24,6 +25,8 @@ const MINIMAL_PORT = TEST_PORT_BASE + 4;
 const V2_PORT = TEST_PORT_BASE + 5;
 const SKILLS_PORT = TEST_PORT_BASE + 9;
 const TASKS_PORT = TEST_PORT_BASE + 10;
+// A server that echoes its credential (echo-server.ts).
+const ECHO_PORT = TEST_PORT_BASE + 18;
 const STARTUP_TIMEOUT_MS = 15_000;
 
 const EVERYTHING_ENTRY = fileURLToPath(
@@ -124,6 +127,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => skills.close());
     const tasks = await startTaskServers(TASKS_PORT);
     stops.push(() => tasks.close());
+    const echo = await startEchoServer(ECHO_PORT);
+    stops.push(() => echo.close());
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
     const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });

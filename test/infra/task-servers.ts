@@ -11,9 +11,11 @@
 //   wait_forever            works until it is cancelled
 //   vanish                  forgotten by the server after its first tasks/get
 //   count {steps, stepMs}   never a task: a synchronous call with progress
+//   echo_task               a careless task: its status message and result repeat the credential it was sent
 //
 // Control: GET /__control/state (every task: tool, status, polls, whether it
 // was cancelled; requests by method); POST /__control/reset.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer, ProtocolError, type ServerContext } from '@modelcontextprotocol/server';
@@ -45,6 +47,8 @@ interface TaskRecord {
 }
 
 const tasks = new Map<string, TaskRecord>();
+/** The Authorization header of the request being served (echo_task repeats it). */
+const caller = new AsyncLocalStorage<string>();
 const methods: Record<string, number> = {};
 const now = () => new Date().toISOString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -181,6 +185,18 @@ function buildServer(): McpServer {
       }),
   );
   server.registerTool(
+    'echo_task',
+    { description: 'A task that repeats the credential it was sent', inputSchema: z.object({}) },
+    (_args, ctx) => {
+      const credential = caller.getStore() ?? '(none)';
+      return taskOr(ctx, 'echo_task', async (task) => {
+        update(task, { statusMessage: `Working with ${credential}` });
+        await sleep(300);
+        return text(`Done with ${credential}`);
+      });
+    },
+  );
+  server.registerTool(
     'wait_forever',
     { description: 'Waits until it is cancelled', inputSchema: z.object({}) },
     (_args, ctx) =>
@@ -257,7 +273,7 @@ function buildServer(): McpServer {
 async function face(handler: ReturnType<typeof createMcpHandler>, request: Request): Promise<Response> {
   const method = request.headers.get('mcp-method');
   if (method) methods[method] = (methods[method] ?? 0) + 1;
-  return handler.fetch(request);
+  return caller.run(request.headers.get('authorization') ?? '(none)', () => handler.fetch(request));
 }
 
 function control(action: string, res: ServerResponse): void {

@@ -31,7 +31,8 @@ import { acceptTaskResults } from '../tasks/task-results';
 import { TASKS_EXTENSION } from '../tasks/task-schemas';
 import { assertDepthAtMost } from './result-depth';
 import { endSession, endSessionById } from './session-end';
-import { createTransport, type TransportEnv, type TransportKind } from './transport';
+import { createTransport, secretValuesOf, type TransportEnv, type TransportKind } from './transport';
+import { maskEchoedSecrets } from './secret-echo';
 import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/client/ext/skills';
 
 /** How often a connect is opened again when its pooled connection turned out closed ("Network connection lost"). */
@@ -387,16 +388,20 @@ export class McpConnection {
       });
       // A 2026 tool call answered with a task reaches us as a result the SDK accepts (tasks/task-results.ts), after
       // lenient-results.ts mended what it mends.
-      const transport = acceptTaskResults(
-        acceptLeniently(
-          createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
-            getStream: kind === 'streamable-http' ? stream : undefined,
-            authProvider: this.authProvider,
-          }),
-          (mended) => {
-            if (this.client === client || this.client === undefined) this.events.onMended?.(mended);
-          },
+      const transport = maskEchoedSecrets(
+        acceptTaskResults(
+          acceptLeniently(
+            createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
+              getStream: kind === 'streamable-http' ? stream : undefined,
+              authProvider: this.authProvider,
+            }),
+            (mended) => {
+              if (this.client === client || this.client === undefined) this.events.onMended?.(mended);
+            },
+          ),
         ),
+        // The server's own credentials, masked in all it sends back before anything reads it (secret-echo.ts).
+        secretValuesOf(this.config, this.env),
       );
       const started = Date.now();
       try {

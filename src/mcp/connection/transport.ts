@@ -9,7 +9,7 @@ import type { McpServerConfig } from '../../config';
 import { secretNamed } from '../../config/secrets';
 import { ApiError } from '../../errors';
 import { currentRequest } from '../../observability/context';
-import { rememberSecret } from '../../observability/redact';
+import { credentialsOf, rememberSecret } from '../../observability/redact';
 import { isConnectionLost } from './errors';
 import { limitResponses } from './response-limit';
 import { watchGetStream, type GetStreamWatcher } from '../channels/get-stream';
@@ -57,6 +57,13 @@ export function resolveHeaders(server: McpServerConfig, env: TransportEnv): Reco
     rememberSecret(secret);
   }
   return headers;
+}
+
+/** The values of a server's `secret:` headers, as they must never be shown (observability/redact.ts `credentialsOf`). */
+export function secretValuesOf(server: McpServerConfig, env: TransportEnv): string[] {
+  return Object.values(server.headers).flatMap((value) =>
+    value.startsWith('secret:') ? credentialsOf(secretNamed(env, value) ?? '') : [],
+  );
 }
 
 /**

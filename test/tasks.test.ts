@@ -2,7 +2,7 @@ import { Chat } from '@ai-sdk/react';
 import { DefaultChatTransport, type UIMessage, type UIMessageChunk } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import type { Settings } from '../src/config';
 import type { ElicitationNotice, TaskNotice } from '../shared/api/stream';
@@ -539,6 +539,32 @@ describe('limits', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.errorText).toContain('(TASKS_PER_CONVERSATION)');
     await api(`/v1/conversations/${id}/stream`, { method: 'DELETE' }, TASKS);
+  });
+
+  it('deleting a conversation whose call runs as a task cancels it on the server and frees its TASKS_PER_USER place', async () => {
+    const user = { ...TASKS, 'x-end-user': 'limits-delete' };
+    const first = await createConversation(user);
+    await startTaskTurn(first, 'wait_forever', {}, { TASKS_PER_USER: 1 });
+    const running = (await serverState()).tasks.find((t) => t.tool === 'wait_forever')!;
+    expect(running.status).toBe('working');
+    const deleted = await api(`/v1/conversations/${first}`, { method: 'DELETE' }, user);
+    expect(deleted.status, await deleted.clone().text()).toBe(204);
+    const after = (await serverState()).tasks.find((t) => t.taskId === running.taskId)!;
+    expect(after.cancelRequested).toBe(true);
+    // The user can run a task again.
+    const second = await createConversation(user);
+    await startTaskTurn(second, 'wait_forever', {}, { TASKS_PER_USER: 1 });
+    expect(taskPart(await lastAnswer(second))?.data.status).toBe('working');
+    await api(`/v1/conversations/${second}/stream`, { method: 'DELETE' }, user);
+  });
+
+  it('a TASKS_PER_USER place is never held longer than TASK_MAX_MS, whatever happened to its conversation', async () => {
+    const places = env.LIVE_CONVERSATIONS.getByName('tasks:limits-expiry');
+    expect(await places.takeTask('lost-conversation', 'call-1', 1, 200)).toBe(true);
+    expect(await places.takeTask('other', 'call-2', 1, 200)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await places.takeTask('other', 'call-2', 1, 200)).toBe(true);
+    expect(await places.taskCount()).toBe(1);
   });
 
   it('TASKS_PER_USER: across conversations of one end user', async () => {

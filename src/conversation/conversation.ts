@@ -283,8 +283,12 @@ export class Conversation extends DurableObject<Env> {
     return toRpcResult(async () => {
       const row = this.parts.context.existing();
       const { thread, live, turns } = this.parts;
-      // Nothing of this conversation outlives it, even if the runtime keeps the instance a while: the sessions end
-      // (or a restarted instance leaves the live count), the running turn stops, the threads list forgets it.
+      // Nothing of this conversation outlives it, even if the runtime keeps the instance a while: its tasks are
+      // cancelled, the sessions end (or a restarted instance leaves the live count), the running turn stops, the
+      // threads list forgets it.
+      // Its tasks first, while it still exists and the sessions they live in are open: cancelled on their servers,
+      // their places freed.
+      await this.parts.tasks.abandon();
       thread.deleted = true;
       await live.close(row.owner);
       turns.forget();

@@ -124,6 +124,8 @@ export class TaskFollower {
         this.host.name,
         toolCallId,
         settings.TASKS_PER_USER,
+        // A little past TASK_MAX_MS, when the follower cancels the task and frees the place itself.
+        settings.TASK_MAX_MS + 60_000,
       );
     } finally {
       this.starting--;
@@ -188,6 +190,23 @@ export class TaskFollower {
       this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
     await this.schedule();
     return true;
+  }
+
+  /**
+   * The conversation is being deleted: each task is cancelled on its server (best effort) and every place it held
+   * among the user's TASKS_PER_USER is freed. Nothing is written: the conversation's storage goes with it.
+   */
+  async abandon(): Promise<void> {
+    const rows = this.running();
+    if (rows.length)
+      await this.host
+        .withMcp((sessions) =>
+          Promise.all(rows.map((row) => sessions.cancelTask(row.server, row.taskId).catch(() => undefined))),
+        )
+        .catch(() => undefined);
+    await liveConversationsOf(this.host.env, this.host.owner())
+      .releaseTask(this.host.name)
+      .catch((error) => logEvent('task.ended', { status: 'abandoned', ...errorFields(error) }, 'warn'));
   }
 
   /** The user's answer to a task's question (`data-elicitation` id `task:<toolCallId>:<key>`); false when the id is not a task's. */

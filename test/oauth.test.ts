@@ -314,6 +314,16 @@ describe('a server each end user connects to (OAuth)', () => {
 
     const steps = await startConnect(await link('hank'));
     expect((await browser(steps.callbackUrl.href, { headers: {} })).status).toBe(400); // no cookie: another browser
+    // The code that landed in the wrong browser cannot be redeemed afterwards, not even by the link's owner.
+    const landed = steps.callbackUrl.searchParams;
+    const late = await completeConnect('hank', {
+      server: 'account',
+      state: landed.get('state')!,
+      code: landed.get('code')!,
+      ...(landed.get('iss') ? { iss: landed.get('iss')! } : {}),
+    });
+    expect(late.status).toBe(400);
+    expect((await late.json<{ error: { code: string } }>()).error.code).toBe('invalid_state');
     const again = await startConnect(await link('hank'));
     const handed = await handoverOf(await browser(again.callbackUrl.href, { headers: { cookie: again.cookie } }));
     expect(handed).toBeDefined();
@@ -378,7 +388,11 @@ describe('a server each end user connects to (OAuth)', () => {
     await control('config', { deny: true });
     const page = await connect('iris', 'account');
     expect(page.status).toBe(400);
-    expect(await page.text()).toContain('Access was not granted');
+    const refusal = await page.text();
+    expect(refusal).toContain('Access was not granted');
+    // Told to the window that opened it on the handover's origins only (this service's; the tenant allows none), never '*'.
+    expect(refusal).not.toContain("'*'");
+    expect(/const origins = (\[.*?\]);/.exec(refusal)?.[1]).toBe(JSON.stringify(['https://mcp-ondemand.test']));
     const connections = await (await api('/v1/connections', 'iris')).json<{
       connections: Array<{ server: string; status: string }>;
     }>();

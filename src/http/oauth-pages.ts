@@ -76,13 +76,18 @@ else document.getElementById('note').textContent = 'Open the connect link from t
   );
 }
 
-/** A refusal for the popup; with `outcome`, it tells the window that opened it (nothing secret: the server id and the reason it shows). */
+/**
+ * A refusal for the popup; with `outcome`, it tells the window that opened it — on the handover's origins only (this
+ * service's and the tenant's), as the code's handover is: a page on any other origin that opened the link learns
+ * nothing, not even that the person refused.
+ */
 export function answerPage(
   c: Context<AppBindings>,
   status: number,
   title: string,
   text: string,
   outcome?: { server: string; error: string },
+  origins: string[] = [],
 ) {
   const message = outcome ? scriptValue({ type: 'mcp-ondemand:oauth', ...outcome, ok: false }) : 'null';
   return flowPage(
@@ -91,6 +96,7 @@ export function answerPage(
     title,
     html`<p>${text}</p>`,
     `const outcome = ${message};
-if (outcome && window.opener) window.opener.postMessage(outcome, '*');`,
+const origins = ${scriptValue(outcome ? origins : [])};
+if (outcome && window.opener) for (const origin of origins) window.opener.postMessage(outcome, origin);`,
   );
 }

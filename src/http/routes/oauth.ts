@@ -173,16 +173,20 @@ export const oauth = routes()
       );
     const cookie = getCookie(c, cookieName(ticket.server));
     deleteCookie(c, cookieName(ticket.server), { path: CALLBACK_PATH });
-    // The state must come back to the browser that started it (CSRF: nobody can finish their authorization in your session).
-    if (!cookie || !sameText(cookie, ticket.nonce))
+    const owner = { tenant: ticket.tenant, user: ticket.user };
+    const vault = vaultOf(c.env, owner);
+    // The state must come back to the browser that started it (CSRF: nobody can finish their authorization in your
+    // session). A callback that fails the check ends the authorization: its code, which landed in the wrong browser,
+    // can no longer be redeemed by anyone (POST …/complete answers invalid_state).
+    if (!cookie || !sameText(cookie, ticket.nonce)) {
+      await vault.abandon(ticket.nonce);
       return answerPage(
         c,
         400,
         'This authorization was started in another browser',
         'Go back to the chat and choose Connect again.',
       );
-    const owner = { tenant: ticket.tenant, user: ticket.user };
-    const vault = vaultOf(c.env, owner);
+    }
     const error = c.req.query('error');
     if (error) {
       await vault.abandon(ticket.nonce);
@@ -190,7 +194,14 @@ export const oauth = routes()
         error === 'access_denied'
           ? 'Access was not granted.'
           : `The authorization server answered: ${error}${c.req.query('error_description') ? ` (${c.req.query('error_description')})` : ''}.`;
-      return answerPage(c, 400, `${ticket.server} was not connected`, why, { server: ticket.server, error: why });
+      return answerPage(
+        c,
+        400,
+        `${ticket.server} was not connected`,
+        why,
+        { server: ticket.server, error: why },
+        handoverOrigins(c.env, setup.publicUrl.origin, ticket.tenant),
+      );
     }
     const code = c.req.query('code');
     if (!code) return answerPage(c, 400, 'This authorization is not valid', 'The authorization server sent no code.');

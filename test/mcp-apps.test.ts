@@ -250,6 +250,29 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     expect((await viewDocument(id)).response.status).toBe(200);
   });
 
+  it('a HEAD, or a prefetch, does not use a view link up: the frame’s load still opens it', async () => {
+    const id = await createConversation();
+    const linked = await viewLink(id, { server: 'demo', uri: BOARD });
+    const { url } = await linked.json<ViewLink>();
+    const head = await api(url, { method: 'HEAD' }, {});
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    for (const purpose of [
+      ['sec-purpose', 'prefetch'],
+      ['sec-purpose', 'prefetch;prerender'],
+      ['purpose', 'prefetch'],
+    ] as Array<[string, string]>) {
+      const prefetch = await api(url, { headers: [purpose] }, {});
+      expect(prefetch.status).toBe(503);
+      expect(prefetch.headers.get('cache-control')).toBe('no-store');
+      await prefetch.text();
+    }
+    const load = await api(url, {}, {});
+    expect(load.status).toBe(200);
+    expect(await load.text()).toContain('<!doctype html>');
+    expect((await api(url, { method: 'HEAD' }, {})).status).toBe(404); // used up by the load
+  });
+
   it("an unknown, expired or other conversation's nonce is a 404", async () => {
     const id = await createConversation();
     const other = await createConversation();

@@ -46,6 +46,18 @@ export class SqlViewLinks {
    * path, which platform request logs print; single use leaves a reader of
    * those logs a link that no longer opens anything (docs/SECURITY.md).
    */
+  /** What `nonce` opens, leaving the link as it is (a HEAD: no document is sent, so the link is not used up). */
+  peek(nonce: string, now = Date.now()): ViewTarget | undefined {
+    return this.storage.sql
+      .exec<{ server: string; uri: string }>(
+        `SELECT server, uri FROM view_links WHERE nonce = ? AND expires_at > ?`,
+        nonce,
+        now,
+      )
+      .toArray()
+      .map(({ server, uri }) => ({ server, uri }))[0];
+  }
+
   take(nonce: string, now = Date.now()): ViewTarget | undefined {
     return this.storage.sql
       .exec<{ server: string; uri: string }>(

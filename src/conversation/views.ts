@@ -17,7 +17,7 @@ export interface ViewDocument {
 /** What the routes ask of a conversation's views (one RPC method, `Conversation.view`). */
 export type ViewRequest =
   | { kind: 'link'; body: ViewLinkBody }
-  | { kind: 'document'; nonce: string }
+  | { kind: 'document'; nonce: string; peek?: boolean | undefined }
   | { kind: 'call'; body: ViewToolCallBody };
 
 /** The answer to each `ViewRequest`: a link's nonce (with the view's declared `_meta.ui`), a document, a tool's result. */
@@ -46,8 +46,9 @@ export async function answerView(
       return { ...links.mint(target), ui };
     }
     case 'document': {
-      // Single use: the frame's first load (a reload asks the API for a new link, as the widget does for every mount).
-      const target = links.take(request.nonce);
+      // Single use: the frame's first load (a reload asks the API for a new link, as the widget does for every mount);
+      // a look (HEAD) leaves it for that load.
+      const target = request.peek ? links.peek(request.nonce) : links.take(request.nonce);
       if (!target) throw notFound('View link');
       return readView(sessions, target);
     }

@@ -51,7 +51,8 @@ const document = createRoute({
   description:
     'The `src` of the widget’s sandboxed iframe (an iframe sends no token: the nonce of `POST …/views` is the capability). ' +
     'The `ui://` resource read through the conversation’s cache, fresh after `resources/updated`, served with a CSP that sandboxes it ' +
-    '(opaque origin), allows the declared domains only, and lets only the tenant’s origins and this service frame it. 404 for an unknown or expired link.',
+    '(opaque origin), allows the declared domains only, and lets only the tenant’s origins and this service frame it. One load: 404 for an unknown, expired or used link; ' +
+    '`HEAD` leaves it unused, and a prefetch (`Sec-Purpose: prefetch`) is refused with 503 so that it cannot use it up.',
   request: {
     params: z.object({
       conversationId: z.string(),
@@ -65,7 +66,7 @@ const document = createRoute({
       description: 'The HTML, with `Content-Security-Policy` and `Cache-Control: no-store`.',
       content: { 'text/html': { schema: z.string() } },
     },
-    ...errors(400, 404, 502),
+    ...errors(400, 404, 502, 503),
   },
 });
 
@@ -106,11 +107,25 @@ export const conversationViews = routes()
  */
 export const viewDocuments = routes().openapi(document, async (c) => {
   const { conversationId, nonce: segment } = c.req.valid('param');
+  // A speculative load (a browser's prefetch or prerender of a URL it saw) would use up the single-use link before the
+  // frame asks for it: refused, uncached, so that the real load opens it.
+  if (/\bprefetch\b/i.test(c.req.header('sec-purpose') ?? c.req.header('purpose') ?? ''))
+    return c.json(
+      {
+        error: {
+          code: 'prefetch_refused',
+          message: 'A view link opens once, for the frame that shows it; not for a prefetch',
+        },
+      },
+      503,
+      { 'Cache-Control': 'no-store' },
+    );
   // Checked before any Durable Object is addressed: an unauthenticated path must not create one.
   const nonce = await verifiedViewNonce(c.env, conversationId, segment);
   if (!nonce) throw notFound('View link');
   const stub = asDeclared(await conversationStub(c.env, conversationId), 'view');
-  const { html, ui, tenant } = unwrap(await stub.view({ kind: 'document', nonce }));
+  // HEAD (Hono answers it with the GET route, without the body): the same headers, and the link left for the load.
+  const { html, ui, tenant } = unwrap(await stub.view({ kind: 'document', nonce, peek: c.req.method === 'HEAD' }));
   const own = ownOrigins(c);
   const allowed = loadConfig(c.env).tenants?.find((t) => t.id === tenant)?.allowedOrigins ?? [];
   return c.body(html, 200, {

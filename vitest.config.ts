@@ -191,7 +191,7 @@ export const TEST_TENANTS = [
         id: 'jobs',
         url: local(10, '/mcp'),
         transport: 'streamable-http',
-        autoApprove: ['build', 'explode', 'ask_name', 'wait_forever', 'vanish', 'count'],
+        autoApprove: ['build', 'explode', 'ask_name', 'wait_forever', 'vanish', 'count', 'chatty'],
       },
       // A 2025 server with task-augmented tools/call (execution.taskSupport) and long calls that report progress.
       {

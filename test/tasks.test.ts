@@ -192,6 +192,20 @@ describe('a tool call that becomes a task', () => {
     expect(taskPart(done)?.data.status).toBe('failed');
   });
 
+  it('a status message or failure of megabytes is cut, as upstream text is: in the step, the stored row and the result', async () => {
+    const id = await createConversation(TASKS);
+    const { chunks } = await startTaskTurn(id, 'chatty');
+    const first = chunks.find((c) => c.type === 'data-task') as { data: TaskNotice } | undefined;
+    expect(first?.data.statusMessage?.length ?? 0).toBeLessThan(400);
+    expect(first?.data.statusMessage).toMatch(/^Working: x+… \[\d+ more characters\]$/);
+    const rows = await runInDurableObject(await conversationStub(id), (instance) => instance.parts.tasks.running());
+    expect(JSON.stringify(rows).length).toBeLessThan(2_000);
+    await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 10_000 }).toContain('Failed:');
+    const done = await lastAnswer(id);
+    expect(JSON.stringify(done).length).toBeLessThan(5_000);
+    expect(toolPart(done)?.errorText).toMatch(/Gave up: y+… \[\d+ more characters\]/);
+  });
+
   it('a task the server forgets is an error, never a hang', async () => {
     const id = await createConversation(TASKS);
     await startTaskTurn(id, 'vanish');

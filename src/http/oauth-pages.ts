@@ -43,8 +43,12 @@ export function startPage(c: Context<AppBindings>) {
     'Connecting…',
     html`<p id="note">Taking you to the sign-in page.</p>
 <form id="start" method="post" action="${START_PATH}"><input type="hidden" name="ticket"></form>`,
-    `const ticket = decodeURIComponent(location.hash.slice(1));
-history.replaceState(null, '', location.pathname); // the ticket leaves the address bar and the history
+    `const fragment = location.hash.slice(1);
+history.replaceState(null, '', location.pathname); // the ticket leaves the address bar and the history, first
+let ticket = '';
+try {
+  ticket = decodeURIComponent(fragment);
+} catch {} // not valid percent-encoding: no ticket, said below (it used to throw here and leave the page waiting)
 if (ticket) {
   const form = document.getElementById('start');
   form.elements.ticket.value = ticket;

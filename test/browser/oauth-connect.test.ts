@@ -176,3 +176,13 @@ describe('connecting an account from the widget (OAuth, per end user)', () => {
     expect(listed.connections.find((c) => c.server === 'account')?.status).toBe('not_connected');
   });
 });
+
+describe('the connect link’s page', () => {
+  it('says a link whose fragment is not valid percent-encoding is not valid, and takes the fragment out of the address bar', async () => {
+    await page.goto(`${service.url}/oauth/start#%E0%A4%A`);
+    await expect
+      .poll(() => page.locator('#note').innerText(), { timeout: 10_000 })
+      .toBe('This link is not valid. Go back to the chat and choose Connect again.');
+    expect(new URL(page.url()).hash).toBe('');
+  });
+});

@@ -12,6 +12,7 @@
 //   vanish                  forgotten by the server after its first tasks/get
 //   count {steps, stepMs}   never a task: a synchronous call with progress
 //   echo_task               a careless task: its status message and result repeat the credential it was sent
+//   chatty                  a task whose status message is 3 MB long, and whose failure's message too
 //
 // Control: GET /__control/state (every task: tool, status, polls, whether it
 // was cancelled; requests by method); POST /__control/reset.
@@ -182,6 +183,16 @@ function buildServer(): McpServer {
         update(task, { status: 'working', statusMessage: 'Greeting', inputRequests: undefined });
         const name = task.answer?.action === 'accept' ? String(task.answer.content?.name ?? '') : '';
         return text(name ? `Hello, ${name}!` : 'Hello, stranger (no name was given).');
+      }),
+  );
+  server.registerTool(
+    'chatty',
+    { description: 'A task that says far too much', inputSchema: z.object({}) },
+    (_a, ctx) =>
+      taskOr(ctx, 'chatty', async (task) => {
+        update(task, { statusMessage: `Working: ${'x'.repeat(3_000_000)}` });
+        await sleep(300);
+        throw new ProtocolError(-32603, `Gave up: ${'y'.repeat(3_000_000)}`);
       }),
   );
   server.registerTool(

@@ -19,11 +19,23 @@ export const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 
 
 const ms = z.number().int().nonnegative();
 
+/**
+ * How much of a server's status message (or a failed task's error message) is kept: it is stored with the task,
+ * re-sent with every poll's update and shown on the card, so a server's megabytes are cut as upstream error text is
+ * (mcp/connection/errors.ts), saying how much was left out.
+ */
+export const TASK_TEXT_MAX_CHARS = 300;
+const cut = (text: string) =>
+  text.length > TASK_TEXT_MAX_CHARS
+    ? `${text.slice(0, TASK_TEXT_MAX_CHARS)}… [${text.length - TASK_TEXT_MAX_CHARS} more characters]`
+    : text;
+const TaskText = z.string().transform(cut);
+
 /** A 2026 task (CreateTaskResult, tasks/get, notifications/tasks): the fields both eras share, under 2026 names. */
 const ModernTask = z.looseObject({
   taskId: z.string().min(1).max(512),
   status: TaskStatus,
-  statusMessage: z.string().optional(),
+  statusMessage: TaskText.optional(),
   createdAt: z.string().optional(),
   lastUpdatedAt: z.string().optional(),
   ttlMs: ms.nullable().optional(),
@@ -31,7 +43,7 @@ const ModernTask = z.looseObject({
   /** `completed`: the tool's result. */
   result: z.unknown().optional(),
   /** `failed`: the JSON-RPC error. */
-  error: z.looseObject({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+  error: z.looseObject({ code: z.number(), message: TaskText, data: z.unknown().optional() }).optional(),
   /** `input_required`: requests to the client by key (`elicitation/create`, …). */
   inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.unknown().optional() })).optional(),
 });
@@ -40,7 +52,7 @@ const ModernTask = z.looseObject({
 const LegacyTask = z.looseObject({
   taskId: z.string().min(1).max(512),
   status: TaskStatus,
-  statusMessage: z.string().optional(),
+  statusMessage: TaskText.optional(),
   ttl: ms.nullable().optional(),
   pollInterval: ms.optional(),
 });

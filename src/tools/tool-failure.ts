@@ -1,5 +1,3 @@
-import { InvalidToolInputError, type StreamTextTransform, type ToolSet } from 'ai';
-
 /**
  * A tool call that failed, worded as such: which tool of which server, and
  * what it said. What the model gets as the tool's error and what the person
@@ -15,15 +13,6 @@ export class ToolFailure extends Error {
   /** The text alone: what the model is sent for a failed tool (the AI SDK sends `String(error)`), never "ToolFailure: …". */
   override toString(): string {
     return this.message;
-  }
-
-  /**
-   * A call the model made with arguments that do not fit the tool's schema (the AI SDK's InvalidToolInputError, whose
-   * text chains its causes: `Invalid input for tool … AI_TypeValidationError: Type validation failed: Value: {…}.
-   * Error message: Error: …`): the tool's name and the last sentence, which names the argument.
-   */
-  static invalidInput(toolName: string, error: unknown): ToolFailure {
-    return new ToolFailure(`${toolLabel(toolName)} was not called: ${innermostReason(error)}`);
   }
 
   /**
@@ -57,49 +46,39 @@ function toolLabel(name: string): string {
   return at > 0 ? `Tool "${name.slice(at + 2)}" of MCP server "${name.slice(0, at)}"` : `Tool "${name}"`;
 }
 
-/** Why the arguments were refused, from the innermost cause: our schema check's sentence, zod's issues, or bad JSON. */
-function innermostReason(error: unknown): string {
-  let cause: unknown = error;
-  while (cause instanceof Error && cause.cause !== undefined && cause.cause !== cause) cause = cause.cause;
-  const issues = (cause as { issues?: Array<{ path?: PropertyKey[]; message?: string }> } | undefined)?.issues;
-  if (Array.isArray(issues) && issues.length)
-    return issues
-      .map((issue) => {
-        const path = (issue.path ?? []).map(String).join('.');
-        return `${path ? `argument "${path}": ` : ''}${issue.message ?? 'invalid'}`;
-      })
-      .join('; ');
-  if (cause instanceof Error && cause.name === 'AI_JSONParseError') return 'its arguments are not valid JSON.';
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return message || 'its arguments do not fit the tool’s input schema.';
+/**
+ * The AI SDK's text for a call whose arguments do not fit the tool's schema (InvalidToolInputError, its causes
+ * chained: `[AI_InvalidToolInputError: ]Invalid input for tool demo__x: AI_TypeValidationError: Type validation
+ * failed: Value: {…}.\nError message: Error: argument "title": …`) as one sentence naming the tool as ToolFailure's
+ * other failures do, and the argument (zod's issues, for our own tools, read the same way); undefined for any other
+ * text. Applied where that text surfaces — the step's
+ * `tool-input-error` chunk (turn/settled-tasks.ts) and the tool result the next step sends the model (turn/stream.ts)
+ * — rather than as a stage of the model's stream, which would cost CPU on every chunk of every answer.
+ */
+export function plainInvalidInput(text: string): string | undefined {
+  const match = /^(?:AI_InvalidToolInputError: )?Invalid input for tool ([^\s:]+): ([\s\S]*)$/.exec(text);
+  if (!match) return undefined;
+  const [, toolName, rest] = match as unknown as [string, string, string];
+  const reason = /Error message: (?:\w*Error: )?([\s\S]*)$/.exec(rest)?.[1] ?? rest;
+  return `${toolLabel(toolName)} was not called: ${zodIssues(reason.trim()) ?? (reason.trim() || 'its arguments do not fit the tool’s input schema.')}`;
 }
 
-/**
- * The turn's stream stage that words an invalid tool call as the tool's failure (ToolFailure.invalidInput), before the
- * step's messages are recorded: so the model's next step and the person's step read one sentence, not the AI SDK's
- * chain of errors. The AI SDK marks the call `invalid` with its error (what the step shows), then sends its
- * `tool-error` with that error already made text (what the model is sent): both are replaced.
- */
-export const invalidToolInputWording: StreamTextTransform<ToolSet> = () => {
-  const worded = new Map<string, ToolFailure>();
-  return new TransformStream({
-    transform(part, controller) {
-      if (part.type === 'tool-call' && part.invalid && InvalidToolInputError.isInstance(part.error)) {
-        const failure = ToolFailure.invalidInput(part.toolName, part.error);
-        worded.set(part.toolCallId, failure);
-        controller.enqueue({ ...part, error: failure });
-        return;
-      }
-      const failure = part.type === 'tool-error' ? worded.get(part.toolCallId) : undefined;
-      if (failure) {
-        worded.delete((part as { toolCallId: string }).toolCallId);
-        controller.enqueue({ ...part, error: failure.message } as typeof part);
-        return;
-      }
-      controller.enqueue(part);
-    },
-  });
-};
+/** Zod's issues (a JSON array) as `argument "path": message`; undefined when the text is not that. */
+function zodIssues(text: string): string | undefined {
+  if (!text.startsWith('[')) return undefined;
+  try {
+    const issues = JSON.parse(text) as Array<{ path?: unknown[]; message?: string }>;
+    if (!Array.isArray(issues) || !issues.length) return undefined;
+    return issues
+      .map((issue) => {
+        const path = Array.isArray(issue.path) ? issue.path.map(String).join('.') : '';
+        return `${path ? `argument "${path}": ` : ''}${issue.message ?? 'invalid'}.`;
+      })
+      .join(' ');
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The turn's tools with every failure a ToolFailure naming the tool. A stop

@@ -1,6 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import type { TaskNotice } from '../../shared/api/stream';
 import { isTaskPlaceholder } from '../tools/task-placeholder';
+import { plainInvalidInput } from '../tools/tool-failure';
 
 /**
  * The calls of the answer that ended as tasks, as the chunks that say so — for the stream of the turn that goes on
@@ -41,8 +42,9 @@ export function settledTaskChunks(messages: readonly UIMessage[]): UIMessageChun
 }
 
 /**
- * The turn's stream as clients get it, for tasks, in one stage (each stage costs CPU per chunk, which a long answer
- * streamed token by token feels): a call that became a task leaves its tool part running, and its placeholder output
+ * The turn's stream as clients get it, in one stage (each stage costs CPU per chunk, which a long answer streamed token
+ * by token feels): an invalid tool call's error in one sentence (tools/tool-failure.ts `plainInvalidInput`); and for
+ * tasks, a call that became a task leaves its tool part running, and its placeholder output
  * becomes a `data-task` part (id: the call's) that the conversation updates as the task moves, until the result
  * replaces both; and `resent` (settledTaskChunks) goes right after the `start` chunk (before it, a resuming client
  * would drop it).
@@ -64,6 +66,11 @@ export function taskParts<C extends UIMessageChunk>(resent: readonly UIMessageCh
         };
         controller.enqueue({ type: 'data-task', id: chunk.toolCallId, data } as unknown as C);
         return;
+      }
+      // The step's invalid tool call, worded as the tool's failure (its text is the AI SDK's chain of errors).
+      if (chunk.type === 'tool-input-error') {
+        const plain = plainInvalidInput(chunk.errorText);
+        if (plain !== undefined) chunk = { ...chunk, errorText: plain };
       }
       controller.enqueue(chunk);
       if (started || chunk.type !== 'start') return;

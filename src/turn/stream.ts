@@ -13,7 +13,7 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
-import { invalidToolInputWording, withToolFailures } from '../tools/tool-failure';
+import { plainInvalidInput, withToolFailures } from '../tools/tool-failure';
 import { isTaskPlaceholder } from '../tools/task-placeholder';
 import type { ToolEntry } from '../tools/tool-entries';
 import type { PinnedContent } from '../context/pinned';
@@ -134,7 +134,6 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
       servers: input.states.map((s) => s.id),
     }),
     activeTools: active(),
-    experimental_transform: invalidToolInputWording,
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
@@ -145,7 +144,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
       // A call approved in the previous request ran before this first step and became a task: nothing to ask the model.
       if (stepNumber === 0 && waitingForTasks) return { model: noModelStep, activeTools: [] };
-      const messages = elideReads([...initialMessages, ...responseMessages], budgets);
+      const messages = withPlainToolErrors(elideReads([...initialMessages, ...responseMessages], budgets));
       const tools = mcp.found.size ? { activeTools: active() } : {};
       if (stepNumber < maxSteps) return { messages: cache.messages(messages), ...tools };
       // The step past the limit: with a prompt cache, the same tools and system prompt (the cached prefix), told in a message.
@@ -218,6 +217,28 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     onError: (error) => describeTurnError(error),
   });
   return new LiveStream(stream, notices);
+}
+
+/**
+ * The messages with an invalid tool call's error (the AI SDK's chained text) as one sentence naming the tool and the
+ * argument (tools/tool-failure.ts `plainInvalidInput`). Only this turn's calls carry that text: the history keeps the
+ * step's error as its reworded chunk said it (settled-tasks.ts).
+ */
+function withPlainToolErrors(messages: ModelMessage[]): ModelMessage[] {
+  let changed = false;
+  const out = messages.map((message) => {
+    if (message.role !== 'tool') return message;
+    let reworded = false;
+    const content = message.content.map((part) => {
+      if (part.type !== 'tool-result' || part.output.type !== 'error-text') return part;
+      const plain = plainInvalidInput(part.output.value);
+      if (plain === undefined) return part;
+      reworded = changed = true;
+      return { ...part, output: { ...part.output, value: plain } };
+    });
+    return reworded ? { ...message, content } : message;
+  });
+  return changed ? out : messages;
 }
 
 /** The last user message with `relevant` added as a text part of its own (never stored: the history keeps what the user wrote). */

@@ -118,9 +118,41 @@ export const ServerState = z
 // Interfaces (not aliases): named types stay shallow in the Durable Object stub's RPC types, which the MCP SDK's recursive JSON types otherwise overflow.
 export interface ServerState extends z.infer<typeof ServerState> {}
 
+/** What the cost planner decided for the conversation (src/context/cost-planner.ts), and why. */
+export const ContextPlan = z
+  .object({
+    inlined: z.array(z.object({ server: ServerId, uri: z.string(), chars: z.number() })).meta({
+      description: 'Resources in the prompt (its cached prefix), read through the cache every turn: current.',
+    }),
+    ttl: z.enum(['short', 'long']).meta({
+      description:
+        'How long the provider is asked to keep the prefix: `short` (Anthropic 5 min, OpenAI 30 min) or `long` (1 h / 12 h).',
+    }),
+    reason: z.string().meta({ description: 'The decision in one sentence, with the estimate.' }),
+    estimate: z
+      .object({
+        turns: z.number(),
+        chosenUsd: z.number(),
+        inlineAllUsd: z.number(),
+        onDemandUsd: z.number(),
+      })
+      .optional()
+      .meta({
+        description:
+          'Dollars over `turns` turns: this plan, every resource inlined, none. Absent without a price card.',
+      }),
+  })
+  .meta({ id: 'ContextPlan' });
+export interface ContextPlan extends z.infer<typeof ContextPlan> {}
+
 /** `GET /v1/conversations/:id/catalog`. */
 export const Catalog = z
-  .object({ servers: z.array(z.intersection(ServerState, z.object({ connectUrl: ConnectUrl.optional() }))) })
+  .object({
+    servers: z.array(z.intersection(ServerState, z.object({ connectUrl: ConnectUrl.optional() }))),
+    plan: ContextPlan.optional().meta({
+      description: 'What the cost planner puts in the prompt for this conversation’s model, and why.',
+    }),
+  })
   .meta({
     id: 'Catalog',
     description: 'Every server of the conversation: status, capabilities and each catalog (with when it was fetched).',

@@ -157,17 +157,22 @@ export const SettingsSchema = z.object({
     `characters of one server's instructions in the system prompt (cut with a note)`,
   ),
   /**
-   * When every text resource of the conversation's servers fits in this many
-   * characters together (and their sizes are listed), they are put in the
-   * system prompt (read through the cache, so always current) instead of a
-   * catalog the model must read from. Measured (BENCHMARKS.md, context
-   * bytes): inlining wins while the corpus is smaller than about two model
-   * calls' fixed prompt plus one document; a 10 KB corpus already costs less
-   * through the catalog over six turns. 0 turns it off. See context/pinned.ts.
+   * The cost planner (context/cost-planner.ts) decides, per conversation, which
+   * resources go in the cached prefix and which stay on demand, from the
+   * catalog's sizes, the model's price card and the pace. These bound it.
    */
-  INLINE_CORPUS_CHARS: int(0, 8_000).describe(
-    `when every text resource of the servers has a listed size and all fit this, they go in the system prompt whole instead of a catalog; 0 turns it off`,
+  PLANNER_TURNS: int(1, 8).describe(
+    `turns the cost planner estimates a conversation for when it weighs inlining resources (in the cached prefix) against reading them on demand`,
   ),
+  INLINE_MAX_TOKENS: int(0, 30_000).describe(
+    `most estimated tokens of resource text the cost planner puts in the prompt (0: never inline)`,
+  ),
+  PROMPT_CACHE_TTL: z
+    .enum(['auto', 'short', 'long'])
+    .default('auto')
+    .describe(
+      `how long the provider keeps a conversation's cached prefix: \`short\` (Anthropic 5 min, OpenAI 30 min), \`long\` (Anthropic 1 h, OpenAI 12 h where the model offers it; writes cost more), \`auto\`: long once a gap between the conversation's turns outlasted the short lifetime`,
+    ),
   /**
    * Estimated tokens of MCP tool definitions offered to the model per step;
    * past it, the tools most relevant to the conversation are offered and

@@ -13,9 +13,9 @@ import { estimateTokens } from './tokens';
 export interface PinnedContent {
   /** Rendered (wrapped) content per server, in pin order. */
   byServer: Map<string, string[]>;
-  /** `server\u0000uri` of the small corpus's resources in the prompt: the catalog does not list them (pins stay listed). */
+  /** `server\u0000uri` of the resources the cost planner inlined: the catalog does not list them (pins stay listed). */
   inlined: Set<string>;
-  /** Every text resource of the servers is in the prompt (a small corpus): nothing is left to read but templates and binaries. */
+  /** Every text resource of the servers is in the prompt: nothing is left to read but templates and binaries. */
   wholeCorpus: boolean;
   /** Optional pins that could not be read: said in the stream, so nobody is misled. */
   notices: string[];
@@ -23,7 +23,9 @@ export interface PinnedContent {
 
 export interface PinOptions {
   configs: McpServerConfig[];
-  settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD' | 'INLINE_CORPUS_CHARS'>;
+  settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD'>;
+  /** The resources the cost planner puts in the prompt (context/cost-planner.ts), read through the cache. */
+  inline?: ReadonlyArray<{ server: string; uri: string }> | undefined;
   /** When the turn started (pins are read once per turn). */
   reuseSince: number;
   /** The skills the conversation pins (PUT …/skills/pinned), loaded after the resource pins. */
@@ -45,7 +47,7 @@ export interface PinOptions {
 export async function readPinned(
   sessions: McpSessions,
   states: ServerState[],
-  { configs, settings, reuseSince, skills = [] }: PinOptions,
+  { configs, settings, reuseSince, skills = [], inline = [] }: PinOptions,
 ): Promise<PinnedContent> {
   const byServer = new Map<string, string[]>();
   const inlined = new Set<string>();
@@ -114,12 +116,15 @@ export async function readPinned(
     used += cost;
     byServer.set(ref.server, [...(byServer.get(ref.server) ?? []), pinned.text]);
   }
-  const corpus = await readSmallCorpus(sessions, states, pinnedKeys, settings.INLINE_CORPUS_CHARS, reuseSince);
-  for (const { server, uri, text } of corpus ?? []) {
+  for (const { server, uri, text } of await readInlined(sessions, inline, pinnedKeys, reuseSince)) {
     byServer.set(server, [...(byServer.get(server) ?? []), text]);
     inlined.add(key(server, uri));
   }
-  return { byServer, inlined, wholeCorpus: corpus !== undefined, notices };
+  const texts = states
+    .filter((s) => isUsable(s))
+    .flatMap((s) => s.resources.filter((r) => isTextMime(r.mimeType)).map((r) => key(s.id, r.uri)));
+  const wholeCorpus = texts.length > 0 && texts.every((k) => inlined.has(k) || pinnedKeys.has(k));
+  return { byServer, inlined, wholeCorpus, notices };
 }
 
 /**
@@ -156,38 +161,20 @@ async function readPinnedSkill(
 
 const key = (server: string, uri: string) => `${server}\u0000${uri}`;
 
-/** More listed resources than this are never read to find out whether they are a small corpus. */
-const MAX_CORPUS_RESOURCES = 40;
-
 /**
- * Every text resource of the connected servers (not pinned already), rendered
- * whole, when together they fit `budget` characters; undefined when they do
- * not, or when a size is not listed (finding out would mean reading every
- * resource of every server at each turn), or when one cannot be read (the
- * catalog is the safe answer). Read through the cache, so always current.
+ * The planned resources (not pinned already), rendered whole, through the cache: always current. One that cannot be
+ * read is left out, and keeps its catalog line (the model can still read it, and hear why it failed).
  */
-async function readSmallCorpus(
+async function readInlined(
   sessions: McpSessions,
-  states: ServerState[],
+  planned: ReadonlyArray<{ server: string; uri: string }>,
   pinned: Set<string>,
-  budget: number,
   reuseSince: number,
-) {
-  if (budget <= 0) return undefined;
-  const candidates = states
-    .filter((s) => isUsable(s))
-    // Binaries are never part of an inlined corpus: they stay described in the catalog.
-    .flatMap((s) =>
-      s.resources
-        .filter((r) => !pinned.has(key(s.id, r.uri)) && isTextMime(r.mimeType))
-        .map((r) => ({ server: s.id, uri: r.uri, size: r.size })),
-    );
-  if (!candidates.length || candidates.length > MAX_CORPUS_RESOURCES) return undefined;
-  if (candidates.some((c) => c.size === undefined) || candidates.reduce((sum, c) => sum + c.size!, 0) > budget)
-    return undefined;
+): Promise<Array<{ server: string; uri: string; text: string }>> {
+  const wanted = planned.filter((r) => !pinned.has(key(r.server, r.uri)));
   const texts = await Promise.all(
-    candidates.map((c) =>
-      viewResource(sessions, c, {
+    wanted.map((r) =>
+      viewResource(sessions, r, {
         windowChars: Number.MAX_SAFE_INTEGER,
         images: false,
         maxImageBytes: 0,
@@ -198,8 +185,5 @@ async function readSmallCorpus(
       ),
     ),
   );
-  // Sizes are bytes and the server's word: the rendered text is what must fit.
-  if (texts.some((t) => t === undefined) || texts.reduce((sum, t) => sum + t!.length, 0) > budget * 1.25)
-    return undefined;
-  return candidates.map((c, i) => ({ server: c.server, uri: c.uri, text: texts[i]! }));
+  return wanted.flatMap((r, i) => (texts[i] === undefined ? [] : [{ ...r, text: texts[i]! }]));
 }

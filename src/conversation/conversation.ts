@@ -1,3 +1,5 @@
+import { contextPlan } from '../context/context-plan';
+import { modelStates } from '../turn/context';
 import { DurableObject } from 'cloudflare:workers';
 import type { UIMessage } from 'ai';
 import type { Catalog } from '../../shared/api/catalog';
@@ -179,7 +181,19 @@ export class Conversation extends DurableObject<Env> {
 
   /** Per server: status, info, capabilities, instructions and every catalog (with when it was fetched). */
   async catalog(): Promise<RpcResult<Catalog>> {
-    return toRpcResult(() => this.parts.live.use(async (sessions) => ({ servers: await sessions.catalog() })));
+    const { context, pace } = this.parts;
+    return toRpcResult(() =>
+      this.parts.live.use(async (sessions) => {
+        const servers = await sessions.catalog();
+        // What the next turn's cost planner decides (the same function the turn calls), and why.
+        const plan = contextPlan(modelStates(servers), {
+          model: context.model(),
+          gapsMs: pace.gaps(),
+          settings: context.settings(),
+        });
+        return { servers, plan };
+      }),
+    );
   }
 
   /** The skills pinned for every turn (`GET …/skills/pinned`). */

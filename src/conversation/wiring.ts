@@ -14,6 +14,7 @@ import { SqlViewLinks } from './view-links';
 import type { ConversationAlarms } from './alarms';
 import { TaskFollower } from './tasks/task-follower';
 import { TaskStore } from './tasks/task-store';
+import { TurnPace } from './pace';
 import type { ElicitationAnswer } from '../turn/elicitations';
 
 /** What the parts need of the Durable Object they make up. */
@@ -54,6 +55,8 @@ export class ConversationParts {
   readonly sockets: ChatSocket;
   /** The tasks its tool calls became (MCP Tasks), followed from the alarm. */
   readonly tasks: TaskFollower;
+  /** When its turns started: the cost planner's pace. */
+  readonly pace: TurnPace;
 
   constructor(host: PartsHost) {
     // Synchronous SQLite: the schemas exist before any method runs.
@@ -61,6 +64,7 @@ export class ConversationParts {
     this.history = new History(host.storage);
     this.largeResults = new SqlLargeResultStore(host.storage);
     this.viewLinks = new SqlViewLinks(host.storage);
+    this.pace = new TurnPace(host.storage);
     this.thread = new Thread({ ...host, record, history: this.history, largeResults: this.largeResults });
     this.context = new ConversationContext(host.env, host.name, () => this.thread.row());
     this.tasks = new TaskFollower({
@@ -108,6 +112,7 @@ export class ConversationParts {
       saved: (messages) => this.thread.active(messages),
       pinnedSkills: () => record.pinnedSkills(),
       tasks: this.tasks,
+      pace: this.pace,
     });
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
     // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).

@@ -3,6 +3,8 @@ import type { LanguageModel } from 'ai';
 import { loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { OfflineModel } from './offline';
+import { type PriceCard, priceCardOf } from '../config/price-cards';
+import { logEvent } from '../observability/log';
 
 export interface ResolvedModel {
   model: LanguageModel;
@@ -16,6 +18,12 @@ export interface ResolvedModel {
    * (`PROMPT_CACHING=off`, or the tenant's `promptCaching: false`).
    */
   promptCache?: PromptCacheStyle | undefined;
+  /**
+   * What its tokens cost and how its provider caches (models/price-cards.ts), for the cost planner; absent for a
+   * model whose prices we do not know (offline, Workers AI, an OpenAI-compatible server, an unknown id): the planner
+   * then keeps resources on demand and asks the provider for nothing beyond its defaults.
+   */
+  card?: PriceCard | undefined;
 }
 
 /**
@@ -73,14 +81,14 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
       const model = lazyModel(provider, modelId, async () =>
         (await import('@ai-sdk/openai')).createOpenAI(options)(modelId),
       );
-      return { model, acceptsImages: true, spec, ...caching(env, 'key') };
+      return { model, acceptsImages: true, spec, ...caching(env, 'key'), ...priced(spec) };
     }
     case 'anthropic': {
       const options = { apiKey: secret(env, 'ANTHROPIC_API_KEY', spec), ...baseUrl(env, 'ANTHROPIC_BASE_URL', spec) };
       const model = lazyModel(provider, modelId, async () =>
         (await import('@ai-sdk/anthropic')).createAnthropic(options)(modelId),
       );
-      return { model, acceptsImages: true, spec, ...caching(env, 'breakpoints') };
+      return { model, acceptsImages: true, spec, ...caching(env, 'breakpoints'), ...priced(spec) };
     }
     case 'openai-compatible': {
       const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
@@ -152,6 +160,28 @@ function lazyModel(provider: string, modelId: string, load: () => Promise<Langua
 }
 
 /** On unless `PROMPT_CACHING` is `off` (validated with the other settings: src/config/settings.ts). */
+/** Models already warned about: one line per model id and isolate, not one per turn. */
+const unpriced = new Set<string>();
+
+/** The model's price card; for a model of a priced provider we have none for, one warning (not an error: it runs, on demand). */
+function priced(spec: string): { card?: PriceCard } {
+  const card = priceCardOf(spec);
+  if (card) return { card };
+  if (!unpriced.has(spec)) {
+    unpriced.add(spec);
+    logEvent(
+      'model.unpriced',
+      {
+        model: spec,
+        reason:
+          'no price card for this model (src/models/price-cards.ts): resources stay on demand and the provider gets its default caching',
+      },
+      'warn',
+    );
+  }
+  return {};
+}
+
 function caching(env: ModelEnv, style: PromptCacheStyle): Pick<ResolvedModel, 'promptCache'> {
   return env.PROMPT_CACHING === 'off' ? {} : { promptCache: style };
 }

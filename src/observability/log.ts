@@ -13,6 +13,7 @@ export type LogEvent =
   // a conversation's turns
   | 'turn.end'
   | 'model.call'
+  | 'model.unpriced'
   | 'tool.call'
   | 'view.call'
   | 'pin.skipped'

@@ -7,6 +7,9 @@ import type { LargeResultStore } from '../tools/large-results';
 import { SYNTHETIC_TOOL_NAMES, syntheticTools } from '../tools/synthetic';
 import type { ToolEntry } from '../tools/tool-entries';
 import { readPinned, type PinnedContent } from '../context/pinned';
+import { contextPlan } from '../context/context-plan';
+import type { ContextPlan } from '../context/cost-planner';
+import type { ResolvedModel } from '../models/resolve';
 import { isViewMimeType } from '../../shared/mcp-apps';
 import { skillFileOf } from '../mcp/catalog/skills';
 import type { SkillRef } from '../../shared/api/conversations';
@@ -22,6 +25,8 @@ export interface TurnContext {
   found: Set<string>;
   modelPrompts: (server: string) => boolean;
   pinned: PinnedContent;
+  /** The cost planner's plan: what is inlined (in `pinned`), and how long the provider should keep the prefix. */
+  plan: ContextPlan;
 }
 
 export interface TurnContextOptions {
@@ -35,6 +40,9 @@ export interface TurnContextOptions {
   onTaskStarted?: McpToolContext['onTaskStarted'];
   /** The skills the conversation pins: loaded into the system prompt (context/pinned.ts). */
   pinnedSkills?: SkillRef[] | undefined;
+  /** The model's price card and cache style, and the time between the conversation's turns: the cost planner's input. */
+  model?: Pick<ResolvedModel, 'card' | 'promptCache'> | undefined;
+  gapsMs?: readonly number[] | undefined;
 }
 
 /**
@@ -57,9 +65,11 @@ export async function turnContext(
     onProgress,
     onTaskStarted,
     pinnedSkills,
+    model = {},
+    gapsMs = [],
   }: TurnContextOptions,
 ): Promise<TurnContext> {
-  const states = (await sessions.catalog(turnStartedAt, { connect: false })).map(withoutViews).map(withoutSkillFiles);
+  const states = modelStates(await sessions.catalog(turnStartedAt, { connect: false }));
   const modelPrompts = (server: string) => sessions.servers.find((s) => s.id === server)?.modelPrompts ?? false;
   const readBudget = { remaining: settings.MAX_RESOURCE_BYTES_PER_TURN, limit: settings.MAX_RESOURCE_BYTES_PER_TURN };
   const mcp = mcpTools(
@@ -94,14 +104,19 @@ export async function turnContext(
     },
   });
   const tools = { ...mcp.tools, ...synthetic };
+  const plan = contextPlan(states, { model, gapsMs, settings });
   const pinned = await readPinned(sessions, states, {
     configs: sessions.servers,
     settings,
     reuseSince: turnStartedAt,
     skills: pinnedSkills,
+    inline: plan.inlined,
   });
-  return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned };
+  return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned, plan };
 }
+
+/** The servers' states as the model is shown them: no MCP Apps views, no skill files among the resources. */
+export const modelStates = (states: ServerState[]): ServerState[] => states.map(withoutViews).map(withoutSkillFiles);
 
 /** MCP Apps views (`text/html;profile=mcp-app`) are documents for the widget, not the model: out of its catalog, corpus and resource tools. */
 function withoutViews(state: ServerState): ServerState {

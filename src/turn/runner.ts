@@ -94,6 +94,8 @@ export interface TurnHost {
   pinnedSkills(): SkillRef[];
   /** The tasks the conversation's tool calls became (MCP Tasks): a call that becomes one is recorded there. */
   tasks: TurnTasks;
+  /** When the conversation's turns started: the cost planner's pace (conversation/pace.ts). */
+  pace: { started(at: number): void; gaps(): number[] };
 }
 
 /** What a turn needs of the conversation's tasks (conversation/tasks/task-follower.ts). */
@@ -332,10 +334,15 @@ export class TurnRunner {
     }
     if (request.kind !== 'continue') await takeTurn(this.host.env, context.config(), context.owner());
     const settings = context.settings();
+    const turnStartedAt = Date.now();
+    // A turn a person asked for sets the pace; a continuation (after an approval, a task) is the same turn to them.
+    if (request.kind === 'message') this.host.pace.started(turnStartedAt);
     const turn = await turnContext(sessions, {
       settings,
       acceptsImages: model.acceptsImages,
-      turnStartedAt: Date.now(),
+      turnStartedAt,
+      model,
+      gapsMs: this.host.pace.gaps(),
       largeResults,
       onAppCall: (call) => this.writer?.write(appCallPart(call)),
       // A call's progress: a transient part in its step (never saved); a call that became a task: recorded, followed from the alarm.

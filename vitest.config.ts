@@ -311,6 +311,10 @@ export const TEST_TENANTS = [
       ['gpt', 'openai:gpt-4.1', undefined],
       ['claude-uncached', 'anthropic:claude-sonnet-4-5', false],
       ['gpt-uncached', 'openai:gpt-4.1', false],
+      // A model id we have no price card for (src/config/price-cards.ts): it must run, on demand.
+      ['claude-unknown', 'anthropic:claude-sonnet-9-9', undefined],
+      // A current model whose writes are billed and which offers a 12-hour cache (the Responses API).
+      ['gpt-terra', 'openai:gpt-6.1-terra', undefined],
     ] as const
   ).map(([id, model, promptCaching]) => ({
     id,

@@ -1,6 +1,7 @@
 import { runInDurableObject } from 'cloudflare:test';
-import { beforeEach, describe, expect, inject, it } from 'vitest';
-import { conversationStub, createConversation, postJson } from './helpers/api';
+import { beforeEach, describe, expect, inject, it, onTestFinished } from 'vitest';
+import type { UIMessageChunk } from 'ai';
+import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { sseChunks, textOfChunks, userMessage } from './helpers/turns';
 import { turnIn } from './helpers/conversation';
 
@@ -43,7 +44,7 @@ beforeEach(async () => {
 });
 
 describe('Anthropic: cache breakpoints on the system prompt and on the conversation so far', () => {
-  it('every request marks the system prompt and the user messages of this turn and the last; tools and system prompt are byte-identical; each request can read what an earlier one cached', async () => {
+  it('every request extends the one before it, across turns: tools and system byte-identical, earlier reads re-sent as they were, the end of each request marked for the next', async () => {
     const id = await createConversation(as('claude'));
     expect(await turn('claude', id, 'What do the team guidelines say about estimates?')).toContain('Done:');
     expect(await turn('claude', id, 'And what do the guidelines say about closing a task?')).toContain('Done:');
@@ -53,34 +54,31 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
     /** Indexes of the messages whose last block carries a breakpoint. */
     const marked = (body: Recorded['body']) =>
       body.messages!.flatMap((m, i) => ((m.content as Block[]).at(-1)?.cache_control ? [i] : []));
-    const userTexts = (body: Recorded['body']) =>
-      body.messages!.flatMap((m, i) =>
-        m.role === 'user' && (m.content as Block[]).some((b) => b.type === 'text') ? [i] : [],
-      );
+    const lastUserText = (body: Recorded['body']) =>
+      body.messages!.findLastIndex((m) => m.role === 'user' && (m.content as Block[]).some((b) => b.type === 'text'));
     for (const { body, headers } of requests) {
       // The key and the endpoint are the configured ones (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL).
       expect(headers['x-api-key']).toBe('test-anthropic-key-0123456789');
       expect(body.system!.at(-1)!.cache_control).toEqual(EPHEMERAL);
       for (const i of marked(body))
         expect((body.messages![i]!.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);
-      // The breakpoints on messages are the latest two messages the user wrote (a tool result is not one), within the provider's four.
-      expect(marked(body)).toEqual(userTexts(body).slice(-2));
+      // The question of this turn, and the request's last message (where the next request goes on from).
+      expect(marked(body)).toEqual([...new Set([lastUserText(body), body.messages!.length - 1])].sort((a, b) => a - b));
       expect(JSON.stringify(body).match(/"cache_control"/g)!.length).toBeLessThanOrEqual(4);
     }
-    expect(requests.map((r) => marked(r.body).length)).toEqual([1, 1, 2, 2]);
     // Nothing before the system breakpoint changes between steps or turns: one cached prefix for all four.
     expect(new Set(requests.map((r) => unmarked([r.body.tools, r.body.system]))).size).toBe(1);
-    // Each later request starts with a prefix an earlier request marked (the provider finds it cached).
-    for (const [j, request] of requests.entries()) {
-      if (j === 0) continue;
-      const messages = request.body.messages!;
-      const readable = requests
-        .slice(0, j)
-        .some(({ body }) =>
-          marked(body).some((m) => unmarked(messages.slice(0, m + 1)) === unmarked(body.messages!.slice(0, m + 1))),
-        );
-      expect(readable, `request ${j}`).toBe(true);
+    // Each request begins with the whole of the one before it (marks aside): the first turn's read is re-sent as it
+    // was in the second turn, not replaced by a note.
+    for (let j = 1; j < requests.length; j++) {
+      const before = requests[j - 1]!.body.messages!;
+      const after = requests[j]!.body.messages!;
+      expect(unmarked(after.slice(0, before.length)), `request ${j}`).toBe(unmarked(before));
+      // And the previous request's last mark is within the 20 blocks the next request's last mark looks back.
+      const blocks = after.slice(before.length).reduce((n, m) => n + (m.content as Block[]).length, 0);
+      expect(blocks).toBeLessThanOrEqual(19);
     }
+    expect(JSON.stringify(requests.at(-1)!.body)).not.toContain('not repeated');
   });
 
   it('the step past MAX_STEPS keeps the tools and the system prompt (tool_choice none) and says why in a message', async () => {
@@ -97,16 +95,16 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
     });
     const requests = (await recorded()).filter((r) => r.api === 'messages');
     expect(requests).toHaveLength(3);
-    const [first, , last] = requests.map((r) => r.body);
+    const [first, second, last] = requests.map((r) => r.body);
     expect(last!.tool_choice).toEqual({ type: 'none' });
     expect(unmarked([last!.tools, last!.system])).toBe(unmarked([first!.tools, first!.system]));
     const lastBlocks = last!.messages!.at(-1)!.content as Block[];
     expect(
       lastBlocks.some((b) => b.type === 'text' && b.text?.includes('You have used all 2 tool steps of this turn')),
     ).toBe(true);
-    // The question's breakpoint is where it was: the steps of the turn share that entry.
-    expect(unmarked(last!.messages![0])).toBe(unmarked(first!.messages![0]));
-    expect((last!.messages![0]!.content as Block[]).at(-1)!.cache_control).toEqual(EPHEMERAL);
+    // It extends the step before it, whose end it reads from the cache, and marks its own end.
+    expect(unmarked(last!.messages!.slice(0, second!.messages!.length))).toBe(unmarked(second!.messages));
+    expect(lastBlocks.at(-1)!.cache_control).toEqual(EPHEMERAL);
     expect(answer).toContain('You said: You have used all 2 tool steps');
   });
 });
@@ -137,5 +135,113 @@ describe('a tenant with promptCaching: false', () => {
       expect(JSON.stringify(body)).not.toContain('cache_control');
       expect(body).not.toHaveProperty('prompt_cache_key');
     }
+  });
+});
+
+describe('the cost planner, through the providers', () => {
+  it('inlines the small resource and lists the large one; the catalog says so and why; a change is sent new, once', async () => {
+    const id = await createConversation(as('claude'));
+    const { plan } = await (await api(`/v1/conversations/${id}/catalog`, {}, as('claude'))).json<{
+      plan: { inlined: Array<{ uri: string }>; ttl: string; reason: string; estimate: { chosenUsd: number } };
+    }>();
+    expect(plan.inlined.map((r) => r.uri)).toEqual(['task://guidelines']);
+    expect(plan.ttl).toBe('short');
+    expect(plan.reason).toMatch(/^inlined the 1 smallest of 2 resources: \$0\.\d+ over 8 turns on Claude Sonnet 4\.5/);
+    expect(await turn('claude', id, 'Hello there')).toContain('You said');
+    const first = (await recorded()).at(-1)!.body;
+    const system = (first.system as Block[]).map((b) => b.text).join('');
+    expect(system).toContain('<resource server="demo" uri="task://guidelines"');
+    expect(system).toContain('docs://test-matrix Release test matrix 4.18 [md 12K]');
+
+    // The guidelines change on the server: the next request carries the new text, and only that request rewrites.
+    const { connectDemoClient } = await import('./helpers/demo-client');
+    const text = `Planner rules ${crypto.randomUUID()}`;
+    const { client, transport } = await connectDemoClient('planner-editor');
+    const original = await client.readResource({ uri: 'task://guidelines' });
+    await client.callTool({ name: 'update_guidelines', arguments: { text } });
+    // The demo server is shared by the run: its guidelines are put back as they were at the end.
+    onTestFinished(async () => {
+      const [content] = original.contents as Array<{ text: string }>;
+      await client.callTool({ name: 'update_guidelines', arguments: { text: content!.text } });
+      await transport.terminateSession();
+    });
+    await fetch(`${fake}/__reset`, { method: 'POST' });
+    let changed = '';
+    for (let tries = 0; tries < 40 && !changed.includes(text); tries++) {
+      await turn('claude', id, `Hello again ${tries}`);
+      changed = ((await recorded()).at(-1)!.body.system as Block[]).map((b) => b.text).join('');
+      if (!changed.includes(text)) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(changed).toContain(text);
+    expect(changed).not.toContain('Every task has one owner');
+    await turn('claude', id, 'And once more');
+    const after = (await recorded()).at(-1)!.body;
+    expect(unmarked(after.system)).toBe(unmarked((await recorded()).at(-2)!.body.system));
+  });
+
+  it('past CONTEXT_BUDGET_TOKENS the conversation is compacted once, at a turn, and the stream says what was dropped', async () => {
+    const id = await createConversation(as('claude'));
+    const budget = { CONTEXT_BUDGET_TOKENS: 1_000 };
+    const chunks: UIMessageChunk[][] = [];
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      for (const question of [
+        'What do the team guidelines say about estimates?',
+        'What do the team guidelines say about owners?',
+        'What do the team guidelines say about reviews?',
+        'What do the team guidelines say about bugs?',
+      ]) {
+        const live = await turnIn(instance, [userMessage(question)], instance.parts.context.model(), budget);
+        const reader = live.reader().getReader();
+        const seen: UIMessageChunk[] = [];
+        for (let r = await reader.read(); !r.done; r = await reader.read()) seen.push(r.value);
+        chunks.push(seen);
+      }
+    });
+    const notices = chunks.map((c) =>
+      c.filter((x) => x.type === 'data-notice').map((x) => (x as { data: { message: string } }).data.message),
+    );
+    const compactedAt = notices.findIndex((n) => n.some((m) => m.includes('passed its context budget')));
+    expect(compactedAt).toBeGreaterThan(0);
+    expect(notices[compactedAt]!.join(' ')).toMatch(
+      /what was read in its \d+ earlier turn\(s\) is now a one-line note/,
+    );
+    // Once: the turn after it does not compact again (the history after the point is still under the budget).
+    expect(
+      notices
+        .slice(compactedAt + 1)
+        .flat()
+        .some((m) => m.includes('passed its context budget')),
+    ).toBe(false);
+    const requests = (await recorded()).filter((r) => r.api === 'messages');
+    const last = requests.at(-1)!.body;
+    expect(JSON.stringify(last)).toContain('[Read in an earlier turn, not repeated');
+    // After the compaction each request extends the one before it again (two requests a turn: the read, the answer).
+    expect(compactedAt).toBeLessThan(chunks.length - 1);
+    for (let j = 2 * compactedAt + 1; j < requests.length; j++) {
+      const before = requests[j - 1]!.body.messages!;
+      const after = requests[j]!.body.messages!;
+      expect(unmarked(after.slice(0, before.length))).toBe(unmarked(before));
+    }
+  });
+
+  it('a model without a price card runs, on demand, with the provider’s defaults; the catalog says why', async () => {
+    const id = await createConversation(as('claude-unknown'));
+    const { plan } = await (await api(`/v1/conversations/${id}/catalog`, {}, as('claude-unknown'))).json<{
+      plan: { inlined: unknown[]; reason: string; estimate?: unknown };
+    }>();
+    expect(plan.inlined).toEqual([]);
+    expect(plan.estimate).toBeUndefined();
+    expect(plan.reason).toContain('no price card');
+    expect(await turn('claude-unknown', id, 'What do the team guidelines say about estimates?')).toContain('Done:');
+    const [request] = (await recorded()).filter((r) => r.api === 'messages');
+    expect(JSON.stringify(request!.body.system)).not.toContain('Every task has one owner'); // nothing inlined
+  });
+
+  it('a GPT-5.6-family model (billed writes) is asked for its cache lifetime', async () => {
+    const id = await createConversation(as('gpt-terra'));
+    expect(await turn('gpt-terra', id, 'Hello')).toContain('You said');
+    const [request] = (await recorded()).filter((r) => r.api === 'responses');
+    expect(request!.body.prompt_cache_key).toBe(id);
+    expect(request!.body.prompt_cache_options).toEqual({ ttl: '30m' });
   });
 });

@@ -167,6 +167,14 @@ export const SettingsSchema = z.object({
   INLINE_MAX_TOKENS: int(0, 30_000).describe(
     `most estimated tokens of resource text the cost planner puts in the prompt (0: never inline)`,
   ),
+  /**
+   * With prompt caching on, earlier reads are sent again as they were, so that every request extends the one before it
+   * (context/read-elision.ts). Past this many estimated tokens of conversation, the reads of every turn before the new
+   * one become one-line notes, once (the cached prefix is rewritten there, then grows again from it).
+   */
+  CONTEXT_BUDGET_TOKENS: int(1_000, 100_000).describe(
+    `estimated tokens of conversation (with prompt caching on, earlier reads are re-sent as they were) past which the reads of every earlier turn become one-line notes, once; the stream says so`,
+  ),
   PROMPT_CACHE_TTL: z
     .enum(['auto', 'short', 'long'])
     .default('auto')

@@ -19,6 +19,12 @@ import { parseContinuation, parseResourceBlocks, parseSearchHeader } from './mar
  *   ones become a one-line note.
  * - Reads of earlier turns: the same, with `earlierBudget` (by default 0:
  *   every earlier read is a note — reading again is a cache hit at the edge).
+ * - With prompt caching on, both budgets are unbounded (turn/stream.ts): a
+ *   note in place of a read sent before rewrites the cached prefix from there
+ *   on (1.25× the input price for all of it, against 0.1× to send it again),
+ *   so every request extends the one before it; the reads of the first
+ *   `compactedTurns` user turns alone become notes, once the conversation has
+ *   passed its context budget (a compaction: turn/runner.ts decides where).
  *
  * Notes name the URI, server and characters, so the model can read again;
  * nothing is cut silently.
@@ -30,6 +36,8 @@ export interface ElisionBudgets {
   earlierBudget: number;
   /** The tools whose results are resource text the model can get again at the edge (a cache hit): tools/synthetic's `reads`. */
   readingTools: ReadonlySet<string>;
+  /** Reads of the conversation's first this-many user turns are notes, whatever the budgets (a compaction). */
+  compactedTurns?: number | undefined;
 }
 
 interface Read {
@@ -65,7 +73,9 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
     byTurnAndKey.set(group, [...(byTurnAndKey.get(group) ?? []), read]);
   }
   for (const group of byTurnAndKey.values()) {
-    if (group.length < 2) continue;
+    // Windows only: a resource read whole again is re-sent as it was (with a prompt cache, dropping the earlier copy
+    // would rewrite the cached prefix; it is one document, not a document's square).
+    if (group.length < 2 || !group.every((r) => r.range)) continue;
     const newest = group.at(-1)!;
     const older = group.slice(0, -1);
     for (const read of older) dropped.add(read.call.toolCallId);
@@ -79,8 +89,13 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
   let turnKept = 0;
   let earlierKept = 0;
   let newestSeen = false;
+  const compacted = compactedIndex(messages, budgets.compactedTurns ?? 0);
   for (const read of [...reads].reverse()) {
     if (dropped.has(read.call.toolCallId)) continue;
+    if (read.turn < compacted) {
+      notes.set(read.call.toolCallId, note(read, false));
+      continue;
+    }
     const current = read.turn === currentTurn;
     if (current && !newestSeen) {
       newestSeen = true;
@@ -94,6 +109,18 @@ export function elideReads(messages: ModelMessage[], budgets: ElisionBudgets): M
 
   if (!dropped.size && !notes.size && !prefixes.size) return messages;
   return rewrite(messages, dropped, notes, prefixes);
+}
+
+/** The index of the user message that starts turn number `turns` (0-based), or -1: reads before it are compacted. */
+function compactedIndex(messages: ModelMessage[], turns: number): number {
+  if (turns <= 0) return -1;
+  let seen = 0;
+  for (let i = 0; i < messages.length; i++) {
+    if (messages[i]!.role !== 'user') continue;
+    if (seen === turns) return i;
+    seen++;
+  }
+  return messages.length;
 }
 
 /** One line, re-sent at every later step: short, but enough to read it again. */

@@ -15,6 +15,7 @@ import type { ConversationAlarms } from './alarms';
 import { TaskFollower } from './tasks/task-follower';
 import { TaskStore } from './tasks/task-store';
 import { TurnPace } from './pace';
+import { CompactionPoint } from './compaction';
 import type { ElicitationAnswer } from '../turn/elicitations';
 
 /** What the parts need of the Durable Object they make up. */
@@ -113,6 +114,7 @@ export class ConversationParts {
       pinnedSkills: () => record.pinnedSkills(),
       tasks: this.tasks,
       pace: this.pace,
+      compaction: new CompactionPoint(host.storage),
     });
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
     // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).

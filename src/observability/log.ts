@@ -12,6 +12,7 @@ export type LogEvent =
   | 'auth.config'
   // a conversation's turns
   | 'turn.end'
+  | 'turn.compacted'
   | 'model.call'
   | 'model.unpriced'
   | 'tool.call'

@@ -28,6 +28,7 @@ import type { TurnStore } from './store';
 import type { AppToolCall } from '../../shared/api/views';
 import type { SkillRef } from '../../shared/api/conversations';
 import type { ToolTaskStarted } from '../tools/mcp-tools';
+import { estimateTokens } from '../context/tokens';
 
 /**
  * What starts a turn:
@@ -96,6 +97,8 @@ export interface TurnHost {
   tasks: TurnTasks;
   /** When the conversation's turns started: the cost planner's pace (conversation/pace.ts). */
   pace: { started(at: number): void; gaps(): number[] };
+  /** The user message before which earlier reads are notes (conversation/compaction.ts). */
+  compaction: { get(): string | undefined; set(messageId: string | undefined): void };
 }
 
 /** What a turn needs of the conversation's tasks (conversation/tasks/task-follower.ts). */
@@ -294,6 +297,39 @@ export class TurnRunner {
     this.state = { kind: 'idle' };
   }
 
+  /**
+   * With a prompt cache, earlier reads are sent again as they were (every request extends the one before it). Once the
+   * part of the conversation sent whole passes CONTEXT_BUDGET_TOKENS, a new turn compacts it: the reads of every turn
+   * before it become one-line notes — one rewrite of the cached prefix, at a turn boundary, which later requests extend
+   * — and the stream says so. Returns how many user turns are compacted.
+   */
+  private compaction(
+    sent: UIMessage[],
+    newTurn: boolean,
+    settings: Settings,
+  ): { turns: number; notice?: UIMessageChunk } | undefined {
+    const users = sent.flatMap((m, i) => (m.role === 'user' ? [{ id: m.id, index: i }] : []));
+    const stored = this.host.compaction.get();
+    let point = users.findIndex((u) => u.id === stored);
+    if (stored !== undefined && point < 0) this.host.compaction.set(undefined); // that message left the history
+    const from = point < 0 ? 0 : users[point]!.index;
+    const tokens = estimateTokens(JSON.stringify(sent.slice(from)));
+    if (!newTurn || tokens <= settings.CONTEXT_BUDGET_TOKENS || users.length < 2)
+      return point > 0 ? { turns: point } : undefined;
+    point = users.length - 1;
+    this.host.compaction.set(users[point]!.id);
+    logEvent('turn.compacted', { turns: point, tokens, budget: settings.CONTEXT_BUDGET_TOKENS });
+    return {
+      turns: point,
+      notice: {
+        type: 'data-notice',
+        data: {
+          message: `This conversation passed its context budget (about ${tokens.toLocaleString('en-US')} tokens, CONTEXT_BUDGET_TOKENS ${settings.CONTEXT_BUDGET_TOKENS.toLocaleString('en-US')}): what was read in its ${point} earlier turn(s) is now a one-line note each for the model, which can read it again; the history keeps it all.`,
+        },
+      } as UIMessageChunk,
+    };
+  }
+
   private async startWith(
     sessions: McpSessions,
     request: TurnRequest,
@@ -371,15 +407,18 @@ export class TurnRunner {
       report(endOf(messages));
     };
     const authNotices = await authRequiredNotices(this.host.env, context.owner(), turn.states);
+    // Interrupted turns' messages are shown to users, never to the model.
+    const sent = [
+      ...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted),
+      ...newMessages,
+    ];
+    const compaction = model.promptCache ? this.compaction(sent, request.kind === 'message', settings) : undefined;
     try {
       return await streamTurn({
         ...turn,
-        notices: authNotices,
-        // Interrupted turns' messages are shown to users, never to the model.
-        messages: [
-          ...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted),
-          ...newMessages,
-        ],
+        notices: compaction?.notice ? [...authNotices, compaction.notice] : authNotices,
+        compactedTurns: compaction?.turns,
+        messages: sent,
         model,
         conversation: this.host.conversation,
         settings,

@@ -17,6 +17,7 @@ import { plainInvalidInput, withToolFailures } from '../tools/tool-failure';
 import { isTaskPlaceholder } from '../tools/task-placeholder';
 import type { ToolEntry } from '../tools/tool-entries';
 import type { PinnedContent } from '../context/pinned';
+import type { ContextPlan } from '../context/cost-planner';
 import { SYNTHETIC_TOOLS, READING_TOOL_NAMES } from '../tools/synthetic';
 import { activeTools, chooseMcpTools } from '../tools/tool-offer';
 import { coalesceDeltas } from './coalesce-deltas';
@@ -43,8 +44,12 @@ export interface StreamTurnInput {
   found?: Set<string>;
   settings: Settings;
   modelPrompts: (server: string) => boolean;
-  /** Pinned resources of this turn (or the whole small corpus), and notices about skipped ones. */
+  /** Pinned resources of this turn, and what the cost planner inlined; notices about skipped ones. */
   pinned?: PinnedContent;
+  /** The cost planner's plan: the cache lifetime asked of the provider (context/cost-planner.ts). */
+  plan?: ContextPlan | undefined;
+  /** The reads of the conversation's first this-many user turns are one-line notes (a compaction: turn/runner.ts). */
+  compactedTurns?: number | undefined;
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
   /** Called once when the turn ended without completing (the model or a step failed), with the failure when known. */
@@ -107,12 +112,19 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     prompt.relevant,
   );
 
+  // With a prompt cache, earlier reads are sent again as they were (each request extends the one before it), until a
+  // compaction; without one, they become notes past their budgets (read-elision.ts).
+  const cached = input.model.promptCache !== undefined;
   const budgets = {
-    turnBudget: input.settings.TURN_READS_BUDGET_CHARS,
-    earlierBudget: input.settings.EARLIER_READS_BUDGET_CHARS,
+    turnBudget: cached ? Number.POSITIVE_INFINITY : input.settings.TURN_READS_BUDGET_CHARS,
+    earlierBudget: cached ? Number.POSITIVE_INFINITY : input.settings.EARLIER_READS_BUDGET_CHARS,
     readingTools: READING_TOOL_NAMES,
+    compactedTurns: input.compactedTurns,
   };
-  const cache = promptCachePlan(input.model.promptCache, input.conversation);
+  const cache = promptCachePlan(input.model.promptCache, input.conversation, {
+    ttl: input.plan?.ttl,
+    card: input.model.card,
+  });
   const maxSteps = input.settings.MAX_STEPS;
   let failed: { error: unknown } | undefined;
   let steps = 0;

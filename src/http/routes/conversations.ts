@@ -269,10 +269,10 @@ export const conversations = routes()
     return c.json(unwrap(await (await ownedStub(c)).messagesPage(before, limit)), 200);
   })
   .openapi(catalog, async (c) => {
-    const { servers } = unwrap(await asDeclared(await ownedStub(c), 'catalog').catalog());
+    const { servers, plan } = unwrap(await asDeclared(await ownedStub(c), 'catalog').catalog());
     const { tenant, user } = c.get('principal');
     // A server the caller must connect (or grant more access to) carries their connect link.
-    return c.json({ servers: await connectLinks(c.env, { tenant, user }, servers) }, 200);
+    return c.json({ servers: await connectLinks(c.env, { tenant, user }, servers), plan }, 200);
   })
   .openapi(send, async (c) => {
     const body = c.req.valid('json');

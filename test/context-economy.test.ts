@@ -247,27 +247,44 @@ describe('a stable prompt', () => {
 });
 
 describe('tool search: MCP tools past MCP_TOOLS_TOKEN_BUDGET', () => {
-  it('the most relevant are offered, search_tools finds the others, and a found tool can be called at the next step', async () => {
+  it('the most relevant to the opening message are offered, search_tools finds the others, call_tool runs one: the tools never change', async () => {
     const id = await createConversation();
-    let offeredAtSecondStep: string[] = [];
-    const model = scriptedModel((call, i) => {
+    const model = scriptedModel((_call, i) => {
       if (i === 0) return callTools(['search_tools', { query: 'add two numbers' }]);
-      if (i === 1) {
-        offeredAtSecondStep = toolNames(call);
-        return callTools(['everything__get-sum', { a: 2, b: 3 }]);
-      }
+      if (i === 1) return callTools(['call_tool', { name: 'everything__get-sum', arguments: { a: 2, b: 3 } }]);
       return say('ok');
     });
     await runScriptedTurn(id, 'Please echo hello back to me', model, { MCP_TOOLS_TOKEN_BUDGET: 300 });
     const first = toolNames(model.doStreamCalls[0]!);
     expect(first).toContain('search_tools');
-    expect(first).toContain('everything__echo'); // relevant to the message
+    expect(first).toContain('call_tool');
+    expect(first).toContain('everything__echo'); // relevant to the opening message
     expect(first).not.toContain('everything__get-sum');
     expect(systemOf(model.doStreamCalls[0]!)).toContain('search_tools finds the others');
     const [found] = toolResults(model.doStreamCalls[1]!.prompt);
+    // The definition, to call it through call_tool: its name, what it does, its arguments' schema.
     expect(found!.text).toContain('everything__get-sum');
-    expect(offeredAtSecondStep).toContain('everything__get-sum');
+    expect(found!.text).toMatch(/arguments \(JSON Schema\): \{.*"a"/);
     expect(toolResults(model.doStreamCalls[2]!.prompt).at(-1)!.text).toContain('5');
+
+    // A second turn about something else: the same tools, in the same order, at every step of both turns.
+    const next = scriptedModel(() => say('ok'));
+    await runScriptedTurn(id, 'Now add 7 and 8, and get the tiny image', next, { MCP_TOOLS_TOKEN_BUDGET: 300 });
+    for (const call of [...model.doStreamCalls, ...next.doStreamCalls])
+      expect(JSON.stringify(call.tools)).toBe(JSON.stringify(model.doStreamCalls[0]!.tools));
+  });
+
+  it('call_tool checks the arguments against the found tool’s schema, and refuses a tool that does not exist', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_call, i) => {
+      if (i === 0) return callTools(['call_tool', { name: 'everything__get-sum', arguments: { a: 'two' } }]);
+      if (i === 1) return callTools(['call_tool', { name: 'everything__nope', arguments: {} }]);
+      return say('ok');
+    });
+    await runScriptedTurn(id, 'Please echo hello back to me', model, { MCP_TOOLS_TOKEN_BUDGET: 300 });
+    const [wrong] = toolResults(model.doStreamCalls[1]!.prompt);
+    expect(wrong!.text).toMatch(/argument "a"|"b"/);
+    expect(toolResults(model.doStreamCalls[2]!.prompt).at(-1)!.text).toContain('No server tool "everything__nope"');
   });
 
   it('under the budget every tool is offered and search_tools is not', async () => {

@@ -245,3 +245,66 @@ describe('the cost planner, through the providers', () => {
     expect(request!.body.prompt_cache_options).toEqual({ ttl: '30m' });
   });
 });
+
+describe('stable tools: past MCP_TOOLS_TOKEN_BUDGET the tools array never changes', () => {
+  /** Two turns in the tenant's conversation with a tool budget that hides most demo tools: the guidelines, then a tool found. */
+  async function twoTurns(tenant: string) {
+    const id = await createConversation(as(tenant));
+    const budget = { MCP_TOOLS_TOKEN_BUDGET: 120 };
+    const answers: string[] = [];
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      for (const question of ['What do the team guidelines say about owners?', 'Find a tool to list the tasks']) {
+        const live = await turnIn(instance, [userMessage(question)], instance.parts.context.model(), budget);
+        const reader = live.reader().getReader();
+        const seen: UIMessageChunk[] = [];
+        for (let r = await reader.read(); !r.done; r = await reader.read()) seen.push(r.value);
+        answers.push(textOfChunks(seen));
+      }
+    });
+    return answers;
+  }
+
+  it('Anthropic: the hidden tools are declared deferred; search_tools loads one by reference; it runs', async () => {
+    const answers = await twoTurns('claude');
+    const requests = (await recorded()).filter((r) => r.api === 'messages');
+    expect(requests.length).toBe(5); // read + answer, then search + call + answer
+    const tools = requests[0]!.body.tools as Array<{ name: string; defer_loading?: boolean }>;
+    expect(tools.find((t) => t.name === 'demo__list_tasks')?.defer_loading).toBe(true);
+    expect(tools.some((t) => !t.defer_loading && t.name.startsWith('demo__'))).toBe(true);
+    for (const { body } of requests) expect(unmarked(body.tools)).toBe(unmarked(requests[0]!.body.tools));
+    const found = JSON.stringify(requests[3]!.body.messages!.at(-1));
+    expect(found).toContain('"type":"tool_reference","tool_name":"demo__list_tasks"');
+    expect(answers[1]).toMatch(/^Done: /);
+    expect(answers[1]).not.toContain('No server tool');
+  });
+
+  it('OpenAI (gpt-5.4 on): the hidden tools are left out of the request; search_tools’ result carries their definitions', async () => {
+    const answers = await twoTurns('gpt-terra');
+    const requests = (await recorded()).filter((r) => r.api === 'responses');
+    expect(requests.length).toBe(5);
+    const names = (requests[0]!.body.tools as Array<{ name?: string }>).map((t) => t.name);
+    expect(names).toContain('search_tools');
+    expect(names).not.toContain('demo__list_tasks');
+    for (const { body } of requests) expect(JSON.stringify(body.tools)).toBe(JSON.stringify(requests[0]!.body.tools));
+    const input = requests[4]!.body.input as Array<{ type: string; tools?: Array<{ name: string }> }>;
+    const at = input.findIndex((item) => item.type === 'additional_tools');
+    expect(input[at - 1]!.type).toBe('function_call_output'); // right after the search's result
+    expect(input[at]!.tools!.map((t) => t.name)).toContain('demo__list_tasks');
+    expect(input[at + 1]).toMatchObject({ type: 'function_call', name: 'demo__list_tasks' });
+    expect(answers[1]).toMatch(/^Done: /);
+  });
+
+  it('other models (gpt-4.1): search_tools gives the definitions, call_tool runs the one found', async () => {
+    const answers = await twoTurns('gpt');
+    const requests = (await recorded()).filter((r) => r.api === 'responses');
+    expect(requests.length).toBe(5);
+    const names = (requests[0]!.body.tools as Array<{ name?: string }>).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['search_tools', 'call_tool']));
+    expect(names).not.toContain('demo__list_tasks');
+    for (const { body } of requests) expect(JSON.stringify(body.tools)).toBe(JSON.stringify(requests[0]!.body.tools));
+    const input = requests[4]!.body.input as Array<{ type: string; name?: string; arguments?: string }>;
+    expect(input.findLast((item) => item.type === 'function_call')).toMatchObject({ name: 'call_tool' });
+    expect(answers[1]).toMatch(/^Done: /);
+    expect(answers[1]).not.toMatch(/failed|No server tool/);
+  });
+});

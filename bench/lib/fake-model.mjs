@@ -116,9 +116,19 @@ function messagesToChat(body) {
     typeof blocks === 'string'
       ? blocks
       : (blocks ?? [])
-          .filter((b) => b.type === 'text')
-          .map((b) => b.text)
+          .filter((b) => b.type === 'text' || b.type === 'tool_reference')
+          .map((b) => (b.type === 'text' ? b.text : `[tool loaded: ${b.tool_name}]`))
           .join('');
+  // Deferred tools (`defer_loading`) are the model's only once a tool result references them, as Anthropic loads them.
+  const referenced = new Set(
+    (body.messages ?? []).flatMap((m) =>
+      typeof m.content === 'string'
+        ? []
+        : m.content
+            .filter((b) => b.type === 'tool_result' && Array.isArray(b.content))
+            .flatMap((b) => b.content.filter((c) => c.type === 'tool_reference').map((c) => c.tool_name)),
+    ),
+  );
   const messages = [];
   const system = typeof body.system === 'string' ? body.system : text(body.system);
   if (system) messages.push({ role: 'system', content: system });
@@ -149,10 +159,12 @@ function messagesToChat(body) {
   const tools =
     body.tool_choice?.type === 'none'
       ? []
-      : (body.tools ?? []).map((t) => ({
-          type: 'function',
-          function: { name: t.name, description: t.description, parameters: t.input_schema },
-        }));
+      : (body.tools ?? [])
+          .filter((t) => !t.defer_loading || referenced.has(t.name))
+          .map((t) => ({
+            type: 'function',
+            function: { name: t.name, description: t.description, parameters: t.input_schema },
+          }));
   return { model: body.model, messages, tools };
 }
 
@@ -160,11 +172,15 @@ function messagesToChat(body) {
 function responsesToChat(body, items) {
   const text = (content) => (typeof content === 'string' ? content : (content ?? []).map((p) => p.text ?? '').join(''));
   const messages = [];
+  // Tools given mid-conversation (`additional_tools` items, after a tool result) are the model's from there on.
+  const added = [];
   if (body.instructions) messages.push({ role: 'system', content: body.instructions });
   for (const entry of body.input ?? []) {
     const item = entry.type === 'item_reference' ? items.get(entry.id) : entry;
     if (!item) throw new Error(`unknown item_reference ${entry.id}`);
-    if (item.type === 'function_call') {
+    if (item.type === 'additional_tools') {
+      added.push(...item.tools.filter((t) => t.type === 'function'));
+    } else if (item.type === 'function_call') {
       messages.push({
         role: 'assistant',
         content: null,
@@ -179,7 +195,7 @@ function responsesToChat(body, items) {
   const tools =
     body.tool_choice === 'none'
       ? []
-      : (body.tools ?? [])
+      : [...(body.tools ?? []), ...added]
           .filter((t) => t.type === 'function')
           .map((t) => ({
             type: 'function',

@@ -182,12 +182,13 @@ export const SettingsSchema = z.object({
       `how long the provider keeps a conversation's cached prefix: \`short\` (Anthropic 5 min, OpenAI 30 min), \`long\` (Anthropic 1 h, OpenAI 12 h where the model offers it; writes cost more), \`auto\`: long once a gap between the conversation's turns outlasted the short lifetime`,
     ),
   /**
-   * Estimated tokens of MCP tool definitions offered to the model per step;
-   * past it, the tools most relevant to the conversation are offered and
+   * Estimated tokens of MCP tool definitions offered to the model at once;
+   * past it, the tools most relevant to the conversation's opening message
+   * are offered for the whole conversation (tools/tool-offer.ts) and
    * `search_tools` finds the others.
    */
   MCP_TOOLS_TOKEN_BUDGET: int(200, 6_000).describe(
-    `estimated tokens of MCP tool definitions offered per step; past it, the most relevant are offered and \`search_tools\` finds the rest`,
+    `estimated tokens of MCP tool definitions offered at once; past it, those most relevant to the conversation's opening message are offered for the whole conversation, and \`search_tools\` finds the rest, loaded without changing the tools array (Anthropic deferred tools, OpenAI additional tools; otherwise run through \`call_tool\`)`,
   ),
   /** Estimated tokens of pinned resource content in the system prompt; a pin past it stays in the catalog only. */
   PINNED_TOKEN_BUDGET: int(0, 1_000).describe(`estimated tokens of pinned content in the system prompt`),

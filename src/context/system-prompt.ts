@@ -53,6 +53,8 @@ export interface CatalogFacts {
   anyTools: boolean;
   /** MCP tools not offered at once (MCP_TOOLS_TOKEN_BUDGET). */
   hiddenTools: number;
+  /** Those are run through call_tool (a model whose provider cannot load tools mid-conversation: tools/tool-offer.ts). */
+  toolDispatcher: boolean;
 }
 
 /** A tool the system prompt may offer, and explain in one sentence (tools/synthetic/ provides them as data). */
@@ -92,8 +94,8 @@ export interface SystemPromptInput {
   inlined?: Set<string>;
   /** Every text resource is in `pinned` (a small corpus inlined whole). */
   wholeCorpus?: boolean;
-  /** MCP tools exist / some are not offered at once (search_tools). */
-  mcpTools?: { any: boolean; hidden: number };
+  /** MCP tools exist / some are not offered at once (search_tools) / those are run through call_tool. */
+  mcpTools?: { any: boolean; hidden: number; dispatcher?: boolean };
   /** The tools the prompt may offer and explain (tools/synthetic/'s registry). */
   offerable: readonly OfferableTool[];
   settings: Pick<Settings, 'CATALOG_TOKEN_BUDGET' | 'INSTRUCTIONS_MAX_CHARS'> &
@@ -234,6 +236,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     ),
     anyTools: input.mcpTools?.any ?? input.servers.some((s) => isUsable(s) && s.tools.length > 0),
     hiddenTools: input.mcpTools?.hidden ?? 0,
+    toolDispatcher: input.mcpTools?.dispatcher ?? false,
   };
   const offered = input.offerable.filter((t) => t.offeredWhen(facts));
 

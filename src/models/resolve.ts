@@ -5,6 +5,7 @@ import { ApiError } from '../errors';
 import { OfflineModel } from './offline';
 import { type PriceCard, priceCardOf } from '../config/price-cards';
 import { logEvent } from '../observability/log';
+import { type NativeToolSearch, nativeToolSearch } from './tool-search';
 
 export interface ResolvedModel {
   model: LanguageModel;
@@ -24,6 +25,8 @@ export interface ResolvedModel {
    * then keeps resources on demand and asks the provider for nothing beyond its defaults.
    */
   card?: PriceCard | undefined;
+  /** How its provider loads a tool definition mid-conversation without changing the tools array (tool-search.ts); absent: the portable way. */
+  toolSearch?: NativeToolSearch | undefined;
 }
 
 /**
@@ -81,14 +84,14 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
       const model = lazyModel(provider, modelId, async () =>
         (await import('@ai-sdk/openai')).createOpenAI(options)(modelId),
       );
-      return { model, acceptsImages: true, spec, ...caching(env, 'key'), ...priced(spec) };
+      return { model, acceptsImages: true, spec, ...firstParty(env, 'key', spec) };
     }
     case 'anthropic': {
       const options = { apiKey: secret(env, 'ANTHROPIC_API_KEY', spec), ...baseUrl(env, 'ANTHROPIC_BASE_URL', spec) };
       const model = lazyModel(provider, modelId, async () =>
         (await import('@ai-sdk/anthropic')).createAnthropic(options)(modelId),
       );
-      return { model, acceptsImages: true, spec, ...caching(env, 'breakpoints'), ...priced(spec) };
+      return { model, acceptsImages: true, spec, ...firstParty(env, 'breakpoints', spec) };
     }
     case 'openai-compatible': {
       const baseURL = env.OPENAI_COMPATIBLE_BASE_URL;
@@ -180,6 +183,17 @@ function priced(spec: string): { card?: PriceCard } {
     );
   }
   return {};
+}
+
+/** What a first-party provider's model (OpenAI, Anthropic) has beyond the others: caching, a price card, tool loading. */
+function firstParty(
+  env: ModelEnv,
+  style: PromptCacheStyle,
+  spec: string,
+): Pick<ResolvedModel, 'promptCache' | 'card' | 'toolSearch'> {
+  const colon = spec.indexOf(':');
+  const toolSearch = nativeToolSearch(spec.slice(0, colon), spec.slice(colon + 1));
+  return { ...caching(env, style), ...priced(spec), ...(toolSearch ? { toolSearch } : {}) };
 }
 
 function caching(env: ModelEnv, style: PromptCacheStyle): Pick<ResolvedModel, 'promptCache'> {

@@ -125,6 +125,7 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
         title: mcpTool.title,
         description: mcpTool.description,
         cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`),
+        definition: { description, parameters: mcpTool.inputSchema as Record<string, unknown> },
       });
       tools[name] = tool({
         description,

@@ -9,6 +9,8 @@ export interface ToolEntry {
   description?: string | undefined;
   /** Estimated tokens of its definition (name, description, input schema) in a model request. */
   cost: number;
+  /** Its definition as the model is given it: what search_tools hands over for a tool not offered at once (tool-offer.ts). */
+  definition: { description: string; parameters: Record<string, unknown> };
 }
 
 export const relevanceOf = (query: string[], entry: ToolEntry) =>

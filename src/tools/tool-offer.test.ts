@@ -1,6 +1,6 @@
-import type { ToolSet } from 'ai';
+import type { ModelMessage, ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { activeTools, chooseMcpTools } from './tool-offer';
+import { activeTools, offeredTools, openingText, toolOffer, withAdditionalTools, type ToolOffer } from './tool-offer';
 import type { ToolEntry } from './tool-entries';
 
 const entry = (name: string, description: string, cost = 100): ToolEntry => ({
@@ -8,6 +8,7 @@ const entry = (name: string, description: string, cost = 100): ToolEntry => ({
   server: name.split('__')[0]!,
   description,
   cost,
+  definition: { description: `[server ${name.split('__')[0]}] ${description}`, parameters: { type: 'object' } },
 });
 
 const ENTRIES = [
@@ -17,29 +18,28 @@ const ENTRIES = [
   entry('billing__list_invoices', 'List the invoices of a customer'),
 ];
 
-describe('chooseMcpTools', () => {
+describe('toolOffer', () => {
   it('under budget: every tool is offered, none hidden, whatever the conversation is about', () => {
     const total = ENTRIES.reduce((sum, e) => sum + e.cost, 0);
     for (const text of ['', 'weather in Paris?']) {
-      const { offered, hidden } = chooseMcpTools(ENTRIES, text, total);
+      const { offered, hidden } = toolOffer(ENTRIES, text, total, 'anthropic');
       expect([...offered]).toEqual(ENTRIES.map((e) => e.name));
-      expect(hidden).toBe(0);
+      expect(hidden.size).toBe(0);
     }
   });
 
-  it('over budget: the tools most relevant to the recent text are offered, the rest counted as hidden', () => {
-    const { offered, hidden } = chooseMcpTools(ENTRIES, 'Please refund the last invoice of this customer', 200);
-    expect(offered).toEqual(new Set(['billing__refund_invoice', 'billing__list_invoices']));
-    expect(hidden).toBe(2);
-    expect(chooseMcpTools(ENTRIES, 'What is the weather forecast for Lyon?', 100).offered).toEqual(
-      new Set(['weather__forecast']),
-    );
+  it('over budget: the tools most relevant to the opening message, in catalog order; the rest hidden', () => {
+    const { offered, hidden } = toolOffer(ENTRIES, 'Please refund the last invoice of this customer', 200, undefined);
+    expect([...offered]).toEqual(['billing__refund_invoice', 'billing__list_invoices']);
+    expect([...hidden]).toEqual(['crm__create_contact', 'weather__forecast']);
+    expect([...toolOffer(ENTRIES, 'What is the weather forecast for Lyon?', 100, undefined).offered]).toEqual([
+      'weather__forecast',
+    ]);
   });
 
   it('over budget with nothing relevant: the first tools in catalog order that fit', () => {
-    const { offered, hidden } = chooseMcpTools(ENTRIES, 'hello there', 250);
-    expect(offered).toEqual(new Set(['crm__create_contact', 'weather__forecast']));
-    expect(hidden).toBe(2);
+    const { offered } = toolOffer(ENTRIES, 'hello there', 250, undefined);
+    expect([...offered]).toEqual(['crm__create_contact', 'weather__forecast']);
   });
 
   it('a relevant tool too costly for the budget gives its place to cheaper ones', () => {
@@ -48,46 +48,116 @@ describe('chooseMcpTools', () => {
       entry('b__ping', 'Ping', 10),
       entry('c__echo', 'Echo', 10),
     ];
-    const { offered, hidden } = chooseMcpTools(entries, 'refund', 50);
-    expect(offered).toEqual(new Set(['b__ping', 'c__echo']));
-    expect(hidden).toBe(1);
+    expect([...toolOffer(entries, 'refund', 50, undefined).hidden]).toEqual(['a__huge_refund']);
+  });
+
+  it('how the hidden ones are loaded follows the provider', () => {
+    expect(toolOffer(ENTRIES, '', 100, 'anthropic').loading).toBe('references');
+    expect(toolOffer(ENTRIES, '', 100, 'openai').loading).toBe('additional-tools');
+    expect(toolOffer(ENTRIES, '', 100, undefined).loading).toBe('dispatcher');
+  });
+});
+
+describe('openingText', () => {
+  it('is the first user message, whatever came after', () => {
+    const messages = [
+      { role: 'user', parts: [{ type: 'text', text: 'Refund an invoice' }, { type: 'file' }] },
+      { role: 'assistant', parts: [{ type: 'text', text: 'Done' }] },
+      { role: 'user', parts: [{ type: 'text', text: 'Now the weather' }] },
+    ];
+    expect(openingText(messages)).toBe('Refund an invoice ');
+    expect(openingText([])).toBe('');
+  });
+});
+
+const tools = Object.fromEntries(
+  ['read_resource', 'search_tools', 'call_tool', ...ENTRIES.map((e) => e.name), 'client_get_location'].map((name) => [
+    name,
+    { inputSchema: {} },
+  ]),
+) as unknown as ToolSet;
+const offer = (loading: ToolOffer['loading']): ToolOffer => ({
+  loading,
+  offered: new Set(['crm__create_contact', 'weather__forecast']),
+  hidden: new Set(['billing__refund_invoice', 'billing__list_invoices']),
+});
+
+describe('offeredTools', () => {
+  it('Anthropic: the hidden tools are declared, deferred; OpenAI: left out of the request; otherwise: untouched', () => {
+    const anthropic = offeredTools(tools, offer('references'));
+    expect(anthropic.billing__refund_invoice!.providerOptions).toEqual({ anthropic: { deferLoading: true } });
+    expect(anthropic.crm__create_contact!.providerOptions).toBeUndefined();
+    const openai = offeredTools(tools, offer('additional-tools'));
+    expect(openai.billing__list_invoices!.providerOptions).toEqual({ openai: { omitFromRequestTools: true } });
+    expect(offeredTools(tools, offer('dispatcher'))).toBe(tools);
+    expect(Object.keys(anthropic)).toEqual(Object.keys(tools));
   });
 });
 
 describe('activeTools', () => {
-  const tools = Object.fromEntries(
-    [
+  it('synthetic tools only when the system prompt offered them; client tools always', () => {
+    expect(activeTools(tools, new Set(['read_resource']), { entries: ENTRIES, offer: offer('dispatcher') })).toEqual([
       'read_resource',
-      'search_tools',
-      'list_resources',
       'crm__create_contact',
       'weather__forecast',
-      'billing__refund_invoice',
-      'client_get_location',
-    ].map((name) => [name, { inputSchema: {} }]),
-  ) as unknown as ToolSet;
-  const mcp = {
-    entries: ENTRIES,
-    offered: new Set(['crm__create_contact']),
-    found: new Set(['billing__refund_invoice']),
-  };
-
-  it('synthetic tools only when the system prompt offered them; MCP tools when chosen or found; client tools always', () => {
-    expect(activeTools(tools, new Set(['read_resource']), mcp)).toEqual([
-      'read_resource',
-      'crm__create_contact',
-      'billing__refund_invoice',
       'client_get_location',
     ]);
   });
 
-  it('a tool unknown to the registry (a client tool) is active even when nothing is offered', () => {
-    expect(activeTools(tools, new Set(), { entries: ENTRIES, offered: new Set(), found: new Set() })).toEqual([
+  it('where the provider loads them, the hidden MCP tools are active too (they must be, to run)', () => {
+    expect(activeTools(tools, new Set(['search_tools']), { entries: ENTRIES, offer: offer('references') })).toEqual([
+      'search_tools',
+      ...ENTRIES.map((e) => e.name),
       'client_get_location',
     ]);
   });
 
   it('an offered name that is not in the tool set is not invented', () => {
-    expect(activeTools({} as ToolSet, new Set(['read_resource']), mcp)).toEqual([]);
+    expect(
+      activeTools({} as ToolSet, new Set(['read_resource']), { entries: ENTRIES, offer: offer('dispatcher') }),
+    ).toEqual([]);
+  });
+});
+
+describe('withAdditionalTools', () => {
+  const search = (found: string[]): ModelMessage => ({
+    role: 'tool',
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId: 'c1',
+        toolName: 'search_tools',
+        output: { type: 'json', value: { found: found.map((name) => ({ name, description: '' })) } },
+      },
+    ],
+  });
+
+  it('a search result carries the definitions of the hidden tools it found, and nothing else changes', () => {
+    const user: ModelMessage = { role: 'user', content: 'refund' };
+    const [same, withTools] = withAdditionalTools(
+      [user, search(['billing__refund_invoice', 'crm__create_contact', 'nope'])],
+      offer('additional-tools'),
+      ENTRIES,
+    );
+    expect(same).toBe(user);
+    const part = (withTools as { content: Array<{ providerOptions?: unknown }> }).content[0]!;
+    expect(part.providerOptions).toEqual({
+      openai: {
+        additionalTools: [
+          {
+            type: 'function',
+            name: 'billing__refund_invoice',
+            description: '[server billing] Refund an invoice',
+            parameters: { type: 'object' },
+          },
+        ],
+      },
+    });
+  });
+
+  it('a search that found nothing hidden is left as it is', () => {
+    const message = search(['crm__create_contact']);
+    const [out] = withAdditionalTools([message], offer('additional-tools'), ENTRIES);
+    expect((out as { content: Array<{ providerOptions?: unknown }> }).content[0]!.providerOptions).toBeUndefined();
   });
 });

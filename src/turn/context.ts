@@ -6,6 +6,7 @@ import { mcpTools, type McpToolContext } from '../tools/mcp-tools';
 import type { LargeResultStore } from '../tools/large-results';
 import { SYNTHETIC_TOOL_NAMES, syntheticTools } from '../tools/synthetic';
 import type { ToolEntry } from '../tools/tool-entries';
+import { offeredTools, toolOffer as offerTools, type ToolOffer } from '../tools/tool-offer';
 import { readPinned, type PinnedContent } from '../context/pinned';
 import { contextPlan } from '../context/context-plan';
 import type { ContextPlan } from '../context/cost-planner';
@@ -19,10 +20,9 @@ export interface TurnContext {
   states: ServerState[];
   /** Every tool the turn may offer; `streamTurn` chooses which are active at each step. */
   tools: ToolSet;
-  /** The MCP tools among `tools`, for choosing which to offer (tool-offer.ts). */
+  /** The MCP tools among `tools`, and which of them are offered at once (tool-offer.ts). */
   mcpToolEntries: ToolEntry[];
-  /** MCP tools `search_tools` found during this turn: offered from the next step on. */
-  found: Set<string>;
+  toolOffer: ToolOffer;
   modelPrompts: (server: string) => boolean;
   pinned: PinnedContent;
   /** The cost planner's plan: what is inlined (in `pinned`), and how long the provider should keep the prefix. */
@@ -40,8 +40,10 @@ export interface TurnContextOptions {
   onTaskStarted?: McpToolContext['onTaskStarted'];
   /** The skills the conversation pins: loaded into the system prompt (context/pinned.ts). */
   pinnedSkills?: SkillRef[] | undefined;
-  /** The model's price card and cache style, and the time between the conversation's turns: the cost planner's input. */
-  model?: Pick<ResolvedModel, 'card' | 'promptCache'> | undefined;
+  /** The model's price card and cache style, and the time between the conversation's turns: the cost planner's input; how its provider loads tools. */
+  model?: Pick<ResolvedModel, 'card' | 'promptCache' | 'toolSearch'> | undefined;
+  /** The conversation's opening message: what the MCP tools offered at once are chosen by (tool-offer.ts). */
+  openingText?: string | undefined;
   gapsMs?: readonly number[] | undefined;
 }
 
@@ -67,6 +69,7 @@ export async function turnContext(
     pinnedSkills,
     model = {},
     gapsMs = [],
+    openingText = '',
   }: TurnContextOptions,
 ): Promise<TurnContext> {
   const states = modelStates(await sessions.catalog(turnStartedAt, { connect: false }));
@@ -86,7 +89,8 @@ export async function turnContext(
     },
     SYNTHETIC_TOOL_NAMES,
   );
-  const found = new Set<string>();
+  // Chosen for the conversation, not the turn: the tools array is the first segment of the cached prefix.
+  const toolOffer = offerTools(mcp.entries, openingText, settings.MCP_TOOLS_TOKEN_BUDGET, model.toolSearch);
   const synthetic = syntheticTools({
     sessions,
     states,
@@ -96,14 +100,9 @@ export async function turnContext(
     readBudget,
     turnStartedAt,
     largeResults,
-    mcpTools: {
-      entries: mcp.entries,
-      found: (names) => {
-        for (const name of names) found.add(name);
-      },
-    },
+    mcpTools: { entries: mcp.entries, tools: mcp.tools, offer: toolOffer },
   });
-  const tools = { ...mcp.tools, ...synthetic };
+  const tools = { ...offeredTools(mcp.tools, toolOffer), ...synthetic };
   const plan = contextPlan(states, { model, gapsMs, settings });
   const pinned = await readPinned(sessions, states, {
     configs: sessions.servers,
@@ -112,7 +111,7 @@ export async function turnContext(
     skills: pinnedSkills,
     inline: plan.inlined,
   });
-  return { states, tools, mcpToolEntries: mcp.entries, found, modelPrompts, pinned, plan };
+  return { states, tools, mcpToolEntries: mcp.entries, toolOffer, modelPrompts, pinned, plan };
 }
 
 /** The servers' states as the model is shown them: no MCP Apps views, no skill files among the resources. */

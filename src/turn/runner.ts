@@ -11,6 +11,7 @@ import type { ServerState } from '../mcp/catalog/catalog';
 import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
 import type { McpSessions } from '../mcp/sessions';
 import { toolCallIdsOf, type LargeResultStore } from '../tools/large-results';
+import { openingText } from '../tools/tool-offer';
 import { TurnElicitations, type ElicitationAnswer } from './elicitations';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { Owner } from '../owner';
@@ -379,6 +380,7 @@ export class TurnRunner {
       turnStartedAt,
       model,
       gapsMs: this.host.pace.gaps(),
+      openingText: openingText([...base, ...newMessages]),
       largeResults,
       onAppCall: (call) => this.writer?.write(appCallPart(call)),
       // A call's progress: a transient part in its step (never saved); a call that became a task: recorded, followed from the alarm.

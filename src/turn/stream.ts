@@ -19,7 +19,7 @@ import type { ToolEntry } from '../tools/tool-entries';
 import type { PinnedContent } from '../context/pinned';
 import type { ContextPlan } from '../context/cost-planner';
 import { SYNTHETIC_TOOLS, READING_TOOL_NAMES } from '../tools/synthetic';
-import { activeTools, chooseMcpTools } from '../tools/tool-offer';
+import { activeTools, type ToolOffer, withAdditionalTools } from '../tools/tool-offer';
 import { coalesceDeltas } from './coalesce-deltas';
 import { LiveStream } from './live-stream';
 import type { Settings } from '../config';
@@ -39,9 +39,9 @@ export interface StreamTurnInput {
   /** The conversation's id: what keeps its requests on one provider cache (prompt-cache.ts). */
   conversation?: string | undefined;
   tools: ToolSet;
-  /** The MCP tools among `tools`, and those search_tools finds during the turn (turn-context.ts). */
+  /** The MCP tools among `tools`, and which are offered at once (turn/context.ts, tools/tool-offer.ts). */
   mcpToolEntries?: ToolEntry[];
-  found?: Set<string>;
+  toolOffer?: ToolOffer;
   settings: Settings;
   modelPrompts: (server: string) => boolean;
   /** Pinned resources of this turn, and what the cost planner inlined; notices about skipped ones. */
@@ -91,21 +91,32 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     .slice(-3)
     .flatMap((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')))
     .join(' ');
-  const mcp = { entries: input.mcpToolEntries ?? [], found: input.found ?? new Set<string>() };
-  const chosen = chooseMcpTools(mcp.entries, recentUserText, input.settings.MCP_TOOLS_TOKEN_BUDGET);
+  const mcp = {
+    entries: input.mcpToolEntries ?? [],
+    offer: input.toolOffer ?? { loading: 'dispatcher' as const, offered: new Set<string>(), hidden: new Set<string>() },
+  };
   const prompt = buildSystemPrompt({
     servers: input.states,
     conversationText: recentUserText,
     modelPrompts: input.modelPrompts,
     settings: input.settings,
-    mcpTools: { any: mcp.entries.length > 0, hidden: chosen.hidden },
+    mcpTools: {
+      any: mcp.entries.length > 0,
+      hidden: mcp.offer.hidden.size,
+      dispatcher: mcp.offer.loading === 'dispatcher',
+    },
     offerable: SYNTHETIC_TOOLS,
     ...(input.pinned
       ? { pinned: input.pinned.byServer, inlined: input.pinned.inlined, wholeCorpus: input.pinned.wholeCorpus }
       : {}),
   });
   const system = prompt.text;
-  const active = () => activeTools(input.tools, prompt.offered, { ...mcp, offered: chosen.offered });
+  // The same tools at every step and turn (tool-offer.ts): what search_tools finds is loaded, never added here.
+  const active = activeTools(input.tools, prompt.offered, mcp);
+  const loaded = (messages: ModelMessage[]) =>
+    mcp.offer.loading === 'additional-tools' && mcp.offer.hidden.size
+      ? withAdditionalTools(messages, mcp.offer, mcp.entries)
+      : messages;
   // The catalog entries relevant to this message, when the system prompt cannot show them all, go with the message.
   const initialMessages = withRelevantEntries(
     await convertToModelMessages(messages, { tools: input.tools }),
@@ -145,26 +156,24 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
       mcpTools: mcp.entries,
       servers: input.states.map((s) => s.id),
     }),
-    activeTools: active(),
+    activeTools: active,
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
     // task's result (src/conversation/tasks/).
     stopWhen: [stepCountIs(maxSteps + 1), () => waitingForTasks],
     // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages,
-    // its last message marked for the provider's prompt cache. Tools search_tools found are offered from the next step on.
+    // its last message marked for the provider's prompt cache; the tools search_tools found loaded (OpenAI: tool-offer.ts).
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
       // A call approved in the previous request ran before this first step and became a task: nothing to ask the model.
       if (stepNumber === 0 && waitingForTasks) return { model: noModelStep, activeTools: [] };
-      const messages = withPlainToolErrors(elideReads([...initialMessages, ...responseMessages], budgets));
-      const tools = mcp.found.size ? { activeTools: active() } : {};
-      if (stepNumber < maxSteps) return { messages: cache.messages(messages), ...tools };
+      const messages = loaded(withPlainToolErrors(elideReads([...initialMessages, ...responseMessages], budgets)));
+      if (stepNumber < maxSteps) return { messages: cache.messages(messages) };
       // The step past the limit: with a prompt cache, the same tools and system prompt (the cached prefix), told in a message.
       if (cache.lastStep === 'keep-tools')
         return {
           messages: cache.messages([...messages, { role: 'user', content: stepLimitNote(maxSteps) }]),
           toolChoice: 'none' as const,
-          ...tools,
         };
       return {
         messages,

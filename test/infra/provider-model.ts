@@ -14,6 +14,16 @@ export function providerPolicy(chat: ChatBody): Step {
   if (/loop/i.test(userText) && offered.has('read_resource')) return read;
   if (/get it wrong/i.test(userText) && offered.has('demo__create_task') && last?.role !== 'tool')
     return { toolCalls: [{ name: 'demo__create_task', args: { title: 42 } }] };
+  // "find a tool to list the tasks": search for it, then call it — directly once it is loaded, or through call_tool.
+  const wanted = /find a tool to (.+?)[.?]?$/i.exec(userText)?.[1];
+  if (wanted && offered.has('search_tools') && last?.role !== 'tool')
+    return { toolCalls: [{ name: 'search_tools', args: { query: wanted } }] };
+  const searched = chat.messages.at(-2)?.tool_calls?.[0]?.function.name === 'search_tools';
+  if (wanted && last?.role === 'tool' && searched) {
+    const name = /demo__[a-z_]+/.exec(contentText(last.content))?.[0];
+    if (name && offered.has(name)) return { toolCalls: [{ name, args: {} }] };
+    if (name && offered.has('call_tool')) return { toolCalls: [{ name: 'call_tool', args: { name, arguments: {} } }] };
+  }
   if (last?.role === 'tool') return { text: `Done: ${contentText(last.content).replace(/\s+/g, ' ').slice(0, 60)}` };
   if (/guidelines/i.test(userText) && offered.has('read_resource')) return read;
   return { text: `You said: ${userText.slice(0, 80)}` };

@@ -2,7 +2,9 @@ import type { Settings } from '../../config';
 import type { ServerState } from '../../mcp/catalog/catalog';
 import type { McpSessions } from '../../mcp/sessions';
 import type { LargeResultStore } from '../large-results';
+import type { ToolSet } from 'ai';
 import type { ToolEntry } from '../tool-entries';
+import type { ToolOffer } from '../tool-offer';
 
 /** What the synthetic tools need from the conversation and the turn. */
 export interface ToolContext {
@@ -20,8 +22,8 @@ export interface ToolContext {
   turnStartedAt: number;
   /** Long tool results of this conversation (`tool-result://…`), read window by window like resources. */
   largeResults?: LargeResultStore | undefined;
-  /** The turn's MCP tools (for search_tools), and what to do with those it finds: offer them from the next step on. */
-  mcpTools?: { entries: ToolEntry[]; found(names: string[]): void } | undefined;
+  /** The turn's MCP tools and which are offered at once (search_tools finds the others, call_tool may run them). */
+  mcpTools?: { entries: ToolEntry[]; tools: ToolSet; offer: ToolOffer } | undefined;
 }
 
 /** The servers `server` names (all of them when absent); an unknown one is the model's mistake, said plainly. */

@@ -15,6 +15,7 @@ const EMPTY: CatalogFacts = {
   longOrUnknown: false,
   anyTools: false,
   hiddenTools: 0,
+  toolDispatcher: false,
 };
 const FULL: CatalogFacts = {
   catalogLines: 40,
@@ -29,6 +30,7 @@ const FULL: CatalogFacts = {
   longOrUnknown: true,
   anyTools: true,
   hiddenTools: 3,
+  toolDispatcher: true,
 };
 const offeredFor = (facts: CatalogFacts) => SYNTHETIC_TOOLS.filter((t) => t.offeredWhen(facts)).map((t) => t.name);
 
@@ -68,6 +70,13 @@ describe('when each tool is offered', () => {
       'read_resource',
       'search_resource',
       'search_tools',
+    ]);
+    // A model whose provider cannot load tools mid-conversation runs them through call_tool.
+    expect(offeredFor({ ...EMPTY, anyTools: true, hiddenTools: 2, toolDispatcher: true })).toEqual([
+      'read_resource',
+      'search_resource',
+      'search_tools',
+      'call_tool',
     ]);
   });
 

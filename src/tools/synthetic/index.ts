@@ -8,6 +8,7 @@ import { loadSkill } from './load-skill';
 import { readResource } from './read-resource';
 import { searchResource } from './search-resource';
 import { searchTools } from './search-tools';
+import { callTool } from './call-tool';
 import type { SyntheticTool } from './tool';
 
 /**
@@ -25,6 +26,7 @@ export const SYNTHETIC_TOOLS: readonly SyntheticTool[] = [
   loadSkill,
   listSkills,
   searchTools,
+  callTool,
 ];
 
 export const SYNTHETIC_TOOL_NAMES: ReadonlySet<string> = new Set(SYNTHETIC_TOOLS.map((t) => t.name));

@@ -378,6 +378,9 @@ export default defineConfig({
                 TENANTS: JSON.stringify(TEST_TENANTS),
                 // The suite's tenants use the demo MCP server, which is off with TENANTS unless enabled.
                 DEMO_MCP_ENABLED: 'true',
+                // The suite's scripted models read for themselves; reads made before the first step (on in production)
+                // are tested on their own (test/prompt-caching.test.ts, "one round trip").
+                PREDICTED_READS: 'off',
                 // The test servers are on 127.0.0.1 over http: allowed in tests only.
                 ALLOW_PRIVATE_MCP_URLS: 'true',
                 // The suite runs hundreds of turns as acme's alice within a minute.

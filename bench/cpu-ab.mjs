@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { createConversation, runTurn } from './lib/client.mjs';
 import { startFakeModel } from './lib/fake-model.mjs';
 import { startGuidelinesServer } from './lib/guidelines-server.mjs';
-import { decide } from './lib/scripted-turn.mjs';
+import { decide, LONG_MARK } from './lib/scripted-turn.mjs';
 import { NO_LIMITS, startWrangler } from './lib/stack.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -70,7 +70,9 @@ async function measure(side, name, work) {
   (results[side][name] ??= []).push((stack.workerd().cpuNs - before) / 1e6 / N);
 }
 
-const OPS = ['create', 'first turn', 'steady turn'];
+const OPS = ['create', 'first turn', 'steady turn', 'long answer'];
+/** What each turn op asks: the long answer is 500 tokens streamed one per chunk (bench/lib/scripted-turn.mjs). */
+const ASK = { 'first turn': QUESTION, 'steady turn': QUESTION, 'long answer': `${QUESTION} ${LONG_MARK}` };
 try {
   // Two unrecorded rounds: V8 warms both.
   for (let round = -2; round < ROUNDS; round++) {
@@ -80,11 +82,11 @@ try {
       await measure(side, 'create', async (base) => {
         for (let i = 0; i < N; i++) ids[side].push(await createConversation(base));
       });
-    for (const name of ['first turn', 'steady turn'])
+    for (const name of ['first turn', 'steady turn', 'long answer'])
       for (const side of order)
         await measure(side, name, async (base) => {
           for (const id of ids[side]) {
-            const turn = await runTurn(base, id, QUESTION);
+            const turn = await runTurn(base, id, ASK[name]);
             if (turn.problems.length) throw new Error(`${side}: ${turn.problems.join('; ')}`);
           }
         });

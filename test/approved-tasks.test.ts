@@ -27,12 +27,15 @@ const tasksUrl = inject('tasksUrl');
 type Chunk = UIMessageChunk & { type: string; data?: unknown; messageMetadata?: Record<string, unknown> };
 
 /** A model that calls `tool` first and, once it is sent a result, says it; set on the conversation for every turn. */
-async function withModel(id: string, tool: string, args: Record<string, unknown>) {
-  const model = scriptedModel((call, index) => {
-    if (index === 0) return callTools([tool, args]);
-    const result = toolResults(call.prompt).at(-1);
-    return say(result ? `${result.error ? 'Failed' : 'Result'}: ${result.text}` : 'no result');
-  });
+async function withModel(id: string, tool: string, args: Record<string, unknown>, answerPauseMs = 0) {
+  const model = scriptedModel(
+    (call, index) => {
+      if (index === 0) return callTools([tool, args]);
+      const result = toolResults(call.prompt).at(-1);
+      return say(result ? `${result.error ? 'Failed' : 'Result'}: ${result.text}` : 'no result');
+    },
+    { pauseMs: (index) => (index > 0 ? answerPauseMs : 0) },
+  );
   await runInDurableObject(await conversationStub(id), (instance) => {
     instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
   });
@@ -138,7 +141,8 @@ describe('an approved tool call that becomes a task (WebSocket)', () => {
 describe('an approved tool call that becomes a task (the AI SDK chat client, as useChat runs it)', () => {
   it('addToolApprovalResponse, then the automatic send: the stream ends waiting; resumeStream gets the answer', async () => {
     const id = await createConversation(GATED);
-    const model = await withModel(id, 'jobs__build', { steps: 4, stepMs: 300 });
+    // The continuation's answer takes a moment (as a model's does), so that the test sees its turn running.
+    const model = await withModel(id, 'jobs__build', { steps: 4, stepMs: 300 }, 500);
     const chat = new Chat<UIMessage>({
       id,
       transport: new DefaultChatTransport({

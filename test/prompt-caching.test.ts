@@ -308,3 +308,57 @@ describe('stable tools: past MCP_TOOLS_TOKEN_BUDGET the tools array never change
     expect(answers[1]).not.toMatch(/failed|No server tool/);
   });
 });
+
+describe('one round trip when the document is predictable (PREDICTED_READS)', () => {
+  async function turns(tenant: string, questions: string[]) {
+    const id = await createConversation(as(tenant));
+    const seen: UIMessageChunk[][] = [];
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      for (const question of questions) {
+        const live = await turnIn(instance, [userMessage(question)], instance.parts.context.model(), {
+          PREDICTED_READS: 'on',
+          // The guidelines are not inlined: the test is about reading them.
+          INLINE_MAX_TOKENS: 0,
+        });
+        const reader = live.reader().getReader();
+        const chunks: UIMessageChunk[] = [];
+        for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+        seen.push(chunks);
+      }
+    });
+    return { id, seen };
+  }
+
+  it('the guidelines are read before the model is asked: one request, which the next turn extends', async () => {
+    const { id, seen } = await turns('claude', [
+      'What do the team guidelines say about estimates?',
+      'And what do the team guidelines say about owners?',
+    ]);
+    const requests = (await recorded()).filter((r) => r.api === 'messages');
+    // The first turn took one request: the read rode with the question.
+    expect(requests.filter((r) => !JSON.stringify(r.body.messages).includes('about owners'))).toHaveLength(1);
+    const first = requests[0]!.body.messages!;
+    expect(first.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(first[1])).toContain('"name":"read_resource"');
+    expect(JSON.stringify(first[2])).toContain('task://guidelines');
+    expect(textOfChunks(seen[0]!)).toMatch(/^Done: /);
+    // The answer shows the call as any other (a tool part), and the history keeps it.
+    expect(seen[0]!.some((c) => c.type === 'tool-output-available')).toBe(true);
+    const { messages } = await (await api(`/v1/conversations/${id}`, {}, as('claude'))).json<{
+      messages: Array<{ role: string; parts: Array<{ type: string }> }>;
+    }>();
+    expect(messages[1]!.parts.map((p) => p.type)).toContain('tool-read_resource');
+    // The second turn: the guidelines were read already (their text is in the history), so we read nothing before
+    // the model is asked (this test's fake model reads whenever it is asked about guidelines), and its request
+    // starts with everything the first one sent.
+    const second = requests[1]!.body.messages!;
+    expect(unmarked(second.slice(0, first.length))).toBe(unmarked(first));
+    expect(JSON.stringify(second).match(/call_predicted_/g)).toHaveLength(2); // the first turn's call and its result
+  });
+
+  it('a message that points at no document is asked as it is', async () => {
+    await turns('gpt', ['Hello there']);
+    const [request] = (await recorded()).filter((r) => r.api === 'responses');
+    expect((request!.body.input as Array<{ type?: string }>).some((item) => item.type === 'function_call')).toBe(false);
+  });
+});

@@ -3,7 +3,8 @@
 // (and the pasting baselines computed from them) sees the same bytes. Filler
 // is plausible team prose, log lines or HTML; each corpus also carries a few
 // distinctive facts at chosen places (start, middle, deep inside a long doc)
-// and six questions whose right answer is one of those facts. Filler never
+// and six questions whose right answer is one of those facts (six follow-ups
+// more for the cost benchmark's twelve-turn conversations). Filler never
 // uses the facts' proper nouns, so "the sentence naming Lisbon's door code"
 // exists exactly once.
 
@@ -196,6 +197,7 @@ const SPECS = {
         facts: [
           { at: 0.5, text: 'The door code for the Lisbon office is 4471-K.' },
           { at: 0.85, text: 'Visitors to the Lisbon office sign in at the Tejo reception desk on floor 3.' },
+          { at: 0.2, text: 'The Lisbon office closes at 19:00 on Fridays.' },
         ],
       },
       {
@@ -206,6 +208,7 @@ const SPECS = {
         facts: [
           { at: 0.4, text: 'Meals on a Berlin client visit are reimbursed up to 38 EUR per person.' },
           { at: 0.9, text: 'Expense claims for the Berlin entity are filed in Ledgerly within 30 days.' },
+          { at: 0.65, text: 'Taxi rides on a Berlin client visit are reimbursed up to 60 EUR per day.' },
         ],
       },
       {
@@ -218,6 +221,7 @@ const SPECS = {
             at: 0.3,
             text: 'New engineers in the Atlas team receive a laptop from the vendor Northwind in their first week.',
           },
+          { at: 0.7, text: 'Newcomers to the Atlas team pair with a buddy named Marta for their first sprint.' },
         ],
       },
       {
@@ -225,7 +229,10 @@ const SPECS = {
         title: 'Security basics',
         description: 'Passwords, devices and reporting incidents',
         chars: 2500,
-        facts: [{ at: 0.6, text: 'Passwords for the Vault admin console must be rotated every 45 days.' }],
+        facts: [
+          { at: 0.6, text: 'Passwords for the Vault admin console must be rotated every 45 days.' },
+          { at: 0.25, text: 'Lost Vault hardware tokens are reported to the Sentinel desk within 4 hours.' },
+        ],
       },
     ],
     questions: [
@@ -247,6 +254,26 @@ const SPECS = {
         expect: '45 days',
       },
       { text: 'Where are expense claims for the Berlin entity filed?', doc: 'expense-policy', expect: 'Ledgerly' },
+    ],
+    followUps: [
+      { text: 'When does the Lisbon office close on Fridays?', doc: 'office-guide', expect: '19:00' },
+      {
+        text: 'Who is the buddy of newcomers to the Atlas team in their first sprint?',
+        doc: 'onboarding',
+        expect: 'Marta',
+      },
+      { text: 'Remind me, what is the door code for the Lisbon office?', doc: 'office-guide', expect: '4471-K' },
+      { text: 'Where are lost Vault hardware tokens reported?', doc: 'security-basics', expect: 'Sentinel desk' },
+      {
+        text: 'How much are taxi rides on a Berlin client visit reimbursed per day?',
+        doc: 'expense-policy',
+        expect: '60 EUR',
+      },
+      {
+        text: 'Which vendor was it again that supplies laptops to new engineers in the Atlas team?',
+        doc: 'onboarding',
+        expect: 'Northwind',
+      },
     ],
   },
   '50k': {
@@ -335,6 +362,27 @@ const SPECS = {
         expect: '310 EUR',
       },
     ],
+    followUps: [
+      { text: 'Who must approve claims above 500 EUR for the Orion project?', doc: 'expenses', expect: 'director' },
+      // Worded with the document's subject, as a person who knows the handbook would: the reader policy matches words.
+      {
+        text: 'Under our security rules, who issues hardware keys for the Nimbus console?',
+        doc: 'security',
+        expect: 'IT desk',
+      },
+      {
+        text: 'Remind me: after how many minutes do pages for the Falcon service escalate?',
+        doc: 'on-call',
+        expect: '12 minutes',
+      },
+      { text: 'At what time does the Porto office open on weekdays?', doc: 'offices', expect: '07:30' },
+      {
+        text: 'How many approving reviews do changes to the Zephyr billing module need?',
+        doc: 'code-review',
+        expect: 'two approving reviews',
+      },
+      { text: 'Until when are releases of the Mercury app frozen?', doc: 'release-process', expect: '3 January' },
+    ],
   },
   '500k': {
     title: '500 KB: forty runbooks, design notes and policies',
@@ -348,6 +396,7 @@ const SPECS = {
         facts: [
           { at: 0.7, text: 'The Kestrel cluster fails over to the region eu-north-2 when its primary is lost.' },
           { at: 0.08, text: 'The Kestrel cluster is owned by the ledger platform group.' },
+          { at: 0.35, text: 'The Kestrel cluster health is shown on the dashboard named pay-kestrel-main.' },
         ],
       },
       {
@@ -365,14 +414,20 @@ const SPECS = {
         title: 'Design note: search ranking',
         description: 'How results are ranked and how the model is trained',
         chars: 12_000,
-        facts: [{ at: 0.55, text: 'The Lark ranking model is retrained every 14 days on click logs.' }],
+        facts: [
+          { at: 0.55, text: 'The Lark ranking model is retrained every 14 days on click logs.' },
+          { at: 0.2, text: 'The Lark ranking model is evaluated on a held-out set of 50000 search queries.' },
+        ],
       },
       {
         slug: 'policies/data-retention',
         title: 'Policy: data retention',
         description: 'How long each kind of data is kept, and who may delete it',
         chars: 12_000,
-        facts: [{ at: 0.65, text: 'Raw audit logs from the Quokka warehouse are kept for 400 days.' }],
+        facts: [
+          { at: 0.65, text: 'Raw audit logs from the Quokka warehouse are kept for 400 days.' },
+          { at: 0.3, text: 'Only the Quokka data stewards may delete audit logs before their retention ends.' },
+        ],
       },
       ...[
         'identity',
@@ -462,6 +517,38 @@ const SPECS = {
         expect: '2 percent',
       },
     ],
+    followUps: [
+      {
+        text: 'On which dashboard is the Kestrel cluster health shown in the payments runbook?',
+        doc: 'runbooks/payments',
+        expect: 'pay-kestrel-main',
+      },
+      {
+        text: 'On how many held-out search queries is the Lark ranking model evaluated?',
+        doc: 'design/search-ranking',
+        expect: '50000',
+      },
+      {
+        text: 'Remind me, what region does the Kestrel cluster fail over to?',
+        doc: 'runbooks/payments',
+        expect: 'eu-north-2',
+      },
+      {
+        text: 'Who may delete Quokka audit logs before their retention ends?',
+        doc: 'policies/data-retention',
+        expect: 'data stewards',
+      },
+      {
+        text: 'Which dashboard shows the queue depth of the Sparrow workers again?',
+        doc: 'runbooks/notifications',
+        expect: 'notif-queues-7',
+      },
+      {
+        text: 'How often is the Lark ranking model retrained, and on what?',
+        doc: 'design/search-ranking',
+        expect: 'click logs',
+      },
+    ],
   },
   '5m': {
     title: '5 MB: a 4.8 MB gateway log, a 400 KB HTML API reference and three short docs',
@@ -504,6 +591,10 @@ const SPECS = {
         chars: 8_000,
         facts: [
           { at: 0.5, text: 'To drain a Pelican edge node, run gatewayctl drain --grace 90s before the restart.' },
+          {
+            at: 0.8,
+            text: 'Pelican edge nodes are scaled out when their CPU stays above 70 percent for 10 minutes.',
+          },
         ],
       },
       {
@@ -511,7 +602,10 @@ const SPECS = {
         title: 'Deployment checklist',
         description: 'Steps before, during and after a production deploy',
         chars: 8_000,
-        facts: [{ at: 0.4, text: 'Deploys to the Cormorant region need a green canary for 20 minutes first.' }],
+        facts: [
+          { at: 0.4, text: 'Deploys to the Cormorant region need a green canary for 20 minutes first.' },
+          { at: 0.75, text: 'Rollbacks in the Cormorant region are approved by the duty manager.' },
+        ],
       },
       {
         slug: 'docs/contacts',
@@ -551,6 +645,30 @@ const SPECS = {
         text: 'Which header names the tenant of a Heron API request?',
         doc: 'api/reference.html',
         expect: 'X-Tenant-Ref',
+      },
+    ],
+    followUps: [
+      { text: 'What is the Albatross on-call phone number?', doc: 'docs/contacts', expect: '+44 20 7946 0321' },
+      { text: 'When are Pelican edge nodes scaled out?', doc: 'docs/gateway-runbook', expect: '70 percent' },
+      {
+        text: 'Who approves rollbacks in the Cormorant region?',
+        doc: 'docs/deploy-checklist',
+        expect: 'duty manager',
+      },
+      {
+        text: 'Remind me, what is the rate limit for the Heron export endpoint?',
+        doc: 'api/reference.html',
+        expect: '75 requests per minute',
+      },
+      {
+        text: 'Which upstream did request c0ffee42 fail on, according to the gateway log?',
+        doc: 'logs/gateway.log',
+        expect: 'ledger-svc',
+      },
+      {
+        text: 'How long is the grace period when draining a Pelican edge node?',
+        doc: 'docs/gateway-runbook',
+        expect: '90s',
       },
     ],
     fullRead: {
@@ -598,6 +716,8 @@ export function corpus(name) {
     title: spec.title,
     docs,
     questions: spec.questions.map(resolve),
+    /** Turns 7 to 12 of the cost benchmark's longer conversations: new facts, and questions asked again. */
+    followUps: (spec.followUps ?? []).map(resolve),
     ...(spec.fullRead ? { fullRead: resolve(spec.fullRead) } : {}),
   };
   built.set(name, result);

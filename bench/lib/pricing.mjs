@@ -15,59 +15,17 @@
 // own framing tokens (the same few per message for ours and for pasting).
 import { createHash } from 'node:crypto';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { PRICE_CARDS } from '../../src/config/price-cards.ts';
 
 /**
- * List prices, USD per million tokens. `minCacheable`: the shortest prefix
- * the provider caches. `contextTokens`: the model's context window (a
- * request above it is rejected; flagged in the report, not priced apart).
+ * List prices and cache rules per model: src/config/price-cards.ts, the cards the service's cost planner uses (one
+ * source, dated, each with where it comes from). USD per million tokens; `minCacheable`: the shortest prefix the
+ * provider caches; `contextTokens`: the model's context window (a request above it is flagged, not priced apart).
  */
-export const PRICES = {
-  'claude-sonnet-4-5': {
-    provider: 'anthropic',
-    label: 'Claude Sonnet 4.5',
-    input: 3.0,
-    cacheWrite: 3.75,
-    cacheRead: 0.3,
-    output: 15.0,
-    minCacheable: 1024,
-    contextTokens: 200_000,
-    source: 'platform.claude.com pricing, docs copy of 2026-05-04',
-  },
-  'claude-haiku-4-5': {
-    provider: 'anthropic',
-    label: 'Claude Haiku 4.5',
-    input: 1.0,
-    cacheWrite: 1.25,
-    cacheRead: 0.1,
-    output: 5.0,
-    minCacheable: 4096,
-    contextTokens: 200_000,
-    source: 'platform.claude.com pricing, docs copy of 2026-05-04',
-  },
-  'gpt-4.1': {
-    provider: 'openai',
-    label: 'gpt-4.1',
-    input: 2.0,
-    cacheRead: 0.5,
-    output: 8.0,
-    minCacheable: 1024,
-    contextTokens: 1_047_576,
-    source: 'developers.openai.com pricing, copy of 2026-08-15',
-  },
-  'gpt-5': {
-    provider: 'openai',
-    label: 'gpt-5',
-    input: 1.25,
-    cacheRead: 0.125,
-    output: 10.0,
-    minCacheable: 1024,
-    contextTokens: 400_000,
-    source: 'developers.openai.com pricing, copy of 2026-08-15',
-  },
-};
+export const PRICES = Object.fromEntries(PRICE_CARDS.map((card) => [card.model, card]));
 
-/** Anthropic's cache rules (docs as of 2026-05-04): 5-minute entries refreshed on use, at most 4 breakpoints, a 20-block lookback. */
-export const ANTHROPIC_CACHE = { ttlMs: 5 * 60_000, maxBreakpoints: 4, lookbackBlocks: 20 };
+/** Anthropic's cache rules: 5-minute entries (1-hour ones on request) refreshed on use, at most 4 breakpoints, a 20-block lookback. */
+export const ANTHROPIC_CACHE = { ttlMs: 5 * 60_000, longTtlMs: 60 * 60_000, maxBreakpoints: 4, lookbackBlocks: 20 };
 /** OpenAI's automatic caching: prefixes of 1,024+ tokens, hits in steps of 128 tokens. */
 export const OPENAI_CACHE = { minTokens: 1024, stepTokens: 128 };
 
@@ -143,19 +101,37 @@ export function anthropicBlocks(body) {
         type: 'tool',
         text: JSON.stringify({ name: t.name, description: t.description, input_schema: t.input_schema }),
         mark: !!t.cache_control,
+        long: t.cache_control?.ttl === '1h',
       },
       unmarked(t),
     );
   }
   const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
   for (const b of system)
-    push({ part: 'system', type: b.type, text: blockText(b), mark: !!b.cache_control }, unmarked(b));
+    push(
+      {
+        part: 'system',
+        type: b.type,
+        text: blockText(b),
+        mark: !!b.cache_control,
+        long: b.cache_control?.ttl === '1h',
+      },
+      unmarked(b),
+    );
   hash = sha(hash, `tool_choice ${JSON.stringify(body.tool_choice ?? null)}`);
   (body.messages ?? []).forEach((m, i) => {
     const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content ?? []);
     blocks.forEach((b, j) => {
       push(
-        { part: 'messages', message: i, role: m.role, type: b.type, text: blockText(b), mark: !!b?.cache_control },
+        {
+          part: 'messages',
+          message: i,
+          role: m.role,
+          type: b.type,
+          text: blockText(b),
+          mark: !!b?.cache_control,
+          long: b?.cache_control?.ttl === '1h',
+        },
         unmarked([j === 0 ? m.role : '', b]),
       );
     });
@@ -165,24 +141,30 @@ export function anthropicBlocks(body) {
 
 /**
  * Anthropic's prompt cache over a sequence of Messages requests sent with
- * one API key (oldest first; `at` in ms, for the 5-minute lifetime).
+ * one API key (oldest first; `at` in ms, for the entries' lifetimes).
  * - A breakpoint (a block with cache_control) writes an entry for the prefix
- *   through it, if that prefix has at least `minCacheable` tokens.
+ *   through it, if that prefix has at least `minCacheable` tokens; it lives
+ *   5 minutes from its last use, or 1 hour when the mark says `ttl: "1h"`.
  * - A request reads the longest live entry ending at a block p within
  *   `lookbackBlocks` blocks before (or at) one of its breakpoints whose hash
  *   equals its own prefix through p; reading refreshes the entry.
- * - Billed: `read` tokens at the cache-read price, `written` (from the read
- *   up to the last breakpoint written) at the cache-write price, `uncached`
- *   (the rest: after the last breakpoint) at the input price.
+ * - Billed: `cached` tokens at the cache-read price, `written` (from the read
+ *   up to the last breakpoint written) at the 5-minute write price, or
+ *   `writtenLong` at the 1-hour one, `uncached` (the rest) at the input price.
  * @param {Array<{ body: any, at?: number }>} requests
- * @returns {Array<{ input: number, cached: number, written: number, uncached: number, breakpoints: number, readAt: number, blocks: number }>}
+ * @returns {Array<{ input: number, cached: number, written: number, writtenLong: number, uncached: number, breakpoints: number, readAt: number, blocks: number }>}
  */
 export function anthropicUsage(
   requests,
-  { minCacheable, ttlMs = ANTHROPIC_CACHE.ttlMs, lookbackBlocks = ANTHROPIC_CACHE.lookbackBlocks } = {},
+  {
+    minCacheable,
+    ttlMs = ANTHROPIC_CACHE.ttlMs,
+    longTtlMs = ANTHROPIC_CACHE.longTtlMs,
+    lookbackBlocks = ANTHROPIC_CACHE.lookbackBlocks,
+  } = {},
 ) {
   if (!minCacheable) throw new Error('anthropicUsage: minCacheable is required');
-  /** prefix hash → last use (ms) */
+  /** prefix hash → { used: last use (ms), ttl } */
   const entries = new Map();
   return requests.map(({ body, at = 0 }) => {
     const blocks = anthropicBlocks(body);
@@ -195,25 +177,33 @@ export function anthropicUsage(
     let readAt = -1;
     for (const m of marks) {
       for (let p = m; p >= Math.max(0, m - lookbackBlocks); p--) {
-        const used = entries.get(blocks[p].hash);
-        if (used !== undefined && at - used <= ttlMs) {
+        const entry = entries.get(blocks[p].hash);
+        if (entry !== undefined && at - entry.used <= entry.ttl) {
           if (readAt < 0 || blocks[p].end > blocks[readAt].end) readAt = p;
           break;
         }
       }
     }
     const cached = readAt >= 0 ? blocks[readAt].end : 0;
-    if (readAt >= 0) entries.set(blocks[readAt].hash, at);
+    if (readAt >= 0) entries.get(blocks[readAt].hash).used = at;
     let upTo = cached;
+    let long = false;
     for (const m of marks) {
       if (blocks[m].end < minCacheable) continue;
-      entries.set(blocks[m].hash, at);
-      upTo = Math.max(upTo, blocks[m].end);
+      const ttl = blocks[m].long ? longTtlMs : ttlMs;
+      const known = entries.get(blocks[m].hash);
+      entries.set(blocks[m].hash, { used: at, ttl: Math.max(ttl, known?.ttl ?? 0) });
+      if (blocks[m].end > upTo) {
+        upTo = blocks[m].end;
+        long = blocks[m].long;
+      }
     }
+    const fresh = upTo - cached;
     return {
       input,
       cached,
-      written: upTo - cached,
+      written: long ? 0 : fresh,
+      writtenLong: long ? fresh : 0,
       uncached: input - upTo,
       breakpoints: marks.length,
       readAt,
@@ -274,29 +264,68 @@ function commonPrefix(a, b) {
 }
 
 /**
- * OpenAI's automatic prompt caching over a sequence of Responses requests:
- * the cached part of a request is its longest common token prefix with an
- * earlier request of the same `prompt_cache_key` (which routes them to the
- * same cache), floored to a multiple of 128 tokens, if at least 1,024.
- * Writes are free. `cache: false` prices every request with no hit.
- * @param {Array<{ body: any }>} requests
- * @returns {Array<{ input: number, cached: number, written: 0, uncached: number, common: number }>}
+ * OpenAI's prompt caching over a sequence of Responses requests (`at` in ms), per `prompt_cache_key` (which routes
+ * a conversation's requests to one cache):
+ * - `automatic` (before GPT-5.6): the cached part of a request is its longest common token prefix with a live
+ *   earlier request, floored to a multiple of 128 tokens, if at least 1,024; writes are free; a prefix lives
+ *   `ttlMs` from its last use (in memory, "5–10 minutes": 10 here).
+ * - `billed-writes` (GPT-5.6 on): an implicit breakpoint at the end of each request writes its whole prompt (if at
+ *   least 1,024 tokens) at the write price — what was read aside; a request reads the longest live earlier prompt
+ *   that is a prefix of its own. Entries live 30 minutes, or 12 hours when the request asks for them
+ *   (`prompt_cache_options.ttl: "12h"`, written at the long write price).
+ * `cache: false` prices every request with no hit.
+ * @param {Array<{ body: any, at?: number }>} requests
+ * @returns {Array<{ input: number, cached: number, written: number, writtenLong: number, uncached: number, common: number }>}
  */
 export function openaiUsage(
   requests,
-  { resolve, cache = true, minTokens = OPENAI_CACHE.minTokens, stepTokens = OPENAI_CACHE.stepTokens } = {},
+  {
+    resolve,
+    cache = true,
+    style = 'automatic',
+    ttlMs = 10 * 60_000,
+    longTtlMs = 12 * 3_600_000,
+    minTokens = OPENAI_CACHE.minTokens,
+    stepTokens = OPENAI_CACHE.stepTokens,
+  } = {},
 ) {
+  /** key → [{ tokens, used, ttl }] */
   const seen = new Map();
-  return requests.map(({ body }) => {
+  return requests.map(({ body, at = 0 }) => {
     const t = openaiTokenIds(body, resolve);
     const key = body.prompt_cache_key ?? '';
-    const earlier = seen.get(key) ?? [];
-    const common = earlier.reduce((best, e) => Math.max(best, commonPrefix(e, t)), 0);
-    const floored = Math.floor(common / stepTokens) * stepTokens;
-    const cached = cache && floored >= minTokens ? floored : 0;
-    earlier.push(t);
+    const earlier = (seen.get(key) ?? []).filter((e) => at - e.used <= e.ttl);
+    const long = body.prompt_cache_options?.ttl === '12h';
+    const ttl = style === 'billed-writes' ? (long ? longTtlMs : 30 * 60_000) : ttlMs;
+    let cached = 0;
+    let common = 0;
+    let hit;
+    for (const e of earlier) {
+      const c = commonPrefix(e.tokens, t);
+      common = Math.max(common, c);
+      const usable =
+        style === 'billed-writes' ? (c === e.tokens.length ? c : 0) : Math.floor(c / stepTokens) * stepTokens;
+      if (usable > cached) {
+        cached = usable;
+        hit = e;
+      }
+    }
+    if (!cache || cached < minTokens) {
+      cached = 0;
+      hit = undefined;
+    }
+    if (hit) hit.used = at;
+    const writes = style === 'billed-writes' && cache && t.length >= minTokens ? t.length - cached : 0;
+    earlier.push({ tokens: t, used: at, ttl });
     seen.set(key, earlier);
-    return { input: t.length, cached, written: 0, uncached: t.length - cached, common };
+    return {
+      input: t.length,
+      cached,
+      written: long ? 0 : writes,
+      writtenLong: long ? writes : 0,
+      uncached: t.length - cached - writes,
+      common,
+    };
   });
 }
 
@@ -307,6 +336,7 @@ export function dollars(u, price) {
   return (
     (u.uncached * price.input +
       u.written * (price.cacheWrite ?? price.input) +
+      (u.writtenLong ?? 0) * (price.cacheWriteLong ?? price.cacheWrite ?? price.input) +
       u.cached * price.cacheRead +
       u.output * price.output) /
     1e6
@@ -332,8 +362,8 @@ const EPHEMERAL = { type: 'ephemeral' };
  * message, as a well-configured host would set them.
  * @param {Array<{ question: string, answer: string }>} turns
  */
-export function pasteAnthropic(prompt, turns, { cache, model = 'claude-sonnet-4-5' }) {
-  const mark = cache ? { cache_control: EPHEMERAL } : {};
+export function pasteAnthropic(prompt, turns, { cache, model = 'claude-sonnet-4-5', ttl }) {
+  const mark = cache ? { cache_control: ttl === '1h' ? { ...EPHEMERAL, ttl } : EPHEMERAL } : {};
   const history = [];
   return turns.map((t) => {
     const body = {
@@ -352,17 +382,67 @@ export function pasteAnthropic(prompt, turns, { cache, model = 'claude-sonnet-4-
 }
 
 /** The same as Responses bodies: the documents in a system message, then the conversation as input items. */
-export function pasteOpenAI(prompt, turns, { model = 'gpt-4.1', key = 'paste' } = {}) {
+export function pasteOpenAI(prompt, turns, { model = 'gpt-4.1', key = 'paste', ttl } = {}) {
   const history = [{ role: 'system', content: prompt }];
   return turns.map((t) => {
     const body = {
       model,
       input: [...history, { role: 'user', content: [{ type: 'input_text', text: t.question }] }],
       prompt_cache_key: key,
+      ...(ttl ? { prompt_cache_options: { ttl } } : {}),
       stream: true,
     };
     history.push(
       { role: 'user', content: [{ type: 'input_text', text: t.question }] },
+      { role: 'assistant', content: [{ type: 'output_text', text: t.answer }] },
+    );
+    return body;
+  });
+}
+
+// ---- the oracle: one request per turn, the passage it needs appended -------------------------
+
+/**
+ * The limit of reading on demand: a host that knows which passage each question needs sends one request per turn —
+ * a short system prompt, the conversation so far (each earlier turn's passage, question and answer), the passage
+ * this question needs (unless an earlier turn sent it) and the question — with a breakpoint at the end (Anthropic)
+ * or a cache key (OpenAI), so every request extends the one before it. No tools, no catalog.
+ * @param {Array<{ question: string, answer: string, passage?: string }>} turns
+ */
+export function oracleAnthropic(system, turns, { model, ttl } = {}) {
+  const mark = { cache_control: ttl === '1h' ? { ...EPHEMERAL, ttl } : EPHEMERAL };
+  const history = [];
+  return turns.map((t) => {
+    const said = [...(t.passage ? [{ type: 'text', text: t.passage }] : []), { type: 'text', text: t.question }];
+    const last = { role: 'user', content: [...said.slice(0, -1), { ...said.at(-1), ...mark }] };
+    const body = {
+      model,
+      max_tokens: 4096,
+      system: [{ type: 'text', text: system }],
+      messages: [...history, last],
+      stream: true,
+    };
+    history.push({ role: 'user', content: said }, { role: 'assistant', content: [{ type: 'text', text: t.answer }] });
+    return body;
+  });
+}
+
+export function oracleOpenAI(system, turns, { model, key = 'oracle', ttl } = {}) {
+  const history = [{ role: 'system', content: system }];
+  return turns.map((t) => {
+    const said = [
+      ...(t.passage ? [{ type: 'input_text', text: t.passage }] : []),
+      { type: 'input_text', text: t.question },
+    ];
+    const body = {
+      model,
+      input: [...history, { role: 'user', content: said }],
+      prompt_cache_key: key,
+      ...(ttl ? { prompt_cache_options: { ttl } } : {}),
+      stream: true,
+    };
+    history.push(
+      { role: 'user', content: said },
       { role: 'assistant', content: [{ type: 'output_text', text: t.answer }] },
     );
     return body;

@@ -175,11 +175,21 @@ export const SettingsSchema = z.object({
   CONTEXT_BUDGET_TOKENS: int(1_000, 100_000).describe(
     `estimated tokens of conversation (with prompt caching on, earlier reads are re-sent as they were) past which the reads of every earlier turn become one-line notes, once; the stream says so`,
   ),
+  /**
+   * Whether a message that clearly needs one resource (names it, or one resource leads the ranking by far) gets it read
+   * before the model is asked, when it fits in one window: one round trip instead of two (context/predicted-read.ts).
+   */
+  PREDICTED_READS: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      `\`on\`: when a message names a resource, or one resource clearly leads the relevance ranking, and it fits in one read window (by its listed size), it is read before the model is asked and rides with the question (a \`read_resource\` call in the answer, as if the model had made it): one model round trip instead of two. Not with the \`offline\` stand-in, which picks its reads by its own rules`,
+    ),
   PROMPT_CACHE_TTL: z
     .enum(['auto', 'short', 'long'])
     .default('auto')
     .describe(
-      `how long the provider keeps a conversation's cached prefix: \`short\` (Anthropic 5 min, OpenAI 30 min), \`long\` (Anthropic 1 h, OpenAI 12 h where the model offers it; writes cost more), \`auto\`: long once a gap between the conversation's turns outlasted the short lifetime`,
+      `how long the provider keeps a conversation's cached prefix: \`short\` (Anthropic 5 min, OpenAI 30 min), \`long\` (Anthropic 1 h, OpenAI 12 h where the model offers it; writes cost more), \`auto\`: long once a gap between the conversation's turns outlasted half the short lifetime (switched while the cache is still warm, only the new writes cost more)`,
     ),
   /**
    * Estimated tokens of MCP tool definitions offered to the model at once;

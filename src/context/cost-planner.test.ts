@@ -57,8 +57,10 @@ describe('the cost planner', () => {
     expect(planContext(input({ gapsMs: [20_000] }))).toEqual(planContext(input({ gapsMs: [20_000, 90_000] })));
   });
 
-  it('asks for the long lifetime once a gap between turns outlasted the short one, where the model has it', () => {
+  it('asks for the long lifetime once a gap between turns outlasted half the short one, where the model has it', () => {
     expect(planContext(input({ gapsMs: [20_000, 90_000] })).ttl).toBe('short');
+    expect(planContext(input({ gapsMs: [20_000, 2 * 60_000] })).ttl).toBe('short');
+    expect(planContext(input({ gapsMs: [20_000, 4 * 60_000] })).ttl).toBe('long'); // still warm: only new writes cost more
     expect(planContext(input({ gapsMs: [20_000, 8 * 60_000] })).ttl).toBe('long');
     expect(planContext(input({ card: GPT_41, gapsMs: [8 * 60_000] })).ttl).toBe('short'); // no long lifetime to ask for
     expect(planContext(input({ caching: false, gapsMs: [8 * 60_000] })).ttl).toBe('short');

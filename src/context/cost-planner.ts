@@ -35,7 +35,7 @@ export interface PlannerSettings {
   PLANNER_TURNS: number;
   /** Most estimated tokens of text the plan may inline. */
   INLINE_MAX_TOKENS: number;
-  /** `auto`: the provider's long lifetime once the conversation's pace has a gap longer than the short one. */
+  /** `auto`: the provider's long lifetime once the conversation's pace has a gap longer than half the short one. */
   PROMPT_CACHE_TTL: 'auto' | CacheTtl;
 }
 
@@ -104,11 +104,15 @@ export function planContext(input: PlannerInput): ContextPlan {
   return { inlined, ttl, reason: reasonOf(input, inlined, order.length, estimate, card), estimate };
 }
 
-/** The provider's long lifetime when the settings say so, or (auto) once a gap between turns outlasted the short one. */
+/**
+ * The provider's long lifetime when the settings say so, or (auto) once a gap between turns outlasted half the short
+ * one: a person is reading and typing, and the next gap may well outlast it. Switching then, while the short entry is
+ * still warm, costs only the new writes at the long price; switching after an expiry would re-write everything.
+ */
 function chooseTtl({ card, caching, gapsMs, settings }: PlannerInput): CacheTtl {
   if (!card?.longTtlMs || !card.cacheWriteLong || !caching) return 'short';
   if (settings.PROMPT_CACHE_TTL !== 'auto') return settings.PROMPT_CACHE_TTL;
-  return gapsMs.some((gap) => gap > card.shortTtlMs) ? 'long' : 'short';
+  return gapsMs.some((gap) => gap > card.shortTtlMs / 2) ? 'long' : 'short';
 }
 
 /** The estimate of a plan inlining the first `k` of `order`, in input-token units. */

@@ -65,7 +65,7 @@ export function resolveModel(env: ModelEnv): ResolvedModel {
   const colon = spec.indexOf(':');
   const provider = colon < 0 ? spec : spec.slice(0, colon);
   const modelId = colon < 0 ? '' : spec.slice(colon + 1);
-  if (!modelId) throw notConfigured(`MODEL "${spec}" needs a model id, e.g. "openai:gpt-4.1-mini"`);
+  if (!modelId) throw notConfigured(`MODEL "${spec}" needs a model id, e.g. "anthropic:claude-sonnet-5-5"`);
 
   switch (provider) {
     case 'workers-ai': {

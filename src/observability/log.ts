@@ -13,6 +13,7 @@ export type LogEvent =
   // a conversation's turns
   | 'turn.end'
   | 'turn.compacted'
+  | 'turn.predicted_read'
   | 'model.call'
   | 'model.unpriced'
   | 'tool.call'

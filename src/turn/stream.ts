@@ -1,6 +1,7 @@
 import { settledTaskChunks, taskParts } from './settled-tasks';
 import { describeTurnError } from './turn-error';
 import { noModelStep } from './no-model-step';
+import { predictedReadStep } from './predicted-read-step';
 import {
   convertToModelMessages,
   createUIMessageStream,
@@ -117,11 +118,25 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     mcp.offer.loading === 'additional-tools' && mcp.offer.hidden.size
       ? withAdditionalTools(messages, mcp.offer, mcp.entries)
       : messages;
-  // The catalog entries relevant to this message, when the system prompt cannot show them all, go with the message.
-  const initialMessages = withRelevantEntries(
-    await convertToModelMessages(messages, { tools: input.tools }),
-    prompt.relevant,
-  );
+  // The catalog entries relevant to this message, when the system prompt cannot show them all, go with the message;
+  // then the read the message clearly needs, made before the first step (predicted-read-step.ts). Not for the offline
+  // stand-in: it picks its reads by its own keyword rules, which a read made for it would pre-empt.
+  const predicted =
+    input.settings.PREDICTED_READS === 'on' && input.model.spec !== 'offline'
+      ? await predictedReadStep({
+          messages,
+          states: input.states,
+          tools: input.tools,
+          offered: prompt.offered,
+          inlined: input.pinned?.inlined ?? new Set(),
+          windowChars: input.settings.READ_WINDOW_CHARS,
+          abortSignal: input.abortSignal,
+        })
+      : undefined;
+  const initialMessages = [
+    ...withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant),
+    ...(predicted?.messages ?? []),
+  ];
 
   // With a prompt cache, earlier reads are sent again as they were (each request extends the one before it), until a
   // compaction; without one, they become notes past their budgets (read-elision.ts).
@@ -225,7 +240,12 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
           })
           // One stage for tasks (a stage per chunk costs CPU on a long answer): placeholders become data-task parts,
           // and the calls that ended as tasks are re-sent after the start chunk.
-          .pipeThrough(taskParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>(settledTaskChunks(messages))),
+          .pipeThrough(
+            taskParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>([
+              ...settledTaskChunks(messages),
+              ...(predicted?.chunks ?? []),
+            ]),
+          ),
       );
     },
     onFinish: ({ messages: finalMessages, outcome, isAborted }) => {

@@ -52,16 +52,23 @@ export const callTools = (...calls: Array<[toolName: string, input: unknown]>): 
   finish('tool-calls'),
 ];
 
-/** A scripted model (the AI SDK's own mock): `script` decides each step from what the model was sent. */
-export function scriptedModel(script: Step) {
+/**
+ * A scripted model (the AI SDK's own mock): `script` decides each step from what the model was sent. `pauseMs(index)`
+ * holds a step's stream open that long before its end (a turn a test must catch while it runs).
+ */
+export function scriptedModel(script: Step, { pauseMs }: { pauseMs?: (index: number) => number } = {}) {
   let index = 0;
   const model = new MockLanguageModelV4({
     doStream: async (call) => {
-      const parts = script(call, index++);
+      const step = index++;
+      const parts = script(call, step);
+      const pause = pauseMs?.(step) ?? 0;
       return {
         stream: new ReadableStream({
-          start(controller) {
-            for (const part of parts) controller.enqueue(part);
+          async start(controller) {
+            for (const part of parts.slice(0, -1)) controller.enqueue(part);
+            if (pause) await new Promise((resolve) => setTimeout(resolve, pause));
+            if (parts.length) controller.enqueue(parts.at(-1)!);
             controller.close();
           },
         }),

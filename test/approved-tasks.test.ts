@@ -185,3 +185,40 @@ describe('an approved tool call that becomes a task (the AI SDK chat client, as 
     expect(model.doStreamCalls).toHaveLength(2);
   });
 });
+
+describe('a step with a call that became a task and a call waiting for approval', () => {
+  const TASKS = { authorization: 'Bearer test-key-tasks', 'x-end-user': 'mixer' };
+
+  it('approved while the task runs, the answer goes on once the task ends: both results reach the model', async () => {
+    const id = await createConversation(TASKS);
+    // Tenant "tasks": jobs' build runs without approval (and becomes a task); echo_task is not auto-approved.
+    const model = scriptedModel((call, index) => {
+      if (index === 0) return callTools(['jobs__build', { steps: 3, stepMs: 300 }], ['jobs__echo_task', {}]);
+      const results = toolResults(call.prompt);
+      return results.length >= 2 ? say(`Results: ${results.map((r) => r.text).join(' | ')}`) : say('waiting');
+    });
+    await runInDurableObject(await conversationStub(id), (instance) => {
+      instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+    });
+    const chunks = (await sseChunks(
+      await postJson(`/v1/conversations/${id}/messages`, { text: 'build and echo' }, TASKS),
+    )) as Chunk[];
+    const request = chunks.find((c) => c.type === 'tool-approval-request') as { toolCallId: string } | undefined;
+    expect(request, 'echo_task waits for approval').toBeTruthy();
+    expect(chunks.find((c) => c.type === 'data-task')?.data).toMatchObject({ tool: 'build', status: 'working' });
+
+    // Approved while build still runs: recorded; the answer goes on when the task ends, not now.
+    const approved = await postJson(
+      `/v1/conversations/${id}/approvals`,
+      { toolCallId: request!.toolCallId, approved: true },
+      TASKS,
+    );
+    expect(approved.status).toBeLessThan(300);
+    await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 20_000 }).toContain('Results: ');
+    const text = textOf(await lastAnswer(id));
+    expect(text).toContain('Built in 3 steps');
+    expect(text).toContain('Done with');
+    expect(text).not.toContain('Running as task');
+    await api(`/v1/conversations/${id}`, { method: 'DELETE' }, TASKS);
+  });
+});

@@ -17,6 +17,7 @@ import { TaskStore } from './tasks/task-store';
 import { TurnPace } from './pace';
 import { CompactionPoint } from './compaction';
 import type { ElicitationAnswer } from '../turn/elicitations';
+import { PendingStep } from '../turn/pending-step';
 
 /** What the parts need of the Durable Object they make up. */
 export interface PartsHost {
@@ -138,9 +139,10 @@ export class ConversationParts {
     return (await this.tasks.stop()) || turn;
   }
 
-  /** A server's question answered: the running turn's (in memory) or a task's (in the history). */
+  /** A server's question answered: a task's (a call of the saved answer waits on it) or the running turn's (in memory). */
   async answerElicitation(id: string, answer: ElicitationAnswer): Promise<void> {
-    if (await this.tasks.answer(id, answer)) return;
+    const pending = PendingStep.of(this.history.load()).find(id);
+    if (pending?.kind === 'question') return this.tasks.answer(pending, answer);
     this.turns.answerElicitation(id, answer);
   }
 }

@@ -1,14 +1,6 @@
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import {
-  answeredAndReady,
-  answerToolCall,
-  INTERRUPTED_TOOL,
-  openToolCalls,
-  regenerationCut,
-  settleInterruptedApproval,
-  settleOpenToolCalls,
-} from './messages';
+import { INTERRUPTED_TOOL, regenerationCut, settleInterruptedApproval, settleOpenToolCalls } from './messages';
 
 type Part = UIMessage['parts'][number];
 
@@ -62,31 +54,7 @@ describe('regenerationCut', () => {
   });
 });
 
-describe('client tool calls', () => {
-  it('openToolCalls: calls of the last assistant message with neither result nor provider execution', () => {
-    const parts: Part[] = [
-      clientCall('c1'),
-      { type: 'tool-web_search', toolCallId: 'c2', state: 'input-available', input: {}, providerExecuted: true },
-      { type: 'tool-get_location', toolCallId: 'c3', state: 'output-available', input: {}, output: 'Lyon' },
-      { type: 'tool-delete_file', toolCallId: 'c4', state: 'approval-requested', input: {}, approval: { id: 'ap' } },
-      { type: 'dynamic-tool', toolName: 'pick_color', toolCallId: 'c5', state: 'input-available', input: {} },
-    ];
-    expect(openToolCalls([user('u1'), assistant('a1', ...parts)])).toEqual(['c1', 'c5']);
-    expect(openToolCalls([assistant('a1', clientCall('c1')), user('u2')])).toEqual([]);
-  });
-
-  it('answerToolCall: a copy of the last message with the result in it; the given messages are left as they were', () => {
-    const messages = [user('u1'), assistant('a1', clientCall('c1'), clientCall('c2'))];
-    const answered = answerToolCall(messages, { toolCallId: 'c2', output: { city: 'Lyon' } });
-    expect(answered?.parts).toEqual([
-      clientCall('c1'),
-      { ...clientCall('c2'), state: 'output-available', output: { city: 'Lyon' } },
-    ]);
-    expect(answered?.id).toBe('a1');
-    expect(messages[1]!.parts).toEqual([clientCall('c1'), clientCall('c2')]);
-    expect(answerToolCall(messages, { toolCallId: 'c9', output: 1 })).toBeUndefined();
-  });
-
+describe('client tool calls (what waits is pending-step.test.ts)', () => {
   it('settleOpenToolCalls: every open call gets the error result, answered calls and other parts stay', () => {
     const done: Part = {
       type: 'tool-get_location',
@@ -107,16 +75,6 @@ describe('client tool calls', () => {
       { ...clientCall('c2'), state: 'output-error', errorText },
     ]);
     expect(settleOpenToolCalls([user('u1'), assistant('a1', done)])).toBeUndefined();
-  });
-});
-
-describe('answeredAndReady', () => {
-  it('true only for a last assistant message with an answered approval and nothing waiting', () => {
-    expect(answeredAndReady([user('u1'), assistant('a1', answered('c1', false))])).toBe(true);
-    expect(answeredAndReady([user('u1'), assistant('a1', answered('c1', true), asking('c2'))])).toBe(false);
-    expect(answeredAndReady([user('u1'), assistant('a1', answered('c1', true), clientCall('c2'))])).toBe(false);
-    expect(answeredAndReady([user('u1'), assistant('a1', { type: 'text', text: 'no tools' })])).toBe(false);
-    expect(answeredAndReady([assistant('a1', answered('c1', true)), user('u2')])).toBe(false);
   });
 });
 

@@ -1,12 +1,14 @@
 import type { UIMessage } from 'ai';
 import type { ApprovalBody, PendingApproval as ApiPendingApproval } from '../../shared/api/conversations';
 import { ApiError } from '../errors';
+import { PendingStep } from './pending-step';
 
 /*
  * The turn's edits of the conversation's messages (AI SDK `UIMessage[]`),
- * as pure functions: which tool calls wait for the user, recording their
- * answers, where a regeneration cuts, what a stop or an abort leaves. The
- * store (conversation/history.ts) only keeps what these return.
+ * as pure functions: the user's answers to waiting calls as the API takes
+ * them (what waits, and what settles it, is pending-step.ts's one model),
+ * where a regeneration cuts, what a stop or an abort leaves. The store
+ * (conversation/history.ts) only keeps what these return.
  */
 
 /** What an approved tool call whose run an abort cut is answered with (it may have run: never run again blindly). */
@@ -26,42 +28,10 @@ export type PendingApproval = ApiPendingApproval & { messageIndex: number };
 
 /** Tool calls in the last assistant message that wait for approval (they pause the turn). */
 export function pendingApprovals(messages: UIMessage[]): PendingApproval[] {
-  const index = messages.length - 1;
-  const last = messages[index];
-  if (last?.role !== 'assistant') return [];
-  return last.parts.flatMap((part) => {
-    if (!('toolCallId' in part) || part.state !== 'approval-requested') return [];
-    const toolName = part.type === 'dynamic-tool' ? part.toolName : part.type.replace(/^tool-/, '');
-    return [
-      { toolCallId: part.toolCallId, toolName, input: part.input, approvalId: part.approval.id, messageIndex: index },
-    ];
-  });
-}
-
-/**
- * The message holding the tool call `toolCallId` waits on, with the user's
- * answer recorded in it; undefined if no such call is waiting.
- */
-export function answerApproval(messages: UIMessage[], answer: ApprovalAnswer): UIMessage | undefined {
-  const pending = pendingApprovals(messages).find((p) => p.toolCallId === answer.toolCallId);
-  if (!pending) return undefined;
-  const message = messages[pending.messageIndex]!;
-  return {
-    ...message,
-    parts: message.parts.map((part) =>
-      'toolCallId' in part && part.toolCallId === answer.toolCallId && part.state === 'approval-requested'
-        ? {
-            ...part,
-            state: 'approval-responded',
-            approval: {
-              ...part.approval,
-              approved: answer.approved,
-              ...(answer.reason ? { reason: answer.reason } : {}),
-            },
-          }
-        : part,
-    ),
-  };
+  const messageIndex = messages.length - 1;
+  return PendingStep.of(messages)
+    .of('approval')
+    .map(({ toolCallId, toolName, input, approvalId }) => ({ toolCallId, toolName, input, approvalId, messageIndex }));
 }
 
 /** An approved call whose run was cut becomes an error result; a denied one, the denial it already was. */
@@ -95,60 +65,20 @@ export function regenerationCut(
   return { keep, replaceFrom: messages[keep]?.id };
 }
 
-/** Tool calls in the last assistant message still waiting for a client's result (tools the client runs: `useAgentChat`'s client tools). */
-export function openToolCalls(messages: UIMessage[]): string[] {
-  const last = messages.at(-1);
-  if (last?.role !== 'assistant') return [];
-  return last.parts.flatMap((part) =>
-    'toolCallId' in part && part.state === 'input-available' && !part.providerExecuted ? [part.toolCallId] : [],
-  );
-}
-
-/** The last message with a client tool's result recorded in it; undefined if no such call is waiting. */
-export function answerToolCall(
-  messages: UIMessage[],
-  answer: { toolCallId: string; output: unknown; errorText?: string | undefined },
-): UIMessage | undefined {
-  if (!openToolCalls(messages).includes(answer.toolCallId)) return undefined;
-  const message = messages.at(-1)!;
-  return {
-    ...message,
-    parts: message.parts.map((part) =>
-      'toolCallId' in part && part.toolCallId === answer.toolCallId && part.state === 'input-available'
-        ? answer.errorText !== undefined
-          ? { ...part, state: 'output-error', errorText: answer.errorText }
-          : { ...part, state: 'output-available', output: answer.output ?? null }
-        : part,
-    ),
-  };
-}
-
 /** A new message while client tool calls still wait: they get an error result, so the history stays valid for the model. */
 export function settleOpenToolCalls(messages: UIMessage[]): UIMessage | undefined {
-  const open = openToolCalls(messages);
+  let step = PendingStep.of(messages);
+  const open = step.of('client-result');
   if (!open.length) return undefined;
-  let message = messages.at(-1)!;
-  for (const toolCallId of open)
-    message = answerToolCall([...messages.slice(0, -1), message], {
-      toolCallId,
-      output: undefined,
+  let message: UIMessage | undefined;
+  for (const { toolCallId } of open) {
+    message = step.settle(toolCallId, {
+      kind: 'error',
       errorText: 'The client gave no result for this call before the next message.',
     })!;
+    step = step.after(message);
+  }
   return message;
-}
-
-/** The last assistant message has answered calls and nothing waits: the turn can go on. */
-export function answeredAndReady(messages: UIMessage[]): boolean {
-  const last = messages.at(-1);
-  if (last?.role !== 'assistant' || pendingApprovals(messages).length || openToolCalls(messages).length) return false;
-  return last.parts.some((part) => 'toolCallId' in part && part.state === 'approval-responded');
-}
-
-/** The message holds an answered approval for `toolCallId`. */
-export function answeredIn(message: UIMessage, toolCallId: string): boolean {
-  return message.parts.some(
-    (part) => 'toolCallId' in part && part.toolCallId === toolCallId && part.state === 'approval-responded',
-  );
 }
 
 /**
@@ -164,15 +94,10 @@ export function recordApprovals(
   messages: UIMessage[],
   answers: ApprovalAnswer[],
 ): { save?: UIMessage; next: 'continue' | 'waiting' } {
-  const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
-  const fresh = answers.filter((a) => waiting.has(a.toolCallId));
+  let step = PendingStep.of(messages);
+  const fresh = answers.filter((a) => step.find(a.toolCallId)?.kind === 'approval');
   if (!fresh.length) {
-    if (
-      answers.length &&
-      answeredAndReady(messages) &&
-      answers.every((a) => answeredIn(messages.at(-1)!, a.toolCallId))
-    )
-      return { next: 'continue' };
+    if (answers.length && step.ready() && answers.every((a) => step.decided(a.toolCallId))) return { next: 'continue' };
     throw new ApiError(
       404,
       'approval_not_found',
@@ -181,13 +106,12 @@ export function recordApprovals(
         : 'None of the answered tool calls is waiting for approval',
     );
   }
-  let current = messages;
   let message: UIMessage | undefined;
   for (const answer of fresh) {
-    message = answerApproval(current, answer)!;
-    current = [...current.slice(0, -1), message];
+    message = step.settle(answer.toolCallId, { kind: 'approval', approved: answer.approved, reason: answer.reason })!;
+    step = step.after(message);
   }
-  return { save: message!, next: pendingApprovals(current).length ? 'waiting' : 'continue' };
+  return { save: message!, next: step.of('approval').length ? 'waiting' : 'continue' };
 }
 
 /**
@@ -196,15 +120,25 @@ export function recordApprovals(
  * acted on — only calls still waiting, or answered and not yet continued, count.
  */
 export function clientApprovals(messages: UIMessage[], answers: ApprovalAnswer[]): ApprovalAnswer[] {
-  const waiting = new Set(pendingApprovals(messages).map((p) => p.toolCallId));
-  const last = messages.at(-1);
-  return answers.filter((a) => waiting.has(a.toolCallId) || (last !== undefined && answeredIn(last, a.toolCallId)));
+  const step = PendingStep.of(messages);
+  return answers.filter((a) => step.find(a.toolCallId)?.kind === 'approval' || step.decided(a.toolCallId));
 }
 
 /** A decision or a client tool's result recorded, without continuing: the message to save, and `ready` when nothing in the step waits any more. 404 when the call does not wait. */
 export function recordAnswer(messages: UIMessage[], answer: ToolCallAnswer): { message: UIMessage; ready: boolean } {
-  const message = answer.kind === 'approval' ? answerApproval(messages, answer) : answerToolCall(messages, answer);
+  const step = PendingStep.of(messages);
+  const call = step.find(answer.toolCallId);
+  const message =
+    answer.kind === 'approval'
+      ? step.settle(answer.toolCallId, { kind: 'approval', approved: answer.approved, reason: answer.reason })
+      : call?.kind === 'client-result'
+        ? step.settle(
+            answer.toolCallId,
+            answer.errorText !== undefined
+              ? { kind: 'error', errorText: answer.errorText }
+              : { kind: 'output', output: answer.output },
+          )
+        : undefined;
   if (!message) throw new ApiError(404, 'not_waiting', `No tool call ${answer.toolCallId} is waiting for this answer`);
-  const after = [...messages.slice(0, -1), message];
-  return { message, ready: !pendingApprovals(after).length && !openToolCalls(after).length };
+  return { message, ready: step.after(message).ready() };
 }

@@ -528,8 +528,11 @@ describe('the chat widget on a SaaS page (the same service, a slow model)', () =
     expect(answer).not.toContain('word199');
     await expect.poll(() => chat.getByRole('button', { name: 'Send' }).isVisible()).toBe(true);
     await ask('one more');
+    // Polled: right after Enter the log may still read idle from the stopped turn, before the new one starts.
+    await expect
+      .poll(() => chat.locator('article.assistant').last().innerText(), { timeout: 15_000 })
+      .toContain('You said: one more');
     await idle();
-    expect(await chat.locator('article.assistant').last().innerText()).toContain('You said: one more');
   });
 
   it("a server's question is a form in the widget; the answer goes back and the turn finishes with it", async () => {

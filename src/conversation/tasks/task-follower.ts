@@ -14,16 +14,8 @@ import { ToolFailure } from '../../tools/tool-failure';
 import { checkedAnswer, type ElicitationAnswer } from '../../turn/elicitations';
 import type { LiveStream } from '../../turn/live-stream';
 import type { AlarmJob } from '../alarms';
-import {
-  elicitationOf,
-  messageWithToolCall,
-  type ToolOutcome,
-  taskNoticeOf,
-  toolCallsSettled,
-  withElicitation,
-  withTaskNotice,
-  withToolOutcome,
-} from './task-messages';
+import { elicitationOf, messageWithToolCall, taskNoticeOf, withElicitation, withTaskNotice } from './task-messages';
+import { type CallOutcome, PendingStep, withOutcome } from '../../turn/pending-step';
 import type { TaskRow, TaskStore } from './task-store';
 import { LegacyTaskQuestions } from './legacy-task-questions';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
@@ -184,7 +176,8 @@ export class TaskFollower {
         await Promise.all(rows.map((row) => sessions.cancelTask(row.server, row.taskId).catch(() => undefined)));
       })
       .catch(() => undefined);
-    for (const row of rows) this.settle(row, { errorText: 'Stopped by the user.' }, 'cancelled', 'Stopped by the user');
+    for (const row of rows)
+      this.settle(row, { kind: 'error', errorText: 'Stopped by the user.' }, 'cancelled', 'Stopped by the user');
     const last = this.host.history.load().at(-1);
     if (last?.role === 'assistant')
       this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
@@ -209,16 +202,15 @@ export class TaskFollower {
       .catch((error) => logEvent('task.ended', { status: 'abandoned', ...errorFields(error) }, 'warn'));
   }
 
-  /** The user's answer to a task's question (`data-elicitation` id `task:<toolCallId>:<key>`); false when the id is not a task's. */
-  async answer(id: string, answer: ElicitationAnswer): Promise<boolean> {
-    if (!id.startsWith('task:')) return false;
-    // Split at the tool call's id, not at a colon: the key is the server's and may hold colons of its own.
-    const row = this.running().find((r) => id.startsWith(`task:${r.toolCallId}:`));
+  /** The user's answer to a task's question (`data-elicitation` id `task:<toolCallId>:<key>`, a pending call of the answer). */
+  async answer(question: { toolCallId: string; questionId: string }, answer: ElicitationAnswer): Promise<void> {
+    const id = question.questionId;
+    const row = this.running().find((r) => r.toolCallId === question.toolCallId);
     if (row?.era === 'legacy') {
       this.legacyQuestions.answer(row, id, answer);
       this.host.store.reschedule(row.toolCallId, Date.now() + this.host.settings().TASK_POLL_MIN_MS);
       await this.schedule();
-      return true;
+      return;
     }
     const key = row && id.slice(`task:${row.toolCallId}:`.length);
     const found = row && messageWithToolCall(this.host.history.load(), row.toolCallId);
@@ -242,7 +234,6 @@ export class TaskFollower {
     // The server takes the answer eventually (tasks/update is an acknowledgement): look again soon.
     this.host.store.put({ ...row, nextPollAt: Date.now() + this.host.settings().TASK_POLL_MIN_MS });
     await this.schedule();
-    return true;
   }
 
   /** A 2025 task's question, come on its `tasks/result` stream (legacy-task-questions.ts): resolves with the answer. */
@@ -265,6 +256,7 @@ export class TaskFollower {
       return this.settle(
         row,
         {
+          kind: 'error',
           errorText: ToolFailure.mcpRequest(
             row.server,
             row.tool,
@@ -283,7 +275,7 @@ export class TaskFollower {
         logEvent('task.gone', { server: row.server, tool: row.tool }, 'warn');
         return this.settle(
           row,
-          { errorText: ToolFailure.mcpRequest(row.server, row.tool, error).message },
+          { kind: 'error', errorText: ToolFailure.mcpRequest(row.server, row.tool, error).message },
           'failed',
           'The server no longer knows this task',
         );
@@ -303,7 +295,7 @@ export class TaskFollower {
       const why = snapshot.error?.message ?? snapshot.statusMessage ?? 'the task failed';
       return this.settle(
         row,
-        { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message },
+        { kind: 'error', errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message },
         'failed',
         snapshot.statusMessage,
       );
@@ -312,7 +304,7 @@ export class TaskFollower {
       const why = `the server cancelled the task${snapshot.statusMessage ? `: ${snapshot.statusMessage}` : ''}`;
       return this.settle(
         row,
-        { errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message },
+        { kind: 'error', errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error(why)).message },
         'cancelled',
         snapshot.statusMessage,
       );
@@ -378,10 +370,11 @@ export class TaskFollower {
   }
 
   /** A completed task's result as the tool call's outcome: the same rendering as a call that answered at once. */
-  private outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): ToolOutcome {
+  private outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): CallOutcome {
     const call = result as CallToolResult | undefined;
     if (!call || !Array.isArray(call.content)) {
       return {
+        kind: 'error',
         errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error('the task completed without a tool result'))
           .message,
       };
@@ -393,13 +386,15 @@ export class TaskFollower {
       largeResults: this.host.largeResults,
     };
     const output = mcpToolOutput(row.server, row.tool, call, row.toolCallId, ctx);
-    return call.isError ? { errorText: ToolFailure.mcpResult(row.server, row.tool, output.text).message } : { output };
+    return call.isError
+      ? { kind: 'error', errorText: ToolFailure.mcpResult(row.server, row.tool, output.text).message }
+      : { kind: 'output', output };
   }
 
   /** The task ended: its outcome goes into the answer, its part says how it ended, and it is followed no more. */
   private settle(
     row: TaskRow,
-    outcome: ToolOutcome,
+    outcome: CallOutcome,
     status: TaskNotice['status'],
     statusMessage: string | undefined,
   ): void {
@@ -411,7 +406,7 @@ export class TaskFollower {
         ...(statusMessage ? { statusMessage } : {}),
         updatedAt: Date.now(),
       };
-      this.save(withToolOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome));
+      this.save(withOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome));
     }
     this.legacyQuestions.expire(row.toolCallId);
     this.host.store.remove(row.toolCallId);
@@ -450,13 +445,12 @@ export class TaskFollower {
     this.host.messageUpdated(message);
   }
 
-  /** Nothing of the last answer runs or waits for an approval, and it was waiting for tasks: it goes on. */
+  /** The last answer was waiting for tasks and nothing of it waits any more (turn/pending-step.ts): it goes on. */
   private async continueIfReady(): Promise<void> {
-    const last = this.host.history.load().at(-1);
-    if (last?.role !== 'assistant' || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks)
-      return;
-    if (this.running().some((row) => messageWithToolCall([last], row.toolCallId))) return;
-    if (!toolCallsSettled(last) || this.host.turnBusy()) return;
+    const step = PendingStep.of(this.host.history.load());
+    const last = step.answer;
+    if (!last || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks) return;
+    if (!step.ready() || this.host.turnBusy()) return;
     // Continued once: a continuation that fails leaves an answer the user can follow up on, not one that waits forever.
     this.host.history.save([{ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false } }], false);
     try {

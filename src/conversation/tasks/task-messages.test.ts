@@ -1,15 +1,7 @@
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
-import {
-  elicitationOf,
-  messageWithToolCall,
-  taskNoticeOf,
-  toolCallsSettled,
-  withElicitation,
-  withTaskNotice,
-  withToolOutcome,
-} from './task-messages';
+import { elicitationOf, messageWithToolCall, taskNoticeOf, withElicitation, withTaskNotice } from './task-messages';
 
 const notice = (status: TaskNotice['status'], statusMessage?: string): TaskNotice => ({
   toolCallId: 'c1',
@@ -45,16 +37,6 @@ describe('the edits a task makes to its answer', () => {
     expect(moved.parts).toHaveLength(4);
     expect(taskNoticeOf(moved, 'c1')?.statusMessage).toBe('Step 2');
     expect(taskNoticeOf(answer, 'c1')).toBeUndefined();
-  });
-
-  it('the call is settled only once it has an outcome; an error replaces a would-be output', () => {
-    expect(toolCallsSettled(answer)).toBe(false);
-    const done = withToolOutcome(answer, 'c1', { output: 'Built.' });
-    expect(done.parts[1]).toMatchObject({ state: 'output-available', output: 'Built.' });
-    expect(toolCallsSettled(done)).toBe(true);
-    const failed = withToolOutcome(done, 'c1', { errorText: 'fire' });
-    expect(failed.parts[1]).toMatchObject({ state: 'output-error', errorText: 'fire' });
-    expect('output' in failed.parts[1]!).toBe(false);
   });
 
   it('a question is added once, then updated with its answer', () => {

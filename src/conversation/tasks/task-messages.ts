@@ -4,9 +4,8 @@ import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
 /*
  * The edits a task makes to the answer it belongs to, as pure functions over
  * UI messages: its `data-task` part (id: the tool call's) updated as it
- * moves, a question it asks as a `data-elicitation` part, and at the end the
- * tool part's output (or error) in place of nothing — which is what lets
- * the turn go on.
+ * moves, and a question it asks as a `data-elicitation` part. Its result
+ * settles the call as every waiting call is settled (turn/pending-step.ts).
  */
 
 type Part = UIMessage['parts'][number];
@@ -59,34 +58,4 @@ export function elicitationOf(message: UIMessage, id: string): ElicitationNotice
     | { data?: ElicitationNotice }
     | undefined;
   return part?.data;
-}
-
-/** The tool call's outcome: its output (the model's view of the result), or an error text. */
-export type ToolOutcome = { output: unknown } | { errorText: string };
-
-/** `message` with the tool call `toolCallId` given its outcome (a call still running has no output). */
-export function withToolOutcome(message: UIMessage, toolCallId: string, outcome: ToolOutcome): UIMessage {
-  return {
-    ...message,
-    parts: message.parts.map((part) => {
-      if (!isToolPart(part) || part.toolCallId !== toolCallId) return part;
-      const { output: _o, errorText: _e, ...rest } = part as ToolPart & { output?: unknown; errorText?: unknown };
-      return (
-        'output' in outcome
-          ? { ...rest, state: 'output-available', output: outcome.output }
-          : { ...rest, state: 'output-error', errorText: outcome.errorText }
-      ) as Part;
-    }),
-  };
-}
-
-/** Every tool call of the message has an outcome (or waits for an approval): nothing runs any more. */
-export function toolCallsSettled(message: UIMessage): boolean {
-  return message.parts.every(
-    (part) =>
-      !isToolPart(part) ||
-      part.state === 'output-available' ||
-      part.state === 'output-error' ||
-      part.state === 'output-denied',
-  );
 }

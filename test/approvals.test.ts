@@ -43,7 +43,7 @@ describe('MCP tools as <server>__<tool>', () => {
 
   it("an untrusted server's readOnlyHint decides nothing: its tool waits for approval (the same tool of a trusted server does not)", async () => {
     // "legacy" and "everything" are the same server-everything, whose echo is annotated readOnlyHint: true;
-    // only "everything" is configured trustAnnotations (vitest.config.ts).
+    // only "everything" is configured trustAnnotations (test/infra/tenants.ts).
     const untrusted = await createConversation();
     const paused = scriptedModel(() => callTools(['legacy__echo', { message: 'hi' }]));
     const chunks = await runScriptedTurn(untrusted, 'echo hi', paused);

@@ -16,7 +16,7 @@ import { callTools, say, scriptedModel, sseChunks, toolResults } from './helpers
  * A tool call the user approves that then runs as an MCP task (issue 34, item 1). The approved call is executed before
  * the continuation's first model step (the AI SDK runs approved calls first), so the turn must stop right there — the
  * model never sees the task's placeholder — and go on once the task ends, with its real result. Tenant "gated"
- * (vitest.config.ts): the same task servers as tests/tasks.test.ts, every call waiting for approval. Through the HTTP
+ * (test/infra/tenants.ts): the same task servers as tests/tasks.test.ts, every call waiting for approval. Through the HTTP
  * routes a frontend uses (POST …/messages, POST …/approvals), and through the WebSocket (cf_agent_tool_approval), for a
  * 2026 task server (SDK v2, test/infra/task-servers.ts), the demo's build_report (2026) and server-everything's
  * simulate-research-query (2025-11-25, task-augmented tools/call).

@@ -7,7 +7,7 @@ import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './h
 import { renderResource } from '../src/context/render';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
 
-// The "hostile" tenant (vitest.config.ts) has the demo server, "hostile"
+// The "hostile" tenant (test/infra/tenants.ts) has the demo server, "hostile"
 // (test/infra/hostile-server.ts: 5 MB text, 50 MB binaries, an injection,
 // a deeply nested result) and "hugelist" (a 100 MB resources/list).
 const HOSTILE = { authorization: 'Bearer test-key-hostile', 'x-end-user': 'mallory' };

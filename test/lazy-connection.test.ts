@@ -11,7 +11,7 @@ import { callTools, say, scriptedModel, userMessage } from './helpers/turns';
  * a tool call, a read the cache cannot serve, a completion. Its catalog —
  * and the server's header — come from the copies another conversation of the
  * tenant shared, while the freshness contract serves them without a channel
- * (by their ttlMs, or CACHE_MAX_AGE_MS). The "lazy" tenant (vitest.config.ts):
+ * (by their ttlMs, or CACHE_MAX_AGE_MS). The "lazy" tenant (test/infra/tenants.ts):
  * `notes` (SDK v2, 2026-07-28) and `notes2025` (the same kind of server, its
  * 2025-11-25 sessions), both test/infra/v2-servers.ts.
  */

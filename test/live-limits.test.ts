@@ -6,7 +6,7 @@ import { api, conversationStub, createConversation, postJson } from './helpers/a
 import { say, userMessage } from './helpers/turns';
 import { turnIn } from './helpers/conversation';
 
-// The "limited" tenant (vitest.config.ts): 4 new conversations per user per minute, 2 holding live MCP sessions at once.
+// The "limited" tenant (test/infra/tenants.ts): 4 new conversations per user per minute, 2 holding live MCP sessions at once.
 const userOf = () => ({
   authorization: 'Bearer test-key-limited',
   'x-end-user': `user-${crypto.randomUUID().slice(0, 8)}`,

@@ -192,7 +192,7 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
       "base-uri 'none'",
       "form-action 'none'",
     ]);
-    // Framed by acme's allowed origins (vitest.config.ts) and this service (the request's origin, PUBLIC_URL's).
+    // Framed by acme's allowed origins (test/infra/tenants.ts) and this service (the request's origin, PUBLIC_URL's).
     expect(directives.at(-1)).toBe('frame-ancestors https://app.acme.test http://localhost https://mcp-ondemand.test');
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
@@ -405,7 +405,7 @@ describe("a view's tool calls: POST …/views/call", () => {
 
   it("a tool error is a result; the model's history gets none of these calls", async () => {
     const id = await createConversation();
-    const failed = await viewCall(id, { server: 'demo', name: 'complete_task', arguments: { id: 999_999 } }); // autoApprove in vitest.config.ts
+    const failed = await viewCall(id, { server: 'demo', name: 'complete_task', arguments: { id: 999_999 } }); // autoApprove in test/infra/tenants.ts
     expect(failed.status).toBe(200);
     expect((await failed.json<{ result: { isError?: boolean } }>()).result.isError).toBe(true);
     const snapshot = await (await api(`/v1/conversations/${id}`)).json<{ messages: unknown[] }>();

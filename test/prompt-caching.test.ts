@@ -10,7 +10,7 @@ import { turnIn } from './helpers/conversation';
  * (@ai-sdk/anthropic, @ai-sdk/openai), pointed by ANTHROPIC_BASE_URL and
  * OPENAI_BASE_URL at the fake provider (bench/lib/fake-model.mjs), which
  * records every request body exactly as the package sent it. The tenants
- * (vitest.config.ts): claude, gpt, and the same two with promptCaching off.
+ * (test/infra/tenants.ts): claude, gpt, and the same two with promptCaching off.
  */
 
 const fake = inject('fakeModelUrl');

@@ -8,7 +8,7 @@ import { callTools, say, scriptedModel, sseChunks } from './helpers/turns';
 
 /*
  * A server that echoes the credential it was sent (test/infra/echo-server.ts, and the task server's echo_task): the
- * `secret:` header's value (FAULTY_TOKEN, vitest.config.ts) must reach no model, no stream, no stored message, no
+ * `secret:` header's value (FAULTY_TOKEN, test/infra/tenants.ts and vitest.config.ts) must reach no model, no stream, no stored message, no
  * cached copy and no response of ours — wherever the server puts it: a tool's text or structured content, an isError
  * result, a resource, a prompt's messages, a question to the user, a task's status and result.
  */

@@ -7,7 +7,7 @@ import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './h
 // Tool calls as a person would want them: arguments checked before anyone is asked, failures named as the tool's.
 const LENIENT = { authorization: 'Bearer test-key-lenient', 'x-end-user': 'alice' };
 const v2 = inject('v2Url');
-// "unhinted" (vitest.config.ts) is this file's and lenient-servers.test.ts's alone: its request counts are ours.
+// "unhinted" (test/infra/tenants.ts) is this file's and lenient-servers.test.ts's alone: its request counts are ours.
 const toolCallsSeen = async () =>
   ((await (await fetch(`${v2}/__control/bent-strip-json-strict/state`)).json()) as { methods: Record<string, number> })
     .methods['tools/call'] ?? 0;
@@ -61,7 +61,7 @@ describe('tool arguments are checked against the tool’s inputSchema first', ()
 describe('failures are worded as what failed', () => {
   it('a tool result with isError names the tool and the server', async () => {
     const id = await createConversation();
-    // complete_task runs without approval on the demo server (vitest.config.ts).
+    // complete_task runs without approval on the demo server (test/infra/tenants.ts).
     const model = scriptedModel((_call, i) =>
       i === 0 ? callTools(['demo__complete_task', { id: 99_999 }]) : say('no such task'),
     );

@@ -127,6 +127,11 @@ export function formatIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The origins a tenant's pages are served from (CORS, view documents, OAuth handovers); none for an unknown tenant. */
+export function allowedOriginsOf(config: AppConfig, tenantId: string): readonly string[] {
+  return config.tenants?.find((t) => t.id === tenantId)?.allowedOrigins ?? [];
+}
+
 /** A tenant's MCP servers: its own list, or the service's. */
 export function serversOf(config: AppConfig, tenantId: string): McpServerConfig[] {
   return config.tenants?.find((t) => t.id === tenantId)?.mcpServers ?? config.mcpServers;

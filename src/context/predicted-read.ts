@@ -1,7 +1,7 @@
 import type { UIMessage } from 'ai';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
-import { score, stem, terms } from './relevance';
+import { score, stem, terms, WEIGHT } from './relevance';
 
 /** What a turn reads before the model is asked (turn/predicted-read-step.ts). */
 export interface PredictedRead {
@@ -54,9 +54,9 @@ export function predictedRead(
   if (!query.length) return undefined;
   const fieldsOf = (c: (typeof candidates)[number]) => ({
     fields: [
-      [c.r.title ?? c.r.name, 3],
-      [c.r.name, 1],
-      [c.r.description, 1],
+      [c.r.title ?? c.r.name, WEIGHT.title],
+      [c.r.name, WEIGHT.name],
+      [c.r.description, WEIGHT.description],
     ] as Array<[string | undefined, number]>,
   });
   // Ranked by how many different words of the message a resource's listing holds, then by weight: "queue" in a

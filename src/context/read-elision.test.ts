@@ -45,6 +45,32 @@ function sent(messages: ModelMessage[]): Record<string, string> {
 }
 
 describe('elideReads', () => {
+  it('a skill loaded in an earlier turn (load_skill) becomes a note of a read naming its SKILL.md and server, not a search of "?"', () => {
+    const uri = 'skill://triage-a-bug/SKILL.md';
+    const text = resourceBlock({ server: 'kit', uri, mime: 'text/markdown' }, 'Steps to triage a bug.');
+    const messages: ModelMessage[] = [
+      user('Load the triage skill'),
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 's1', toolName: 'load_skill', input: { name: 'triage-a-bug' } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 's1', toolName: 'load_skill', output: { type: 'text', value: text } },
+        ],
+      },
+      { role: 'assistant', content: 'Loaded.' },
+      user('Now something else'),
+    ];
+    const out = sent(
+      elideReads(messages, { turnBudget: 0, earlierBudget: 0, readingTools: new Set([...READING, 'load_skill']) }),
+    );
+    expect(out.s1).toMatch(
+      /^\[Read in an earlier turn, not repeated: \d+ characters of skill:\/\/triage-a-bug\/SKILL\.md \(server "kit"\); read it again if needed\.\]$/,
+    );
+  });
+
   it('sequential windows of one resource in a turn: only the newest is sent, saying which characters came before', () => {
     const messages = [
       user('Summarise docs://a'),

@@ -41,7 +41,7 @@ export interface ElisionBudgets {
 }
 
 interface Read {
-  /** A window read (`read_resource`) or passages found (`search_resource`). */
+  /** A window read (`read_resource`, `load_skill`) or passages found (`search_resource`). */
   kind: 'read' | 'search';
   call: ToolCallPart;
   key: string;
@@ -209,12 +209,14 @@ function collectReads(messages: ModelMessage[], readingTools: ReadonlySet<string
       const text = outputText(part.output);
       if (!found || text === undefined) continue;
       const input = (found.call.input ?? {}) as { uri?: unknown; server?: unknown; query?: unknown };
-      const uri = typeof input.uri === 'string' ? input.uri : '?';
       const block = parseResourceBlocks(text)[0];
+      // load_skill names a skill, not a URI: its result's block says which file it read.
+      const uri = typeof input.uri === 'string' ? input.uri : (block?.uri ?? '?');
       const window = block?.window ?? parseContinuation(text)?.window;
       const server =
         block?.server ?? parseSearchHeader(text)?.server ?? (typeof input.server === 'string' ? input.server : '?');
-      const kind = part.toolName === 'read_resource' ? 'read' : 'search';
+      // Every reading tool reads windows (read_resource, load_skill) but search_resource, which finds passages.
+      const kind = part.toolName === 'search_resource' ? 'search' : 'read';
       reads.push({
         kind,
         query: typeof input.query === 'string' ? input.query : '',

@@ -42,3 +42,40 @@ export function score(query: string[] | Set<string>, item: Scorable): number {
   }
   return total;
 }
+
+/** What a hit weighs by where it is: the one table for the catalog, the listings, tool search and predicted reads. */
+export const WEIGHT = { title: 3, uri: 2, description: 1, name: 1 } as const;
+
+/** The weighted fields of each kind of entry a question is matched against. */
+export const fieldsOf = {
+  resource: (r: { title?: string | undefined; name: string; uri: string; description?: string | undefined }) =>
+    [
+      [r.title ?? r.name, WEIGHT.title],
+      [r.uri, WEIGHT.uri],
+      [r.description, WEIGHT.description],
+    ] as Scorable['fields'],
+  template: (t: { title?: string | undefined; name: string; uriTemplate: string; description?: string | undefined }) =>
+    [
+      [t.title ?? t.name, WEIGHT.title],
+      [t.uriTemplate, WEIGHT.uri],
+      [t.description, WEIGHT.description],
+    ] as Scorable['fields'],
+  /** A skill's name is kebab-case: its words are the title's. */
+  skill: (s: { name: string; description?: string | undefined }) =>
+    [
+      [s.name.replace(/-/g, ' '), WEIGHT.title],
+      [s.description, WEIGHT.description],
+    ] as Scorable['fields'],
+  prompt: (p: { title?: string | undefined; name: string; description?: string | undefined }) =>
+    [
+      [p.title ?? p.name, WEIGHT.title],
+      [p.description, WEIGHT.description],
+    ] as Scorable['fields'],
+  /** A tool's name is snake_case; its title, when it has one, weighs as much. */
+  tool: (t: { name: string; title?: string | undefined; description?: string | undefined }) =>
+    [
+      [t.name.replace(/_/g, ' '), WEIGHT.title],
+      [t.title, WEIGHT.title],
+      [t.description, WEIGHT.description],
+    ] as Scorable['fields'],
+};

@@ -2,7 +2,7 @@ import type { Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
 import { promptLine, resourceLine, skillLine, templateLine } from './catalog-lines';
-import { score, terms } from './relevance';
+import { fieldsOf, score, terms } from './relevance';
 import { type CatalogSection, relevantEntries, sectionHeading, serverHeading } from './markers';
 import { estimateTokens } from './tokens';
 
@@ -140,13 +140,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         kind: 'resource',
         text: resourceLine(r, lineOptions),
         order: order++,
-        relevance: score(query, {
-          fields: [
-            [r.title ?? r.name, 3],
-            [r.uri, 2],
-            [r.description, 1],
-          ],
-        }),
+        relevance: score(query, { fields: fieldsOf.resource(r) }),
       });
     }
     for (const t of server.resourceTemplates) {
@@ -155,13 +149,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         kind: 'template',
         text: templateLine(t, lineOptions),
         order: order++,
-        relevance: score(query, {
-          fields: [
-            [t.title ?? t.name, 3],
-            [t.uriTemplate, 2],
-            [t.description, 1],
-          ],
-        }),
+        relevance: score(query, { fields: fieldsOf.template(t) }),
       });
     }
     for (const skill of server.skills ?? []) {
@@ -175,12 +163,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         kind: 'skill',
         text: skillLine({ name, description, files }, lineOptions),
         order: order++,
-        relevance: score(query, {
-          fields: [
-            [name.replace(/-/g, ' '), 3],
-            [description, 1],
-          ],
-        }),
+        relevance: score(query, { fields: fieldsOf.skill({ name, description }) }),
       });
     }
     if (input.modelPrompts(server.id)) {
@@ -190,12 +173,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
           kind: 'prompt',
           text: promptLine(p, lineOptions),
           order: order++,
-          relevance: score(query, {
-            fields: [
-              [p.title ?? p.name, 3],
-              [p.description, 1],
-            ],
-          }),
+          relevance: score(query, { fields: fieldsOf.prompt(p) }),
         });
       }
     }

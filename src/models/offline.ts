@@ -8,7 +8,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-import { score, terms } from '../context/relevance';
+import { fieldsOf, score, terms, WEIGHT } from '../context/relevance';
 import { parsePromptLine, parseResourceLine, parseSkillLine } from '../context/catalog-lines';
 import {
   type CatalogSection,
@@ -143,9 +143,9 @@ export function decide(
       ...r,
       relevance: score(words, {
         fields: [
-          [r.title, 3],
-          [r.uri, 2],
-          [r.description, 1],
+          [r.title, WEIGHT.title],
+          [r.uri, WEIGHT.uri],
+          [r.description, WEIGHT.description],
         ],
       }),
     }))
@@ -156,10 +156,7 @@ export function decide(
     .map((s) => ({
       ...s,
       relevance: score(words, {
-        fields: [
-          [s.name.replace(/-/g, ' '), 3],
-          [s.description, 1],
-        ],
+        fields: fieldsOf.skill(s),
       }),
     }))
     .filter((s) => s.relevance > 0)

@@ -1,4 +1,4 @@
-import { score } from '../context/relevance';
+import { fieldsOf, score } from '../context/relevance';
 
 /** An MCP tool as the relevance ranking and `search_tools` see it. */
 export interface ToolEntry {
@@ -13,11 +13,4 @@ export interface ToolEntry {
   definition: { description: string; parameters: Record<string, unknown> };
 }
 
-export const relevanceOf = (query: string[], entry: ToolEntry) =>
-  score(query, {
-    fields: [
-      [entry.name.replace(/_/g, ' '), 3],
-      [entry.title, 3],
-      [entry.description, 1],
-    ],
-  });
+export const relevanceOf = (query: string[], entry: ToolEntry) => score(query, { fields: fieldsOf.tool(entry) });

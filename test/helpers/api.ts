@@ -3,7 +3,7 @@ import type { Conversation } from '../../src/conversation/conversation';
 import type { ServerState } from '../../src/mcp/catalog/catalog';
 import type { McpSessions, ResourceRead } from '../../src/mcp/sessions';
 
-/** Credentials of the test tenants (vitest.config.ts): acme's end user "alice" unless a test says otherwise. */
+/** Credentials of the test tenants (test/infra/tenants.ts): acme's end user "alice" unless a test says otherwise. */
 export const ACME_ALICE = { authorization: 'Bearer test-key-acme', 'x-end-user': 'alice' };
 
 /** A request to the Worker, as a tenant's backend would send it (acme, for alice, by default). */

@@ -1,7 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { inject } from 'vitest';
 
-/** The OAuth test tenant (vitest.config.ts), as its backend calls us for one end user. */
+/** The OAuth test tenant (test/infra/tenants.ts), as its backend calls us for one end user. */
 export const oauthUser = (user: string) => ({ authorization: 'Bearer test-key-oauth', 'x-end-user': user });
 
 export const asUrl = inject('oauthAsUrl');

@@ -5,8 +5,8 @@ import { expect, it } from 'vitest';
 
 /**
  * The dependency direction docs/ARCHITECTURE.md draws, checked on every
- * relative import: routes → conversation → loop → tools → mcp → cache, with
- * auth beside mcp, and leaves every layer may use. A module may import its
+ * relative import: http → conversation → chat → turn → tools / models →
+ * context → mcp → cache, with auth beside mcp, and leaves every layer may use. A module may import its
  * own layer and the layers it may use — never one above it.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

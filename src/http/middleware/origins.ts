@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { loadConfig } from '../../config';
+import { allowedOriginsOf, loadConfig } from '../../config';
 import { ApiError } from '../../errors';
 import type { AppBindings } from '../types';
 
@@ -28,8 +28,7 @@ export const originAllowed: MiddlewareHandler<AppBindings> = async (c, next) => 
   const origin = c.req.header('origin');
   const principal = c.get('principal');
   if (origin && !principal.open) {
-    const tenant = loadConfig(c.env).tenants?.find((t) => t.id === principal.tenant);
-    if (!tenant?.allowedOrigins.includes(origin)) {
+    if (!allowedOriginsOf(loadConfig(c.env), principal.tenant).includes(origin)) {
       throw new ApiError(403, 'origin_not_allowed', `Origin ${origin} is not allowed for this tenant`);
     }
   }

@@ -4,7 +4,7 @@ import { NONCE, secureHeaders } from 'hono/secure-headers';
 import { CLIENT_NAME } from '../../auth/record-provider';
 import { newNonce, openState, openTicket, sealState, START_PATH, AUTHORIZATION_TTL_MS } from '../../auth/tickets';
 import { vaultOf } from '../../auth/vault';
-import { loadConfig } from '../../config';
+import { allowedOriginsOf, loadConfig } from '../../config';
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, oauthSetup } from '../../config/oauth';
 import { z } from 'zod';
 import { ClientMetadata } from '../../../shared/api/service';
@@ -220,7 +220,7 @@ export const oauth = routes()
 
 /** Where a callback may hand its code: this service's own origin (the demo page, the API reference) and the tenant's allowed origins (the pages embedding the widget). */
 function handoverOrigins(env: Env, own: string, tenant: string): string[] {
-  const allowed = loadConfig(env).tenants?.find((t) => t.id === tenant)?.allowedOrigins ?? [];
+  const allowed = allowedOriginsOf(loadConfig(env), tenant);
   return [...new Set([own, ...allowed])];
 }
 

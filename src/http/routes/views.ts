@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { ViewLink, ViewLinkBody, ViewToolCallBody, ViewToolCallResult } from '../../../shared/api/views';
-import { loadConfig } from '../../config';
+import { allowedOriginsOf, loadConfig } from '../../config';
 import { notFound } from '../../errors';
 import { unwrap } from '../../rpc';
 import { asDeclared, conversationStub, ownedStub } from '../conversation-stub';
@@ -127,7 +127,7 @@ export const viewDocuments = routes().openapi(document, async (c) => {
   // HEAD (Hono answers it with the GET route, without the body): the same headers, and the link left for the load.
   const { html, ui, tenant } = unwrap(await stub.view({ kind: 'document', nonce, peek: c.req.method === 'HEAD' }));
   const own = ownOrigins(c);
-  const allowed = loadConfig(c.env).tenants?.find((t) => t.id === tenant)?.allowedOrigins ?? [];
+  const allowed = allowedOriginsOf(loadConfig(c.env), tenant);
   return c.body(html, 200, {
     ...VIEW_DOCUMENT_HEADERS,
     'Content-Security-Policy': viewCsp(viewSecurity(ui, own), [...new Set([...allowed, ...own])]),

@@ -1,6 +1,7 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { resourceLine } from '../../context/catalog-lines';
+import { fieldsOf } from '../../context/relevance';
 import { pick } from './context';
 import { listingPage } from './paged-listing';
 import type { SyntheticTool } from './tool';
@@ -29,11 +30,7 @@ export const listResources: SyntheticTool = {
           entries: pick(ctx.states, server).flatMap((s) => s.resources.map((resource) => ({ server: s.id, resource }))),
           query,
           cursor,
-          fields: ({ resource }) => [
-            [resource.title ?? resource.name, 3],
-            [resource.uri, 2],
-            [resource.description, 1],
-          ],
+          fields: ({ resource }) => fieldsOf.resource(resource),
           line: ({ server: id, resource }) => `${resourceLine(resource)} [server ${id}]`,
           noun: 'resource',
           tool: 'list_resources',

@@ -1,6 +1,7 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { skillLine } from '../../context/catalog-lines';
+import { fieldsOf } from '../../context/relevance';
 import { skillBytes } from '../../mcp/catalog/skills';
 import { pick } from './context';
 import { listingPage } from './paged-listing';
@@ -30,10 +31,7 @@ export const listSkills: SyntheticTool = {
           entries: pick(ctx.states, server).flatMap((s) => (s.skills ?? []).map((skill) => ({ server: s.id, skill }))),
           query,
           cursor,
-          fields: ({ skill }) => [
-            [skill.frontmatter.name.replace(/-/g, ' '), 3],
-            [skill.frontmatter.description, 1],
-          ],
+          fields: ({ skill }) => fieldsOf.skill(skill.frontmatter),
           line: ({ server: id, skill }) => {
             const bytes = skillBytes(skill);
             const files =

@@ -1,7 +1,7 @@
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { score, terms } from '../../context/relevance';
+import { score, terms, WEIGHT } from '../../context/relevance';
 import { renderResource, type ModelView } from '../../context/render';
 import { viewResource } from '../../context/resource-view';
 import { ApiError } from '../../errors';
@@ -123,7 +123,7 @@ export function closestUris(uri: string, states: ServerState[], limit = 5): stri
     .flatMap((s) => [...s.resources.map((r) => r.uri), ...s.resourceTemplates.map((t) => t.uriTemplate)])
     .map((candidate) => ({
       candidate,
-      relevance: score(wanted, { fields: [[candidate, 2]] }) + commonPrefix(candidate, uri) / 100,
+      relevance: score(wanted, { fields: [[candidate, WEIGHT.uri]] }) + commonPrefix(candidate, uri) / 100,
     }))
     .filter((c) => c.relevance > 0)
     .sort((a, b) => b.relevance - a.relevance)

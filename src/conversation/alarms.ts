@@ -9,8 +9,13 @@
  */
 export type AlarmJob = 'idle' | 'tasks';
 
+/** What each job does when its time comes: one table, by name (as agents' schedules are), built with the parts. */
+export type AlarmJobs = Record<AlarmJob, () => Promise<void>>;
+
 const JOBS: readonly AlarmJob[] = ['idle', 'tasks'];
 const keyOf = (job: AlarmJob) => `alarm:${job}`;
+/** The idle job's argument, kept beside its due time: the lease it checks (live-sessions.ts). */
+const IDLE_LEASE_KEY = 'idle-check-lease';
 
 export interface AlarmStorage {
   kv: Pick<SyncKvStorage, 'get' | 'put' | 'delete'>;
@@ -28,6 +33,17 @@ export class ConversationAlarms {
     if (current !== undefined && current <= at && current > Date.now()) return;
     this.storage.kv.put(keyOf(job), at);
     await this.arm();
+  }
+
+  /** The idle release at `at`, for the sessions' lease `lease` (a check for an earlier lease does nothing). */
+  async scheduleIdle(at: number, lease: string): Promise<void> {
+    this.storage.kv.put(IDLE_LEASE_KEY, lease);
+    await this.schedule('idle', at);
+  }
+
+  /** The lease the idle release checks. */
+  idleLease(): string | undefined {
+    return this.storage.kv.get<string>(IDLE_LEASE_KEY);
   }
 
   /** `job` has nothing more to do (until it schedules again). */
@@ -50,6 +66,12 @@ export class ConversationAlarms {
     const due = kept.filter((entry) => entry.at <= Math.max(now, earliest)).map((entry) => entry.job);
     for (const job of due) this.storage.kv.delete(keyOf(job));
     return due;
+  }
+
+  /** The alarm fired: runs each job due now from `jobs`, then sets the alarm to the earliest time still kept. */
+  async run(jobs: AlarmJobs): Promise<void> {
+    for (const job of this.takeDue()) await jobs[job]();
+    await this.arm();
   }
 
   /** Sets the alarm to the earliest job's time (or removes it when none is kept). */

@@ -33,9 +33,6 @@ import { ConversationParts } from './wiring';
 
 export type { Caller } from './thread';
 
-/** The idle check the alarm runs: the lease it checks (LiveSessions), in the object's synchronous KV. */
-const IDLE_LEASE_KEY = 'idle-check-lease';
-
 /** Methods other Durable Objects call: each runs in a scope of its own (a route's request id would be a stranger's). */
 export const PEER_METHODS = ['yieldSessions', 'authorizationChanged'] as const;
 /** The runtime's entry points and the scope gate itself: never called through `inRequest`. */
@@ -101,10 +98,7 @@ export class Conversation extends DurableObject<Env> {
       name,
       waitUntil: (promise) => ctx.waitUntil(promise),
       connections: () => this.sockets.all(),
-      scheduleIdleCheck: async (delayMs, lease) => {
-        ctx.storage.kv.put(IDLE_LEASE_KEY, lease);
-        await this.alarms.schedule('idle', Date.now() + delayMs);
-      },
+      scheduleIdleCheck: (delayMs, lease) => this.alarms.scheduleIdle(Date.now() + delayMs, lease),
       alarms: () => this.alarms,
       yieldPeer: (other, owner) => env.CONVERSATION.getByName(other).yieldSessions(owner),
     });
@@ -332,13 +326,7 @@ export class Conversation extends DurableObject<Env> {
    * alarm handler waits for it, so the object stays up while it streams).
    */
   override async alarm(): Promise<void> {
-    for (const job of this.alarms.takeDue()) {
-      if (job === 'idle') {
-        const lease = this.ctx.storage.kv.get<string>(IDLE_LEASE_KEY);
-        if (lease !== undefined) await scoped(this.parts, undefined, () => this.parts.live.releaseIdle(lease));
-      } else if (this.parts.thread.row()) await scoped(this.parts, undefined, () => this.parts.tasks.poll());
-    }
-    await this.alarms.arm();
+    await scoped(this.parts, undefined, () => this.alarms.run(this.parts.alarmJobs));
   }
 }
 

@@ -11,7 +11,7 @@ import { LiveSessions } from './live-sessions';
 import { ConversationRecordStore } from './record';
 import { Thread } from './thread';
 import { SqlViewLinks } from './view-links';
-import type { ConversationAlarms } from './alarms';
+import type { AlarmJobs, ConversationAlarms } from './alarms';
 import { TaskFollower } from './tasks/task-follower';
 import { TaskStore } from './tasks/task-store';
 import { TurnPace } from './pace';
@@ -59,6 +59,8 @@ export class ConversationParts {
   readonly tasks: TaskFollower;
   /** When its turns started: the cost planner's pace. */
   readonly pace: TurnPace;
+  /** What the object's alarm runs, by job (alarms.ts). */
+  readonly alarmJobs: AlarmJobs;
 
   constructor(host: PartsHost) {
     // Synchronous SQLite: the schemas exist before any method runs.
@@ -127,6 +129,15 @@ export class ConversationParts {
       stop: () => this.stop(),
       answerElicitation: (id, answer) => this.answerElicitation(id, answer),
     });
+    this.alarmJobs = {
+      idle: async () => {
+        const lease = host.alarms().idleLease();
+        if (lease !== undefined) await this.live.releaseIdle(lease);
+      },
+      tasks: async () => {
+        if (this.thread.row()) await this.tasks.poll();
+      },
+    };
     // A new instance: no turn runs here yet, so one still marked pending was cut by an abort (and what its
     // tool calls kept belongs to an answer that was never saved).
     if (this.history.recoverInterrupted()) this.largeResults.keepOnly(toolCallIdsOf(this.history.load()));

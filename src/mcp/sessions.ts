@@ -19,6 +19,7 @@ import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
 import { ServerLink, type ServerLinkOptions } from './server-link';
 import type { McpConnection, Progress } from './connection/connection';
+import { pollDelay, taskEnded } from './tasks/poll-rules';
 import type { TaskSnapshot } from './tasks/task-schemas';
 import {
   callTool as callToolOrTask,
@@ -200,12 +201,8 @@ export class McpSessions {
     const until = Date.now() + maxMs;
     for (let snapshot = outcome.snapshot; ; ) {
       if (snapshot.status === 'completed') return snapshot.result as CallToolResult;
-      if (
-        snapshot.status === 'failed' ||
-        snapshot.status === 'cancelled' ||
-        snapshot.status === 'input_required' ||
-        Date.now() > until
-      ) {
+      // A caller that waits cannot answer the task's questions: input_required ends it too.
+      if (taskEnded(snapshot.status) || snapshot.status === 'input_required' || Date.now() > until) {
         if (snapshot.status === 'working' || snapshot.status === 'input_required')
           await this.cancelTask(id, outcome.taskId).catch(() => undefined);
         const why = snapshot.error?.message ?? snapshot.statusMessage ?? snapshot.status;
@@ -219,7 +216,7 @@ export class McpSessions {
         );
       }
       await new Promise((resolve) =>
-        setTimeout(resolve, Math.min(Math.max(snapshot.pollIntervalMs ?? 1_000, 100), 5_000)),
+        setTimeout(resolve, pollDelay(snapshot.pollIntervalMs, { min: 100, max: 5_000, fallback: 1_000 })),
       );
       signal?.throwIfAborted();
       snapshot = await this.getTask(id, outcome, signal);

@@ -6,6 +6,7 @@ import { ApiError } from '../../errors';
 import { liveConversationsOf } from '../../limits/live-conversations';
 import type { McpSessions, StartedTask, TaskSnapshot } from '../../mcp/sessions';
 import { TaskGoneError } from '../../mcp/sessions';
+import { pollDelay as nextPoll } from '../../mcp/tasks/poll-rules';
 import { errorFields, logEvent } from '../../observability/log';
 import type { Owner } from '../../owner';
 import type { LargeResultStore } from '../../tools/large-results';
@@ -469,15 +470,12 @@ export class TaskFollower {
   }
 }
 
-/** How long until a task is polled again: the server's pollIntervalMs, clamped to our settings. */
+/** How long until a task is polled again: the server's pollIntervalMs within our settings (mcp/tasks/poll-rules.ts). */
 function pollDelay(
   task: Pick<TaskSnapshot, 'pollIntervalMs'>,
   settings: Pick<Settings, 'TASK_POLL_MIN_MS' | 'TASK_POLL_MAX_MS'>,
 ): number {
-  return Math.min(
-    settings.TASK_POLL_MAX_MS,
-    Math.max(settings.TASK_POLL_MIN_MS, task.pollIntervalMs ?? settings.TASK_POLL_MIN_MS),
-  );
+  return nextPoll(task.pollIntervalMs, { min: settings.TASK_POLL_MIN_MS, max: settings.TASK_POLL_MAX_MS });
 }
 
 export type { StartedTask };

@@ -4,7 +4,7 @@ import { InvalidationLog } from '../cache/invalidation-log';
 import { ResourceCache } from '../cache/resource-cache';
 import { SharedCatalogs } from '../cache/shared-catalogs';
 import { serversOf } from '../config';
-import { endOrphanedSessions } from '../mcp/connection/orphaned-sessions';
+import { endOrphanedSessions } from '../mcp/catalog/orphaned-sessions';
 import type { Owner } from '../owner';
 import type { ConversationContext } from './context';
 import { leaseLiveSessions } from '../limits/conversation-limits';

@@ -24,7 +24,7 @@ import { readThroughCache, type ResourceRead } from './resource-read';
 import { HEADER_KIND, ServerHeaderCopy } from './catalog/server-header';
 import { type SkillFileRef, skillFileOf } from './catalog/skills';
 import { SkillIntegrityError, verifySkillFile } from './skill-integrity';
-import { setWarnings } from './connection/server-warnings';
+import { setWarnings } from './catalog/server-warnings';
 import type { ServerStateStore } from './catalog/state-store';
 import type { TransportEnv } from './connection/transport';
 

@@ -95,6 +95,31 @@ it('imports point one way: no layer imports one above it, leaves import no layer
   expect(wrong).toEqual([]);
 });
 
+/**
+ * Inside `src/mcp/`, bottom-up: `connection/` (transport, limits, lenient results, errors) imports no sibling;
+ * `tasks/` may use it; `catalog/` both; `channels/` all three; the modules at the folder's root (server-link,
+ * sessions, the read path) use any of them and none of the sub-folders imports them.
+ */
+const MCP_LAYERS = ['src/mcp/connection', 'src/mcp/tasks', 'src/mcp/catalog', 'src/mcp/channels'];
+
+it('inside mcp/ the sub-folders are layered too: connection at the bottom, nothing imports up', () => {
+  const layerOf = (file: string) => {
+    const at = MCP_LAYERS.findIndex((layer) => file.startsWith(`${layer}/`));
+    return at >= 0 ? at : file.startsWith('src/mcp/') ? MCP_LAYERS.length : undefined;
+  };
+  const wrong: string[] = [];
+  for (const file of sources('src/mcp')) {
+    const from = layerOf(file)!;
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'(\.[^']+)'/g)) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
+      const to = layerOf(target) ?? layerOf(`${target}.ts`);
+      if (to !== undefined && to > from) wrong.push(`${file} imports ${target}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
 it('the widget takes only types from shared/api (its schemas are zod: none of it may reach the bundle)', () => {
   const wrong: string[] = [];
   for (const file of sources('widget/src')) {

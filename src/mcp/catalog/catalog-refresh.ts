@@ -6,7 +6,7 @@ import type { McpConnection } from '../connection/connection';
 import { verdictOf } from '../connection/era';
 import { isMethodNotFound, upstreamFailure } from '../connection/errors';
 import { LIST_METHOD, type ListAllResult, listAll } from './list-all';
-import { setWarnings, warningsOf } from '../connection/server-warnings';
+import { setWarnings, warningsOf } from './server-warnings';
 import type { ServerStateStore } from './state-store';
 import { type Skill, skillFileOf } from './skills';
 import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';

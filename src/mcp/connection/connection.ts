@@ -22,13 +22,12 @@ import type { McpServerConfig, Settings } from '../../config';
 import { verdictOf, type EraVerdict } from './era';
 import { anySignal, PausableDeadline } from './deadline';
 import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf, upstreamFailure } from './errors';
-import { GetStreamState } from '../channels/get-stream';
+import { GetStreamState } from './get-stream';
 import { asNewRequest } from '../../observability/context';
 import { logEvent, throttledLog } from '../../observability/log';
 import { observed } from '../../observability/tracing';
 import { acceptLeniently, type Mended } from './lenient-results';
-import { acceptTaskResults } from '../tasks/task-results';
-import { TASKS_EXTENSION } from '../tasks/task-schemas';
+import { acceptTaskResults, TASKS_EXTENSION } from './task-results';
 import { assertDepthAtMost } from './result-depth';
 import { endSession, endSessionById } from './session-end';
 import { createTransport, secretValuesOf, type TransportEnv, type TransportKind } from './transport';
@@ -386,7 +385,7 @@ export class McpConnection {
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
-      // A 2026 tool call answered with a task reaches us as a result the SDK accepts (tasks/task-results.ts), after
+      // A 2026 tool call answered with a task reaches us as a result the SDK accepts (task-results.ts), after
       // lenient-results.ts mended what it mends.
       const transport = maskEchoedSecrets(
         acceptTaskResults(

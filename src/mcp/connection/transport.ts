@@ -12,7 +12,7 @@ import { currentRequest } from '../../observability/context';
 import { credentialsOf, rememberSecret } from '../../observability/redact';
 import { isConnectionLost } from './errors';
 import { limitResponses } from './response-limit';
-import { watchGetStream, type GetStreamWatcher } from '../channels/get-stream';
+import { watchGetStream, type GetStreamWatcher } from './get-stream';
 
 /** Where this Worker's own routes appear to live, for `url: "/demo/mcp"` entries. */
 const SELF_ORIGIN = 'http://self.internal';

@@ -10,8 +10,6 @@ import { z } from 'zod';
  * Loose objects: a server's extra fields are kept, never a reason to fail.
  */
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
 export const TaskStatus = z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 

@@ -1,5 +1,5 @@
 import type { ServerWarning } from '../../../shared/api/catalog';
-import type { ServerState } from '../catalog/catalog';
+import type { ServerState } from './catalog';
 
 /**
  * Sets what was mended in the latest results of `method` (lenient-results.ts)

@@ -1,6 +1,9 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 
+/** The Tasks extension's id, declared by the connection to 2026 servers (the extension's own code is mcp/tasks/). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
 /**
  * The SDK v2 client refuses a 2026 `tools/call` answered with
  * `resultType: "task"` (MCP Tasks, SEP-2663) — `UNSUPPORTED_RESULT_TYPE`,

@@ -1,8 +1,8 @@
 import type { McpServerConfig, Settings } from '../../config';
 import { logEvent } from '../../observability/log';
-import { endSessionById } from './session-end';
-import type { ServerStateStore } from '../catalog/state-store';
-import type { TransportEnv } from './transport';
+import { endSessionById } from '../connection/session-end';
+import type { ServerStateStore } from './state-store';
+import type { TransportEnv } from '../connection/transport';
 
 /**
  * The 2025 sessions a conversation opened and never ended — its instance

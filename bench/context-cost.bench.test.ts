@@ -2,7 +2,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { it } from 'vitest';
 import { DEFAULT_GUIDELINES } from '../src/demo/content/guidelines';
 import { TEST_MATRIX_MARKDOWN } from '../src/demo/content/test-matrix';
-import { buildSystemPrompt } from '../src/context/system-prompt';
+import { buildSystemPrompt } from '../src/prompt/system-prompt';
 import { SYNTHETIC_TOOLS } from '../src/tools/synthetic';
 import type { ServerState } from '../src/mcp/catalog/catalog';
 

@@ -6,7 +6,7 @@
 // questions, then six follow-ups: new facts and questions asked again), served by bench/lib/corpus-server.mjs, run
 // through the real service under `wrangler dev` against the fake model (bench/lib/fake-model.mjs +
 // reader-policy.mjs), reached through the real provider packages — one run per model, as the service's cost
-// planner decides per model (src/context/cost-planner.ts, the price cards of src/config/price-cards.ts): Claude
+// planner decides per model (src/prompt/cost-planner.ts, the price cards of src/config/price-cards.ts): Claude
 // Sonnet 5.5, Haiku 5.5, Opus 5.5 and Sonnet 4.5 (Anthropic Messages), the same Sonnet 5.5 with
 // PROMPT_CACHING=off, and gpt-5.6, gpt-6.1-terra and gpt-4.1 (OpenAI Responses). The fake records every request body
 // as sent; bench/lib/pricing.mjs counts their tokens and applies each provider's cache rules and list prices.
@@ -189,7 +189,7 @@ function humanPaced(requests) {
   return requests.map((r) => ({ ...r, at: r.at + shift(r.turn) }));
 }
 
-/** The first turn whose preceding gap (human pace) outlasts half `ttlMs`: from it on, PROMPT_CACHE_TTL=auto asks for the long lifetime (src/context/cost-planner.ts). */
+/** The first turn whose preceding gap (human pace) outlasts half `ttlMs`: from it on, PROMPT_CACHE_TTL=auto asks for the long lifetime (src/prompt/cost-planner.ts). */
 const firstLongTurn = (ttlMs) => 1 + GAPS_MS.findIndex((g) => g > ttlMs / 2);
 
 /** Our bodies as PROMPT_CACHE_TTL=auto sends them at the human pace: long entries from the first long gap on. */

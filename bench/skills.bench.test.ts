@@ -1,9 +1,9 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { countTokens } from 'gpt-tokenizer';
 import { it } from 'vitest';
-import { resourceLine, skillLine } from '../src/context/catalog-lines';
-import { skillFilesNote } from '../src/context/skill-notes';
-import { buildSystemPrompt } from '../src/context/system-prompt';
+import { resourceLine, skillLine } from '../src/prompt/catalog-lines';
+import { skillFilesNote } from '../src/prompt/skill-notes';
+import { buildSystemPrompt } from '../src/prompt/system-prompt';
 import type { ServerState } from '../src/mcp/catalog/catalog';
 import type { Skill } from '../src/mcp/catalog/skills';
 import { decide } from '../src/models/offline';

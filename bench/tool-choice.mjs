@@ -24,8 +24,8 @@ const entry = `
 export { toolOffer } from './src/tools/tool-offer';
 export { searchTools } from './src/tools/synthetic/search-tools';
 export { relevanceOf } from './src/tools/tool-entries';
-export { terms } from './src/context/relevance';
-export { estimateTokens } from './src/context/tokens';
+export { terms } from './src/prompt/relevance';
+export { estimateTokens } from './src/prompt/tokens';
 `;
 const bundle = await build({
   stdin: { contents: entry, resolveDir: process.cwd(), loader: 'ts' },

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { api, conversationStub, createConversation, mcpSessionsOf, postJson } from './helpers/api';
 import { demoTaskTitles } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
-import { renderResource } from '../src/context/render';
+import { renderResource } from '../src/prompt/render';
 import { BIG_TEXT_CHARS } from './infra/hostile-sizes';
 
 // The "hostile" tenant (test/infra/tenants.ts) has the demo server, "hostile"

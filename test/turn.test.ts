@@ -2,9 +2,9 @@ import { runInDurableObject } from 'cloudflare:test';
 import type { UIMessageChunk } from 'ai';
 import { describe, expect, inject, it } from 'vitest';
 import { OfflineModel } from '../src/models/offline';
-import { buildSystemPrompt } from '../src/context/system-prompt';
+import { buildSystemPrompt } from '../src/prompt/system-prompt';
 import { SYNTHETIC_TOOLS } from '../src/tools/synthetic';
-import { estimateTokens } from '../src/context/tokens';
+import { estimateTokens } from '../src/prompt/tokens';
 import type { ServerState } from '../src/mcp/catalog/catalog';
 import { api, catalog, conversationStub, createConversation, postJson, read } from './helpers/api';
 import {

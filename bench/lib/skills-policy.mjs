@@ -16,7 +16,7 @@
 import { analyse, bestEntry, entries, findFact, words } from './reader-policy.mjs';
 
 const SKILLS_HEADING = 'Skills (load_skill):';
-/** How the entries an over-budget catalog sends with a message begin (src/context/markers.ts RELEVANT_HEADER). */
+/** How the entries an over-budget catalog sends with a message begin (src/prompt/markers.ts RELEVANT_HEADER). */
 const RELEVANT_HEADER = 'Catalog entries that may be relevant to this message';
 const SKILL_LINE = /^([a-z0-9][a-z0-9-]*): (.*?)(?: \[[^\]]*\])?(?: \[server ([^\]\s]+)\])?$/;
 

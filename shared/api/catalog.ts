@@ -118,7 +118,7 @@ export const ServerState = z
 // Interfaces (not aliases): named types stay shallow in the Durable Object stub's RPC types, which the MCP SDK's recursive JSON types otherwise overflow.
 export interface ServerState extends z.infer<typeof ServerState> {}
 
-/** What the cost planner decided for the conversation (src/context/cost-planner.ts), and why. */
+/** What the cost planner decided for the conversation (src/prompt/cost-planner.ts), and why. */
 export const ContextPlan = z
   .object({
     inlined: z.array(z.object({ server: ServerId, uri: z.string(), chars: z.number() })).meta({

@@ -1,6 +1,6 @@
 /*
  * What each model's tokens cost and how its provider caches a prompt: the one source of prices, for the cost planner
- * (context/cost-planner.ts) and the cost benchmark (bench/lib/pricing.mjs imports this file). Data, dated, each card
+ * (prompt/cost-planner.ts) and the cost benchmark (bench/lib/pricing.mjs imports this file). Data, dated, each card
  * with where its figures come from. Compiled 2026-12-05 from the providers' own pages as stored copies show them (no
  * live page could be fetched here; where the copies disagree or a figure came only from a secondary source, the card
  * says so in `note`). Re-check against the live pages before billing anyone with them.

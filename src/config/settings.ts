@@ -117,7 +117,7 @@ export const SettingsSchema = z.object({
    * again (newest first); the others are replaced by a note naming them (the
    * history keeps them whole; reading again is a cache hit). 0: always a
    * note — measured cheaper than keeping them (BENCHMARKS.md). See
-   * context/read-elision.ts.
+   * prompt/read-elision.ts.
    */
   EARLIER_READS_BUDGET_CHARS: int(0, 0).describe(
     `characters of earlier turns' \`read_resource\` / \`search_resource\` results sent to the model again (newest first); the others become a one-line note naming the resource (re-reading is a cache hit; the history keeps them whole). 0 measured cheapest (BENCHMARKS.md)`,
@@ -157,7 +157,7 @@ export const SettingsSchema = z.object({
     `characters of one server's instructions in the system prompt (cut with a note)`,
   ),
   /**
-   * The cost planner (context/cost-planner.ts) decides, per conversation, which
+   * The cost planner (prompt/cost-planner.ts) decides, per conversation, which
    * resources go in the cached prefix and which stay on demand, from the
    * catalog's sizes, the model's price card and the pace. These bound it.
    */
@@ -169,7 +169,7 @@ export const SettingsSchema = z.object({
   ),
   /**
    * With prompt caching on, earlier reads are sent again as they were, so that every request extends the one before it
-   * (context/read-elision.ts). Past this many estimated tokens of conversation, the reads of every turn before the new
+   * (prompt/read-elision.ts). Past this many estimated tokens of conversation, the reads of every turn before the new
    * one become one-line notes, once (the cached prefix is rewritten there, then grows again from it).
    */
   CONTEXT_BUDGET_TOKENS: int(1_000, 100_000).describe(
@@ -177,7 +177,7 @@ export const SettingsSchema = z.object({
   ),
   /**
    * Whether a message that clearly needs one resource (names it, or one resource leads the ranking by far) gets it read
-   * before the model is asked, when it fits in one window: one round trip instead of two (context/predicted-read.ts).
+   * before the model is asked, when it fits in one window: one round trip instead of two (prompt/predicted-read.ts).
    */
   PREDICTED_READS: z
     .enum(['on', 'off'])

@@ -1,4 +1,4 @@
-import { contextPlan } from '../context/context-plan';
+import { catalogPlan } from '../prompt/catalog-plan';
 import { modelStates } from '../turn/context';
 import { DurableObject } from 'cloudflare:workers';
 import type { UIMessage } from 'ai';
@@ -7,7 +7,7 @@ import type * as Api from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { INVALIDATION_LOG_TABLES } from '../cache/invalidation-log';
 import { loadConfig } from '../config';
-import { readForDisplay } from '../context/resource-view';
+import { readForDisplay } from '../prompt/resource-view';
 import { takeViewCall } from '../limits/turn-limits';
 import { MCP_STATE_TABLES } from '../mcp/catalog/state-store';
 import { requireSkills } from '../mcp/catalog/skills';
@@ -180,7 +180,7 @@ export class Conversation extends DurableObject<Env> {
       this.parts.live.use(async (sessions) => {
         const servers = await sessions.catalog();
         // What the next turn's cost planner decides (the same function the turn calls), and why.
-        const plan = contextPlan(modelStates(servers), {
+        const plan = catalogPlan(modelStates(servers), {
           model: context.model(),
           gapsMs: pace.gaps(),
           settings: context.settings(),

@@ -1,6 +1,6 @@
 /**
  * When this conversation's turns started (the latest few, in the object's KV): the pace the cost planner reads to
- * choose how long the provider should keep the prompt's prefix (context/cost-planner.ts). A turn a person asked for
+ * choose how long the provider should keep the prompt's prefix (prompt/cost-planner.ts). A turn a person asked for
  * counts, not a continuation after an approval or a task (it is the same turn, to them).
  */
 export class TurnPace {

@@ -1,7 +1,7 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { relevantEntries, resourceBlock } from '../context/markers';
-import { buildSystemPrompt } from '../context/system-prompt';
+import { relevantEntries, resourceBlock } from '../prompt/markers';
+import { buildSystemPrompt } from '../prompt/system-prompt';
 import type { ServerState } from '../mcp/catalog/catalog';
 import { SYNTHETIC_TOOLS } from '../tools/synthetic';
 import { decide } from './offline';

@@ -8,8 +8,8 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
-import { fieldsOf, score, terms, WEIGHT } from '../context/relevance';
-import { parsePromptLine, parseResourceLine, parseSkillLine } from '../context/catalog-lines';
+import { fieldsOf, score, terms, WEIGHT } from '../prompt/relevance';
+import { parsePromptLine, parseResourceLine, parseSkillLine } from '../prompt/catalog-lines';
 import {
   type CatalogSection,
   parseContinuation,
@@ -18,7 +18,7 @@ import {
   parseSectionHeading,
   parseServerHeading,
   resourceBlock,
-} from '../context/markers';
+} from '../prompt/markers';
 
 /**
  * The `offline` model: a deterministic stand-in that implements the AI SDK
@@ -228,7 +228,7 @@ function lastUserText(prompt: LanguageModelV4Prompt): string {
   return '';
 }
 
-/** The resources attached to a user message: its text parts after the first (context/attachments.ts). */
+/** The resources attached to a user message: its text parts after the first (prompt/attachments.ts). */
 function attachedText(content: Extract<LanguageModelV4Prompt[number], { role: 'user' }>['content']): string {
   return content
     .filter((part) => part.type === 'text')
@@ -342,7 +342,7 @@ interface CatalogEntry {
   description: string;
 }
 
-/** Reads the catalog back out of the system prompt (its notation: context/catalog-lines.ts and context/markers.ts). */
+/** Reads the catalog back out of the system prompt (its notation: prompt/catalog-lines.ts and prompt/markers.ts). */
 function parseCatalog(system: string) {
   const resources: CatalogEntry[] = [];
   const prompts: Array<{ server: string; name: string; args: string[] }> = [];

@@ -1,7 +1,7 @@
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { ModelMessage, SystemModelMessage } from 'ai';
 import type { PriceCard } from '../config/price-cards';
-import type { CacheTtl } from '../context/cost-planner';
+import type { CacheTtl } from '../prompt/cost-planner';
 import type { PromptCacheStyle } from './resolve';
 
 /**
@@ -11,7 +11,7 @@ import type { PromptCacheStyle } from './resolve';
  * conversation costs").
  *
  * With caching on, every request extends the one before it: the history keeps earlier reads as they were sent
- * (context/read-elision.ts; a compaction past CONTEXT_BUDGET_TOKENS rewrites it once), the system prompt is
+ * (prompt/read-elision.ts; a compaction past CONTEXT_BUDGET_TOKENS rewrites it once), the system prompt is
  * byte-identical from step to step and turn to turn, and the tools too (tools/tool-offer.ts).
  *
  * - `breakpoints` (Anthropic): `cache_control` after the system prompt — tools + system, shared by every

@@ -15,11 +15,11 @@ import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
 import { toolResultUri, type LargeResultStore } from './large-results';
 import type { ToolEntry } from './tool-entries';
-import { estimateTokens } from '../context/tokens';
-import { renderEmbedded } from '../context/render';
+import { estimateTokens } from '../prompt/tokens';
+import { renderEmbedded } from '../prompt/render';
 import { toolArgumentsCheck } from './tool-arguments';
 import { ToolFailure } from './tool-failure';
-import { resultContinuationNote } from '../context/markers';
+import { resultContinuationNote } from '../prompt/markers';
 
 export interface McpToolContext {
   sessions: McpSessions;

@@ -1,4 +1,4 @@
-import { stem, terms } from '../context/relevance';
+import { stem, terms } from '../prompt/relevance';
 
 /**
  * Finding the relevant part of a long text without reading it all: the text

@@ -1,4 +1,4 @@
-import { fieldsOf, score } from '../context/relevance';
+import { fieldsOf, score } from '../prompt/relevance';
 
 /** An MCP tool as the relevance ranking and `search_tools` see it. */
 export interface ToolEntry {

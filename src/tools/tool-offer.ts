@@ -1,6 +1,6 @@
 import type { ModelMessage, ToolResultPart, ToolSet } from 'ai';
 import { relevanceOf, type ToolEntry } from '../tools/tool-entries';
-import { terms } from '../context/relevance';
+import { terms } from '../prompt/relevance';
 import { SYNTHETIC_TOOL_NAMES } from './synthetic';
 
 /**

@@ -7,9 +7,9 @@ import type { LargeResultStore } from '../tools/large-results';
 import { SYNTHETIC_TOOL_NAMES, syntheticTools } from '../tools/synthetic';
 import type { ToolEntry } from '../tools/tool-entries';
 import { offeredTools, toolOffer as offerTools, type ToolOffer } from '../tools/tool-offer';
-import { readPinned, type PinnedContent } from '../context/pinned';
-import { contextPlan } from '../context/context-plan';
-import type { ContextPlan } from '../context/cost-planner';
+import { readPinned, type PinnedContent } from '../prompt/pinned';
+import { catalogPlan } from '../prompt/catalog-plan';
+import type { ContextPlan } from '../prompt/cost-planner';
 import type { ResolvedModel } from '../models/resolve';
 import { isViewMimeType } from '../../shared/mcp-apps';
 import { skillFileOf } from '../mcp/catalog/skills';
@@ -38,7 +38,7 @@ export interface TurnContextOptions {
   /** A tool call's progress, and a tool call that became a task (tools/mcp-tools.ts). */
   onProgress?: McpToolContext['onProgress'];
   onTaskStarted?: McpToolContext['onTaskStarted'];
-  /** The skills the conversation pins: loaded into the system prompt (context/pinned.ts). */
+  /** The skills the conversation pins: loaded into the system prompt (prompt/pinned.ts). */
   pinnedSkills?: SkillRef[] | undefined;
   /** The model's price card and cache style, and the time between the conversation's turns: the cost planner's input; how its provider loads tools. */
   model?: Pick<ResolvedModel, 'card' | 'promptCache' | 'toolSearch'> | undefined;
@@ -103,7 +103,7 @@ export async function turnContext(
     mcpTools: { entries: mcp.entries, tools: mcp.tools, offer: toolOffer },
   });
   const tools = { ...offeredTools(mcp.tools, toolOffer), ...synthetic };
-  const plan = contextPlan(states, { model, gapsMs, settings });
+  const plan = catalogPlan(states, { model, gapsMs, settings });
   const pinned = await readPinned(sessions, states, {
     configs: sessions.servers,
     settings,

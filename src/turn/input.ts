@@ -1,8 +1,8 @@
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import type { McpSessions } from '../mcp/sessions';
-import { attachmentParts } from '../context/attachments';
-import { promptMessages } from '../context/prompt-messages';
+import { attachmentParts } from '../prompt/attachments';
+import { promptMessages } from '../prompt/prompt-messages';
 import type { TurnCommand } from './commands';
 
 /** The commands that bring new input: a user message (with resources attached to it), or a user-chosen prompt. */

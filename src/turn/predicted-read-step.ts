@@ -1,6 +1,6 @@
 import type { ModelMessage, ToolSet, UIMessage, UIMessageChunk } from 'ai';
 import type { ServerState } from '../mcp/catalog/catalog';
-import { predictedRead, readInHistory } from '../context/predicted-read';
+import { predictedRead, readInHistory } from '../prompt/predicted-read';
 import { logEvent } from '../observability/log';
 
 /** A read made for the model before its first step: the messages it sees, the chunks the answer shows. */
@@ -10,7 +10,7 @@ export interface PredictedReadStep {
 }
 
 /**
- * When the new message clearly needs one resource (context/predicted-read.ts), reads it through `read_resource` —
+ * When the new message clearly needs one resource (prompt/predicted-read.ts), reads it through `read_resource` —
  * the same tool, cache, freshness and byte budget as the model's own calls — before the first step, as a call of the
  * answer's first step: the model gets the question with the window already read and answers in one round trip; the
  * saved answer holds the call like any other, so the next turn re-sends it as it was (the cached prefix holds). A read

@@ -29,7 +29,7 @@ import type { TurnStore } from './store';
 import type { AppToolCall } from '../../shared/api/views';
 import type { SkillRef } from '../../shared/api/conversations';
 import type { ToolTaskStarted } from '../tools/mcp-tools';
-import { estimateTokens } from '../context/tokens';
+import { estimateTokens } from '../prompt/tokens';
 
 /**
  * What starts a turn:

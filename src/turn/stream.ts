@@ -17,8 +17,8 @@ import {
 import { plainInvalidInput, withToolFailures } from '../tools/tool-failure';
 import { isTaskPlaceholder } from '../tools/task-placeholder';
 import type { ToolEntry } from '../tools/tool-entries';
-import type { PinnedContent } from '../context/pinned';
-import type { ContextPlan } from '../context/cost-planner';
+import type { PinnedContent } from '../prompt/pinned';
+import type { ContextPlan } from '../prompt/cost-planner';
 import { SYNTHETIC_TOOLS, READING_TOOL_NAMES } from '../tools/synthetic';
 import { activeTools, type ToolOffer, withAdditionalTools } from '../tools/tool-offer';
 import { coalesceDeltas } from './coalesce-deltas';
@@ -27,9 +27,9 @@ import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog/catalog';
 import type { ResolvedModel } from '../models/resolve';
 import { promptCachePlan } from '../models/prompt-cache';
-import { elideReads } from '../context/read-elision';
+import { elideReads } from '../prompt/read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
-import { buildSystemPrompt } from '../context/system-prompt';
+import { buildSystemPrompt } from '../prompt/system-prompt';
 import { modelCallTelemetry, withToolTelemetry } from './telemetry';
 
 export interface StreamTurnInput {
@@ -47,7 +47,7 @@ export interface StreamTurnInput {
   modelPrompts: (server: string) => boolean;
   /** Pinned resources of this turn, and what the cost planner inlined; notices about skipped ones. */
   pinned?: PinnedContent;
-  /** The cost planner's plan: the cache lifetime asked of the provider (context/cost-planner.ts). */
+  /** The cost planner's plan: the cache lifetime asked of the provider (prompt/cost-planner.ts). */
   plan?: ContextPlan | undefined;
   /** The reads of the conversation's first this-many user turns are one-line notes (a compaction: turn/runner.ts). */
   compactedTurns?: number | undefined;

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 /**
  * The dependency direction docs/ARCHITECTURE.md draws, checked on every
  * relative import: http → conversation → chat → turn → tools / models →
- * context → mcp → cache, with auth beside mcp, and leaves every layer may use. A module may import its
+ * prompt → mcp → cache, with auth beside mcp, and leaves every layer may use. A module may import its
  * own layer and the layers it may use — never one above it.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,7 +18,7 @@ const MAY_USE: Record<string, string[]> = {
     'src/chat',
     'src/turn',
     'src/tools',
-    'src/context',
+    'src/prompt',
     'src/models',
     'src/mcp',
     'src/cache',
@@ -30,7 +30,7 @@ const MAY_USE: Record<string, string[]> = {
     'src/chat',
     'src/turn',
     'src/tools',
-    'src/context',
+    'src/prompt',
     'src/models',
     'src/mcp',
     'src/cache',
@@ -38,10 +38,10 @@ const MAY_USE: Record<string, string[]> = {
     'src/limits',
   ],
   'src/chat': ['src/turn'],
-  'src/turn': ['src/tools', 'src/context', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
-  'src/models': ['src/context'],
-  'src/tools': ['src/context', 'src/mcp', 'src/cache'],
-  'src/context': ['src/mcp', 'src/cache'],
+  'src/turn': ['src/tools', 'src/prompt', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
+  'src/models': ['src/prompt'],
+  'src/tools': ['src/prompt', 'src/mcp', 'src/cache'],
+  'src/prompt': ['src/mcp', 'src/cache'],
   'src/mcp': ['src/cache', 'src/auth'],
   'src/auth': [],
   'src/cache': [],

@@ -1,5 +1,5 @@
 import { base64ByteLength } from '../../mcp/contents';
-import type { ModelView } from '../../context/render';
+import type { ModelView } from '../../prompt/render';
 import type { ToolContext } from './context';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogFacts } from '../../context/system-prompt';
+import type { CatalogFacts } from '../../prompt/system-prompt';
 import { READING_TOOL_NAMES, SYNTHETIC_TOOL_NAMES, SYNTHETIC_TOOLS, syntheticTools, type ToolContext } from './index';
 
 const EMPTY: CatalogFacts = {

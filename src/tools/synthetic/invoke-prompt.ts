@@ -1,7 +1,7 @@
 import type { GetPromptResult } from '@modelcontextprotocol/client';
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { renderEmbedded } from '../../context/render';
+import { renderEmbedded } from '../../prompt/render';
 import { asToolError, type ToolContext } from './context';
 import type { SyntheticTool } from './tool';
 

@@ -1,6 +1,6 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { templateLine } from '../../context/catalog-lines';
+import { templateLine } from '../../prompt/catalog-lines';
 import { pick } from './context';
 import type { SyntheticTool } from './tool';
 

@@ -1,7 +1,7 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { resourceLine } from '../../context/catalog-lines';
-import { fieldsOf } from '../../context/relevance';
+import { resourceLine } from '../../prompt/catalog-lines';
+import { fieldsOf } from '../../prompt/relevance';
 import { pick } from './context';
 import { listingPage } from './paged-listing';
 import type { SyntheticTool } from './tool';

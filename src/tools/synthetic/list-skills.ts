@@ -1,7 +1,7 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { skillLine } from '../../context/catalog-lines';
-import { fieldsOf } from '../../context/relevance';
+import { skillLine } from '../../prompt/catalog-lines';
+import { fieldsOf } from '../../prompt/relevance';
 import { skillBytes } from '../../mcp/catalog/skills';
 import { pick } from './context';
 import { listingPage } from './paged-listing';

@@ -1,9 +1,9 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { viewResource } from '../../context/resource-view';
-import { loadedSkill } from '../../context/skill-notes';
+import { viewResource } from '../../prompt/resource-view';
+import { loadedSkill } from '../../prompt/skill-notes';
 import { findSkill, skillName } from '../../mcp/catalog/skills';
-import { terms } from '../../context/relevance';
+import { terms } from '../../prompt/relevance';
 import { charged } from './budget';
 import type { ToolContext } from './context';
 import type { ReadResourceOutput } from './read-resource';

@@ -1,5 +1,5 @@
-import type { Scorable } from '../../context/relevance';
-import { score, terms } from '../../context/relevance';
+import type { Scorable } from '../../prompt/relevance';
+import { score, terms } from '../../prompt/relevance';
 
 /** Entries a list tool shows per call. */
 export const LIST_PAGE = 50;

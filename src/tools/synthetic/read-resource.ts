@@ -1,9 +1,9 @@
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { score, terms, WEIGHT } from '../../context/relevance';
-import { renderResource, type ModelView } from '../../context/render';
-import { viewResource } from '../../context/resource-view';
+import { score, terms, WEIGHT } from '../../prompt/relevance';
+import { renderResource, type ModelView } from '../../prompt/render';
+import { viewResource } from '../../prompt/resource-view';
 import { ApiError } from '../../errors';
 import type { ServerState } from '../../mcp/catalog/catalog';
 import { isToolResultUri } from '../large-results';

@@ -1,7 +1,7 @@
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { searchHeader } from '../../context/markers';
-import { wrapPassage } from '../../context/render';
+import { searchHeader } from '../../prompt/markers';
+import { wrapPassage } from '../../prompt/render';
 import { shownAsText } from '../../mcp/contents';
 import { isToolResultUri } from '../large-results';
 import { searchPassages } from '../passage-search';

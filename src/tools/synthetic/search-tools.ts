@@ -1,7 +1,7 @@
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { terms } from '../../context/relevance';
+import { terms } from '../../prompt/relevance';
 import { relevanceOf, type ToolEntry } from '../tool-entries';
 import type { ToolLoading } from '../tool-offer';
 import type { SyntheticTool } from './tool';

@@ -24,7 +24,7 @@ export interface PinnedContent {
 export interface PinOptions {
   configs: McpServerConfig[];
   settings: Pick<Settings, 'PINNED_TOKEN_BUDGET' | 'PIN_PRIORITY_THRESHOLD'>;
-  /** The resources the cost planner puts in the prompt (context/cost-planner.ts), read through the cache. */
+  /** The resources the cost planner puts in the prompt (prompt/cost-planner.ts), read through the cache. */
   inline?: ReadonlyArray<{ server: string; uri: string }> | undefined;
   /** When the turn started (pins are read once per turn). */
   reuseSince: number;

@@ -11,12 +11,12 @@ const TOOL_TOKENS = 120;
 const BASE_TOKENS = 1_250;
 
 /**
- * The cost planner's plan for the conversation's servers as they are now (context/cost-planner.ts): the candidates
+ * The cost planner's plan for the conversation's servers as they are now (prompt/cost-planner.ts): the candidates
  * are the usable servers' text resources with a listed size (views and skill files are already out of `states`); a
  * resource without a size stays on demand. One function for the turn (what is inlined) and the catalog endpoint (what
  * it says was planned, and why), so the two cannot disagree.
  */
-export function contextPlan(
+export function catalogPlan(
   states: readonly ServerState[],
   {
     model,

@@ -56,7 +56,7 @@ export interface PlannerInput {
 export type { ContextPlan } from '../../shared/api/catalog';
 type PlanEstimate = NonNullable<ContextPlan['estimate']>;
 
-/** The same estimate as context/tokens.ts: characters per token. */
+/** The same estimate as prompt/tokens.ts: characters per token. */
 const CHARS_PER_TOKEN = 3.3;
 /** What one catalog line costs (URI, title, type and size, a cut description). */
 const LINE_TOKENS = 25;

@@ -72,19 +72,26 @@ export class ConversationParts {
     this.thread = new Thread({ ...host, record, history: this.history, largeResults: this.largeResults });
     this.context = new ConversationContext(host.env, host.name, () => this.thread.row());
     this.tasks = new TaskFollower({
-      env: host.env,
-      name: host.name,
       store: new TaskStore(host.storage),
-      history: this.history,
-      settings: () => this.context.settings(),
-      owner: () => this.context.owner(),
-      acceptsImages: () => this.context.acceptsImages(),
-      largeResults: this.largeResults,
+      conversation: {
+        env: host.env,
+        name: host.name,
+        settings: () => this.context.settings(),
+        owner: () => this.context.owner(),
+        acceptsImages: () => this.context.acceptsImages(),
+        largeResults: this.largeResults,
+      },
       withMcp: (work) => this.live.use(work),
       alarms: host.alarms,
-      turnBusy: () => this.turns.busy,
-      continueTurn: () => this.turns.start({ kind: 'continue' }),
-      messageUpdated: (message) => this.sockets.messageUpdated(message),
+      answer: {
+        load: () => this.history.load(),
+        save: (message, tell = true) => {
+          this.history.save([message], false);
+          if (tell) this.sockets.messageUpdated(message);
+        },
+        busy: () => this.turns.busy,
+        continue: () => this.turns.start({ kind: 'continue' }),
+      },
     });
     this.live = new LiveSessions({
       context: this.context,

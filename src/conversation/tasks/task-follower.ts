@@ -21,25 +21,37 @@ import type { TaskRow, TaskStore } from './task-store';
 import { LegacyTaskQuestions } from './legacy-task-questions';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 
-/** What the follower needs of its conversation (wiring.ts). */
+/** What the follower needs of its conversation (wiring.ts): four seams, and where its tasks are kept. */
 export interface TaskFollowerHost {
+  store: TaskStore;
+  /** Whose conversation it is, and what it runs with (conversation/context.ts). */
+  conversation: TaskConversation;
+  withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
+  alarms(): { schedule(job: AlarmJob, at: number): Promise<void>; cancel(job: AlarmJob): Promise<void> };
+  /** The answer the tasks belong to: the only way the follower reads, edits or continues it. */
+  answer: TaskAnswer;
+}
+
+/** The conversation a follower works for. */
+export interface TaskConversation {
   env: Env;
   /** The conversation id. */
   name: string;
-  store: TaskStore;
-  history: { load(): UIMessage[]; save(messages: UIMessage[], completesTurn?: boolean): void };
   settings(): Settings;
   owner(): Owner;
   acceptsImages(): boolean;
   largeResults: LargeResultStore;
-  withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
-  alarms(): { schedule(job: AlarmJob, at: number): Promise<void>; cancel(job: AlarmJob): Promise<void> };
+}
+
+/** The conversation's answer as the follower sees it. */
+export interface TaskAnswer {
+  load(): UIMessage[];
+  /** Saves a message changed outside a turn; every open tab gets it (unless `tell` is false: a flag only the service reads). */
+  save(message: UIMessage, tell?: boolean): void;
   /** A turn is being set up or streamed (its save would overwrite what a poll writes). */
-  turnBusy(): boolean;
-  /** Continues the conversation's answer with what its tool calls gave (a `continue` turn). */
-  continueTurn(): Promise<LiveStream>;
-  /** A message changed outside a turn: every open tab gets it. */
-  messageUpdated(message: UIMessage): void;
+  busy(): boolean;
+  /** Continues the answer with what its tool calls gave (a `continue` turn). */
+  continue(): Promise<LiveStream>;
 }
 
 /** Polls in a row that could not reach the server before the step says so. */
@@ -72,10 +84,10 @@ export class TaskFollower {
 
   constructor(private readonly host: TaskFollowerHost) {
     this.legacyQuestions = new LegacyTaskQuestions({
-      history: host.history,
+      history: host.answer,
       save: (message) => this.save(message),
       rows: () => this.running(),
-      elicitationTimeoutMs: () => host.settings().ELICITATION_TIMEOUT_MS,
+      elicitationTimeoutMs: () => host.conversation.settings().ELICITATION_TIMEOUT_MS,
       withMcp: (work) => host.withMcp(work),
       pollSoon: (toolCallId) => {
         const row = host.store.get(toolCallId);
@@ -97,7 +109,7 @@ export class TaskFollower {
 
   /** A tool call of the running turn became a task. Throws (after cancelling it) when one more cannot run. */
   async started({ toolCallId, server, tool, task }: ToolTaskStarted, sessions: McpSessions): Promise<void> {
-    const settings = this.host.settings();
+    const settings = this.host.conversation.settings();
     const refuse = async (why: string): Promise<never> => {
       await sessions.cancelTask(server, task.taskId).catch(() => undefined);
       logEvent('task.refused', { server, tool, reason: why }, 'warn');
@@ -113,8 +125,8 @@ export class TaskFollower {
     this.starting++;
     let taken: boolean;
     try {
-      taken = await liveConversationsOf(this.host.env, this.host.owner()).takeTask(
-        this.host.name,
+      taken = await liveConversationsOf(this.host.conversation.env, this.host.conversation.owner()).takeTask(
+        this.host.conversation.name,
         toolCallId,
         settings.TASKS_PER_USER,
         // A little past TASK_MAX_MS, when the follower cancels the task and frees the place itself.
@@ -152,7 +164,7 @@ export class TaskFollower {
   async poll(): Promise<void> {
     if (!this.pending) return;
     // The turn that started a task may still be saving its answer: the answer is its to write until then.
-    if (this.host.turnBusy()) return this.host.alarms().schedule('tasks', Date.now() + BUSY_RETRY_MS);
+    if (this.host.answer.busy()) return this.host.alarms().schedule('tasks', Date.now() + BUSY_RETRY_MS);
     const now = Date.now();
     const due = this.running().filter((row) => row.nextPollAt <= now + 20);
     if (due.length) {
@@ -179,7 +191,7 @@ export class TaskFollower {
       .catch(() => undefined);
     for (const row of rows)
       this.settle(row, { kind: 'error', errorText: 'Stopped by the user.' }, 'cancelled', 'Stopped by the user');
-    const last = this.host.history.load().at(-1);
+    const last = this.host.answer.load().at(-1);
     if (last?.role === 'assistant')
       this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
     await this.schedule();
@@ -198,8 +210,8 @@ export class TaskFollower {
           Promise.all(rows.map((row) => sessions.cancelTask(row.server, row.taskId).catch(() => undefined))),
         )
         .catch(() => undefined);
-    await liveConversationsOf(this.host.env, this.host.owner())
-      .releaseTask(this.host.name)
+    await liveConversationsOf(this.host.conversation.env, this.host.conversation.owner())
+      .releaseTask(this.host.conversation.name)
       .catch((error) => logEvent('task.ended', { status: 'abandoned', ...errorFields(error) }, 'warn'));
   }
 
@@ -209,12 +221,12 @@ export class TaskFollower {
     const row = this.running().find((r) => r.toolCallId === question.toolCallId);
     if (row?.era === 'legacy') {
       this.legacyQuestions.answer(row, id, answer);
-      this.host.store.reschedule(row.toolCallId, Date.now() + this.host.settings().TASK_POLL_MIN_MS);
+      this.host.store.reschedule(row.toolCallId, Date.now() + this.host.conversation.settings().TASK_POLL_MIN_MS);
       await this.schedule();
       return;
     }
     const key = row && id.slice(`task:${row.toolCallId}:`.length);
-    const found = row && messageWithToolCall(this.host.history.load(), row.toolCallId);
+    const found = row && messageWithToolCall(this.host.answer.load(), row.toolCallId);
     const notice = found && elicitationOf(found.message, id);
     if (!row || !key || !found || notice?.status !== 'pending')
       throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
@@ -233,7 +245,7 @@ export class TaskFollower {
       }),
     );
     // The server takes the answer eventually (tasks/update is an acknowledgement): look again soon.
-    this.host.store.put({ ...row, nextPollAt: Date.now() + this.host.settings().TASK_POLL_MIN_MS });
+    this.host.store.put({ ...row, nextPollAt: Date.now() + this.host.conversation.settings().TASK_POLL_MIN_MS });
     await this.schedule();
   }
 
@@ -248,7 +260,7 @@ export class TaskFollower {
   }
 
   private async pollOne(sessions: McpSessions, row: TaskRow): Promise<void> {
-    const settings = this.host.settings();
+    const settings = this.host.conversation.settings();
     if (Date.now() > row.deadlineAt) {
       await sessions.cancelTask(row.server, row.taskId).catch(() => undefined);
       logEvent('task.timeout', { server: row.server, tool: row.tool, ms: settings.TASK_MAX_MS }, 'warn');
@@ -354,7 +366,7 @@ export class TaskFollower {
         declined[key] = { action: 'decline' };
         continue;
       }
-      const found = messageWithToolCall(this.host.history.load(), row.toolCallId);
+      const found = messageWithToolCall(this.host.answer.load(), row.toolCallId);
       if (!found) continue;
       const notice: ElicitationNotice = {
         id: `task:${row.toolCallId}:${key}`,
@@ -382,9 +394,9 @@ export class TaskFollower {
     }
     const ctx = {
       sessions,
-      settings: this.host.settings(),
-      acceptsImages: this.host.acceptsImages(),
-      largeResults: this.host.largeResults,
+      settings: this.host.conversation.settings(),
+      acceptsImages: this.host.conversation.acceptsImages(),
+      largeResults: this.host.conversation.largeResults,
     };
     const output = mcpToolOutput(row.server, row.tool, call, row.toolCallId, ctx);
     return call.isError
@@ -399,7 +411,7 @@ export class TaskFollower {
     status: TaskNotice['status'],
     statusMessage: string | undefined,
   ): void {
-    const found = messageWithToolCall(this.host.history.load(), row.toolCallId);
+    const found = messageWithToolCall(this.host.answer.load(), row.toolCallId);
     if (found) {
       const notice = {
         ...this.noticeOf(row, found.message),
@@ -411,15 +423,15 @@ export class TaskFollower {
     }
     this.legacyQuestions.expire(row.toolCallId);
     this.host.store.remove(row.toolCallId);
-    void liveConversationsOf(this.host.env, this.host.owner())
-      .releaseTask(this.host.name, row.toolCallId)
+    void liveConversationsOf(this.host.conversation.env, this.host.conversation.owner())
+      .releaseTask(this.host.conversation.name, row.toolCallId)
       .catch(() => undefined);
     logEvent('task.ended', { server: row.server, tool: row.tool, status, ms: Date.now() - row.startedAt });
   }
 
   /** The task moved: its part in the answer says so. */
   private notify(row: TaskRow, statusMessage = row.statusMessage): void {
-    const found = messageWithToolCall(this.host.history.load(), row.toolCallId);
+    const found = messageWithToolCall(this.host.answer.load(), row.toolCallId);
     if (!found) return;
     const notice: TaskNotice = { ...this.noticeOf(row, found.message), status: row.status, updatedAt: Date.now() };
     if (statusMessage) notice.statusMessage = statusMessage;
@@ -442,20 +454,19 @@ export class TaskFollower {
   }
 
   private save(message: UIMessage): void {
-    this.host.history.save([message], false);
-    this.host.messageUpdated(message);
+    this.host.answer.save(message);
   }
 
   /** The last answer was waiting for tasks and nothing of it waits any more (turn/pending-step.ts): it goes on. */
   private async continueIfReady(): Promise<void> {
-    const step = PendingStep.of(this.host.history.load());
+    const step = PendingStep.of(this.host.answer.load());
     const last = step.answer;
     if (!last || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks) return;
-    if (!step.ready() || this.host.turnBusy()) return;
+    if (!step.ready() || this.host.answer.busy()) return;
     // Continued once: a continuation that fails leaves an answer the user can follow up on, not one that waits forever.
-    this.host.history.save([{ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false } }], false);
+    this.host.answer.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false } }, false);
     try {
-      const stream = await this.host.continueTurn();
+      const stream = await this.host.answer.continue();
       // The alarm waits for the answer: the object stays up while it streams to the tabs and to GET …/stream.
       await stream.ended;
     } catch (error) {

@@ -90,7 +90,7 @@ export class ConversationParts {
           if (tell) this.sockets.messageUpdated(message);
         },
         busy: () => this.turns.busy,
-        continue: () => this.turns.start({ kind: 'continue' }),
+        continue: () => this.requests.continueIfReady(),
       },
     });
     this.live = new LiveSessions({

@@ -38,6 +38,11 @@ export class TurnRequests {
     }
   }
 
+  /** The last answer goes on if nothing of it waits any more — after a client tool's result, a task's end (the runner decides). */
+  continueIfReady(): Promise<LiveStream | undefined> {
+    return this.host.runner.continueIfReady();
+  }
+
   /** A turn's input assembled (input.ts), reading through the MCP sessions only when it needs them (attachments, a prompt). */
   input(request: TurnInputRequest, acceptsImages: boolean): Promise<TurnInput> {
     if (request.kind === 'message' && !request.attachments.length)

@@ -1,3 +1,4 @@
+import { PendingStep } from './pending-step';
 import { jsonSchema, tool, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
 import { connectLinks } from '../auth/connect-links';
 import type { AppConfig, Settings } from '../config';
@@ -216,6 +217,16 @@ export class TurnRunner {
     }
   }
 
+  /**
+   * The one decision to go on with the last answer, whoever brings what it waited for (an approval, a client tool's
+   * result, a task's end): nothing of it waits any more (pending-step.ts), no task of the conversation runs, and no
+   * turn is running. Undefined while it may not go on.
+   */
+  async continueIfReady(): Promise<LiveStream | undefined> {
+    if (this.busy || this.host.tasks.pending || !PendingStep.of(this.host.store.load()).ready()) return undefined;
+    return this.start({ kind: 'continue' });
+  }
+
   /** Resolves when no turn is being set up or streamed (its save done). */
   async whenIdle(): Promise<void> {
     if (this.state.kind === 'starting') await this.state.setUp.catch(() => undefined);
@@ -240,9 +251,8 @@ export class TurnRunner {
     if (this.busy) throw turnInProgress();
     const { save, next } = recordApprovals(this.host.store.load(), answers);
     if (save) this.host.store.save([save]);
-    // A call of the same step still runs as a task: the answer goes on when it ends (the task follower continues it).
-    if (next === 'waiting' || this.host.tasks.pending) return undefined;
-    return this.start({ kind: 'continue' });
+    // A call of the same step still runs as a task: the answer goes on when it ends (the task follower asks again).
+    return next === 'waiting' ? undefined : this.continueIfReady();
   }
 
   /** Approval answers as a chat client sends them (see turn/messages.ts `clientApprovals`). */

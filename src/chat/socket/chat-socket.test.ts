@@ -70,7 +70,8 @@ function fakeConversation() {
   };
   return {
     turns: turns as unknown as TurnRunner,
-    requests: {} as TurnRequests,
+    // A continuation goes through the requests (the runner decides): here it is always ready.
+    requests: { continueIfReady: () => turns.start() } as unknown as TurnRequests,
     transcript: {
       recent: () => transcript.messages,
       clear: () => void calls.push('clear'),

@@ -209,9 +209,11 @@ export class ChatSocket {
     if (!result.ready || !autoContinue) return;
     this.resume.expectProbe(connection.id);
     const id = crypto.randomUUID();
-    let stream: LiveStream;
+    let stream: LiveStream | undefined;
     try {
-      stream = await this.startHere(() => this.host.turns.start({ kind: 'continue' }));
+      stream = await this.startHere(() => this.host.requests.continueIfReady());
+      // The runner decided not to go on (a task of the step still runs): its end continues the answer.
+      if (!stream) return this.resume.startFailed();
     } catch (error) {
       this.resume.startFailed();
       this.broadcast(responseFrame({ id, body: errorText(error), done: true, error: true, continuation: true }));

@@ -50,8 +50,8 @@ export interface TaskAnswer {
   save(message: UIMessage, tell?: boolean): void;
   /** A turn is being set up or streamed (its save would overwrite what a poll writes). */
   busy(): boolean;
-  /** Continues the answer with what its tool calls gave (a `continue` turn). */
-  continue(): Promise<LiveStream>;
+  /** Continues the answer with what its tool calls gave (a `continue` turn), if the runner finds it ready. */
+  continue(): Promise<LiveStream | undefined>;
 }
 
 /** Polls in a row that could not reach the server before the step says so. */
@@ -468,7 +468,7 @@ export class TaskFollower {
     try {
       const stream = await this.host.answer.continue();
       // The alarm waits for the answer: the object stays up while it streams to the tabs and to GET …/stream.
-      await stream.ended;
+      await stream?.ended;
     } catch (error) {
       logEvent('task.continue', errorFields(error), 'warn');
     }

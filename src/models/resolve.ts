@@ -27,6 +27,8 @@ export interface ResolvedModel {
   card?: PriceCard | undefined;
   /** How its provider loads a tool definition mid-conversation without changing the tools array (tool-search.ts); absent: the portable way. */
   toolSearch?: NativeToolSearch | undefined;
+  /** False: the model picks every read itself, none is made before its first step (the offline stand-in's keyword rules). */
+  readsAhead?: false | undefined;
 }
 
 /**
@@ -61,7 +63,7 @@ type ApiKeyName = 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY';
  */
 export function resolveModel(env: ModelEnv): ResolvedModel {
   const spec = env.MODEL?.trim() || 'offline';
-  if (spec === 'offline') return { model: new OfflineModel(), acceptsImages: false, spec };
+  if (spec === 'offline') return { model: new OfflineModel(), acceptsImages: false, spec, readsAhead: false };
   const colon = spec.indexOf(':');
   const provider = colon < 0 ? spec : spec.slice(0, colon);
   const modelId = colon < 0 ? '' : spec.slice(colon + 1);

@@ -119,10 +119,10 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
       ? withAdditionalTools(messages, mcp.offer, mcp.entries)
       : messages;
   // The catalog entries relevant to this message, when the system prompt cannot show them all, go with the message;
-  // then the read the message clearly needs, made before the first step (predicted-read-step.ts). Not for the offline
-  // stand-in: it picks its reads by its own keyword rules, which a read made for it would pre-empt.
+  // then the read the message clearly needs, made before the first step (predicted-read-step.ts), unless the model
+  // picks every read itself (the offline stand-in).
   const predicted =
-    input.settings.PREDICTED_READS === 'on' && input.model.spec !== 'offline'
+    input.settings.PREDICTED_READS === 'on' && input.model.readsAhead !== false
       ? await predictedReadStep({
           messages,
           states: input.states,

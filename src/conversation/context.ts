@@ -46,6 +46,11 @@ export class ConversationContext implements TurnSettings {
     return row;
   }
 
+  /** The tenant, once the conversation exists (request-scope.ts names it in log lines). */
+  tenant(): string | undefined {
+    return this.row()?.owner.tenant;
+  }
+
   owner(): Owner {
     return this.existing().owner;
   }

@@ -25,8 +25,8 @@ export interface LiveSessionsHost {
   storage: DurableObjectStorage;
   /** A turn is being started or streamed (its tools use the sessions until it ends). */
   turnRunning(): boolean;
-  /** Calls `releaseIdle(lease)` in about `delayMs` (a Durable Object alarm). */
-  scheduleIdleCheck(delayMs: number, lease: string): Promise<void>;
+  /** Calls `releaseIdle(lease)` at `at` (the Durable Object's alarm, alarms.ts). */
+  alarms: { scheduleIdle(at: number, lease: string): Promise<void> };
   /** Asks another conversation of the same user to release its sessions; false if it is busy. */
   yieldSessions(other: string, owner: Owner): Promise<boolean>;
   waitUntil(promise: Promise<unknown>): void;
@@ -92,7 +92,7 @@ export class LiveSessions {
       this.leased = true;
       this.lease = crypto.randomUUID();
       this.touchedAt = Date.now();
-      await this.host.scheduleIdleCheck(context.settings().MCP_IDLE_MS, this.lease);
+      await this.host.alarms.scheduleIdle(Date.now() + context.settings().MCP_IDLE_MS, this.lease);
     })().finally(() => {
       this.leasing = undefined;
     });
@@ -135,7 +135,8 @@ export class LiveSessions {
     if (!this.leased || lease !== this.lease) return; // released meanwhile, or a check from before a restart
     const idleMs = this.host.context.settings().MCP_IDLE_MS;
     const remaining = this.lastUsedAt + idleMs - Date.now();
-    if (this.busy() || remaining > 0) return this.host.scheduleIdleCheck(Math.max(remaining, 1_000), lease);
+    if (this.busy() || remaining > 0)
+      return this.host.alarms.scheduleIdle(Date.now() + Math.max(remaining, 1_000), lease);
     await this.release();
   }
 

@@ -136,6 +136,15 @@ export class Thread {
     this.host.largeResults.keepOnly(toolCallIdsOf(this.host.history.load()));
   }
 
+  /**
+   * A new instance: no turn runs here yet, so one still marked pending was cut by an abort (and what its tool
+   * calls kept belongs to an answer that was never saved).
+   */
+  recover(): void {
+    if (this.host.history.recoverInterrupted())
+      this.host.largeResults.keepOnly(toolCallIdsOf(this.host.history.load()));
+  }
+
   /** The conversation is being deleted: nothing answers for it any more, and the threads list forgets it. */
   async removed(row: ConversationRecord): Promise<void> {
     this.deleted = true;

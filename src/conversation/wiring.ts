@@ -1,45 +1,45 @@
+import { INVALIDATION_LOG_TABLES } from '../cache/invalidation-log';
+import { MCP_STATE_TABLES } from '../mcp/catalog/state-store';
 import { errorFields, logEvent } from '../observability/log';
 import type { Owner } from '../owner';
-import { toolCallIdsOf } from '../tools/large-results';
+import { ensureTables } from '../sql-schema';
 import { TurnRequests } from '../turn/requests';
 import { TurnRunner } from '../turn/runner';
-import { type ChatConnection, ChatSocket } from '../chat/socket/chat-socket';
+import { ChatSocket } from '../chat/socket/chat-socket';
+import { alarmJobs } from './alarm-jobs';
+import { type AlarmJobs, ConversationAlarms } from './alarms';
+import { CompactionPoint } from './compaction';
 import { ConversationContext } from './context';
-import { History } from './history';
-import { SqlLargeResultStore } from './large-result-store';
+import { History, HISTORY_TABLES } from './history';
+import { LARGE_RESULT_TABLES, SqlLargeResultStore } from './large-result-store';
 import { LiveSessions } from './live-sessions';
-import { ConversationRecordStore } from './record';
-import { Thread } from './thread';
-import { SqlViewLinks } from './view-links';
-import type { AlarmJobs, ConversationAlarms } from './alarms';
+import { TurnPace } from './pace';
+import { ConversationReads } from './reads';
+import { ConversationRecordStore, RECORD_TABLES } from './record';
+import { ConversationRemoval } from './removal';
+import { SocketEntry } from './socket-entry';
+import { HibernatingSockets } from './sockets';
 import { TaskFollower } from './tasks/task-follower';
 import { TaskStore } from './tasks/task-store';
-import { TurnPace } from './pace';
-import { CompactionPoint } from './compaction';
-import type { ElicitationAnswer } from '../turn/elicitations';
-import { PendingStep } from '../turn/pending-step';
+import { Thread } from './thread';
+import { TurnControls } from './turn-controls';
+import { TurnResponses } from './turn-responses';
+import { SqlViewLinks, VIEW_LINK_TABLES } from './view-links';
 
 /** What the parts need of the Durable Object they make up. */
 export interface PartsHost {
+  ctx: DurableObjectState;
   env: Env;
-  storage: DurableObjectStorage;
-  /** The conversation id. */
-  name: string;
-  waitUntil(promise: Promise<unknown>): void;
-  connections(): Iterable<ChatConnection>;
-  /** Calls the idle check with `lease` in about `delayMs` (a Durable Object alarm). */
-  scheduleIdleCheck(delayMs: number, lease: string): Promise<void>;
   /** Asks another conversation of the same end user to release its MCP sessions; false if it is busy. */
   yieldPeer(other: string, owner: Owner): Promise<boolean>;
-  /** The object's one alarm, shared by its jobs (alarms.ts). */
-  alarms(): ConversationAlarms;
 }
 
 /**
  * The parts of one conversation, made and connected — nothing else happens
- * here. The Durable Object's methods (conversation.ts) each call one of
- * them; tests reach them through `runInDurableObject` (`instance.parts`,
- * an instance field, so not on the RPC surface).
+ * here (each behaviour is in the part named for it). The Durable Object's
+ * methods (conversation.ts) each call one of them; tests reach them through
+ * `runInDurableObject` (`instance.parts`, an instance field, so not on the
+ * RPC surface).
  */
 export class ConversationParts {
   readonly history: History;
@@ -53,38 +53,55 @@ export class ConversationParts {
   /** The turns: one at a time (a second is refused with 409), each stoppable. */
   readonly turns: TurnRunner;
   readonly requests: TurnRequests;
-  /** The `useAgentChat` protocol over the object's WebSockets. */
+  /** Stop, a server's question and its answer, routed to the running turn or a task. */
+  readonly controls: TurnControls;
+  /** The `useAgentChat` protocol over the object's WebSockets, and the runtime's handlers in front of it. */
   readonly sockets: ChatSocket;
+  readonly socketEntry: SocketEntry;
   /** The tasks its tool calls became (MCP Tasks), followed from the alarm. */
   readonly tasks: TaskFollower;
   /** When its turns started: the cost planner's pace. */
   readonly pace: TurnPace;
-  /** What the object's alarm runs, by job (alarms.ts). */
+  /** The object's one alarm, shared by its jobs, and what each job runs (alarms.ts). */
+  readonly alarms: ConversationAlarms;
   readonly alarmJobs: AlarmJobs;
+  /** The routes' reads and turns, as RPC answers. */
+  readonly reads: ConversationReads;
+  readonly responses: TurnResponses;
+  readonly removal: ConversationRemoval;
 
-  constructor(host: PartsHost) {
-    // Synchronous SQLite: the schemas exist before any method runs.
-    const record = new ConversationRecordStore(host.storage);
-    this.history = new History(host.storage);
-    this.largeResults = new SqlLargeResultStore(host.storage);
-    this.viewLinks = new SqlViewLinks(host.storage);
-    this.pace = new TurnPace(host.storage);
-    this.thread = new Thread({ ...host, record, history: this.history, largeResults: this.largeResults });
-    this.context = new ConversationContext(host.env, host.name, () => this.thread.row());
+  constructor({ ctx, env, yieldPeer }: PartsHost) {
+    const { storage } = ctx;
+    const name = ctx.id.name;
+    if (name === undefined) throw new Error('a conversation is addressed by its id (getByName)');
+    // Every table of this object's stores in one batch (sql-schema.ts); each store's own call then finds them made.
+    ensureTables(
+      storage.sql,
+      RECORD_TABLES,
+      HISTORY_TABLES,
+      LARGE_RESULT_TABLES,
+      VIEW_LINK_TABLES,
+      MCP_STATE_TABLES,
+      INVALIDATION_LOG_TABLES,
+    );
+    const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
+    const hibernating = new HibernatingSockets(ctx);
+    const record = new ConversationRecordStore(storage);
+    this.alarms = new ConversationAlarms(storage);
+    this.history = new History(storage);
+    this.largeResults = new SqlLargeResultStore(storage);
+    this.viewLinks = new SqlViewLinks(storage);
+    this.pace = new TurnPace(storage);
+    this.thread = new Thread({ env, name, waitUntil, record, history: this.history, largeResults: this.largeResults });
+    this.context = new ConversationContext(env, name, () => this.thread.row());
     this.tasks = new TaskFollower({
-      store: new TaskStore(host.storage),
-      conversation: {
-        env: host.env,
-        name: host.name,
-        settings: () => this.context.settings(),
-        owner: () => this.context.owner(),
-        acceptsImages: () => this.context.acceptsImages(),
-        largeResults: this.largeResults,
-      },
+      store: new TaskStore(storage),
+      conversation: this.context,
       withMcp: (work) => this.live.use(work),
-      alarms: host.alarms,
+      alarms: this.alarms,
       answer: {
         load: () => this.history.load(),
+        largeResults: this.largeResults,
         save: (message, tell = true) => {
           this.history.save([message], false);
           if (tell) this.sockets.messageUpdated(message);
@@ -95,17 +112,13 @@ export class ConversationParts {
     });
     this.live = new LiveSessions({
       context: this.context,
-      storage: host.storage,
+      storage,
       // Sessions stay while a turn runs or a task is followed (a 2025 task lives in its session).
       turnRunning: () => this.turns.busy || this.tasks.pending,
-      scheduleIdleCheck: host.scheduleIdleCheck,
-      yieldSessions: host.yieldPeer,
-      waitUntil: host.waitUntil,
-      // A 2025 task's question is the task's (it may come while no turn runs); any other, the running turn's.
-      elicit: (server, params, signal, relatedTask) =>
-        relatedTask !== undefined
-          ? this.tasks.elicit(server, relatedTask, params, signal)
-          : this.turns.elicit(server, params, signal),
+      alarms: this.alarms,
+      yieldSessions: yieldPeer,
+      waitUntil,
+      elicit: (server, params, signal, relatedTask) => this.controls.elicit(server, params, signal, relatedTask),
       authRequired: (state) =>
         void this.turns
           .authRequired(state)
@@ -113,8 +126,8 @@ export class ConversationParts {
     });
     const withMcp = this.live.use.bind(this.live);
     this.turns = new TurnRunner({
-      env: host.env,
-      conversation: host.name,
+      env,
+      conversation: name,
       store: this.history,
       largeResults: this.largeResults,
       context: this.context,
@@ -124,43 +137,38 @@ export class ConversationParts {
       pinnedSkills: () => record.pinnedSkills(),
       tasks: this.tasks,
       pace: this.pace,
-      compaction: new CompactionPoint(host.storage),
+      compaction: new CompactionPoint(storage),
     });
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
+    this.controls = new TurnControls({
+      context: this.context,
+      history: this.history,
+      turns: this.turns,
+      tasks: this.tasks,
+    });
     // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).
     this.sockets = new ChatSocket({
-      connections: host.connections,
+      connections: () => hibernating.all(),
       transcript: this.thread,
       turns: this.turns,
       requests: this.requests,
-      stop: () => this.stop(),
-      answerElicitation: (id, answer) => this.answerElicitation(id, answer),
+      controls: this.controls,
     });
-    this.alarmJobs = {
-      idle: async () => {
-        const lease = host.alarms().idleLease();
-        if (lease !== undefined) await this.live.releaseIdle(lease);
-      },
-      tasks: async () => {
-        if (this.thread.row()) await this.tasks.poll();
-      },
-    };
-    // A new instance: no turn runs here yet, so one still marked pending was cut by an abort (and what its
-    // tool calls kept belongs to an answer that was never saved).
-    if (this.history.recoverInterrupted()) this.largeResults.keepOnly(toolCallIdsOf(this.history.load()));
-  }
-
-  /** Stops the running turn and the tasks its tool calls became; whether anything was running. */
-  async stop(): Promise<boolean> {
-    const turn = this.turns.stop();
-    if (turn) await this.turns.whenIdle();
-    return (await this.tasks.stop()) || turn;
-  }
-
-  /** A server's question answered: a task's (a call of the saved answer waits on it) or the running turn's (in memory). */
-  async answerElicitation(id: string, answer: ElicitationAnswer): Promise<void> {
-    const pending = PendingStep.of(this.history.load()).find(id);
-    if (pending?.kind === 'question') return this.tasks.answer(pending, answer);
-    this.turns.answerElicitation(id, answer);
+    this.socketEntry = new SocketEntry({
+      sockets: hibernating,
+      chat: this.sockets,
+      thread: this.thread,
+      scope: this.context,
+    });
+    this.alarmJobs = alarmJobs(this);
+    this.reads = new ConversationReads(this);
+    this.responses = new TurnResponses(this);
+    this.removal = new ConversationRemoval({
+      ...this,
+      sockets: this.socketEntry,
+      storage,
+      abort: (reason) => ctx.abort(reason),
+    });
+    this.thread.recover();
   }
 }

@@ -77,12 +77,14 @@ function fakeConversation() {
       clear: () => void calls.push('clear'),
       keepOnly: () => {},
     },
-    // The conversation's stop (turn and tasks) and answers, as wiring.ts makes them of the runner's.
-    stop: async () => {
-      turns.stop();
-      await turns.whenIdle();
+    // The conversation's stop (turn and tasks) and answers, as conversation/turn-controls.ts makes them of the runner's.
+    controls: {
+      stop: async () => {
+        turns.stop();
+        await turns.whenIdle();
+      },
+      answerElicitation: async () => turns.answerElicitation(),
     },
-    answerElicitation: async () => turns.answerElicitation(),
     transcriptState: transcript,
     calls,
     startElsewhere,

@@ -36,13 +36,16 @@ export interface ChatSocketHost {
   transcript: ChatTranscript;
   turns: TurnRunner;
   requests: TurnRequests;
-  /** Stops the conversation's work: the running turn, and the tasks its tool calls became. */
-  stop(): Promise<unknown>;
-  /** The user's answer to a server's question: the running turn's, or a task's. */
-  answerElicitation(
-    id: string,
-    answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined },
-  ): Promise<unknown>;
+  /** What the user does to the work in flight (conversation/turn-controls.ts). */
+  controls: {
+    /** Stops the conversation's work: the running turn, and the tasks its tool calls became. */
+    stop(): Promise<unknown>;
+    /** The user's answer to a server's question: the running turn's, or a task's. */
+    answerElicitation(
+      id: string,
+      answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> | undefined },
+    ): Promise<unknown>;
+  };
 }
 
 /**
@@ -117,11 +120,11 @@ export class ChatSocket {
       case 'cf_agent_chat_request_cancel':
         // The hook sends the id of the turn it shows — its own, or another tab's it observes: either way, the one running
         // (and the tasks its calls became).
-        await this.host.stop();
+        await this.host.controls.stop();
         return;
       case 'cf_agent_chat_clear':
         // A running turn is stopped and its end awaited first: its save would otherwise bring the cleared history back.
-        await this.host.stop();
+        await this.host.controls.stop();
         await turns.whenIdle();
         transcript.clear();
         this.broadcast(clearFrame(), connection.id);
@@ -139,7 +142,7 @@ export class ChatSocket {
       }
       case 'mcp_elicitation_response':
         try {
-          await this.host.answerElicitation(frame.id, {
+          await this.host.controls.answerElicitation(frame.id, {
             action: frame.action,
             content: frame.content as Record<string, unknown> | undefined,
           });

@@ -27,7 +27,7 @@ export interface TaskFollowerHost {
   /** Whose conversation it is, and what it runs with (conversation/context.ts). */
   conversation: TaskConversation;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
-  alarms(): { schedule(job: AlarmJob, at: number): Promise<void>; cancel(job: AlarmJob): Promise<void> };
+  alarms: { schedule(job: AlarmJob, at: number): Promise<void>; cancel(job: AlarmJob): Promise<void> };
   /** The answer the tasks belong to: the only way the follower reads, edits or continues it. */
   answer: TaskAnswer;
 }
@@ -40,12 +40,13 @@ export interface TaskConversation {
   settings(): Settings;
   owner(): Owner;
   acceptsImages(): boolean;
-  largeResults: LargeResultStore;
 }
 
 /** The conversation's answer as the follower sees it. */
 export interface TaskAnswer {
   load(): UIMessage[];
+  /** Where the answer's long tool results are kept (a task's result may be one). */
+  largeResults: LargeResultStore;
   /** Saves a message changed outside a turn; every open tab gets it (unless `tell` is false: a flag only the service reads). */
   save(message: UIMessage, tell?: boolean): void;
   /** A turn is being set up or streamed (its save would overwrite what a poll writes). */
@@ -164,7 +165,7 @@ export class TaskFollower {
   async poll(): Promise<void> {
     if (!this.pending) return;
     // The turn that started a task may still be saving its answer: the answer is its to write until then.
-    if (this.host.answer.busy()) return this.host.alarms().schedule('tasks', Date.now() + BUSY_RETRY_MS);
+    if (this.host.answer.busy()) return this.host.alarms.schedule('tasks', Date.now() + BUSY_RETRY_MS);
     const now = Date.now();
     const due = this.running().filter((row) => row.nextPollAt <= now + 20);
     if (due.length) {
@@ -396,7 +397,7 @@ export class TaskFollower {
       sessions,
       settings: this.host.conversation.settings(),
       acceptsImages: this.host.conversation.acceptsImages(),
-      largeResults: this.host.conversation.largeResults,
+      largeResults: this.host.answer.largeResults,
     };
     const output = mcpToolOutput(row.server, row.tool, call, row.toolCallId, ctx);
     return call.isError
@@ -476,8 +477,8 @@ export class TaskFollower {
 
   private async schedule(): Promise<void> {
     const next = this.host.store.nextPollAt();
-    if (next === undefined) await this.host.alarms().cancel('tasks');
-    else await this.host.alarms().schedule('tasks', next);
+    if (next === undefined) await this.host.alarms.cancel('tasks');
+    else await this.host.alarms.schedule('tasks', next);
   }
 }
 

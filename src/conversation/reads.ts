@@ -1,0 +1,119 @@
+import type { Catalog } from '../../shared/api/catalog';
+import type * as Api from '../../shared/api/conversations';
+import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
+import { takeViewCall } from '../limits/turn-limits';
+import { requireSkills } from '../mcp/catalog/skills';
+import { catalogPlan } from '../prompt/catalog-plan';
+import { readForDisplay } from '../prompt/resource-view';
+import { type RpcResult, toRpcResult } from '../rpc';
+import { modelStates } from '../turn/context';
+import type { ConversationContext } from './context';
+import type { LiveSessions } from './live-sessions';
+import type { TurnPace } from './pace';
+import type { Thread } from './thread';
+import type { SqlViewLinks } from './view-links';
+import { answerView, type ViewAnswer, type ViewRequest } from './views';
+
+export interface ReadsHost {
+  context: ConversationContext;
+  live: LiveSessions;
+  pace: TurnPace;
+  thread: Thread;
+  viewLinks: SqlViewLinks;
+}
+
+/**
+ * What the routes read of the conversation outside a turn — its thread, the
+ * MCP catalogs, a resource, a view, a completion — each an `RpcResult`
+ * (a missing conversation is 404, ARCHITECTURE.md "Errors across RPC").
+ */
+export class ConversationReads {
+  constructor(private readonly host: ReadsHost) {}
+
+  /** Creates the conversation for its owner (idempotent) and answers its snapshot. */
+  async create(
+    owner: Parameters<Thread['create']>[0],
+    servers?: string[],
+  ): Promise<RpcResult<Api.ConversationSnapshot>> {
+    await this.host.thread.create(owner, servers);
+    return this.snapshot();
+  }
+
+  snapshot(): Promise<RpcResult<Api.ConversationSnapshot>> {
+    return this.ofExisting(() => this.host.thread.snapshot(this.host.context.existing()));
+  }
+
+  setTitle(title: string): Promise<RpcResult<Api.TitleSet>> {
+    return this.ofExisting(() => this.host.thread.setTitle(this.host.context.existing(), title));
+  }
+
+  transcript(): Promise<RpcResult<Api.ConversationSnapshot['messages']>> {
+    return this.ofExisting(() => this.host.thread.transcript());
+  }
+
+  messagesPage(before: string | undefined, limit: number): Promise<RpcResult<Api.MessagesPage>> {
+    return this.ofExisting(() => this.host.thread.messagesPage(before, limit));
+  }
+
+  /** Per server: status, info, capabilities, instructions, every catalog — and what the next turn's cost planner decides. */
+  catalog(): Promise<RpcResult<Catalog>> {
+    const { context, pace } = this.host;
+    return toRpcResult(() =>
+      this.host.live.use(async (sessions) => {
+        const servers = await sessions.catalog();
+        const plan = catalogPlan(modelStates(servers), {
+          model: context.model(),
+          gapsMs: pace.gaps(),
+          settings: context.settings(),
+        });
+        return { servers, plan };
+      }),
+    );
+  }
+
+  pinnedSkills(): Promise<RpcResult<Api.PinnedSkills>> {
+    return this.ofExisting(() => ({ skills: this.host.thread.pinnedSkills() }));
+  }
+
+  /** Pins skills for every turn: each one the catalogs offer now (404 `skill_not_found` otherwise). */
+  pinSkills(body: Api.PinnedSkillsBody): Promise<RpcResult<Api.PinnedSkills>> {
+    return this.ofExisting(async () => {
+      if (body.skills.length)
+        await this.host.live.use(async (sessions) => requireSkills(await sessions.catalog(), body.skills));
+      return this.host.thread.pinSkills(body.skills);
+    });
+  }
+
+  /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */
+  readResource(request: ReadResourceBody): Promise<RpcResult<ResourceView>> {
+    const { context } = this.host;
+    return toRpcResult(() =>
+      this.host.live.use((sessions) => readForDisplay(sessions, request, context.settings(), context.acceptsImages())),
+    );
+  }
+
+  /** MCP Apps (views.ts): a link to a view, the view's document by its link's nonce, a view's own tool call. */
+  view<R extends ViewRequest>(request: R): Promise<RpcResult<ViewAnswer<R> & { tenant: string }>> {
+    const { context, live, viewLinks } = this.host;
+    return toRpcResult(async () => {
+      const owner = context.owner();
+      if (request.kind === 'call') await takeViewCall(context.env, context.config(), owner);
+      return {
+        ...((await live.use((sessions) => answerView(sessions, viewLinks, request))) as ViewAnswer<R>),
+        tenant: owner.tenant,
+      };
+    });
+  }
+
+  /** `completion/complete` for a prompt or resource-template argument (the sessions check the reference). */
+  complete({ server, ...params }: Api.CompleteBody): Promise<RpcResult<Api.CompleteResponse>> {
+    return toRpcResult(() =>
+      this.host.live.use(async (sessions) => ({ server, completion: await sessions.complete(server, params) })),
+    );
+  }
+
+  /** `work`'s answer, or 404 when the conversation does not exist. */
+  private ofExisting<T>(work: () => T | Promise<T>): Promise<RpcResult<T>> {
+    return toRpcResult(async () => (this.host.context.existing(), work()));
+  }
+}

@@ -1,0 +1,48 @@
+import { type RpcResult, toRpcResult } from '../rpc';
+import type { TurnRunner } from '../turn/runner';
+import type { ConversationContext } from './context';
+import type { LiveSessions } from './live-sessions';
+import type { SocketEntry } from './socket-entry';
+import type { TaskFollower } from './tasks/task-follower';
+import type { Thread } from './thread';
+
+export interface RemovalHost {
+  context: ConversationContext;
+  thread: Thread;
+  live: LiveSessions;
+  turns: TurnRunner;
+  tasks: TaskFollower;
+  sockets: SocketEntry;
+  storage: DurableObjectStorage;
+  /** Ends this instance (a new one would find nothing). */
+  abort(reason: string): void;
+}
+
+/**
+ * Deleting a conversation: nothing of it outlives it, even if the runtime
+ * keeps the instance a while — its tasks are cancelled, the sessions end
+ * (or a restarted instance leaves the live count), the running turn stops,
+ * the threads list forgets it, its storage and alarm are gone, its sockets
+ * closed, and the instance aborted.
+ */
+export class ConversationRemoval {
+  constructor(private readonly host: RemovalHost) {}
+
+  remove(): Promise<RpcResult<void>> {
+    return toRpcResult(async () => {
+      const { context, thread, live, turns, tasks, sockets, storage } = this.host;
+      const row = context.existing();
+      // Its tasks first, while it still exists and the sessions they live in are open: cancelled on their servers.
+      await tasks.abandon();
+      thread.deleted = true;
+      await live.close(row.owner);
+      turns.forget();
+      await thread.removed(row);
+      await storage.deleteAlarm();
+      await storage.deleteAll();
+      sockets.closeAll('conversation deleted');
+      // After this call has answered: aborting now would fail the caller's request.
+      setTimeout(() => this.host.abort('conversation deleted'), 0);
+    });
+  }
+}

@@ -1,3 +1,4 @@
+import type { TurnEvent } from '../turn/turn-events';
 import { vaultSource } from '../auth/vault';
 import { VaultAuth } from '../auth/vault-auth';
 import { InvalidationLog } from '../cache/invalidation-log';
@@ -108,7 +109,12 @@ export class LiveSessions {
     return { sessions: this.sessions, cache: this.cache };
   }
 
-  /** Counts as a use (the end of a turn, say). The registry hears of it at most once a minute. */
+  /** A turn's end (turn-events.ts) counts as a use: the idle clock restarts. */
+  heard(event: TurnEvent): void {
+    if (event.type === 'turnEnded') this.touch();
+  }
+
+  /** Counts as a use. The registry hears of it at most once a minute. */
   touch(): void {
     this.lastUsedAt = Date.now();
     if (this.leased && this.lastUsedAt - this.touchedAt > TOUCH_EVERY_MS) {

@@ -10,6 +10,7 @@ import type {
 import { ApiError } from '../errors';
 import type { Owner } from '../owner';
 import { toolCallIdsOf } from '../tools/large-results';
+import type { TurnEvent } from '../turn/turn-events';
 import { directoryOf } from './directory';
 import type { History } from './history';
 import type { SqlLargeResultStore } from './large-result-store';
@@ -112,7 +113,9 @@ export class Thread {
   }
 
   /** The threads list hears of every saved turn (its order, and a title from the first message). */
-  active(messages: UIMessage[]): void {
+  heard(event: TurnEvent): void {
+    if (event.type !== 'turnEnded' || !event.messages) return;
+    const { messages } = event;
     const row = this.row();
     if (!row) return;
     const first = messages.find((m) => m.role === 'user');

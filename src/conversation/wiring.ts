@@ -102,10 +102,7 @@ export class ConversationParts {
       answer: {
         load: () => this.history.load(),
         largeResults: this.largeResults,
-        save: (message, tell = true) => {
-          this.history.save([message], false);
-          if (tell) this.sockets.messageUpdated(message);
-        },
+        save: (message, tell) => this.turns.saveAnswer(message, tell),
         busy: () => this.turns.busy,
         continue: () => this.requests.continueIfReady(),
       },
@@ -132,13 +129,13 @@ export class ConversationParts {
       largeResults: this.largeResults,
       context: this.context,
       withMcp,
-      ended: () => this.live.touch(),
-      saved: (messages) => this.thread.active(messages),
       pinnedSkills: () => record.pinnedSkills(),
       tasks: this.tasks,
       pace: this.pace,
       compaction: new CompactionPoint(storage),
     });
+    // The answer's events: a turn's end restarts the sessions' idle clock, a saved one moves the thread up its list.
+    this.turns.events.on((event) => (this.live.heard(event), this.thread.heard(event)));
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
     this.controls = new TurnControls({
       context: this.context,

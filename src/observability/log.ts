@@ -20,6 +20,7 @@ export type LogEvent =
   | 'view.call'
   | 'pin.skipped'
   | 'ws.error'
+  | 'turn.listener'
   | 'ws.refused'
   | 'auth.link'
   // MCP sessions

@@ -27,6 +27,7 @@ import {
   type ToolCallAnswer,
 } from './messages';
 import type { TurnStore } from './store';
+import { TurnEvents } from './turn-events';
 import type { AppToolCall } from '../../shared/api/views';
 import type { SkillRef } from '../../shared/api/conversations';
 import type { ToolTaskStarted } from '../tools/mcp-tools';
@@ -89,10 +90,6 @@ export interface TurnHost {
   /** The model, the settings and the owner of this conversation, resolved once (conversation/context.ts). */
   context: TurnSettings;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
-  /** The turn ended (saved, stopped or failed): the sessions' idle clock restarts. */
-  ended(): void;
-  /** The turn's messages were saved (completed or stopped). */
-  saved(messages: UIMessage[]): void;
   /** The skills the conversation pins (loaded into every turn). */
   pinnedSkills(): SkillRef[];
   /** The tasks the conversation's tool calls became (MCP Tasks): a call that becomes one is recorded there. */
@@ -120,9 +117,6 @@ export interface TurnSettings {
   owner(): Owner;
 }
 
-/** Told of every turn that starts streaming (`continuation`: it goes on from the last assistant message). */
-export type TurnStartedListener = (stream: LiveStream, continuation: boolean) => void;
-
 /**
  * Where the conversation's one turn is. `starting`: claimed before the first
  * await (a second request sees the turn taken) while it is set up;
@@ -142,15 +136,17 @@ interface TurnWriter {
 
 /**
  * The turns of one conversation: one at a time (a second is refused with
- * 409), each stoppable. Transports subscribe to turns that start
- * (`onTurnStarted`): the WebSocket broadcasts them, HTTP answers with the stream.
+ * 409), each stoppable. It alone decides to continue an answer, and it
+ * publishes what happens on one stream (`events`: turn-events.ts): the
+ * WebSocket broadcasts it, HTTP answers with the stream it started.
  */
 export class TurnRunner {
   private state: TurnState = { kind: 'idle' };
   /** The client tools of the latest chat request: a continuation after their results offers them again. */
   private clientTools: ClientTool[] = [];
   private writer: TurnWriter | undefined;
-  private readonly listeners = new Set<TurnStartedListener>();
+  /** turnStarted, messageUpdated, turnEnded: the one event stream of this conversation's answer. */
+  readonly events = new TurnEvents();
 
   constructor(private readonly host: TurnHost) {}
 
@@ -184,12 +180,6 @@ export class TurnRunner {
       : undefined;
   }
 
-  /** Subscribes to turns that start streaming; returns the unsubscribe. */
-  onTurnStarted(listener: TurnStartedListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   /** The client tools a chat request declared (kept for the continuations of its turn). */
   offerClientTools(tools: ClientTool[]): void {
     this.clientTools = tools;
@@ -208,7 +198,7 @@ export class TurnRunner {
     try {
       const stream = await setUp;
       this.state = { kind: 'streaming', controller, stream, continuation: request.kind === 'continue' };
-      for (const listener of this.listeners) listener(stream, request.kind === 'continue');
+      this.events.emit({ type: 'turnStarted', stream, continuation: request.kind === 'continue' });
       return stream;
     } catch (error) {
       report(errorFields(error), 'warn'); // refused (409, 429) or failed before it streamed
@@ -269,8 +259,14 @@ export class TurnRunner {
     // A turn's own save would overwrite the answer: it waits for the turn (the client is sent the transcript).
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is running; answer once it has finished');
     const recorded = recordAnswer(this.host.store.load(), answer);
-    this.host.store.save([recorded.message], false);
+    this.saveAnswer(recorded.message);
     return recorded;
+  }
+
+  /** A message of the saved answer changed outside a turn: saved, and told (unless `tell` is false: a flag only the service reads). */
+  saveAnswer(message: UIMessage, tell = true): void {
+    this.host.store.save([message], false);
+    this.events.emit({ type: 'messageUpdated', message, tell });
   }
 
   /**
@@ -414,8 +410,7 @@ export class TurnRunner {
         // The replaced answer's long tool results go with it.
         largeResults.keepOnly(toolCallIdsOf(messages));
       } else store.save(messages);
-      this.host.saved(messages);
-      this.host.ended();
+      this.events.emit({ type: 'turnEnded', messages });
       report(endOf(messages));
     };
     const authNotices = await authRequiredNotices(this.host.env, context.owner(), turn.states);
@@ -448,7 +443,7 @@ export class TurnRunner {
           store.rollback();
           // Long results its tool calls kept belong to a message that was never saved.
           largeResults.keepOnly(toolCallIdsOf(store.load()));
-          this.host.ended();
+          this.events.emit({ type: 'turnEnded' });
           report(error === undefined ? { outcome: 'error' } : errorFields(error), 'warn');
         },
       });

@@ -2,7 +2,8 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { LiveStream } from '../../turn/live-stream';
 import type { TurnRequests } from '../../turn/requests';
-import type { TurnRunner, TurnStartedListener } from '../../turn/runner';
+import type { TurnRunner } from '../../turn/runner';
+import { TurnEvents } from '../../turn/turn-events';
 import { ChatSocket, type ChatConnection } from './chat-socket';
 
 /*
@@ -32,7 +33,7 @@ const answer: UIMessage = { id: 'a1', role: 'assistant', parts: [{ type: 'text',
 
 /** The runner and requests as the socket uses them, with turns the test controls. */
 function fakeConversation() {
-  const listeners = new Set<TurnStartedListener>();
+  const events = new TurnEvents();
   let running: { stream: LiveStream; continuation: boolean } | undefined;
   let starting = false;
   const calls: string[] = [];
@@ -46,12 +47,17 @@ function fakeConversation() {
     get runningTurn() {
       return running && !running.stream.done ? running : undefined;
     },
-    onTurnStarted: (listener: TurnStartedListener) => (listeners.add(listener), () => listeners.delete(listener)),
+    events,
     offerClientTools: () => {},
     stop: () => (calls.push('stop'), true),
     whenIdle: async () => void calls.push('whenIdle'),
     answerElicitation: () => {},
-    record: () => ({ message: { ...answer, parts: [{ type: 'text', text: 'answered' }] } as UIMessage, ready: true }),
+    // As the runner's: saved, and told on its event stream.
+    record: () => {
+      const message = { ...answer, parts: [{ type: 'text', text: 'answered' }] } as UIMessage;
+      events.emit({ type: 'messageUpdated', message, tell: true });
+      return { message, ready: true };
+    },
     /** A continuation: streams once the test says so (`release`), as a turn that is being set up. */
     start: async () => {
       starting = true;
@@ -65,7 +71,7 @@ function fakeConversation() {
   const startElsewhere = () => {
     const scripted = scriptedStream();
     running = { stream: scripted.stream, continuation: false };
-    for (const listener of listeners) listener(scripted.stream, false);
+    events.emit({ type: 'turnStarted', stream: scripted.stream, continuation: false });
     return scripted;
   };
   return {

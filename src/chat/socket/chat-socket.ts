@@ -70,8 +70,12 @@ export class ChatSocket {
       (connection, frame) => this.sendTo(connection, frame),
       () => host.turns.busy,
     );
-    // A turn started elsewhere (the HTTP API, the widget, `useChat`): every tab sees it live too.
-    host.turns.onTurnStarted((stream, continuation) => this.observe(stream, continuation));
+    // The answer's one event stream (turn/turn-events.ts): a turn started anywhere (the HTTP API, the widget,
+    // `useChat`, a task's end) is seen live in every tab, and so is a message changed outside a turn.
+    host.turns.events.on((event) => {
+      if (event.type === 'turnStarted') this.observe(event.stream, event.continuation);
+      else if (event.type === 'messageUpdated' && event.tell) this.broadcast(messageUpdatedFrame(event.message));
+    });
   }
 
   connected(connection: ChatConnection): void {
@@ -208,7 +212,6 @@ export class ChatSocket {
       logEvent('ws.refused', { kind: answer.kind, toolCallId: answer.toolCallId, ...errorFields(error) }, 'warn');
       return;
     }
-    this.broadcast(messageUpdatedFrame(result.message));
     if (!result.ready || !autoContinue) return;
     this.resume.expectProbe(connection.id);
     const id = crypto.randomUUID();
@@ -286,11 +289,6 @@ export class ChatSocket {
     const data = JSON.stringify(frame);
     for (const connection of this.host.connections())
       if (connection.id !== turn.sender && this.resume.attached(turn, connection.id)) trySend(connection, data);
-  }
-
-  /** A message changed outside a turn (a task moved, asked, or ended): every tab gets it. */
-  messageUpdated(message: UIMessage): void {
-    this.broadcast(messageUpdatedFrame(message));
   }
 
   private broadcast(frame: object, except?: string): void {

@@ -1,4 +1,3 @@
-import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { Tool } from '@modelcontextprotocol/client';
@@ -10,16 +9,14 @@ import { isStartedTask, type McpSessions, type Progress, type StartedTask } from
 import { taskSupportOf, unusableTaskTools } from '../mcp/tasks/tool-tasks';
 import { taskPlaceholder } from './task-placeholder';
 export { isTaskPlaceholder } from './task-placeholder';
-import type { TaskStatus } from '../mcp/tasks/task-schemas';
-import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
-import { toolResultUri, type LargeResultStore } from './large-results';
+import type { LargeResultStore } from './large-results';
 import type { ToolEntry } from './tool-entries';
 import { estimateTokens } from '../prompt/tokens';
-import { renderEmbedded } from '../prompt/render';
 import { toolArgumentsCheck } from './tool-arguments';
 import { ToolFailure } from './tool-failure';
-import { resultContinuationNote } from '../prompt/markers';
+import { callOutcome, type McpToolOutput, toModelOutput } from './model-output';
+export type { McpToolOutput } from './model-output';
 
 export interface McpToolContext {
   sessions: McpSessions;
@@ -39,16 +36,6 @@ export interface McpToolContext {
    * Without it, a task cannot be followed and the call fails.
    */
   onTaskStarted?: ((started: ToolTaskStarted) => Promise<void>) | undefined;
-}
-
-/** What an MCP tool call gives the model: text, and images for models that take them. */
-export interface McpToolOutput {
-  server: string;
-  tool: string;
-  text: string;
-  images: Array<{ mediaType: string; base64: string }>;
-  /** Set on the placeholder of a call that became a task (replaced by the task's result before the model sees it). */
-  task?: { taskId: string; status: TaskStatus; statusMessage?: string } | undefined;
 }
 
 /** A server's progress report on one tool call of the turn. */
@@ -168,24 +155,11 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
             return taskPlaceholder(state.id, mcpTool.name, outcome);
           }
           app?.ended(outcome, ctx.settings.VIEW_RESULT_MAX_BYTES);
-          const output = mcpToolOutput(state.id, mcpTool.name, outcome, toolCallId, ctx);
-          if (outcome.isError) throw ToolFailure.mcpResult(state.id, mcpTool.name, output.text);
-          return output;
+          const answered = callOutcome(state.id, mcpTool.name, outcome, toolCallId, ctx);
+          if (answered.kind === 'error') throw new ToolFailure(answered.errorText);
+          return answered.output;
         },
-        toModelOutput: ({ output }: { output: McpToolOutput }): ToolResultOutput =>
-          output.images.length
-            ? {
-                type: 'content',
-                value: [
-                  { type: 'text', text: output.text },
-                  ...output.images.map((i) => ({
-                    type: 'file' as const,
-                    data: { type: 'data' as const, data: i.base64 },
-                    mediaType: i.mediaType,
-                  })),
-                ],
-              }
-            : { type: 'text', value: output.text },
+        toModelOutput: ({ output }: { output: McpToolOutput }) => toModelOutput(output),
       });
     }
   }
@@ -216,76 +190,4 @@ function appCallReporter(report: (call: AppToolCall) => void, call: AppToolCall)
       );
     },
   };
-}
-
-/** A tool result as the model gets it: rendered (renderToolResult), a long one windowed (windowLongResult). */
-export function mcpToolOutput(
-  server: string,
-  tool: string,
-  result: CallToolResult,
-  toolCallId: string,
-  ctx: Pick<McpToolContext, 'sessions' | 'settings' | 'acceptsImages' | 'largeResults'>,
-): McpToolOutput {
-  return windowLongResult(renderToolResult(server, tool, result, ctx), toolCallId, ctx);
-}
-
-/**
- * A result longer than one window: the model (and the history) get the first
- * window and where the rest is — kept whole in the conversation, read on
- * with read_resource like a long document. Without a store, the whole text.
- */
-export function windowLongResult(
-  output: McpToolOutput,
-  toolCallId: string,
-  ctx: Pick<McpToolContext, 'settings' | 'largeResults'>,
-): McpToolOutput {
-  const window = ctx.settings.READ_WINDOW_CHARS;
-  if (!ctx.largeResults || output.text.length <= window) return output;
-  const uri = toolResultUri(toolCallId);
-  ctx.largeResults.put(uri, output.server, output.text);
-  return {
-    ...output,
-    text: `${output.text.slice(0, window)}\n${resultContinuationNote({ from: 0, to: window, total: output.text.length }, { uri, offset: window })}`,
-  };
-}
-
-/** Maps an MCP tool result faithfully: text, images, links (made readable), embedded resources (wrapped or described). */
-export function renderToolResult(
-  server: string,
-  toolName: string,
-  result: CallToolResult,
-  ctx: Pick<McpToolContext, 'sessions' | 'settings' | 'acceptsImages'>,
-): McpToolOutput {
-  const lines: string[] = [];
-  const images: McpToolOutput['images'] = [];
-  for (const part of result.content ?? []) {
-    switch (part.type) {
-      case 'text':
-        lines.push(part.text);
-        break;
-      case 'image': {
-        const size = base64ByteLength(part.data);
-        if (ctx.acceptsImages && size <= ctx.settings.INLINE_IMAGE_MAX_BYTES) {
-          images.push({ mediaType: part.mimeType, base64: part.data });
-          lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — attached]`);
-        } else lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — not shown to this model]`);
-        break;
-      }
-      case 'audio':
-        lines.push(`[Audio: ${part.mimeType}, ${humanSize(base64ByteLength(part.data))} — not shown]`);
-        break;
-      case 'resource_link':
-        ctx.sessions.registerLink(server, part.uri);
-        lines.push(
-          `[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`,
-        );
-        break;
-      case 'resource': {
-        lines.push(renderEmbedded(server, part.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS));
-        break;
-      }
-    }
-  }
-  if (!lines.length && result.structuredContent) lines.push(JSON.stringify(result.structuredContent));
-  return { server, tool: toolName, text: lines.join('\n'), images };
 }

@@ -1,5 +1,5 @@
 import type { StartedTask } from '../mcp/tasks/tool-tasks';
-import type { McpToolOutput } from './mcp-tools';
+import type { McpToolOutput } from './model-output';
 
 /*
  * A tool call that became a task (MCP Tasks) returns a placeholder to the tool loop instead of a result: the turn

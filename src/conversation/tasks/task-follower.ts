@@ -1,4 +1,3 @@
-import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { UIMessage } from 'ai';
 import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
 import type { Settings } from '../../config';
@@ -10,7 +9,8 @@ import { pollDelay as nextPoll } from '../../mcp/tasks/poll-rules';
 import { errorFields, logEvent } from '../../observability/log';
 import type { Owner } from '../../owner';
 import type { LargeResultStore } from '../../tools/large-results';
-import { mcpToolOutput, type ToolTaskStarted } from '../../tools/mcp-tools';
+import type { ToolTaskStarted } from '../../tools/mcp-tools';
+import { callOutcome } from '../../tools/model-output';
 import { ToolFailure } from '../../tools/tool-failure';
 import { checkedAnswer, type ElicitationAnswer } from '../../turn/elicitations';
 import type { LiveStream } from '../../turn/live-stream';
@@ -383,26 +383,15 @@ export class TaskFollower {
     return [...asked];
   }
 
-  /** A completed task's result as the tool call's outcome: the same rendering as a call that answered at once. */
+  /** A completed task's result as the tool call's outcome: what a call that answered at once would show (tools/model-output.ts). */
   private outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): CallOutcome {
-    const call = result as CallToolResult | undefined;
-    if (!call || !Array.isArray(call.content)) {
-      return {
-        kind: 'error',
-        errorText: ToolFailure.mcpRequest(row.server, row.tool, new Error('the task completed without a tool result'))
-          .message,
-      };
-    }
-    const ctx = {
+    const { conversation, answer } = this.host;
+    return callOutcome(row.server, row.tool, result, row.toolCallId, {
       sessions,
-      settings: this.host.conversation.settings(),
-      acceptsImages: this.host.conversation.acceptsImages(),
-      largeResults: this.host.answer.largeResults,
-    };
-    const output = mcpToolOutput(row.server, row.tool, call, row.toolCallId, ctx);
-    return call.isError
-      ? { kind: 'error', errorText: ToolFailure.mcpResult(row.server, row.tool, output.text).message }
-      : { kind: 'output', output };
+      settings: conversation.settings(),
+      acceptsImages: conversation.acceptsImages(),
+      largeResults: answer.largeResults,
+    });
   }
 
   /** The task ended: its outcome goes into the answer, its part says how it ended, and it is followed no more. */

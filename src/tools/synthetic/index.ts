@@ -43,5 +43,5 @@ export function syntheticTools(ctx: ToolContext): ToolSet {
 
 export type { ToolContext } from './context';
 export type { SyntheticTool } from './tool';
-export { closestUris, type ReadResourceOutput, toModelOutput } from './read-resource';
+export { closestUris, type ReadResourceOutput } from './read-resource';
 export { renderPrompt } from './invoke-prompt';

@@ -7,7 +7,7 @@ import { terms } from '../../prompt/relevance';
 import { charged } from './budget';
 import type { ToolContext } from './context';
 import type { ReadResourceOutput } from './read-resource';
-import { toModelOutput } from './read-resource';
+import { toModelOutput } from '../model-output';
 import type { SyntheticTool } from './tool';
 
 const INPUT = zodSchema(

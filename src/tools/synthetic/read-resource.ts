@@ -1,4 +1,3 @@
-import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { score, terms, WEIGHT } from '../../prompt/relevance';
@@ -7,6 +6,7 @@ import { viewResource } from '../../prompt/resource-view';
 import { ApiError } from '../../errors';
 import type { ServerState } from '../../mcp/catalog/catalog';
 import { isToolResultUri } from '../large-results';
+import { toModelOutput } from '../model-output';
 import { charged } from './budget';
 import type { ToolContext } from './context';
 import type { SyntheticTool } from './tool';
@@ -99,21 +99,6 @@ function readLargeResult(ctx: ToolContext, uri: string, offset: number | undefin
     },
   );
   return { server: kept.server, uri, cache: 'memory', ...model };
-}
-
-export function toModelOutput(output: ReadResourceOutput): ToolResultOutput {
-  if (!output.images.length) return { type: 'text', value: output.text };
-  return {
-    type: 'content',
-    value: [
-      { type: 'text', text: output.text },
-      ...output.images.map((image) => ({
-        type: 'file' as const,
-        data: { type: 'data' as const, data: image.base64 },
-        mediaType: image.mediaType,
-      })),
-    ],
-  };
 }
 
 /** Known URIs that look most like `uri`: shared words first, then a shared prefix. */

@@ -1,0 +1,155 @@
+import type { ToolResultOutput } from '@ai-sdk/provider-utils';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { humanSize } from '../../shared/human-size';
+import type { Settings } from '../config';
+import { base64ByteLength } from '../mcp/contents';
+import type { McpSessions } from '../mcp/sessions';
+import type { TaskStatus } from '../mcp/tasks/task-schemas';
+import { resultContinuationNote } from '../prompt/markers';
+import { renderEmbedded } from '../prompt/render';
+import { type LargeResultStore, toolResultUri } from './large-results';
+import { ToolFailure } from './tool-failure';
+
+/*
+ * What the model is shown of a tool result, in one place: an MCP tool's
+ * result (rendered, windowed), a task's result (the same), a read's text and
+ * images (read_resource, load_skill), a failure (its ToolFailure text). How
+ * a resource's contents are worded is prompt/render.ts; how older reads are
+ * shortened in later turns, prompt/read-elision.ts.
+ */
+
+/** What an MCP tool call gives the model: text, and images for models that take them. */
+export interface McpToolOutput {
+  server: string;
+  tool: string;
+  text: string;
+  images: Array<{ mediaType: string; base64: string }>;
+  /** Set on the placeholder of a call that became a task (replaced by the task's result before the model sees it). */
+  task?: { taskId: string; status: TaskStatus; statusMessage?: string } | undefined;
+}
+
+/** Text, and images for models that take them: what every tool that reads (MCP tools, read_resource, load_skill) gives. */
+export interface ShownOutput {
+  text: string;
+  images: ReadonlyArray<{ mediaType: string; base64: string }>;
+}
+
+/** What rendering a result needs: the sessions (links made readable), the limits, the model's eyes, the long-result store. */
+export interface RenderContext {
+  sessions: Pick<McpSessions, 'registerLink'>;
+  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
+  acceptsImages: boolean;
+  /** Where results longer than one window are kept whole (read on with read_resource); without it, the whole text. */
+  largeResults?: LargeResultStore | undefined;
+}
+
+/** A tool call's outcome as the answer keeps it: what the model is shown, or the failure's text (ToolFailure). */
+export type ShownOutcome = { kind: 'output'; output: McpToolOutput } | { kind: 'error'; errorText: string };
+
+/**
+ * The one `toModelOutput` of every tool result with text and images (the
+ * AI SDK calls it when it builds the next request): text alone, or text and
+ * the images as file parts. Failures reach the model as their ToolFailure
+ * text (the AI SDK's `error-text`); a task's result is an MCP result like
+ * any other (`callOutcome`).
+ */
+export function toModelOutput(output: ShownOutput): ToolResultOutput {
+  if (!output.images.length) return { type: 'text', value: output.text };
+  return {
+    type: 'content',
+    value: [
+      { type: 'text', text: output.text },
+      ...output.images.map((image) => ({
+        type: 'file' as const,
+        data: { type: 'data' as const, data: image.base64 },
+        mediaType: image.mediaType,
+      })),
+    ],
+  };
+}
+
+/**
+ * An MCP `tools/call` result — answered at once, or a task's result when it
+ * completes (conversation/tasks/task-follower.ts) — as the call's outcome:
+ * rendered (renderToolResult), a long one windowed (windowLongResult), an
+ * `isError` result or no result at all a failure in ToolFailure's words.
+ */
+export function callOutcome(
+  server: string,
+  tool: string,
+  result: unknown,
+  toolCallId: string,
+  ctx: RenderContext,
+): ShownOutcome {
+  const call = result as CallToolResult | undefined;
+  if (!call || !Array.isArray(call.content))
+    return {
+      kind: 'error',
+      errorText: ToolFailure.mcpRequest(server, tool, new Error('the server answered without a tool result')).message,
+    };
+  const output = windowLongResult(renderToolResult(server, tool, call, ctx), toolCallId, ctx);
+  return call.isError
+    ? { kind: 'error', errorText: ToolFailure.mcpResult(server, tool, output.text).message }
+    : { kind: 'output', output };
+}
+
+/**
+ * A result longer than one window: the model (and the history) get the first
+ * window and where the rest is — kept whole in the conversation, read on
+ * with read_resource like a long document. Without a store, the whole text.
+ */
+export function windowLongResult(
+  output: McpToolOutput,
+  toolCallId: string,
+  ctx: Pick<RenderContext, 'settings' | 'largeResults'>,
+): McpToolOutput {
+  const window = ctx.settings.READ_WINDOW_CHARS;
+  if (!ctx.largeResults || output.text.length <= window) return output;
+  const uri = toolResultUri(toolCallId);
+  ctx.largeResults.put(uri, output.server, output.text);
+  return {
+    ...output,
+    text: `${output.text.slice(0, window)}\n${resultContinuationNote({ from: 0, to: window, total: output.text.length }, { uri, offset: window })}`,
+  };
+}
+
+/** Maps an MCP tool result faithfully (images only for a model that takes them, within INLINE_IMAGE_MAX_BYTES): text, images, links (made readable), embedded resources (wrapped or described). */
+export function renderToolResult(
+  server: string,
+  toolName: string,
+  result: CallToolResult,
+  ctx: RenderContext,
+): McpToolOutput {
+  const lines: string[] = [];
+  const images: McpToolOutput['images'] = [];
+  for (const part of result.content ?? []) {
+    switch (part.type) {
+      case 'text':
+        lines.push(part.text);
+        break;
+      case 'image': {
+        const size = base64ByteLength(part.data);
+        if (ctx.acceptsImages && size <= ctx.settings.INLINE_IMAGE_MAX_BYTES) {
+          images.push({ mediaType: part.mimeType, base64: part.data });
+          lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — attached]`);
+        } else lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — not shown to this model]`);
+        break;
+      }
+      case 'audio':
+        lines.push(`[Audio: ${part.mimeType}, ${humanSize(base64ByteLength(part.data))} — not shown]`);
+        break;
+      case 'resource_link':
+        ctx.sessions.registerLink(server, part.uri);
+        lines.push(
+          `[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`,
+        );
+        break;
+      case 'resource': {
+        lines.push(renderEmbedded(server, part.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS));
+        break;
+      }
+    }
+  }
+  if (!lines.length && result.structuredContent) lines.push(JSON.stringify(result.structuredContent));
+  return { server, tool: toolName, text: lines.join('\n'), images };
+}

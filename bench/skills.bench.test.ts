@@ -5,7 +5,7 @@ import { resourceLine, skillLine } from '../src/prompt/catalog-lines';
 import { skillFilesNote } from '../src/prompt/skill-notes';
 import { buildSystemPrompt } from '../src/prompt/system-prompt';
 import type { ServerState } from '../src/mcp/catalog/catalog';
-import type { Skill } from '../src/mcp/catalog/skills';
+import type { Skill } from '../src/mcp/extensions/skills/skills';
 import { decide } from '../src/models/offline';
 import { SYNTHETIC_TOOLS, type ToolContext } from '../src/tools/synthetic';
 import { loadSkill } from '../src/tools/synthetic/load-skill';

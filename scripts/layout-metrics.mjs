@@ -1,6 +1,7 @@
 // The layout figures of docs/ARCHITECTURE.md and issue 36's closing note, measured from the source (not by hand):
 // host interfaces by member count, lambdas in conversation/wiring.ts, the largest modules by lines and by imports,
-// and, per MCP extension we consume, the src files outside its own folder that name it.
+// and, per MCP extension we consume, the src files that name it (anywhere, comments too) and the code that names
+// it outside its own folder (mcp/extensions/<name>/) and outside demo/.
 //
 //   npm run layout:metrics            # a table on stdout
 //   npm run layout:metrics -- --json  # the same as JSON
@@ -66,10 +67,28 @@ const EXTENSIONS = {
   },
   apps: { names: /ui:\/\/|mcp-app|McpApp|io\.modelcontextprotocol\/ui|_meta\.ui|resourceUri/ },
 };
+/** A module's code without its comments: a word in a comment is not a dependency. */
+const printer = ts.createPrinter({ removeComments: true });
+const codeOf = new Map([...parsed].map(([f, sf]) => [f, printer.printFile(sf)]));
 const extensions = Object.fromEntries(
   Object.entries(EXTENSIONS).map(([name, { names }]) => {
     const naming = files.filter((f) => names.test(readFileSync(f, 'utf8')));
-    return [name, { files: naming.length, folders: new Set(naming.map((f) => path.dirname(rel(f)))).size }];
+    // Code (not comments) that names it, outside its own folder (mcp/extensions/<name>/) and outside demo/ (our
+    // demo server is a server of the extension, not a consumer).
+    const own = `mcp/extensions/${name}/`;
+    const code = files.filter(
+      (f) => !rel(f).startsWith(own) && !rel(f).startsWith('demo/') && names.test(codeOf.get(f)),
+    );
+    return [
+      name,
+      {
+        files: naming.length,
+        folders: new Set(naming.map((f) => path.dirname(rel(f)))).size,
+        codeOutside: code.length,
+        codeOutsideFolders: new Set(code.map((f) => path.dirname(rel(f)))).size,
+        codeOutsideFiles: code.map(rel),
+      },
+    ];
   }),
 );
 
@@ -97,6 +116,12 @@ else {
     'src files naming each extension (files / folders):',
     Object.entries(extensions)
       .map(([k, v]) => `${k} ${v.files} / ${v.folders}`)
+      .join(', '),
+  );
+  console.log(
+    'code naming each extension outside its folder and demo/ (files / folders):',
+    Object.entries(extensions)
+      .map(([k, v]) => `${k} ${v.codeOutside} / ${v.codeOutsideFolders}`)
       .join(', '),
   );
 }

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { McpServerConfigSchema } from '../src/config/servers';
 import { McpConnection, type McpConnectionOptions } from '../src/mcp/connection/connection';
+import { extensions } from '../src/mcp/extensions';
 
 /** A connection whose live client is a stand-in, so `call` runs without a server (the failures are injected). */
 function sessionWithClient() {
   const connection = new McpConnection({
     config: McpServerConfigSchema.parse({ id: 'x', url: 'http://127.0.0.1:1/mcp', transport: 'streamable-http' }),
     env: {} as McpConnectionOptions['env'],
+    extensions: extensions.forConnection({ skills: 'all' }),
     settings: {
       MCP_REQUEST_TIMEOUT_MS: 1_000,
       ELICITATION_TIMEOUT_MS: 60_000,

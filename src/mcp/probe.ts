@@ -1,3 +1,4 @@
+import { extensions } from './extensions';
 import type { AuthProvider } from '@modelcontextprotocol/client';
 import { authRequiredIn } from '../auth/grant';
 import { publicServerInfo, type McpServerConfig, type Settings } from '../config';
@@ -59,6 +60,7 @@ async function probeServer(
     config: server,
     env,
     settings,
+    extensions: extensions.forConnection(server),
     events: {
       onNotification: () => {},
       onStreamLost: () => {},

@@ -1,3 +1,4 @@
+import { extensions } from './extensions';
 import type {
   Client,
   ElicitRequestFormParams,
@@ -22,8 +23,8 @@ import { LegacyChannel } from './channels/legacy-channel';
 import { ListenChannel } from './channels/listen-channel';
 import { readThroughCache, type ResourceRead } from './resource-read';
 import { HEADER_KIND, ServerHeaderCopy } from './catalog/server-header';
-import { type SkillFileRef, skillFileOf } from './catalog/skills';
-import { SkillIntegrityError, verifySkillFile } from './skill-integrity';
+import { type SkillFileRef, skillFileOf } from './extensions/skills/skills';
+import { SkillIntegrityError, verifySkillFile } from './extensions/skills/skill-integrity';
 import { setWarnings } from './catalog/server-warnings';
 import type { ServerStateStore } from './catalog/state-store';
 import type { TransportEnv } from './connection/transport';
@@ -113,6 +114,7 @@ export class ServerLink {
       config,
       env: options.env,
       settings,
+      extensions: extensions.forConnection(config),
       events: {
         onNotification: (method, params) => this.onNotification(method, params),
         onStreamLost: () => this.onChannelLost('the notification stream was lost'),
@@ -487,11 +489,11 @@ export class ServerLink {
         if (params.uri) this.options.cache.invalidate({ server: this.id, uri: params.uri });
         return;
       case 'notifications/resources/list_changed':
-        // A skills server says its skills changed this way too (SEP-2640 defines no notification of its own).
+        // An extension's catalog may change with the resources too (Skills: mcp/extensions/skills/).
         return this.catalogs.changed(
-          ['resources', 'resourceTemplates', 'skills'].filter((kind) =>
-            this.catalogs.announced(kind as CatalogKind),
-          ) as CatalogKind[],
+          (['resources', 'resourceTemplates', ...extensions.changedBy(method)] as CatalogKind[]).filter((kind) =>
+            this.catalogs.announced(kind),
+          ),
         );
       case 'notifications/tools/list_changed':
         return this.catalogs.changed(['tools']);

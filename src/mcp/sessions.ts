@@ -19,8 +19,8 @@ import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
 import { ServerLink, type ServerLinkOptions } from './server-link';
 import type { McpConnection, Progress } from './connection/connection';
-import { pollDelay, taskEnded } from './tasks/poll-rules';
-import type { TaskSnapshot } from './tasks/task-schemas';
+import { pollDelay, taskEnded } from './extensions/tasks/poll-rules';
+import type { TaskSnapshot } from './extensions/tasks/task-schemas';
 import {
   callTool as callToolOrTask,
   cancelTask,
@@ -30,11 +30,11 @@ import {
   type StartedTask,
   type TaskEra,
   updateTask,
-} from './tasks/tool-tasks';
+} from './extensions/tasks/tool-tasks';
 
 export type { ResourceRead } from './resource-read';
-export { isStartedTask, type StartedTask, type TaskEra } from './tasks/tool-tasks';
-export type { TaskSnapshot } from './tasks/task-schemas';
+export { isStartedTask, type StartedTask, type TaskEra } from './extensions/tasks/tool-tasks';
+export type { TaskSnapshot } from './extensions/tasks/task-schemas';
 export type { Progress } from './connection/connection';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Skill } from '../mcp/catalog/skills';
+import type { Skill } from '../mcp/extensions/skills/skills';
 import { parseResourceBlocks, resourceBlock } from './markers';
 import { loadedSkill } from './skill-notes';
 

@@ -1,4 +1,4 @@
-import { type Skill, skillName } from '../mcp/catalog/skills';
+import { type Skill, skillName } from '../mcp/extensions/skills/skills';
 import { shortSize, shortType } from './catalog-lines';
 
 /** A SKILL.md's YAML frontmatter at the start of a resource block's body (`---` lines around it). */
@@ -7,7 +7,7 @@ const FRONTMATTER = /^(<resource [^>]*>\n)---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n
 /**
  * A loaded skill as the model reads it: its metadata once, in one line (name, description and any other field of
  * its entry), then its SKILL.md's body — the YAML frontmatter, which repeats that metadata, taken out of the first
- * window (the entry it equals is checked on every read: mcp/skill-integrity.ts) — then the list of its other files.
+ * window (the entry it equals is checked on every read: mcp/extensions/skills/skill-integrity.ts) — then the list of its other files.
  * `text` is the rendered read (`<resource …>` blocks); a later window has no frontmatter and no header.
  */
 export function loadedSkill(server: string, skill: Skill, text: string, firstWindow: boolean): string {

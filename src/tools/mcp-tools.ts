@@ -6,7 +6,7 @@ import { toolViewUri, toolVisibleTo } from '../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isStartedTask, type McpSessions, type Progress, type StartedTask } from '../mcp/sessions';
-import { taskSupportOf, unusableTaskTools } from '../mcp/tasks/tool-tasks';
+import { taskSupportOf, unusableTaskTools } from '../mcp/extensions/tasks/tool-tasks';
 import { taskPlaceholder } from './task-placeholder';
 export { isTaskPlaceholder } from './task-placeholder';
 import { humanSize } from '../../shared/human-size';

@@ -1,3 +1,4 @@
+import { extensions } from '../mcp/extensions';
 import type { ToolSet } from 'ai';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog/catalog';
@@ -12,7 +13,7 @@ import { catalogPlan } from '../prompt/catalog-plan';
 import type { ContextPlan } from '../prompt/cost-planner';
 import type { ResolvedModel } from '../models/resolve';
 import { isViewMimeType } from '../../shared/mcp-apps';
-import { skillFileOf } from '../mcp/catalog/skills';
+import { skillFileOf } from '../mcp/extensions/skills/skills';
 import type { SkillRef } from '../../shared/api/conversations';
 
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */
@@ -114,30 +115,5 @@ export async function turnContext(
   return { states, tools, mcpToolEntries: mcp.entries, toolOffer, modelPrompts, pinned, plan };
 }
 
-/** The servers' states as the model is shown them: no MCP Apps views, no skill files among the resources. */
-export const modelStates = (states: ServerState[]): ServerState[] => states.map(withoutViews).map(withoutSkillFiles);
-
-/** MCP Apps views (`text/html;profile=mcp-app`) are documents for the widget, not the model: out of its catalog, corpus and resource tools. */
-function withoutViews(state: ServerState): ServerState {
-  return state.resources.some((r) => isViewMimeType(r.mimeType))
-    ? { ...state, resources: state.resources.filter((r) => !isViewMimeType(r.mimeType)) }
-    : state;
-}
-
-/**
- * A skill's files (MCP Skills extension) are not resources to the model:
- * a server lists each SKILL.md among its resources and serves them through
- * a `skill://` template, but a skill is loaded with load_skill (verified as a
- * whole), never read as a document, inlined as corpus or listed twice.
- */
-function withoutSkillFiles(state: ServerState): ServerState {
-  if (!state.skills?.length) return state;
-  const resources = state.resources.filter((r) => !skillFileOf(state, r.uri));
-  const resourceTemplates = state.resourceTemplates.filter((t) => t.name !== SKILLS_TEMPLATE_NAME);
-  return resources.length === state.resources.length && resourceTemplates.length === state.resourceTemplates.length
-    ? state
-    : { ...state, resources, resourceTemplates };
-}
-
-/** The template the SDK's skills extension registers for skill files. */
-const SKILLS_TEMPLATE_NAME = 'io.modelcontextprotocol/skills';
+/** The servers' states as the model is shown them: what the extensions keep from it (MCP Apps views, skill files) taken out. */
+export const modelStates = (states: ServerState[]): ServerState[] => extensions.forModel(states);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -97,10 +97,11 @@ it('imports point one way: no layer imports one above it, leaves import no layer
 
 /**
  * Inside `src/mcp/`, bottom-up: `connection/` (transport, limits, lenient results, errors) imports no sibling;
- * `tasks/` may use it; `catalog/` both; `channels/` all three; the modules at the folder's root (server-link,
- * sessions, the read path) use any of them and none of the sub-folders imports them.
+ * `extensions/` (the registry and one folder per extension) may use it; `catalog/` both; `channels/` all three;
+ * the modules at the folder's root (server-link, sessions, the read path) use any of them and none of the
+ * sub-folders imports them.
  */
-const MCP_LAYERS = ['src/mcp/connection', 'src/mcp/tasks', 'src/mcp/catalog', 'src/mcp/channels'];
+const MCP_LAYERS = ['src/mcp/connection', 'src/mcp/extensions', 'src/mcp/catalog', 'src/mcp/channels'];
 
 it('inside mcp/ the sub-folders are layered too: connection at the bottom, nothing imports up', () => {
   const layerOf = (file: string) => {
@@ -112,9 +113,40 @@ it('inside mcp/ the sub-folders are layered too: connection at the bottom, nothi
     const from = layerOf(file)!;
     const text = readFileSync(join(ROOT, file), 'utf8');
     for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'(\.[^']+)'/g)) {
-      const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
+      const resolved = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
+      // A folder's import is its index.ts.
+      const target =
+        existsSync(join(ROOT, resolved)) && statSync(join(ROOT, resolved)).isDirectory()
+          ? `${resolved}/index.ts`
+          : resolved;
       const to = layerOf(target) ?? layerOf(`${target}.ts`);
       if (to !== undefined && to > from) wrong.push(`${file} imports ${target}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
+/** The ids of the MCP extensions we consume, and the SDK's names for them. */
+const EXTENSION_NAMES =
+  /io\.modelcontextprotocol\/(ui|skills|tasks)\b|SKILLS_EXTENSION_ID|TASKS_EXTENSION|UI_EXTENSION|acceptTaskResults/;
+
+it('the connection and the catalog name no MCP extension: they ask the registry (mcp/extensions/)', () => {
+  const naming = [...sources('src/mcp/connection'), ...sources('src/mcp/catalog'), 'src/turn/context.ts'].filter(
+    (file) => EXTENSION_NAMES.test(readFileSync(join(ROOT, file), 'utf8')),
+  );
+  expect(naming).toEqual([]);
+});
+
+it('an extension folder imports no other extension: each is one folder of its own', () => {
+  const wrong: string[] = [];
+  for (const file of sources('src/mcp/extensions')) {
+    const own = file.split('/')[3]!;
+    if (own.endsWith('.ts')) continue; // the registry and its index list every extension
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'(\.[^']+)'/g)) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
+      const other = target.startsWith('src/mcp/extensions/') ? target.split('/')[3] : undefined;
+      if (other && other !== own && target.split('/').length > 4) wrong.push(`${file} imports ${target}`);
     }
   }
   expect(wrong).toEqual([]);

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors';
 import { liveConversationsOf } from '../../limits/live-conversations';
 import type { McpSessions, StartedTask, TaskSnapshot } from '../../mcp/sessions';
 import { TaskGoneError } from '../../mcp/sessions';
-import { pollDelay as nextPoll } from '../../mcp/tasks/poll-rules';
+import { pollDelay as nextPoll } from '../../mcp/extensions/tasks/poll-rules';
 import { errorFields, logEvent } from '../../observability/log';
 import type { Owner } from '../../owner';
 import type { LargeResultStore } from '../../tools/large-results';
@@ -471,7 +471,7 @@ export class TaskFollower {
   }
 }
 
-/** How long until a task is polled again: the server's pollIntervalMs within our settings (mcp/tasks/poll-rules.ts). */
+/** How long until a task is polled again: the server's pollIntervalMs within our settings (mcp/extensions/tasks/poll-rules.ts). */
 function pollDelay(
   task: Pick<TaskSnapshot, 'pollIntervalMs'>,
   settings: Pick<Settings, 'TASK_POLL_MIN_MS' | 'TASK_POLL_MAX_MS'>,

@@ -1,5 +1,6 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import { SKILLS_EXTENSION_ID, type Skill } from '@modelcontextprotocol/client/ext/skills';
+import type { Skill } from '@modelcontextprotocol/client/ext/skills';
+import { extensions } from '../extensions';
 import type { CatalogKind, ServerCapabilities, ServerState } from '../../../shared/api/catalog';
 
 export type { CatalogKind, ServerCapabilities, ServerState } from '../../../shared/api/catalog';
@@ -34,10 +35,9 @@ export function supports(capabilities: ServerCapabilities | undefined, kind: Cat
   if (!capabilities) return false;
   if (kind === 'tools') return Boolean(capabilities.tools);
   if (kind === 'prompts') return Boolean(capabilities.prompts);
-  // A skills server serves its files as resources (SEP-2640 requires `resources` with the extension).
-  if (kind === 'skills')
-    return Boolean(capabilities.resources) && capabilities.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
-  return Boolean(capabilities.resources);
+  if (kind === 'resources' || kind === 'resourceTemplates') return Boolean(capabilities.resources);
+  // A kind an extension adds (skills): the extension says what it needs (mcp/extensions/).
+  return extensions.supports(capabilities, kind) ?? false;
 }
 
 /**

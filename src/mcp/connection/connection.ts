@@ -7,6 +7,7 @@ import {
   type ElicitRequestFormParams,
   type ElicitResult,
   type AuthProvider,
+  type ClientCapabilities,
   type CacheKey,
   type NotificationMethod as SdkNotificationMethod,
   type PriorDiscovery,
@@ -17,7 +18,6 @@ import {
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import pkg from '../../../package.json' with { type: 'json' };
-import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../../config';
 import { verdictOf, type EraVerdict } from './era';
 import { anySignal, PausableDeadline } from './deadline';
@@ -27,12 +27,10 @@ import { asNewRequest } from '../../observability/context';
 import { logEvent, throttledLog } from '../../observability/log';
 import { observed } from '../../observability/tracing';
 import { acceptLeniently, type Mended } from './lenient-results';
-import { acceptTaskResults, TASKS_EXTENSION } from './task-results';
 import { assertDepthAtMost } from './result-depth';
 import { endSession, endSessionById } from './session-end';
 import { createTransport, secretValuesOf, type TransportEnv, type TransportKind } from './transport';
 import { maskEchoedSecrets } from './secret-echo';
-import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/client/ext/skills';
 
 /** How often a connect is opened again when its pooled connection turned out closed ("Network connection lost"). */
 const CONNECT_LOST_RETRIES = 2;
@@ -138,6 +136,19 @@ export interface McpConnectionOptions {
   verdicts: VerdictStore;
   /** The bearer token of a server with `auth` (src/auth/vault-auth.ts). */
   auth?: AuthProvider | undefined;
+  /** The MCP extensions declared to this server, and their transport wrappers (mcp/extensions/: the registry's answer). */
+  extensions: ClientExtensions;
+}
+
+/** What a client declares under `capabilities.extensions`, by extension id. */
+export type ExtensionCapabilities = NonNullable<ClientCapabilities['extensions']>;
+
+/** What the connection applies of the MCP extensions we consume; it names none of them (mcp/extensions/registry.ts). */
+export interface ClientExtensions {
+  /** Declared under `capabilities.extensions`, by id. */
+  capabilities: ExtensionCapabilities;
+  /** Wraps the transport (for results of an extension's own the SDK would refuse). */
+  wrapTransport<T extends Transport>(transport: T): T;
 }
 
 /**
@@ -170,6 +181,7 @@ export class McpConnection {
   private readonly events: ConnectionEvents;
   private readonly verdicts: VerdictStore;
   private readonly authProvider: AuthProvider | undefined;
+  private readonly extensions: ClientExtensions;
 
   constructor(options: McpConnectionOptions) {
     this.config = options.config;
@@ -178,6 +190,7 @@ export class McpConnection {
     this.events = options.events;
     this.verdicts = options.verdicts;
     this.authProvider = options.auth;
+    this.extensions = options.extensions;
   }
 
   get connected(): boolean {
@@ -385,10 +398,10 @@ export class McpConnection {
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
-      // A 2026 tool call answered with a task reaches us as a result the SDK accepts (task-results.ts), after
-      // lenient-results.ts mended what it mends.
+      // The extensions' wrappers (a 2026 tool call answered with a task: tasks/task-results.ts) see what
+      // lenient-results.ts mended.
       const transport = maskEchoedSecrets(
-        acceptTaskResults(
+        this.extensions.wrapTransport(
           acceptLeniently(
             createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
               getStream: kind === 'streamable-http' ? stream : undefined,
@@ -473,17 +486,10 @@ export class McpConnection {
       { name: pkg.name, version: pkg.version },
       {
         // Form elicitation only when there is someone to ask (a conversation's turn); never sampling or roots.
-        // MCP Apps (views): servers may attach `ui://` views to tools; the widget renders them (src/conversation/views.ts).
-        // Extensions we consume: MCP Apps views, Skills (strict servers answer skills requests only to a client that declared it), Tasks.
+        // The extensions we consume, as the registry declares them to this server (mcp/extensions/).
         capabilities: {
           ...(this.events.onElicitation ? { elicitation: { form: {} } } : {}),
-          extensions: {
-            [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] },
-            // Not to a server whose skills the operator turned off: it then never spends a request on them.
-            ...(this.config.skills === 'off' ? {} : { [SKILLS_EXTENSION_ID]: {} }),
-            // MCP Tasks (2026): a long tool call may come back as a task, polled from the conversation's alarm (src/conversation/tasks/).
-            [TASKS_EXTENSION]: {},
-          },
+          extensions: this.extensions.capabilities,
         },
         // ajv compiles validators with `new Function`, which workerd forbids.
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),

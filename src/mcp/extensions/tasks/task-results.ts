@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 
-/** The Tasks extension's id, declared by the connection to 2026 servers (the extension's own code is mcp/tasks/). */
+/** The Tasks extension's id (declared through extension.ts). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**

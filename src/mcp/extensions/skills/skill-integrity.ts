@@ -1,5 +1,5 @@
-import type { StoredContents } from '../cache/types';
-import type { SkillFileRef } from './catalog/skills';
+import type { StoredContents } from '../../../cache/types';
+import type { SkillFileRef } from './skills';
 
 /**
  * The integrity of a skill's files (MCP Skills extension, SEP-2640): a

@@ -1,8 +1,8 @@
 import { specTypeSchemas, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import type { ServerCapabilities } from '../../../shared/api/catalog';
-import type { McpConnection, Progress } from '../connection/connection';
-import { TASK_RESULT_KEY, TASKS_EXTENSION } from '../connection/task-results';
+import type { ServerCapabilities } from '../../../../shared/api/catalog';
+import type { McpConnection, Progress } from '../../connection/connection';
+import { TASK_RESULT_KEY, TASKS_EXTENSION } from './task-results';
 import { legacyTask, modernTask, type TaskSnapshot } from './task-schemas';
 
 /*
@@ -80,7 +80,7 @@ export interface ToolCall {
 
 /**
  * `tools/call`: the server's result, or the task it started. On 2026 the
- * server decides (connection/task-results.ts hands its task over); on 2025 a tool
+ * server decides (task-results.ts hands its task over); on 2025 a tool
  * whose `taskSupport` allows it is called task-augmented when the server
  * runs tool tasks — a `required` one can be called no other way.
  */

@@ -1,6 +1,6 @@
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
-import { ApiError } from '../../errors';
-import type { ServerState } from './catalog';
+import { ApiError } from '../../../errors';
+import type { ServerState } from '../../../../shared/api/catalog';
 
 export type { Skill } from '@modelcontextprotocol/client/ext/skills';
 

@@ -1,18 +1,13 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { ServerState } from '../../../shared/api/catalog';
+import { emptyServerState } from '../catalog/catalog';
 import { extensions } from './index';
 import { ExtensionRegistry, type McpExtension } from './registry';
 
 const state = (overrides: Partial<ServerState>): ServerState => ({
-  id: 'demo',
+  ...emptyServerState('demo'),
   status: 'connected',
-  tools: [],
-  resources: [],
-  resourceTemplates: [],
-  prompts: [],
-  skills: [],
-  fetchedAt: {},
   ...overrides,
 });
 

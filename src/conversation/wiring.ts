@@ -1,6 +1,5 @@
 import { INVALIDATION_LOG_TABLES } from '../cache/invalidation-log';
 import { MCP_STATE_TABLES } from '../mcp/catalog/state-store';
-import { errorFields, logEvent } from '../observability/log';
 import type { Owner } from '../owner';
 import { ensureTables } from '../sql-schema';
 import { TurnRequests } from '../turn/requests';
@@ -116,10 +115,7 @@ export class ConversationParts {
       yieldSessions: yieldPeer,
       waitUntil,
       elicit: (server, params, signal, relatedTask) => this.controls.elicit(server, params, signal, relatedTask),
-      authRequired: (state) =>
-        void this.turns
-          .authRequired(state)
-          .catch((error) => logEvent('auth.link', { server: state.id, ...errorFields(error) }, 'warn')),
+      authRequired: (state) => void this.turns.authRequired(state),
     });
     const withMcp = this.live.use.bind(this.live);
     this.turns = new TurnRunner({

@@ -273,13 +273,17 @@ export class TurnRunner {
    * A server needs the user (again) during the running turn — its grant
    * ended, or a tool needs more access: the Connect card goes into the
    * stream now, not at the next turn. (Without a running turn, the next
-   * turn's start carries it.)
+   * turn's start carries it.) Never rejects: a card that cannot be made is a warning (`auth.link`), not the turn's end.
    */
   async authRequired(state: ServerState): Promise<void> {
     const writer = this.writer;
     if (!this.running || !writer) return;
-    for (const chunk of await authRequiredNotices(this.host.env, this.host.context.owner(), [state]))
-      writer.write(chunk);
+    try {
+      for (const chunk of await authRequiredNotices(this.host.env, this.host.context.owner(), [state]))
+        writer.write(chunk);
+    } catch (error) {
+      logEvent('auth.link', { server: state.id, ...errorFields(error) }, 'warn');
+    }
   }
 
   /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */

@@ -1,6 +1,9 @@
 /** The statuses this service answers errors with (a leaf type: no layer's framework in it). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
 
+/** Objects of plain fields beside an error's code and message (`budget: { limit, spent, resetsAt, … }`). */
+export type ErrorDetails = Record<string, Record<string, string | number>>;
+
 /**
  * An error meant for the client: every layer throws it, the HTTP error
  * handler turns it into `{ error: { code, message } }` with `status`.
@@ -13,6 +16,8 @@ export class ApiError extends Error {
     message: string,
     /** Headers the response must carry (e.g. Retry-After on 429). */
     readonly headers: Record<string, string> = {},
+    /** Fields beside `code` and `message` a client may act on (a budget's limit and reset time). */
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -24,7 +29,7 @@ export class ApiError extends Error {
   }
 
   toJSON() {
-    return { error: { code: this.code, message: this.message } };
+    return { error: { ...this.details, code: this.code, message: this.message } };
   }
 }
 

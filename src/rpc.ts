@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError, type ErrorDetails } from './errors';
 
 /**
  * Errors do not cross a Durable Object RPC boundary intact (custom fields
@@ -7,7 +7,16 @@ import { ApiError } from './errors';
  */
 export type RpcResult<T> =
   | { ok: true; value: T }
-  | { ok: false; error: { status: number; code: string; message: string; headers?: Record<string, string> } };
+  | {
+      ok: false;
+      error: {
+        status: number;
+        code: string;
+        message: string;
+        headers?: Record<string, string>;
+        details?: ErrorDetails;
+      };
+    };
 
 export async function toRpcResult<T>(run: () => Promise<T>): Promise<RpcResult<T>> {
   try {
@@ -16,7 +25,13 @@ export async function toRpcResult<T>(run: () => Promise<T>): Promise<RpcResult<T
     if (error instanceof ApiError)
       return {
         ok: false,
-        error: { status: error.status, code: error.code, message: error.message, headers: error.headers },
+        error: {
+          status: error.status,
+          code: error.code,
+          message: error.message,
+          headers: error.headers,
+          details: error.details,
+        },
       };
     throw error;
   }
@@ -30,5 +45,6 @@ export function unwrap<R extends RpcResult<unknown>>(result: R): Extract<R, { ok
     result.error.code,
     result.error.message,
     result.error.headers,
+    result.error.details,
   );
 }

@@ -102,4 +102,24 @@ describe('settings', () => {
       }
     }
   });
+
+  it('refuses a budget that is negative or not a number, naming the field', () => {
+    const tenant = (limits: unknown) =>
+      JSON.stringify([{ id: 'a', apiKeySha256: ['a'.repeat(64)], allowedOrigins: [], limits }]);
+    const refused = (vars: Record<string, string>) => {
+      try {
+        loadConfig(vars);
+      } catch (error) {
+        expect((error as ApiError).code).toBe('invalid_config');
+        return (error as ApiError).message;
+      }
+      throw new Error('expected an error');
+    };
+    expect(refused({ TENANTS: tenant({ usdPerMonth: -5 }) })).toMatch(/TENANTS is invalid: \[0\]\.limits\.usdPerMonth/);
+    expect(refused({ TENANTS: tenant({ userUsdPerDay: 'ten' }) })).toMatch(/\[0\]\.limits\.userUsdPerDay/);
+    expect(refused({ TENANTS: tenant({ tokensPerDay: 1.5 }) })).toMatch(/\[0\]\.limits\.tokensPerDay/);
+    expect(refused({ BUDGET_USD_PER_MONTH: '-1' })).toContain('BUDGET_USD_PER_MONTH');
+    expect(refused({ BUDGET_USER_USD_PER_DAY: 'lots' })).toContain('BUDGET_USER_USD_PER_DAY');
+    expect(loadConfig({ BUDGET_USD_PER_MONTH: '25.5' }).settings.BUDGET_USD_PER_MONTH).toBe(25.5);
+  });
 });

@@ -49,5 +49,7 @@ it('a plain message turn crosses from turn/ into conversation/ a counted number 
   ).map(([call, n]) => `${call}×${n}`);
   console.log(`turn → conversation crossings: ${calls.length} (${byName.join(', ')})`);
   expect(calls.length).toBeGreaterThan(0);
+  // 15 before metering (issue 36); metering added one per model request and tool run (usage.add: the outbox), and
+  // the turn now reads its owner once (it read it twice).
   expect(calls.length).toBeLessThanOrEqual(15);
 });

@@ -204,3 +204,22 @@ export function priceCardOf(spec: string): PriceCard | undefined {
   const model = ALIASES[id] ?? id;
   return PRICE_CARDS.find((card) => card.model === model && card.provider === provider);
 }
+
+/**
+ * USD of one model request at `card`: uncached input at the input price, cache reads at theirs, cache writes at the
+ * short-lifetime write price (input where writes are free of surcharge), output at the output price. What metering
+ * (usage/meter.ts) charges; the same figures the cost planner plans with.
+ */
+export function usdOf(
+  usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number },
+  card: PriceCard,
+): number {
+  const uncached = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
+  return (
+    (uncached * card.input +
+      usage.cacheReadTokens * card.cacheRead +
+      usage.cacheWriteTokens * (card.cacheWrite ?? card.input) +
+      usage.outputTokens * card.output) /
+    1e6
+  );
+}

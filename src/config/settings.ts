@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 const int = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
+/** Dollars, 0 or more (a budget; 0 means none). */
+const usd = () => z.coerce.number().min(0).default(0);
 
 /**
  * Every limit and timing of the service, one Worker var each, with defaults.
@@ -243,6 +245,16 @@ export const SettingsSchema = z.object({
   ),
   /** Turns one tenant may start per minute, all users together (429 past it). */
   TURNS_PER_MINUTE_PER_TENANT: int(1, 600).describe(`turns one tenant may start per minute`),
+  /** Budgets (usage/budgets.ts) for tenants that set none of their own; 0: no budget. */
+  BUDGET_USD_PER_MONTH: usd().describe(
+    `USD a tenant may spend per calendar month (UTC) at the price cards, unless it sets \`limits.usdPerMonth\`; 0: no budget (\`429 budget_exceeded\` past it)`,
+  ),
+  BUDGET_TOKENS_PER_DAY: int(0, 0).describe(
+    `tokens (input + output) a tenant may use per day (UTC), unless it sets \`limits.tokensPerDay\`; 0: no budget`,
+  ),
+  BUDGET_USER_USD_PER_DAY: usd().describe(
+    `USD one end user may spend per day (UTC), unless the tenant sets \`limits.userUsdPerDay\`; 0: no budget`,
+  ),
   /**
    * Prompt caching at the model provider (models/prompt-cache.ts): Anthropic
    * requests mark the end of the system prompt and of the conversation so

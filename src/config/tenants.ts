@@ -37,7 +37,8 @@ export const TenantSchema = z
     promptCaching: z.boolean().optional(),
     /**
      * This tenant's limits (defaults: TURNS_PER_MINUTE_PER_USER / _PER_TENANT
-     * per 60 s, CONVERSATIONS_PER_MINUTE_PER_USER, LIVE_CONVERSATIONS_PER_USER).
+     * per 60 s, CONVERSATIONS_PER_MINUTE_PER_USER, LIVE_CONVERSATIONS_PER_USER)
+     * and budgets (defaults: BUDGET_*; docs/USAGE.md, "Usage, cost and budgets").
      */
     limits: z
       .object({
@@ -48,6 +49,12 @@ export const TenantSchema = z
         conversationsPerUser: z.number().int().positive().optional(),
         /** Conversations of one end user holding live MCP sessions at once. */
         liveConversationsPerUser: z.number().int().positive().optional(),
+        /** USD this tenant may spend per calendar month (UTC), at the price cards (default: BUDGET_USD_PER_MONTH). */
+        usdPerMonth: z.number().nonnegative().optional(),
+        /** Tokens (input + output) this tenant may use per day (UTC) (default: BUDGET_TOKENS_PER_DAY). */
+        tokensPerDay: z.number().int().nonnegative().optional(),
+        /** USD each end user of this tenant may spend per day (UTC) (default: BUDGET_USER_USD_PER_DAY). */
+        userUsdPerDay: z.number().nonnegative().optional(),
       })
       .strict()
       .optional(),

@@ -1,18 +1,19 @@
 /**
- * A Durable Object has one alarm; a conversation has two jobs for it: the
- * idle release of its MCP sessions (LiveSessions) and the polling of the
- * tasks its tool calls became (tasks/task-follower.ts). Each job keeps its
+ * A Durable Object has one alarm; a conversation has three jobs for it: the
+ * idle release of its MCP sessions (LiveSessions), the polling of the
+ * tasks its tool calls became (tasks/task-follower.ts), and sending again
+ * the usage its ledger did not take (usage-outbox.ts). Each job keeps its
  * own due time here, in the object's synchronous KV (so a restart, an
  * eviction or a redeploy keeps them), and the alarm is set to the earliest.
  * When it fires, every job whose time has come runs; the alarm is then set
  * to the earliest time still kept (a job reschedules itself as it runs).
  */
-export type AlarmJob = 'idle' | 'tasks';
+export type AlarmJob = 'idle' | 'tasks' | 'usage';
 
 /** What each job does when its time comes: one table, by name (as agents' schedules are), built with the parts. */
 export type AlarmJobs = Record<AlarmJob, () => Promise<void>>;
 
-const JOBS: readonly AlarmJob[] = ['idle', 'tasks'];
+const JOBS: readonly AlarmJob[] = ['idle', 'tasks', 'usage'];
 const keyOf = (job: AlarmJob) => `alarm:${job}`;
 /** The idle job's argument, kept beside its due time: the lease it checks (live-sessions.ts). */
 const IDLE_LEASE_KEY = 'idle-check-lease';

@@ -24,6 +24,7 @@ import { Thread } from './thread';
 import { TurnControls } from './turn-controls';
 import { TurnResponses } from './turn-responses';
 import { SqlViewLinks, VIEW_LINK_TABLES } from './view-links';
+import { USAGE_OUTBOX_TABLES, UsageOutbox } from './usage-outbox';
 
 /** What the parts need of the Durable Object they make up. */
 export interface PartsHost {
@@ -61,6 +62,8 @@ export class ConversationParts {
   readonly tasks: TaskFollower;
   /** When its turns started: the cost planner's pace. */
   readonly pace: TurnPace;
+  /** What its turns cost, on its way to the tenant's ledger (usage-outbox.ts). */
+  readonly usage: UsageOutbox;
   /** The object's one alarm, shared by its jobs, and what each job runs (alarms.ts). */
   readonly alarms: ConversationAlarms;
   readonly alarmJobs: AlarmJobs;
@@ -82,6 +85,7 @@ export class ConversationParts {
       VIEW_LINK_TABLES,
       MCP_STATE_TABLES,
       INVALIDATION_LOG_TABLES,
+      USAGE_OUTBOX_TABLES,
     );
     const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
     const hibernating = new HibernatingSockets(ctx);
@@ -93,6 +97,7 @@ export class ConversationParts {
     this.pace = new TurnPace(storage);
     this.thread = new Thread({ env, name, waitUntil, record, history: this.history, largeResults: this.largeResults });
     this.context = new ConversationContext(env, name, () => this.thread.row());
+    this.usage = new UsageOutbox({ storage, context: this.context, alarms: this.alarms, waitUntil });
     this.tasks = new TaskFollower({
       store: new TaskStore(storage),
       conversation: this.context,
@@ -128,6 +133,7 @@ export class ConversationParts {
       pinnedSkills: () => record.pinnedSkills(),
       tasks: this.tasks,
       pace: this.pace,
+      usage: this.usage,
       compaction: new CompactionPoint(storage),
     });
     // The answer's events: a turn's end restarts the sessions' idle clock, a saved one moves the thread up its list.

@@ -15,6 +15,7 @@ import { conversations } from './routes/conversations';
 import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
 import { servers } from './routes/servers';
+import { usage } from './routes/usage';
 import { conversationViews, viewDocuments } from './routes/views';
 
 /** API request bodies above this are refused before they are read (413). */
@@ -54,6 +55,7 @@ export function createApp() {
       .use('/v1/*', originAllowed)
       .route('/', healthRoute)
       .route('/v1/servers', servers)
+      .route('/v1/usage', usage)
       .route('/v1/conversations', conversations)
       .route('/v1/conversations', conversationViews)
       .route('/v1/chat', chat)

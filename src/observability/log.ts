@@ -21,6 +21,7 @@ export type LogEvent =
   | 'pin.skipped'
   | 'ws.error'
   | 'turn.listener'
+  | 'usage.ledger'
   | 'ws.refused'
   | 'auth.link'
   // MCP sessions

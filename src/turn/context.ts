@@ -12,8 +12,6 @@ import { readPinned, type PinnedContent } from '../prompt/pinned';
 import { catalogPlan } from '../prompt/catalog-plan';
 import type { ContextPlan } from '../prompt/cost-planner';
 import type { ResolvedModel } from '../models/resolve';
-import { isViewMimeType } from '../../shared/mcp-apps';
-import { skillFileOf } from '../mcp/extensions/skills/skills';
 import type { SkillRef } from '../../shared/api/conversations';
 
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */

@@ -28,6 +28,9 @@ import {
 } from './messages';
 import type { TurnStore } from './store';
 import { TurnEvents } from './turn-events';
+import { budgetError, budgetsOf, exceeded, hasBudgets } from '../usage/budgets';
+import type { Spent } from '../usage/ledger';
+import { TurnMeter, type UsageSink } from '../usage/meter';
 import type { AppToolCall } from '../../shared/api/views';
 import type { SkillRef } from '../../shared/api/conversations';
 import type { ToolTaskStarted } from '../tools/mcp-tools';
@@ -96,6 +99,8 @@ export interface TurnHost {
   tasks: TurnTasks;
   /** When the conversation's turns started: the cost planner's pace (conversation/pace.ts). */
   pace: { started(at: number): void; gaps(): number[] };
+  /** Where the turn's usage goes, and what the ledger says was spent (conversation/usage-outbox.ts). */
+  usage: UsageSink & { spent(user: string): Promise<Spent> };
   /** The user message before which earlier reads are notes (conversation/compaction.ts). */
   compaction: { get(): string | undefined; set(messageId: string | undefined): void };
 }
@@ -270,6 +275,35 @@ export class TurnRunner {
   }
 
   /**
+   * The turn's meter (usage/meter.ts). With budgets in force, what the ledger says was spent comes first: a budget
+   * used up refuses a new turn (429 `budget_exceeded`) before anything is written; a continuation (after an approval,
+   * a client tool's result, a task's end) finishes what was started — one step, then the step check stops it with
+   * the notice. A ledger that does not answer lets the turn run (budgets protect against overspending; they do not
+   * take the service down) and is logged.
+   */
+  private async meter(owner: Owner, model: ResolvedModel, config: AppConfig, refuse: boolean): Promise<TurnMeter> {
+    const budgets = budgetsOf(config, owner.tenant);
+    let spent: Spent | undefined;
+    if (hasBudgets(budgets))
+      spent = await this.host.usage.spent(owner.user).catch((error: unknown) => {
+        logEvent('usage.ledger', { outcome: 'unavailable', ...errorFields(error) }, 'warn');
+        return undefined;
+      });
+    const hit = spent && exceeded(budgets, spent);
+    if (hit && refuse) throw budgetError(hit);
+    return new TurnMeter({
+      user: owner.user,
+      conversation: this.host.conversation,
+      model: model.spec,
+      card: model.card,
+      sink: this.host.usage,
+      budgets,
+      spent,
+      estimate: estimateTokens,
+    });
+  }
+
+  /**
    * A server needs the user (again) during the running turn — its grant
    * ended, or a tool needs more access: the Connect card goes into the
    * stream now, not at the next turn. (Without a running turn, the next
@@ -379,7 +413,10 @@ export class TurnRunner {
       base = stored.slice(0, cut.keep);
       replaceFrom = cut.replaceFrom;
     }
-    if (request.kind !== 'continue') await takeTurn(this.host.env, context.config(), context.owner());
+    const owner = context.owner();
+    const config = context.config();
+    if (request.kind !== 'continue') await takeTurn(this.host.env, config, owner);
+    const meter = await this.meter(owner, model, config, request.kind !== 'continue');
     const settings = context.settings();
     const turnStartedAt = Date.now();
     // A turn a person asked for sets the pace; a continuation (after an approval, a task) is the same turn to them.
@@ -417,7 +454,7 @@ export class TurnRunner {
       this.events.emit({ type: 'turnEnded', messages });
       report(endOf(messages));
     };
-    const authNotices = await authRequiredNotices(this.host.env, context.owner(), turn.states);
+    const authNotices = await authRequiredNotices(this.host.env, owner, turn.states);
     // Interrupted turns' messages are shown to users, never to the model.
     const sent = [
       ...base.filter((m) => !(m.metadata as { interrupted?: unknown } | undefined)?.interrupted),
@@ -433,6 +470,7 @@ export class TurnRunner {
         model,
         conversation: this.host.conversation,
         settings,
+        meter,
         abortSignal,
         onWriter: (write) => {
           this.writer = {

@@ -49,10 +49,15 @@ export function settledTaskChunks(messages: readonly UIMessage[]): UIMessageChun
  * replaces both; and `resent` (settledTaskChunks) goes right after the `start` chunk (before it, a resuming client
  * would drop it).
  */
-export function taskParts<C extends UIMessageChunk>(resent: readonly UIMessageChunk[]): TransformStream<C, C> {
+export function taskParts<C extends UIMessageChunk>(
+  resent: readonly UIMessageChunk[],
+  /** Chunks that end the message, written before its `finish` (a used-up budget's notice): one stage, not two. */
+  ending: () => readonly UIMessageChunk[] = () => [],
+): TransformStream<C, C> {
   let started = resent.length === 0;
   return new TransformStream({
     transform(chunk, controller) {
+      if (chunk.type === 'finish') for (const extra of ending()) controller.enqueue(extra as C);
       if (chunk.type === 'tool-output-available' && isTaskPlaceholder(chunk.output)) {
         const { server, tool, task } = chunk.output;
         const now = Date.now();

@@ -31,6 +31,8 @@ import { elideReads } from '../prompt/read-elision';
 import { isUnfinishedToolCall, STOPPED_TOOL_TEXT } from '../../shared/stopped';
 import { buildSystemPrompt } from '../prompt/system-prompt';
 import { modelCallTelemetry, withToolTelemetry } from './telemetry';
+import { type Exceeded, exceededText } from '../usage/budgets';
+import type { TurnMeter } from '../usage/meter';
 
 export interface StreamTurnInput {
   /** The conversation to answer: the history plus the new user message, or, to continue after an approval, the history alone. */
@@ -57,6 +59,8 @@ export interface StreamTurnInput {
   onFailed?: (error: unknown) => void;
   /** Stops the turn (the user pressed stop): reaches the model request and every tool's MCP request. */
   abortSignal?: AbortSignal;
+  /** What the turn's requests and tool runs cost, and whether a budget is used up (usage/meter.ts). */
+  meter?: TurnMeter | undefined;
   /** Called once, with the whole conversation (the partial answer settled, see `settleStopped`), when the turn was stopped. */
   onStopped?: (messages: UIMessage[]) => void;
   /** Data chunks sent at the start of the answer (a server the user must connect, say). */
@@ -76,6 +80,8 @@ export interface TurnMetadata {
   stopped?: boolean;
   /** A tool call became a task (MCP Tasks): the answer goes on when it ends. */
   waitingForTasks?: boolean;
+  /** A budget was used up during the turn: it ended after the step it was in (a `data-notice` says so). */
+  budgetExceeded?: Exceeded;
   usage?: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
 }
 
@@ -156,12 +162,20 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
   let steps = 0;
   /** A tool call of this turn became a task: the turn stops after its step and goes on when the task ends. */
   let waitingForTasks = false;
+  /** The budget this turn used up, once it has (then fixed: the notice and the metadata say the same). */
+  let budget: Exceeded | undefined;
+  const budgetHit = () => (budget ??= input.meter?.exceeded());
   const result = streamText({
     // A span and a log line per model call (turn-telemetry.ts), over the deltas merged per ~30 ms before the
     // pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
     model: wrapLanguageModel({
       model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'],
-      middleware: [modelCallTelemetry(), coalesceDeltas(input.settings.STREAM_COALESCE_MS)],
+      // Each request's tokens to the turn's meter (usage/meter.ts), as the provider reported them.
+      middleware: [
+        modelCallTelemetry(),
+        ...(input.meter ? [input.meter.middleware()] : []),
+        coalesceDeltas(input.settings.STREAM_COALESCE_MS),
+      ],
     }),
     system: cache.system(system),
     messages: initialMessages,
@@ -176,7 +190,8 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
     // task's result (src/conversation/tasks/).
-    stopWhen: [stepCountIs(maxSteps + 1), () => waitingForTasks],
+    // A budget used up (usage/budgets.ts) ends the turn after the step it is in, with a notice (below).
+    stopWhen: [stepCountIs(maxSteps + 1), () => waitingForTasks, () => budgetHit() !== undefined],
     // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages,
     // its last message marked for the provider's prompt cache; the tools search_tools found loaded (OpenAI: tool-offer.ts).
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
@@ -206,7 +221,9 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     },
     // Every execution, a step's or an approved call's run before the first step (which no step reports).
     onToolExecutionEnd: ({ toolOutput }) => {
-      if (toolOutput.type === 'tool-result' && isTaskPlaceholder(toolOutput.output)) waitingForTasks = true;
+      const becameTask = toolOutput.type === 'tool-result' && isTaskPlaceholder(toolOutput.output);
+      if (becameTask) waitingForTasks = true;
+      input.meter?.toolExecuted(toolOutput.type === 'tool-result' ? toolOutput.output : undefined, becameTask);
     },
   });
 
@@ -229,6 +246,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
                 finishReason: part.finishReason,
                 ...(steps > maxSteps ? { stepLimitReached: true } : {}),
                 ...(waitingForTasks ? { waitingForTasks: true } : {}),
+                ...(budget ? { budgetExceeded: budget } : {}),
                 usage: {
                   inputTokens: part.totalUsage.inputTokens,
                   outputTokens: part.totalUsage.outputTokens,
@@ -241,10 +259,10 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
           // One stage for tasks (a stage per chunk costs CPU on a long answer): placeholders become data-task parts,
           // and the calls that ended as tasks are re-sent after the start chunk.
           .pipeThrough(
-            taskParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>([
-              ...settledTaskChunks(messages),
-              ...(predicted?.chunks ?? []),
-            ]),
+            taskParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>(
+              [...settledTaskChunks(messages), ...(predicted?.chunks ?? [])],
+              () => (budget ? [{ type: 'data-notice', data: { message: exceededText(budget) } }] : []),
+            ),
           ),
       );
     },

@@ -326,6 +326,25 @@ export const TEST_TENANTS = [
     ...(promptCaching === undefined ? {} : { promptCaching }),
     mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
   })),
+  // Metering and budgets (test/usage.test.ts): the Anthropic package against the fake provider, whose usage is known
+  // (input: a quarter of the request's bytes, output: 5). `usage-a` and `usage-b` have no budgets (two tenants: one
+  // never sees the other's usage); `budget` can afford a little less than one request a month, `budget-user` a little
+  // less than one request per end user a day.
+  ...(
+    [
+      ['usage-a', undefined],
+      ['usage-b', undefined],
+      ['budget', { usdPerMonth: 0.001 }],
+      ['budget-user', { userUsdPerDay: 0.001 }],
+    ] as const
+  ).map(([id, limits]) => ({
+    id,
+    apiKeySha256: [sha256(`test-key-${id}`)],
+    allowedOrigins: [],
+    model: 'anthropic:claude-sonnet-4-5',
+    ...(limits ? { limits } : {}),
+    mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
+  })),
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
   {

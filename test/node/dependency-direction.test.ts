@@ -24,6 +24,7 @@ const MAY_USE: Record<string, string[]> = {
     'src/cache',
     'src/auth',
     'src/limits',
+    'src/usage',
     'src/demo',
   ],
   'src/conversation': [
@@ -36,9 +37,10 @@ const MAY_USE: Record<string, string[]> = {
     'src/cache',
     'src/auth',
     'src/limits',
+    'src/usage',
   ],
   'src/chat': ['src/turn'],
-  'src/turn': ['src/tools', 'src/prompt', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits'],
+  'src/turn': ['src/tools', 'src/prompt', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits', 'src/usage'],
   'src/models': ['src/prompt'],
   'src/tools': ['src/prompt', 'src/mcp', 'src/cache'],
   'src/prompt': ['src/mcp', 'src/cache'],
@@ -46,8 +48,9 @@ const MAY_USE: Record<string, string[]> = {
   'src/auth': [],
   'src/cache': [],
   'src/limits': [],
+  'src/usage': [],
   'src/demo': [],
-  'src/index.ts': ['src/http', 'src/conversation', 'src/auth', 'src/demo', 'src/limits'],
+  'src/index.ts': ['src/http', 'src/conversation', 'src/auth', 'src/demo', 'src/limits', 'src/usage'],
   'widget/src': [],
 };
 /** Leaves: any area may import them; they import no area (but `errors.ts`). */

@@ -1,0 +1,120 @@
+import { DurableObject } from 'cloudflare:workers';
+import type { UsageCounters, UsageGroup, UsageRow } from '../../shared/api/usage';
+import { COUNTERS, column, dayOf, type UsageEntry, zeroCounters } from './counters';
+
+const USAGE_TABLES = `
+CREATE TABLE IF NOT EXISTS usage_daily (
+  day TEXT NOT NULL, user TEXT NOT NULL, conversation TEXT NOT NULL, model TEXT NOT NULL,
+  ${COUNTERS.map((c) => `${column(c)} ${c === 'usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
+  PRIMARY KEY (day, user, conversation, model)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_seen (id TEXT PRIMARY KEY, day TEXT NOT NULL) WITHOUT ROWID`;
+
+/** How long an entry's id is remembered against a retried write: the outbox retries within minutes. */
+const SEEN_DAYS = 2;
+
+/** What a tenant and one of its end users have spent, for the budgets (usage/budgets.ts). */
+export interface Spent {
+  /** USD this calendar month (UTC), the whole tenant. */
+  tenantUsdMonth: number;
+  /** Tokens (input + output) today (UTC), the whole tenant. */
+  tenantTokensDay: number;
+  /** USD today (UTC), this end user. */
+  userUsdDay: number;
+}
+
+const SUMS = COUNTERS.map((c) => `SUM(${column(c)}) AS ${c}`).join(', ');
+const GROUP_COLUMN: Record<UsageGroup, string> = {
+  day: 'day',
+  user: 'user',
+  model: 'model',
+  conversation: 'conversation',
+};
+
+/**
+ * A tenant's usage ledger: one Durable Object per tenant (SQLite), rows by
+ * day, end user, conversation and model, each entry added once (its id).
+ * One place per tenant makes the budgets consistent across the tenant's
+ * conversations and a report one query, not a visit to every conversation
+ * (the choice against D1 and Analytics Engine: docs/USAGE.md).
+ */
+export class UsageLedger extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(USAGE_TABLES);
+  }
+
+  /** Adds each entry not added before; answers what `user` and the tenant have spent since. */
+  async record(entries: UsageEntry[], user: string, now = Date.now()): Promise<Spent> {
+    this.ctx.storage.transactionSync(() => {
+      for (const entry of entries) {
+        const day = dayOf(entry.at);
+        if (this.sql.exec('INSERT OR IGNORE INTO usage_seen (id, day) VALUES (?, ?)', entry.id, day).rowsWritten === 0)
+          continue; // a retried write of an entry already counted
+        const values = COUNTERS.map((c) => entry.counters[c] ?? 0);
+        this.sql.exec(
+          `INSERT INTO usage_daily (day, user, conversation, model, ${COUNTERS.map(column).join(', ')})
+           VALUES (?, ?, ?, ?, ${COUNTERS.map(() => '?').join(', ')})
+           ON CONFLICT (day, user, conversation, model) DO UPDATE SET
+           ${COUNTERS.map((c) => `${column(c)} = ${column(c)} + excluded.${column(c)}`).join(', ')}`,
+          day,
+          entry.user,
+          entry.conversation,
+          entry.model,
+          ...values,
+        );
+      }
+      this.sql.exec('DELETE FROM usage_seen WHERE day < ?', dayOf(now - SEEN_DAYS * 86_400_000));
+    });
+    return this.spent(user, now);
+  }
+
+  /** What the tenant spent this month and today, and `user` today (UTC). */
+  async spent(user: string, now = Date.now()): Promise<Spent> {
+    const today = dayOf(now);
+    const month = `${today.slice(0, 7)}-01`;
+    const row = this.sql
+      .exec<{ month_usd: number | null; day_tokens: number | null; user_usd: number | null }>(
+        `SELECT SUM(usd) AS month_usd,
+                SUM(CASE WHEN day = ?1 THEN input_tokens + output_tokens ELSE 0 END) AS day_tokens,
+                SUM(CASE WHEN day = ?1 AND user = ?2 THEN usd ELSE 0 END) AS user_usd
+         FROM usage_daily WHERE day >= ?3`,
+        today,
+        user,
+        month,
+      )
+      .one();
+    return { tenantUsdMonth: row.month_usd ?? 0, tenantTokensDay: row.day_tokens ?? 0, userUsdDay: row.user_usd ?? 0 };
+  }
+
+  /** The rows of days `from`…`to` (inclusive, YYYY-MM-DD) grouped by `groupBy`, and their total; one user's only with `user`. */
+  async report(query: {
+    from: string;
+    to: string;
+    groupBy: UsageGroup;
+    user?: string | undefined;
+  }): Promise<{ rows: UsageRow[]; total: UsageCounters }> {
+    const where = `day >= ? AND day <= ?${query.user === undefined ? '' : ' AND user = ?'}`;
+    const args = query.user === undefined ? [query.from, query.to] : [query.from, query.to, query.user];
+    const key = GROUP_COLUMN[query.groupBy];
+    const rows = this.sql
+      .exec<Record<string, number | string>>(
+        `SELECT ${key} AS key, ${SUMS} FROM usage_daily WHERE ${where} GROUP BY ${key} ORDER BY ${key}`,
+        ...args,
+      )
+      .toArray()
+      .map((row) => ({ key: String(row.key), ...countersOf(row) }));
+    const total = rows.reduce((sum, row) => {
+      for (const c of COUNTERS) sum[c] += row[c];
+      return sum;
+    }, zeroCounters());
+    return { rows, total };
+  }
+}
+
+function countersOf(row: Record<string, number | string>): UsageCounters {
+  return Object.fromEntries(COUNTERS.map((c) => [c, Number(row[c] ?? 0)])) as UsageCounters;
+}

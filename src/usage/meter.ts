@@ -1,0 +1,150 @@
+import type { LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { UsageCounters } from '../../shared/api/usage';
+import { type PriceCard, usdOf } from '../config/price-cards';
+import type { Budgets, Exceeded } from './budgets';
+import { exceeded } from './budgets';
+import type { UsageEntry } from './counters';
+import type { Spent } from './ledger';
+
+/** Where a turn's entries go (the conversation's outbox: conversation/usage-outbox.ts). */
+export interface UsageSink {
+  add(entry: UsageEntry): void;
+}
+
+/** What a meter is for: whose turn, which model and its prices, the budgets and what was spent when it began. */
+export interface MeterOptions {
+  user: string;
+  conversation: string;
+  model: string;
+  card: PriceCard | undefined;
+  sink: UsageSink;
+  budgets: Budgets;
+  /** What the ledger said was spent when the turn began (undefined: no budgets to keep). */
+  spent: Spent | undefined;
+  /** Our token estimate of a text (prompt/tokens.ts), for a request the provider reported nothing for. */
+  estimate(text: string): number;
+}
+
+/**
+ * One turn's metering: every model request and tool execution becomes an
+ * entry in the conversation's outbox the moment it ends, and the turn's own
+ * spend is added to what the ledger said at its start, so a step boundary
+ * can tell a used-up budget without asking anyone (usage/budgets.ts; the
+ * price of not asking: other conversations of the tenant that run at the
+ * same time are seen at their next turn — docs/USAGE.md says by how much).
+ */
+export class TurnMeter {
+  private usd = 0;
+  private tokens = 0;
+  private sequence = 0;
+  private readonly turnId = crypto.randomUUID();
+
+  constructor(private readonly options: MeterOptions) {}
+
+  /** A model request ended: what the provider reported (or, when it reported nothing, our estimate, marked). */
+  modelRequest(usage: {
+    inputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    outputTokens: number;
+    estimated: boolean;
+  }): void {
+    const usd = this.options.card ? usdOf(usage, this.options.card) : 0;
+    this.usd += usd;
+    this.tokens += usage.inputTokens + usage.outputTokens;
+    this.add({
+      requests: 1,
+      inputTokens: usage.inputTokens,
+      cacheReadTokens: usage.cacheReadTokens,
+      cacheWriteTokens: usage.cacheWriteTokens,
+      outputTokens: usage.outputTokens,
+      usd,
+      estimatedRequests: usage.estimated ? 1 : 0,
+    });
+  }
+
+  /** A tool ran: a call, and for a read the layer that served it; a call that became a task. */
+  toolExecuted(output: unknown, becameTask: boolean): void {
+    const cache = (output as { cache?: unknown } | null | undefined)?.cache;
+    this.add({
+      toolCalls: 1,
+      ...(cache === 'memory'
+        ? { readsMemory: 1 }
+        : cache === 'kv'
+          ? { readsKv: 1 }
+          : cache === 'miss'
+            ? { readsServer: 1 }
+            : {}),
+      ...(becameTask ? { tasks: 1 } : {}),
+    });
+  }
+
+  /** The first budget this turn has used up (what was spent at its start plus its own), if any. */
+  exceeded(now = Date.now()): Exceeded | undefined {
+    const { spent, budgets } = this.options;
+    if (!spent) return undefined;
+    return exceeded(
+      budgets,
+      {
+        tenantUsdMonth: spent.tenantUsdMonth + this.usd,
+        tenantTokensDay: spent.tenantTokensDay + this.tokens,
+        userUsdDay: spent.userUsdDay + this.usd,
+      },
+      now,
+    );
+  }
+
+  /** The model, wrapped so that each request's usage reaches this meter (a stop mid-stream: estimated). */
+  middleware(): LanguageModelV4Middleware {
+    return {
+      specificationVersion: 'v4',
+      wrapStream: async ({ doStream, params }) => {
+        const result = await doStream();
+        let reported = false;
+        let streamed = '';
+        const estimate = () => {
+          if (reported) return;
+          reported = true;
+          this.modelRequest({
+            inputTokens: this.options.estimate(JSON.stringify(params.prompt)),
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            outputTokens: this.options.estimate(streamed),
+            estimated: true,
+          });
+        };
+        params.abortSignal?.addEventListener('abort', estimate, { once: true });
+        const watch = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+          transform: (part, controller) => {
+            if (part.type === 'text-delta' || part.type === 'reasoning-delta') streamed += part.delta;
+            else if (part.type === 'tool-input-delta') streamed += part.delta;
+            else if (part.type === 'finish' && !reported) {
+              params.abortSignal?.removeEventListener('abort', estimate);
+              const { inputTokens, outputTokens } = part.usage;
+              if (inputTokens.total === undefined && outputTokens.total === undefined) estimate();
+              else {
+                reported = true;
+                this.modelRequest({
+                  inputTokens: inputTokens.total ?? 0,
+                  cacheReadTokens: inputTokens.cacheRead ?? 0,
+                  cacheWriteTokens: inputTokens.cacheWrite ?? 0,
+                  outputTokens: outputTokens.total ?? 0,
+                  estimated: false,
+                });
+              }
+            }
+            controller.enqueue(part);
+          },
+          // A stream that ended without a finish (an error): the provider may have billed what it sent.
+          flush: () => estimate(),
+        });
+        return { ...result, stream: result.stream.pipeThrough(watch) };
+      },
+    };
+  }
+
+  private add(counters: Partial<UsageCounters>): void {
+    const { user, conversation, model, sink } = this.options;
+    sink.add({ id: `${this.turnId}:${this.sequence++}`, at: Date.now(), user, conversation, model, counters });
+  }
+}

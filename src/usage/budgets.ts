@@ -51,8 +51,11 @@ export function exceeded(budgets: Budgets, spent: Spent, now = Date.now()): Exce
 
 /** What a person reads: "This workspace's budget of $50.00 a month is used up ($50.12 spent); it resets on 2027-01-01 00:00 UTC." */
 export function exceededText(hit: Exceeded): string {
-  const amount = (n: number) =>
-    hit.unit === 'usd' ? `$${n.toFixed(2)}` : `${Math.round(n).toLocaleString('en-US')} tokens`;
+  const amount = (n: number) => {
+    if (hit.unit === 'usd') return `$${n.toFixed(2)}`;
+    const count = Math.round(n);
+    return `${count.toLocaleString('en-US')} ${count === 1 ? 'token' : 'tokens'}`;
+  };
   const whose = hit.scope === 'user' ? 'Your' : "This workspace's";
   return `${whose} budget of ${amount(hit.limit)} a ${hit.period} is used up (${amount(hit.spent)} spent); it resets on ${hit.resetsAt.slice(0, 16).replace('T', ' ')} UTC.`;
 }

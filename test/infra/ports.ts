@@ -40,4 +40,6 @@ export const BROWSER_PORTS = {
   viewServer: TEST_PORT_BASE + 25,
   /** server-everything for the widget's 2025 task question (widget-tasks.test.ts). */
   everything: TEST_PORT_BASE + 26,
+  /** `npm start`'s configuration with a deployment-wide token budget (widget-budget.test.ts). */
+  budgetService: TEST_PORT_BASE + 27,
 };

@@ -57,6 +57,9 @@ export function plainError(error: unknown): PlainError {
         retryable: true,
       };
     }
+    case 'budget_exceeded':
+      // The service's sentence says whose budget, how much, what was spent and when it resets.
+      return { title: 'The usage budget is used up.', detail, retryable: false };
     case 'upstream_error':
     case 'upstream_timeout':
     case 'pinned_resource_unavailable':

@@ -1,9 +1,11 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { sign } from 'hono/jwt';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import type { UsageReport } from '../shared/api/usage';
-import { api, createConversation, postJson } from './helpers/api';
+import { api, conversationStub, createConversation, postJson } from './helpers/api';
+import { turnIn } from './helpers/conversation';
 import { waitFor } from './helpers/demo-client';
-import { sseChunks } from './helpers/turns';
+import { callTools, scriptedModel, sseChunks, stalledModel, untilText, userMessage } from './helpers/turns';
 
 /*
  * Metering, the usage API and budgets, through the real path: turns through @ai-sdk/anthropic against the fake
@@ -109,6 +111,38 @@ describe('metering', () => {
     }, "carol's usage");
     expect(mine.user).toBe('carol');
     expect(mine.rows.map((r) => r.key)).toEqual(['carol']);
+  });
+
+  it('nothing billed is lost: a turn that fails halfway counts its first request, a stopped one our estimate, marked', async () => {
+    const id = await createConversation(as('usage-a', 'frank'));
+    const stub = await conversationStub(id);
+    const mock = { acceptsImages: false, spec: 'mock' } as const;
+    // Its first request calls a tool (10 in, 5 out, as the mock reports); the second fails: the turn is not saved.
+    const failing = scriptedModel((_call, index) => {
+      if (index === 0) return callTools(['read_resource', { uri: 'task://guidelines', server: 'demo' }]);
+      throw new Error('the model went away');
+    });
+    await runInDurableObject(stub, async (instance) => {
+      const live = await turnIn(instance, [userMessage('read it')], { ...mock, model: failing });
+      await live.ended;
+    });
+    // Stopped mid-answer: the provider reported nothing, so the request counts with our estimate.
+    await runInDurableObject(stub, async (instance) => {
+      const live = await turnIn(instance, [userMessage('talk')], { ...mock, model: stalledModel('a b c d e f') });
+      await untilText(live.reader());
+      instance.parts.turns.stop();
+      await live.ended;
+    });
+    const report = await waitFor(async () => {
+      const r = await (await usage('usage-a', `?groupBy=conversation`)).json<UsageReport>();
+      const row = r.rows.find((x) => x.key === id);
+      return row && row.requests >= 2 && row;
+    }, "the failed and the stopped turn's requests");
+    expect(report.requests).toBe(2);
+    expect(report.estimatedRequests).toBe(1);
+    expect(report.outputTokens).toBeGreaterThanOrEqual(5 + 1); // the mock's 5, and our estimate of what streamed
+    expect(report.toolCalls).toBe(1);
+    expect(report.usd).toBe(0); // the mock model has no price card
   });
 
   it('bad queries are a clear 400', async () => {

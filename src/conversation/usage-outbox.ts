@@ -2,6 +2,7 @@ import type { UsageEntry } from '../usage/counters';
 import type { Spent } from '../usage/ledger';
 import type { UsageSink } from '../usage/meter';
 import type { ConversationAlarms } from './alarms';
+import type { TurnEvent } from '../turn/turn-events';
 import type { ConversationContext } from './context';
 
 export const USAGE_OUTBOX_TABLES = `CREATE TABLE IF NOT EXISTS usage_outbox (
@@ -21,15 +22,20 @@ export interface UsageOutboxHost {
 /**
  * The conversation's side of metering: each entry is written to its own
  * SQLite first (synchronously: an eviction or a failed turn a moment later
- * loses nothing), then sent to the tenant's ledger (usage/ledger.ts) and
- * deleted once it is counted there. A send that fails is tried again from
- * the alarm; the ledger counts an entry once however often it is sent.
+ * loses nothing), then sent to the tenant's ledger (usage/ledger.ts) in one
+ * call when the turn ends, and deleted once counted there. A send that fails
+ * is tried again from the alarm; entries a previous instance left (evicted
+ * mid-turn) are sent when this one starts. The ledger counts an entry once
+ * however often it is sent.
  */
 export class UsageOutbox implements UsageSink {
   private flushing: Promise<void> | undefined;
   private again = false;
 
-  constructor(private readonly host: UsageOutboxHost) {}
+  constructor(private readonly host: UsageOutboxHost) {
+    const left = host.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_outbox').one().n;
+    if (left > 0) host.waitUntil(this.flush());
+  }
 
   add(entry: UsageEntry): void {
     this.host.storage.sql.exec(
@@ -38,7 +44,11 @@ export class UsageOutbox implements UsageSink {
       entry.user,
       JSON.stringify(entry),
     );
-    this.host.waitUntil(this.flush());
+  }
+
+  /** A turn ended (turn/turn-events.ts): what it cost goes to the ledger now, in one call. */
+  heard(event: TurnEvent): void {
+    if (event.type === 'turnEnded') this.host.waitUntil(this.flush());
   }
 
   /** What the tenant and `user` have spent, as the ledger says (for the budget check before a turn). */
@@ -64,19 +74,13 @@ export class UsageOutbox implements UsageSink {
 
   private async send(): Promise<void> {
     const rows = this.host.storage.sql
-      .exec<{ id: string; user: string; entry: string }>('SELECT id, user, entry FROM usage_outbox LIMIT 500')
+      .exec<{ id: string; entry: string }>('SELECT id, entry FROM usage_outbox LIMIT 500')
       .toArray();
     if (!rows.length) return;
     try {
-      const byUser = new Map<string, typeof rows>();
-      for (const row of rows) byUser.set(row.user, [...(byUser.get(row.user) ?? []), row]);
-      for (const [user, entries] of byUser) {
-        await this.ledger().record(
-          entries.map((row) => JSON.parse(row.entry) as UsageEntry),
-          user,
-        );
-        for (const row of entries) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
-      }
+      await this.ledger().record(rows.map((row) => JSON.parse(row.entry) as UsageEntry));
+      for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
+      if (rows.length === 500) this.again = true; // more than one call's worth waited
     } catch {
       // The ledger did not answer: kept here, and tried again from the alarm.
       await this.host.alarms.schedule('usage', Date.now() + RETRY_MS);

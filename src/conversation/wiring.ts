@@ -136,8 +136,9 @@ export class ConversationParts {
       usage: this.usage,
       compaction: new CompactionPoint(storage),
     });
-    // The answer's events: a turn's end restarts the sessions' idle clock, a saved one moves the thread up its list.
-    this.turns.events.on((event) => (this.live.heard(event), this.thread.heard(event)));
+    // The answer's events: a turn's end restarts the sessions' idle clock, sends what it cost to the ledger; a saved
+    // one moves the thread up its list.
+    this.turns.events.on((event) => (this.live.heard(event), this.thread.heard(event), this.usage.heard(event)));
     this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
     this.controls = new TurnControls({
       context: this.context,

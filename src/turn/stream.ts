@@ -171,11 +171,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     model: wrapLanguageModel({
       model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'],
       // Each request's tokens to the turn's meter (usage/meter.ts), as the provider reported them.
-      middleware: [
-        modelCallTelemetry(),
-        ...(input.meter ? [input.meter.middleware()] : []),
-        coalesceDeltas(input.settings.STREAM_COALESCE_MS),
-      ],
+      middleware: [modelCallTelemetry(input.meter?.requestEnded), coalesceDeltas(input.settings.STREAM_COALESCE_MS)],
     }),
     system: cache.system(system),
     messages: initialMessages,

@@ -20,8 +20,22 @@ import type { ToolEntry } from '../tools/tool-entries';
  * (BENCHMARKS.md, "CPU per turn").
  */
 
-/** A span and a log line per model request; the span is open while the request's stream is read. */
-export function modelCallTelemetry(): LanguageModelV4Middleware {
+/** What a request's end tells the turn's meter (usage/meter.ts): the provider's usage, or none (stopped, failed). */
+export type ModelRequestEnded = (ended: {
+  usage: Extract<LanguageModelV4StreamPart, { type: 'finish' }>['usage'] | undefined;
+  /** Characters of text, reasoning and tool input streamed (for an estimate when the provider reported nothing). */
+  streamedChars: number;
+  /** The provider accepted the request (its stream began): a request refused before that was not billed. */
+  started: boolean;
+  prompt: unknown;
+}) => void;
+
+/**
+ * A span and a log line per model request; the span is open while the request's stream is read. With `metered`,
+ * the same stage hands each request's usage to the turn's meter: one stage per chunk, not two (a stage costs CPU on
+ * every chunk of a long answer).
+ */
+export function modelCallTelemetry(metered?: ModelRequestEnded): LanguageModelV4Middleware {
   return {
     specificationVersion: 'v4',
     wrapStream: async ({ doStream, model, params }) => {
@@ -29,10 +43,14 @@ export function modelCallTelemetry(): LanguageModelV4Middleware {
       const span = openSpan('model.call', prefixed('model', fields));
       const started = Date.now();
       let ended = false;
+      let streamedChars = 0;
+      let streaming = false;
+      let usage: Extract<LanguageModelV4StreamPart, { type: 'finish' }>['usage'] | undefined;
       const onAbort = () => end({ outcome: 'aborted' });
       const end = (final: LogFields, level: LogLevel = 'info') => {
         if (ended) return;
         ended = true;
+        metered?.({ usage, streamedChars, started: streaming, prompt: params.prompt });
         params.abortSignal?.removeEventListener('abort', onAbort);
         const all = { ...fields, ...final, durationMs: Date.now() - started };
         span.end(prefixed('model', all));
@@ -45,11 +63,19 @@ export function modelCallTelemetry(): LanguageModelV4Middleware {
         end(errorFields(error), 'warn');
         throw error;
       }
+      streaming = true;
       params.abortSignal?.addEventListener('abort', onAbort, { once: true });
       const watch = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
         transform(part, controller) {
-          if (part.type === 'finish') end(finishFields(part));
-          else if (part.type === 'error') end(errorFields(part.error), 'warn');
+          if (
+            metered &&
+            (part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-input-delta')
+          )
+            streamedChars += part.delta.length;
+          if (part.type === 'finish') {
+            usage = part.usage;
+            end(finishFields(part));
+          } else if (part.type === 'error') end(errorFields(part.error), 'warn');
           controller.enqueue(part);
         },
         flush: () => end({ outcome: 'error', error: 'the model stream ended without a finish' }, 'warn'),

@@ -47,8 +47,8 @@ export class UsageLedger extends DurableObject<Env> {
     this.sql.exec(USAGE_TABLES);
   }
 
-  /** Adds each entry not added before; answers what `user` and the tenant have spent since. */
-  async record(entries: UsageEntry[], user: string, now = Date.now()): Promise<Spent> {
+  /** Adds each entry not added before (a retried send counts once). */
+  async record(entries: UsageEntry[], now = Date.now()): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       for (const entry of entries) {
         const day = dayOf(entry.at);
@@ -69,7 +69,6 @@ export class UsageLedger extends DurableObject<Env> {
       }
       this.sql.exec('DELETE FROM usage_seen WHERE day < ?', dayOf(now - SEEN_DAYS * 86_400_000));
     });
-    return this.spent(user, now);
   }
 
   /** What the tenant spent this month and today, and `user` today (UTC). */

@@ -1,10 +1,12 @@
-import type { LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { UsageCounters } from '../../shared/api/usage';
 import { type PriceCard, usdOf } from '../config/price-cards';
 import type { Budgets, Exceeded } from './budgets';
 import { exceeded } from './budgets';
 import type { UsageEntry } from './counters';
 import type { Spent } from './ledger';
+
+/** Our estimate's ratio for streamed text (prompt/tokens.ts uses the same). */
+const CHARS_PER_TOKEN = 3.3;
 
 /** Where a turn's entries go (the conversation's outbox: conversation/usage-outbox.ts). */
 export interface UsageSink {
@@ -94,54 +96,42 @@ export class TurnMeter {
     );
   }
 
-  /** The model, wrapped so that each request's usage reaches this meter (a stop mid-stream: estimated). */
-  middleware(): LanguageModelV4Middleware {
-    return {
-      specificationVersion: 'v4',
-      wrapStream: async ({ doStream, params }) => {
-        const result = await doStream();
-        let reported = false;
-        let streamed = '';
-        const estimate = () => {
-          if (reported) return;
-          reported = true;
-          this.modelRequest({
-            inputTokens: this.options.estimate(JSON.stringify(params.prompt)),
-            cacheReadTokens: 0,
-            cacheWriteTokens: 0,
-            outputTokens: this.options.estimate(streamed),
-            estimated: true,
-          });
-        };
-        params.abortSignal?.addEventListener('abort', estimate, { once: true });
-        const watch = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
-          transform: (part, controller) => {
-            if (part.type === 'text-delta' || part.type === 'reasoning-delta') streamed += part.delta;
-            else if (part.type === 'tool-input-delta') streamed += part.delta;
-            else if (part.type === 'finish' && !reported) {
-              params.abortSignal?.removeEventListener('abort', estimate);
-              const { inputTokens, outputTokens } = part.usage;
-              if (inputTokens.total === undefined && outputTokens.total === undefined) estimate();
-              else {
-                reported = true;
-                this.modelRequest({
-                  inputTokens: inputTokens.total ?? 0,
-                  cacheReadTokens: inputTokens.cacheRead ?? 0,
-                  cacheWriteTokens: inputTokens.cacheWrite ?? 0,
-                  outputTokens: outputTokens.total ?? 0,
-                  estimated: false,
-                });
-              }
-            }
-            controller.enqueue(part);
-          },
-          // A stream that ended without a finish (an error): the provider may have billed what it sent.
-          flush: () => estimate(),
-        });
-        return { ...result, stream: result.stream.pipeThrough(watch) };
-      },
-    };
-  }
+  /**
+   * A model request ended (turn/telemetry.ts): what the provider reported; when it reported nothing (stopped or
+   * broken mid-stream), our estimate of the prompt and of what was streamed, marked. A request refused before its
+   * stream began was not billed: nothing.
+   */
+  readonly requestEnded = (ended: {
+    usage:
+      | {
+          inputTokens: { total: number | undefined; cacheRead: number | undefined; cacheWrite: number | undefined };
+          outputTokens: { total: number | undefined };
+        }
+      | undefined;
+    streamedChars: number;
+    started: boolean;
+    prompt: unknown;
+  }): void => {
+    const { usage } = ended;
+    if (usage && (usage.inputTokens.total !== undefined || usage.outputTokens.total !== undefined)) {
+      this.modelRequest({
+        inputTokens: usage.inputTokens.total ?? 0,
+        cacheReadTokens: usage.inputTokens.cacheRead ?? 0,
+        cacheWriteTokens: usage.inputTokens.cacheWrite ?? 0,
+        outputTokens: usage.outputTokens.total ?? 0,
+        estimated: false,
+      });
+      return;
+    }
+    if (!ended.started) return;
+    this.modelRequest({
+      inputTokens: this.options.estimate(JSON.stringify(ended.prompt)),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: Math.ceil(ended.streamedChars / CHARS_PER_TOKEN),
+      estimated: true,
+    });
+  };
 
   private add(counters: Partial<UsageCounters>): void {
     const { user, conversation, model, sink } = this.options;

@@ -40,6 +40,8 @@ const GROUP_COLUMN: Record<UsageGroup, string> = {
  */
 export class UsageLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** The day old entry ids were last forgotten (in memory: a new instance prunes once more, harmlessly). */
+  private prunedOn: string | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -67,7 +69,12 @@ export class UsageLedger extends DurableObject<Env> {
           ...values,
         );
       }
-      this.sql.exec('DELETE FROM usage_seen WHERE day < ?', dayOf(now - SEEN_DAYS * 86_400_000));
+      // Old ids go once a day, not at every write (the table has no index by day: a scan).
+      const today = dayOf(now);
+      if (this.prunedOn !== today) {
+        this.sql.exec('DELETE FROM usage_seen WHERE day < ?', dayOf(now - SEEN_DAYS * 86_400_000));
+        this.prunedOn = today;
+      }
     });
   }
 

@@ -207,18 +207,29 @@ export function priceCardOf(spec: string): PriceCard | undefined {
 
 /**
  * USD of one model request at `card`: uncached input at the input price, cache reads at theirs, cache writes at the
- * short-lifetime write price (input where writes are free of surcharge), output at the output price. What metering
+ * write price of their lifetime (input where writes are free of surcharge), output at the output price. What metering
  * (usage/meter.ts) charges; the same figures the cost planner plans with.
  */
 export function usdOf(
-  usage: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number },
+  usage: {
+    inputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    /** Of the cache writes, those with the long lifetime (Anthropic's 1 hour), where the provider says so. */
+    cacheWriteLongTokens?: number | undefined;
+    outputTokens: number;
+  },
   card: PriceCard,
 ): number {
   const uncached = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
+  const long = Math.min(usage.cacheWriteLongTokens ?? 0, usage.cacheWriteTokens);
+  const short = usage.cacheWriteTokens - long;
+  const shortPrice = card.cacheWrite ?? card.input;
   return (
     (uncached * card.input +
       usage.cacheReadTokens * card.cacheRead +
-      usage.cacheWriteTokens * (card.cacheWrite ?? card.input) +
+      short * shortPrice +
+      long * (card.cacheWriteLong ?? shortPrice) +
       usage.outputTokens * card.output) /
     1e6
   );

@@ -48,6 +48,7 @@ export class TurnMeter {
     inputTokens: number;
     cacheReadTokens: number;
     cacheWriteTokens: number;
+    cacheWriteLongTokens?: number | undefined;
     outputTokens: number;
     estimated: boolean;
   }): void {
@@ -106,6 +107,7 @@ export class TurnMeter {
       | {
           inputTokens: { total: number | undefined; cacheRead: number | undefined; cacheWrite: number | undefined };
           outputTokens: { total: number | undefined };
+          raw?: unknown;
         }
       | undefined;
     streamedChars: number;
@@ -114,10 +116,14 @@ export class TurnMeter {
   }): void => {
     const { usage } = ended;
     if (usage && (usage.inputTokens.total !== undefined || usage.outputTokens.total !== undefined)) {
+      // Anthropic's own usage says which writes were 1-hour ones (priced 2× input, not 1.25×); the SDK's does not.
+      const long = (usage.raw as { cache_creation?: { ephemeral_1h_input_tokens?: unknown } } | undefined)
+        ?.cache_creation?.ephemeral_1h_input_tokens;
       this.modelRequest({
         inputTokens: usage.inputTokens.total ?? 0,
         cacheReadTokens: usage.inputTokens.cacheRead ?? 0,
         cacheWriteTokens: usage.inputTokens.cacheWrite ?? 0,
+        cacheWriteLongTokens: typeof long === 'number' ? long : undefined,
         outputTokens: usage.outputTokens.total ?? 0,
         estimated: false,
       });

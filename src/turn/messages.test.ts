@@ -1,26 +1,8 @@
-import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { assistant, asking, decided as answered, type Part, user } from '../../test/helpers/tool-parts';
 import { ApiError } from '../errors';
 import { clientApprovals, pendingApprovals, recordAnswer, recordApprovals } from './messages';
 
-type Part = UIMessage['parts'][number];
-
-const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'clean up' }] };
-const assistant = (...parts: Part[]): UIMessage => ({ id: 'a1', role: 'assistant', parts });
-const asking = (toolCallId: string): Part => ({
-  type: 'tool-delete_file',
-  toolCallId,
-  state: 'approval-requested',
-  input: { path: toolCallId },
-  approval: { id: `ap-${toolCallId}` },
-});
-const answered = (toolCallId: string, approved: boolean): Part => ({
-  type: 'tool-delete_file',
-  toolCallId,
-  state: 'approval-responded',
-  input: { path: toolCallId },
-  approval: { id: `ap-${toolCallId}`, approved },
-});
 const clientCall = (toolCallId: string): Part => ({
   type: 'tool-get_location',
   toolCallId,

@@ -1,26 +1,8 @@
-import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { assistant as answer, asking, decided, type Part, user } from '../../test/helpers/tool-parts';
 import type { ElicitationNotice, TaskNotice } from '../../shared/api/stream';
 import { PendingStep, withOutcome } from './pending-step';
 
-type Part = UIMessage['parts'][number];
-
-const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'go' }] };
-const answer = (...parts: Part[]): UIMessage => ({ id: 'a1', role: 'assistant', parts });
-const asking = (toolCallId: string): Part => ({
-  type: 'tool-delete_file',
-  toolCallId,
-  state: 'approval-requested',
-  input: { path: toolCallId },
-  approval: { id: `ap-${toolCallId}` },
-});
-const decided = (toolCallId: string, approved: boolean): Part => ({
-  type: 'tool-delete_file',
-  toolCallId,
-  state: 'approval-responded',
-  input: { path: toolCallId },
-  approval: { id: `ap-${toolCallId}`, approved },
-});
 const running = (toolCallId: string, type = 'tool-get_location'): Part =>
   ({ type, toolCallId, state: 'input-available', input: {} }) as Part;
 const done = (toolCallId: string): Part => ({

@@ -4,4 +4,6 @@
  * about 3.3 characters a token with GPT-4o's tokenizer, which the
  * context-cost benchmark checks.
  */
-export const estimateTokens = (text: string) => Math.ceil(text.length / 3.3);
+export const CHARS_PER_TOKEN = 3.3;
+
+export const estimateTokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);

@@ -28,13 +28,12 @@ import {
 } from './messages';
 import type { TurnStore } from './store';
 import { TurnEvents } from './turn-events';
-import { budgetError, budgetsOf, exceeded, hasBudgets } from '../usage/budgets';
 import type { Spent } from '../usage/ledger';
-import { TurnMeter, type UsageSink } from '../usage/meter';
+import { startMeter, type UsageSink } from '../usage/meter';
 import type { AppToolCall } from '../../shared/api/views';
 import type { SkillRef } from '../../shared/api/conversations';
 import type { ToolTaskStarted } from '../tools/mcp-tools';
-import { estimateTokens } from '../prompt/tokens';
+import { CHARS_PER_TOKEN, estimateTokens } from '../prompt/tokens';
 
 /**
  * What starts a turn:
@@ -275,35 +274,6 @@ export class TurnRunner {
   }
 
   /**
-   * The turn's meter (usage/meter.ts). With budgets in force, what the ledger says was spent comes first: a budget
-   * used up refuses a new turn (429 `budget_exceeded`) before anything is written; a continuation (after an approval,
-   * a client tool's result, a task's end) finishes what was started — one step, then the step check stops it with
-   * the notice. A ledger that does not answer lets the turn run (budgets protect against overspending; they do not
-   * take the service down) and is logged.
-   */
-  private async meter(owner: Owner, model: ResolvedModel, config: AppConfig, refuse: boolean): Promise<TurnMeter> {
-    const budgets = budgetsOf(config, owner.tenant);
-    let spent: Spent | undefined;
-    if (hasBudgets(budgets))
-      spent = await this.host.usage.spent(owner.user).catch((error: unknown) => {
-        logEvent('usage.ledger', { outcome: 'unavailable', ...errorFields(error) }, 'warn');
-        return undefined;
-      });
-    const hit = spent && exceeded(budgets, spent);
-    if (hit && refuse) throw budgetError(hit);
-    return new TurnMeter({
-      user: owner.user,
-      conversation: this.host.conversation,
-      model: model.spec,
-      card: model.card,
-      sink: this.host.usage,
-      budgets,
-      spent,
-      estimate: estimateTokens,
-    });
-  }
-
-  /**
    * A server needs the user (again) during the running turn — its grant
    * ended, or a tool needs more access: the Connect card goes into the
    * stream now, not at the next turn. (Without a running turn, the next
@@ -416,7 +386,18 @@ export class TurnRunner {
     const owner = context.owner();
     const config = context.config();
     if (request.kind !== 'continue') await takeTurn(this.host.env, config, owner);
-    const meter = await this.meter(owner, model, config, request.kind !== 'continue');
+    // A new turn past a budget is refused here, before anything is written; a continuation finishes what was started.
+    const meter = await startMeter(
+      {
+        owner,
+        conversation: this.host.conversation,
+        model,
+        config,
+        usage: this.host.usage,
+        charsPerToken: CHARS_PER_TOKEN,
+      },
+      { refuse: request.kind !== 'continue' },
+    );
     const settings = context.settings();
     const turnStartedAt = Date.now();
     // A turn a person asked for sets the pace; a continuation (after an approval, a task) is the same turn to them.

@@ -1,12 +1,11 @@
 import type { UsageCounters } from '../../shared/api/usage';
+import type { AppConfig } from '../config';
 import { type PriceCard, usdOf } from '../config/price-cards';
-import type { Budgets, Exceeded } from './budgets';
-import { exceeded } from './budgets';
+import { errorFields, logEvent } from '../observability/log';
+import type { Owner } from '../owner';
+import { budgetError, type Budgets, budgetsOf, type Exceeded, exceeded, hasBudgets } from './budgets';
 import type { UsageEntry } from './counters';
 import type { Spent } from './ledger';
-
-/** Our estimate's ratio for streamed text (prompt/tokens.ts uses the same). */
-const CHARS_PER_TOKEN = 3.3;
 
 /** Where a turn's entries go (the conversation's outbox: conversation/usage-outbox.ts). */
 export interface UsageSink {
@@ -23,8 +22,8 @@ export interface MeterOptions {
   budgets: Budgets;
   /** What the ledger said was spent when the turn began (undefined: no budgets to keep). */
   spent: Spent | undefined;
-  /** Our token estimate of a text (prompt/tokens.ts), for a request the provider reported nothing for. */
-  estimate(text: string): number;
+  /** Characters a token, for our estimate of a request the provider reported nothing for (prompt/tokens.ts). */
+  charsPerToken: number;
 }
 
 /**
@@ -131,10 +130,10 @@ export class TurnMeter {
     }
     if (!ended.started) return;
     this.modelRequest({
-      inputTokens: this.options.estimate(JSON.stringify(ended.prompt)),
+      inputTokens: Math.ceil(JSON.stringify(ended.prompt).length / this.options.charsPerToken),
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
-      outputTokens: Math.ceil(ended.streamedChars / CHARS_PER_TOKEN),
+      outputTokens: Math.ceil(ended.streamedChars / this.options.charsPerToken),
       estimated: true,
     });
   };
@@ -143,4 +142,44 @@ export class TurnMeter {
     const { user, conversation, model, sink } = this.options;
     sink.add({ id: `${this.turnId}:${this.sequence++}`, at: Date.now(), user, conversation, model, counters });
   }
+}
+
+/**
+ * A turn's meter. With budgets in force, what the ledger says was spent comes first: a budget used up refuses the
+ * turn (429 `budget_exceeded`) when `refuse` — a new turn — and otherwise (a continuation after an approval, a client
+ * tool's result, a task's end) lets it finish what was started: one step, then the step check ends it with the
+ * notice. A ledger that does not answer lets the turn run (budgets protect against overspending; they do not take the
+ * service down) and is logged.
+ */
+export async function startMeter(
+  turn: {
+    owner: Owner;
+    conversation: string;
+    model: { spec: string; card?: PriceCard | undefined };
+    config: AppConfig;
+    usage: UsageSink & { spent(user: string): Promise<Spent> };
+    charsPerToken: number;
+  },
+  { refuse }: { refuse: boolean },
+): Promise<TurnMeter> {
+  const { owner, usage } = turn;
+  const budgets = budgetsOf(turn.config, owner.tenant);
+  let spent: Spent | undefined;
+  if (hasBudgets(budgets))
+    spent = await usage.spent(owner.user).catch((error: unknown) => {
+      logEvent('usage.ledger', { outcome: 'unavailable', ...errorFields(error) }, 'warn');
+      return undefined;
+    });
+  const hit = spent && exceeded(budgets, spent);
+  if (hit && refuse) throw budgetError(hit);
+  return new TurnMeter({
+    user: owner.user,
+    conversation: turn.conversation,
+    model: turn.model.spec,
+    card: turn.model.card,
+    sink: usage,
+    budgets,
+    spent,
+    charsPerToken: turn.charsPerToken,
+  });
 }

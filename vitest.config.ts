@@ -2,7 +2,8 @@ import { resolve as resolvePath } from 'node:path';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { unstable_readConfig } from 'wrangler';
-import { local, TEST_MCP_SERVERS, TEST_TENANTS } from './test/infra/tenants.ts';
+import { TEST_OPERATOR_KEY } from './test/infra/operator-key.ts';
+import { local, sha256, TEST_MCP_SERVERS, TEST_TENANTS } from './test/infra/tenants.ts';
 
 /**
  * wrangler.toml's `alias` (modules replaced by src/shims/ in the deployed
@@ -42,6 +43,8 @@ export default defineConfig({
                 // Stands in for a `wrangler secret`: an MCP server credential.
                 FAULTY_TOKEN: 'Bearer tok_live_9f8e7d6c5b4a3210',
                 TENANTS: JSON.stringify(TEST_TENANTS),
+                // The operator's page (/admin): a key of its own, not a tenant's (test/operator.test.ts).
+                OPERATOR_KEY_SHA256: sha256(TEST_OPERATOR_KEY),
                 // The suite's tenants use the demo MCP server, which is off with TENANTS unless enabled.
                 DEMO_MCP_ENABLED: 'true',
                 // The suite's scripted models read for themselves; reads made before the first step (on in production)

@@ -18,6 +18,8 @@ declare namespace Cloudflare {
     TENANTS?: string;
     /** `"true"`: with no TENANTS, serve everyone as one open tenant (`npm start`; never in production). */
     AUTH_DISABLED?: string;
+    /** SHA-256 hex digests (comma-separated) of the operator keys that open /admin (http/middleware/operator-auth.ts). */
+    OPERATOR_KEY_SHA256?: string;
     /** `"true"`: with TENANTS, allow http and private addresses for MCP servers and OAuth URLs (development and tests only). */
     ALLOW_PRIVATE_MCP_URLS?: string;
     /** `"true"`: with TENANTS, serve the demo MCP server at /demo/mcp anyway (a public demo, never a customer deploy). */

@@ -4,6 +4,8 @@ import type { UIMessageChunk } from 'ai';
 import { api, conversationStub, createConversation, postJson } from './helpers/api';
 import { sseChunks, textOfChunks, userMessage } from './helpers/turns';
 import { turnIn } from './helpers/conversation';
+import { waitFor } from './helpers/demo-client';
+import type { UsageReport } from '../shared/api/usage';
 
 /*
  * Prompt caching on the wire: turns run through the real provider packages
@@ -354,6 +356,14 @@ describe('one round trip when the document is predictable (PREDICTED_READS)', ()
     const second = requests[1]!.body.messages!;
     expect(unmarked(second.slice(0, first.length))).toBe(unmarked(first));
     expect(JSON.stringify(second).match(/call_predicted_/g)).toHaveLength(2); // the first turn's call and its result
+    // The read made ahead is metered like the model's own (the second turn's): two reads, two tool runs.
+    const row = await waitFor(async () => {
+      const report = await (await api('/v1/usage?groupBy=conversation', {}, as('claude'))).json<UsageReport>();
+      const mine = report.rows.find((r) => r.key === id);
+      return mine && mine.requests >= requests.length && mine;
+    }, "the conversation's usage");
+    expect(row.readsMemory + row.readsKv + row.readsServer).toBe(2);
+    expect(row.toolCalls).toBe(2);
   });
 
   it('a message that points at no document is asked as it is', async () => {

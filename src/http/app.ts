@@ -6,6 +6,7 @@ import { accessLog } from './middleware/access-log';
 import { apiSecurityHeaders, securityHeaders, viewSecurityHeaders } from './middleware/security-headers';
 import { demoMcpRoute } from './routes/demo';
 import { authenticate } from './middleware/auth';
+import { operatorAuth } from './middleware/operator-auth';
 import { corsPerTenant, originAllowed } from './middleware/origins';
 import { errorResponse, onError, onNotFound } from './errors';
 import { chat } from './routes/chat';
@@ -14,6 +15,7 @@ import { oauth } from './routes/oauth';
 import { conversations } from './routes/conversations';
 import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
+import { operator } from './routes/operator';
 import { servers } from './routes/servers';
 import { usage } from './routes/usage';
 import { conversationViews, viewDocuments } from './routes/views';
@@ -61,6 +63,10 @@ export function createApp() {
       .route('/v1/chat', chat)
       .route('/v1/connections', connections)
       .route('/oauth', oauth)
+      // The operator's page reads these (the page itself is a static asset, public/admin/): the operator key, not a tenant's.
+      .use('/admin/api/*', securityHeaders)
+      .use('/admin/api/*', operatorAuth)
+      .route('/admin/api', operator)
       .use('/views/*', viewSecurityHeaders)
       .route('/', viewDocuments)
       // The demo MCP server's answers too (JSON and SSE to MCP clients: none of these headers changes what a

@@ -112,6 +112,7 @@ export const DOCUMENT: Parameters<OpenAPIHono['getOpenAPI31Document']>[0] = {
     { name: 'connections', description: 'The caller’s connections to OAuth-protected MCP servers.' },
     { name: 'oauth', description: 'Pages of the browser’s OAuth flow (no API token).' },
     { name: 'service', description: 'Health, this document, the demo MCP server.' },
+    { name: 'operator', description: 'What the operator’s page (`/admin`) reads: the operator key, not a tenant’s.' },
   ],
   security: [{ bearer: [] }],
 };
@@ -124,5 +125,10 @@ export function registerSecurity(app: OpenAPIHono<AppBindings>) {
     description:
       'A tenant API key (server to server; name the end user with `X-End-User`), or a browser token: an HS256 JWT with `tid`, `sub`, `exp`, `aud: "mcp-ondemand"` (docs/AUTH.md). ' +
       'On the WebSocket route a browser sends the token as the subprotocol `bearer.<token>` next to `mcp-ondemand`.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'operator', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator key (`OPERATOR_KEY_SHA256`, docs/AUTH.md): `/admin/api/*` only; no tenant key opens it.',
   });
 }

@@ -7,6 +7,8 @@ import { logEvent } from '../observability/log';
 export interface PredictedReadStep {
   messages: ModelMessage[];
   chunks: UIMessageChunk[];
+  /** What read_resource returned (its `cache` says which layer served it: the turn's meter counts the read). */
+  output: unknown;
 }
 
 /**
@@ -61,5 +63,6 @@ export async function predictedReadStep(input: {
       { type: 'tool-output-available', toolCallId, output },
       { type: 'finish-step' },
     ],
+    output,
   };
 }

@@ -139,6 +139,8 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
           abortSignal: input.abortSignal,
         })
       : undefined;
+  // A read made ahead is a tool run like the model's own: counted, by the layer that served it.
+  if (predicted) input.meter?.toolExecuted(predicted.output, false);
   const initialMessages = [
     ...withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant),
     ...(predicted?.messages ?? []),

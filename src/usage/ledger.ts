@@ -8,7 +8,11 @@ CREATE TABLE IF NOT EXISTS usage_daily (
   ${COUNTERS.map((c) => `${column(c)} ${c === 'usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
   PRIMARY KEY (day, user, conversation, model)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS usage_seen (id TEXT PRIMARY KEY, day TEXT NOT NULL) WITHOUT ROWID`;
+CREATE TABLE IF NOT EXISTS usage_seen (id TEXT PRIMARY KEY, day TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS activity (
+  user TEXT PRIMARY KEY, conversations INTEGER NOT NULL, tasks INTEGER NOT NULL, tasks_until INTEGER NOT NULL,
+  at INTEGER NOT NULL
+) WITHOUT ROWID`;
 
 /** How long an entry's id is remembered against a retried write: the outbox retries within minutes. */
 const SEEN_DAYS = 2;
@@ -21,6 +25,18 @@ export interface Spent {
   tenantTokensDay: number;
   /** USD today (UTC), this end user. */
   userUsdDay: number;
+}
+
+/** What one end user holds right now, as their LiveConversations object last reported it. */
+export interface UserActivity {
+  /** Conversations holding live MCP sessions. */
+  conversations: number;
+  /** Task places taken (tasks running). */
+  tasks: number;
+  /** When the last of those places expires (ms): a place outlives no task, so past it none runs. */
+  tasksUntil: number;
+  /** When the object counted (ms): an older report than the one kept is ignored. */
+  at: number;
 }
 
 const SUMS = COUNTERS.map((c) => `SUM(${column(c)}) AS ${c}`).join(', ');
@@ -118,6 +134,35 @@ export class UsageLedger extends DurableObject<Env> {
       return sum;
     }, zeroCounters());
     return { rows, total };
+  }
+
+  /** One end user's live conversations and running tasks, as their LiveConversations object counts them now. */
+  async recordActivity(user: string, activity: UserActivity): Promise<void> {
+    this.sql.exec(
+      `INSERT INTO activity (user, conversations, tasks, tasks_until, at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (user) DO UPDATE SET conversations = excluded.conversations, tasks = excluded.tasks,
+       tasks_until = excluded.tasks_until, at = excluded.at WHERE excluded.at >= activity.at`,
+      user,
+      activity.conversations,
+      activity.tasks,
+      activity.tasksUntil,
+      activity.at,
+    );
+    if (activity.conversations === 0 && activity.tasks === 0)
+      this.sql.exec('DELETE FROM activity WHERE user = ? AND at = ?', user, activity.at);
+  }
+
+  /** The tenant's live conversations and running tasks (operators: /admin). */
+  async activity(now = Date.now()): Promise<{ conversations: number; tasks: number; users: number }> {
+    const row = this.sql
+      .exec<{ conversations: number | null; tasks: number | null; users: number }>(
+        `SELECT SUM(conversations) AS conversations, SUM(CASE WHEN tasks_until > ?1 THEN tasks ELSE 0 END) AS tasks,
+                COUNT(CASE WHEN conversations > 0 OR tasks_until > ?1 THEN 1 END) AS users
+         FROM activity`,
+        now,
+      )
+      .one();
+    return { conversations: row.conversations ?? 0, tasks: row.tasks ?? 0, users: row.users };
   }
 }
 

@@ -42,4 +42,7 @@ export const BROWSER_PORTS = {
   everything: TEST_PORT_BASE + 26,
   /** `npm start`'s configuration with a deployment-wide token budget (widget-budget.test.ts). */
   budgetService: TEST_PORT_BASE + 27,
+  /** The operator's page (operator-page.test.ts): a fake Anthropic provider, and the service with two tenants. */
+  operatorModel: TEST_PORT_BASE + 28,
+  operatorService: TEST_PORT_BASE + 29,
 };

@@ -46,7 +46,7 @@ export const TEST_MCP_SERVERS = [
   { id: 'minimal', url: local(4, '/mcp'), transport: 'streamable-http', cacheScope: 'shared' },
 ];
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * Tests run multi-tenant, as production does: "acme" uses the servers above;
@@ -336,6 +336,9 @@ export const TEST_TENANTS = [
       ['usage-b', undefined],
       ['budget', { usdPerMonth: 0.001 }],
       ['budget-user', { userUsdPerDay: 0.001 }],
+      // The operator's overview (test/operator.test.ts): two tenants of its own, one with budgets to show.
+      ['ops-a', { usdPerMonth: 50, tokensPerDay: 1_000_000 }],
+      ['ops-b', undefined],
     ] as const
   ).map(([id, limits]) => ({
     id,

@@ -1,0 +1,269 @@
+// The operator's page: reads /admin/api/overview and /admin/api/servers with the operator key and draws them. Plain
+// DOM and SVG, no library: the chart is two series over 30 days (bars and a line), which is less code than a chart
+// library's configuration, and the page needs no build step, no CDN and no third-party script under its CSP.
+
+const KEY_ITEM = 'mcp-ondemand.operator-key';
+const SVG = 'http://www.w3.org/2000/svg';
+const $ = (selector) => document.querySelector(selector);
+
+let key = sessionStorage.getItem(KEY_ITEM) ?? '';
+let overview;
+
+class Refused extends Error {}
+
+async function get(path) {
+  const response = await fetch(path, { headers: key ? { authorization: `Bearer ${key}` } : {}, cache: 'no-store' });
+  if (response.status === 401) throw new Refused();
+  if (!response.ok) {
+    const body = await response.json().catch(() => undefined);
+    throw new Error(body?.error?.message ?? `HTTP ${response.status}`);
+  }
+  return response.json();
+}
+
+function say(text, error = false) {
+  $('#status').textContent = text;
+  $('#status').classList.toggle('error', error);
+}
+
+/** Shows nothing of a report: what a refused key gets. */
+function clear() {
+  overview = undefined;
+  $('#report').hidden = true;
+  for (const body of document.querySelectorAll('#report tbody')) body.replaceChildren();
+  $('#chart').replaceChildren();
+  $('#chart-tenant').replaceChildren();
+  $('#refresh').hidden = $('#forget').hidden = true;
+}
+
+async function load({ asked }) {
+  say('Loading…');
+  try {
+    overview = await get('/admin/api/overview');
+  } catch (error) {
+    clear();
+    if (!(error instanceof Refused)) return say(`The report could not be loaded: ${error.message}`, true);
+    sessionStorage.removeItem(KEY_ITEM);
+    key = '';
+    return asked ? say('The operator key was refused.', true) : say('Enter the operator key.');
+  }
+  if (key) sessionStorage.setItem(KEY_ITEM, key);
+  renderTenants(overview);
+  renderChartChoices(overview);
+  renderChart();
+  renderCache(overview);
+  $('#report').hidden = false;
+  $('#refresh').hidden = false;
+  $('#forget').hidden = !key;
+  say(`As of ${overview.generatedAt.slice(0, 19).replace('T', ' ')} UTC.`);
+  await loadServers();
+}
+
+const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
+const count = (n) => Math.round(n).toLocaleString('en-US');
+const tokensOf = (counters) => counters.inputTokens + counters.outputTokens;
+const percent = (part, whole) => (whole ? `${Math.round((part / whole) * 100)}%` : '—');
+
+function cell(text, { numeric = false, className } = {}) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (numeric) td.classList.add('num');
+  if (className) td.classList.add(className);
+  return td;
+}
+
+function row(tbody, cells, name) {
+  const tr = document.createElement('tr');
+  if (name) tr.dataset.tenant = name;
+  tr.append(...cells);
+  tbody.append(tr);
+}
+
+function budgetLine(label, spent, limit, format) {
+  const line = document.createElement('span');
+  line.className = 'budget';
+  line.textContent = `${label}: ${format(spent)} of ${format(limit)} (${percent(spent, limit)})`;
+  if (spent >= limit) line.classList.add('over');
+  return line;
+}
+
+function renderTenants({ tenants }) {
+  const tbody = $('#tenants tbody');
+  for (const tenant of tenants) {
+    const { budgets, today, month, live } = tenant;
+    const limits = cell('');
+    if (budgets.usdPerMonth !== undefined)
+      limits.append(budgetLine('Month', month.usd, budgets.usdPerMonth, usd));
+    if (budgets.tokensPerDay !== undefined)
+      limits.append(budgetLine('Tokens today', tokensOf(today), budgets.tokensPerDay, count));
+    if (budgets.userUsdPerDay !== undefined)
+      limits.append(Object.assign(document.createElement('span'), {
+        className: 'budget',
+        textContent: `Each user: ${usd(budgets.userUsdPerDay)} a day`,
+      }));
+    if (!limits.childElementCount) limits.textContent = 'none';
+    row(
+      tbody,
+      [
+        cell(tenant.id),
+        cell(usd(today.usd), { numeric: true }),
+        cell(count(tokensOf(today)), { numeric: true }),
+        cell(usd(month.usd), { numeric: true }),
+        limits,
+        cell(count(live.conversations), { numeric: true }),
+        cell(count(live.tasks), { numeric: true }),
+      ],
+      tenant.id,
+    );
+  }
+}
+
+function renderCache({ tenants }) {
+  const tbody = $('#cache tbody');
+  const all = { readsMemory: 0, readsKv: 0, readsServer: 0 };
+  const line = (name, counters) => {
+    const reads = counters.readsMemory + counters.readsKv + counters.readsServer;
+    row(
+      tbody,
+      [
+        cell(name),
+        cell(count(reads), { numeric: true }),
+        cell(percent(counters.readsMemory, reads), { numeric: true }),
+        cell(percent(counters.readsKv, reads), { numeric: true }),
+        cell(percent(counters.readsServer, reads), { numeric: true }),
+      ],
+      name,
+    );
+  };
+  for (const tenant of tenants) {
+    line(tenant.id, tenant.month);
+    for (const layer of Object.keys(all)) all[layer] += tenant.month[layer];
+  }
+  if (tenants.length > 1) line('All tenants', all);
+}
+
+function renderChartChoices({ tenants }) {
+  const select = $('#chart-tenant');
+  const options = [['', 'All tenants'], ...tenants.map((t) => [t.id, t.id])];
+  select.replaceChildren(...options.map(([value, text]) => Object.assign(new Option(text, value))));
+}
+
+/** The days of the chosen tenant, or of all of them summed. */
+function daysOf(choice) {
+  const chosen = overview.tenants.filter((t) => !choice || t.id === choice);
+  return overview.tenants[0]?.days.map((_, i) =>
+    chosen.reduce(
+      (sum, t) => ({
+        day: t.days[i].day,
+        tokens: sum.tokens + t.days[i].inputTokens + t.days[i].outputTokens,
+        usd: sum.usd + t.days[i].usd,
+      }),
+      { day: '', tokens: 0, usd: 0 },
+    ),
+  ) ?? [];
+}
+
+function svg(name, attributes, text) {
+  const element = document.createElementNS(SVG, name);
+  for (const [attribute, value] of Object.entries(attributes)) element.setAttribute(attribute, String(value));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+/** Bars of tokens (left axis), a line of dollars (right axis), one per day; each bar's title gives the day's figures. */
+function renderChart() {
+  const days = daysOf($('#chart-tenant').value);
+  const [width, height, left, right, top, bottom] = [880, 240, 70, 70, 12, 28];
+  const plotW = width - left - right;
+  const plotH = height - top - bottom;
+  const maxTokens = Math.max(1, ...days.map((d) => d.tokens));
+  const maxUsd = Math.max(0.0001, ...days.map((d) => d.usd));
+  const step = plotW / Math.max(1, days.length);
+  const chart = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': `Tokens and dollars per day, ${days[0]?.day} to ${days.at(-1)?.day}: ${count(days.reduce((s, d) => s + d.tokens, 0))} tokens, ${usd(days.reduce((s, d) => s + d.usd, 0))}`,
+  });
+  chart.append(
+    svg('line', { x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH, stroke: '#8a93a6' }),
+    svg('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, count(maxTokens)),
+    svg('text', { x: left - 6, y: top + plotH, 'text-anchor': 'end' }, '0'),
+    svg('text', { x: left + plotW + 6, y: top + 10 }, usd(maxUsd)),
+    svg('text', { x: left + plotW + 6, y: top + plotH }, '$0'),
+  );
+  const points = [];
+  days.forEach((d, i) => {
+    const barH = (d.tokens / maxTokens) * plotH;
+    const bar = svg('rect', {
+      x: left + i * step + step * 0.15,
+      y: top + plotH - barH,
+      width: step * 0.7,
+      height: barH,
+      fill: '#5b8def',
+      'data-day': d.day,
+    });
+    bar.append(svg('title', {}, `${d.day}: ${count(d.tokens)} tokens, ${usd(d.usd)}`));
+    chart.append(bar);
+    points.push(`${left + i * step + step / 2},${top + plotH - (d.usd / maxUsd) * plotH}`);
+    if (i === 0 || i === days.length - 1 || i === Math.floor(days.length / 2))
+      chart.append(svg('text', { x: left + i * step + step / 2, y: height - 8, 'text-anchor': 'middle' }, d.day));
+  });
+  chart.append(svg('polyline', { points: points.join(' '), fill: 'none', stroke: '#d9480f', 'stroke-width': 2 }));
+  const legend = document.createElement('p');
+  legend.className = 'legend';
+  legend.innerHTML =
+    '<span><span class="swatch tokens"></span>Tokens (input + output, left axis)</span>' +
+    '<span><span class="swatch usd"></span>Dollars (right axis)</span>';
+  $('#chart').replaceChildren(chart, legend);
+}
+
+async function loadServers() {
+  const status = $('#servers-status');
+  status.textContent = 'Probing the servers…';
+  let servers;
+  try {
+    ({ servers } = await get('/admin/api/servers'));
+  } catch (error) {
+    status.textContent = error instanceof Refused ? 'The operator key was refused.' : `Not probed: ${error.message}`;
+    return;
+  }
+  const tbody = $('#servers tbody');
+  tbody.replaceChildren();
+  for (const server of servers) {
+    const warnings = cell('');
+    const list = (server.warnings ?? []).map((w) => `${w.method}: ${w.message}`);
+    if (server.error) list.unshift(server.error);
+    if (list.length) {
+      const ul = document.createElement('ul');
+      ul.className = 'warnings';
+      ul.append(...list.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+      warnings.append(ul);
+    } else warnings.textContent = 'none';
+    row(tbody, [
+      cell(server.tenant),
+      cell(server.serverInfo ? `${server.id} (${server.serverInfo.name} ${server.serverInfo.version})` : server.id),
+      cell(server.status.replace('_', ' '), { className: `status-${server.status}` }),
+      cell(server.protocolVersion ?? '—'),
+      warnings,
+    ]);
+  }
+  const failing = servers.filter((s) => s.status === 'error').length;
+  status.textContent = `${servers.length} servers; ${failing} in error; checked ${servers[0]?.checkedAt.slice(0, 19).replace('T', ' ') ?? '—'} UTC.`;
+}
+
+$('#key-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  key = $('#key').value.trim();
+  $('#key').value = '';
+  void load({ asked: true });
+});
+$('#refresh').addEventListener('click', () => void load({ asked: true }));
+$('#forget').addEventListener('click', () => {
+  sessionStorage.removeItem(KEY_ITEM);
+  key = '';
+  clear();
+  say('The key is forgotten in this tab.');
+});
+$('#chart-tenant').addEventListener('change', renderChart);
+
+void load({ asked: false });

@@ -1,0 +1,183 @@
+// The operator's page (/admin) in Chromium, against the service under `wrangler dev` with two tenants whose turns go
+// through @ai-sdk/anthropic to a fake provider that bills known tokens: real turns seed the tenants' ledgers, then the
+// page must show what each tenant's own usage API says, and nothing at all to a wrong key. Screenshots in
+// test-results/screenshots/ (operator-page.png, operator-refused.png).
+import { createHash } from 'node:crypto';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModel } from '../../bench/lib/fake-model.mjs';
+import type { UsageReport } from '../../shared/api/usage';
+import { providerPolicy } from '../infra/provider-model';
+import { BROWSER_PORTS } from '../infra/ports';
+import { launchChromium, screenshot } from './chromium';
+import { containsText, hasText, visible } from './see';
+import { startService, type Service } from './service';
+
+const OPERATOR_KEY = 'operator-page-key-0123456789abcdef';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const TENANTS = ['shop', 'clinic'] as const;
+
+let model: Awaited<ReturnType<typeof startFakeModel>>;
+let service: Service;
+let chromium: Awaited<ReturnType<typeof launchChromium>>;
+let context: BrowserContext;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  model = await startFakeModel({ port: BROWSER_PORTS.operatorModel, decide: providerPolicy });
+  [service, chromium] = await Promise.all([
+    startService(BROWSER_PORTS.operatorService, {
+      TENANTS: JSON.stringify(
+        TENANTS.map((id) => ({
+          id,
+          apiKeySha256: [sha256(`key-${id}`)],
+          ...(id === 'shop' ? { limits: { usdPerMonth: 25, tokensPerDay: 200_000 } } : {}),
+        })),
+      ),
+      OPERATOR_KEY_SHA256: sha256(OPERATOR_KEY),
+      MODEL: 'anthropic:claude-sonnet-4-5',
+      ANTHROPIC_BASE_URL: `${model.baseUrl}/v1`,
+      ANTHROPIC_API_KEY: 'operator-page-anthropic-key',
+      // The demo MCP server is off with TENANTS unless enabled (it answers anyone); these tenants use it.
+      DEMO_MCP_ENABLED: 'true',
+    }),
+    launchChromium(),
+  ]);
+  // Real turns: shop reads the guidelines (a tool call and an MCP read) and answers twice; clinic once.
+  await Promise.all([
+    turn('shop', 'What do the guidelines say?', 'ann').then(() => turn('shop', 'Thanks', 'ben')),
+    turn('clinic', 'Hello', 'cy'),
+  ]);
+  context = await chromium.browser.newContext({ viewport: { width: 1200, height: 1400 } });
+  page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on(
+    'console',
+    (message) => message.type() === 'error' && !/401/.test(message.text()) && pageErrors.push(message.text()),
+  );
+});
+afterAll(async () => {
+  await context?.close();
+  await chromium?.close();
+  await service?.stop();
+  await model?.close();
+});
+
+const asTenant = (tenant: string, user = 'ops') => ({ authorization: `Bearer key-${tenant}`, 'x-end-user': user });
+
+async function turn(tenant: string, text: string, user: string) {
+  const created = await fetch(`${service.url}/v1/conversations`, {
+    method: 'POST',
+    headers: { ...asTenant(tenant, user), 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const answer = await fetch(`${service.url}/v1/conversations/${id}/messages`, {
+    method: 'POST',
+    headers: { ...asTenant(tenant, user), 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  expect(answer.status).toBe(200);
+  await answer.text();
+}
+
+async function usageOf(tenant: string, query = '') {
+  const response = await fetch(`${service.url}/v1/usage${query}`, { headers: asTenant(tenant) });
+  expect(response.status).toBe(200);
+  return (await response.json()) as UsageReport;
+}
+
+// The page's own formats (public/admin/admin.js).
+const usd = (n: number) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
+const count = (n: number) => Math.round(n).toLocaleString('en-US');
+
+const row = (table: string, name: string) => page.locator(`#${table} tbody tr[data-tenant="${name}"]`);
+const cells = async (table: string, name: string) => row(table, name).locator('td').allInnerTexts();
+
+describe("the operator's page", () => {
+  it('shows nothing to a missing or wrong key', async () => {
+    await page.goto(`${service.url}/admin/`);
+    await containsText(page.locator('#status'), 'Enter the operator key.');
+    await page.getByLabel('Operator key').fill('not-the-key');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await containsText(page.locator('#status'), 'The operator key was refused.');
+    expect(await page.locator('#report').isVisible()).toBe(false);
+    expect(await page.locator('#report td').count()).toBe(0);
+    // No tenant's name anywhere on the page (or in what the API answered it).
+    for (const tenant of TENANTS) expect(await page.content()).not.toContain(tenant);
+    await screenshot(page, 'operator-refused');
+  });
+
+  it("shows each tenant's spend, budgets, days, cache reads and servers, as the usage API counts them", async () => {
+    // The ledgers have every turn once the conversations' outboxes have sent them.
+    const expected = { shop: 3, clinic: 1 };
+    await expect
+      .poll(async () => Promise.all(TENANTS.map(async (t) => (await usageOf(t)).total.requests)), { timeout: 15_000 })
+      .toEqual(TENANTS.map((t) => expected[t]));
+
+    await page.getByLabel('Operator key').fill(OPERATOR_KEY);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await hasText(page.locator('#status'), /^As of \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\.$/);
+    await visible(row('tenants', 'shop'));
+
+    const today = new Date().toISOString().slice(0, 10);
+    for (const tenant of TENANTS) {
+      const byDay = await usageOf(tenant, `?groupBy=day&from=${today.slice(0, 8)}01&to=${today}`);
+      const day = byDay.rows.find((r) => r.key === today)!;
+      const [name, spentToday, tokensToday, month, budgets, live, tasks] = await cells('tenants', tenant);
+      expect(name).toBe(tenant);
+      expect(spentToday).toBe(usd(day.usd));
+      expect(tokensToday).toBe(count(day.inputTokens + day.outputTokens));
+      expect(month).toBe(usd(byDay.total.usd));
+      expect(day.usd).toBeGreaterThan(0);
+      if (tenant === 'shop') {
+        expect(budgets).toContain(`Month: ${usd(byDay.total.usd)} of $25.00`);
+        expect(budgets).toContain(`Tokens today: ${count(day.inputTokens + day.outputTokens)} of 200,000`);
+      } else expect(budgets).toBe('none');
+      // Each turn's conversation still holds its MCP sessions (they are released after minutes idle).
+      expect(live).toBe(String(tenant === 'shop' ? 2 : 1));
+      expect(tasks).toBe('0');
+
+      // Cache reads by layer, this month: the same counts.
+      const reads = byDay.total.readsMemory + byDay.total.readsKv + byDay.total.readsServer;
+      const share = (n: number) => (reads ? `${Math.round((n / reads) * 100)}%` : '—');
+      const { readsMemory, readsKv, readsServer } = byDay.total;
+      expect(await cells('cache', tenant)).toEqual([
+        tenant,
+        count(reads),
+        share(readsMemory),
+        share(readsKv),
+        share(readsServer),
+      ]);
+      if (tenant === 'shop')
+        expect(reads).toBeGreaterThan(0); // shop read the guidelines
+      else expect(reads).toBe(0);
+    }
+
+    // The chart: 30 days, today's bar titled with today's figures of both tenants together.
+    const bars = page.locator('#chart svg rect');
+    expect(await bars.count()).toBe(30);
+    const both = await Promise.all(TENANTS.map((t) => usageOf(t, `?from=${today}&to=${today}`).then((r) => r.total)));
+    const tokens = both.reduce((s, t) => s + t.inputTokens + t.outputTokens, 0);
+    const dollars = both.reduce((s, t) => s + t.usd, 0);
+    expect(await page.locator(`#chart rect[data-day="${today}"] title`).textContent()).toBe(
+      `${today}: ${count(tokens)} tokens, ${usd(dollars)}`,
+    );
+    // One tenant chosen: its own figures.
+    await page.getByLabel('Tenant', { exact: true }).selectOption('clinic');
+    expect(await page.locator(`#chart rect[data-day="${today}"] title`).textContent()).toBe(
+      `${today}: ${count(both[1]!.inputTokens + both[1]!.outputTokens)} tokens, ${usd(both[1]!.usd)}`,
+    );
+
+    // The servers, probed live: each tenant's demo server connected.
+    await hasText(page.locator('#servers-status'), /^2 servers; 0 in error;/);
+    const servers = await page.locator('#servers tbody tr').allInnerTexts();
+    expect(servers).toHaveLength(2);
+    for (const line of servers) expect(line).toMatch(/demo \(.+\)\s+connected\s+\d{4}-\d{2}-\d{2}/);
+
+    await screenshot(page, 'operator-page');
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -9,12 +9,12 @@ import type { UsageReport } from '../shared/api/usage';
 import { TEST_OPERATOR_KEY } from './infra/operator-key';
 import { api, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
-import { sseChunks } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, sseChunks } from './helpers/turns';
 
 /*
  * What the operator's page reads (/admin/api/*), through the Worker: the operator key and nothing else opens it; its
- * figures are the tenants' own usage reports; live conversations and running tasks are each user's live-conversation
- * counts, as their objects report them to the tenant's ledger. Turns through @ai-sdk/anthropic against the fake
+ * figures are the tenants' own usage reports; live conversations and running tasks are what each conversation last
+ * told the tenant's ledger (with its usage, or when it let go). Turns through @ai-sdk/anthropic against the fake
  * provider, as in test/usage.test.ts. The page itself, in Chromium: test/browser/operator-page.test.ts.
  */
 const fake = inject('fakeModelUrl');
@@ -170,17 +170,21 @@ describe('the overview', () => {
     expect(live.live.users).toBeGreaterThanOrEqual(1);
     const before = live.live.conversations;
 
-    // A running task is a place taken in the user's live-conversation object (as the task follower takes it).
-    const places = env.LIVE_CONVERSATIONS.getByName('ops-b:carol');
-    await places.takeTask(id, 'call-1', 5, 60_000);
-    await waitFor(async () => tenantIn(await overview(), 'ops-b').live.tasks === 1, 'the task counted');
-    await places.releaseTask(id, 'call-1');
-    await waitFor(async () => tenantIn(await overview(), 'ops-b').live.tasks === 0, 'the task ended');
+    // A task: the model calls the demo's build_report, which runs as an MCP task for 2 s, then the answer goes on.
+    const model = scriptedModel((_, step) =>
+      step === 0 ? callTools(['demo__build_report', { topic: 'the ops review', seconds: 2 }]) : say('Noted.'),
+    );
+    const reporting = await createConversation(as('ops-b', 'carol'));
+    await runScriptedTurn(reporting, 'build the ops report', model);
+    await waitFor(async () => tenantIn(await overview(), 'ops-b').live.tasks === 1, 'the task counted', 10_000);
+    await waitFor(async () => tenantIn(await overview(), 'ops-b').live.tasks === 0, 'the task ended', 20_000);
+    const withBoth = tenantIn(await overview(), 'ops-b').live.conversations;
+    expect(withBoth).toBe(before + 1); // the reporting conversation holds its sessions too
 
     // Deleting the conversation releases its sessions: one fewer live.
     expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' }, as('ops-b', 'carol'))).status).toBe(204);
     await waitFor(
-      async () => tenantIn(await overview(), 'ops-b').live.conversations === before - 1,
+      async () => tenantIn(await overview(), 'ops-b').live.conversations === withBoth - 1,
       'the conversation released',
     );
   });

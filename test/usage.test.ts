@@ -145,6 +145,24 @@ describe('metering', () => {
     expect(report.usd).toBe(0); // the mock model has no price card
   });
 
+  it('a conversation deleted before its usage was sent still counts it', async () => {
+    const id = await createConversation(as('usage-a', 'gina'));
+    // An entry the turn wrote to the outbox, not yet sent (the send runs when the turn ends; the delete came first).
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      instance.parts.usage.add({
+        id: `entry-${id}`,
+        at: Date.now(),
+        user: 'gina',
+        conversation: id,
+        model: 'mock',
+        counters: { requests: 1, inputTokens: 120, outputTokens: 7 },
+      });
+    });
+    expect((await api(`/v1/conversations/${id}`, { method: 'DELETE' }, as('usage-a', 'gina'))).status).toBe(204);
+    const report = await (await usage('usage-a', '?groupBy=conversation')).json<UsageReport>();
+    expect(report.rows.find((r) => r.key === id)).toMatchObject({ requests: 1, inputTokens: 120, outputTokens: 7 });
+  });
+
   it('bad queries are a clear 400', async () => {
     const cases: Array<[string, RegExp]> = [
       ['?from=2026-12-05&to=2026-12-01', /"from" \(2026-12-05\) is after "to" \(2026-12-01\)/],

@@ -35,6 +35,8 @@ export interface LiveSessionsHost {
   elicit?: Elicit | undefined;
   /** A server now needs the user to connect (again), or to grant more access. */
   authRequired?: ((state: ServerState) => void) | undefined;
+  /** The sessions were let go outside a turn (idle, yielded): the tenant's ledger hears of it (usage-outbox.ts). */
+  released?: (() => void) | undefined;
 }
 
 /**
@@ -178,6 +180,7 @@ export class LiveSessions {
     await liveConversationsOf(this.host.context.env, owner)
       .release(this.host.context.name)
       .catch((error) => logEvent('sessions.release', errorFields(error), 'warn'));
+    this.host.released?.();
   }
 
   /** For a deleted conversation (`owner`: its record is about to go): nothing of it outlives it. */
@@ -200,6 +203,7 @@ export class LiveSessions {
       config.settings,
     );
     await liveConversationsOf(context.env, owner).release(context.name);
+    this.host.released?.();
   }
 
   private registry() {

@@ -4,6 +4,7 @@ import type { ConversationContext } from './context';
 import type { LiveSessions } from './live-sessions';
 import type { SocketEntry } from './socket-entry';
 import type { TaskFollower } from './tasks/task-follower';
+import type { UsageOutbox } from './usage-outbox';
 import type { Thread } from './thread';
 
 export interface RemovalHost {
@@ -14,6 +15,8 @@ export interface RemovalHost {
   tasks: TaskFollower;
   sockets: SocketEntry;
   storage: DurableObjectStorage;
+  /** What it cost and holds, told to the ledger before its storage goes. */
+  usage: UsageOutbox;
   /** Ends this instance (a new one would find nothing). */
   abort(reason: string): void;
 }
@@ -22,6 +25,7 @@ export interface RemovalHost {
  * Deleting a conversation: nothing of it outlives it, even if the runtime
  * keeps the instance a while — its tasks are cancelled, the sessions end
  * (or a restarted instance leaves the live count), the running turn stops,
+ * what it cost reaches the tenant's ledger (and it leaves the live counts),
  * the threads list forgets it, its storage and alarm are gone, its sockets
  * closed, and the instance aborted.
  */
@@ -30,7 +34,7 @@ export class ConversationRemoval {
 
   remove(): Promise<RpcResult<void>> {
     return toRpcResult(async () => {
-      const { context, thread, live, turns, tasks, sockets, storage } = this.host;
+      const { context, thread, live, turns, tasks, sockets, storage, usage } = this.host;
       const row = context.existing();
       // Its tasks first, while it still exists and the sessions they live in are open: cancelled on their servers.
       await tasks.abandon();
@@ -38,6 +42,7 @@ export class ConversationRemoval {
       await live.close(row.owner);
       turns.forget();
       await thread.removed(row);
+      await usage.gone(row.owner);
       await storage.deleteAlarm();
       await storage.deleteAll();
       sockets.closeAll('conversation deleted');

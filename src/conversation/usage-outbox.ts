@@ -1,9 +1,13 @@
+import type { Owner } from '../owner';
 import type { UsageEntry } from '../usage/counters';
-import type { Spent } from '../usage/ledger';
+import type { ConversationActivity, Spent } from '../usage/ledger';
 import type { UsageSink } from '../usage/meter';
+import { errorFields, logEvent } from '../observability/log';
 import type { ConversationAlarms } from './alarms';
 import type { TurnEvent } from '../turn/turn-events';
 import type { ConversationContext } from './context';
+import type { LiveSessions } from './live-sessions';
+import type { TaskFollower } from './tasks/task-follower';
 
 export const USAGE_OUTBOX_TABLES = `CREATE TABLE IF NOT EXISTS usage_outbox (
   id TEXT PRIMARY KEY, user TEXT NOT NULL, entry TEXT NOT NULL
@@ -17,7 +21,13 @@ export interface UsageOutboxHost {
   context: ConversationContext;
   alarms: ConversationAlarms;
   waitUntil(promise: Promise<unknown>): void;
+  /** What the conversation holds, for the operator's live counts: its sessions' lease, the tasks it follows. */
+  live: Pick<LiveSessions, 'usage'>;
+  tasks: Pick<TaskFollower, 'running'>;
 }
+
+/** A task is given up this long after it started at the latest (TASK_MAX_MS, then the follower's last minute). */
+const TASK_GRACE_MS = 60_000;
 
 /**
  * The conversation's side of metering: each entry is written to its own
@@ -27,10 +37,18 @@ export interface UsageOutboxHost {
  * is tried again from the alarm; entries a previous instance left (evicted
  * mid-turn) are sent when this one starts. The ledger counts an entry once
  * however often it is sent.
+ *
+ * Each send also says what the conversation holds now — live MCP sessions,
+ * tasks followed — so the operator sees every tenant's live work from its
+ * ledger alone; riding on the send a turn makes anyway, it costs the turn no
+ * call of its own. Letting go between turns (idle, yielded, deleted) is told
+ * by `activityChanged`.
  */
 export class UsageOutbox implements UsageSink {
   private flushing: Promise<void> | undefined;
   private again = false;
+  /** The holdings the ledger last heard of (`live|tasks|until`); unknown to a new instance, which tells once. */
+  private said: string | undefined;
 
   constructor(private readonly host: UsageOutboxHost) {
     const left = host.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_outbox').one().n;
@@ -49,6 +67,26 @@ export class UsageOutbox implements UsageSink {
   /** A turn ended (turn/turn-events.ts): what it cost goes to the ledger now, in one call. */
   heard(event: TurnEvent): void {
     if (event.type === 'turnEnded') this.host.waitUntil(this.flush());
+  }
+
+  /** The conversation let go of its sessions or tasks outside a turn: the ledger hears of it. */
+  activityChanged(): void {
+    this.host.waitUntil(this.flush());
+  }
+
+  /**
+   * The conversation is being deleted: what it cost is sent now (its storage goes next), with nothing held. A ledger
+   * that does not answer loses those entries: the deletion is not held up (logged as `usage.ledger`).
+   */
+  async gone(owner: Owner): Promise<void> {
+    await this.flushing?.catch(() => undefined);
+    const entries = this.pending().map((row) => JSON.parse(row.entry) as UsageEntry);
+    const activity = { conversation: this.host.context.name, user: owner.user, live: false, tasks: 0, tasksUntil: 0 };
+    await this.host.context.env.USAGE_LEDGER.getByName(owner.tenant)
+      .record(entries, { ...activity, at: Date.now() })
+      .catch((error: unknown) =>
+        logEvent('usage.ledger', { outcome: 'lost_on_delete', entries: entries.length, ...errorFields(error) }, 'warn'),
+      );
   }
 
   /** What the tenant and `user` have spent, as the ledger says (for the budget check before a turn). */
@@ -72,19 +110,48 @@ export class UsageOutbox implements UsageSink {
     return this.flushing;
   }
 
-  private async send(): Promise<void> {
-    const rows = this.host.storage.sql
+  private pending() {
+    return this.host.storage.sql
       .exec<{ id: string; entry: string }>('SELECT id, entry FROM usage_outbox LIMIT 500')
       .toArray();
-    if (!rows.length) return;
+  }
+
+  private async send(): Promise<void> {
+    const rows = this.pending();
+    let activity: ConversationActivity | undefined;
     try {
-      await this.ledger().record(rows.map((row) => JSON.parse(row.entry) as UsageEntry));
+      activity = this.activity();
+    } catch {
+      // Deleted meanwhile (no owner): `gone` tells the ledger.
+    }
+    const said = activity && `${activity.live}|${activity.tasks}|${activity.tasksUntil}`;
+    if (!rows.length && said === this.said) return;
+    try {
+      await this.ledger().record(
+        rows.map((row) => JSON.parse(row.entry) as UsageEntry),
+        activity,
+      );
+      if (said) this.said = said;
       for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
       if (rows.length === 500) this.again = true; // more than one call's worth waited
     } catch {
       // The ledger did not answer: kept here, and tried again from the alarm.
       await this.host.alarms.schedule('usage', Date.now() + RETRY_MS);
     }
+  }
+
+  private activity(): ConversationActivity {
+    const { context, live, tasks } = this.host;
+    const running = tasks.running();
+    const lastStart = Math.max(0, ...running.map((task) => task.startedAt));
+    return {
+      conversation: context.name,
+      user: context.owner().user,
+      live: live.usage.leased,
+      tasks: running.length,
+      tasksUntil: running.length ? lastStart + context.settings().TASK_MAX_MS + TASK_GRACE_MS : 0,
+      at: Date.now(),
+    };
   }
 
   private ledger() {

@@ -97,7 +97,6 @@ export class ConversationParts {
     this.pace = new TurnPace(storage);
     this.thread = new Thread({ env, name, waitUntil, record, history: this.history, largeResults: this.largeResults });
     this.context = new ConversationContext(env, name, () => this.thread.row());
-    this.usage = new UsageOutbox({ storage, context: this.context, alarms: this.alarms, waitUntil });
     this.tasks = new TaskFollower({
       store: new TaskStore(storage),
       conversation: this.context,
@@ -121,6 +120,15 @@ export class ConversationParts {
       waitUntil,
       elicit: (server, params, signal, relatedTask) => this.controls.elicit(server, params, signal, relatedTask),
       authRequired: (state) => void this.turns.authRequired(state),
+      released: () => this.usage.activityChanged(),
+    });
+    this.usage = new UsageOutbox({
+      storage,
+      context: this.context,
+      alarms: this.alarms,
+      waitUntil,
+      live: this.live,
+      tasks: this.tasks,
     });
     const withMcp = this.live.use.bind(this.live);
     this.turns = new TurnRunner({

@@ -1,5 +1,4 @@
 import { DurableObject } from 'cloudflare:workers';
-import { errorFields, logEvent } from '../observability/log';
 
 /** How long a place taken before places expired (no expiry recorded) is kept: TASK_MAX_MS's default, 2 h. */
 const LEGACY_PLACE_MS = 2 * 60 * 60_000;
@@ -58,7 +57,6 @@ export class LiveConversations extends DurableObject<Env> {
       toolCallId,
       now + ttlMs,
     );
-    this.reportActivity();
     return true;
   }
 
@@ -72,7 +70,6 @@ export class LiveConversations extends DurableObject<Env> {
         conversation,
         toolCallId,
       );
-    this.reportActivity();
   }
 
   /** How many tasks the end user has running (tests, operators). */
@@ -90,7 +87,6 @@ export class LiveConversations extends DurableObject<Env> {
     const count = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM live`).one().n;
     if (count < limit) {
       sql.exec(`INSERT INTO live (id, last_used) VALUES (?, ?)`, id, now);
-      this.reportActivity();
       return { ok: true };
     }
     return {
@@ -110,7 +106,6 @@ export class LiveConversations extends DurableObject<Env> {
   /** `id` released its sessions. */
   async release(id: string): Promise<void> {
     this.ctx.storage.sql.exec(`DELETE FROM live WHERE id = ?`, id);
-    this.reportActivity();
   }
 
   /** The conversations holding live MCP sessions (told when the user connects or disconnects an account). */
@@ -124,38 +119,5 @@ export class LiveConversations extends DurableObject<Env> {
   /** How many conversations hold live sessions (tests, operators). */
   async count(): Promise<number> {
     return this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM live`).one().n;
-  }
-
-  /**
-   * Tells the tenant's ledger what this end user holds now, so an operator sees every tenant's live conversations and
-   * running tasks without visiting each user (the ledger keeps the latest count per user). Not awaited: a lost report
-   * is corrected by the next change, and the places' expiry bounds what a stale one shows.
-   */
-  private reportActivity() {
-    const name = this.ctx.id.name;
-    const split = name?.indexOf(':') ?? -1;
-    if (!name || split < 0) return;
-    const sql = this.ctx.storage.sql;
-    const now = Date.now();
-    const tasks = sql
-      .exec<{ n: number; until: number | null }>(
-        `SELECT COUNT(*) AS n, MAX(expires_at) AS until FROM task_places WHERE expires_at > ?`,
-        now,
-      )
-      .one();
-    const activity = {
-      conversations: sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM live`).one().n,
-      tasks: tasks.n,
-      tasksUntil: tasks.until ?? 0,
-      at: now,
-    };
-    const [tenant, user] = [name.slice(0, split), name.slice(split + 1)];
-    this.ctx.waitUntil(
-      this.env.USAGE_LEDGER.getByName(tenant)
-        .recordActivity(user, activity)
-        .catch((error: unknown) =>
-          logEvent('usage.ledger', { outcome: 'activity_lost', tenant, ...errorFields(error) }, 'warn'),
-        ),
-    );
   }
 }

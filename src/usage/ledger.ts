@@ -9,9 +9,9 @@ CREATE TABLE IF NOT EXISTS usage_daily (
   PRIMARY KEY (day, user, conversation, model)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS usage_seen (id TEXT PRIMARY KEY, day TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS activity (
-  user TEXT PRIMARY KEY, conversations INTEGER NOT NULL, tasks INTEGER NOT NULL, tasks_until INTEGER NOT NULL,
-  at INTEGER NOT NULL
+CREATE TABLE IF NOT EXISTS conversation_activity (
+  conversation TEXT PRIMARY KEY, user TEXT NOT NULL, live INTEGER NOT NULL, tasks INTEGER NOT NULL,
+  tasks_until INTEGER NOT NULL, at INTEGER NOT NULL
 ) WITHOUT ROWID`;
 
 /** How long an entry's id is remembered against a retried write: the outbox retries within minutes. */
@@ -27,15 +27,17 @@ export interface Spent {
   userUsdDay: number;
 }
 
-/** What one end user holds right now, as their LiveConversations object last reported it. */
-export interface UserActivity {
-  /** Conversations holding live MCP sessions. */
-  conversations: number;
-  /** Task places taken (tasks running). */
+/** What one conversation holds right now, as it last said (with its usage, or when it let go). */
+export interface ConversationActivity {
+  conversation: string;
+  user: string;
+  /** It holds live MCP sessions (counted in its user's LIVE_CONVERSATIONS_PER_USER). */
+  live: boolean;
+  /** MCP tasks it follows. */
   tasks: number;
-  /** When the last of those places expires (ms): a place outlives no task, so past it none runs. */
+  /** When the last of those tasks is given up at the latest (ms): past it none runs, whatever was last said. */
   tasksUntil: number;
-  /** When the object counted (ms): an older report than the one kept is ignored. */
+  /** When it said so (ms): an older word than the one kept is ignored. */
   at: number;
 }
 
@@ -65,9 +67,10 @@ export class UsageLedger extends DurableObject<Env> {
     this.sql.exec(USAGE_TABLES);
   }
 
-  /** Adds each entry not added before (a retried send counts once). */
-  async record(entries: UsageEntry[], now = Date.now()): Promise<void> {
+  /** Adds each entry not added before (a retried send counts once), and what the conversation holds now. */
+  async record(entries: UsageEntry[], activity?: ConversationActivity, now = Date.now()): Promise<void> {
     this.ctx.storage.transactionSync(() => {
+      if (activity) this.saveActivity(activity);
       for (const entry of entries) {
         const day = dayOf(entry.at);
         if (this.sql.exec('INSERT OR IGNORE INTO usage_seen (id, day) VALUES (?, ?)', entry.id, day).rowsWritten === 0)
@@ -136,29 +139,31 @@ export class UsageLedger extends DurableObject<Env> {
     return { rows, total };
   }
 
-  /** One end user's live conversations and running tasks, as their LiveConversations object counts them now. */
-  async recordActivity(user: string, activity: UserActivity): Promise<void> {
+  private saveActivity(a: ConversationActivity): void {
+    if (!a.live && a.tasks === 0) {
+      this.sql.exec('DELETE FROM conversation_activity WHERE conversation = ? AND at <= ?', a.conversation, a.at);
+      return;
+    }
     this.sql.exec(
-      `INSERT INTO activity (user, conversations, tasks, tasks_until, at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (user) DO UPDATE SET conversations = excluded.conversations, tasks = excluded.tasks,
-       tasks_until = excluded.tasks_until, at = excluded.at WHERE excluded.at >= activity.at`,
-      user,
-      activity.conversations,
-      activity.tasks,
-      activity.tasksUntil,
-      activity.at,
+      `INSERT INTO conversation_activity (conversation, user, live, tasks, tasks_until, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (conversation) DO UPDATE SET live = excluded.live, tasks = excluded.tasks,
+       tasks_until = excluded.tasks_until, at = excluded.at WHERE excluded.at >= conversation_activity.at`,
+      a.conversation,
+      a.user,
+      a.live ? 1 : 0,
+      a.tasks,
+      a.tasksUntil,
+      a.at,
     );
-    if (activity.conversations === 0 && activity.tasks === 0)
-      this.sql.exec('DELETE FROM activity WHERE user = ? AND at = ?', user, activity.at);
   }
 
   /** The tenant's live conversations and running tasks (operators: /admin). */
   async activity(now = Date.now()): Promise<{ conversations: number; tasks: number; users: number }> {
     const row = this.sql
       .exec<{ conversations: number | null; tasks: number | null; users: number }>(
-        `SELECT SUM(conversations) AS conversations, SUM(CASE WHEN tasks_until > ?1 THEN tasks ELSE 0 END) AS tasks,
-                COUNT(CASE WHEN conversations > 0 OR tasks_until > ?1 THEN 1 END) AS users
-         FROM activity`,
+        `SELECT SUM(live) AS conversations, SUM(CASE WHEN tasks_until > ?1 THEN tasks ELSE 0 END) AS tasks,
+                COUNT(DISTINCT CASE WHEN live = 1 OR tasks_until > ?1 THEN user END) AS users
+         FROM conversation_activity`,
         now,
       )
       .one();

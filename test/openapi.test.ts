@@ -55,12 +55,16 @@ describe('GET /v1/openapi.json', () => {
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const where = `${method.toUpperCase()} ${path}`;
-        if (path.startsWith('/v1/')) {
+        const guarded = path.startsWith('/v1/') || path.startsWith('/admin/api/');
+        if (guarded)
           expect(operation.responses['401']?.content?.['application/json']?.schema, where).toEqual({
             $ref: '#/components/schemas/Error',
           });
+        if (path.startsWith('/v1/'))
           expect(operation.security, where).toBeUndefined(); // the document's default: bearer
-        } else expect(operation.security, where).toEqual([]);
+        else if (guarded)
+          expect(operation.security, where).toEqual([{ operator: [] }]); // the operator key, not a tenant's
+        else expect(operation.security, where).toEqual([]);
       }
     }
     const send = document.paths['/v1/conversations/{id}/messages']!.post!;

@@ -22,8 +22,8 @@ const WRANGLER_ALIASES = Object.entries<string>(unstable_readConfig({ config: '.
 // wrangler.toml (Durable Objects, local KV; `ctx.exports` as in production), as in
 // `wrangler dev`. "browser": the chat widget in headless Chromium against the
 // service under `wrangler dev` (test/browser), driven from Node.
-// "conformance": the official MCP conformance suite's client authorization
-// scenarios against our OAuth code (test/conformance), from Node. "node": plain
+// "conformance": the official MCP conformance suite's client scenarios against
+// our OAuth code and our MCP path (test/conformance), from Node. "node": plain
 // Node tests of our scripts (test/node). "unit": the pure modules' tests, beside them.
 export default defineConfig({
   test: {
@@ -98,9 +98,9 @@ export default defineConfig({
         },
       },
       {
-        // The MCP conformance suite's client authorization scenarios against
-        // src/auth's OAuth flow, in Node (scripts/conformance/README.md):
-        // one `npm run conformance:auth` (about a minute), one test per run.
+        // The MCP conformance suite's client scenarios, in Node (scripts/conformance/README.md): the authorization
+        // ones against src/auth's OAuth flow (`npm run conformance:auth`, about a minute), the others against our MCP
+        // path (`npm run conformance:mcp`, under a minute); one test per run.
         test: {
           name: 'conformance',
           include: ['test/conformance/**/*.test.ts'],

@@ -84,6 +84,27 @@ describe('lenient with servers that leave out the 2026 cache hints', () => {
   });
 });
 
+describe('lenient with a 2026 server that leaves out resultType', () => {
+  it('its lists, reads and tool calls are read as complete, and the catalog says so', async () => {
+    const id = await createConversation(ALICE);
+    const state = (await catalogOf(id)).untyped!;
+    expect(state.status, state.error).toBe('connected');
+    expect(state.protocolVersion).toBe('2026-07-28');
+    expect(state.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['edit', 'add']));
+    expect(textOf(await readAs(id, 'untyped', 'v2://notes/public'))).toBe('public note, version 1');
+    // A tool that ran is not lost for a missing word: its result is the answer.
+    const result = await callTool(await conversationStub(id), {
+      server: 'untyped',
+      name: 'edit',
+      arguments: { uri: 'v2://notes/private', text: 'edited' },
+    });
+    expect(result.ok && result.value.content).toEqual([{ type: 'text', text: 'edited v2://notes/private' }]);
+    const warnings = (await catalogOf(id)).untyped!.warnings ?? [];
+    for (const method of ['tools/list', 'resources/read', 'tools/call'])
+      expect(warnings).toContainEqual({ method, message: 'the result carries no resultType: read as complete' });
+  });
+});
+
 describe('lenient with a list that holds one broken entry', () => {
   it.each([
     ['broken', '2026-07-28'],

@@ -1,20 +1,35 @@
-// `npm run conformance:auth`: runs every client authorization scenario of
-// the pinned MCP conformance suite against scripts/conformance/client.ts (our
-// OAuth code, src/auth), writes test-results/conformance-auth.json and prints
-// a table. Exits 0 when every run ended as expected (expected-failures.mjs),
-// 1 otherwise. See scripts/conformance/README.md.
+// `npm run conformance:auth` / `npm run conformance:mcp`: runs every client
+// scenario of one set of the pinned MCP conformance suite — `auth` (the
+// authorization scenarios, against scripts/conformance/client.ts: our OAuth
+// code, src/auth) or `mcp` (every other client scenario, against
+// scripts/conformance/mcp-client.ts: our MCP path, src/mcp and the tools a turn
+// gives the model) — writes test-results/conformance-<set>.json and prints a
+// table. Exits 0 when every run ended as expected (expected-failures.mjs), 1
+// otherwise. See scripts/conformance/README.md.
 //
-//   node scripts/conformance/run.mjs [filter]   (filter: a substring of run ids)
+//   node scripts/conformance/run.mjs [--set auth|mcp] [filter]   (filter: a substring of run ids)
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expectedFailureOf } from './expected-failures.mjs';
-import { ROOT, PACKAGE, conformanceCli, scenarioRuns } from './scenarios.mjs';
+import { ROOT, PACKAGE, SETS, conformanceCli, scenarioRuns } from './scenarios.mjs';
 
-const HARNESS = join(ROOT, 'dist', 'conformance-client.mjs');
-const RESULTS = join(ROOT, 'test-results', 'conformance-auth');
-const SUMMARY = join(ROOT, 'test-results', 'conformance-auth.json');
+const setAt = process.argv.indexOf('--set');
+const SET = setAt < 0 ? 'auth' : process.argv[setAt + 1];
+if (!SETS.includes(SET)) throw new Error(`--set must be one of ${SETS.join(', ')}`);
+/** Each set's client under test, and the workerd modules its bundle may stand in for (none for the OAuth flow). */
+const CLIENTS = {
+  auth: { source: 'client.ts', standIns: {} },
+  mcp: {
+    source: 'mcp-client.ts',
+    standIns: { 'cloudflare:workers': join(ROOT, 'scripts', 'conformance', 'stand-ins', 'cloudflare-workers.ts') },
+  },
+};
+const CLIENT = CLIENTS[SET];
+const HARNESS = join(ROOT, 'dist', SET === 'auth' ? 'conformance-client.mjs' : `conformance-${SET}-client.mjs`);
+const RESULTS = join(ROOT, 'test-results', `conformance-${SET}`);
+const SUMMARY = join(ROOT, 'test-results', `conformance-${SET}.json`);
 /** Runs at once: each is the suite's CLI (its servers on 127.0.0.1) plus our client, on a 2-core machine. */
 const CONCURRENCY = Number(process.env.CONFORMANCE_CONCURRENCY) || 4;
 /** Per scenario, for our client: the suite's default (a healthy run takes 1–3 s; a busy 2-core machine, several times that). */
@@ -23,7 +38,7 @@ const CLIENT_TIMEOUT_MS = 30_000;
 /** Bundles the harness: src/ imports without extensions (bundler resolution), so Node cannot run it as it is. */
 async function buildHarness() {
   await build({
-    entryPoints: [join(ROOT, 'scripts', 'conformance', 'client.ts')],
+    entryPoints: [join(ROOT, 'scripts', 'conformance', CLIENT.source)],
     outfile: HARNESS,
     bundle: true,
     platform: 'node',
@@ -34,16 +49,21 @@ async function buildHarness() {
     logLevel: 'warning',
     plugins: [
       {
-        // The OAuth flow must stay runnable outside workerd: a workerd-only module in its import graph is a bug.
+        // The OAuth flow must stay runnable outside workerd: a workerd-only module in its import graph is a bug. The
+        // MCP path takes two things of the runtime (the loopback fetch, tracing spans): stood in for, and nothing else.
         name: 'no-workerd-modules',
         setup(b) {
-          b.onResolve({ filter: /^cloudflare:/ }, (args) => ({
-            errors: [
-              {
-                text: `${args.path} (workerd only) imported by ${relative(ROOT, args.importer)}: the OAuth flow must not depend on it`,
-              },
-            ],
-          }));
+          b.onResolve({ filter: /^cloudflare:/ }, (args) =>
+            CLIENT.standIns[args.path]
+              ? { path: CLIENT.standIns[args.path] }
+              : {
+                  errors: [
+                    {
+                      text: `${args.path} (workerd only) imported by ${relative(ROOT, args.importer)}: the ${SET} client must not depend on it`,
+                    },
+                  ],
+                },
+          );
         },
       },
     ],
@@ -199,21 +219,21 @@ function printTable(results) {
   }
 }
 
-const filter = process.argv[2];
+const filter = process.argv.slice(2).find((arg, i, args) => !arg.startsWith('--') && args[i - 1] !== '--set');
 const { cli, version } = conformanceCli();
-const runs = scenarioRuns().filter((r) => !filter || r.id.includes(filter));
+const runs = scenarioRuns(SET).filter((r) => !filter || r.id.includes(filter));
 if (runs.length === 0) throw new Error(`no run matches ${filter}`);
 const startedAt = new Date().toISOString();
 rmSync(SUMMARY, { force: true });
 await buildHarness();
 console.log(
-  `${PACKAGE}@${version}: ${runs.length} client auth runs against ${relative(ROOT, HARNESS)}, ${CONCURRENCY} at a time`,
+  `${PACKAGE}@${version}: ${runs.length} client ${SET} runs against ${relative(ROOT, HARNESS)}, ${CONCURRENCY} at a time`,
 );
 const results = await pool(runs, CONCURRENCY, (run) => runScenario(cli, run));
 const unexpected = results.filter((r) => r.status !== r.expected);
 const summary = {
   suite: `${PACKAGE}@${version}`,
-  harness: 'scripts/conformance/client.ts',
+  harness: `scripts/conformance/${CLIENT.source}`,
   startedAt,
   finishedAt: new Date().toISOString(),
   ...(filter ? { filter } : {}),

@@ -1,4 +1,4 @@
-/** Types for scenarios.mjs (imported by test/conformance/auth.test.ts). */
+/** Types for scenarios.mjs (imported by test/conformance/conformance-set.ts). */
 export interface ScenarioRun {
   /** `scenario@specVersion`, or the scenario's name for an extension (the suite's default wire). */
   id: string;
@@ -11,4 +11,6 @@ export const ROOT: string;
 export const PACKAGE: string;
 export const REVISIONS: string[];
 export function conformanceCli(): { cli: string; version: string };
-export function scenarioRuns(): ScenarioRun[];
+/** The sets of client scenarios: `auth` (our OAuth code) and `mcp` (every other: our MCP path). */
+export const SETS: Array<'auth' | 'mcp'>;
+export function scenarioRuns(set?: 'auth' | 'mcp'): ScenarioRun[];

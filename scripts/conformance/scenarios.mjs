@@ -36,23 +36,31 @@ function list(args) {
   });
 }
 
-/** `  - name [tag,tag]` lines of `conformance list --client`, auth scenarios only. */
-function authScenarios() {
+/**
+ * The two sets of client scenarios, each with its own client under test: `auth` (the `auth/*` scenarios, against
+ * our OAuth code: client.ts) and `mcp` (every other client scenario, against our MCP path: mcp-client.ts).
+ */
+export const SETS = ['auth', 'mcp'];
+const inSet = (set, scenario) => (set === 'auth') === scenario.startsWith('auth/');
+
+/** `  - name [tag,tag]` lines of `conformance list --client`, the scenarios of `set` only. */
+function clientScenarios(set) {
   const scenarios = [];
   for (const line of list(['--client']).split('\n')) {
-    const match = /^\s+- (auth\/\S+) \[([^\]]*)\]\s*$/.exec(line);
-    if (match) scenarios.push({ scenario: match[1], tags: match[2].split(',').map((t) => t.trim()) });
+    const match = /^\s+- (\S+) \[([^\]]*)\]\s*$/.exec(line);
+    if (match && inSet(set, match[1]))
+      scenarios.push({ scenario: match[1], tags: match[2].split(',').map((t) => t.trim()) });
   }
   if (scenarios.length === 0)
-    throw new Error('`conformance list --client` listed no auth scenarios: has its output format changed?');
+    throw new Error(`\`conformance list --client\` listed no ${set} scenarios: has its output format changed?`);
   return scenarios;
 }
 
-/** The client auth scenarios a revision's frozen requirement set scores. */
+/** The client scenarios a revision's frozen requirement set scores. */
 function requiredBy(revision) {
   const text = list(['--requirements', revision]);
   const client = text.split(/^Client scenarios.*$/m)[1]?.split(/^\S.*$/m)[0] ?? '';
-  return new Set([...client.matchAll(/^\s+- (auth\/\S+)\s*$/gm)].map((m) => m[1]));
+  return new Set([...client.matchAll(/^\s+- (\S+)\s*$/gm)].map((m) => m[1]));
 }
 
 /**
@@ -62,10 +70,10 @@ function requiredBy(revision) {
  * set), `not-scored` (of that revision, added after it shipped), `extension`
  * or `back-compat` (older revisions only).
  */
-export function scenarioRuns() {
+export function scenarioRuns(set = 'auth') {
   const required = Object.fromEntries(REVISIONS.map((r) => [r, requiredBy(r)]));
   const runs = [];
-  for (const { scenario, tags } of authScenarios()) {
+  for (const { scenario, tags } of clientScenarios(set)) {
     const requiring = REVISIONS.filter((r) => required[r].has(scenario));
     if (tags.includes('extension')) {
       runs.push({ id: scenario, scenario, specVersion: undefined, kind: 'extension', requiredBy: [] });

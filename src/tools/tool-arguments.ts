@@ -23,11 +23,15 @@ const validators = new CfWorkerJsonSchemaValidator({ shortcircuit: false });
  * A schema the validator cannot compile (or a dialect it does not know) lets
  * the call through: the server is the judge of its own schema, and refusing
  * every call of its tool for our validator's sake would be worse.
+ *
+ * A `null` for an optional argument whose schema does not take null is the
+ * model leaving it out (OpenAI's strict mode makes every optional field
+ * nullable): it is dropped, not refused, and not sent.
  */
 export function toolArgumentsCheck(schema: unknown): (value: unknown) => Checked {
   let validate: ReturnType<CfWorkerJsonSchemaValidator['getValidator']> | null | undefined;
   return (value) => {
-    const args = (value ?? {}) as Record<string, unknown>;
+    const args = withoutNullOptionals(schema, (value ?? {}) as Record<string, unknown>);
     if (validate === undefined) {
       try {
         validate = validators.getValidator(schema as Parameters<CfWorkerJsonSchemaValidator['getValidator']>[0]);
@@ -46,6 +50,21 @@ export function toolArgumentsCheck(schema: unknown): (value: unknown) => Checked
       ? { success: true, value: args }
       : { success: false, error: new Error(describeArgumentErrors(result.errorMessage ?? '')) };
   };
+}
+
+function withoutNullOptionals(schema: unknown, args: Record<string, unknown>): Record<string, unknown> {
+  const { properties, required } = (schema ?? {}) as { properties?: Record<string, unknown>; required?: unknown };
+  if (!properties || typeof args !== 'object' || Array.isArray(args)) return args;
+  const needed = new Set(Array.isArray(required) ? required : []);
+  const dropped = Object.keys(args).filter((name) => {
+    if (args[name] !== null || needed.has(name)) return false;
+    const type = (properties[name] as { type?: unknown } | undefined)?.type;
+    return typeof type === 'string' ? type !== 'null' : Array.isArray(type) && !type.includes('null');
+  });
+  if (!dropped.length) return args;
+  const kept = { ...args };
+  for (const name of dropped) delete kept[name];
+  return kept;
 }
 
 /**

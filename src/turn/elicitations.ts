@@ -15,13 +15,18 @@ export interface ElicitationAnswer {
 
 const validators = new CfWorkerJsonSchemaValidator();
 
-/** An answer as it goes back to the server: an `accept`'s content checked against the server's schema (400 when it does not fit). */
+/**
+ * An answer as it goes back to the server: an `accept`'s content with the schema's defaults for the fields the person
+ * left out (SEP-1034: the form showed them filled in), then checked against the server's schema (400 when it does not
+ * fit).
+ */
 export function checkedAnswer(
   requestedSchema: ElicitationRecord['requestedSchema'],
   answer: ElicitationAnswer,
 ): ElicitationAnswer {
   if (answer.action !== 'accept') return { action: answer.action };
-  const check = validators.getValidator<Record<string, unknown>>(requestedSchema as never)(answer.content ?? {});
+  const content = { ...defaultsOf(requestedSchema), ...answer.content };
+  const check = validators.getValidator<Record<string, unknown>>(requestedSchema as never)(content);
   if (!check.valid)
     throw new ApiError(
       400,
@@ -29,6 +34,16 @@ export function checkedAnswer(
       `The answer does not fit what the server asked for: ${describeAnswerErrors(requestedSchema, check.errorMessage ?? '')}`,
     );
   return { action: 'accept', content: check.data };
+}
+
+/** The `default` of each property of a form's schema that has one. */
+function defaultsOf(schema: ElicitationRecord['requestedSchema']): Record<string, unknown> {
+  const properties = (schema as { properties?: Record<string, { default?: unknown }> }).properties ?? {};
+  return Object.fromEntries(
+    Object.entries(properties).flatMap(([name, property]) =>
+      property && typeof property === 'object' && 'default' in property ? [[name, property.default]] : [],
+    ),
+  );
 }
 
 /**

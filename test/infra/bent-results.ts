@@ -9,11 +9,14 @@
 //   break       each list gains one entry its schema refuses: a tool whose
 //               inputSchema is not an object schema, a resource without a URI,
 //               a template without a uriTemplate, a prompt without a name
+//   strip-type  every complete 2026 result loses `resultType` (what servers
+//               written before SEP-2322 send; the conformance suite's
+//               `test_mrtr_no_result_type`)
 //
 // GET streams (2025 notifications) and 2026 listen streams pass untouched.
 
-export type Bend = 'strip-json' | 'strip-sse' | 'break';
-export const BENDS: readonly Bend[] = ['strip-json', 'strip-sse', 'break'];
+export type Bend = 'strip-json' | 'strip-sse' | 'break' | 'strip-type';
+export const BENDS: readonly Bend[] = ['strip-json', 'strip-sse', 'break', 'strip-type'];
 
 const BROKEN_ENTRY: Record<string, [string, unknown]> = {
   'tools/list': [
@@ -28,6 +31,10 @@ const BROKEN_ENTRY: Record<string, [string, unknown]> = {
 type Message = { id?: unknown; method?: string; result?: Record<string, unknown> };
 
 function bendResult(how: Bend, method: string | undefined, result: Record<string, unknown>): void {
+  if (how === 'strip-type') {
+    if (result.resultType === 'complete') delete result.resultType;
+    return;
+  }
   if (how === 'break') {
     const broken = method ? BROKEN_ENTRY[method] : undefined;
     if (broken && Array.isArray(result[broken[0]])) (result[broken[0]] as unknown[]).splice(1, 0, broken[1]);

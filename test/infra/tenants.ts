@@ -111,7 +111,8 @@ export const TEST_TENANTS = [
     ],
   },
   // Servers that bend the spec (test/lenient-servers.test.ts): the SDK v2 strict and stateful servers with their results
-  // bent by test/infra/bent-results.ts — cache hints stripped (JSON and SSE bodies), one broken entry in every list.
+  // bent by test/infra/bent-results.ts — cache hints stripped (JSON and SSE bodies), one broken entry in every list,
+  // no resultType on complete results.
   {
     id: 'lenient',
     apiKeySha256: [sha256('test-key-lenient')],
@@ -130,6 +131,7 @@ export const TEST_TENANTS = [
         trustAnnotations: true,
       },
       { id: 'broken', url: local(5, '/bent/break/strict'), transport: 'streamable-http', trustAnnotations: true },
+      { id: 'untyped', url: local(5, '/bent/strip-type/strict'), transport: 'streamable-http', trustAnnotations: true },
       {
         id: 'broken2025',
         url: local(5, '/bent/break/stateful'),

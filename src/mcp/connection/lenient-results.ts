@@ -10,14 +10,18 @@ import {
  * the SDK client validates every result whole, so one server that bends the
  * spec loses everything — a 2026 list without `ttlMs` fails, and with it the
  * server; one tool with a bad `inputSchema` fails the whole tools/list. This
- * sits between the transport and the SDK and mends exactly two things before
- * the SDK looks:
+ * sits between the transport and the SDK and mends exactly three things
+ * before the SDK looks:
  *
  * - a 2026-07-28 result of a cacheable method without valid `ttlMs` /
  *   `cacheScope` gets ttl 0 and `private` — the strictest reading: stale at
  *   once, never shared (the SDK's own defaults, as for `server/discover`);
  * - a list entry its spec schema (the SDK's, `specTypeSchemas`) refuses is
- *   dropped, and the rest of the list kept.
+ *   dropped, and the rest of the list kept;
+ * - a 2026-07-28 result without `resultType` is read as `complete` (what an
+ *   absent one means before 2026; the SDK refuses the result instead, and a
+ *   tool call that ran is lost — the conformance suite's SEP-2322 check
+ *   expects a client to take it as complete).
  *
  * Each is reported (`onResult`), so the catalog and /v1/servers can say
  * what was mended. Nothing else is loosened: size, depth and time limits,
@@ -60,6 +64,7 @@ const LISTS: Record<
 };
 
 export const NO_HINTS_WARNING = 'the result carries no cache hints (ttlMs, cacheScope): read as ttl 0, private';
+export const NO_RESULT_TYPE_WARNING = 'the result carries no resultType: read as complete';
 
 /** Entries named in a "dropped" warning; the rest are counted. */
 const NAMED_DROPS = 3;
@@ -94,16 +99,17 @@ interface ListWalk {
 export function acceptLeniently<T extends Transport>(transport: T, onResult: (mended: Mended) => void): T {
   const pending = new Map<string | number, Pending>();
   const walks = new Map<string, ListWalk>();
+  /** Other methods whose latest result was mended: their next good one clears the warning. */
+  const warned = new Set<string>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if ('method' in message && 'id' in message && (CACHEABLE.has(message.method) || message.method in LISTS)) {
+    if ('method' in message && 'id' in message) {
       const params = (message.params ?? {}) as { cursor?: unknown; _meta?: Record<string, unknown> };
-      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-      pending.set(message.id, {
-        method: message.method,
-        modern: typeof params._meta?.[PROTOCOL_VERSION_META_KEY] === 'string',
-        first: params.cursor === undefined,
-      });
+      const modern = typeof params._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
+      if (modern || CACHEABLE.has(message.method) || message.method in LISTS) {
+        if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+        pending.set(message.id, { method: message.method, modern, first: params.cursor === undefined });
+      }
     }
     return send(message, options);
   };
@@ -120,7 +126,11 @@ export function acceptLeniently<T extends Transport>(transport: T, onResult: (me
             if (request) {
               pending.delete(message.id as string | number);
               if ('result' in message && typeof message.result === 'object' && message.result !== null) {
-                onResult(mend(request, message.result as Record<string, unknown>, walks));
+                const mended = mend(request, message.result as Record<string, unknown>, walks);
+                // Cacheable methods and lists always report (a good result clears what was said); others only a change.
+                const tracked = CACHEABLE.has(request.method) || request.method in LISTS;
+                if (tracked || mended.warnings.length || warned.has(request.method)) onResult(mended);
+                if (!tracked) mended.warnings.length ? warned.add(request.method) : warned.delete(request.method);
               }
             }
           }
@@ -135,6 +145,9 @@ function mend(request: Pending, result: Record<string, unknown>, walks: Map<stri
   // An `input_required` (or other non-complete) result is not the answer yet: nothing to mend.
   if (result.resultType !== undefined && result.resultType !== 'complete')
     return { method: request.method, warnings: [] };
+  const noResultType = request.modern && result.resultType === undefined;
+  if (noResultType) result.resultType = 'complete';
+  const typeWarning = noResultType ? [NO_RESULT_TYPE_WARNING] : [];
   let noHints = false;
   if (request.modern && CACHEABLE.has(request.method)) {
     if (!(typeof result.ttlMs === 'number' && Number.isSafeInteger(result.ttlMs) && result.ttlMs >= 0)) {
@@ -147,7 +160,7 @@ function mend(request: Pending, result: Record<string, unknown>, walks: Map<stri
     }
   }
   const list = LISTS[request.method];
-  if (!list) return { method: request.method, warnings: noHints ? [NO_HINTS_WARNING] : [] };
+  if (!list) return { method: request.method, warnings: [...(noHints ? [NO_HINTS_WARNING] : []), ...typeWarning] };
   const walk = request.first
     ? { noHints: false, dropped: [] }
     : (walks.get(request.method) ?? { noHints: false, dropped: [] });
@@ -171,7 +184,7 @@ function mend(request: Pending, result: Record<string, unknown>, walks: Map<stri
   }
   const warnings = walk.noHints ? [NO_HINTS_WARNING] : [];
   if (walk.dropped.length) warnings.push(droppedWarning(list.noun, walk.dropped));
-  return { method: request.method, warnings };
+  return { method: request.method, warnings: [...warnings, ...typeWarning] };
 }
 
 function droppedWarning(noun: string, dropped: string[]): string {

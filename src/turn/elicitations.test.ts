@@ -21,6 +21,15 @@ describe('checkedAnswer', () => {
       action: 'accept',
       content: { name: 'John Doe', age: 41, score: 95.5, status: 'active', verified: true, note: 'hi' },
     });
+    // The person's answer keeps its order (it is shown back as given); the defaults follow.
+    expect(Object.keys(checkedAnswer(FORM, { action: 'accept', content: { note: 'a', age: 2 } }).content!)).toEqual([
+      'note',
+      'age',
+      'name',
+      'score',
+      'status',
+      'verified',
+    ]);
     expect(checkedAnswer(FORM, { action: 'accept' }).content).toEqual({
       name: 'John Doe',
       age: 30,

@@ -25,7 +25,10 @@ export function checkedAnswer(
   answer: ElicitationAnswer,
 ): ElicitationAnswer {
   if (answer.action !== 'accept') return { action: answer.action };
-  const content = { ...defaultsOf(requestedSchema), ...answer.content };
+  // The person's fields first, in their order (the answer is shown back as given); then the defaults they left.
+  const given = answer.content ?? {};
+  const content = { ...given };
+  for (const [name, value] of Object.entries(defaultsOf(requestedSchema))) if (!(name in given)) content[name] = value;
   const check = validators.getValidator<Record<string, unknown>>(requestedSchema as never)(content);
   if (!check.valid)
     throw new ApiError(

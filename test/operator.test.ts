@@ -189,6 +189,45 @@ describe('the overview', () => {
     );
   });
 
+  it('a conversation that vanished without a word stops counting when its word runs out', async () => {
+    // What the ledger was last told by a conversation that was then lost (evicted, its delete's send failed).
+    const ledger = env.USAGE_LEDGER.getByName('ops-lost');
+    const now = Date.now();
+    await ledger.record([], now, {
+      conversation: 'c-lost',
+      user: 'dora',
+      live: true,
+      liveUntil: now + 60_000,
+      tasks: 2,
+      tasksUntil: now + 120_000,
+      at: now,
+    });
+    expect(await ledger.activity(now + 1_000)).toEqual({ conversations: 1, tasks: 2, users: 1 });
+    expect(await ledger.activity(now + 90_000)).toEqual({ conversations: 0, tasks: 2, users: 1 });
+    expect(await ledger.activity(now + 150_000)).toEqual({ conversations: 0, tasks: 0, users: 0 });
+    // An older word than the one kept changes nothing; a newer one that holds nothing clears it.
+    await ledger.record([], now, {
+      conversation: 'c-lost',
+      user: 'dora',
+      live: false,
+      liveUntil: 0,
+      tasks: 0,
+      tasksUntil: 0,
+      at: now - 1,
+    });
+    expect((await ledger.activity(now + 1_000)).conversations).toBe(1);
+    await ledger.record([], now, {
+      conversation: 'c-lost',
+      user: 'dora',
+      live: false,
+      liveUntil: 0,
+      tasks: 0,
+      tasksUntil: 0,
+      at: now + 1,
+    });
+    expect(await ledger.activity(now + 1_000)).toEqual({ conversations: 0, tasks: 0, users: 0 });
+  });
+
   it("lists each tenant's servers with their status; one tenant with ?tenant=", async () => {
     const response = await api('/admin/api/servers?tenant=ops-a', {}, OPERATOR);
     expect(response.status).toBe(200);

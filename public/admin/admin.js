@@ -89,6 +89,7 @@ function budgetLine(label, spent, limit, format) {
 
 function renderTenants({ tenants }) {
   const tbody = $('#tenants tbody');
+  tbody.replaceChildren();
   for (const tenant of tenants) {
     const { budgets, today, month, live } = tenant;
     const limits = cell('');
@@ -120,6 +121,7 @@ function renderTenants({ tenants }) {
 
 function renderCache({ tenants }) {
   const tbody = $('#cache tbody');
+  tbody.replaceChildren();
   const all = { readsMemory: 0, readsKv: 0, readsServer: 0 };
   const line = (name, counters) => {
     const reads = counters.readsMemory + counters.readsKv + counters.readsServer;

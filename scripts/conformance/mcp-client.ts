@@ -86,12 +86,7 @@ async function connect(serverUrl: string): Promise<{ sessions: McpSessions; harn
       new Set(Object.keys(synthetic)),
     );
     const tools: ToolSet = { ...synthetic, ...mcp.tools };
-    const names = new Map(
-      (state?.tools ?? []).map((t) => [
-        t.name,
-        mcp.entries.find((e) => e.definition.description.startsWith(`[server ${SERVER}] ${t.title ?? t.name}`))?.name,
-      ]),
-    );
+    const names = new Map(mcp.entries.filter((e) => e.server === SERVER).map((e) => [e.tool, e.name]));
     return {
       states,
       toolName: (tool) => names.get(tool),

@@ -24,7 +24,7 @@ export const VARS: Record<string, VarDoc> = {
   OPERATOR_KEY_SHA256: {
     default: 'unset',
     meaning:
-      'SHA-256 (hex) of the operator key that opens the operator’s page `/admin` — `echo -n "$KEY" | sha256sum`; comma-separated for a rotation. Not a tenant key: it opens no `/v1` route, and no tenant key opens `/admin`. Unset: `/admin` answers `401` to everyone, except without `TENANTS` under `AUTH_DISABLED=true` (`npm start`), where it is open (see [AUTH.md](AUTH.md#the-operators-key))',
+      'SHA-256 (hex) of the operator key that opens the operator’s page `/admin` — `echo -n "$KEY" | sha256sum`; comma-separated for a rotation. Not a tenant key: it opens no `/v1` route, and no tenant key opens `/admin`. Unset: `/admin/api` answers `401` to everyone (the static page loads, and shows nothing), except without `TENANTS` under `AUTH_DISABLED=true` (`npm start`), where it is open (see [AUTH.md](AUTH.md#the-operators-key))',
   },
   PUBLIC_URL: {
     default: '`http://127.0.0.1:8787`',

@@ -7,6 +7,9 @@ import type { TaskFollower } from './tasks/task-follower';
 import type { UsageOutbox } from './usage-outbox';
 import type { Thread } from './thread';
 
+/** How long a deletion waits for the turn it stops to end (and count what it spent). */
+const TURN_STOP_WAIT_MS = 2_000;
+
 export interface RemovalHost {
   context: ConversationContext;
   thread: Thread;
@@ -40,7 +43,10 @@ export class ConversationRemoval {
       await tasks.abandon();
       thread.deleted = true;
       await live.close(row.owner);
+      // The stopped turn still counts what it spent (its last request, estimated): awaited, briefly, so it is sent.
+      const stopped = turns.whenIdle();
       turns.forget();
+      await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, TURN_STOP_WAIT_MS))]);
       await thread.removed(row);
       await usage.gone(row.owner);
       await storage.deleteAlarm();

@@ -26,6 +26,12 @@ export interface UsageOutboxHost {
   tasks: Pick<TaskFollower, 'running'>;
 }
 
+/** How long past MCP_IDLE_MS a conversation's last word of live sessions is believed (the release's own word may be late). */
+const LIVE_GRACE_MS = 5 * 60_000;
+
+/** Entries sent in one call to the ledger. */
+const OUTBOX_BATCH = 500;
+
 /** A task is given up this long after it started at the latest (TASK_MAX_MS, then the follower's last minute). */
 const TASK_GRACE_MS = 60_000;
 
@@ -49,6 +55,8 @@ export class UsageOutbox implements UsageSink {
   private again = false;
   /** The holdings the ledger last heard of (`live|tasks|until`); unknown to a new instance, which tells once. */
   private said: string | undefined;
+  /** The conversation is deleted: its storage is going, nothing more is written or sent. */
+  private closed = false;
 
   constructor(private readonly host: UsageOutboxHost) {
     const left = host.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_outbox').one().n;
@@ -56,6 +64,7 @@ export class UsageOutbox implements UsageSink {
   }
 
   add(entry: UsageEntry): void {
+    if (this.closed) return;
     this.host.storage.sql.exec(
       'INSERT OR IGNORE INTO usage_outbox (id, user, entry) VALUES (?, ?, ?)',
       entry.id,
@@ -80,13 +89,33 @@ export class UsageOutbox implements UsageSink {
    */
   async gone(owner: Owner): Promise<void> {
     await this.flushing?.catch(() => undefined);
-    const entries = this.pending().map((row) => JSON.parse(row.entry) as UsageEntry);
-    const activity = { conversation: this.host.context.name, user: owner.user, live: false, tasks: 0, tasksUntil: 0 };
-    await this.host.context.env.USAGE_LEDGER.getByName(owner.tenant)
-      .record(entries, { ...activity, at: Date.now() })
-      .catch((error: unknown) =>
-        logEvent('usage.ledger', { outcome: 'lost_on_delete', entries: entries.length, ...errorFields(error) }, 'warn'),
-      );
+    this.closed = true;
+    const ledger = this.host.context.env.USAGE_LEDGER.getByName(owner.tenant);
+    const nothingHeld = {
+      conversation: this.host.context.name,
+      user: owner.user,
+      live: false,
+      tasks: 0,
+      tasksUntil: 0,
+      liveUntil: 0,
+    };
+    try {
+      // Every entry, a call's worth at a time; the last call also says the conversation holds nothing.
+      for (;;) {
+        const rows = this.pending();
+        const last = rows.length < OUTBOX_BATCH;
+        await ledger.record(
+          rows.map((row) => JSON.parse(row.entry) as UsageEntry),
+          Date.now(),
+          last ? { ...nothingHeld, at: Date.now() } : undefined,
+        );
+        for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
+        if (last) return;
+      }
+    } catch (error) {
+      const left = this.host.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_outbox').one().n;
+      logEvent('usage.ledger', { outcome: 'lost_on_delete', entries: left, ...errorFields(error) }, 'warn');
+    }
   }
 
   /** What the tenant and `user` have spent, as the ledger says (for the budget check before a turn). */
@@ -96,6 +125,7 @@ export class UsageOutbox implements UsageSink {
 
   /** Sends what is waiting; one send at a time (a send asked for meanwhile runs after it). */
   flush(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     if (this.flushing) {
       this.again = true;
       return this.flushing;
@@ -112,7 +142,7 @@ export class UsageOutbox implements UsageSink {
 
   private pending() {
     return this.host.storage.sql
-      .exec<{ id: string; entry: string }>('SELECT id, entry FROM usage_outbox LIMIT 500')
+      .exec<{ id: string; entry: string }>(`SELECT id, entry FROM usage_outbox LIMIT ${OUTBOX_BATCH}`)
       .toArray();
   }
 
@@ -129,11 +159,12 @@ export class UsageOutbox implements UsageSink {
     try {
       await this.ledger().record(
         rows.map((row) => JSON.parse(row.entry) as UsageEntry),
+        Date.now(),
         activity,
       );
       if (said) this.said = said;
       for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
-      if (rows.length === 500) this.again = true; // more than one call's worth waited
+      if (rows.length === OUTBOX_BATCH) this.again = true; // more than one call's worth waited
     } catch {
       // The ledger did not answer: kept here, and tried again from the alarm.
       await this.host.alarms.schedule('usage', Date.now() + RETRY_MS);
@@ -151,6 +182,8 @@ export class UsageOutbox implements UsageSink {
       tasks: running.length,
       tasksUntil: running.length ? lastStart + context.settings().TASK_MAX_MS + TASK_GRACE_MS : 0,
       at: Date.now(),
+      // Unused sessions are released after MCP_IDLE_MS, which says so: past this, without a word since, none are held.
+      liveUntil: Date.now() + context.settings().MCP_IDLE_MS + LIVE_GRACE_MS,
     };
   }
 

@@ -109,6 +109,7 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
       entries.push({
         name,
         server: state.id,
+        tool: mcpTool.name,
         title: mcpTool.title,
         description: mcpTool.description,
         cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`),

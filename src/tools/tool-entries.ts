@@ -5,6 +5,8 @@ export interface ToolEntry {
   /** The model's name for it (`<server>__<tool>`). */
   name: string;
   server: string;
+  /** The server's own name for it. */
+  tool: string;
   title?: string | undefined;
   description?: string | undefined;
   /** Estimated tokens of its definition (name, description, input schema) in a model request. */

@@ -6,6 +6,7 @@ import type { ToolEntry } from './tool-entries';
 const entry = (name: string, description: string, cost = 100): ToolEntry => ({
   name,
   server: name.split('__')[0]!,
+  tool: name.split('__')[1]!,
   description,
   cost,
   definition: { description: `[server ${name.split('__')[0]}] ${description}`, parameters: { type: 'object' } },

@@ -39,6 +39,11 @@ describe('checkedAnswer', () => {
     });
   });
 
+  it('a default the server’s own schema refuses is left out, not blamed on the person', () => {
+    const bad = { type: 'object' as const, properties: { seats: { type: 'integer' as const, default: 'many' } } };
+    expect(checkedAnswer(bad, { action: 'accept', content: {} })).toEqual({ action: 'accept', content: {} });
+  });
+
   it('sends nothing with a decline, and refuses content that does not fit', () => {
     expect(checkedAnswer(FORM, { action: 'decline', content: { age: 1 } })).toEqual({ action: 'decline' });
     expect(() => checkedAnswer(FORM, { action: 'accept', content: { status: 'gone' } })).toThrow(/status/);

@@ -9,8 +9,8 @@ CREATE TABLE IF NOT EXISTS usage_daily (
   PRIMARY KEY (day, user, conversation, model)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS usage_seen (id TEXT PRIMARY KEY, day TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS conversation_activity (
-  conversation TEXT PRIMARY KEY, user TEXT NOT NULL, live INTEGER NOT NULL, tasks INTEGER NOT NULL,
+CREATE TABLE IF NOT EXISTS conversation_live (
+  conversation TEXT PRIMARY KEY, user TEXT NOT NULL, live_until INTEGER NOT NULL, tasks INTEGER NOT NULL,
   tasks_until INTEGER NOT NULL, at INTEGER NOT NULL
 ) WITHOUT ROWID`;
 
@@ -33,6 +33,8 @@ export interface ConversationActivity {
   user: string;
   /** It holds live MCP sessions (counted in its user's LIVE_CONVERSATIONS_PER_USER). */
   live: boolean;
+  /** Until when that word holds without a newer one (ms): sessions unused for MCP_IDLE_MS are released. */
+  liveUntil: number;
   /** MCP tasks it follows. */
   tasks: number;
   /** When the last of those tasks is given up at the latest (ms): past it none runs, whatever was last said. */
@@ -68,7 +70,7 @@ export class UsageLedger extends DurableObject<Env> {
   }
 
   /** Adds each entry not added before (a retried send counts once), and what the conversation holds now. */
-  async record(entries: UsageEntry[], activity?: ConversationActivity, now = Date.now()): Promise<void> {
+  async record(entries: UsageEntry[], now = Date.now(), activity?: ConversationActivity): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       if (activity) this.saveActivity(activity);
       for (const entry of entries) {
@@ -92,6 +94,8 @@ export class UsageLedger extends DurableObject<Env> {
       const today = dayOf(now);
       if (this.prunedOn !== today) {
         this.sql.exec('DELETE FROM usage_seen WHERE day < ?', dayOf(now - SEEN_DAYS * 86_400_000));
+        // Conversations whose last word has run out (no live sessions, no task left): they hold nothing.
+        this.sql.exec('DELETE FROM conversation_live WHERE live_until <= ?1 AND tasks_until <= ?1', now);
         this.prunedOn = today;
       }
     });
@@ -141,16 +145,16 @@ export class UsageLedger extends DurableObject<Env> {
 
   private saveActivity(a: ConversationActivity): void {
     if (!a.live && a.tasks === 0) {
-      this.sql.exec('DELETE FROM conversation_activity WHERE conversation = ? AND at <= ?', a.conversation, a.at);
+      this.sql.exec('DELETE FROM conversation_live WHERE conversation = ? AND at <= ?', a.conversation, a.at);
       return;
     }
     this.sql.exec(
-      `INSERT INTO conversation_activity (conversation, user, live, tasks, tasks_until, at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (conversation) DO UPDATE SET live = excluded.live, tasks = excluded.tasks,
-       tasks_until = excluded.tasks_until, at = excluded.at WHERE excluded.at >= conversation_activity.at`,
+      `INSERT INTO conversation_live (conversation, user, live_until, tasks, tasks_until, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (conversation) DO UPDATE SET live_until = excluded.live_until, tasks = excluded.tasks,
+       tasks_until = excluded.tasks_until, at = excluded.at WHERE excluded.at >= conversation_live.at`,
       a.conversation,
       a.user,
-      a.live ? 1 : 0,
+      a.live ? a.liveUntil : 0,
       a.tasks,
       a.tasksUntil,
       a.at,
@@ -161,9 +165,10 @@ export class UsageLedger extends DurableObject<Env> {
   async activity(now = Date.now()): Promise<{ conversations: number; tasks: number; users: number }> {
     const row = this.sql
       .exec<{ conversations: number | null; tasks: number | null; users: number }>(
-        `SELECT SUM(live) AS conversations, SUM(CASE WHEN tasks_until > ?1 THEN tasks ELSE 0 END) AS tasks,
-                COUNT(DISTINCT CASE WHEN live = 1 OR tasks_until > ?1 THEN user END) AS users
-         FROM conversation_activity`,
+        `SELECT SUM(CASE WHEN live_until > ?1 THEN 1 ELSE 0 END) AS conversations,
+                SUM(CASE WHEN tasks_until > ?1 THEN tasks ELSE 0 END) AS tasks,
+                COUNT(DISTINCT CASE WHEN live_until > ?1 OR tasks_until > ?1 THEN user END) AS users
+         FROM conversation_live`,
         now,
       )
       .one();

@@ -177,6 +177,15 @@ describe("the operator's page", () => {
     expect(servers).toHaveLength(2);
     for (const line of servers) expect(line).toMatch(/demo \(.+\)\s+connected\s+\d{4}-\d{2}-\d{2}/);
 
+    // Refresh: the same figures, each tenant once.
+    const reloaded = page.waitForResponse((r) => r.url().endsWith('/admin/api/servers')); // asked after the overview is drawn
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await reloaded;
+    await hasText(page.locator('#servers-status'), /^2 servers; 0 in error;/);
+    expect(await page.locator('#tenants tbody tr').count()).toBe(2);
+    expect(await page.locator('#cache tbody tr').count()).toBe(3); // and "All tenants"
+    expect(await page.locator('#servers tbody tr').count()).toBe(2);
+
     await screenshot(page, 'operator-page');
     expect(pageErrors).toEqual([]);
   });

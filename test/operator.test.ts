@@ -206,25 +206,18 @@ describe('the overview', () => {
     expect(await ledger.activity(now + 90_000)).toEqual({ conversations: 0, tasks: 2, users: 1 });
     expect(await ledger.activity(now + 150_000)).toEqual({ conversations: 0, tasks: 0, users: 0 });
     // An older word than the one kept changes nothing; a newer one that holds nothing clears it.
-    await ledger.record([], now, {
+    const holdsNothing = (at: number) => ({
       conversation: 'c-lost',
       user: 'dora',
       live: false,
       liveUntil: 0,
       tasks: 0,
       tasksUntil: 0,
-      at: now - 1,
+      at,
     });
+    await ledger.record([], now, holdsNothing(now - 1));
     expect((await ledger.activity(now + 1_000)).conversations).toBe(1);
-    await ledger.record([], now, {
-      conversation: 'c-lost',
-      user: 'dora',
-      live: false,
-      liveUntil: 0,
-      tasks: 0,
-      tasksUntil: 0,
-      at: now + 1,
-    });
+    await ledger.record([], now, holdsNothing(now + 1));
     expect(await ledger.activity(now + 1_000)).toEqual({ conversations: 0, tasks: 0, users: 0 });
   });
 

@@ -104,12 +104,7 @@ export class UsageOutbox implements UsageSink {
       for (;;) {
         const rows = this.pending();
         const last = rows.length < OUTBOX_BATCH;
-        await ledger.record(
-          rows.map((row) => JSON.parse(row.entry) as UsageEntry),
-          Date.now(),
-          last ? { ...nothingHeld, at: Date.now() } : undefined,
-        );
-        for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
+        await this.sendRows(ledger, rows, last ? { ...nothingHeld, at: Date.now() } : undefined);
         if (last) return;
       }
     } catch (error) {
@@ -146,6 +141,20 @@ export class UsageOutbox implements UsageSink {
       .toArray();
   }
 
+  /** `rows` counted by the ledger (with what the conversation holds, if said), then deleted here. */
+  private async sendRows(
+    ledger: ReturnType<UsageOutbox['ledger']>,
+    rows: Array<{ id: string; entry: string }>,
+    activity: ConversationActivity | undefined,
+  ): Promise<void> {
+    await ledger.record(
+      rows.map((row) => JSON.parse(row.entry) as UsageEntry),
+      Date.now(),
+      activity,
+    );
+    for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
+  }
+
   private async send(): Promise<void> {
     const rows = this.pending();
     let activity: ConversationActivity | undefined;
@@ -157,13 +166,8 @@ export class UsageOutbox implements UsageSink {
     const said = activity && `${activity.live}|${activity.tasks}|${activity.tasksUntil}`;
     if (!rows.length && said === this.said) return;
     try {
-      await this.ledger().record(
-        rows.map((row) => JSON.parse(row.entry) as UsageEntry),
-        Date.now(),
-        activity,
-      );
+      await this.sendRows(this.ledger(), rows, activity);
       if (said) this.said = said;
-      for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
       if (rows.length === OUTBOX_BATCH) this.again = true; // more than one call's worth waited
     } catch {
       // The ledger did not answer: kept here, and tried again from the alarm.

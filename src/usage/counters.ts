@@ -21,6 +21,13 @@ export const column = (counter: keyof UsageCounters) => counter.replace(/[A-Z]/g
 export const zeroCounters = (): UsageCounters =>
   Object.fromEntries(COUNTERS.map((counter) => [counter, 0])) as UsageCounters;
 
+/** The counters of `rows` added up. */
+export function sumCounters(rows: readonly UsageCounters[]): UsageCounters {
+  const total = zeroCounters();
+  for (const row of rows) for (const c of COUNTERS) total[c] += row[c];
+  return total;
+}
+
 /**
  * One thing that costs, as the conversation records it: a model request
  * (tokens, dollars) or a tool execution (a call, a read and its layer, a

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { UsageCounters, UsageGroup, UsageRow } from '../../shared/api/usage';
-import { COUNTERS, column, dayOf, type UsageEntry, zeroCounters } from './counters';
+import { COUNTERS, column, dayOf, sumCounters, type UsageEntry } from './counters';
 
 const USAGE_TABLES = `
 CREATE TABLE IF NOT EXISTS usage_daily (
@@ -136,11 +136,7 @@ export class UsageLedger extends DurableObject<Env> {
       )
       .toArray()
       .map((row) => ({ key: String(row.key), ...countersOf(row) }));
-    const total = rows.reduce((sum, row) => {
-      for (const c of COUNTERS) sum[c] += row[c];
-      return sum;
-    }, zeroCounters());
-    return { rows, total };
+    return { rows, total: sumCounters(rows) };
   }
 
   private saveActivity(a: ConversationActivity): void {

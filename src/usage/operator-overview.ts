@@ -1,8 +1,7 @@
 import { OPERATOR_DAYS, type OperatorDay, type OperatorOverview, type OperatorTenant } from '../../shared/api/operator';
-import type { UsageCounters, UsageRow } from '../../shared/api/usage';
 import type { AppConfig } from '../config';
 import { budgetsOf } from './budgets';
-import { COUNTERS, dayOf, zeroCounters } from './counters';
+import { dayOf, sumCounters } from './counters';
 
 const DAY_MS = 86_400_000;
 
@@ -37,8 +36,8 @@ export async function operatorOverview(
       return {
         id,
         budgets,
-        today: counters(byDay.get(today)),
-        month: sum(report.rows.filter((row) => row.key >= monthStart)),
+        today: sumCounters(byDay.has(today) ? [byDay.get(today)!] : []),
+        month: sumCounters(report.rows.filter((row) => row.key >= monthStart)),
         days: Array.from({ length: OPERATOR_DAYS }, (_, i) => dayOf(now - (OPERATOR_DAYS - 1 - i) * DAY_MS)).map(
           (day): OperatorDay => {
             const row = byDay.get(day);
@@ -55,16 +54,4 @@ export async function operatorOverview(
     }),
   );
   return { generatedAt: new Date(now).toISOString(), today, tenants };
-}
-
-const counters = (row: UsageRow | undefined): UsageCounters => {
-  const result = zeroCounters();
-  if (row) for (const c of COUNTERS) result[c] = row[c];
-  return result;
-};
-
-function sum(rows: UsageRow[]): UsageCounters {
-  const total = zeroCounters();
-  for (const row of rows) for (const c of COUNTERS) total[c] += row[c];
-  return total;
 }

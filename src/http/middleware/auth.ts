@@ -5,6 +5,7 @@ import { secretNamed } from '../../config/secrets';
 import { ApiError } from '../../errors';
 import { logEvent } from '../../observability/log';
 import type { AppBindings, Principal } from '../types';
+import { isDigest, keyDigest } from './key-digest';
 
 /** The WebSocket subprotocol the service answers with; a browser token rides next to it as `bearer.<token>`. */
 export const WS_SUBPROTOCOL = 'mcp-ondemand';
@@ -91,11 +92,10 @@ export const authenticate: MiddlewareHandler<AppBindings> = async (c, next) => {
 
 async function fromApiKey(key: string, tenants: Tenant[], endUser: string | undefined): Promise<Principal | undefined> {
   if (key.split('.').length === 3) return undefined; // a JWT, not a key
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+  const digest = await keyDigest(key);
   for (const tenant of tenants) {
     for (const hex of tenant.apiKeySha256) {
-      const expected = Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
-      if (crypto.subtle.timingSafeEqual(digest, expected)) {
+      if (isDigest(digest, hex)) {
         const user = endUser?.trim() || 'service';
         if (!END_USER.test(user))
           throw new ApiError(400, 'invalid_end_user', 'X-End-User must be 1-128 of letters, digits and . _ @ -');

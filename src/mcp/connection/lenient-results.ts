@@ -1,9 +1,5 @@
-import {
-  PROTOCOL_VERSION_META_KEY,
-  specTypeSchemas,
-  type JSONRPCMessage,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import { PROTOCOL_VERSION_META_KEY, specTypeSchemas, type Transport } from '@modelcontextprotocol/client';
+import { hookIncoming } from './incoming';
 
 /**
  * Liberal in what we accept (docs/MCP-CLIENT.md "Lenient with servers"):
@@ -93,8 +89,8 @@ interface ListWalk {
 /**
  * Mends the results of `transport` as described above, reporting each
  * result of a cacheable method or list to `onResult`. Patches the instance
- * (its `send` and `onmessage`), so it stays the SDK's transport — the
- * connection tells a 2025 session by `instanceof`.
+ * (its `send`, and `onmessage` through incoming.ts), so it stays the SDK's
+ * transport.
  */
 export function acceptLeniently<T extends Transport>(transport: T, onResult: (mended: Mended) => void): T {
   const pending = new Map<string | number, Pending>();
@@ -113,32 +109,23 @@ export function acceptLeniently<T extends Transport>(transport: T, onResult: (me
     }
     return send(message, options);
   };
-  let handler: Transport['onmessage'];
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    get: () => handler,
-    set: (next: Transport['onmessage']) => {
-      handler =
-        next &&
-        ((message: JSONRPCMessage, extra?: Parameters<NonNullable<Transport['onmessage']>>[1]) => {
-          if ('id' in message && message.id !== undefined && pending.size > 0) {
-            const request = pending.get(message.id as string | number);
-            if (request) {
-              pending.delete(message.id as string | number);
-              if ('result' in message && typeof message.result === 'object' && message.result !== null) {
-                const mended = mend(request, message.result as Record<string, unknown>, walks);
-                // Cacheable methods and lists always report (a good result clears what was said); others only a change.
-                const tracked = CACHEABLE.has(request.method) || request.method in LISTS;
-                if (tracked || mended.warnings.length || warned.has(request.method)) onResult(mended);
-                if (!tracked) mended.warnings.length ? warned.add(request.method) : warned.delete(request.method);
-              }
-            }
-          }
-          next(message, extra);
-        });
-    },
+  // The first hook on the transport (incoming.ts): the others see what this has mended.
+  return hookIncoming(transport, (message, next) => {
+    if ('id' in message && message.id !== undefined && pending.size > 0) {
+      const request = pending.get(message.id as string | number);
+      if (request) {
+        pending.delete(message.id as string | number);
+        if ('result' in message && typeof message.result === 'object' && message.result !== null) {
+          const mended = mend(request, message.result as Record<string, unknown>, walks);
+          // Cacheable methods and lists always report (a good result clears what was said); others only a change.
+          const tracked = CACHEABLE.has(request.method) || request.method in LISTS;
+          if (tracked || mended.warnings.length || warned.has(request.method)) onResult(mended);
+          if (!tracked) mended.warnings.length ? warned.add(request.method) : warned.delete(request.method);
+        }
+      }
+    }
+    next(message);
   });
-  return transport;
 }
 
 function mend(request: Pending, result: Record<string, unknown>, walks: Map<string, ListWalk>): Mended {

@@ -1,4 +1,5 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
+import { hookIncoming } from './incoming';
 import { REDACTED } from '../../observability/redact';
 
 /*
@@ -16,22 +17,8 @@ export function maskEchoedSecrets<T extends Transport>(transport: T, secrets: re
   if (!secrets.length) return transport;
   // Longest first: a secret that contains another is masked whole.
   const masks = [...secrets].sort((a, b) => b.length - a.length);
-  // Composed with whatever already patched `onmessage` (lenient-results.ts, task-results.ts): ours goes inside theirs.
-  const prior = Object.getOwnPropertyDescriptor(transport, 'onmessage');
-  let handler: Transport['onmessage'];
-  const wrap = (next: Transport['onmessage']): Transport['onmessage'] =>
-    next &&
-    ((message: JSONRPCMessage, extra?: Parameters<NonNullable<Transport['onmessage']>>[1]) =>
-      next(maskStrings(message, masks), extra));
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    get: () => (prior?.get ? prior.get.call(transport) : handler),
-    set: (next: Transport['onmessage']) => {
-      if (prior?.set) prior.set.call(transport, wrap(next));
-      else handler = wrap(next);
-    },
-  });
-  return transport;
+  // Inside the lenient layer and the task hand-over (incoming.ts): the SDK reads what this hands on.
+  return hookIncoming(transport, (message, next) => next(maskStrings(message, masks)));
 }
 
 /** `value` with `masks` replaced in every string (in place: a message is parsed fresh for us), walked without recursion. */

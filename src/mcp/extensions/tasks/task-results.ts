@@ -1,4 +1,5 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
+import { hookIncoming } from '../../connection/incoming';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 
 /** The Tasks extension's id (declared through extension.ts). */
@@ -35,41 +36,28 @@ export function acceptTaskResults<T extends Transport>(transport: T): T {
     }
     return send(message, options);
   };
-  // Composed with whatever already patched `onmessage` (lenient-results.ts): our handler goes inside theirs.
-  const prior = Object.getOwnPropertyDescriptor(transport, 'onmessage');
-  let handler: Transport['onmessage'];
-  const wrap = (next: Transport['onmessage']): Transport['onmessage'] =>
-    next &&
-    ((message: JSONRPCMessage, extra?: Parameters<NonNullable<Transport['onmessage']>>[1]) => {
-      if (
-        'id' in message &&
-        message.id !== undefined &&
-        calls.delete(message.id as string | number) &&
-        'result' in message
-      ) {
-        const result = message.result as Record<string, unknown>;
-        if (result.resultType === 'task') {
-          const { resultType: _task, content: _content, _meta, ...task } = result;
-          message = {
-            ...message,
-            result: {
-              resultType: 'complete',
-              content: [],
-              isError: true,
-              _meta: { ...(_meta as object), [TASK_RESULT_KEY]: task },
-            },
-          };
-        }
+  // Inside the lenient layer (mcp/connection/incoming.ts): it has mended the message before this sees it.
+  return hookIncoming(transport, (message, next) => {
+    if (
+      'id' in message &&
+      message.id !== undefined &&
+      calls.delete(message.id as string | number) &&
+      'result' in message
+    ) {
+      const result = message.result as Record<string, unknown>;
+      if (result.resultType === 'task') {
+        const { resultType: _task, content: _content, _meta, ...task } = result;
+        message = {
+          ...message,
+          result: {
+            resultType: 'complete',
+            content: [],
+            isError: true,
+            _meta: { ...(_meta as object), [TASK_RESULT_KEY]: task },
+          },
+        };
       }
-      next(message, extra);
-    });
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    get: () => (prior?.get ? prior.get.call(transport) : handler),
-    set: (next: Transport['onmessage']) => {
-      if (prior?.set) prior.set.call(transport, wrap(next));
-      else handler = wrap(next);
-    },
+    }
+    next(message);
   });
-  return transport;
 }

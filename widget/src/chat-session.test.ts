@@ -565,6 +565,51 @@ describe('answers to the service', () => {
     expect(seen.errors).toEqual([]);
     expect(seen.finished).toEqual([]);
   });
+
+  it('a message sent while the stopped answer is read back is not wiped by that older history', async () => {
+    // Stop's reply can come after the stopped stream has ended; the page is idle then, so the person may
+    // send again while the stopped answer is read back. That read is older than the new turn.
+    let release!: () => void;
+    let stopped!: () => void;
+    let readBack!: () => void;
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on(
+        'POST /v1/conversations/c1/messages',
+        () =>
+          new Promise<Response>(
+            (resolve) => (release = () => resolve(stream([{ type: 'start', messageId: 'a1' }, { type: 'abort' }]))),
+          ),
+        () => stream(answer('a2', 'You said: one more')),
+      )
+      .on(
+        'DELETE /v1/conversations/c1/stream',
+        () => new Promise((resolve) => (stopped = () => resolve(json({ stopped: true })))),
+      )
+      .on(
+        'GET /v1/conversations/c1',
+        () =>
+          new Promise(
+            (resolve) =>
+              (readBack = () =>
+                resolve(json({ id: 'c1', messages: [user('u1', 'Write a lot'), assistant('a1', 'word0 word1')] }))),
+          ),
+      );
+    const { session, transcript } = chat();
+    const sent = session.send('Write a lot', []);
+    await until(() => release !== undefined);
+    const stopping = session.stop();
+    await until(() => stopped !== undefined);
+    release();
+    await sent;
+    expect(session.status).toBe('ready');
+    stopped();
+    await until(() => readBack !== undefined);
+    await session.send('one more', []);
+    readBack();
+    await stopping;
+    expect(transcript().slice(-2)).toEqual(['user: one more', 'assistant: You said: one more']);
+  });
 });
 
 describe('an answer that waits for a tool call running as a task (MCP Tasks)', () => {

@@ -98,6 +98,8 @@ export class ChatSession {
   private turnFailed: string | null = null;
   /** Ends the current wait between two looks at a waiting answer at once (after a stop). */
   private wake: (() => void) | null = null;
+  /** Turns begun or followed again on this page; a history read that a later turn overtook is not shown (reloadHistory). */
+  private turnsBegun = 0;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.id = options.conversation || this.stored();
@@ -346,6 +348,7 @@ export class ChatSession {
       return false;
     }
     const signal = this.options.lifetime();
+    this.turnsBegun++;
     this.setStatus('answering');
     try {
       let response: Response;
@@ -377,6 +380,7 @@ export class ChatSession {
   /** Follows the turn running on the service (from "Try again" after the connection could not be re-established). */
   private async resumeTurn(): Promise<void> {
     if (this.busy || !this.id) return;
+    this.turnsBegun++;
     this.setStatus('reconnecting');
     try {
       await this.follow(this.options.lifetime(), null);
@@ -465,9 +469,17 @@ export class ChatSession {
     return ended;
   }
 
+  /**
+   * Shows the history as stored. False when it could not be read, or when a
+   * turn began while it was read (Stop's read-back, then the person sent
+   * again): that history is older than what the page shows, and is dropped.
+   */
   private async reloadHistory(): Promise<boolean> {
+    const begun = this.turnsBegun;
     try {
-      this.options.messages.show((await this.options.api.conversation(this.id!)).messages);
+      const { messages } = await this.options.api.conversation(this.id!);
+      if (begun !== this.turnsBegun) return false;
+      this.options.messages.show(messages);
       return true;
     } catch (error) {
       if (!this.options.lifetime().aborted) this.options.onError(error, () => void this.reloadHistory());

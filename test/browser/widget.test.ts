@@ -247,6 +247,27 @@ describe('the demo page at / (npm start)', () => {
     await screenshot(page, '09-pdf-described');
   });
 
+  it('a catalog read that lands after the @ was erased opens no menu over the empty box', async () => {
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => {
+      void page.route('**/v1/conversations/*/catalog', async (route) => {
+        const response = await route.fetch();
+        await new Promise<void>((release) => (deliver = release));
+        await route.fulfill({ response });
+        resolve();
+      });
+    });
+    await input().fill('@quart');
+    await expect.poll(() => deliver !== undefined).toBe(true);
+    await input().fill('');
+    deliver();
+    await delivered;
+    // The read is in; the page has had frames to act on it.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await chat().getByRole('listbox', { name: 'Resources to attach' }).isVisible()).toBe(false);
+    await page.unroute('**/v1/conversations/*/catalog');
+  });
+
   it('builds a URI from the customer template with autocomplete and attaches it', async () => {
     await input().fill('@customer');
     await chat()

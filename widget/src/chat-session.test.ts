@@ -157,6 +157,16 @@ async function until(check: () => boolean): Promise<void> {
   expect(check()).toBe(true);
 }
 
+/** A reply held back until `release()`, to land it at a chosen moment; `asked()` once the request came. */
+function held(reply: Reply) {
+  let release: (() => void) | undefined;
+  return {
+    reply: () => new Promise<Response>((resolve) => (release = () => void resolve(reply()))),
+    asked: () => release !== undefined,
+    release: () => release!(),
+  };
+}
+
 let service: FakeService;
 beforeEach(() => {
   service = new FakeService();
@@ -565,50 +575,107 @@ describe('answers to the service', () => {
     expect(seen.errors).toEqual([]);
     expect(seen.finished).toEqual([]);
   });
+});
+
+describe('a read the page has moved past is not shown', () => {
+  /**
+   * Sends, presses Stop, and lands the stopped stream's end before Stop's
+   * reply (the page is idle then); returns once Stop's read-back of the
+   * history is asked for, and held; `stopping` settles when Stop is done.
+   */
+  async function stopBeforeReadBack(
+    session: ChatSession,
+    replies: Record<'turn' | 'stop' | 'readBack', ReturnType<typeof held>>,
+  ) {
+    const sent = session.send('Write a lot', []);
+    await until(replies.turn.asked);
+    const stopping = session.stop();
+    await until(replies.stop.asked);
+    replies.turn.release();
+    await sent;
+    expect(session.status).toBe('ready');
+    replies.stop.release();
+    await until(replies.readBack.asked);
+    return { stopping }; // not the promise itself: an async function's caller would wait for it
+  }
 
   it('a message sent while the stopped answer is read back is not wiped by that older history', async () => {
     // Stop's reply can come after the stopped stream has ended; the page is idle then, so the person may
     // send again while the stopped answer is read back. That read is older than the new turn.
-    let release!: () => void;
-    let stopped!: () => void;
-    let readBack!: () => void;
+    const turn = held(() => stream([{ type: 'start', messageId: 'a1' }, { type: 'abort' }]));
+    const stop = held(() => json({ stopped: true }));
+    const readBack = held(() =>
+      json({ id: 'c1', messages: [user('u1', 'Write a lot'), assistant('a1', 'word0 word1')] }),
+    );
     service
       .on('POST /v1/conversations', () => json({ id: 'c1' }))
-      .on(
-        'POST /v1/conversations/c1/messages',
-        () =>
-          new Promise<Response>(
-            (resolve) => (release = () => resolve(stream([{ type: 'start', messageId: 'a1' }, { type: 'abort' }]))),
-          ),
-        () => stream(answer('a2', 'You said: one more')),
-      )
-      .on(
-        'DELETE /v1/conversations/c1/stream',
-        () => new Promise((resolve) => (stopped = () => resolve(json({ stopped: true })))),
-      )
-      .on(
-        'GET /v1/conversations/c1',
-        () =>
-          new Promise(
-            (resolve) =>
-              (readBack = () =>
-                resolve(json({ id: 'c1', messages: [user('u1', 'Write a lot'), assistant('a1', 'word0 word1')] }))),
-          ),
-      );
+      .on('POST /v1/conversations/c1/messages', turn.reply, () => stream(answer('a2', 'You said: one more')))
+      .on('DELETE /v1/conversations/c1/stream', stop.reply)
+      .on('GET /v1/conversations/c1', readBack.reply);
     const { session, transcript } = chat();
-    const sent = session.send('Write a lot', []);
-    await until(() => release !== undefined);
-    const stopping = session.stop();
-    await until(() => stopped !== undefined);
-    release();
-    await sent;
-    expect(session.status).toBe('ready');
-    stopped();
-    await until(() => readBack !== undefined);
+    const { stopping } = await stopBeforeReadBack(session, { turn, stop, readBack });
     await session.send('one more', []);
-    readBack();
+    readBack.release();
     await stopping;
     expect(transcript().slice(-2)).toEqual(['user: one more', 'assistant: You said: one more']);
+  });
+
+  it('a prompt run keeps the page busy until its messages are read back as stored', async () => {
+    const readBack = held(() =>
+      json({ id: 'c1', messages: [user('u1', 'Summarize task://1'), assistant('a1', 'Summary.')] }),
+    );
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('POST /v1/conversations/c1/prompts/run', () => stream(answer('a1', 'Summary.')))
+      .on('GET /v1/conversations/c1', readBack.reply);
+    const { session, transcript } = chat();
+    const ran = session.runPrompt('demo', 'summarize', { uri: 'task://1' });
+    await until(readBack.asked);
+    // The answer has streamed in, but the prompt's own message is still the placeholder: not idle yet.
+    expect(session.status).not.toBe('ready');
+    expect(transcript()).toEqual(['user: (uri: task://1)', 'assistant: Summary.']);
+    readBack.release();
+    expect(await ran).toBe(true);
+    expect(session.status).toBe('ready');
+    expect(transcript()).toEqual(['user: Summarize task://1', 'assistant: Summary.']);
+  });
+
+  it('a read of one conversation that lands after the host switched to another is not shown', async () => {
+    const turn = held(() => stream([{ type: 'abort' }]));
+    const stop = held(() => json({ stopped: true }));
+    const readBack = held(() => json({ id: 'c1', messages: [user('u1', 'Write a lot')] }));
+    service
+      .on('POST /v1/conversations/c1/messages', turn.reply)
+      .on('DELETE /v1/conversations/c1/stream', stop.reply)
+      .on('GET /v1/conversations/c1', readBack.reply)
+      .on('GET /v1/conversations/c2', () => json({ id: 'c2', messages: [user('u2', 'Other'), assistant('a2', 'B.')] }))
+      .on('GET /v1/conversations/c2/stream', () => new Response(null, { status: 204 }));
+    const { session, transcript } = chat({ conversation: 'c1' });
+    const { stopping } = await stopBeforeReadBack(session, { turn, stop, readBack });
+    await session.switchTo('c2');
+    readBack.release();
+    await stopping;
+    expect(session.conversationId).toBe('c2');
+    expect(transcript()).toEqual(['user: Other', 'assistant: B.']);
+  });
+
+  it('a conversation created for the @ menu is not adopted when the host switched to another meanwhile', async () => {
+    const created = held(() => json({ id: 'c-new' }));
+    service
+      .on('POST /v1/conversations', created.reply)
+      .on('GET /v1/conversations/c-new/catalog', () => json({ servers: [{ id: 'new' }] }))
+      .on('GET /v1/conversations/c2/catalog', () => json({ servers: [{ id: 'c2-server' }] }))
+      .on('GET /v1/conversations/c2', () => json({ id: 'c2', messages: [] }))
+      .on('GET /v1/conversations/c2/stream', () => new Response(null, { status: 204 }));
+    const { session, storage, seen } = chat();
+    const catalog = session.catalog();
+    await until(created.asked);
+    await session.switchTo('c2');
+    created.release();
+    expect((await catalog).servers.map((s) => s.id)).toEqual(['c2-server']);
+    expect(session.conversationId).toBe('c2');
+    expect(storage.items.get(KEY)).toBe('c2');
+    expect(seen.created).toEqual([]);
   });
 });
 
@@ -735,6 +802,31 @@ describe('an answer that waits for a tool call running as a task (MCP Tasks)', (
     expect(messages.all().at(-1)!.metadata).toMatchObject({ stopped: true });
     expect(service.calls('GET /v1/conversations/c1/stream')).toHaveLength(0);
     expect(seen.finished).toEqual([]);
+    expect(session.status).toBe('ready');
+  });
+
+  it('Stop while the answer is being looked at is not left to the next look: the look after it comes at once', async () => {
+    // The look in flight when Stop is pressed still sees the task working; the next one sees it stopped.
+    const look = held(latest(stored('working', 'Writing', { waitingForTasks: true })));
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('POST /v1/conversations/c1/messages', () => stream(firstTurn))
+      .on(
+        'GET /v1/conversations/c1/messages?limit=1',
+        look.reply,
+        latest(stored('cancelled', 'Stopped by the user', { waitingForTasks: false, stopped: true })),
+      )
+      .on('DELETE /v1/conversations/c1/stream', () => json({ stopped: true }));
+    const { session, messages } = chat();
+    const sent = session.send('A report please', []);
+    await until(() => session.status === 'waiting');
+    await vi.advanceTimersByTimeAsync(TASK_POLL_MS);
+    await until(look.asked);
+    await session.stop();
+    look.release();
+    // No timer advanced: the wait after the stale look is skipped.
+    expect(await sent).toBe(true);
+    expect(taskStatus(messages)).toBe('Stopped by the user');
     expect(session.status).toBe('ready');
   });
 

@@ -77,6 +77,8 @@ export interface TurnOptions {
   onRefused?: () => void;
   /** What "Try again" does; default: the same turn again. */
   retry?: () => void;
+  /** The history as stored is read back once the turn ended well, before the page is idle again. */
+  readBack?: boolean;
 }
 
 type Turn = (signal: AbortSignal) => Promise<Response>;
@@ -98,8 +100,14 @@ export class ChatSession {
   private turnFailed: string | null = null;
   /** Ends the current wait between two looks at a waiting answer at once (after a stop). */
   private wake: (() => void) | null = null;
-  /** Turns begun or followed again on this page; a history read that a later turn overtook is not shown (reloadHistory). */
-  private turnsBegun = 0;
+  /** A stop came while the waiting answer was being looked at (no wait to end): the next wait is skipped. */
+  private wakeNext = false;
+  /**
+   * Bumped when what the page shows gets a new owner: a turn begins or is
+   * followed again, or a conversation is loaded. A history read that one of
+   * these overtook is older than the page, and is not shown (reloadHistory).
+   */
+  private generation = 0;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.id = options.conversation || this.stored();
@@ -123,6 +131,8 @@ export class ChatSession {
     this.creating ??= this.options.api
       .createConversation()
       .then(({ id }) => {
+        // The host may have switched to a conversation meanwhile: that one is shown, and used.
+        if (this.id !== null) return this.id;
         this.id = id;
         this.remember(id);
         this.options.onCreate?.(id);
@@ -142,6 +152,7 @@ export class ChatSession {
 
   /** An existing conversation: its history, then the turn still running, if any. */
   async load(id: string): Promise<void> {
+    this.generation++;
     this.setStatus('loading');
     this.options.onLoad?.(id);
     try {
@@ -150,7 +161,8 @@ export class ChatSession {
       await this.followTasks(this.options.lifetime());
     } catch (error) {
       if (error instanceof ChatError && error.status === 404) this.forget();
-      else if (!this.options.lifetime().aborted) this.options.onError(error, () => void this.load(id));
+      else if (!this.options.lifetime().aborted)
+        this.options.onError(error, () => void (this.id === id && !this.busy && this.load(id)));
     } finally {
       this.setStatus('ready');
     }
@@ -159,8 +171,9 @@ export class ChatSession {
   /** The catalog (servers, their resources and prompts), asked for again after 15 s. */
   async catalog(): Promise<Catalog> {
     if (this.catalogCache && Date.now() - this.catalogCache.at < CATALOG_MAX_AGE_MS) return this.catalogCache.value;
-    const value = await this.options.api.catalog(await this.ensureConversation());
-    this.catalogCache = { value, at: Date.now() };
+    const id = await this.ensureConversation();
+    const value = await this.options.api.catalog(id);
+    if (id === this.id) this.catalogCache = { value, at: Date.now() };
     return value;
   }
 
@@ -252,11 +265,8 @@ export class ChatSession {
     const api = this.options.api;
     const ran = await this.runTurn(
       async (signal) => api.runPrompt(await this.ensureConversation(), { server, name, arguments: values }, signal),
-      {
-        onRefused: () => this.options.messages.remove(placeholder),
-      },
+      { onRefused: () => this.options.messages.remove(placeholder), readBack: true },
     );
-    if (ran) await this.reloadHistory();
     return ran;
   }
 
@@ -329,7 +339,8 @@ export class ChatSession {
       return;
     }
     if (this.wake) this.wake();
-    else if (!this.busy) await this.reloadHistory();
+    else if (this.busy) this.wakeNext = true;
+    else await this.reloadHistory();
   }
 
   // ---- turns ---------------------------------------------------------------------
@@ -348,7 +359,8 @@ export class ChatSession {
       return false;
     }
     const signal = this.options.lifetime();
-    this.turnsBegun++;
+    this.generation++;
+    this.wakeNext = false;
     this.setStatus('answering');
     try {
       let response: Response;
@@ -371,6 +383,7 @@ export class ChatSession {
         return false;
       }
       await this.followTasks(signal);
+      if (options.readBack) await this.reloadHistory();
       return true;
     } finally {
       this.setStatus('ready');
@@ -380,7 +393,7 @@ export class ChatSession {
   /** Follows the turn running on the service (from "Try again" after the connection could not be re-established). */
   private async resumeTurn(): Promise<void> {
     if (this.busy || !this.id) return;
-    this.turnsBegun++;
+    this.generation++;
     this.setStatus('reconnecting');
     try {
       await this.follow(this.options.lifetime(), null);
@@ -471,14 +484,15 @@ export class ChatSession {
 
   /**
    * Shows the history as stored. False when it could not be read, or when a
-   * turn began while it was read (Stop's read-back, then the person sent
-   * again): that history is older than what the page shows, and is dropped.
+   * turn began or another conversation was loaded while it was read (Stop's
+   * read-back, then the person sent again): that history is older than what
+   * the page shows, and is dropped.
    */
   private async reloadHistory(): Promise<boolean> {
-    const begun = this.turnsBegun;
+    const { generation, id } = this;
     try {
-      const { messages } = await this.options.api.conversation(this.id!);
-      if (begun !== this.turnsBegun) return false;
+      const { messages } = await this.options.api.conversation(id!);
+      if (generation !== this.generation || id !== this.id) return false;
       this.options.messages.show(messages);
       return true;
     } catch (error) {
@@ -564,8 +578,12 @@ export class ChatSession {
     return fresh;
   }
 
-  /** Waits `ms`; cut short when the chat leaves the page, or by `wake` (a stop). */
+  /** Waits `ms`; cut short when the chat leaves the page, or by `wake` (a stop); none after a stop that found no wait. */
   private pause(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.wakeNext) {
+      this.wakeNext = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

@@ -228,19 +228,27 @@ export class McpOndemandChat extends HTMLElement {
   // ---- composer: menus, forms, attachments ---------------------------------------
 
   private async updateMenus(): Promise<void> {
-    const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
-    const slash = /^\/(\S*)$/.exec(this.input.value);
-    const at = /(?:^|\s)@(\S*)$/.exec(before);
-    if (!slash) this.slashMenu.close();
-    if (!at) this.atMenu.close();
-    if (!slash && !at) return;
+    const asked = this.menuQuery();
+    if (asked.slash === undefined) this.slashMenu.close();
+    if (asked.at === undefined) this.atMenu.close();
+    if (asked.slash === undefined && asked.at === undefined) return;
     try {
       const catalog = await this.session.catalog();
-      if (slash && this.input.value.startsWith('/')) this.slashMenu.show(slashOptions(catalog, slash[1]!));
-      else if (at) this.atMenu.show(resourceOptions(catalog, at[1]!));
+      // The person may have typed on (or sent) while the catalog was read: a menu shows only for what the box says now.
+      const now = this.menuQuery();
+      if (asked.slash !== undefined && now.slash === asked.slash) this.slashMenu.show(slashOptions(catalog, now.slash));
+      else if (asked.at !== undefined && now.at === asked.at) this.atMenu.show(resourceOptions(catalog, now.at));
     } catch (error) {
       this.showError(error);
     }
+  }
+
+  /** What the box asks a menu for: `/query` as the whole message, or `@query` just before the caret. */
+  private menuQuery(): { slash?: string; at?: string } {
+    const before = this.input.value.slice(0, this.input.selectionStart ?? this.input.value.length);
+    const slash = /^\/(\S*)$/.exec(this.input.value)?.[1];
+    const at = /(?:^|\s)@(\S*)$/.exec(before)?.[1];
+    return { ...(slash !== undefined ? { slash } : {}), ...(at !== undefined ? { at } : {}) };
   }
 
   private formDeps(): FormDeps {

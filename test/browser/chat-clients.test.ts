@@ -535,6 +535,30 @@ describe('the chat widget on a SaaS page (the same service, a slow model)', () =
     await idle();
   });
 
+  it('moved in the page mid-answer (a host re-parenting it), it follows the turn again: the answer arrives whole', async () => {
+    const { page, chat, ask, idle } = await openWidget(await tokenFor(newUser().user));
+    await ask('write slowly while I move you');
+    await expect
+      .poll(async () => (await chat.locator('article.assistant').last().innerText()).split(' ').length, {
+        timeout: 15_000,
+      })
+      .toBeGreaterThan(5);
+    // Leaving the page cuts what the element follows; the turn goes on at the service.
+    await page.evaluate(() => {
+      const element = document.querySelector('mcp-ondemand-chat')!;
+      const panel = document.createElement('aside');
+      document.body.append(panel);
+      panel.append(element);
+    });
+    await expect
+      .poll(() => chat.locator('article.assistant').last().innerText(), { timeout: 30_000 })
+      .toContain('word199');
+    await idle();
+    const answer = await chat.locator('article.assistant').last().innerText();
+    expect(answer.match(/word\d+/g)).toEqual(Array.from({ length: 200 }, (_, i) => `word${i}`));
+    expect(await chat.locator('article.assistant').count()).toBe(1);
+  });
+
   it("a server's question is a form in the widget; the answer goes back and the turn finishes with it", async () => {
     const { chat, ask, idle } = await openWidget(await tokenFor(newUser().user));
     await ask('give me the weekly report please');

@@ -108,6 +108,10 @@ export class ChatSession {
    * these overtook is older than the page, and is not shown (reloadHistory).
    */
   private generation = 0;
+  /** The chat left the page while busy: what it followed was cut there (backOnPage follows it again). */
+  private cut = false;
+  /** Called once the status is `ready` again. */
+  private readyWaiters: Array<() => void> = [];
 
   constructor(private readonly options: ChatSessionOptions) {
     this.id = options.conversation || this.stored();
@@ -148,6 +152,23 @@ export class ChatSession {
     this.catalogCache = null;
     this.remember(id);
     return this.load(id);
+  }
+
+  /** The chat leaves the page: its lifetime is about to end, cutting the turn or wait it follows. */
+  leftPage(): void {
+    this.cut = this.busy;
+  }
+
+  /**
+   * The chat is back on the page (a host moved it in the DOM): a turn or a
+   * wait for tasks that was cut when it left goes on at the service, so it
+   * is followed again from there once the cut one has wound down.
+   */
+  async backOnPage(): Promise<void> {
+    if (!this.cut) return;
+    this.cut = false;
+    if (this.busy) await new Promise<void>((resolve) => this.readyWaiters.push(resolve));
+    if (this.id && !this.busy) await this.load(this.id);
   }
 
   /** An existing conversation: its history, then the turn still running, if any. */
@@ -605,6 +626,7 @@ export class ChatSession {
   private setStatus(status: ChatStatus): void {
     this.current = status;
     this.options.onStatus(status);
+    if (status === 'ready') for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 }
 

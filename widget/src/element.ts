@@ -76,6 +76,7 @@ export class McpOndemandChat extends HTMLElement {
     if (this.lifetime.signal.aborted) {
       this.lifetime = new AbortController();
       this.transcript.renderAll(); // back on the page: its views load again
+      void this.session.backOnPage();
     }
     if (this.built) return;
     this.built = true;
@@ -109,6 +110,7 @@ export class McpOndemandChat extends HTMLElement {
   }
 
   disconnectedCallback(): void {
+    this.session.leftPage();
     this.lifetime.abort();
     this.views.closeAll();
     this.stopClock();

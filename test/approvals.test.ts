@@ -1,9 +1,9 @@
 import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import type { UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { api, conversationStub, createConversation, postJson } from './helpers/api';
+import { api, conversationStub, createConversation, openSocketTab, postJson } from './helpers/api';
 import { demoTaskTitles } from './helpers/demo-client';
-import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, textOfChunks, toolResults } from './helpers/turns';
 import { approveIn } from './helpers/conversation';
 
 type Pending = { toolCallId: string; toolName: string; input: { title?: string }; approvalId: string };
@@ -116,4 +116,59 @@ describe('approvals', () => {
       400,
     );
   });
+});
+
+describe('an answer that arrives while the turn that asked is still closing', () => {
+  // The approval request reaches the client before the model's step has ended — here the model holds its finish back
+  // 400 ms, as a slow provider or a loaded service does. A quick click, or useAgentChat (which sends the moment the
+  // request shows), answers in that gap: the answer waits for the turn to close and then goes on; it is not refused.
+  for (const via of ['http', 'socket'] as const)
+    it(`${via}: the answer waits for the asking turn to close, then the turn goes on, once`, async () => {
+      const id = await createConversation();
+      const title = `Quick approval ${crypto.randomUUID().slice(0, 8)}`;
+      const model = scriptedModel(
+        (call, i) =>
+          i === 0 ? callTools(['demo__create_task', { title }]) : say(`Done: ${toolResults(call.prompt).at(-1)?.text}`),
+        { pauseMs: (i) => (i === 0 ? 400 : 0) },
+      );
+      await runInDurableObject(await conversationStub(id), (instance) => {
+        instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+      });
+      const tab = via === 'socket' ? await openSocketTab(id) : undefined;
+      const asking = await postJson(`/v1/conversations/${id}/messages`, { text: 'create a task' });
+      const reader = asking.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = '';
+      while (!seen.includes('"tool-approval-request"')) {
+        const next = await reader.read();
+        if (next.done) throw new Error('the turn ended before asking');
+        seen += next.value;
+      }
+      const toolCallId = /"tool-approval-request"[^}]*"toolCallId":"([^"]+)"/.exec(seen)?.[1] ?? '';
+      expect(toolCallId).not.toBe('');
+      expect(seen).not.toContain('"type":"finish"'); // still closing: the model has not finished its step
+
+      if (tab) {
+        tab.socket.send(
+          JSON.stringify({ type: 'cf_agent_tool_approval', toolCallId, approved: true, autoContinue: true }),
+        );
+      } else {
+        const approved = await postJson(`/v1/conversations/${id}/approvals`, { toolCallId, approved: true });
+        expect(approved.status).toBe(200);
+        expect(textOfChunks(await sseChunks(approved))).toContain('Done: ');
+      }
+      for (let next = await reader.read(); !next.done; next = await reader.read()) seen += next.value;
+      expect(seen).toContain('"type":"finish"'); // the asking turn ended as it would have
+
+      const answer = async () =>
+        (await runInDurableObject(await conversationStub(id), (instance) => instance.parts.history.load())).at(-1)!;
+      await expect
+        .poll(async () => (await answer()).parts.map((p) => (p.type === 'text' ? p.text : '')).join(''), {
+          timeout: 10_000,
+        })
+        .toMatch(/^Done: .*Created task/);
+      expect(model.doStreamCalls).toHaveLength(2);
+      expect(await openTaskTitles()).toContain(title);
+      expect((await answer()).parts.find((p) => 'toolCallId' in p)).toMatchObject({ state: 'output-available' });
+      tab?.socket.close();
+    });
 });

@@ -26,6 +26,11 @@ export class LiveStream {
     return this.finished;
   }
 
+  /** A chunk so far names this tool call: the turn asked about it (an approval, a client tool's call) or ran it. */
+  mentions(toolCallId: string): boolean {
+    return this.chunks.some((chunk) => 'toolCallId' in chunk && chunk.toolCallId === toolCallId);
+  }
+
   /** A new reader: everything so far, then live chunks until the turn ends. */
   reader(): ReadableStream<UIMessageChunk> {
     let self: ReadableStreamDefaultController<UIMessageChunk>;

@@ -242,6 +242,7 @@ export class TurnRunner {
    * undefined.
    */
   async approve(answers: ApprovalAnswer[]): Promise<LiveStream | undefined> {
+    await this.askingTurnClosed(answers.map((a) => a.toolCallId));
     if (this.busy) throw turnInProgress();
     const { save, next } = recordApprovals(this.host.store.load(), answers);
     if (save) this.host.store.save([save]);
@@ -251,6 +252,7 @@ export class TurnRunner {
 
   /** Approval answers as a chat client sends them (see turn/messages.ts `clientApprovals`). */
   async approveFromClient(answers: ApprovalAnswer[]): Promise<LiveStream | undefined> {
+    await this.askingTurnClosed(answers.map((a) => a.toolCallId));
     return this.approve(clientApprovals(this.host.store.load(), answers));
   }
 
@@ -259,12 +261,25 @@ export class TurnRunner {
    * WebSocket continues separately, under its own request id). `ready` when
    * nothing in the step waits any more.
    */
-  record(answer: ToolCallAnswer): { message: UIMessage; ready: boolean } {
-    // A turn's own save would overwrite the answer: it waits for the turn (the client is sent the transcript).
+  async record(answer: ToolCallAnswer): Promise<{ message: UIMessage; ready: boolean }> {
+    await this.askingTurnClosed([answer.toolCallId]);
+    // A turn's own save would overwrite the answer: another turn running refuses it (the client is sent the transcript).
     if (this.busy) throw new ApiError(409, 'turn_in_progress', 'A turn is running; answer once it has finished');
     const recorded = recordAnswer(this.host.store.load(), answer);
     this.saveAnswer(recorded.message);
     return recorded;
+  }
+
+  /**
+   * An answer to a call of the turn still being streamed waits for that turn to end and be saved. The request for it
+   * reaches the client before the model's step has ended — by the length of the provider's last chunks, longer on a
+   * loaded service — and a quick click, or useAgentChat (which answers the moment the request shows), lands in that
+   * gap. Refusing it lost the answer: the client waits for a continuation that never comes.
+   */
+  private async askingTurnClosed(toolCallIds: string[]): Promise<void> {
+    const { state } = this;
+    if (state.kind !== 'streaming' || state.stream.done) return;
+    if (toolCallIds.some((id) => state.stream.mentions(id))) await state.stream.ended;
   }
 
   /** A message of the saved answer changed outside a turn: saved, and told (unless `tell` is false: a flag only the service reads). */

@@ -143,6 +143,41 @@ const questionIn = (messages: UIMessage[]) =>
 const toolPart = (messages: UIMessage[]) =>
   messages.flatMap((m) => m.parts).find((p) => 'toolCallId' in p) as { toolCallId: string; state: string } | undefined;
 
+/**
+ * A call into the tab that resolves when the hook says so (useAgentChat's `send` when its request's stream is done):
+ * one that never does fails within `ms`, saying where it stuck and what the tab holds — not as the test's timeout.
+ */
+async function inTab<T>(
+  client: { page: Page; frames: Frame[] },
+  label: string,
+  call: Promise<T>,
+  ms = 20_000,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(async () => {
+      const { status, messages, errors } = await state(client.page).catch(() => ({
+        status: '?',
+        messages: [],
+        errors: [],
+      }));
+      const frames = client.frames.map((f) =>
+        f.body ? `${f.type}:${JSON.parse(f.body).type}` : f.done ? `${f.type}:done` : f.type,
+      );
+      reject(
+        new Error(
+          `${label} did not return within ${ms} ms; the tab: status ${status}, ${messages.length} messages, errors ${JSON.stringify(errors)}, frames ${frames.slice(-30).join(' ')}`,
+        ),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([call, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Waits until the slow answer is being written (a few words in). */
 async function writing(page: Page): Promise<void> {
   await expect.poll(async () => (await lastText(page)).split(' ').length, { timeout: 15_000 }).toBeGreaterThan(5);
@@ -293,15 +328,23 @@ describe('useAgentChat + useAgent (WebSocket)', () => {
     for (const approved of [true, false]) {
       const id = await newConversation(token);
       const client = await openClient('ws', id, token);
-      await client.page.evaluate(() => window.chat!.send('create a task called Call the bank'));
+      await inTab(
+        client,
+        'send',
+        client.page.evaluate(() => window.chat!.send('create a task called Call the bank')),
+      );
       await expect
         .poll(async () => toolPart((await state(client.page)).messages)?.state, { timeout: 20_000 })
         .toBe('approval-requested');
       const asked = toolPart((await state(client.page)).messages)!;
-      await client.page.evaluate(({ toolCallId, approved }) => window.chat!.approve(toolCallId, approved), {
-        toolCallId: asked.toolCallId,
-        approved,
-      });
+      await inTab(
+        client,
+        'approve',
+        client.page.evaluate(({ toolCallId, approved }) => window.chat!.approve(toolCallId, approved), {
+          toolCallId: asked.toolCallId,
+          approved,
+        }),
+      );
       await expect.poll(async () => lastText(client.page), { timeout: 20_000 }).toContain('Done:');
       const messages = await settled(client.page);
       expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);

@@ -206,7 +206,7 @@ export class ChatSocket {
   private async answered(connection: ChatConnection, answer: ToolCallAnswer, autoContinue: boolean): Promise<void> {
     let result: { message: UIMessage; ready: boolean };
     try {
-      result = this.host.turns.record(answer);
+      result = await this.host.turns.record(answer);
     } catch (error) {
       send(connection, messagesFrame(this.host.transcript.recent()));
       logEvent('ws.refused', { kind: answer.kind, toolCallId: answer.toolCallId, ...errorFields(error) }, 'warn');

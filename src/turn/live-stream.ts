@@ -26,9 +26,13 @@ export class LiveStream {
     return this.finished;
   }
 
-  /** A chunk so far names this tool call: the turn asked about it (an approval, a client tool's call) or ran it. */
-  mentions(toolCallId: string): boolean {
-    return this.chunks.some((chunk) => 'toolCallId' in chunk && chunk.toolCallId === toolCallId);
+  /** The turn asked the client about this tool call: its approval, or its input (a tool the client runs). */
+  asked(toolCallId: string): boolean {
+    return this.chunks.some(
+      (chunk) =>
+        (chunk.type === 'tool-approval-request' || chunk.type === 'tool-input-available') &&
+        chunk.toolCallId === toolCallId,
+    );
   }
 
   /** A new reader: everything so far, then live chunks until the turn ends. */

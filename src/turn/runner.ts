@@ -271,7 +271,7 @@ export class TurnRunner {
   }
 
   /**
-   * An answer to a call of the turn still being streamed waits for that turn to end and be saved. The request for it
+   * An answer to a call the turn still being streamed asked about waits for that turn to end and be saved. The request for it
    * reaches the client before the model's step has ended — by the length of the provider's last chunks, longer on a
    * loaded service — and a quick click, or useAgentChat (which answers the moment the request shows), lands in that
    * gap. Refusing it lost the answer: the client waits for a continuation that never comes.
@@ -279,7 +279,7 @@ export class TurnRunner {
   private async askingTurnClosed(toolCallIds: string[]): Promise<void> {
     const { state } = this;
     if (state.kind !== 'streaming' || state.stream.done) return;
-    if (toolCallIds.some((id) => state.stream.mentions(id))) await state.stream.ended;
+    if (toolCallIds.some((id) => state.stream.asked(id))) await state.stream.ended;
   }
 
   /** A message of the saved answer changed outside a turn: saved, and told (unless `tell` is false: a flag only the service reads). */

@@ -32,7 +32,7 @@ export class TurnRequests {
       case 'regenerate':
         return runner.start({ kind: 'regenerate', messageId: command.messageId });
       case 'approvals':
-        return command.fromClient ? runner.approveFromClient(command.answers) : runner.approve(command.answers);
+        return runner.approve(command.answers, command.fromClient);
       case 'continue':
         return runner.start({ kind: 'continue' });
     }

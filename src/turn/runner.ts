@@ -239,21 +239,16 @@ export class TurnRunner {
   /**
    * The user's decisions on tool calls waiting for approval (saved at once);
    * the turn goes on once every call of the step is answered — until then,
-   * undefined.
+   * undefined. `fromClient`: the answers as a chat client sends them (see turn/messages.ts `clientApprovals`).
    */
-  async approve(answers: ApprovalAnswer[]): Promise<LiveStream | undefined> {
+  async approve(answers: ApprovalAnswer[], fromClient = false): Promise<LiveStream | undefined> {
     await this.askingTurnClosed(answers.map((a) => a.toolCallId));
     if (this.busy) throw turnInProgress();
-    const { save, next } = recordApprovals(this.host.store.load(), answers);
+    const stored = this.host.store.load();
+    const { save, next } = recordApprovals(stored, fromClient ? clientApprovals(stored, answers) : answers);
     if (save) this.host.store.save([save]);
     // A call of the same step still runs as a task: the answer goes on when it ends (the task follower asks again).
     return next === 'waiting' ? undefined : this.continueIfReady();
-  }
-
-  /** Approval answers as a chat client sends them (see turn/messages.ts `clientApprovals`). */
-  async approveFromClient(answers: ApprovalAnswer[]): Promise<LiveStream | undefined> {
-    await this.askingTurnClosed(answers.map((a) => a.toolCallId));
-    return this.approve(clientApprovals(this.host.store.load(), answers));
   }
 
   /**

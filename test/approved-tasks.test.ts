@@ -107,6 +107,11 @@ describe('an approved tool call that becomes a task (HTTP)', () => {
       expect(model.doStreamCalls).toHaveLength(2);
       const seen = toolResults(model.doStreamCalls[1]!.prompt).map((r) => r.text);
       expect(seen.join('\n')).not.toContain('Running as task');
+      // Stored and shown once (D12): what a reload reads has the call once, with one task card.
+      const { messages } = await (await api(`/v1/conversations/${id}`, {}, GATED)).json<{ messages: UIMessage[] }>();
+      const answer = messages.at(-1)!;
+      expect(answer.parts.filter((p) => (p as { toolCallId?: string }).toolCallId === toolCallId)).toHaveLength(1);
+      expect(answer.parts.filter((p) => p.type === 'data-task')).toHaveLength(1);
     });
   }
 });
@@ -182,6 +187,12 @@ describe('an approved tool call that becomes a task (the AI SDK chat client, as 
     await expect.poll(async () => textOf(await lastAnswer(id)), { timeout: 10_000 }).toBe('Result: Built in 4 steps.');
     expect(textOf(chat.messages.at(-1)!)).toBe('Result: Built in 4 steps.');
     expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    // The call once in what the client shows (D12: the continuation re-sent it into a step of its own, a second card).
+    const toolCallId = taskOf(waiting)!.toolCallId;
+    const calls = (message: UIMessage) =>
+      message.parts.filter((p) => (p as { toolCallId?: string }).toolCallId === toolCallId);
+    expect(calls(chat.messages.at(-1)!)).toHaveLength(1);
+    expect(calls(await lastAnswer(id))).toHaveLength(1);
     expect(model.doStreamCalls).toHaveLength(2);
   });
 });

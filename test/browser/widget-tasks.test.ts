@@ -139,11 +139,14 @@ describe('a long tool call behind an approval (the demo not trusted for its anno
     await containsText(card(), 'Completed');
     await expect.poll(() => turnsEnded(page), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
     expect(await lastAnswer().innerText()).not.toContain('Running as task');
+    // One card for the one call (D12: the answer that went on showed it a second time, also after a reload).
+    expect(await card().count()).toBe(1);
     await screenshot(page, 'tasks-05-approved-task');
     // After a reload: the same, not the placeholder.
     await page.reload();
     await containsText(lastAnswer(), 'Report: approved work');
     expect(await lastAnswer().innerText()).not.toContain('Running as task');
+    expect(await card().count()).toBe(1);
   });
 });
 

@@ -21,6 +21,11 @@ async function get(path) {
   return response.json();
 }
 
+/** The key's field and its Open button: hidden where no key is needed (a local service, AUTH_DISABLED). */
+function askForKey(asking) {
+  for (const element of [$('label[for="key"]'), $('#key'), $('#key-form button[type="submit"]')]) element.hidden = !asking;
+}
+
 function say(text, error = false) {
   $('#status').textContent = text;
   $('#status').classList.toggle('error', error);
@@ -45,17 +50,21 @@ async function load({ asked }) {
     if (!(error instanceof Refused)) return say(`The report could not be loaded: ${error.message}`, true);
     sessionStorage.removeItem(KEY_ITEM);
     key = '';
+    askForKey(true);
     return asked ? say('The operator key was refused.', true) : say('Enter the operator key.');
   }
+  // Answered without a key: the service runs without authentication, and its page asks for none.
+  askForKey(Boolean(key));
   if (key) sessionStorage.setItem(KEY_ITEM, key);
+  $('#report').hidden = false; // first: the chart is drawn at the width it is shown at
   renderTenants(overview);
   renderChartChoices(overview);
   renderChart();
   renderCache(overview);
-  $('#report').hidden = false;
   $('#refresh').hidden = false;
   $('#forget').hidden = !key;
-  say(`As of ${overview.generatedAt.slice(0, 19).replace('T', ' ')} UTC.`);
+  const asOf = `As of ${overview.generatedAt.slice(0, 19).replace('T', ' ')} UTC.`;
+  say(key ? asOf : `${asOf} No operator key is needed: this service runs without authentication (AUTH_DISABLED).`);
   await loadServers();
 }
 
@@ -63,6 +72,7 @@ const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
 const count = (n) => Math.round(n).toLocaleString('en-US');
 const tokensOf = (counters) => counters.inputTokens + counters.outputTokens;
 const percent = (part, whole) => (whole ? `${Math.round((part / whole) * 100)}%` : '—');
+const plural = (n, one, many) => `${count(n)} ${n === 1 ? one : many}`;
 
 function cell(text, { numeric = false, className } = {}) {
   const td = document.createElement('td');
@@ -75,6 +85,10 @@ function cell(text, { numeric = false, className } = {}) {
 function row(tbody, cells, name) {
   const tr = document.createElement('tr');
   if (name) tr.dataset.tenant = name;
+  // Each cell names its column, shown on a phone only, where a row is a card of "column value" lines (admin.css).
+  const columns = [...tbody.closest('table').querySelectorAll('thead th')].map((th) => th.textContent);
+  for (const [i, td] of cells.entries())
+    if (columns[i]) td.prepend(Object.assign(document.createElement('span'), { className: 'column', textContent: columns[i] }), ' ');
   tr.append(...cells);
   tbody.append(tr);
 }
@@ -172,14 +186,24 @@ function svg(name, attributes, text) {
   return element;
 }
 
-/** Bars of tokens (left axis), a line of dollars (right axis), one per day; each bar's title gives the day's figures. */
+/**
+ * Bars of tokens (left axis), a line of dollars (right axis), one per day; each bar's title gives the day's figures.
+ * Drawn at the width the figure has, one SVG unit to a CSS pixel, so that its labels keep their size on a phone
+ * (a fixed 880-unit drawing shrank them to a third); drawn again when the width changes.
+ */
 function renderChart() {
   const days = daysOf($('#chart-tenant').value);
-  const [width, height, left, right, top, bottom] = [880, 240, 70, 70, 12, 28];
+  const width = Math.max(280, Math.round($('#chart').clientWidth - 16));
+  // An axis with nothing on it has no top label: "1" token or "$0.0001" would be a figure no day had.
+  const spentTokens = Math.max(0, ...days.map((d) => d.tokens));
+  const spentUsd = Math.max(0, ...days.map((d) => d.usd));
+  const maxTokens = spentTokens || 1;
+  const maxUsd = spentUsd || 1;
+  // Each axis as wide as its longest label (12 px digits are about 7 px wide), so that none is cut on a phone.
+  const [left, right] = [count(maxTokens), usd(maxUsd)].map((label) => Math.max(36, label.length * 7 + 12));
+  const [height, top, bottom] = [240, 12, 28];
   const plotW = width - left - right;
   const plotH = height - top - bottom;
-  const maxTokens = Math.max(1, ...days.map((d) => d.tokens));
-  const maxUsd = Math.max(0.0001, ...days.map((d) => d.usd));
   const step = plotW / Math.max(1, days.length);
   const chart = svg('svg', {
     viewBox: `0 0 ${width} ${height}`,
@@ -188,11 +212,11 @@ function renderChart() {
   });
   chart.append(
     svg('line', { x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH, stroke: '#8a93a6' }),
-    svg('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, count(maxTokens)),
     svg('text', { x: left - 6, y: top + plotH, 'text-anchor': 'end' }, '0'),
-    svg('text', { x: left + plotW + 6, y: top + 10 }, usd(maxUsd)),
     svg('text', { x: left + plotW + 6, y: top + plotH }, '$0'),
   );
+  if (spentTokens) chart.append(svg('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, count(maxTokens)));
+  if (spentUsd) chart.append(svg('text', { x: left + plotW + 6, y: top + 10 }, usd(maxUsd)));
   const points = [];
   days.forEach((d, i) => {
     const barH = (d.tokens / maxTokens) * plotH;
@@ -250,7 +274,7 @@ async function loadServers() {
     ]);
   }
   const failing = servers.filter((s) => s.status === 'error').length;
-  status.textContent = `${servers.length} servers; ${failing} in error; checked ${servers[0]?.checkedAt.slice(0, 19).replace('T', ' ') ?? '—'} UTC.`;
+  status.textContent = `${plural(servers.length, 'server', 'servers')}; ${failing} in error; checked ${servers[0]?.checkedAt.slice(0, 19).replace('T', ' ') ?? '—'} UTC.`;
 }
 
 $('#key-form').addEventListener('submit', (event) => {
@@ -267,5 +291,11 @@ $('#forget').addEventListener('click', () => {
   say('The key is forgotten in this tab.');
 });
 $('#chart-tenant').addEventListener('change', renderChart);
+let chartWidth = 0;
+new ResizeObserver(() => {
+  const width = $('#chart').clientWidth;
+  if (overview && width && width !== chartWidth) renderChart();
+  chartWidth = width;
+}).observe($('#chart'));
 
 void load({ asked: false });

@@ -19,6 +19,8 @@ const TENANTS = ['shop', 'clinic'] as const;
 
 let model: Awaited<ReturnType<typeof startFakeModel>>;
 let service: Service;
+/** `npm start`'s configuration: no tenants, AUTH_DISABLED, no operator key. */
+let openService: Service;
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
 let context: BrowserContext;
 let page: Page;
@@ -26,7 +28,7 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   model = await startFakeModel({ port: BROWSER_PORTS.operatorModel, decide: providerPolicy });
-  [service, chromium] = await Promise.all([
+  [service, openService, chromium] = await Promise.all([
     startService(BROWSER_PORTS.operatorService, {
       TENANTS: JSON.stringify(
         TENANTS.map((id) => ({
@@ -42,6 +44,7 @@ beforeAll(async () => {
       // The demo MCP server is off with TENANTS unless enabled (it answers anyone); these tenants use it.
       DEMO_MCP_ENABLED: 'true',
     }),
+    startService(BROWSER_PORTS.operatorOpenService, { AUTH_DISABLED: 'true' }),
     launchChromium(),
   ]);
   // Real turns: shop reads the guidelines (a tool call and an MCP read) and answers twice; clinic once.
@@ -61,6 +64,7 @@ afterAll(async () => {
   await context?.close();
   await chromium?.close();
   await service?.stop();
+  await openService?.stop();
   await model?.close();
 });
 
@@ -187,6 +191,64 @@ describe("the operator's page", () => {
     expect(await page.locator('#servers tbody tr').count()).toBe(2);
 
     await screenshot(page, 'operator-page');
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+/** Opens the page at a phone's size (390 × 844): the page, and what sticks out past the screen's right edge. */
+async function onPhone(url: string): Promise<{ phone: Page; close(): Promise<void> }> {
+  const phoneContext = await chromium.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const phone = await phoneContext.newPage();
+  phone.on('pageerror', (error) => pageErrors.push(error.message));
+  await phone.goto(url);
+  return { phone, close: () => phoneContext.close() };
+}
+
+/** The page's width past the screen, and the chart's labels' size on screen in CSS pixels (font size × the SVG's scale). */
+const layout = (phone: Page) =>
+  phone.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    labelPx: [...document.querySelectorAll<SVGTextElement>('#chart svg text')].map(
+      (text) => parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM()!.a,
+    ),
+    labels: [...document.querySelectorAll('#chart svg text')].map((text) => text.textContent),
+  }));
+
+describe("the operator's page on a phone, and under npm start", () => {
+  it('fits a 390 px phone: no sideways scroll, chart labels of a legible size, each row read as "column value" lines', async () => {
+    const { phone, close } = await onPhone(`${service.url}/admin/`);
+    await phone.getByLabel('Operator key').fill(OPERATOR_KEY);
+    await phone.getByRole('button', { name: 'Open' }).click();
+    await hasText(phone.locator('#servers-status'), /^2 servers; 0 in error;/);
+    const { scrollWidth, labelPx } = await layout(phone);
+    expect(scrollWidth).toBeLessThanOrEqual(390);
+    expect(labelPx.length).toBeGreaterThan(4);
+    expect(Math.min(...labelPx)).toBeGreaterThanOrEqual(11);
+    // A tenant's row, as a person reads it on the phone: each figure beside the name of its column.
+    const shop = (await phone.locator('#tenants tbody tr[data-tenant="shop"]').innerText()).split('\n');
+    expect(shop[0]).toMatch(/^Tenant\s+shop$/);
+    expect(shop).toContainEqual(expect.stringMatching(/^Today\s+\$\d/));
+    expect(shop).toContainEqual(expect.stringMatching(/^Month: \$[\d.]+ of \$25\.00/));
+    expect(shop.at(-1)).toMatch(/^Tasks running\s+0$/);
+    await screenshot(phone, 'operator-page-phone');
+    await phone.locator('#chart').scrollIntoViewIfNeeded();
+    await screenshot(phone, 'operator-page-phone-chart');
+    await close();
+  });
+
+  it('under npm start (AUTH_DISABLED, no key set) asks for no key, says "1 server", and an axis of no spend reads $0', async () => {
+    const { phone, close } = await onPhone(`${openService.url}/admin/`);
+    await hasText(phone.locator('#servers-status'), /^1 server; 0 in error;/);
+    await containsText(phone.locator('#status'), 'No operator key is needed');
+    expect(await phone.getByLabel('Operator key').isVisible()).toBe(false);
+    expect(await phone.getByRole('button', { name: 'Open' }).isVisible()).toBe(false);
+    await visible(phone.getByRole('button', { name: 'Refresh' }));
+    // The offline model costs nothing: the dollar axis has $0 only, never a figure no day had.
+    const { scrollWidth, labels } = await layout(phone);
+    expect(scrollWidth).toBeLessThanOrEqual(390);
+    expect(labels.filter((label) => label?.startsWith('$'))).toEqual(['$0']);
+    await screenshot(phone, 'operator-page-npm-start');
+    await close();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -45,4 +45,6 @@ export const BROWSER_PORTS = {
   /** The operator's page (operator-page.test.ts): a fake Anthropic provider, and the service with two tenants. */
   operatorModel: TEST_PORT_BASE + 28,
   operatorService: TEST_PORT_BASE + 29,
+  /** The operator's page under `npm start`'s configuration (no tenants, AUTH_DISABLED): no key to ask for. */
+  operatorOpenService: TEST_PORT_BASE + 30,
 };

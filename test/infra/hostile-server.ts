@@ -187,3 +187,42 @@ export function writeUnsizedBinary(res: ServerResponse, id: unknown): Promise<vo
 /** True for a resources/list request (the one /huge-list answers by hand). */
 export const isResourcesList = (message: unknown): message is { id: unknown } =>
   (message as { method?: unknown } | null)?.method === 'resources/list';
+
+/** What a stalled answer sends before it holds: a first SSE event, or the first part of a JSON body. */
+export type StallBody = 'sse' | 'json';
+
+/** One stalled answer: what it answered, and when the client closed its connection (never, if it left it open). */
+export interface StallRecord {
+  method: string;
+  body: StallBody;
+  openedAt: number;
+  closedAt?: number;
+}
+
+/**
+ * A server that starts its answer and never finishes it: headers (200), then
+ * a first SSE event (a log notification, no `id:` so the client has nothing
+ * to resume) or the first bytes of the JSON-RPC response, then nothing, for
+ * ever. Only the client can end it, by closing the connection: `record` gets
+ * the time it did (`closedAt`), so a test can prove the client let go.
+ */
+export function writeStalled(
+  res: ServerResponse,
+  id: unknown,
+  method: string,
+  body: StallBody,
+  records: StallRecord[],
+): void {
+  const record: StallRecord = { method, body, openedAt: Date.now() };
+  records.push(record);
+  res.once('close', () => (record.closedAt = Date.now()));
+  if (body === 'sse') {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const log = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working on it' } };
+    res.write(`event: message\ndata: ${JSON.stringify(log)}\n\n`);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const field = method === 'resources/list' ? 'resources' : 'contents';
+  res.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"${field}":[{"uri":"`);
+}

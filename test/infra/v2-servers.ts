@@ -16,6 +16,13 @@
 //              the strict or stateful server with its results bent as some
 //              servers send them (bent-results.ts), each with its own state,
 //              controlled as `bent-<how>-<mode>`
+//   /stall/stateful
+//              the stateful server (both eras), its own state, controlled as
+//              `stall-stateful`: once armed (POST /__control/stall-stateful/stall
+//              {method, body}), every request of that method is answered with
+//              headers and a first SSE event or part of a JSON body, then held
+//              (hostile-server.ts writeStalled); the state's `stalls` say when
+//              the client closed each connection
 //
 // Control (see README.md): GET /__control/<mode>/state, POST
 // /__control/<mode>/edit {uri, text} and /add {name, text} (changes made outside MCP),
@@ -44,6 +51,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BENDS, bentHandler } from './bent-results';
+import { writeStalled, type StallBody, type StallRecord } from './hostile-server';
 import { listenFaultHandler, type ListenFault, type ListenFaultState } from './listen-faults';
 
 export type V2Mode = 'strict' | 'fallback' | 'stateful' | 'naive';
@@ -74,6 +82,10 @@ class ModeState {
   listenFilters: unknown[] = [];
   /** How each `slow_job` call ended: "started", then "cancelled" (the client cancelled it) or "finished". */
   jobs: string[] = [];
+  /** `/stall/…` only: the method whose answers are held, and each held answer. */
+  stall: { method: string; body: StallBody } | undefined;
+  stalls: StallRecord[] = [];
+  stalled = new Set<ServerResponse>();
   handler!: McpHttpHandler;
 }
 
@@ -294,6 +306,17 @@ async function control(key: string, action: string, req: IncomingMessage, res: S
     Object.assign(listenFaults, { mode, count: count ?? 10_000 });
     return void res.writeHead(204).end();
   }
+  if (action === 'stall') {
+    // Arms (or, without a method, disarms) the stall; disarming also drops the answers still held.
+    const { method, body } = ((await readJson(req)) ?? {}) as { method?: string; body?: StallBody };
+    state.stall = method ? { method, body: body ?? 'sse' } : undefined;
+    if (!method) {
+      for (const res of state.stalled) res.destroy();
+      state.stalled.clear();
+      state.stalls = [];
+    }
+    return void res.writeHead(204).end();
+  }
   if (action === 'state') {
     const listens = (state.handler.bus as unknown as { listenerCount: number }).listenerCount;
     return void res.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -305,6 +328,7 @@ async function control(key: string, action: string, req: IncomingMessage, res: S
         jobs: state.jobs,
         listenFilters: state.listenFilters,
         ...(key === 'listen-faults-strict' ? { faults: listenFaults } : {}),
+        ...(key.startsWith('stall-') ? { stalls: state.stalls } : {}),
       }),
     );
   }
@@ -361,6 +385,12 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
     }
   }
   {
+    const state = new ModeState('stateful');
+    state.handler = newHandler('stateful', state);
+    states.set('stall-stateful', state);
+    nodeHandlers.set('stall-stateful', toNodeHandler({ fetch: faceOf('stateful', state) }, { onerror: () => {} }));
+  }
+  {
     const state = new ModeState('strict');
     state.handler = newHandler('strict', state);
     states.set('listen-faults-strict', state);
@@ -374,7 +404,11 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
     const [, first, second, third] = url.pathname.split('/') as [string, string, string, string];
     if (first === '__control' && states.has(second)) return control(second, third, req, res);
     const target =
-      first === 'bent' ? `bent-${second}-${third}` : first === 'listen-faults' ? `listen-faults-${second}` : first;
+      first === 'bent'
+        ? `bent-${second}-${third}`
+        : first === 'listen-faults' || first === 'stall'
+          ? `${first}-${second}`
+          : first;
     const state = states.get(target);
     if (!state) return void res.writeHead(404).end();
     if (req.method === 'DELETE') state.deletes++;
@@ -395,11 +429,24 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
     }
+    if (state.stall && req.method === 'POST') {
+      // The method is in the Mcp-Method header (2026) or only in the body (2025): the body is read here and handed on.
+      const body = (await readJson(req)) as { id?: unknown; method?: string } | undefined;
+      (req as IncomingMessage & { body?: unknown }).body = body;
+      if (body?.method === state.stall.method && body.id !== undefined) {
+        countMethods(state, body);
+        state.stalled.add(res);
+        res.on('close', () => state.stalled.delete(res));
+        return writeStalled(res, body.id, body.method, state.stall.body, state.stalls);
+      }
+    }
     if (req.headers['mcp-method'] === 'subscriptions/listen') {
       state.listenResponses.add(res);
       res.on('close', () => state.listenResponses.delete(res));
       // What it asked to hear of (the body is handed on parsed, below).
-      const body = (await readJson(req)) as { params?: { notifications?: unknown } } | undefined;
+      const body = ((req as IncomingMessage & { body?: unknown }).body ?? (await readJson(req))) as
+        | { params?: { notifications?: unknown } }
+        | undefined;
       (req as IncomingMessage & { body?: unknown }).body = body;
       state.listenFilters = [...state.listenFilters, body?.params?.notifications ?? null].slice(-20);
     }
@@ -423,7 +470,7 @@ export async function startV2Servers(port: number): Promise<{ close(): Promise<v
     }) as typeof res.writeHead;
     if (!req.headers['mcp-method'] && req.method === 'POST') {
       // 2025 traffic carries no Mcp-Method header: count its methods from the body, then hand the parsed body on.
-      const body = await readJson(req);
+      const body = (req as IncomingMessage & { body?: unknown }).body ?? (await readJson(req));
       countMethods(state, body);
       (req as IncomingMessage & { body?: unknown }).body = body;
     }

@@ -20,7 +20,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/valida
 import pkg from '../../../package.json' with { type: 'json' };
 import type { McpServerConfig, Settings } from '../../config';
 import { verdictOf, type EraVerdict } from './era';
-import { anySignal, PausableDeadline } from './deadline';
+import { anySignal, PausableDeadline, withRequestSignal } from './deadline';
 import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf, upstreamFailure } from './errors';
 import { GetStreamState } from './get-stream';
 import { asNewRequest } from '../../observability/context';
@@ -261,7 +261,8 @@ export class McpConnection {
       onProgress ? { ms: maxTotal, reason: tooLong } : undefined,
     );
     this.deadlines.add(deadline);
-    // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026).
+    // The SDK cancels an aborted request on the server: notifications/cancelled (2025) or the aborted HTTP request (2026);
+    // in 2025 its HTTP request is aborted too (callWith, deadline.ts bindRequestSignals).
     const options: RequestOptions = {
       ...this.requestOptions,
       ...(timeoutMs !== undefined ? { timeout: timeoutMs + this.settings.ELICITATION_TIMEOUT_MS } : {}),
@@ -307,7 +308,9 @@ export class McpConnection {
     let result: T | undefined;
     for (let retriedLost = false, retriedExpired = false, retriedVerdict = false, retriedReplaced = false; ; ) {
       try {
-        result = await request(client, options);
+        // Its HTTP requests end with its signal (deadline.ts bindRequestSignals): an answer out of time is not left open.
+        const signal = options.signal;
+        result = await (signal ? withRequestSignal(signal, () => request(client, options)) : request(client, options));
         break;
       } catch (error) {
         if (options.signal?.aborted) throw error; // stopped, or out of time: never retried

@@ -1,3 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { isJSONRPCRequest, type Transport } from '@modelcontextprotocol/client';
+
 /**
  * A request's time limit that stops counting while the user is asked
  * something for it (an elicitation): a 2025 server keeps its `tools/call`
@@ -64,4 +67,38 @@ export class PausableDeadline {
 /** Aborts when any of `signals` does (with its reason). */
 export function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal {
   return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+}
+
+/**
+ * The abort signal of the MCP request being sent (its deadline and its
+ * caller's stop, McpConnection.call), per async flow.
+ */
+const requestSignals = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs `send` (one request, with the SDK's pages and retries of it) so that its HTTP requests end with `signal`. */
+export function withRequestSignal<T>(signal: AbortSignal, send: () => T): T {
+  return requestSignals.run(signal, send);
+}
+
+/**
+ * Binds each JSON-RPC request a Streamable HTTP transport POSTs to the signal
+ * of the call that sent it, so a request out of time (or stopped) aborts its
+ * HTTP request and cancels its response body. Why: the SDK does that itself
+ * only in the 2026 era (its per-request stream); a 2025 request that times
+ * out gets `notifications/cancelled` and a rejected promise, while its POST —
+ * an SSE stream or JSON body the server never finishes — stayed open until
+ * the session ended, holding a connection (and the server's work) for
+ * nothing. Passed as the SDK's own `requestSignal`, the abort is one it
+ * knows: no error reported, no attempt to resume the stream. Notifications
+ * and answers to the server's questions are not bound (a `notifications/
+ * cancelled` is sent after the abort, and must go out).
+ */
+export function bindRequestSignals<T extends Transport>(transport: T): T {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const signal = requestSignals.getStore();
+    if (!signal || options?.requestSignal || !isJSONRPCRequest(message)) return send(message, options);
+    return send(message, { ...options, requestSignal: signal });
+  };
+  return transport;
 }

@@ -10,6 +10,7 @@ import { secretNamed } from '../../config/secrets';
 import { ApiError } from '../../errors';
 import { currentRequest } from '../../observability/context';
 import { credentialsOf, rememberSecret } from '../../observability/redact';
+import { bindRequestSignals } from './deadline';
 import { isConnectionLost } from './errors';
 import { limitResponses } from './response-limit';
 import { watchGetStream, type GetStreamWatcher } from './get-stream';
@@ -150,17 +151,20 @@ export function createTransport(
   const auth = authProvider ? { authProvider } : {};
   return kind === 'sse'
     ? new SSEClientTransport(url, { fetch: fetchImpl, requestInit, ...auth })
-    : new StreamableHTTPClientTransport(url, {
-        fetch: fetchImpl,
-        requestInit,
-        ...auth,
-        ...(sessionId ? { sessionId } : {}),
-        onInsufficientScope: 'throw',
-        reconnectionOptions: {
-          maxRetries: 2,
-          initialReconnectionDelay: 500,
-          maxReconnectionDelay: 5_000,
-          reconnectionDelayGrowFactor: 2,
-        },
-      });
+    : // The old SSE transport answers on its GET stream: a request there has no HTTP exchange of its own to abort.
+      bindRequestSignals(
+        new StreamableHTTPClientTransport(url, {
+          fetch: fetchImpl,
+          requestInit,
+          ...auth,
+          ...(sessionId ? { sessionId } : {}),
+          onInsufficientScope: 'throw',
+          reconnectionOptions: {
+            maxRetries: 2,
+            initialReconnectionDelay: 500,
+            maxReconnectionDelay: 5_000,
+            reconnectionDelayGrowFactor: 2,
+          },
+        }),
+      );
 }

@@ -9,6 +9,7 @@
 //   CPU_ROUNDS=3 CPU_STARTS=1 CPU_WRITE=0 npm run bench:cpu   # a quick check, BENCHMARKS.md untouched
 //   CPU_PROFILE=1 npm run bench:cpu                # also print V8 CPU profiles of both (set-up, steady, long); both unminified
 //   CPU_NODE=0 npm run bench:cpu                   # without the set-up against an MCP server outside our workerd
+//   CPU_BUDGETS=0 npm run bench:cpu                # without ours with budgets in force (a reservation per model request)
 //
 // CPU is read from /proc (schedstat, ns; the 10 ms ticks of /proc/<pid>/stat
 // as a cross-check), summed over both workerd processes of a wrangler (its
@@ -16,7 +17,7 @@
 //
 // Ports (8820–8839): ours 8820 (inspector 8821), floor 8822 (8823), fake model 8824; ours against the
 // guidelines server in Node (bench/lib/guidelines-server.mjs, 8829) spoken in 2026-07-28 8825 (8826) and
-// in 2025-11-25 8827 (8828).
+// in 2025-11-25 8827 (8828); ours with budgets in force 8830 (8831).
 import { createConversation, deleteConversation, runTurn } from './lib/client.mjs';
 import { devBundle, profiler } from './lib/cpu-profile.mjs';
 import { startFakeModel } from './lib/fake-model.mjs';
@@ -51,6 +52,7 @@ const PORTS = {
   node2026: [8825, 8826],
   node2025: [8827, 8828],
   guidelines: 8829,
+  budgets: [8830, 8831],
 };
 /**
  * Ours against an MCP server outside our workerd (an SDK v2 server in Node, in each era): the demo server runs in
@@ -59,6 +61,14 @@ const PORTS = {
  */
 const NODE_SIDES = process.env.CPU_NODE === '0' ? [] : ['node2026', 'node2025'];
 const ERA_OF = { node2026: '2026-07-28', node2025: '2025-11-25' };
+/**
+ * Ours with a budget in force that is never reached: each model request is first reserved at the tenant's ledger
+ * (usage/meter.ts, one Durable Object call per request, with the entries waiting to be settled). Set-up and steady
+ * turns, side by side with ours without budgets: the difference is what a reservation costs.
+ */
+const BUDGET_SIDES = process.env.CPU_BUDGETS === '0' ? [] : ['budgets'];
+/** Model requests in a steady turn of the scripted model: the read, then the answer. */
+const REQUESTS_PER_TURN = 2;
 
 const QUESTION = 'What do the team guidelines say about estimates?';
 const LONG_QUESTION = `Explain the guidelines at length ${LONG_MARK}`;
@@ -79,20 +89,22 @@ const vars = {
 };
 const guidelines = NODE_SIDES.length ? await startGuidelinesServer({ port: PORTS.guidelines }) : undefined;
 const varsOf = (side) =>
-  ERA_OF[side]
-    ? {
-        ...vars,
-        MCP_SERVERS: JSON.stringify([
-          {
-            id: 'demo',
-            url: guidelines.url,
-            transport: 'streamable-http',
-            protocol: ERA_OF[side],
-            trustAnnotations: true,
-          },
-        ]),
-      }
-    : vars;
+  side === 'budgets'
+    ? { ...vars, BUDGET_TOKENS_PER_DAY: '1000000000000' }
+    : ERA_OF[side]
+      ? {
+          ...vars,
+          MCP_SERVERS: JSON.stringify([
+            {
+              id: 'demo',
+              url: guidelines.url,
+              transport: 'streamable-http',
+              protocol: ERA_OF[side],
+              trustAnnotations: true,
+            },
+          ]),
+        }
+      : vars;
 const start = (side) =>
   startWrangler({
     port: PORTS[side][0],
@@ -234,7 +246,7 @@ const m = machine();
 // wrangler runs its own workerd (node_modules/wrangler/node_modules/workerd), which may differ from the top-level one machine() names.
 const workerdRun = JSON.parse(readFileSync('node_modules/wrangler/node_modules/workerd/package.json', 'utf8')).version;
 const loadBefore = os.loadavg()[0];
-const SIDES = ['ours', 'floor', ...NODE_SIDES];
+const SIDES = ['ours', 'floor', ...BUDGET_SIDES, ...NODE_SIDES];
 console.log(`cpu: starting ${SIDES.map((side) => `${side} (:${PORTS[side][0]})`).join(', ')} …`);
 const stacks = await Promise.all(SIDES.map((side) => start(side)));
 const sides = Object.fromEntries(SIDES.map((side, i) => [side, { stack: stacks[i], meter: meter(stacks[i]) }]));
@@ -347,8 +359,8 @@ for (const side of ['ours', 'floor']) {
   };
   series[side].wall.startup = median(starts[side].map((x) => x.wall));
 }
-// Ours against the Node server: set-up and steady turns only.
-for (const side of NODE_SIDES) {
+// Ours against the Node server, and ours with budgets: set-up and steady turns only.
+for (const side of [...NODE_SIDES, ...BUDGET_SIDES]) {
   series[side] = {
     ...(starts[side] ? { startup: starts[side].map((x) => x.cpu), ready: starts[side].map((x) => x.ready) } : {}),
     steady: rounds.map((r, i) => perTurn(side, 'steady', agg(r.steady[side]), i)),
@@ -400,6 +412,16 @@ result.external = Object.fromEntries(
     },
   ]),
 );
+// A reservation's cost: the paired difference per round (the two sides ran at the same moments), per model request.
+if (BUDGET_SIDES.length) {
+  const perRequest = (s) => rounds.map((_, i) => (series.budgets[s][i] - series.ours[s][i]) / REQUESTS_PER_TURN);
+  result.budgets = {
+    steady: stat(series.budgets.steady),
+    first: stat(series.budgets.first),
+    perRequestSteady: stat(perRequest('steady')),
+    perRequestFirst: stat(perRequest('first')),
+  };
+}
 // Cross-check: schedstat ns against /proc stat ticks, over everything measured.
 const all = rounds.flatMap((r) => ['ours', 'floor'].flatMap((side) => scenarios.map((s) => agg(r[s][side]))));
 result.ticksVsSchedstat = all.reduce((a, x) => a + x.ticks, 0) / all.reduce((a, x) => a + x.cpu, 0);
@@ -417,6 +439,7 @@ result.targets = {
   startupAgainstNodeWithin120PercentOfFloor: NODE_SIDES.length
     ? result.external[NODE_SIDES[0]].startupRatio <= 1.2
     : undefined,
+  reservationAtMost2msPerStep: result.budgets ? result.budgets.perRequestSteady.median <= 2 : undefined,
 };
 if (profile) result.profile = profile;
 result.runSeconds = Math.round((performance.now() - began) / 1000);
@@ -490,7 +513,21 @@ round finds the previous one's.
 `
     : ''
 }
-Targets: steady turn ≤ 1.0× the floor: ${met(result.targets.steadyAtMostTheFloor)} (${f(sc.steady.ratio, 2)}×) ·
+${
+  result.budgets
+    ? `With a budget in force (\`BUDGET_TOKENS_PER_DAY\`, never reached), each model request is first reserved at the
+tenant's ledger — one Durable Object call, with the entries waiting to be settled (docs/USAGE.md, "Budgets"). Ours with
+it (port ${PORTS.budgets[0]}), in the same rounds as ours without: steady turn ${f(result.budgets.steady.median)} ms
+(${f(result.budgets.steady.min)}–${f(result.budgets.steady.max)}) against ${f(sc.steady.ours.median)}, create + first turn
+${f(result.budgets.first.median)} ms against ${f(sc.first.ours.median)}. **Per model request** (the paired difference of each
+round ÷ ${REQUESTS_PER_TURN} requests a turn, median (min–max)): steady ${f(result.budgets.perRequestSteady.median, 2)} ms
+(${f(result.budgets.perRequestSteady.min, 2)}–${f(result.budgets.perRequestSteady.max, 2)}), first turn
+${f(result.budgets.perRequestFirst.median, 2)} ms (${f(result.budgets.perRequestFirst.min, 2)}–${f(result.budgets.perRequestFirst.max, 2)}).
+The ledger runs in the same workerd, so its CPU counts here too. Target ≤ 2 ms a step: ${met(result.targets.reservationAtMost2msPerStep)}.
+
+`
+    : ''
+}Targets: steady turn ≤ 1.0× the floor: ${met(result.targets.steadyAtMostTheFloor)} (${f(sc.steady.ratio, 2)}×) ·
 500-token answer one token per chunk ≤ 40 ms CPU for ours: ${met(result.targets.longAtMost40ms)} (${f(sc.long.ours.median)} ms; the floor itself needs ${f(sc.long.floor.median)} ms here,
 ${f(sc.long.floor.median / LONG_TOKENS, 2)} ms per chunk, so locally this target is out of reach of any Worker built on \`streamText\`; follow the ratio) ·
 new-conversation set-up ≤ 25 ms CPU of ours: ${met(result.targets.setupAtMost25ms)} (${

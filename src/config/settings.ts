@@ -256,6 +256,13 @@ export const SettingsSchema = z.object({
     `USD one end user may spend per day (UTC), unless the tenant sets \`limits.userUsdPerDay\`; 0: no budget`,
   ),
   /**
+   * While budgets are in force, each model request is reserved at the tenant's ledger before it is made (its
+   * prompt and tools as sent, plus this much output), so turns running at once count each other's requests in flight.
+   */
+  BUDGET_OUTPUT_ESTIMATE_TOKENS: int(1, 1_000).describe(
+    `output tokens a model request is assumed to write when it is reserved against the budgets (its input is counted from the request itself); the real usage replaces the estimate when the request ends`,
+  ),
+  /**
    * Prompt caching at the model provider (models/prompt-cache.ts): Anthropic
    * requests mark the end of the system prompt and of the conversation so
    * far as cache breakpoints; OpenAI requests carry the conversation as

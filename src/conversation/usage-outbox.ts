@@ -1,6 +1,7 @@
 import type { Owner } from '../owner';
+import type { Budgets } from '../usage/budgets';
 import type { UsageEntry } from '../usage/counters';
-import type { ConversationActivity, Spent } from '../usage/ledger';
+import type { ConversationActivity, Reservation, ReservationVerdict, Spent } from '../usage/ledger';
 import type { UsageSink } from '../usage/meter';
 import { errorFields, logEvent } from '../observability/log';
 import type { ConversationAlarms } from './alarms';
@@ -15,6 +16,12 @@ export const USAGE_OUTBOX_TABLES = `CREATE TABLE IF NOT EXISTS usage_outbox (
 
 /** How soon a write the ledger refused is tried again (the alarm's `usage` job). */
 const RETRY_MS = 30_000;
+
+/**
+ * How soon after a turn's first entry the alarm sends what is left, should the turn never end (the object crashed or
+ * was evicted mid-turn): its entries, and the estimate of a request that was in flight, count within a minute.
+ */
+const SEND_WITHIN_MS = 60_000;
 
 export interface UsageOutboxHost {
   storage: DurableObjectStorage;
@@ -44,6 +51,13 @@ const TASK_GRACE_MS = 60_000;
  * mid-turn) are sent when this one starts. The ledger counts an entry once
  * however often it is sent.
  *
+ * While budgets are in force, a model request is reserved at the ledger
+ * before it is made (`reserve`), with what waits here riding on that call;
+ * its estimate is kept here, not sent, while it runs — the ledger counts its
+ * reservation — and its usage replaces the estimate when it ends. The alarm is
+ * set when a turn writes its first entry, so what an instance that crashed
+ * mid-turn left (estimates included) is sent within a minute.
+ *
  * Each send also says what the conversation holds now — live MCP sessions,
  * tasks followed — so the operator sees every tenant's live work from its
  * ledger alone; riding on the send a turn makes anyway, it costs the turn no
@@ -57,6 +71,10 @@ export class UsageOutbox implements UsageSink {
   private said: string | undefined;
   /** The conversation is deleted: its storage is going, nothing more is written or sent. */
   private closed = false;
+  /** Entries of model requests being made (their estimates): not sent while they run, the ledger holds their reservation. */
+  private readonly inFlight = new Set<string>();
+  /** The alarm is set to send what is here (since the first entry after the outbox was last empty). */
+  private armed = false;
 
   constructor(private readonly host: UsageOutboxHost) {
     const left = host.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_outbox').one().n;
@@ -66,11 +84,38 @@ export class UsageOutbox implements UsageSink {
   add(entry: UsageEntry): void {
     if (this.closed) return;
     this.host.storage.sql.exec(
-      'INSERT OR IGNORE INTO usage_outbox (id, user, entry) VALUES (?, ?, ?)',
+      'INSERT OR REPLACE INTO usage_outbox (id, user, entry) VALUES (?, ?, ?)',
       entry.id,
       entry.user,
       JSON.stringify(entry),
     );
+    this.inFlight.delete(entry.id);
+    if (!this.armed) {
+      this.armed = true;
+      this.host.waitUntil(this.host.alarms.schedule('usage', Date.now() + SEND_WITHIN_MS));
+    }
+  }
+
+  /**
+   * A model request about to be made (usage/meter.ts): its estimate kept here while it runs, and its reservation made
+   * at the ledger with every entry waiting here — one call. A refused request leaves nothing; the entries sent are
+   * deleted once counted.
+   */
+  async reserve(estimate: UsageEntry, reservation: Reservation, budgets: Budgets): Promise<ReservationVerdict> {
+    const rows = this.pending();
+    this.add(estimate);
+    this.inFlight.add(estimate.id);
+    const verdict = await this.ledger().reserve(
+      reservation,
+      budgets,
+      rows.map((row) => JSON.parse(row.entry) as UsageEntry),
+    );
+    this.deleteRows(rows);
+    if ('exceeded' in verdict) {
+      this.inFlight.delete(estimate.id);
+      this.deleteRows([estimate]);
+    }
+    return verdict;
   }
 
   /** A turn ended (turn/turn-events.ts): what it cost goes to the ledger now, in one call. */
@@ -78,9 +123,15 @@ export class UsageOutbox implements UsageSink {
     if (event.type === 'turnEnded') this.host.waitUntil(this.flush());
   }
 
-  /** The conversation let go of its sessions or tasks outside a turn: the ledger hears of it. */
-  activityChanged(): void {
-    this.host.waitUntil(this.flush());
+  /**
+   * The conversation let go of its sessions or tasks outside a turn: the ledger hears of it. Resolves once a send that
+   * began after the change has ended (one already under way may carry the old word); a send the ledger refused is
+   * tried again from the alarm.
+   */
+  activityChanged(): Promise<void> {
+    const sent = (this.flushing?.catch(() => undefined) ?? Promise.resolve()).then(() => this.flush());
+    this.host.waitUntil(sent);
+    return sent;
   }
 
   /**
@@ -135,10 +186,18 @@ export class UsageOutbox implements UsageSink {
     return this.flushing;
   }
 
+  /** Up to a call's worth of entries to send: not the estimates of requests still being made. */
   private pending() {
-    return this.host.storage.sql
-      .exec<{ id: string; entry: string }>(`SELECT id, entry FROM usage_outbox LIMIT ${OUTBOX_BATCH}`)
+    const rows = this.host.storage.sql
+      .exec<{ id: string; entry: string }>(
+        `SELECT id, entry FROM usage_outbox LIMIT ${OUTBOX_BATCH + this.inFlight.size}`,
+      )
       .toArray();
+    return this.inFlight.size ? rows.filter((row) => !this.inFlight.has(row.id)).slice(0, OUTBOX_BATCH) : rows;
+  }
+
+  private deleteRows(rows: Array<{ id: string }>): void {
+    for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
   }
 
   /** `rows` counted by the ledger (with what the conversation holds, if said), then deleted here. */
@@ -152,7 +211,7 @@ export class UsageOutbox implements UsageSink {
       Date.now(),
       activity,
     );
-    for (const row of rows) this.host.storage.sql.exec('DELETE FROM usage_outbox WHERE id = ?', row.id);
+    this.deleteRows(rows);
   }
 
   private async send(): Promise<void> {
@@ -164,15 +223,29 @@ export class UsageOutbox implements UsageSink {
       // Deleted meanwhile (no owner): `gone` tells the ledger.
     }
     const said = activity && `${activity.live}|${activity.tasks}|${activity.tasksUntil}`;
-    if (!rows.length && said === this.said) return;
+    if (!rows.length && said === this.said) return this.keepAlarm();
     try {
       await this.sendRows(this.ledger(), rows, activity);
       if (said) this.said = said;
-      if (rows.length === OUTBOX_BATCH) this.again = true; // more than one call's worth waited
+      if (rows.length === OUTBOX_BATCH)
+        this.again = true; // more than one call's worth waited
+      else await this.keepAlarm();
     } catch {
       // The ledger did not answer: kept here, and tried again from the alarm.
       await this.host.alarms.schedule('usage', Date.now() + RETRY_MS);
     }
+  }
+
+  /**
+   * After a send: with everything counted and no request running, the alarm need not wake the object for it; with a
+   * request still running (a long turn the alarm fired during), it stays set for the next minute.
+   */
+  private async keepAlarm(): Promise<void> {
+    if (!this.armed) return;
+    const left = this.host.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_outbox').one().n;
+    if (left > 0) return this.host.alarms.schedule('usage', Date.now() + SEND_WITHIN_MS);
+    this.armed = false;
+    await this.host.alarms.cancel('usage');
   }
 
   private activity(): ConversationActivity {

@@ -457,6 +457,8 @@ export class TurnRunner {
         ...turn,
         notices: compaction?.notice ? [...authNotices, compaction.notice] : authNotices,
         compactedTurns: compaction?.turns,
+        // A continuation is the same turn to the person: MAX_STEPS counts the steps its answer already took.
+        priorSteps: request.kind === 'continue' ? stepsTaken(stored) : 0,
         messages: sent,
         model,
         conversation: this.host.conversation,
@@ -550,6 +552,12 @@ function turnReport(kind: TurnRequest['kind'], model: string): TurnReport {
     reported = true;
     logEvent('turn.end', { kind, model, ...fields, durationMs: Date.now() - started }, level);
   };
+}
+
+/** The steps the last answer took so far (0 for an answer saved before they were counted). */
+function stepsTaken(messages: UIMessage[]): number {
+  const last = messages.at(-1);
+  return last?.role === 'assistant' ? ((last.metadata as TurnMetadata | undefined)?.steps ?? 0) : 0;
 }
 
 /** How a saved turn ended, from its answer's metadata (turn/stream.ts `TurnMetadata`). */

@@ -5,7 +5,6 @@ import { predictedReadStep } from './predicted-read-step';
 import {
   convertToModelMessages,
   createUIMessageStream,
-  stepCountIs,
   streamText,
   wrapLanguageModel,
   type InferUIMessageChunk,
@@ -53,6 +52,11 @@ export interface StreamTurnInput {
   plan?: ContextPlan | undefined;
   /** The reads of the conversation's first this-many user turns are one-line notes (a compaction: turn/runner.ts). */
   compactedTurns?: number | undefined;
+  /**
+   * Steps the answer being continued already took (after an approval, a client tool's result, a task's end): MAX_STEPS
+   * counts the whole turn, not each run of it (`TurnMetadata.steps`).
+   */
+  priorSteps?: number | undefined;
   /** Called once, with the whole conversation, only when the turn completed. */
   onComplete: (messages: UIMessage[]) => void;
   /** Called once when the turn ended without completing (the model or a step failed), with the failure when known. */
@@ -76,6 +80,8 @@ export interface TurnMetadata {
   finishReason: string;
   /** Every tool step of the turn was used: the last step answered without tools (see STEP_LIMIT_NOTE). */
   stepLimitReached?: boolean;
+  /** Model steps the answer took, across its continuations (MAX_STEPS counts them all). */
+  steps?: number;
   /** The user stopped the turn: the answer is partial. */
   stopped?: boolean;
   /** A tool call became a task (MCP Tasks): the answer goes on when it ends. */
@@ -160,20 +166,28 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     card: input.model.card,
   });
   const maxSteps = input.settings.MAX_STEPS;
+  const priorSteps = input.priorSteps ?? 0;
   let failed: { error: unknown } | undefined;
-  let steps = 0;
+  /** Steps of the whole answer: those it took before this continuation, and this run's. */
+  let steps = priorSteps;
   /** A tool call of this turn became a task: the turn stops after its step and goes on when the task ends. */
   let waitingForTasks = false;
   /** The budget this turn used up, once it has (then fixed: the notice and the metadata say the same). */
   let budget: Exceeded | undefined;
   const budgetHit = () => (budget ??= input.meter?.exceeded());
+  /**
+   * At the end: the budget that ended the turn — at a step boundary (above), or by refusing a request, which leaves a
+   * step with no tool call, after which no stop condition is asked.
+   */
+  const budgetAtEnd = () => (budget ??= input.meter?.refusal);
   const result = streamText({
     // A span and a log line per model call (turn-telemetry.ts), over the deltas merged per ~30 ms before the
     // pipeline: CPU follows time, not tokens (coalesce-deltas.ts).
     model: wrapLanguageModel({
       model: input.model.model as Parameters<typeof wrapLanguageModel>[0]['model'],
       // Each request's tokens to the turn's meter (usage/meter.ts), as the provider reported them.
-      middleware: [modelCallTelemetry(input.meter?.requestEnded), coalesceDeltas(input.settings.STREAM_COALESCE_MS)],
+      // Each request reserved against the budgets before it is made (usage/meter.ts), and its tokens to the meter.
+      middleware: [modelCallTelemetry(input.meter), coalesceDeltas(input.settings.STREAM_COALESCE_MS)],
     }),
     system: cache.system(system),
     messages: initialMessages,
@@ -188,15 +202,20 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
     // task's result (src/conversation/tasks/).
-    // A budget used up (usage/budgets.ts) ends the turn after the step it is in, with a notice (below).
-    stopWhen: [stepCountIs(maxSteps + 1), () => waitingForTasks, () => budgetHit() !== undefined],
+    // A budget used up (usage/budgets.ts) ends the turn after the step it is in, with a notice (below). Steps count
+    // across the answer's continuations: approving calls one at a time does not restart them.
+    stopWhen: [
+      ({ steps }) => priorSteps + steps.length > maxSteps,
+      () => waitingForTasks,
+      () => budgetHit() !== undefined,
+    ],
     // Every step is sent the conversation with reads elided (read-elision.ts), rebuilt from the untouched messages,
     // its last message marked for the provider's prompt cache; the tools search_tools found loaded (OpenAI: tool-offer.ts).
     prepareStep: ({ stepNumber, initialMessages, responseMessages }) => {
       // A call approved in the previous request ran before this first step and became a task: nothing to ask the model.
       if (stepNumber === 0 && waitingForTasks) return { model: noModelStep, activeTools: [] };
       const messages = loaded(withPlainToolErrors(elideReads([...initialMessages, ...responseMessages], budgets)));
-      if (stepNumber < maxSteps) return { messages: cache.messages(messages) };
+      if (priorSteps + stepNumber < maxSteps) return { messages: cache.messages(messages) };
       // The step past the limit: with a prompt cache, the same tools and system prompt (the cached prefix), told in a message.
       if (cache.lastStep === 'keep-tools')
         return {
@@ -242,9 +261,10 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
               return {
                 model: input.model.spec,
                 finishReason: part.finishReason,
+                steps,
                 ...(steps > maxSteps ? { stepLimitReached: true } : {}),
                 ...(waitingForTasks ? { waitingForTasks: true } : {}),
-                ...(budget ? { budgetExceeded: budget } : {}),
+                ...(budgetAtEnd() ? { budgetExceeded: budget } : {}),
                 usage: {
                   inputTokens: part.totalUsage.inputTokens,
                   outputTokens: part.totalUsage.outputTokens,
@@ -259,7 +279,10 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
           .pipeThrough(
             taskParts<InferUIMessageChunk<UIMessage<TurnMetadata>>>(
               [...settledTaskChunks(messages), ...(predicted?.chunks ?? [])],
-              () => (budget ? [{ type: 'data-notice', data: { message: exceededText(budget) } }] : []),
+              () => {
+                const ended = budgetAtEnd();
+                return ended ? [{ type: 'data-notice', data: { message: exceededText(ended) } }] : [];
+              },
             ),
           ),
       );

@@ -3,6 +3,7 @@ import type { ToolSet } from 'ai';
 import { errorFields, logEvent, type LogFields, type LogLevel } from '../observability/log';
 import { observed, openSpan, prefixed } from '../observability/tracing';
 import type { ToolEntry } from '../tools/tool-entries';
+import { noModelStep } from './no-model-step';
 
 /*
  * What an operator sees of a turn's model calls and tool executions
@@ -30,15 +31,28 @@ export type ModelRequestEnded = (ended: {
   prompt: unknown;
 }) => void;
 
+/** The turn's meter as a model request sees it (usage/meter.ts TurnMeter). */
+export interface RequestMeter {
+  /** Before the request: a budget that refuses it (then it is not made), or undefined. */
+  beforeRequest(request: { prompt: unknown; tools?: unknown }): Promise<unknown>;
+  requestEnded: ModelRequestEnded;
+}
+
 /**
- * A span and a log line per model request; the span is open while the request's stream is read. With `metered`,
- * the same stage hands each request's usage to the turn's meter: one stage per chunk, not two (a stage costs CPU on
- * every chunk of a long answer).
+ * A span and a log line per model request; the span is open while the request's stream is read. With `meter`, the
+ * request is first reserved against the budgets — one refused is not made: the step says nothing and the turn ends
+ * there (turn/stream.ts stops on the used-up budget) — and the same stage hands each request's usage to the meter:
+ * one stage per chunk, not two (a stage costs CPU on every chunk of a long answer).
  */
-export function modelCallTelemetry(metered?: ModelRequestEnded): LanguageModelV4Middleware {
+export function modelCallTelemetry(meter?: RequestMeter): LanguageModelV4Middleware {
+  const metered = meter?.requestEnded;
   return {
     specificationVersion: 'v4',
     wrapStream: async ({ doStream, model, params }) => {
+      if (meter && (await meter.beforeRequest({ prompt: params.prompt, tools: params.tools })) !== undefined) {
+        logEvent('model.call', { provider: model.provider, model: model.modelId, outcome: 'budget_exceeded' });
+        return noModelStep.doStream(params);
+      }
       const fields: LogFields = { provider: model.provider, model: model.modelId };
       const span = openSpan('model.call', prefixed('model', fields));
       const started = Date.now();

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { UsageCounters, UsageGroup, UsageRow } from '../../shared/api/usage';
+import { type Budgets, type Exceeded, exceeded } from './budgets';
 import { COUNTERS, column, dayOf, sumCounters, type UsageEntry } from './counters';
 
 const USAGE_TABLES = `
@@ -12,10 +13,33 @@ CREATE TABLE IF NOT EXISTS usage_seen (id TEXT PRIMARY KEY, day TEXT NOT NULL) W
 CREATE TABLE IF NOT EXISTS conversation_live (
   conversation TEXT PRIMARY KEY, user TEXT NOT NULL, live_until INTEGER NOT NULL, tasks INTEGER NOT NULL,
   tasks_until INTEGER NOT NULL, at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_reserved (
+  id TEXT PRIMARY KEY, user TEXT NOT NULL, tokens INTEGER NOT NULL, usd REAL NOT NULL, until INTEGER NOT NULL
 ) WITHOUT ROWID`;
 
 /** How long an entry's id is remembered against a retried write: the outbox retries within minutes. */
 const SEEN_DAYS = 2;
+
+/**
+ * How long a reservation counts without being settled. The conversation settles each one with the request's entry
+ * (same id) — at its next reservation or when the turn ends, and after a crash from its alarm within a minute, with
+ * the estimate — so this only frees what a conversation that never comes back left. Longer than any model request
+ * streams.
+ */
+const RESERVATION_MS = 30 * 60_000;
+
+/** A model request about to be made, as the conversation estimates it: it counts against the budgets until settled. */
+export interface Reservation {
+  /** The id the request's usage entry will carry: that entry settles it. */
+  id: string;
+  user: string;
+  tokens: number;
+  usd: number;
+}
+
+/** What a reservation came back with: admitted (with what is spent and in flight besides it), or the budget it hit. */
+export type ReservationVerdict = { spent: Spent } | { exceeded: Exceeded };
 
 /** What a tenant and one of its end users have spent, for the budgets (usage/budgets.ts). */
 export interface Spent {
@@ -69,40 +93,82 @@ export class UsageLedger extends DurableObject<Env> {
     this.sql.exec(USAGE_TABLES);
   }
 
-  /** Adds each entry not added before (a retried send counts once), and what the conversation holds now. */
+  /**
+   * Adds each entry not added before (a retried send counts once), and what the conversation holds now. An entry
+   * settles the reservation of the same id; an entry that counts nothing only releases it (a request never made).
+   */
   async record(entries: UsageEntry[], now = Date.now(), activity?: ConversationActivity): Promise<void> {
-    this.ctx.storage.transactionSync(() => {
-      if (activity) this.saveActivity(activity);
-      for (const entry of entries) {
-        const day = dayOf(entry.at);
-        if (this.sql.exec('INSERT OR IGNORE INTO usage_seen (id, day) VALUES (?, ?)', entry.id, day).rowsWritten === 0)
-          continue; // a retried write of an entry already counted
-        const values = COUNTERS.map((c) => entry.counters[c] ?? 0);
-        this.sql.exec(
-          `INSERT INTO usage_daily (day, user, conversation, model, ${COUNTERS.map(column).join(', ')})
-           VALUES (?, ?, ?, ?, ${COUNTERS.map(() => '?').join(', ')})
-           ON CONFLICT (day, user, conversation, model) DO UPDATE SET
-           ${COUNTERS.map((c) => `${column(c)} = ${column(c)} + excluded.${column(c)}`).join(', ')}`,
-          day,
-          entry.user,
-          entry.conversation,
-          entry.model,
-          ...values,
-        );
-      }
-      // Old ids go once a day, not at every write (the table has no index by day: a scan).
-      const today = dayOf(now);
-      if (this.prunedOn !== today) {
-        this.sql.exec('DELETE FROM usage_seen WHERE day < ?', dayOf(now - SEEN_DAYS * 86_400_000));
-        // Conversations whose last word has run out (no live sessions, no task left): they hold nothing.
-        this.sql.exec('DELETE FROM conversation_live WHERE live_until <= ?1 AND tasks_until <= ?1', now);
-        this.prunedOn = today;
-      }
+    this.ctx.storage.transactionSync(() => this.recordNow(entries, now, activity));
+  }
+
+  /**
+   * Before a model request: in one transaction, `entries` are recorded (what the conversation has to settle), then
+   * the request is admitted if no budget is used up by what is spent plus what is in flight — and reserved, so every
+   * other conversation of the tenant counts it from now on — or refused with the budget it hit. Admitting while
+   * anything is left means the tenant can go over by at most the last admitted request's own size (its estimate and
+   * how far the real usage exceeds it), however many turns run at once.
+   */
+  async reserve(
+    reservation: Reservation,
+    budgets: Budgets,
+    entries: UsageEntry[] = [],
+    now = Date.now(),
+  ): Promise<ReservationVerdict> {
+    return this.ctx.storage.transactionSync(() => {
+      this.recordNow(entries, now);
+      this.sql.exec('DELETE FROM usage_reserved WHERE until <= ?', now);
+      const spent = this.spentNow(reservation.user, now);
+      const hit = exceeded(budgets, spent, now);
+      if (hit) return { exceeded: hit };
+      this.sql.exec(
+        'INSERT OR REPLACE INTO usage_reserved (id, user, tokens, usd, until) VALUES (?, ?, ?, ?, ?)',
+        reservation.id,
+        reservation.user,
+        reservation.tokens,
+        reservation.usd,
+        now + RESERVATION_MS,
+      );
+      return { spent };
     });
   }
 
-  /** What the tenant spent this month and today, and `user` today (UTC). */
+  private recordNow(entries: UsageEntry[], now: number, activity?: ConversationActivity): void {
+    if (activity) this.saveActivity(activity);
+    for (const entry of entries) {
+      const day = dayOf(entry.at);
+      this.sql.exec('DELETE FROM usage_reserved WHERE id = ?', entry.id);
+      const values = COUNTERS.map((c) => entry.counters[c] ?? 0);
+      if (values.every((v) => v === 0)) continue; // a release: nothing to count
+      if (this.sql.exec('INSERT OR IGNORE INTO usage_seen (id, day) VALUES (?, ?)', entry.id, day).rowsWritten === 0)
+        continue; // a retried write of an entry already counted
+      this.sql.exec(
+        `INSERT INTO usage_daily (day, user, conversation, model, ${COUNTERS.map(column).join(', ')})
+         VALUES (?, ?, ?, ?, ${COUNTERS.map(() => '?').join(', ')})
+         ON CONFLICT (day, user, conversation, model) DO UPDATE SET
+         ${COUNTERS.map((c) => `${column(c)} = ${column(c)} + excluded.${column(c)}`).join(', ')}`,
+        day,
+        entry.user,
+        entry.conversation,
+        entry.model,
+        ...values,
+      );
+    }
+    // Old ids go once a day, not at every write (the table has no index by day: a scan).
+    const today = dayOf(now);
+    if (this.prunedOn !== today) {
+      this.sql.exec('DELETE FROM usage_seen WHERE day < ?', dayOf(now - SEEN_DAYS * 86_400_000));
+      // Conversations whose last word has run out (no live sessions, no task left): they hold nothing.
+      this.sql.exec('DELETE FROM conversation_live WHERE live_until <= ?1 AND tasks_until <= ?1', now);
+      this.prunedOn = today;
+    }
+  }
+
+  /** What the tenant spent this month and today, and `user` today (UTC), with the model requests in flight (reserved). */
   async spent(user: string, now = Date.now()): Promise<Spent> {
+    return this.spentNow(user, now);
+  }
+
+  private spentNow(user: string, now: number): Spent {
     const today = dayOf(now);
     const month = `${today.slice(0, 7)}-01`;
     const row = this.sql
@@ -116,7 +182,19 @@ export class UsageLedger extends DurableObject<Env> {
         month,
       )
       .one();
-    return { tenantUsdMonth: row.month_usd ?? 0, tenantTokensDay: row.day_tokens ?? 0, userUsdDay: row.user_usd ?? 0 };
+    const held = this.sql
+      .exec<{ usd: number | null; tokens: number | null; user_usd: number | null }>(
+        `SELECT SUM(usd) AS usd, SUM(tokens) AS tokens, SUM(CASE WHEN user = ?1 THEN usd ELSE 0 END) AS user_usd
+         FROM usage_reserved WHERE until > ?2`,
+        user,
+        now,
+      )
+      .one();
+    return {
+      tenantUsdMonth: (row.month_usd ?? 0) + (held.usd ?? 0),
+      tenantTokensDay: (row.day_tokens ?? 0) + (held.tokens ?? 0),
+      userUsdDay: (row.user_usd ?? 0) + (held.user_usd ?? 0),
+    };
   }
 
   /** The rows of days `from`…`to` (inclusive, YYYY-MM-DD) grouped by `groupBy`, and their total; one user's only with `user`. */

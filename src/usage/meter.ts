@@ -5,11 +5,19 @@ import { errorFields, logEvent } from '../observability/log';
 import type { Owner } from '../owner';
 import { budgetError, type Budgets, budgetsOf, type Exceeded, exceeded, hasBudgets } from './budgets';
 import type { UsageEntry } from './counters';
-import type { Spent } from './ledger';
+import { requestChars } from './estimate';
+import type { Reservation, ReservationVerdict, Spent } from './ledger';
 
 /** Where a turn's entries go (the conversation's outbox: conversation/usage-outbox.ts). */
 export interface UsageSink {
+  /** An entry, written at once; an entry with the id of an earlier one replaces it (a request's estimate, then its usage). */
   add(entry: UsageEntry): void;
+  /**
+   * A model request about to be made while budgets are in force: `estimate` is written as the request's entry until
+   * its usage replaces it (so a crash counts the estimate), and `reservation` is made at the tenant's ledger with what
+   * waits to be sent — one call, atomic with the budget check (usage/ledger.ts `reserve`).
+   */
+  reserve(estimate: UsageEntry, reservation: Reservation, budgets: Budgets): Promise<ReservationVerdict>;
 }
 
 /** What a meter is for: whose turn, which model and its prices, the budgets and what was spent when it began. */
@@ -24,23 +32,83 @@ export interface MeterOptions {
   spent: Spent | undefined;
   /** Characters a token, for our estimate of a request the provider reported nothing for (prompt/tokens.ts). */
   charsPerToken: number;
+  /** What a request is assumed to write when its reservation is made (BUDGET_OUTPUT_ESTIMATE_TOKENS). */
+  outputEstimateTokens: number;
 }
 
 /**
  * One turn's metering: every model request and tool execution becomes an
- * entry in the conversation's outbox the moment it ends, and the turn's own
- * spend is added to what the ledger said at its start, so a step boundary
- * can tell a used-up budget without asking anyone (usage/budgets.ts; the
- * price of not asking: other conversations of the tenant that run at the
- * same time are seen at their next turn — docs/USAGE.md says by how much).
+ * entry in the conversation's outbox the moment it ends. While budgets are in
+ * force, each model request is first reserved at the tenant's ledger — its
+ * estimate counts for every conversation of the tenant until its usage
+ * settles it — and refused, with no request made, once a budget is used up
+ * (docs/USAGE.md, "Budgets", says the bound this gives). Between
+ * reservations, the turn's own spend is added to what the ledger last said,
+ * so a step boundary can tell a used-up budget without asking anyone.
  */
 export class TurnMeter {
+  /** This turn's spend since the ledger last said what was spent (`spent`). */
   private usd = 0;
   private tokens = 0;
   private sequence = 0;
   private readonly turnId = crypto.randomUUID();
+  /** What the ledger last said was spent (and in flight), for the budgets; undefined: no budgets to keep. */
+  private spent: Spent | undefined;
+  /** The request being made: its entry carries this id (which settles its reservation, when one was made). */
+  private inFlight: { id: string; reserved: boolean } | undefined;
+  /** The budget a reservation was refused by: no further model request in this turn. */
+  private refused: Exceeded | undefined;
 
-  constructor(private readonly options: MeterOptions) {}
+  constructor(private readonly options: MeterOptions) {
+    this.spent = options.spent;
+  }
+
+  /**
+   * Before a model request (turn/telemetry.ts): with budgets in force, its estimate (the prompt and tools as sent,
+   * BUDGET_OUTPUT_ESTIMATE_TOKENS written) is reserved at the ledger. Returns the budget that refuses it — the turn
+   * then makes no request and ends with the notice. A ledger that does not answer lets it run (logged).
+   */
+  async beforeRequest(request: { prompt: unknown; tools?: unknown }): Promise<Exceeded | undefined> {
+    const { budgets, sink, card, user } = this.options;
+    const id = this.nextId();
+    this.inFlight = { id, reserved: false };
+    if (this.refused || !hasBudgets(budgets)) return this.refused;
+    const local = this.exceeded();
+    if (local) return this.refuse(local);
+    const inputTokens = Math.ceil(
+      (requestChars(request.prompt) + requestChars(request.tools)) / this.options.charsPerToken,
+    );
+    const outputTokens = this.options.outputEstimateTokens;
+    const usd = card ? usdOf({ inputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens }, card) : 0;
+    const estimate = this.entry(id, { requests: 1, inputTokens, outputTokens, usd, estimatedRequests: 1 });
+    const before = { usd: this.usd, tokens: this.tokens };
+    this.inFlight.reserved = true;
+    try {
+      const verdict = await sink.reserve(estimate, { id, user, tokens: inputTokens + outputTokens, usd }, budgets);
+      if ('exceeded' in verdict) {
+        this.inFlight = undefined;
+        return this.refuse(verdict.exceeded);
+      }
+      // The ledger's word includes every entry of this turn sent with the reservation: only what comes after adds to it.
+      this.spent = verdict.spent;
+      this.usd -= before.usd;
+      this.tokens -= before.tokens;
+    } catch (error) {
+      logEvent('usage.ledger', { outcome: 'unavailable', ...errorFields(error) }, 'warn');
+    }
+    return undefined;
+  }
+
+  /** The budget a reservation was refused by (the turn made no further request), if one was. */
+  get refusal(): Exceeded | undefined {
+    return this.refused;
+  }
+
+  private refuse(hit: Exceeded): Exceeded {
+    this.refused = hit;
+    logEvent('usage.budget', { outcome: 'refused', scope: hit.scope, unit: hit.unit, period: hit.period });
+    return hit;
+  }
 
   /** A model request ended: what the provider reported (or, when it reported nothing, our estimate, marked). */
   modelRequest(usage: {
@@ -54,7 +122,9 @@ export class TurnMeter {
     const usd = this.options.card ? usdOf(usage, this.options.card) : 0;
     this.usd += usd;
     this.tokens += usage.inputTokens + usage.outputTokens;
-    this.add({
+    const id = this.inFlight?.id ?? this.nextId();
+    this.inFlight = undefined;
+    this.add(id, {
       requests: 1,
       inputTokens: usage.inputTokens,
       cacheReadTokens: usage.cacheReadTokens,
@@ -68,7 +138,7 @@ export class TurnMeter {
   /** A tool ran: a call, and for a read the layer that served it; a call that became a task. */
   toolExecuted(output: unknown, becameTask: boolean): void {
     const cache = (output as { cache?: unknown } | null | undefined)?.cache;
-    this.add({
+    this.add(this.nextId(), {
       toolCalls: 1,
       ...(cache === 'memory'
         ? { readsMemory: 1 }
@@ -81,9 +151,11 @@ export class TurnMeter {
     });
   }
 
-  /** The first budget this turn has used up (what was spent at its start plus its own), if any. */
+  /** The first budget used up (what the ledger last said plus this turn's own since, or a refused reservation), if any. */
   exceeded(now = Date.now()): Exceeded | undefined {
-    const { spent, budgets } = this.options;
+    if (this.refused) return this.refused;
+    const { spent } = this;
+    const { budgets } = this.options;
     if (!spent) return undefined;
     return exceeded(
       budgets,
@@ -128,9 +200,15 @@ export class TurnMeter {
       });
       return;
     }
-    if (!ended.started) return;
+    if (!ended.started) {
+      // Never made (refused before its stream began): not billed; its reservation and estimate are released.
+      const reserved = this.inFlight?.reserved ? this.inFlight.id : undefined;
+      this.inFlight = undefined;
+      if (reserved) this.add(reserved, {});
+      return;
+    }
     this.modelRequest({
-      inputTokens: Math.ceil(JSON.stringify(ended.prompt).length / this.options.charsPerToken),
+      inputTokens: Math.ceil(requestChars(ended.prompt) / this.options.charsPerToken),
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
       outputTokens: Math.ceil(ended.streamedChars / this.options.charsPerToken),
@@ -138,18 +216,27 @@ export class TurnMeter {
     });
   };
 
-  private add(counters: Partial<UsageCounters>): void {
-    const { user, conversation, model, sink } = this.options;
-    sink.add({ id: `${this.turnId}:${this.sequence++}`, at: Date.now(), user, conversation, model, counters });
+  private nextId(): string {
+    return `${this.turnId}:${this.sequence++}`;
+  }
+
+  private entry(id: string, counters: Partial<UsageCounters>): UsageEntry {
+    const { user, conversation, model } = this.options;
+    return { id, at: Date.now(), user, conversation, model, counters };
+  }
+
+  private add(id: string, counters: Partial<UsageCounters>): void {
+    this.options.sink.add(this.entry(id, counters));
   }
 }
 
 /**
- * A turn's meter. With budgets in force, what the ledger says was spent comes first: a budget used up refuses the
- * turn (429 `budget_exceeded`) when `refuse` — a new turn — and otherwise (a continuation after an approval, a client
- * tool's result, a task's end) lets it finish what was started: one step, then the step check ends it with the
- * notice. A ledger that does not answer lets the turn run (budgets protect against overspending; they do not take the
- * service down) and is logged.
+ * A turn's meter. With budgets in force, what the ledger says was spent (and is in flight) comes first: a budget used
+ * up refuses the turn (429 `budget_exceeded`) when `refuse` — a new turn, before anything is written — and otherwise
+ * (a continuation after an approval, a client tool's result, a task's end) lets it finish what the person already
+ * approved: the approved calls run and are stored, then the turn ends with the notice and no model request (its
+ * first reservation is refused). A ledger that does not answer lets the turn run (budgets protect against
+ * overspending; they do not take the service down) and is logged.
  */
 export async function startMeter(
   turn: {
@@ -181,5 +268,6 @@ export async function startMeter(
     budgets,
     spent,
     charsPerToken: turn.charsPerToken,
+    outputEstimateTokens: turn.config.settings.BUDGET_OUTPUT_ESTIMATE_TOKENS,
   });
 }

@@ -2,8 +2,9 @@
 // real provider packages (bench/lib/fake-model.mjs on FAKE_MODEL_PORT: the
 // OpenAI Responses and Anthropic Messages APIs): a tiny model that reads the
 // guidelines when asked about them, reads forever when told to loop (the step
-// limit), calls create_task with a number for a title when told to get it
-// wrong (a call that does not fit the tool's schema), and otherwise echoes.
+// limit), creates tasks for as long as it may (each waits for approval),
+// calls create_task with a number for a title when told to get it wrong (a
+// call that does not fit the tool's schema), and otherwise echoes.
 import { contentText, type ChatBody, type Step } from '../../bench/lib/fake-model.mjs';
 
 export function providerPolicy(chat: ChatBody): Step {
@@ -11,6 +12,11 @@ export function providerPolicy(chat: ChatBody): Step {
   const offered = new Set((chat.tools ?? []).map((t) => t.function.name));
   const userText = contentText(chat.messages.findLast((m) => m.role === 'user')?.content);
   const read = { toolCalls: [{ name: 'read_resource', args: { uri: 'task://guidelines', server: 'demo' } }] };
+  // "keep creating tasks": a call that needs the user's approval at every step, for as long as tools are offered.
+  if (/keep creating tasks/i.test(userText) && offered.has('demo__create_task')) {
+    const made = chat.messages.filter((m) => m.role === 'tool').length;
+    return { toolCalls: [{ name: 'demo__create_task', args: { title: `Budget task ${made + 1}` } }] };
+  }
   if (/loop/i.test(userText) && offered.has('read_resource')) return read;
   if (/get it wrong/i.test(userText) && offered.has('demo__create_task') && last?.role !== 'tool')
     return { toolCalls: [{ name: 'demo__create_task', args: { title: 42 } }] };

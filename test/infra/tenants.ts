@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { definitionText } from '../../src/mcp/catalog/tool-digest.ts';
+import { CHANGING_TOOLS_PORT_OFFSET, LOOKUP_V2 } from './changing-tools-definitions.ts';
 import { TEST_PORT_BASE } from './ports.ts';
 
 /*
@@ -47,6 +49,16 @@ export const TEST_MCP_SERVERS = [
 ];
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A server of changing-tools.ts at `/<id>`, its `lookup` auto-approved by name. */
+function changingServer(id: string) {
+  return {
+    id,
+    url: local(CHANGING_TOOLS_PORT_OFFSET, `/${id}`),
+    transport: 'streamable-http',
+    autoApprove: ['lookup'],
+  };
+}
 
 /**
  * Tests run multi-tenant, as production does: "acme" uses the servers above;
@@ -249,6 +261,30 @@ export const TEST_TENANTS = [
       },
     ],
   },
+  // Auto-approval bound to the definition approved (test/tool-definitions.test.ts): servers whose tools and
+  // instructions change while in use (test/infra/changing-tools.ts), each path its own server. `lookup` is
+  // auto-approved by name on most; by the digest of its changed definition on `bydigest`. The instructions' server has
+  // a tenant of its own: its status (GET /v1/servers, reused for 30 s) is not the one the other tests saw.
+  {
+    id: 'rugpull',
+    apiKeySha256: [sha256('test-key-rugpull')],
+    allowedOrigins: [],
+    mcpServers: [
+      ...['words', 'fickle', 'dotted'].map(changingServer),
+      {
+        id: 'bydigest',
+        url: local(CHANGING_TOOLS_PORT_OFFSET, '/bydigest'),
+        transport: 'streamable-http',
+        autoApprove: [{ name: 'lookup', sha256: sha256(definitionText(LOOKUP_V2)) }],
+      },
+    ],
+  },
+  {
+    id: 'rugpull-guide',
+    apiKeySha256: [sha256('test-key-rugpull-guide')],
+    allowedOrigins: [],
+    mcpServers: [changingServer('guide')],
+  },
   // Per-user limits on conversations (created per minute, holding live MCP sessions at once).
   {
     id: 'limited',
@@ -341,6 +377,14 @@ export const TEST_TENANTS = [
       // The operator's overview (test/operator.test.ts): two tenants of its own, one with budgets to show.
       ['ops-a', { usdPerMonth: 50, tokensPerDay: 1_000_000 }],
       ['ops-b', undefined],
+      // Budgets that hold (test/budgets.test.ts), a tenant per test: continuations past a token budget, many turns at
+      // once on one (about four of the fake's requests, which are a quarter of their bytes), a crash mid-request; and
+      // MAX_STEPS across continuations (no budget).
+      ['budget-approvals', { tokensPerDay: 4_000 }],
+      ['budget-parallel', { tokensPerDay: 40_000 }],
+      ['budget-crash', { tokensPerDay: 100_000_000 }],
+      ['budget-client', { tokensPerDay: 1_000 }],
+      ['steps', undefined],
     ] as const
   ).map(([id, limits]) => ({
     id,

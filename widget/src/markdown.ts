@@ -8,12 +8,16 @@
  * an opener.
  */
 export function renderMarkdown(source: string, doc: Document = document): DocumentFragment {
+  return blocks(source.replace(/\r\n?/g, '\n').split('\n'), doc, false);
+}
+
+/** `bare`: a list item's own text, whose first paragraph sits beside the marker rather than in a `<p>` of its own. */
+function blocks(lines: string[], doc: Document, bare: boolean): DocumentFragment {
   const fragment = doc.createDocumentFragment();
-  const lines = source.replace(/\r\n?/g, '\n').split('\n');
   let i = 0;
   while (i < lines.length) {
     const line = lines[i]!;
-    if (/^\s*$/.test(line)) {
+    if (BLANK.test(line)) {
       i++;
       continue;
     }
@@ -40,41 +44,103 @@ export function renderMarkdown(source: string, doc: Document = document): Docume
       const quoted: string[] = [];
       for (; i < lines.length && /^\s*>/.test(lines[i]!); i++) quoted.push(lines[i]!.replace(/^\s*> ?/, ''));
       const blockquote = doc.createElement('blockquote');
-      blockquote.append(renderMarkdown(quoted.join('\n'), doc));
+      blockquote.append(blocks(quoted, doc, false));
       fragment.append(blockquote);
       continue;
     }
-    const item = /^\s*([-*+]|\d+[.)])\s+/;
-    if (item.test(line)) {
-      const marker = item.exec(line)![1]!;
-      const ordered = /\d/.test(marker);
-      const list = doc.createElement(ordered ? 'ol' : 'ul');
-      // Items split by blank lines arrive as separate lists: keep their numbers.
-      if (ordered && parseInt(marker, 10) !== 1) list.setAttribute('start', String(parseInt(marker, 10)));
-      for (; i < lines.length && item.test(lines[i]!); i++) {
-        const li = doc.createElement('li');
-        li.append(inline(lines[i]!.replace(item, ''), doc));
-        list.append(li);
-      }
-      fragment.append(list);
+    if (ITEM.test(line)) {
+      i = list(lines, i, fragment, doc);
       continue;
     }
     const paragraph: string[] = [];
-    for (
-      ;
-      i < lines.length && !/^\s*$/.test(lines[i]!) && !/^\s*(```|~~~|>|#{1,6}\s|[-*+]\s|\d+[.)]\s)/.test(lines[i]!);
-      i++
-    )
-      paragraph.push(lines[i]!);
+    for (; i < lines.length && !BLANK.test(lines[i]!) && !BLOCK_START.test(lines[i]!); i++) paragraph.push(lines[i]!);
     if (!paragraph.length) paragraph.push(lines[i++]!);
-    const p = doc.createElement('p');
+    const p = bare && !fragment.childNodes.length ? fragment : doc.createElement('p');
     paragraph.forEach((text, n) => {
       if (n) p.append(doc.createElement('br'));
       p.append(inline(text, doc));
     });
-    fragment.append(p);
+    if (p !== fragment) fragment.append(p);
   }
   return fragment;
+}
+
+const ITEM = /^([ \t]*)([-*+]|\d+[.)])([ \t]+)/;
+// A line that opens a block of its own: it ends a paragraph, and is never a list item's lazy continuation.
+const BLOCK_START = /^\s*(```|~~~|>|#{1,6}\s|[-*+]\s|\d+[.)]\s)/;
+const BLANK = /^\s*$/;
+
+/** The columns `text` takes, a tab reaching the next multiple of four as in CommonMark. */
+function width(text: string): number {
+  let columns = 0;
+  for (const c of text) columns = c === '\t' ? columns + 4 - (columns % 4) : columns + 1;
+  return columns;
+}
+
+const indentOf = (line: string): number => width(/^[ \t]*/.exec(line)![0]);
+
+/** The line without up to `columns` of its leading whitespace. */
+function dedent(line: string, columns: number): string {
+  let cut = 0;
+  while (cut < line.length && /[ \t]/.test(line[cut]!) && width(line.slice(0, cut + 1)) <= columns) cut++;
+  return line.slice(cut);
+}
+
+/** The item that `line` starts, if it is one of a list of this kind (numbered or not) at this indent. */
+function sibling(line: string | undefined, ordered: boolean, markerIndent: number): RegExpExecArray | null {
+  const head = line === undefined ? null : ITEM.exec(line);
+  return head && /\d/.test(head[2]!) === ordered && indentOf(line!) < markerIndent + 2 ? head : null;
+}
+
+/**
+ * The list that starts at `lines[start]`, appended to `fragment`; returns the line after it. Models and skill files
+ * hard-wrap their items, so an item keeps what follows its marker line, as in CommonMark: a line indented under the
+ * marker by two or more columns (a wrapped line, a paragraph after a blank line, a nested list) and a lazy
+ * continuation (an unindented line straight after the item's text that opens no block of its own). An item of the
+ * same kind, even after a blank line, stays in the same list, so its number follows.
+ */
+function list(lines: string[], start: number, fragment: DocumentFragment, doc: Document): number {
+  const [, lead, marker] = ITEM.exec(lines[start]!)!;
+  const ordered = /\d/.test(marker!);
+  const markerIndent = width(lead!);
+  const element = doc.createElement(ordered ? 'ol' : 'ul');
+  // A list that does not start at 1 (items split by a paragraph) keeps its numbers.
+  if (ordered && parseInt(marker!, 10) !== 1) element.setAttribute('start', String(parseInt(marker!, 10)));
+  let next = parseInt(marker!, 10);
+  let i = start;
+  for (let head = sibling(lines[i], ordered, markerIndent); head; head = sibling(lines[i], ordered, markerIndent)) {
+    // The item's text starts after its marker and the spaces that follow (five or more: one, as in CommonMark).
+    const markerEnd = width(head[1]! + head[2]!);
+    const contentIndent = width(head[0]) - markerEnd > 4 ? markerEnd + 1 : width(head[0]);
+    const body = [lines[i]!.slice(head[0].length)];
+    for (i++; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (BLANK.test(line)) {
+        let next = i;
+        while (next < lines.length && BLANK.test(lines[next]!)) next++;
+        // Blank lines stay in the item if an indented line follows them; between two items, in the list.
+        if (next < lines.length && indentOf(lines[next]!) >= markerIndent + 2) {
+          body.push(...lines.slice(i, next));
+          i = next - 1;
+          continue;
+        }
+        if (sibling(lines[next], ordered, markerIndent)) i = next;
+        break;
+      }
+      if (indentOf(line) >= markerIndent + 2) body.push(dedent(line, contentIndent));
+      else if (!BLOCK_START.test(line)) body.push(line.trimStart());
+      else break;
+    }
+    const li = doc.createElement('li');
+    // A number that skips ahead is kept (a quote of steps 1, 3 and 5 reads so); "1. 1. 1." still counts 1, 2, 3.
+    const number = parseInt(head[2]!, 10);
+    if (ordered && number > next) li.setAttribute('value', String(number));
+    next = ordered ? Math.max(next, number) + 1 : next;
+    li.append(blocks(body, doc, true));
+    element.append(li);
+  }
+  fragment.append(element);
+  return i;
 }
 
 // Underscore emphasis only at word boundaries, as in CommonMark: snake_case and demo__tool stay as written.

@@ -388,6 +388,28 @@ describe("a view's tool calls: POST …/views/call", () => {
     expect(await demoTaskTitles()).toContain(title);
   });
 
+  it('a client that asks (onApprovalRequired: "202") hears that the call waits for the user as a 202, not an HTTP error; nothing ran', async () => {
+    const id = await createConversation();
+    const title = `Asked in the body ${crypto.randomUUID()}`;
+    const body = { server: 'demo', name: 'create_task', arguments: { title }, onApprovalRequired: '202' };
+    const asked = await viewCall(id, body);
+    expect(asked.status).toBe(202);
+    const { approvalRequired } = await asked.json<{
+      approvalRequired: { server: string; name: string; message: string };
+    }>();
+    expect(approvalRequired).toMatchObject({ server: 'demo', name: 'create_task' });
+    expect(approvalRequired.message).toContain("needs the user's approval");
+    expect(await demoTaskTitles()).not.toContain(title);
+
+    // Other refusals stay errors; the user's yes runs the call as before.
+    const forbidden = await viewCall(id, { ...body, name: 'echo' });
+    expect(forbidden.status).toBe(403);
+    expect((await viewCall(id, { ...body, approved: true })).status).toBe(200);
+    expect(await demoTaskTitles()).toContain(title);
+    const bad = await viewCall(id, { ...body, onApprovalRequired: '200' });
+    expect(bad.status).toBe(400);
+  });
+
   it('are limited per end user and minute (VIEW_CALLS_PER_MINUTE_PER_USER): 429 with Retry-After past it', async () => {
     const config = loadConfig(env);
     const tight = { ...config, settings: { ...config.settings, VIEW_CALLS_PER_MINUTE_PER_USER: 2 } };

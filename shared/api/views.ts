@@ -86,6 +86,10 @@ export const ViewToolCallBody = z
       .boolean()
       .optional()
       .meta({ description: "The user's yes, given in the widget (outside the view) after a 409 `approval_required`." }),
+    onApprovalRequired: z.enum(['409', '202']).optional().meta({
+      description:
+        'A call that waits for the user: `409 approval_required` (the default), or `202 {approvalRequired}`, not an HTTP error (the widget’s choice).',
+    }),
   })
   .strict()
   .meta({ id: 'ViewToolCallBody' });
@@ -101,3 +105,15 @@ export const ViewToolCallResult = z
   })
   .meta({ id: 'ViewToolCallResult' });
 export type ViewToolCallResult = z.infer<typeof ViewToolCallResult>;
+
+/** The answer (202) to a view's call that waits for the user, when the call asked for it (`onApprovalRequired: '202'`). */
+export const ViewToolCallApprovalRequired = z
+  .object({
+    approvalRequired: z.object({
+      server: ServerId,
+      name: z.string(),
+      message: z.string(),
+    }),
+  })
+  .meta({ id: 'ViewToolCallApprovalRequired' });
+export type ViewToolCallApprovalRequired = z.infer<typeof ViewToolCallApprovalRequired>;

@@ -1,7 +1,13 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { ViewLink, ViewLinkBody, ViewToolCallBody, ViewToolCallResult } from '../../../shared/api/views';
+import {
+  ViewLink,
+  ViewLinkBody,
+  ViewToolCallApprovalRequired,
+  ViewToolCallBody,
+  ViewToolCallResult,
+} from '../../../shared/api/views';
 import { allowedOriginsOf, loadConfig } from '../../config';
 import { notFound } from '../../errors';
 import { unwrap } from '../../rpc';
@@ -33,12 +39,13 @@ const call = createRoute({
   summary: "A view's tool call",
   description:
     'A tool of the view’s own server whose `_meta.ui.visibility` includes `app` (else 403 `tool_not_for_app`), under the approval rule of the model’s calls: ' +
-    'where a model’s call would ask the user, 409 `approval_required` until the widget sends `approved: true`. The model never sees these calls. ' +
+    'where a model’s call would ask the user, 409 `approval_required` (or 202, see `onApprovalRequired`) until the widget sends `approved: true`. The model never sees these calls. ' +
     'A tool’s `isError` result is a 200; a failed call, 502.',
   middleware: [jsonRequest] as const,
   request: { params: IdParams, body: jsonBody(ViewToolCallBody) },
   responses: {
     200: json(ViewToolCallResult, 'The MCP `CallToolResult`.'),
+    202: json(ViewToolCallApprovalRequired, 'The call waits for the user’s approval: nothing ran.'),
     ...errors(400, 403, 404, 409, 415, 502, ...V1_ERRORS),
   },
 });
@@ -95,8 +102,14 @@ export const conversationViews = routes()
     );
   })
   .openapi(call, async (c) => {
+    const { onApprovalRequired, ...body } = c.req.valid('json');
     const stub = asDeclared(await ownedStub(c), 'view');
-    const { result } = unwrap(await stub.view({ kind: 'call', body: c.req.valid('json') }));
+    const answer = await stub.view({ kind: 'call', body });
+    // A call that waits for the user is the normal course of a view that changes data, not a failure: a client that
+    // asks gets it as a 202, which a browser does not log as a failed request (the 409 stays the default).
+    if (!answer.ok && answer.error.code === 'approval_required' && onApprovalRequired === '202')
+      return c.json({ approvalRequired: { server: body.server, name: body.name, message: answer.error.message } }, 202);
+    const { result } = unwrap(answer);
     return c.json({ result }, 200);
   });
 

@@ -49,6 +49,12 @@ export interface McpOndemandChatToolPart {
   output?: unknown;
   errorText?: string;
   approval?: { id: string; approved?: boolean; reason?: string };
+  /**
+   * An MCP tool's call: its server and its own name (the part's type carries the model's name, which may be rewritten
+   * or suffixed), and `definition` when auto-approval did not apply because the tool's definition `changed` since it
+   * was approved (or could not be checked yet: `unchecked`).
+   */
+  toolMetadata?: { server?: string; tool?: string; definition?: 'changed' | 'unchecked'; [key: string]: unknown };
 }
 
 /** A finished answer, as the widget built it from the stream (an AI SDK `UIMessage`). */
@@ -63,8 +69,17 @@ export interface McpOndemandChatMessage {
 export interface McpOndemandChatEventDetails {
   /** A conversation was created. */
   'mcp-ondemand-conversation': { id: string };
-  /** An answer finished without error. */
+  /**
+   * An answer finished without error: once per answer, when it is complete. An answer that stops for the person
+   * (a tool call to approve) is not finished: `mcp-ondemand-waiting` fires then, and this event once it goes on and ends.
+   */
   'mcp-ondemand-message': { message: McpOndemandChatMessage };
+  /**
+   * The answer waits for the person: `approval`, it stopped at a tool call to approve or deny (the card is in the
+   * chat); `question`, a server asks something in a form in the chat. Once per approval or question; a host with
+   * the chat out of sight (a closed panel, another tab) can bring it back or show a badge.
+   */
+  'mcp-ondemand-waiting': { waitingFor: 'approval' | 'question'; message: McpOndemandChatMessage };
   /** Something went wrong; `title` is what the widget shows. `status` 0: no connection. */
   'mcp-ondemand-error': { status: number; code: string; message: string; title: string };
   /** The token expired or was refused: get a new one and set the `token` attribute. */

@@ -22,6 +22,8 @@ let context: BrowserContext;
 let page: Page;
 let pageErrors: string[];
 let viewLog: string[];
+/** What the browser's console said as an error (a failed request shows there as "Failed to load resource: …"). */
+let consoleErrors: string[];
 
 beforeAll(async () => {
   views = await startViewServer(BROWSER_PORTS.viewServer);
@@ -54,9 +56,11 @@ beforeEach(async () => {
   page = await context.newPage();
   pageErrors = [];
   viewLog = [];
+  consoleErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
     if (message.text().startsWith('[mcp-app ')) viewLog.push(message.text());
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
   });
   await page.goto(`${service.url}/`);
   await countTurns(page);
@@ -130,6 +134,8 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await viewApproval().getByRole('button', { name: 'Approve' }).click();
     await hasCount(viewApproval(), 0);
     await containsText(view().locator('#tasks'), 'Book the venue');
+    // A call that waits for the person is no failed request: the console has no error for it (it had a 409).
+    expect(consoleErrors).toEqual([]);
 
     // complete_task is allowed without asking (autoApprove): no card, the board refreshes (board_tasks, app-only).
     const item = view().locator('li', { hasText: 'Book the venue' });
@@ -174,8 +180,9 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
       ping: '{}',
       displayMode: '{"mode":"inline"}',
       scriptLink: '{"isError":true}',
-      message: 'error Method not found: ui/message',
+      message: '{}',
     });
+    await expect.poll(() => input().inputValue()).toBe('hi');
     // The message re-rendered as the turn streamed on (the result, the answer): the iframe never reloaded.
     expect(viewLog.filter((l) => l.includes('initialized')).length).toBe(1);
   });
@@ -255,6 +262,31 @@ describe('a tool with a view (MCP Apps) in the widget', () => {
     await chat().evaluate((el, id) => el.setAttribute('conversation', id), other);
     await logged('official teardown');
     await hasCount(viewFrames(), 0);
+  });
+
+  it('a view\'s "Send Message" (ui/message, the official App) puts its text in the box for the person to send; what they typed stays', async (ctx) => {
+    if (!views.official) return ctx.skip();
+    await ask('show_official label=message');
+    await logged('official connected inline');
+    const notice = chat().locator('.app-view [role="status"]');
+    await view().getByRole('button', { name: 'Message' }).click();
+    await logged('official message {}');
+    await expect.poll(() => input().inputValue()).toBe('Show me the tasks due today.');
+    await containsText(notice, 'The view put a message in the box below');
+    // Nothing was sent for the person: they read it, and send it themselves.
+    expect(await chat().locator('article.user').count()).toBe(1);
+    await screenshot(page, 'mcp-apps-view-message');
+    const before = await turnsEnded();
+    await input().press('Enter');
+    await expect.poll(turnsEnded, { timeout: 20_000 }).toBeGreaterThan(before);
+    await containsText(chat().locator('article.user').last(), 'Show me the tasks due today.');
+
+    // The person's own words in the box are never overwritten: the view hears the chat did not take it, and so does the person.
+    await input().fill('My own question');
+    await view().getByRole('button', { name: 'Message' }).click();
+    await logged('official message {"isError":true}');
+    await containsText(notice, 'the box below holds what you typed');
+    expect(await input().inputValue()).toBe('My own question');
   });
 
   it('falls back to the step when the view cannot be shown', async () => {

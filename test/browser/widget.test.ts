@@ -9,7 +9,7 @@ import { BROWSER_PORTS } from '../infra/ports';
 import { launchChromium, screenshot } from './chromium';
 import { containsText, focused, hasAttribute, hasCount, hasText, hasValue, hidden, lacksText, visible } from './see';
 import { startService, type Service } from './service';
-import { countTurns, turnsEnded as endedTurns } from './turn-count';
+import { answerEvents, countTurns, turnsEnded as endedTurns } from './turn-count';
 
 let service: Service;
 let chromium: Awaited<ReturnType<typeof launchChromium>>;
@@ -215,6 +215,15 @@ describe('the demo page at / (npm start)', () => {
     // The skill's SKILL.md went with the message (read and verified by the service): the answer quotes it.
     expect(answer).toContain('From skill://estimate-a-task/SKILL.md');
     expect(answer).toContain('round up, never down');
+    // SKILL.md's steps are hard-wrapped: a quoted step keeps its wrapped line (no loose line below the list), and the
+    // steps quoted (1 and 3) keep their numbers.
+    const steps = lastAnswer().locator('blockquote ol > li');
+    await containsText(steps.filter({ hasText: 'Read the team guidelines' }), 'may be estimated above the limit');
+    const shown = await steps.evaluateAll((items) => {
+      let n = 0; // the number the browser shows: the item's own value, or one past the one before
+      return items.map((li) => (n = li.hasAttribute('value') ? Number(li.getAttribute('value')) : n + 1));
+    });
+    expect(shown).toEqual([1, 3]);
     await containsText(chat().locator('article.user').last().getByRole('listitem'), 'Skill: estimate-a-task');
     await screenshot(page, '08b-skill-attached');
     const history = (await (await fetch(`${service.url}/v1/conversations/${await conversationId()}`)).json()) as {
@@ -296,6 +305,7 @@ describe('the demo page at / (npm start)', () => {
   });
 
   it('asks before a tool that changes data runs: approve runs it, deny does not', async () => {
+    const heard = (await answerEvents(page)).length;
     await ask('create_task title="Write release notes" estimateHours=2');
     const card = chat().getByRole('group', { name: 'Tool approval' });
     await containsText(card, 'wants to run create_task on demo');
@@ -303,6 +313,8 @@ describe('the demo page at / (npm start)', () => {
     await screenshot(page, '11-approval-requested');
     await decide('Approve');
     expect(await answerText()).toMatch(/Created task #\d+: Write release notes/);
+    // The host page heard that the answer waited for the person, then of the answer once, when it was complete.
+    expect((await answerEvents(page)).slice(heard)).toEqual(['waiting for approval', 'message']);
     await visible(step('ran create_task on demo'));
     await screenshot(page, '12-approved');
 

@@ -14,7 +14,8 @@
 //   show_official (view ui://views/official) a view built on the official
 //                 `App` of @modelcontextprotocol/ext-apps (bundled with esbuild
 //                 when the server starts; offered only if the package is
-//                 installed): proves the widget's own host bridge interoperates
+//                 installed): proves the widget's own host bridge interoperates;
+//                 its "Message" button sends `ui/message` as the SDK's example app does
 //   probe_write   changes data (no annotations: approval needed), recorded
 // GET /__calls: the tools called so far (probe_write's arguments too).
 import http from 'node:http';
@@ -105,6 +106,9 @@ app.ontoolresult = (r) => { out.textContent = 'result ' + JSON.stringify(r.struc
 app.onteardown = async () => { log('teardown'); return {}; };
 document.getElementById('call').onclick = () => app.callServerTool({ name: 'probe_write', arguments: { note: 'official' } })
   .then((r) => log('called ' + r.content[0].text), (e) => log('callerr ' + e.message));
+// As the SDK's own example app's "Send Message" does.
+document.getElementById('message').onclick = () => app.sendMessage({ role: 'user', content: [{ type: 'text', text: 'Show me the tasks due today.' }] })
+  .then((r) => log('message ' + JSON.stringify(r)), (e) => log('messageerr ' + e.message));
 app.connect().then(() => log('connected ' + app.getHostContext().displayMode), (e) => { out.textContent = 'connect failed ' + e; });
 `;
 
@@ -120,7 +124,7 @@ async function officialAppHtml(): Promise<string | undefined> {
       logLevel: 'silent',
     });
     const script = built.outputFiles[0]!.text.replace(/<\/script/gi, '<\\/script');
-    return `<!doctype html><html><body><p id="out">waiting</p><button id="call">Call</button><script>${script}</script></body></html>`;
+    return `<!doctype html><html><body><p id="out">waiting</p><button id="call">Call</button> <button id="message">Message</button><script>${script}</script></body></html>`;
   } catch {
     return undefined; // @modelcontextprotocol/ext-apps is not installed
   }

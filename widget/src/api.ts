@@ -1,5 +1,11 @@
 import type { ApprovalBody, ElicitationAnswerBody, RunPromptBody } from '../../shared/api/conversations';
-import type { ViewLink, ViewLinkBody, ViewToolCallBody, ViewToolCallResult } from '../../shared/api/views';
+import type {
+  ViewLink,
+  ViewLinkBody,
+  ViewToolCallApprovalRequired,
+  ViewToolCallBody,
+  ViewToolCallResult,
+} from '../../shared/api/views';
 import type { Catalog, CompleteRequest, CompleteResponse, Connection, Message, PromptPreview, Snapshot } from './types';
 
 /**
@@ -88,9 +94,18 @@ export class ChatApi {
   viewLink(id: string, body: ViewLinkBody): Promise<ViewLink> {
     return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/views`, body);
   }
-  /** A view's tool call; 409 `approval_required` until the user allowed it (then again with `approved: true`). */
-  callViewTool(id: string, body: ViewToolCallBody): Promise<ViewToolCallResult> {
-    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/views/call`, body);
+  /**
+   * A view's tool call; `{approvalRequired}` (a 202) until the user allowed it (then again with `approved: true`).
+   * Asked as a 202, not the 409 error: a view waiting for the person is no failed request in the browser's console.
+   */
+  callViewTool(
+    id: string,
+    body: Omit<ViewToolCallBody, 'onApprovalRequired'>,
+  ): Promise<ViewToolCallResult | ViewToolCallApprovalRequired> {
+    return this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/views/call`, {
+      ...body,
+      onApprovalRequired: '202',
+    });
   }
 
   /** The person's connections to the OAuth servers (never a token). */

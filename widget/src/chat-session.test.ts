@@ -122,6 +122,7 @@ function chat(options: Partial<ChatSessionOptions> = {}) {
     chunks: [] as string[],
     errors: [] as Array<{ code: string; message: string; retry?: () => void }>,
     finished: [] as string[],
+    waiting: [] as string[],
     created: [] as string[],
     changed: [] as Message[],
   };
@@ -139,6 +140,7 @@ function chat(options: Partial<ChatSessionOptions> = {}) {
         ...(retry ? { retry } : {}),
       }),
     onFinish: (message) => seen.finished.push(text(message)),
+    onWait: (message, waitingFor) => seen.waiting.push(`${waitingFor} in ${message.id}`),
     onCreate: (id) => seen.created.push(id),
     onMessageChange: (message) => seen.changed.push(message),
     ...options,
@@ -493,6 +495,47 @@ describe('answers to the service', () => {
     });
     expect(view.transcript()).toEqual(['user: Create x', 'assistant: Created task #1.']);
     expect(part(view).state).toBe('output-available');
+  });
+
+  it('the host hears of an answer once, when it is complete; that it waits for an approval or a question, apart', async () => {
+    const ask = (id: string, toolCallId: string): Chunk[] => [
+      { type: 'start', messageId: id },
+      { type: 'tool-input-available', toolCallId, toolName: 'demo__create_task', input: { title: 'x' } },
+      { type: 'tool-approval-request', toolCallId, approvalId: `ap-${toolCallId}` },
+      { type: 'finish' },
+    ];
+    const question = (status: string) => ({
+      type: 'data-elicitation',
+      id: 'el1',
+      data: { id: 'el1', server: 'demo', message: 'How many hours?', requestedSchema: {}, status },
+    });
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('POST /v1/conversations/c1/messages', () => stream(ask('a1', 'call1')))
+      .on(
+        'POST /v1/conversations/c1/approvals',
+        // The first approval's continuation asks for a second one; the second one's, a question, then the answer.
+        () => stream([{ type: 'start', messageId: 'a1' }, ...ask('a1', 'call2').slice(1)]),
+        () =>
+          stream([
+            { type: 'start', messageId: 'a1' },
+            question('pending'),
+            question('accept'),
+            ...answer('a1', 'Created tasks #1 and #2.').slice(1),
+          ]),
+      );
+    const { session, seen } = chat();
+    await session.send('Create x and y', []);
+    expect(seen.finished).toEqual([]);
+    expect(seen.waiting).toEqual(['approval in a1']);
+
+    session.answerApproval('call1', true);
+    await until(() => seen.waiting.length === 2 && session.status === 'ready');
+    expect(seen.finished).toEqual([]);
+    session.answerApproval('call2', true);
+    await until(() => seen.finished.length > 0 && session.status === 'ready');
+    expect(seen.waiting).toEqual(['approval in a1', 'approval in a1', 'question in a1']);
+    expect(seen.finished).toEqual(['Created tasks #1 and #2.']);
   });
 
   it('a refused approval asks the question again', async () => {

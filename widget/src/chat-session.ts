@@ -64,8 +64,13 @@ export interface ChatSessionOptions {
   onError(error: unknown, retry?: () => void): void;
   /** A message changed outside a stream (an approval answered, or given back): show it now. */
   onMessageChange?(message: Message): void;
-  /** An answer finished without error (also one that finished while the page was away). */
+  /** An answer finished without error (also one that finished while the page was away); once per answer. */
   onFinish?(message: Message): void;
+  /**
+   * The answer waits for the person: it ended on a tool call to approve (it goes on once answered, and then
+   * finishes), or a server asks a question mid-answer. Once per approval or question.
+   */
+  onWait?(message: Message, waitingFor: 'approval' | 'question'): void;
   /** A conversation was created, on first use. */
   onCreate?(id: string): void;
   /** An existing conversation's history is being loaded. */
@@ -112,6 +117,8 @@ export class ChatSession {
   private cut = false;
   /** Called once the status is `ready` again. */
   private readyWaiters: Array<() => void> = [];
+  /** The approvals and questions the host was told of (onWait): a replay of the same answer does not tell again. */
+  private readonly toldWaiting = new Set<string>();
 
   constructor(private readonly options: ChatSessionOptions) {
     this.id = options.conversation || this.stored();
@@ -490,6 +497,8 @@ export class ChatSession {
       }
       message ??= messages.add({ id: '', role: 'assistant', parts: [] });
       const said = applyChunk(message, chunk);
+      const question = chunk.type === 'data-elicitation' ? (chunk.data as { id?: string; status?: string }) : undefined;
+      if (question?.status === 'pending') this.waiting(message, 'question', `question ${question.id}`);
       if (said?.error) {
         failed = true;
         this.turnFailed = said.error;
@@ -618,9 +627,23 @@ export class ChatSession {
     });
   }
 
-  /** An answer finished (one that waits for tasks has not: it goes on when they end). */
+  /**
+   * An answer's turn ended. One that waits for tasks has not finished (it goes on when they end), nor one that waits
+   * for an approval (it goes on once the person answers): the host hears of the answer once, when it is complete.
+   */
   private finished(message: Message | undefined): void {
-    if (message?.role === 'assistant' && message.metadata?.waitingForTasks !== true) this.options.onFinish?.(message);
+    if (message?.role !== 'assistant' || message.metadata?.waitingForTasks === true) return;
+    const approvals = message.parts.flatMap((p) =>
+      (p as Partial<ToolPart>).state === 'approval-requested' ? [(p as ToolPart).toolCallId] : [],
+    );
+    if (approvals.length) this.waiting(message, 'approval', `approval ${approvals.join(' ')}`);
+    else this.options.onFinish?.(message);
+  }
+
+  private waiting(message: Message, waitingFor: 'approval' | 'question', key: string): void {
+    if (this.toldWaiting.has(key)) return;
+    this.toldWaiting.add(key);
+    this.options.onWait?.(message, waitingFor);
   }
 
   private setStatus(status: ChatStatus): void {

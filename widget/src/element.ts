@@ -33,7 +33,7 @@ const STATUS_TEXT: Record<ChatStatus, string> = {
  * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist>`:
  * the chat widget, a view over its ChatSession (chat-session.ts: the
  * conversation and its turns). Everything renders in a shadow root; events
- * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-error`, `-token-expired`).
+ * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`).
  */
 export class McpOndemandChat extends HTMLElement {
   static observedAttributes: Array<keyof McpOndemandChatAttributes> = [
@@ -52,6 +52,8 @@ export class McpOndemandChat extends HTMLElement {
   private built = false;
   /** Ticks the clocks of running task cards, once a second, while there are any. */
   private clock: ReturnType<typeof setInterval> | undefined;
+  /** The text a view last put in the box (`ui/message`): the next one replaces it; anything else there is the person's. */
+  private fromView = '';
 
   // Built once in connectedCallback.
   private transcript!: TranscriptView;
@@ -98,6 +100,8 @@ export class McpOndemandChat extends HTMLElement {
       onError: (error, retry) => this.showError(error, retry),
       onMessageChange: (message) => this.transcript.renderNow(message),
       onFinish: (message) => this.announceAnswer(message),
+      onWait: (message, waitingFor) =>
+        this.emit('mcp-ondemand-waiting', { waitingFor, message: structuredClone(message) }),
       onCreate: (id) => {
         this.emit('mcp-ondemand-conversation', { id });
         // The person's accounts, once, with the widget's first request (the panel needs the list; no request per render).
@@ -138,6 +142,7 @@ export class McpOndemandChat extends HTMLElement {
       conversation: () => this.session.conversationId,
       enabled: () => this.attr('views') !== 'off',
       resize: (change) => this.transcript.keepBottom(change),
+      compose: (text) => this.composeFromView(text),
     });
     this.transcript = new TranscriptView(
       this.root,
@@ -368,6 +373,18 @@ export class McpOndemandChat extends HTMLElement {
       retry: () => void this.submit(),
     });
     if (sent) this.input.focus();
+  }
+
+  /**
+   * A view's message (MCP Apps `ui/message`) goes into the box, for the person to read and send, or not: a view never
+   * speaks for them. What they typed is never overwritten (false: the view's text was not put there).
+   */
+  private composeFromView(text: string): boolean {
+    if (this.input.value.trim() && this.input.value !== this.fromView) return false;
+    this.input.value = this.fromView = text;
+    // The person pressed the view's button: they go on in the box. A view cannot pull the focus from elsewhere.
+    if (this.root.activeElement?.tagName === 'IFRAME') this.input.focus();
+    return true;
   }
 
   private answer = (toolCallId: string, approved: boolean): void => {

@@ -20,6 +20,8 @@ export interface BridgeHandlers {
   resize(height: number): void;
   /** `ui/open-link`: true if the link was opened. */
   openLink(url: string): boolean;
+  /** `ui/message`: the view's message for the chat; true if the chat took it. */
+  message(params: Json): boolean;
   /** `notifications/message`: the view's log line. */
   log(params: Json): void;
 }
@@ -177,6 +179,9 @@ export class ViewBridge {
           break;
         case 'ui/open-link':
           result = typeof params.url === 'string' && this.handlers.openLink(params.url) ? {} : { isError: true };
+          break;
+        case 'ui/message':
+          result = this.handlers.message(params) ? {} : { isError: true };
           break;
         default:
           throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);

@@ -40,6 +40,8 @@ export interface HostCapabilities {
   serverTools?: Json;
   openLinks?: Json;
   logging?: Json;
+  /** `ui/message`: the content blocks the host takes (text only: it goes into the composer). */
+  message?: { text?: Json };
 }
 
 /** ext-apps `McpUiInitializeResult`: the official `App` requires all four fields. */

@@ -1,5 +1,5 @@
 import type { AppToolCall } from '../../../shared/api/views';
-import { ChatError, type ChatApi } from '../api';
+import type { ChatApi } from '../api';
 import { h } from '../dom';
 import type { ToolPart } from '../types';
 import { RpcError, ViewBridge } from './bridge';
@@ -10,6 +10,8 @@ import { type CallToolResult, type InitializeResult, type Json, PROTOCOL_VERSION
 const HOST_VERSION = '0.1.0';
 /** A view not initialized by then (no `ui/notifications/initialized`) is given up: the step shows the text result. */
 const INITIALIZE_TIMEOUT_MS = 5_000;
+/** The longest message a view may put in the box (`ui/message`): a sentence or a few, not a document. */
+const MAX_MESSAGE_CHARS = 4_000;
 /** Log lines one view may write to the console (its `notifications/message`). */
 const MAX_LOG_LINES = 50;
 
@@ -21,6 +23,8 @@ export interface AppViewsDeps {
   enabled(): boolean;
   /** Applies a view's new height (the log stays at its end if it was there). */
   resize(change: () => void): void;
+  /** A view's message (`ui/message`) into the composer: false when the box holds what the person typed. */
+  compose(text: string): boolean;
 }
 
 /** One view: its element in the step, the iframe in it, and the bridge to it. */
@@ -28,6 +32,8 @@ interface LiveView {
   app: AppToolCall;
   node: HTMLElement;
   approvals: HTMLElement;
+  /** What became of the view's message (`ui/message`), said below it. */
+  notice: HTMLElement;
   bridge?: ViewBridge;
   inputSent: boolean;
   resultSent: boolean;
@@ -80,13 +86,14 @@ export class AppViews {
       app,
       node: h('div', { class: 'app-view', role: 'group', 'aria-label': `View of ${app.tool}` }),
       approvals: h('div', {}),
+      notice: h('p', { class: 'notice', role: 'status', hidden: true }),
       inputSent: false,
       resultSent: false,
       failed: false,
       logLines: 0,
       denied: new Set(),
     };
-    view.node.append(view.approvals);
+    view.node.append(view.approvals, view.notice);
     this.views.set(app.toolCallId, view);
     void this.mount(view, conversation);
     return view.node;
@@ -130,6 +137,7 @@ export class AppViews {
         callTool: (name, args) => this.callTool(view, conversation, name, args),
         resize: (height) => this.deps.resize(() => (frame.style.height = `${clampHeight(height)}px`)),
         openLink,
+        message: (params) => this.message(view, params),
         log: (params) => {
           if (view.logLines++ < MAX_LOG_LINES)
             console.debug(`[mcp-app ${app.server}/${app.tool}]`, params.level ?? 'info', params.data);
@@ -184,32 +192,56 @@ export class AppViews {
    * iframe; the view only hears the outcome.
    */
   private async callTool(view: LiveView, conversation: string, name: string, args: Json): Promise<CallToolResult> {
-    const call = async (approved: boolean) =>
-      (
-        await this.deps.api.callViewTool(conversation, {
+    const call = async (approved: boolean) => {
+      try {
+        return await this.deps.api.callViewTool(conversation, {
           server: view.app.server,
           name,
           arguments: args,
           ...(approved ? { approved: true } : {}),
-        })
-      ).result;
-    try {
-      return await call(false);
-    } catch (error) {
-      if (!(error instanceof ChatError && error.code === 'approval_required'))
+        });
+      } catch (error) {
         throw new RpcError(SERVER_ERROR, messageOf(error));
-    }
+      }
+    };
+    const first = await call(false);
+    if ('result' in first) return first.result;
     if (view.deny) throw new RpcError(SERVER_ERROR, 'Another call of this view is waiting for the user.');
     // Denied once, denied for the view's life: a view cannot wear the person down by asking again.
     if (view.denied.has(name) || !(await this.ask(view, name, args))) {
       view.denied.add(name);
       throw new RpcError(SERVER_ERROR, 'Denied by the user');
     }
-    try {
-      return await call(true);
-    } catch (error) {
-      throw new RpcError(SERVER_ERROR, messageOf(error));
-    }
+    const allowed = await call(true);
+    if ('result' in allowed) return allowed.result;
+    throw new RpcError(SERVER_ERROR, allowed.approvalRequired.message);
+  }
+
+  /**
+   * `ui/message` ("Send Message" in a view): its text goes into the composer, where the person reads it and sends it,
+   * or not. Sent on their behalf it would be the view speaking as the person; dropped, a button that does nothing.
+   * What became of it is said below the view, whatever it was.
+   */
+  private message(view: LiveView, params: Json): boolean {
+    const blocks = Array.isArray(params.content) ? (params.content as Json[]) : [];
+    const text = blocks
+      .flatMap((b) => (b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
+      .join('\n\n')
+      .trim();
+    const refused =
+      params.role !== 'user' || !text
+        ? 'The view sent a message the chat cannot take: only text goes into the box below.'
+        : text.length > MAX_MESSAGE_CHARS
+          ? `The view sent a message longer than the box takes (${MAX_MESSAGE_CHARS} characters): it was left out.`
+          : undefined;
+    const took = !refused && this.deps.compose(text);
+    view.notice.textContent =
+      refused ??
+      (took
+        ? 'The view put a message in the box below: read it, and send it if you want to.'
+        : 'The view sent a message, but the box below holds what you typed: it was left as it is.');
+    view.notice.hidden = false;
+    return took;
   }
 
   /** The approval card, in the step below the view (never inside it): true when allowed. */
@@ -245,7 +277,7 @@ function initializeResult(app: AppToolCall, frame: HTMLIFrameElement): Initializ
   return {
     protocolVersion: PROTOCOL_VERSION,
     hostInfo: { name: 'mcp-ondemand', version: HOST_VERSION },
-    hostCapabilities: { serverTools: {}, logging: {} },
+    hostCapabilities: { serverTools: {}, logging: {}, message: { text: {} } },
     hostContext: {
       toolInfo: { id: app.toolCallId, tool: { name: app.tool, inputSchema: { type: 'object' } } },
       theme: 'light',

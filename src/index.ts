@@ -9,6 +9,7 @@ export { DemoMcpServer } from './demo/durable-object';
 export { LiveConversations } from './limits/live-conversations';
 export { RateLimiter } from './limits/rate-limiter';
 export { UsageLedger } from './usage/ledger';
+export { DefinitionPins } from './mcp/catalog/definition-pins';
 
 /** Built on the first request, not at module load: an isolate started for a Durable Object alone (an RPC, an alarm) never needs the routes. */
 let app: ReturnType<typeof createApp> | undefined;

@@ -66,12 +66,31 @@ describe('MCP_SERVERS', () => {
     ['[{"id":"a","url":"/a","cacheScope":"world"}]', '[0].cacheScope'],
     ['[{"id":"a","url":"/a","protocol":"2024-11-05"}]', '[0].protocol'],
     ['[{"id":"a","url":"/a","trustNotifications":"yes"}]', '[0].trustNotifications'],
+    // Ids whose tools could share a model name: `a` + `b__c` and `a__b` + `c` are both `a__b__c`; `a` + `_x` and `a_` + `x`.
+    [
+      '[{"id":"a","url":"/a"},{"id":"a__b","url":"/b"}]',
+      '[1].id: server ids "a" and "a__b" can give two tools one name for the model',
+    ],
+    ['[{"id":"a_","url":"/a"},{"id":"a","url":"/b"}]', '[0].id: server ids "a" and "a_" can give two tools one name'],
+    ['[{"id":"a","url":"/a","autoApprove":[{"name":"x","sha256":"abc"}]}]', '[0].autoApprove[0]'],
+    ['[{"id":"a","url":"/a","autoApprove":[{"name":"x"}]}]', '[0].autoApprove[0]'],
   ])('rejects %s with a message naming the problem', (raw, expected) => {
     const error = configError(raw);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(500);
     expect(error.code).toBe('invalid_config');
     expect(error.message).toContain(expected);
+  });
+});
+
+describe('MCP_SERVERS: auto-approval and names', () => {
+  it('takes a tool by name or by name and the digest of its definition; ids that extend another without "__" are fine', () => {
+    const digest = 'ab'.repeat(32);
+    const config = load(
+      `[{"id":"a","url":"/a","autoApprove":["x",{"name":"y","sha256":"${digest}"}]},{"id":"a_b","url":"/b"},{"id":"a-b","url":"/c"}]`,
+    );
+    expect(config.mcpServers[0]!.autoApprove).toEqual(['x', { name: 'y', sha256: digest }]);
+    expect(config.mcpServers.map((s) => s.id)).toEqual(['a', 'a_b', 'a-b']);
   });
 });
 

@@ -20,5 +20,7 @@ declare module 'vitest' {
     oauthRsUrl: string;
     /** The fake model provider (bench/lib/fake-model.mjs): `/v1/responses`, `/v1/messages`; `GET /__requests`, `POST /__reset`. */
     fakeModelUrl: string;
+    /** MCP servers whose tools change while in use (test/infra/changing-tools.ts): `${changingToolsUrl}/<name>`, control at `${changingToolsUrl}/__control/<name>/…`. */
+    changingToolsUrl: string;
   }
 }

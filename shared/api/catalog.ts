@@ -68,20 +68,58 @@ export const CacheHint = z
   .meta({ id: 'CacheHint' });
 export type CacheHint = z.infer<typeof CacheHint>;
 
-/** What the service accepted from a server that bends the spec, and how it read it (docs/MCP-CLIENT.md "Lenient with servers"). */
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** A definition that differs from the one the tenant approved (docs/SECURITY.md, "Auto-approval and changed tools"). */
+export const DefinitionChange = z
+  .object({
+    kind: z.enum(['tool', 'instructions']),
+    name: z.string().optional().meta({ description: 'The tool, as the server names it (kind `tool`).' }),
+    approved: Sha256.optional().meta({
+      description:
+        'SHA-256 of the approved definition: pinned when the tenant first listed it, re-confirmed by the operator, or named in `autoApprove`. Absent: it could not be checked yet.',
+    }),
+    current: Sha256.meta({
+      description: 'SHA-256 of the definition the server lists now: what a re-confirmation approves.',
+    }),
+  })
+  .meta({ id: 'DefinitionChange' });
+export type DefinitionChange = z.infer<typeof DefinitionChange>;
+
+/**
+ * What the service accepted from a server that bends the spec, and how it read it (docs/MCP-CLIENT.md "Lenient with
+ * servers"); or a definition that changed since it was approved (`change`).
+ */
 export const ServerWarning = z
   .object({
-    method: z.string().meta({ description: 'The MCP method whose results were mended.', example: 'tools/list' }),
+    method: z.string().meta({
+      description: 'The MCP method whose results were mended (or that brought the change).',
+      example: 'tools/list',
+    }),
     message: z
       .string()
       .meta({ example: 'the result carries no cache hints (ttlMs, cacheScope): read as ttl 0, private' }),
+    change: DefinitionChange.optional(),
   })
   .meta({ id: 'ServerWarning' });
 export type ServerWarning = z.infer<typeof ServerWarning>;
 
 const Warnings = z.array(ServerWarning).optional().meta({
-  description: 'What was mended in this server’s latest results (absent: nothing). Its lists and reads still work.',
+  description:
+    'What was mended in this server’s latest results, tools renamed for the model, and definitions that changed since they were approved (absent: nothing). Its lists and reads still work.',
 });
+
+/** The approved definitions of a server's listed tools and of its instructions, as SHA-256 (tools/… → digest). */
+export const ApprovedDefinitions = z
+  .object({
+    tools: z.record(z.string(), Sha256),
+    instructions: Sha256.optional(),
+  })
+  .meta({
+    id: 'ApprovedDefinitions',
+    description:
+      'Pinned per tenant and server when first listed, or re-confirmed by the operator: `autoApprove` by name and `trustAnnotations` apply to these definitions only.',
+  });
 
 /** What a conversation knows about one server (persisted, so it survives restarts). */
 export const ServerState = z
@@ -106,6 +144,7 @@ export const ServerState = z
       .meta({ description: 'When each catalog was last fetched (ms since epoch).' }),
     cacheHints: z.partialRecord(CatalogKind, CacheHint).optional(),
     warnings: Warnings,
+    definitions: ApprovedDefinitions.optional(),
     tools: z.array(McpTool),
     resources: z.array(McpResource),
     resourceTemplates: z.array(McpResourceTemplate),

@@ -64,6 +64,37 @@ export type OperatorServer = z.infer<typeof OperatorServer>;
 export const OperatorServers = z.object({ servers: z.array(OperatorServer) }).meta({ id: 'OperatorServers' });
 export type OperatorServers = z.infer<typeof OperatorServers>;
 
+/** `POST /admin/api/definitions/confirm`: a definition the operator approves — a warning's `change`, with its tenant and server. */
+export const ConfirmDefinitionBody = z
+  .object({
+    tenant: z.string(),
+    server: z.string(),
+    kind: z.enum(['tool', 'instructions']),
+    name: z.string().min(1).optional().meta({ description: 'The tool, as the server names it (kind `tool`).' }),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest')
+      .meta({ description: 'The definition approved: the warning’s `change.current`.' }),
+  })
+  .strict()
+  .refine((body) => (body.kind === 'tool') === (body.name !== undefined), {
+    message: 'name is required for a tool, and only for a tool',
+    path: ['name'],
+  })
+  .meta({ id: 'ConfirmDefinitionBody' });
+export type ConfirmDefinitionBody = z.infer<typeof ConfirmDefinitionBody>;
+
+export const ConfirmedDefinition = z
+  .object({
+    tenant: z.string(),
+    server: z.string(),
+    kind: z.enum(['tool', 'instructions']),
+    name: z.string().optional(),
+    sha256: z.string(),
+    replaced: z.string().optional().meta({ description: 'The digest approved before (absent: none was pinned).' }),
+  })
+  .meta({ id: 'ConfirmedDefinition' });
+
 export const OperatorServersQuery = z.object({
   tenant: z.string().optional().meta({ description: 'One tenant’s servers only.' }),
 });

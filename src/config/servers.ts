@@ -37,6 +37,27 @@ export const ServerAuthSchema = z.discriminatedUnion('type', [
 export type ServerAuth = z.infer<typeof ServerAuthSchema>;
 
 /**
+ * An `autoApprove` entry: a tool's name, or its name and the SHA-256 of the
+ * one definition that runs without asking (`toolDigest`, mcp/catalog/tool-digest.ts;
+ * shown in the server's warning when the definition changed).
+ */
+export const AutoApproveEntrySchema = z.union([
+  z.string().min(1),
+  z
+    .object({
+      name: z.string().min(1),
+      sha256: z
+        .string()
+        .regex(
+          /^[0-9a-f]{64}$/,
+          'must be the SHA-256 (lowercase hex) of the definition, as the server warning gives it',
+        ),
+    })
+    .strict(),
+]);
+export type AutoApproveEntry = z.infer<typeof AutoApproveEntrySchema>;
+
+/**
  * One MCP server a conversation may connect to, as written in `MCP_SERVERS`.
  *
  * `url` is either absolute (`https://…`, or `http://127.0.0.1…` for local
@@ -83,9 +104,12 @@ export const McpServerConfigSchema = z
     /**
      * Tools of this server that run without asking the user. Every other tool
      * call waits for an approval (besides read-only ones of a server with
-     * `trustAnnotations`).
+     * `trustAnnotations`). A name applies to the tool's definition as the
+     * tenant first listed it (or the operator re-confirmed it); `{name,
+     * sha256}` applies to that definition only (docs/SECURITY.md,
+     * "Auto-approval and changed tools").
      */
-    autoApprove: z.array(z.string().min(1)).default([]),
+    autoApprove: z.array(AutoApproveEntrySchema).default([]),
     /**
      * Whether this server's own tool annotations count: with `true`, its
      * tools annotated `readOnlyHint: true` run without asking the user. Off
@@ -144,8 +168,27 @@ export const McpServersSchema = z.array(McpServerConfigSchema).superRefine((serv
     if (seen.has(server.id))
       ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate server id "${server.id}"` });
     seen.add(server.id);
+    const other = servers.find((o) => ambiguousIds(o.id, server.id));
+    if (other)
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'id'],
+        message: `server ids "${other.id}" and "${server.id}" can give two tools one name for the model ("${other.id}__" + tool is also "${server.id}__" + tool): rename one`,
+      });
   }
 });
+
+/**
+ * Whether a tool of `longer` and a tool of `shorter` can have the same model
+ * name (`<server>__<tool>`, tools/mcp-tools.ts): `longer` is `shorter` and
+ * `_` (`a_` + `x` and `a` + `_x` are both `a___x`), or `shorter` and `__`
+ * (`a__b` + `c` and `a` + `b__c` are both `a__b__c`). Any other extension
+ * (`a` and `a_b`, `a` and `a-b`) differs from `shorter__` within the id, so
+ * its names never meet `shorter`'s.
+ */
+export function ambiguousIds(shorter: string, longer: string): boolean {
+  return longer === `${shorter}_` || longer.startsWith(`${shorter}__`);
+}
 
 // Our own demo server is trusted: its read-only tools (annotated) run without asking.
 export const DEFAULT_MCP_SERVERS = '[{"id":"demo","url":"/demo/mcp","trustAnnotations":true}]';

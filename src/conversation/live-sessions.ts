@@ -1,3 +1,4 @@
+import { definitionPinsOf } from '../mcp/catalog/definition-pins';
 import type { TurnEvent } from '../turn/turn-events';
 import { vaultSource } from '../auth/vault';
 import { VaultAuth } from '../auth/vault-auth';
@@ -237,6 +238,8 @@ export class LiveSessions {
       elicit: this.host.elicit,
       authRequired: this.host.authRequired,
       beforeConnect: () => this.leaseOnce(),
+      // Tool definitions and instructions are approved per tenant (mcp/catalog/definition-pins.ts).
+      pins: definitionPinsOf(context.env, tenant),
       // Tokens come from the end user's vault (OAuth) or the tenant's (client credentials); copies follow the grant.
       authFor: (server) =>
         server.auth.type === 'none'

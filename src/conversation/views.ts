@@ -109,13 +109,14 @@ async function viewToolCall(
   const forbidden = () =>
     new ApiError(403, 'tool_not_for_app', `"${name}" is not a tool of MCP server "${server}" that its views may call`);
   if (!sessions.serverIds.includes(server)) throw forbidden();
-  const state = await sessions.ensureServer(server);
+  const state = await sessions.serverForCall(server);
   const tool = state.tools.find((t) => t.name === name);
   if (!tool || !toolVisibleTo(tool, 'app')) throw forbidden();
   if (
     !autoApproved(
       sessions.servers.find((c) => c.id === server),
       tool,
+      state.definitions,
     ) &&
     approved !== true
   ) {

@@ -27,6 +27,7 @@ import { type SkillFileRef, skillFileOf } from './extensions/skills/skills';
 import { SkillIntegrityError, verifySkillFile } from './extensions/skills/skill-integrity';
 import { setWarnings } from './catalog/server-warnings';
 import type { ServerStateStore } from './catalog/state-store';
+import { DefinitionCheck, type DefinitionPinsClient } from './catalog/definition-check';
 import type { TransportEnv } from './connection/transport';
 
 /** Connection retries of a failing server back off from 1 s to 30 s. */
@@ -51,6 +52,8 @@ export interface ServerLinkOptions {
   authRequired?: ((state: ServerState) => void) | undefined;
   /** Called before each new connection is opened (the conversation leases its place among the user's live ones); may refuse (429). */
   beforeConnect?: (() => Promise<void>) | undefined;
+  /** The tenant's pins of tool definitions and instructions (definition-pins.ts); absent: this conversation pins what it first lists. */
+  pins?: DefinitionPinsClient | undefined;
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them; `relatedTask`: a 2025 task's question. */
@@ -93,6 +96,8 @@ export class ServerLink {
   private readonly lazy: boolean;
   /** What the server said of itself, and whether that may still be used without connecting. */
   private readonly header: ServerHeaderCopy;
+  /** Its tools' and instructions' approved definitions, and the warnings of those that changed (definition-check.ts). */
+  readonly definitions: DefinitionCheck;
 
   constructor(private readonly options: ServerLinkOptions) {
     const { config, settings, store } = options;
@@ -155,6 +160,7 @@ export class ServerLink {
           : undefined,
       skills: config.skills,
     });
+    this.definitions = new DefinitionCheck({ state: this.state, config, store, pins: options.pins });
   }
 
   get config(): McpServerConfig {

@@ -125,12 +125,22 @@ export class McpSessions {
           );
       }),
     );
+    // Each tool's definition against the approved one (definition-check.ts): what changed warns, and a re-confirmed one counts from here.
+    await Promise.all([...this.links.values()].map((link) => link.definitions.settle()));
     return [...this.links.values()].map((link) => link.state);
   }
 
   /** Connects (if needed) and returns the server's state; throws a 502/504 naming the server. */
   ensureServer(id: string): Promise<ServerState> {
     return this.link(id).ensure();
+  }
+
+  /** As `ensureServer`, with its definitions checked against the approved ones: for deciding a call's approval (a view's). */
+  async serverForCall(id: string): Promise<ServerState> {
+    const link = this.link(id);
+    await link.ensure();
+    await link.definitions.settle();
+    return link.state;
   }
 
   /** The server's state as a turn may use it: connected only if no copy serves it (ServerLink.available). */

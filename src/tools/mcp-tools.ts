@@ -5,6 +5,8 @@ import type { AppToolCall } from '../../shared/api/views';
 import { toolViewUri, toolVisibleTo } from '../../shared/mcp-apps';
 import type { McpServerConfig, Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
+import { approvalRule } from '../mcp/catalog/definition-check';
+import { modelToolName } from '../mcp/catalog/tool-names';
 import { isStartedTask, type McpSessions, type Progress, type StartedTask } from '../mcp/sessions';
 import { taskSupportOf, unusableTaskTools } from '../mcp/extensions/tasks/tool-tasks';
 import { taskPlaceholder } from './task-placeholder';
@@ -53,30 +55,24 @@ export interface ToolTaskStarted {
   task: StartedTask;
 }
 
-/** Providers accept `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule, the strictest common one). */
-export function modelToolName(server: string, name: string, taken: Set<string>): string {
-  const base = `${server}__${name}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
-  let candidate = base;
-  for (let n = 2; taken.has(candidate); n++) candidate = `${base.slice(0, 64 - String(n).length - 1)}_${n}`;
-  taken.add(candidate);
-  return candidate;
-}
+export { modelToolName } from '../mcp/catalog/tool-names';
 
 /**
  * Whether a call of `tool` runs without asking the user: it is listed in the
  * server's `autoApprove`, or annotated `readOnlyHint: true` by a server
  * configured `trustAnnotations` (a server's own annotations are its claims:
- * they decide only for servers the operator trusts). The one rule for the
- * model's calls and a view's (MCP Apps).
+ * they decide only for servers the operator trusts) — and its definition is
+ * the approved one (pinned when the tenant first listed it, re-confirmed by
+ * the operator, or named by digest in `autoApprove`): a tool that changed
+ * asks again (mcp/catalog/definition-check.ts). The one rule for the model's
+ * calls and a view's (MCP Apps).
  */
 export function autoApproved(
   config: Pick<McpServerConfig, 'trustAnnotations' | 'autoApprove'> | undefined,
-  tool: Pick<Tool, 'name' | 'annotations'>,
+  tool: Tool,
+  definitions: ServerState['definitions'],
 ): boolean {
-  return (
-    (config?.trustAnnotations === true && tool.annotations?.readOnlyHint === true) ||
-    (config?.autoApprove.includes(tool.name) ?? false)
-  );
+  return approvalRule(config, tool, definitions) === 'auto';
 }
 
 /**
@@ -105,6 +101,7 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
       if (!toolVisibleTo(mcpTool, 'model') || taskOnly.has(mcpTool.name)) continue;
       const resourceUri = toolViewUri(mcpTool);
       const name = modelToolName(state.id, mcpTool.name, used);
+      const approval = approvalRule(config, mcpTool, state.definitions);
       const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
       entries.push({
         name,
@@ -121,7 +118,14 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
         inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0], {
           validate: toolArgumentsCheck(mcpTool.inputSchema),
         }),
-        needsApproval: !autoApproved(config, mcpTool),
+        needsApproval: approval !== 'auto',
+        // On the call's parts, never sent to the model: the approval card names the server and the tool as the server
+        // does (the model's name may be rewritten or suffixed), and says when the definition changed since it was approved.
+        metadata: {
+          server: state.id,
+          tool: mcpTool.name,
+          ...(approval === 'changed' || approval === 'unchecked' ? { definition: approval } : {}),
+        },
         execute: async (args: unknown, { abortSignal, toolCallId }): Promise<McpToolOutput> => {
           const input = (args ?? {}) as Record<string, unknown>;
           const app =

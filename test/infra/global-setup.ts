@@ -16,6 +16,8 @@ import { providerPolicy } from './provider-model';
 import { startSkillServers } from './skill-servers';
 import { startTaskServers } from './task-servers';
 import { startEchoServer } from './echo-server';
+import { startChangingTools } from './changing-tools';
+import { CHANGING_TOOLS_PORT_OFFSET } from './changing-tools-definitions';
 import { startV2Servers } from './v2-servers';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
@@ -129,6 +131,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => tasks.close());
     const echo = await startEchoServer(ECHO_PORT);
     stops.push(() => echo.close());
+    const changing = await startChangingTools(TEST_PORT_BASE + CHANGING_TOOLS_PORT_OFFSET);
+    stops.push(() => changing.close());
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
     const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });
@@ -148,6 +152,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('oauthAsUrl', `http://127.0.0.1:${OAUTH_AS_PORT}`);
   project.provide('oauthRsUrl', `http://127.0.0.1:${OAUTH_RS_PORT}/mcp`);
   project.provide('fakeModelUrl', `http://127.0.0.1:${FAKE_MODEL_PORT}`);
+  project.provide('changingToolsUrl', `http://127.0.0.1:${TEST_PORT_BASE + CHANGING_TOOLS_PORT_OFFSET}`);
 
   return stopAll;
 }

@@ -50,7 +50,8 @@ const MAY_USE: Record<string, string[]> = {
   'src/limits': [],
   'src/usage': [],
   'src/demo': [],
-  'src/index.ts': ['src/http', 'src/conversation', 'src/auth', 'src/demo', 'src/limits', 'src/usage'],
+  // The entry exports every Durable Object class, wherever it lives (DefinitionPins is mcp/catalog's).
+  'src/index.ts': ['src/http', 'src/conversation', 'src/auth', 'src/demo', 'src/limits', 'src/usage', 'src/mcp'],
   'widget/src': [],
 };
 /** Leaves: any area may import them; they import no area (but `errors.ts`). */

@@ -51,8 +51,15 @@ export function summarizeStep(part: ToolPart): StepSummary {
         label: `used the prompt ${String(input.name ?? '')}${input.server ? ` (${String(input.server)})` : ''}`,
       };
     default: {
-      // An MCP tool, named <server>__<tool>.
-      const [server, tool] = name.includes('__') ? (name.split('__', 2) as [string, string]) : ['', name];
+      // An MCP tool: its server and its own name as the service said them (the model's name may be rewritten or
+      // suffixed, `del.ete` → `poison__del_ete`), else read from the model's name, <server>__<tool>.
+      const meta = part.toolMetadata;
+      const [server, tool] =
+        typeof meta?.server === 'string' && typeof meta.tool === 'string'
+          ? [meta.server, meta.tool]
+          : name.includes('__')
+            ? (name.split('__', 2) as [string, string])
+            : ['', name];
       const on = server ? ` on ${server}` : '';
       const label =
         status === 'approval'

@@ -56,6 +56,7 @@ header h2 { font-size: 1em; margin: 0; flex: 1; }
 .approval { border: 1px solid var(--mcp-accent); border-radius: 8px; padding: 8px; margin: .35em 0; background: var(--mcp-step-bg); }
 .approval p { margin: 0 0 6px; font-weight: 600; }
 .approval pre { margin: 0 0 8px; }
+.approval p.changed { font-weight: 400; color: var(--mcp-error); background: var(--mcp-error-bg); padding: 4px 8px; border-radius: 6px; }
 .task-card { border: 1px solid var(--mcp-border); border-left: 3px solid var(--mcp-accent); border-radius: 8px; padding: 6px 10px; margin: .35em 0; background: var(--mcp-step-bg); font-size: .9em; display: flex; flex-direction: column; gap: 4px; min-width: min(300px, 100%); }
 .task-card[data-status="completed"] { border-left-color: #2e7d4f; }
 .task-card[data-status="failed"], .task-card[data-status="cancelled"] { border-left-color: var(--mcp-error); }

@@ -128,6 +128,7 @@ function approvalCard(part: ToolPart, ctx: TranscriptContext): HTMLElement {
     'div',
     { class: 'approval', role: 'group', 'aria-label': 'Tool approval' },
     h('p', {}, `The assistant ${step.label}. Allow it?`),
+    definitionNotice(part),
     h('pre', { 'aria-label': 'Arguments' }, step.args ?? '{}'),
     h(
       'div',
@@ -135,6 +136,22 @@ function approvalCard(part: ToolPart, ctx: TranscriptContext): HTMLElement {
       h('button', { type: 'button', class: 'primary', disabled, onclick: answer(true) }, 'Approve'),
       h('button', { type: 'button', class: 'secondary', disabled, onclick: answer(false) }, 'Deny'),
     ),
+  );
+}
+
+/**
+ * Why a tool the operator lets run without asking asks: its definition changed since it was approved (a server
+ * that changed what the tool says or takes), or could not be checked yet (docs/SECURITY.md).
+ */
+function definitionNotice(part: ToolPart): HTMLElement | null {
+  const definition = part.toolMetadata?.definition;
+  if (definition !== 'changed' && definition !== 'unchecked') return null;
+  return h(
+    'p',
+    { class: 'notice changed', role: 'note' },
+    definition === 'changed'
+      ? 'This tool changed since it was approved to run on its own: its description or what it takes is not what was approved. Check the arguments before you allow it.'
+      : 'This tool usually runs on its own, but its definition could not be checked against the approved one: it asks until it is.',
   );
 }
 

@@ -15,6 +15,8 @@ export interface StreamChunk {
   output?: unknown;
   errorText?: string;
   approvalId?: string;
+  /** What the service says of an MCP tool call (its server, its own name, a changed definition): never the model's. */
+  toolMetadata?: ToolPart['toolMetadata'];
   data?: unknown;
   transient?: boolean;
   messageMetadata?: Record<string, unknown>;
@@ -95,12 +97,14 @@ export function applyChunk(message: Message, chunk: StreamChunk): { error?: stri
       if (existing) {
         existing.input = chunk.input ?? existing.input;
         existing.state = chunk.type === 'tool-input-available' ? 'input-available' : existing.state;
+        if (chunk.toolMetadata) existing.toolMetadata = chunk.toolMetadata;
       } else {
         message.parts.push({
           type: `tool-${chunk.toolName}`,
           toolCallId: chunk.toolCallId ?? '',
           state: chunk.type === 'tool-input-available' ? 'input-available' : 'input-streaming',
           input: chunk.input,
+          ...(chunk.toolMetadata ? { toolMetadata: chunk.toolMetadata } : {}),
         });
       }
       return;

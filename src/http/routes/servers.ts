@@ -4,6 +4,7 @@ import { connectLinks } from '../../auth/connect-links';
 import { vaultSource } from '../../auth/vault';
 import { VaultAuth } from '../../auth/vault-auth';
 import { loadConfig, serversOf } from '../../config';
+import { definitionPinsOf } from '../../mcp/catalog/definition-pins';
 import { probeServers } from '../../mcp/probe';
 import { errors, json, routes, V1_ERRORS } from '../openapi';
 
@@ -30,14 +31,20 @@ export const servers = routes().openapi(list, async (c) => {
   const principal = c.get('principal');
   const { tenant, user } = principal;
   const servers = serversOf(config, tenant).filter((s) => !principal.servers || principal.servers.includes(s.id));
-  const probes = await probeServers(servers, c.env, config.settings, (server) => {
-    if (server.auth.type === 'none') return undefined;
-    const owner = server.auth.type === 'oauth' ? { tenant, user } : { tenant };
-    return {
-      key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`,
-      auth: new VaultAuth(vaultSource(c.env, owner, server.id), server.id),
-    };
-  });
+  const probes = await probeServers(
+    servers,
+    c.env,
+    config.settings,
+    (server) => {
+      if (server.auth.type === 'none') return undefined;
+      const owner = server.auth.type === 'oauth' ? { tenant, user } : { tenant };
+      return {
+        key: `${tenant}:${server.auth.type === 'oauth' ? user : ''}`,
+        auth: new VaultAuth(vaultSource(c.env, owner, server.id), server.id),
+      };
+    },
+    { tenant, client: definitionPinsOf(c.env, tenant) },
+  );
   const listed = await connectLinks(c.env, { tenant, user }, probes);
   // Where the tenant's servers live is the tenant's business: an end user's browser gets ids, titles and status only.
   return c.json({ servers: principal.browser ? listed.map(({ url: _url, ...rest }) => rest) : listed }, 200);

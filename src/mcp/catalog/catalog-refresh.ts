@@ -7,6 +7,7 @@ import { verdictOf } from '../connection/era';
 import { isMethodNotFound, upstreamFailure } from '../connection/errors';
 import { LIST_METHOD, type ListAllResult, listAll } from './list-all';
 import { setWarnings, warningsOf } from './server-warnings';
+import { RENAMED_TOOLS, renamedToolsWarning } from './tool-names';
 import type { ServerStateStore } from './state-store';
 import { type Skill, skillFileOf } from '../extensions/skills/skills';
 import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';
@@ -274,7 +275,7 @@ export class CatalogRefresher {
     }
     state.cacheHints = { ...state.cacheHints, [kind]: hint };
     if (!hint) delete state.cacheHints[kind];
-    if (kind === 'tools') this.reportTaskOnlyTools();
+    if (kind === 'tools') this.reportToolWarnings();
     this.store.saveCatalog(state.id, kind, items, fetchedAt);
   }
 
@@ -292,13 +293,20 @@ export class CatalogRefresher {
     if (shown.length !== this.state.resources.length) this.state.resources = shown;
   }
 
-  /** Tools that need a task the server does not let us make: kept from the model (tools/mcp-tools.ts), and said here. */
-  private reportTaskOnlyTools(): void {
+  /**
+   * Tools that need a task the server does not let us make (kept from the
+   * model, tools/mcp-tools.ts), and tools the model knows by another name
+   * than `<server>__<tool>` (tool-names.ts): said here.
+   */
+  private reportToolWarnings(): void {
     const method = LIST_METHOD.tools;
-    const others = warningsOf(this.state, method).filter((message) => !message.startsWith(TASK_ONLY_TOOLS));
+    const others = warningsOf(this.state, method).filter(
+      (message) => !message.startsWith(TASK_ONLY_TOOLS) && !message.startsWith(RENAMED_TOOLS),
+    );
     const names = unusableTaskTools(this.state);
     const warning = names.length ? [`${TASK_ONLY_TOOLS} ${names.join(', ')}`] : [];
-    if (setWarnings(this.state, method, [...others, ...warning])) this.store.saveHeader(this.state);
+    const renamed = renamedToolsWarning(this.state.id, this.state.tools, new Set(names));
+    if (setWarnings(this.state, method, [...others, ...warning, ...renamed])) this.store.saveHeader(this.state);
   }
 
   /** A shared list still servable under the freshness contract (as a copy this conversation did not see being made). */

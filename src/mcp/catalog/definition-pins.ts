@@ -1,0 +1,125 @@
+import { DurableObject } from 'cloudflare:workers';
+
+/** What a definition is: a tool (by name) or the server's instructions. */
+export type DefinitionKind = 'tool' | 'instructions';
+
+/** What a conversation (or the status probe) listed of one server: each tool's digest, and its instructions'. */
+export interface PinCheck {
+  server: string;
+  /** The server's URL in the tenant's config: an id pointed at another URL is another server, with pins of its own. */
+  url: string;
+  tools: Array<{ name: string; digest: string }>;
+  instructions?: string | undefined;
+}
+
+/** Per definition: the digest pinned (the first one listed, or the operator's re-confirmed one), and `news` on the first sighting tenant-wide of a digest that differs. */
+export interface PinAnswer {
+  tools: Record<string, { pinned: string; news: boolean }>;
+  instructions?: { pinned: string; news: boolean } | undefined;
+}
+
+/** The one object per tenant that keeps the pins of every server of that tenant. */
+export const definitionPinsOf = (env: Pick<Env, 'DEFINITION_PINS'>, tenant: string) =>
+  env.DEFINITION_PINS.getByName(tenant);
+
+/**
+ * The tool definitions (and instructions) of a tenant's MCP servers as they
+ * were first listed, or as the operator re-confirmed them: the digests that
+ * `autoApprove` and `trustAnnotations` apply to (docs/SECURITY.md,
+ * "Auto-approval and changed tools"). One Durable Object per tenant, in
+ * SQLite: the first listing pins atomically (two conversations listing at
+ * once agree on one pin), a pin survives restarts and deploys, and it is kept
+ * when the tool leaves the list — a tool that comes back is compared with it.
+ * Workers KV (where the tenant's shared lists are) was not used: it is
+ * eventually consistent, so two places could each pin their own first
+ * definition, and an operator's re-confirmation would take up to a minute to
+ * be read everywhere.
+ */
+export class DefinitionPins extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS pins (server TEXT NOT NULL, url TEXT NOT NULL, kind TEXT NOT NULL,
+      name TEXT NOT NULL, digest TEXT NOT NULL, seen TEXT, pinned_at INTEGER NOT NULL, confirmed_at INTEGER,
+      PRIMARY KEY (server, url, kind, name))`);
+  }
+
+  /**
+   * Pins what has no pin yet and answers every pin asked about. `news` is
+   * true the first time a digest other than the pin is reported (so the
+   * change is logged once for the tenant, not once per conversation).
+   */
+  async check(request: PinCheck): Promise<PinAnswer> {
+    const tools: PinAnswer['tools'] = {};
+    for (const { name, digest } of request.tools) tools[name] = this.pin(request, 'tool', name, digest);
+    return {
+      tools,
+      ...(request.instructions === undefined
+        ? {}
+        : { instructions: this.pin(request, 'instructions', '', request.instructions) }),
+    };
+  }
+
+  /** The operator re-confirms `digest` as the approved definition; answers the digest it replaces (undefined: none was pinned). */
+  async confirm(
+    server: string,
+    url: string,
+    kind: DefinitionKind,
+    name: string,
+    digest: string,
+  ): Promise<string | undefined> {
+    const sql = this.ctx.storage.sql;
+    const before = this.row(server, url, kind, name)?.digest;
+    sql.exec(
+      `INSERT INTO pins (server, url, kind, name, digest, seen, pinned_at, confirmed_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)
+       ON CONFLICT (server, url, kind, name) DO UPDATE SET digest = excluded.digest, seen = NULL, confirmed_at = excluded.confirmed_at`,
+      server,
+      url,
+      kind,
+      name,
+      digest,
+      Date.now(),
+      Date.now(),
+    );
+    return before;
+  }
+
+  private pin(at: { server: string; url: string }, kind: DefinitionKind, name: string, digest: string) {
+    const sql = this.ctx.storage.sql;
+    const row = this.row(at.server, at.url, kind, name);
+    if (!row) {
+      sql.exec(
+        `INSERT INTO pins (server, url, kind, name, digest, pinned_at) VALUES (?, ?, ?, ?, ?, ?)`,
+        at.server,
+        at.url,
+        kind,
+        name,
+        digest,
+        Date.now(),
+      );
+      return { pinned: digest, news: false };
+    }
+    const news = digest !== row.digest && digest !== row.seen;
+    if (news)
+      sql.exec(
+        `UPDATE pins SET seen = ? WHERE server = ? AND url = ? AND kind = ? AND name = ?`,
+        digest,
+        at.server,
+        at.url,
+        kind,
+        name,
+      );
+    return { pinned: row.digest, news };
+  }
+
+  private row(server: string, url: string, kind: DefinitionKind, name: string) {
+    return this.ctx.storage.sql
+      .exec<{ digest: string; seen: string | null }>(
+        `SELECT digest, seen FROM pins WHERE server = ? AND url = ? AND kind = ? AND name = ?`,
+        server,
+        url,
+        kind,
+        name,
+      )
+      .toArray()[0];
+  }
+}

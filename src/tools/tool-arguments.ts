@@ -96,3 +96,51 @@ export function deepestError(message: string): { path: string[]; error: string }
 }
 
 const depth = (path: string) => (path === '' ? 0 : path.split('/').length);
+
+/** Keywords whose value maps names (of properties, definitions) to subschemas: the server's order of the names is kept. */
+const SCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
+
+/**
+ * A tool's input schema as the model is given it: every schema's keywords in
+ * one order (sorted), whatever order they arrived in. Why: the tools array is
+ * the start of the provider's cached prefix, and one tool's schema used to
+ * come in two byte strings — the SDK keeps a 2026-07-28 server's key order,
+ * while its 2025-11-25 parse puts the keywords it knows first (`$schema`
+ * first in one, last in the other) — so a list read once in each era (a
+ * server upgraded or probed again, a tenant's shared copy made in the other
+ * era) changed the array with nothing changed. The names under `properties`
+ * (and other maps of subschemas) keep the server's order: it is the order
+ * the arguments are presented in. Values elsewhere (`default`, `enum`, …)
+ * keep their content; only object keys are ordered.
+ */
+export function modelSchema<T>(schema: T): T {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  let ordered = ordering.get(schema);
+  if (!ordered) ordering.set(schema, (ordered = canonicalSchema(schema) as object));
+  return ordered as T;
+}
+
+/** Per schema object: a listed tool is never changed in place (a new list is new objects), and turns reuse the lists. */
+const ordering = new WeakMap<object, object>();
+
+function canonicalSchema(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonicalSchema);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined) continue;
+    out[key] =
+      SCHEMA_MAPS.has(key) && typeof member === 'object' && member !== null && !Array.isArray(member)
+        ? Object.fromEntries(Object.entries(member).map(([name, sub]) => [name, canonicalSchema(sub)]))
+        : canonicalSchema(member);
+  }
+  return out;
+}

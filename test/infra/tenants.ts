@@ -364,6 +364,18 @@ export const TEST_TENANTS = [
     ...(promptCaching === undefined ? {} : { promptCaching }),
     mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
   })),
+  // The tools array across a conversation (test/stable-tools.test.ts): the Anthropic package (deferred tools past
+  // MCP_TOOLS_TOKEN_BUDGET) with the demo server and server-everything, the catalog the flake of issue 43 was seen with.
+  {
+    id: 'claude-everything',
+    apiKeySha256: [sha256('test-key-claude-everything')],
+    allowedOrigins: [],
+    model: 'anthropic:claude-sonnet-4-5',
+    mcpServers: [
+      { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
+      { id: 'everything', url: local(1, '/mcp'), transport: 'streamable-http', trustAnnotations: true },
+    ],
+  },
   // Metering and budgets (test/usage.test.ts): the Anthropic package against the fake provider, whose usage is known
   // (input: a quarter of the request's bytes, output: 5). `usage-a` and `usage-b` have no budgets (two tenants: one
   // never sees the other's usage); `budget` can afford a little less than one request a month, `budget-user` a little

@@ -189,6 +189,25 @@ describe('the overview', () => {
     );
   });
 
+  it("Stop on a running task releases it before it answers: the overview and the user's task places, no turn after", async () => {
+    const dave = as('ops-b', 'dave');
+    const places = env.LIVE_CONVERSATIONS.getByName('ops-b:dave');
+    const model = scriptedModel((_, step) =>
+      step === 0 ? callTools(['demo__build_report', { topic: 'the long review', seconds: 60 }]) : say('Noted.'),
+    );
+    const id = await createConversation(dave);
+    await runScriptedTurn(id, 'build the long report', model);
+    await waitFor(async () => tenantIn(await overview(), 'ops-b').live.tasks === 1, 'the task counted', 10_000);
+    expect(await places.taskCount()).toBe(1);
+
+    const stopped = await api(`/v1/conversations/${id}/stream`, { method: 'DELETE' }, dave);
+    expect(await stopped.json()).toEqual({ stopped: true });
+    // Released by the time Stop answered (D13: the ledger heard of it only at the conversation's next turn).
+    expect(await places.taskCount(), "the user's TASKS_PER_USER places").toBe(0);
+    expect(tenantIn(await overview(), 'ops-b').live.tasks, "the overview's running tasks").toBe(0);
+    expect(model.doStreamCalls).toHaveLength(1);
+  });
+
   it('a conversation that vanished without a word stops counting when its word runs out', async () => {
     // What the ledger was last told by a conversation that was then lost (evicted, its delete's send failed).
     const ledger = env.USAGE_LEDGER.getByName('ops-lost');

@@ -581,6 +581,46 @@ describe('limits', () => {
     expect(await places.taskCount()).toBe(1);
   });
 
+  it('Stop gives the TASKS_PER_USER place back before it answers, trying again when the first try fails', async () => {
+    const user = { ...TASKS, 'x-end-user': 'limits-stop' };
+    const id = await createConversation(user);
+    await startTaskTurn(id, 'wait_forever', {}, { TASKS_PER_USER: 1 });
+    const places = env.LIVE_CONVERSATIONS.getByName('tasks:limits-stop');
+    expect(await places.taskCount()).toBe(1);
+    // The user's places object drops the first release (a call to another object can fail: a reset, a lost link).
+    const tries: string[] = [];
+    await runInDurableObject(await conversationStub(id), (instance) => {
+      const namespace = instance.parts.context.env.LIVE_CONVERSATIONS;
+      const getByName = namespace.getByName.bind(namespace);
+      Object.defineProperty(namespace, 'getByName', {
+        configurable: true,
+        value: (name: string) => {
+          const stub = getByName(name);
+          return new Proxy(stub, {
+            get: (target, key) =>
+              key === 'releaseTask'
+                ? async (...args: Parameters<typeof stub.releaseTask>) => {
+                    tries.push(String(args[1]));
+                    if (tries.length === 1) throw new Error('Network connection lost.');
+                    return target.releaseTask(...args);
+                  }
+                : Reflect.get(target, key),
+          });
+        },
+      });
+    });
+    try {
+      const stopped = await api(`/v1/conversations/${id}/stream`, { method: 'DELETE' }, user);
+      expect(await stopped.json()).toEqual({ stopped: true });
+      expect(tries).toHaveLength(2);
+      expect(await places.taskCount()).toBe(0);
+    } finally {
+      await runInDurableObject(await conversationStub(id), (instance) => {
+        delete (instance.parts.context.env.LIVE_CONVERSATIONS as { getByName?: unknown }).getByName;
+      });
+    }
+  });
+
   it('TASKS_PER_USER: across conversations of one end user', async () => {
     const user = { ...TASKS, 'x-end-user': 'limits-user' };
     const first = await createConversation(user);

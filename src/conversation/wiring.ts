@@ -109,6 +109,7 @@ export class ConversationParts {
         busy: () => this.turns.busy,
         continue: () => this.requests.continueIfReady(),
       },
+      activityChanged: () => this.usage.activityChanged(),
     });
     this.live = new LiveSessions({
       context: this.context,

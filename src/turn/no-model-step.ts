@@ -4,8 +4,7 @@ import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provide
  * A continuation after an approval runs the approved calls before its first model step (the AI SDK executes them
  * first, outside any step, so no `stopWhen` sees their results). When one of them became a task (MCP Tasks), the model
  * must not be asked to answer with the task's placeholder in place of the result: the step is answered by this
- * stand-in instead — no request, no tokens, nothing said — and the turn ends waiting for the task (turn/stream.ts). Its
- * step is empty and left out of the answer (turn/settled-tasks.ts `taskParts`).
+ * stand-in instead — no request, no tokens, nothing said — and the turn ends waiting for the task (turn/stream.ts).
  * The AI SDK has no way for `prepareStep` to end a turn before its first step; swapping the step's model is its own
  * documented per-step override.
  */

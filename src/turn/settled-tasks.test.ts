@@ -68,23 +68,6 @@ describe("taskParts: the one stage for tasks in the turn's stream", () => {
     expect(out.map((c) => c.type)).toEqual(['start', 'data-x', 'start-step', 'finish']);
   });
 
-  it('leaves out an empty step (the stand-in step after an approved call became a task), keeps the others', async () => {
-    const out = await run(
-      [
-        { type: 'start' },
-        { type: 'start-step' },
-        { type: 'text-start', id: 't' },
-        { type: 'text-end', id: 't' },
-        { type: 'finish-step' },
-        { type: 'start-step' },
-        { type: 'finish-step' },
-        { type: 'finish' },
-      ] as UIMessageChunk[],
-      [],
-    );
-    expect(out.map((c) => c.type)).toEqual(['start', 'start-step', 'text-start', 'text-end', 'finish-step', 'finish']);
-  });
-
   it("a task's placeholder output becomes its data-task part; other outputs pass", async () => {
     const placeholder = {
       server: 'jobs',

@@ -47,10 +47,7 @@ export function settledTaskChunks(messages: readonly UIMessage[]): UIMessageChun
  * tasks, a call that became a task leaves its tool part running, and its placeholder output
  * becomes a `data-task` part (id: the call's) that the conversation updates as the task moves, until the result
  * replaces both; and `resent` (settledTaskChunks) goes right after the `start` chunk (before it, a resuming client
- * would drop it). An empty step (`start-step` then `finish-step`, nothing between: the stand-in step of a continuation
- * whose approved call became a task, turn/no-model-step.ts) is left out: kept, it would be the answer's last step, and
- * the stream that goes on when the task ends would re-send the call into it (the AI SDK looks a `tool-input-available`
- * up in the last step only) — the call stored and shown twice.
+ * would drop it).
  */
 export function taskParts<C extends UIMessageChunk>(
   resent: readonly UIMessageChunk[],
@@ -58,20 +55,8 @@ export function taskParts<C extends UIMessageChunk>(
   ending: () => readonly UIMessageChunk[] = () => [],
 ): TransformStream<C, C> {
   let started = resent.length === 0;
-  /** A `start-step` held until the next chunk says whether its step has anything in it. */
-  let stepStart: C | undefined;
   return new TransformStream({
     transform(chunk, controller) {
-      if (chunk.type === 'start-step') {
-        stepStart = chunk;
-        return;
-      }
-      if (stepStart) {
-        const empty = chunk.type === 'finish-step';
-        if (!empty) controller.enqueue(stepStart);
-        stepStart = undefined;
-        if (empty) return;
-      }
       if (chunk.type === 'finish') for (const extra of ending()) controller.enqueue(extra as C);
       if (chunk.type === 'tool-output-available' && isTaskPlaceholder(chunk.output)) {
         const { server, tool, task } = chunk.output;

@@ -15,7 +15,14 @@ import { ToolFailure } from '../../tools/tool-failure';
 import { checkedAnswer, type ElicitationAnswer } from '../../turn/elicitations';
 import type { LiveStream } from '../../turn/live-stream';
 import type { AlarmJob } from '../alarms';
-import { elicitationOf, messageWithToolCall, taskNoticeOf, withElicitation, withTaskNotice } from './task-messages';
+import {
+  elicitationOf,
+  messageWithToolCall,
+  taskNoticeOf,
+  withElicitation,
+  withoutEmptyLastStep,
+  withTaskNotice,
+} from './task-messages';
 import { type CallOutcome, PendingStep, withOutcome } from '../../turn/pending-step';
 import type { TaskRow, TaskStore } from './task-store';
 import { LegacyTaskQuestions } from './legacy-task-questions';
@@ -30,6 +37,12 @@ export interface TaskFollowerHost {
   alarms: { schedule(job: AlarmJob, at: number): Promise<void>; cancel(job: AlarmJob): Promise<void> };
   /** The answer the tasks belong to: the only way the follower reads, edits or continues it. */
   answer: TaskAnswer;
+  /**
+   * Tasks ended with no turn after them (a turn's end tells the ledger anyway): the tenant's ledger hears what the
+   * conversation holds now (usage-outbox.ts); resolves once it was sent, or once the send that failed is left to
+   * the alarm to try again.
+   */
+  activityChanged(): Promise<void>;
 }
 
 /** The conversation a follower works for. */
@@ -59,6 +72,8 @@ export interface TaskAnswer {
 const QUIET_FAILURES = 2;
 /** How long a poll waits for a turn that is still saving the answer the task belongs to. */
 const BUSY_RETRY_MS = 500;
+/** Tries to give back an ended task's TASKS_PER_USER place before leaving it to expire (TASK_MAX_MS and a minute). */
+const RELEASE_TRIES = 2;
 
 /**
  * The tasks a conversation's tool calls became (MCP Tasks), followed from
@@ -75,13 +90,18 @@ const BUSY_RETRY_MS = 500;
  *   task ends its result (or error) becomes the tool call's output, and once
  *   nothing of the answer runs or waits for an approval, the answer goes on
  *   (a `continue` turn, streamed to every tab and to `GET …/stream`);
- * - `stop`: every task is cancelled and its step settled as stopped.
+ * - `stop`: every task is cancelled and its step settled as stopped; its
+ *   place among the user's tasks is given back, and the ledger told, before
+ *   `stop` returns (the operator's count drops with the user's Stop, not at
+ *   the conversation's next turn).
  */
 export class TaskFollower {
   /** Tasks of the running step between their limit check and their row (see `started`). */
   private starting = 0;
   /** 2025 tasks' questions, which come on their `tasks/result` stream. */
   private readonly legacyQuestions: LegacyTaskQuestions;
+  /** Ended tasks' places being given back (TASKS_PER_USER): awaited by `letGo`. */
+  private releases: Promise<void>[] = [];
 
   constructor(private readonly host: TaskFollowerHost) {
     this.legacyQuestions = new LegacyTaskQuestions({
@@ -173,7 +193,10 @@ export class TaskFollower {
         for (const row of due) await this.pollOne(sessions, row);
       });
     }
-    await this.continueIfReady();
+    const ended = this.releases.length > 0;
+    // The answer that goes on is a turn, whose end tells the ledger; without one, the follower tells it.
+    if (!(await this.continueIfReady()) && ended) await this.letGo();
+    else await Promise.all(this.releases.splice(0));
     await this.schedule();
   }
 
@@ -196,6 +219,7 @@ export class TaskFollower {
     if (last?.role === 'assistant')
       this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
     await this.schedule();
+    await this.letGo();
     return true;
   }
 
@@ -409,14 +433,41 @@ export class TaskFollower {
         ...(statusMessage ? { statusMessage } : {}),
         updatedAt: Date.now(),
       };
-      this.save(withOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome));
+      const settled = withOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome);
+      // Its last task ended: the answer is about to go on (or stops), its stand-in step goes (task-messages.ts).
+      this.save(PendingStep.of([settled]).ready() ? withoutEmptyLastStep(settled) : settled);
     }
     this.legacyQuestions.expire(row.toolCallId);
     this.host.store.remove(row.toolCallId);
-    void liveConversationsOf(this.host.conversation.env, this.host.conversation.owner())
-      .releaseTask(this.host.conversation.name, row.toolCallId)
-      .catch(() => undefined);
+    this.releases.push(this.releasePlace(row));
     logEvent('task.ended', { server: row.server, tool: row.tool, status, ms: Date.now() - row.startedAt });
+  }
+
+  /** The task's place among the user's TASKS_PER_USER given back; tried again once, then left to expire (logged). */
+  private async releasePlace(row: TaskRow): Promise<void> {
+    const places = liveConversationsOf(this.host.conversation.env, this.host.conversation.owner());
+    for (let tries = 1; ; tries++) {
+      try {
+        return await places.releaseTask(this.host.conversation.name, row.toolCallId);
+      } catch (error) {
+        if (tries < RELEASE_TRIES) continue;
+        logEvent(
+          'task.ended',
+          { server: row.server, tool: row.tool, status: 'not_released', ...errorFields(error) },
+          'warn',
+        );
+        return;
+      }
+    }
+  }
+
+  /**
+   * Tasks ended outside a turn: awaited until their places are given back and the ledger has heard (so a count read
+   * after `stop` answered, by the user or the operator, no longer has them).
+   */
+  private async letGo(): Promise<void> {
+    await Promise.all(this.releases.splice(0));
+    await this.host.activityChanged();
   }
 
   /** The task moved: its part in the answer says so. */
@@ -447,20 +498,25 @@ export class TaskFollower {
     this.host.answer.save(message);
   }
 
-  /** The last answer was waiting for tasks and nothing of it waits any more (turn/pending-step.ts): it goes on. */
-  private async continueIfReady(): Promise<void> {
+  /**
+   * The last answer was waiting for tasks and nothing of it waits any more (turn/pending-step.ts): it goes on. Whether
+   * a turn ran (its end told the ledger what the conversation holds).
+   */
+  private async continueIfReady(): Promise<boolean> {
     const step = PendingStep.of(this.host.answer.load());
     const last = step.answer;
-    if (!last || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks) return;
-    if (!step.ready() || this.host.answer.busy()) return;
+    if (!last || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks) return false;
+    if (!step.ready() || this.host.answer.busy()) return false;
     // Continued once: a continuation that fails leaves an answer the user can follow up on, not one that waits forever.
     this.host.answer.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false } }, false);
     try {
       const stream = await this.host.answer.continue();
       // The alarm waits for the answer: the object stays up while it streams to the tabs and to GET …/stream.
       await stream?.ended;
+      return stream !== undefined;
     } catch (error) {
       logEvent('task.continue', errorFields(error), 'warn');
+      return false;
     }
   }
 

@@ -1,7 +1,14 @@
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
-import { elicitationOf, messageWithToolCall, taskNoticeOf, withElicitation, withTaskNotice } from './task-messages';
+import {
+  elicitationOf,
+  messageWithToolCall,
+  taskNoticeOf,
+  withElicitation,
+  withoutEmptyLastStep,
+  withTaskNotice,
+} from './task-messages';
 
 const notice = (status: TaskNotice['status'], statusMessage?: string): TaskNotice => ({
   toolCallId: 'c1',
@@ -57,5 +64,32 @@ describe('the edits a task makes to its answer', () => {
     const user: UIMessage = { id: 'u', role: 'user', parts: [{ type: 'text', text: 'go' }] };
     expect(messageWithToolCall([user, answer], 'c2')).toEqual({ message: answer, index: 1 });
     expect(messageWithToolCall([user, answer], 'nope')).toBeUndefined();
+  });
+});
+
+describe('withoutEmptyLastStep: the stand-in step of an approved call that became a task', () => {
+  const of = (...types: string[]): UIMessage => ({
+    id: 'a',
+    role: 'assistant',
+    parts: types.map((type) => (type === 'tool' ? { ...answer.parts[1]! } : { type })) as UIMessage['parts'],
+  });
+  const types = (message: UIMessage) => message.parts.map((p) => (p.type.startsWith('tool-') ? 'tool' : p.type));
+
+  it('drops a last step with nothing in it, or only data parts', () => {
+    expect(types(withoutEmptyLastStep(of('step-start', 'tool', 'data-task', 'step-start')))).toEqual([
+      'step-start',
+      'tool',
+      'data-task',
+    ]);
+    expect(types(withoutEmptyLastStep(of('step-start', 'tool', 'step-start', 'data-notice')))).toEqual([
+      'step-start',
+      'tool',
+      'data-notice',
+    ]);
+  });
+
+  it('keeps a last step with a call or text in it, and the first step', () => {
+    for (const message of [of('step-start', 'tool', 'step-start', 'text'), of('step-start', 'data-task'), of('tool')])
+      expect(withoutEmptyLastStep(message)).toBe(message);
   });
 });

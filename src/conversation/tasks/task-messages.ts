@@ -59,3 +59,18 @@ export function elicitationOf(message: UIMessage, id: string): ElicitationNotice
     | undefined;
   return part?.data;
 }
+
+/**
+ * `message` without a last step that holds nothing the model said or called — only `data-*` parts, or nothing: the
+ * stand-in step of a continuation whose approved call became a task (turn/no-model-step.ts). Kept while the task runs
+ * (a chat client's `lastAssistantMessageIsCompleteWithApprovalResponses` reads the last step: with the approved call
+ * in it, still `approval-responded`, it would send the approval again); dropped when the answer goes on, since the
+ * AI SDK looks a re-sent call up in the last step only (turn/settled-tasks.ts), and would store and show it twice.
+ */
+export function withoutEmptyLastStep(message: UIMessage): UIMessage {
+  const at = message.parts.findLastIndex((p) => p.type === 'step-start');
+  if (at < 0 || message.parts.slice(at + 1).some((p) => !p.type.startsWith('data-'))) return message;
+  // A step is only empty after another: the answer's first step stays.
+  if (!message.parts.slice(0, at).some((p) => p.type === 'step-start')) return message;
+  return { ...message, parts: message.parts.filter((_, i) => i !== at) };
+}

@@ -127,6 +127,12 @@ describe('a tool that changes after it was auto-approved', () => {
     expect(second.ran).toBe(false);
     expect(second.toolMetadata).toEqual({ server: 'words', tool: 'lookup', definition: 'changed' });
     expect(await callsOf('words')).toHaveLength(1); // the key was never sent
+    // Kept with the answer: a reload shows the same card.
+    const history = await (await api(`/v1/conversations/${id}`, {}, RUGPULL)).json<{
+      messages: Array<{ parts: Array<{ toolCallId?: string; toolMetadata?: unknown }> }>;
+    }>();
+    const part = history.messages.flatMap((m) => m.parts).find((p) => p.toolCallId === second.asked!.toolCallId);
+    expect(part?.toolMetadata).toEqual({ server: 'words', tool: 'lookup', definition: 'changed' });
     await deny(id, second.asked!.toolCallId);
 
     const warning = {

@@ -257,12 +257,12 @@ async function loadServers() {
   tbody.replaceChildren();
   for (const server of servers) {
     const warnings = cell('');
-    const list = (server.warnings ?? []).map((w) => `${w.method}: ${w.message}`);
-    if (server.error) list.unshift(server.error);
+    const list = (server.warnings ?? []).map((w) => warningItem(server, w));
+    if (server.error) list.unshift(Object.assign(document.createElement('li'), { textContent: server.error }));
     if (list.length) {
       const ul = document.createElement('ul');
       ul.className = 'warnings';
-      ul.append(...list.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+      ul.append(...list);
       warnings.append(ul);
     } else warnings.textContent = 'none';
     row(tbody, [
@@ -275,6 +275,47 @@ async function loadServers() {
   }
   const failing = servers.filter((s) => s.status === 'error').length;
   status.textContent = `${plural(servers.length, 'server', 'servers')}; ${failing} in error; checked ${servers[0]?.checkedAt.slice(0, 19).replace('T', ' ') ?? '—'} UTC.`;
+}
+
+/**
+ * One warning of a server. A definition that changed since it was approved (`change`: a tool whose calls now ask
+ * again, or the instructions) has an Approve button: it approves exactly the digest shown (the server may change
+ * again meanwhile; then that new definition asks, and warns, in its turn).
+ */
+function warningItem(server, warning) {
+  const li = document.createElement('li');
+  li.textContent = `${warning.method}: ${warning.message}`;
+  const change = warning.change;
+  if (!change) return li;
+  const digest = document.createElement('code');
+  digest.textContent = `sha256 ${change.current.slice(0, 12)}…`;
+  digest.title = change.current;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'approve';
+  button.textContent = change.kind === 'tool' ? 'Approve the new definition' : 'Approve the new instructions';
+  button.addEventListener('click', () => void approveChange(server, change, button));
+  li.append(' ', digest, ' ', button);
+  return li;
+}
+
+async function approveChange(server, change, button) {
+  button.disabled = true;
+  const body = { tenant: server.tenant, server: server.id, kind: change.kind, sha256: change.current };
+  if (change.kind === 'tool') body.name = change.name;
+  const response = await fetch('/admin/api/definitions/confirm', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+    cache: 'no-store',
+  }).catch(() => undefined);
+  if (!response?.ok) {
+    button.disabled = false;
+    const error = await response?.json().catch(() => undefined);
+    button.after(` Not approved: ${error?.error?.message ?? (response ? `HTTP ${response.status}` : 'no connection')}`);
+    return;
+  }
+  await loadServers();
 }
 
 $('#key-form').addEventListener('submit', (event) => {

@@ -47,4 +47,7 @@ export const BROWSER_PORTS = {
   operatorService: TEST_PORT_BASE + 29,
   /** The operator's page under `npm start`'s configuration (no tenants, AUTH_DISABLED): no key to ask for. */
   operatorOpenService: TEST_PORT_BASE + 30,
+  /** A tool that changed since it was approved (tool-definitions.test.ts): `npm start` plus the changing-tools servers. */
+  definitionsService: TEST_PORT_BASE + 45,
+  changingTools: TEST_PORT_BASE + 46,
 };

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { createConversation, postJson } from './helpers/api';
-import { sseChunks } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, toolResults } from './helpers/turns';
 
 /*
  * What the model and the person are told when a tool call fails, on the wire: turns through the real provider
@@ -45,4 +45,31 @@ describe('a tool call whose arguments do not fit the tool', () => {
       );
     });
   }
+});
+
+describe('a call of a tool that does not exist (D18)', () => {
+  it('the model is told in words, with the closest names, not AI_NoSuchToolError and every tool; the step and the next turn say the same', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_call, i) =>
+      i === 0 ? callTools(['read_resources', { uri: 'task://guidelines' }]) : say('ok'),
+    );
+    const chunks = (await runScriptedTurn(id, 'What do the guidelines say?', model)) as Array<{
+      type: string;
+      errorText?: string;
+    }>;
+    // The step's tools: what the model could have called (acme: the demo server, server-everything ×3, ours).
+    const offered = model.doStreamCalls[0]!.tools!.map((t) => t.name);
+    expect(offered.length).toBeGreaterThan(38);
+    const [result] = toolResults(model.doStreamCalls[1]!.prompt);
+    expect(result).toMatchObject({ toolName: 'read_resources', error: true });
+    expect(result!.text).toBe(
+      'There is no tool "read_resources". Did you mean "read_resource" or "search_resource"? Call only the tools you were given, by their exact names.',
+    );
+    expect(result!.text).not.toMatch(/AI_NoSuchToolError|Available tools/);
+    // What the person sees in the step, and what the history keeps: the same sentence.
+    expect(chunks.find((c) => c.type === 'tool-input-error')?.errorText).toBe(result!.text);
+    const next = scriptedModel(() => say('ok'));
+    await runScriptedTurn(id, 'Thanks', next);
+    expect(toolResults(next.doStreamCalls[0]!.prompt).map((r) => r.text)).toEqual([result!.text]);
+  });
 });

@@ -47,20 +47,102 @@ function toolLabel(name: string): string {
 }
 
 /**
- * The AI SDK's text for a call whose arguments do not fit the tool's schema (InvalidToolInputError, its causes
- * chained: `[AI_InvalidToolInputError: ]Invalid input for tool demo__x: AI_TypeValidationError: Type validation
- * failed: Value: {…}.\nError message: Error: argument "title": …`) as one sentence naming the tool as ToolFailure's
- * other failures do, and the argument (zod's issues, for our own tools, read the same way); undefined for any other
- * text. Applied where that text surfaces — the step's
- * `tool-input-error` chunk (turn/settled-tasks.ts) and the tool result the next step sends the model (turn/stream.ts)
- * — rather than as a stage of the model's stream, which would cost CPU on every chunk of every answer.
+ * The AI SDK's text for an invalid tool call as one sentence, undefined for any other text:
+ * - a call whose arguments do not fit the tool's schema (InvalidToolInputError, its causes chained:
+ *   `[AI_InvalidToolInputError: ]Invalid input for tool demo__x: AI_TypeValidationError: Type validation failed:
+ *   Value: {…}.\nError message: Error: argument "title": …`) names the tool as ToolFailure's other failures do, and
+ *   the argument (zod's issues, for our own tools, read the same way);
+ * - a call of a tool that does not exist (NoSuchToolError: `[AI_NoSuchToolError: ]Model tried to call unavailable
+ *   tool 'x'. Available tools: …` — every tool of the step, 38 names and more) says so with the few closest names
+ *   (`noSuchTool`).
+ * Applied where that text surfaces — the step's `tool-input-error` chunk (turn/settled-tasks.ts) and the tool result
+ * the next step sends the model (turn/stream.ts) — rather than as a stage of the model's stream, which would cost CPU
+ * on every chunk of every answer.
  */
 export function plainInvalidInput(text: string): string | undefined {
+  const unknown = NO_SUCH_TOOL.exec(text);
+  if (unknown) {
+    const [, name, list] = unknown as unknown as [string, string, string | undefined];
+    return noSuchTool(name, list === undefined ? [] : availableNames(list));
+  }
   const match = /^(?:AI_InvalidToolInputError: )?Invalid input for tool ([^\s:]+): ([\s\S]*)$/.exec(text);
   if (!match) return undefined;
   const [, toolName, rest] = match as unknown as [string, string, string];
   const reason = /Error message: (?:\w*Error: )?([\s\S]*)$/.exec(rest)?.[1] ?? rest;
   return `${toolLabel(toolName)} was not called: ${zodIssues(reason.trim()) ?? (reason.trim() || 'its arguments do not fit the tool’s input schema.')}`;
+}
+
+/** How the AI SDK words a call of a tool the step does not have (NoSuchToolError's message, maybe with its name). */
+const NO_SUCH_TOOL =
+  /^(?:AI_NoSuchToolError: )?Model tried to call unavailable tool '([\s\S]*?)'\. (?:Available tools: ([\s\S]*)|No tools are available\.)$/;
+
+/** The names of "Available tools: a, b, c." — a list cut short (the stream's error text stops at 1,000 characters) loses its last, partial name. */
+function availableNames(list: string): string[] {
+  const names = list.split(', ');
+  if (list.endsWith('.')) names[names.length - 1] = names.at(-1)!.slice(0, -1);
+  else names.pop();
+  return names.filter(Boolean);
+}
+
+/**
+ * A call of a tool that does not exist, in words: the name it used, and the (up to) three names of the step's tools
+ * closest to it — by spelling (edit distance) or by the words in them (`read_resources` → `read_resource`,
+ * `search_resource`) — never the whole list, which the model was given already. With `search_tools` among them, it is
+ * reminded that a server tool not offered yet is found with it.
+ */
+export function noSuchTool(called: string, available: readonly string[] = []): string {
+  // The model's own text: a name as providers allow (64 characters), not a paragraph.
+  const name = called.length > 80 ? `${called.slice(0, 80)}…` : called;
+  if (!available.length) return `There is no tool "${name}", and no tools can be called now.`;
+  const closest = closestNames(called, available, 3);
+  const guess = closest.length
+    ? ` Did you mean ${closest.map((n) => `"${n}"`).join(closest.length === 2 ? ' or ' : ', ')}?`
+    : '';
+  const search = available.includes('search_tools')
+    ? ' A server tool that is not offered yet is found with search_tools.'
+    : '';
+  return `There is no tool "${name}".${guess} Call only the tools you were given, by their exact names.${search}`;
+}
+
+/** Of `names`, the `count` closest to `name` (at least half alike by spelling or by words), closest first. */
+export function closestNames(name: string, names: readonly string[], count: number): string[] {
+  const words = wordsOf(name);
+  return names
+    .map((candidate, order) => {
+      const spelling =
+        1 - editDistance(name.toLowerCase(), candidate.toLowerCase()) / Math.max(name.length, candidate.length);
+      const theirs = wordsOf(candidate);
+      const shared = [...words].filter((w) => theirs.has(w)).length;
+      const byWords = shared / new Set([...words, ...theirs]).size;
+      return { candidate, order, spelling, score: Math.max(spelling, byWords) };
+    })
+    .filter((c) => c.score >= 0.5 && c.candidate !== name)
+    .sort((a, b) => b.score - a.score || b.spelling - a.spelling || a.order - b.order)
+    .slice(0, count)
+    .map((c) => c.candidate);
+}
+
+/** The words of a tool name (`demo__create_tasks` → demo, create, task), a plural's `s` taken off. */
+function wordsOf(name: string): Set<string> {
+  return new Set(
+    name
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean)
+      .map((w) => (w.length > 3 && w.endsWith('s') ? w.slice(0, -1) : w)),
+  );
+}
+
+/** Levenshtein distance (tool names are at most 64 characters: one row of numbers). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /** Zod's issues (a JSON array) as `argument "path": message`; undefined when the text is not that. */

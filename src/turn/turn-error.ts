@@ -1,18 +1,20 @@
 import { NoSuchToolError } from 'ai';
-import { ToolFailure } from '../tools/tool-failure';
+import { noSuchTool, ToolFailure } from '../tools/tool-failure';
 
 /**
  * The error text the stream carries — a tool's failure, or a model call's —
  * without stack traces or credentials. The AI SDK sends tool errors through
  * here too: a ToolFailure says which tool failed; a call the model made with
  * arguments that do not fit the tool arrives as the AI SDK's text ("Invalid
- * input for tool …"); only the rest is the model's own failure.
+ * input for tool …"); a call of a tool that does not exist is said in words,
+ * with the few closest names (not the AI SDK's list of every tool, cut at
+ * 1,000 characters); only the rest is the model's own failure.
  */
 export function describeTurnError(error: unknown): string {
+  if (NoSuchToolError.isInstance(error)) return noSuchTool(error.toolName, error.availableTools);
   const message = error instanceof Error ? error.message : String(error);
   const safe = message.replace(KEY_SHAPE, '[redacted]').slice(0, 1_000);
-  if (error instanceof ToolFailure || INVALID_TOOL_INPUT.test(message) || NoSuchToolError.isInstance(error))
-    return safe;
+  if (error instanceof ToolFailure || INVALID_TOOL_INPUT.test(message)) return safe;
   return `The model call failed: ${safe.slice(0, 500)}`;
 }
 

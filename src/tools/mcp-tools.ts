@@ -15,7 +15,7 @@ import { humanSize } from '../../shared/human-size';
 import type { LargeResultStore } from './large-results';
 import type { ToolEntry } from './tool-entries';
 import { estimateTokens } from '../prompt/tokens';
-import { toolArgumentsCheck } from './tool-arguments';
+import { modelSchema, toolArgumentsCheck } from './tool-arguments';
 import { ToolFailure } from './tool-failure';
 import { callOutcome, type McpToolOutput, toModelOutput } from './model-output';
 export type { McpToolOutput } from './model-output';
@@ -103,19 +103,21 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
       const name = modelToolName(state.id, mcpTool.name, used);
       const approval = approvalRule(config, mcpTool, state.definitions);
       const description = `[server ${state.id}] ${mcpTool.title ?? mcpTool.name}${mcpTool.description ? `: ${mcpTool.description}` : ''}`;
+      // One byte string per definition, however the list was read (tool-arguments.ts modelSchema): the tools array holds.
+      const parameters = modelSchema(mcpTool.inputSchema) as Record<string, unknown>;
       entries.push({
         name,
         server: state.id,
         tool: mcpTool.name,
         title: mcpTool.title,
         description: mcpTool.description,
-        cost: estimateTokens(`${name}${description}${JSON.stringify(mcpTool.inputSchema)}`),
-        definition: { description, parameters: mcpTool.inputSchema as Record<string, unknown> },
+        cost: estimateTokens(`${name}${description}${JSON.stringify(parameters)}`),
+        definition: { description, parameters },
       });
       tools[name] = tool({
         description,
         // Arguments that do not fit are answered with a tool error at once: never asked about, never sent (tool-arguments.ts).
-        inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0], {
+        inputSchema: jsonSchema(parameters as Parameters<typeof jsonSchema>[0], {
           validate: toolArgumentsCheck(mcpTool.inputSchema),
         }),
         needsApproval: approval !== 'auto',

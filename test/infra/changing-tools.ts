@@ -5,8 +5,8 @@
 // (notifications/tools/list_changed).
 //
 // Control: POST /__control/<name>/set {tools?, instructions?} replaces the tools (full definitions) and/or the
-// instructions, and sends tools/list_changed; GET /__control/<name>/state → {calls, methods}: every tools/call
-// received ({name, arguments}) and requests per method; POST /__control/<name>/reset → the first definitions.
+// instructions, and sends tools/list_changed; GET /__control/<name>/state → {calls}: every tools/call
+// received ({name, arguments}); POST /__control/<name>/reset → the first definitions, no calls.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, Server } from '@modelcontextprotocol/server';
@@ -19,12 +19,14 @@ class PathState {
   tools: ToolDefinition[];
   instructions = FIRST_INSTRUCTIONS;
   calls: Array<{ name: string; arguments: unknown }> = [];
-  methods: Record<string, number> = {};
   handler: ReturnType<typeof createMcpHandler>;
+  /** The handler as Node's http serves it. */
+  node: ReturnType<typeof toNodeHandler>;
 
   constructor(readonly name: string) {
     this.tools = FIRST_TOOLS[name] ?? [LOOKUP_V1];
     this.handler = createMcpHandler(() => this.server(), { legacy: 'reject', onerror: () => {} });
+    this.node = toNodeHandler(this.handler, { onerror: () => {} });
   }
 
   /** The server of one request: what it lists is what the state says now. */
@@ -58,17 +60,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-function countMethods(state: PathState, body: unknown) {
-  for (const message of Array.isArray(body) ? body : [body]) {
-    const method = (message as { method?: unknown } | undefined)?.method;
-    if (typeof method === 'string') state.methods[method] = (state.methods[method] ?? 0) + 1;
-  }
-}
-
 async function control(state: PathState, action: string, req: IncomingMessage, res: ServerResponse) {
   const reply = (body: unknown) =>
     void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  if (action === 'state') return reply({ calls: state.calls, methods: state.methods });
+  if (action === 'state') return reply({ calls: state.calls });
   if (action === 'set') {
     const { tools, instructions } = ((await readJson(req)) ?? {}) as {
       tools?: ToolDefinition[];
@@ -81,7 +76,7 @@ async function control(state: PathState, action: string, req: IncomingMessage, r
   }
   if (action === 'reset') {
     Object.assign(state, { tools: FIRST_TOOLS[state.name] ?? [LOOKUP_V1], instructions: FIRST_INSTRUCTIONS });
-    Object.assign(state, { calls: [], methods: {} });
+    state.calls = [];
     return reply({ ok: true });
   }
   res.writeHead(404).end();
@@ -98,24 +93,7 @@ export async function startChangingTools(port: number): Promise<{ url: string; c
     const [, first, second, third] = (req.url ?? '/').split('?')[0]!.split('/');
     if (first === '__control' && second) return void control(stateOf(second), third ?? '', req, res);
     if (!first) return void res.writeHead(404).end();
-    const state = stateOf(first);
-    const node = toNodeHandler(
-      {
-        fetch: async (request: Request) => {
-          if (request.method === 'POST')
-            countMethods(
-              state,
-              await request
-                .clone()
-                .json()
-                .catch(() => undefined),
-            );
-          return state.handler.fetch(request);
-        },
-      },
-      { onerror: () => {} },
-    );
-    return void node(req, res);
+    return void stateOf(first).node(req, res);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {

@@ -21,8 +21,8 @@ const base = inject('changingToolsUrl');
 const RUGPULL = { authorization: 'Bearer test-key-rugpull', 'x-end-user': 'alice' };
 const GUIDE = { authorization: 'Bearer test-key-rugpull-guide', 'x-end-user': 'alice' };
 const OPERATOR = { authorization: `Bearer ${TEST_OPERATOR_KEY}` };
-const V1 = await sha256Hex(definitionText(LOOKUP_V1 as never));
-const V2 = await sha256Hex(definitionText(LOOKUP_V2 as never));
+const V1 = await sha256Hex(definitionText(LOOKUP_V1));
+const V2 = await sha256Hex(definitionText(LOOKUP_V2));
 const CHANGED = 'tool `lookup` changed its definition since it was approved; calls ask again';
 
 const control = (server: string, action: string, body?: unknown) =>

@@ -7,7 +7,7 @@ export const CHANGING_TOOLS_PORT_OFFSET = 40;
 export interface ToolDefinition {
   name: string;
   description?: string;
-  inputSchema: Record<string, unknown>;
+  inputSchema: { type: 'object'; [key: string]: unknown };
   annotations?: Record<string, unknown>;
   [key: string]: unknown;
 }

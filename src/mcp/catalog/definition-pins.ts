@@ -18,6 +18,13 @@ export interface PinAnswer {
   instructions?: { pinned: string; news: boolean } | undefined;
 }
 
+/**
+ * Pins kept per server at most: a pin is never dropped (a tool that leaves the list and comes back is compared with
+ * it), so a server that lists ever new names could otherwise grow the store without end. Past it, a new tool gets no
+ * pin, and its calls ask (`unchecked`, definition-check.ts).
+ */
+const MAX_PINS_PER_SERVER = 5_000;
+
 /** The one object per tenant that keeps the pins of every server of that tenant. */
 export const definitionPinsOf = (env: Pick<Env, 'DEFINITION_PINS'>, tenant: string) =>
   env.DEFINITION_PINS.getByName(tenant);
@@ -50,7 +57,13 @@ export class DefinitionPins extends DurableObject<Env> {
    */
   async check(request: PinCheck): Promise<PinAnswer> {
     const tools: PinAnswer['tools'] = {};
-    for (const { name, digest } of request.tools) tools[name] = this.pin(request, 'tool', name, digest);
+    let room = MAX_PINS_PER_SERVER - this.count(request.server, request.url);
+    for (const { name, digest } of request.tools) {
+      const pin = this.pin(request, 'tool', name, digest, room > 0);
+      if (!pin) continue;
+      tools[name] = { pinned: pin.pinned, news: pin.news };
+      if (pin.created) room--;
+    }
     return {
       tools,
       ...(request.instructions === undefined
@@ -83,10 +96,12 @@ export class DefinitionPins extends DurableObject<Env> {
     return before;
   }
 
-  private pin(at: { server: string; url: string }, kind: DefinitionKind, name: string, digest: string) {
+  /** A pin (`created` when this call made it), or none when the server has used up its room for new ones. */
+  private pin(at: { server: string; url: string }, kind: DefinitionKind, name: string, digest: string, room = true) {
     const sql = this.ctx.storage.sql;
     const row = this.row(at.server, at.url, kind, name);
     if (!row) {
+      if (!room) return undefined;
       sql.exec(
         `INSERT INTO pins (server, url, kind, name, digest, pinned_at) VALUES (?, ?, ?, ?, ?, ?)`,
         at.server,
@@ -96,7 +111,7 @@ export class DefinitionPins extends DurableObject<Env> {
         digest,
         Date.now(),
       );
-      return { pinned: digest, news: false };
+      return { pinned: digest, news: false, created: true };
     }
     const news = digest !== row.digest && digest !== row.seen;
     if (news)
@@ -109,6 +124,12 @@ export class DefinitionPins extends DurableObject<Env> {
         name,
       );
     return { pinned: row.digest, news };
+  }
+
+  private count(server: string, url: string): number {
+    return this.ctx.storage.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pins WHERE server = ? AND url = ?`, server, url)
+      .one().n;
   }
 
   private row(server: string, url: string, kind: DefinitionKind, name: string) {

@@ -23,10 +23,10 @@ export function resourceLine(r: Resource, options: LineOptions = {}): string {
     [shortType(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') +
     (long ? ', long' : '');
   const title = r.title ?? r.name;
-  const named = title && !r.uri.endsWith(title) ? ` ${oneLine(title, 80)}` : '';
+  const named = title && !r.uri.endsWith(title) ? ` ${metadataLine(title, 80)}` : '';
   const description =
     r.description && addsInformation(`${title} ${r.uri}`, r.description)
-      ? ` ${oneLine(r.description, options.descriptionChars ?? 160)}`
+      ? ` ${metadataLine(r.description, options.descriptionChars ?? 160)}`
       : '';
   return `${r.uri}${named}${meta ? ` [${meta}]` : ''}${description}`;
 }
@@ -40,14 +40,14 @@ function addsInformation(known: string, description: string): boolean {
 export function templateLine(t: ResourceTemplate, options: LineOptions = {}): string {
   const about = [t.title, t.description]
     .filter(Boolean)
-    .map((text) => oneLine(text!, options.descriptionChars ?? 160))
+    .map((text) => metadataLine(text!, options.descriptionChars ?? 160))
     .join(' — ');
   return `${t.uriTemplate}${t.mimeType ? ` [${shortType(t.mimeType)}]` : ''}${about ? ` ${about}` : ''}`;
 }
 
 export function promptLine(p: Prompt, options: LineOptions = {}): string {
   const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
-  return `${p.name}(${args})${p.description ? `: ${oneLine(p.description, options.descriptionChars ?? 160)}` : ''}`;
+  return `${p.name}(${args})${p.description ? `: ${metadataLine(p.description, options.descriptionChars ?? 160)}` : ''}`;
 }
 
 /** A resource line read back (the offline model reads the catalog so): URI, title (or else description), description. */
@@ -101,7 +101,7 @@ export function skillLine(skill: SkillLineInput, options: LineOptions = {}): str
   const meta = skill.files
     ? `${skill.files.count} file${skill.files.count === 1 ? '' : 's'} ${shortSize(skill.files.bytes)}`
     : 'dynamic';
-  return `${skill.name}: ${oneLine(skill.description, options.descriptionChars ?? 160)} [${meta}]`;
+  return `${skill.name}: ${metadataLine(skill.description, options.descriptionChars ?? 160)} [${meta}]`;
 }
 
 /** A skill line read back: its name and (cut) description. */
@@ -141,11 +141,19 @@ export function shortSize(bytes: number): string {
   return `${mb < 10 ? mb.toFixed(1) : Math.round(mb)}M`;
 }
 
-/** Descriptions are metadata, not content: long ones are cut, visibly, at a word. */
-function oneLine(text: string, max: number): string {
+/**
+ * Metadata a server wrote (a title, a description, a skill's frontmatter field) as the host shows it outside any
+ * `<resource …>` wrapper: one line (whitespace collapsed), long text cut visibly at a word, and `<`, `>` and `]`
+ * escaped, so it can neither start a line of its own, nor open or close a tag (`</resource>`, `<instructions>`), nor
+ * end the `[…]` note it sits in. Every catalog line and a loaded skill's header (skill-notes.ts) go through it.
+ */
+export function metadataLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
+  if (flat.length <= max) return escapeMarkup(flat);
   const cut = flat.slice(0, max - 1);
   const atWord = cut.lastIndexOf(' ');
-  return `${(atWord > max / 2 ? cut.slice(0, atWord) : cut).replace(/[\s,;:.—-]+$/, '')}…`;
+  return `${escapeMarkup((atWord > max / 2 ? cut.slice(0, atWord) : cut).replace(/[\s,;:.—-]+$/, ''))}…`;
 }
+
+/** Escaped after the cut, so a cut never splits an escape. */
+const escapeMarkup = (text: string) => text.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/]/g, '&#93;');

@@ -142,3 +142,31 @@ describe('settings', () => {
     expect(loadConfig({ BUDGET_USD_PER_MONTH: '25.5' }).settings.BUDGET_USD_PER_MONTH).toBe(25.5);
   });
 });
+
+describe('TENANTS', () => {
+  // One key under two tenants signed its caller in as whichever tenant came first: refused, naming both.
+  it('refuses one apiKeySha256 under two tenants, naming both and the key digest', () => {
+    const key = 'ab'.repeat(32);
+    const tenants = JSON.stringify([
+      { id: 'acme', apiKeySha256: ['c'.repeat(64), key] },
+      { id: 'globex', apiKeySha256: [key] },
+    ]);
+    let error: ApiError | undefined;
+    try {
+      loadConfig({ TENANTS: tenants });
+    } catch (caught) {
+      error = caught as ApiError;
+    }
+    expect(error?.code).toBe('invalid_config');
+    expect(error?.message).toContain(
+      '[1].apiKeySha256[0]: the same API key (SHA-256 abababababab…) is under tenants "acme" and "globex"; each key belongs to one tenant',
+    );
+    // The same key twice in one tenant's list, or each tenant with its own keys, is fine.
+    expect(
+      loadConfig({
+        TENANTS: JSON.stringify([{ id: 'acme', apiKeySha256: [key, key] }, { id: 'globex' }]),
+        DEMO_MCP_ENABLED: 'true',
+      }).tenants,
+    ).toHaveLength(2);
+  });
+});

@@ -69,7 +69,19 @@ export const TenantsSchema = z
   .superRefine((tenants, ctx) => {
     const seen = new Set<string>();
     const secrets = new Set<string>();
+    /** Each key digest's tenant: one key under two tenants would sign its caller in as whichever is found first. */
+    const keyOwners = new Map<string, string>();
     for (const [index, tenant] of tenants.entries()) {
+      for (const [k, digest] of tenant.apiKeySha256.entries()) {
+        const owner = keyOwners.get(digest);
+        if (owner !== undefined && owner !== tenant.id)
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'apiKeySha256', k],
+            message: `the same API key (SHA-256 ${digest.slice(0, 12)}…) is under tenants "${owner}" and "${tenant.id}"; each key belongs to one tenant`,
+          });
+        else keyOwners.set(digest, tenant.id);
+      }
       if (seen.has(tenant.id))
         ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate tenant id "${tenant.id}"` });
       seen.add(tenant.id);

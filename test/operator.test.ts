@@ -101,12 +101,21 @@ describe('the operator key, configured or not', () => {
     expect(await refused.text()).toBe(await (await ask(tenants)).text());
   });
 
-  it('a digest that is not SHA-256 hex is a configuration error naming the var', async () => {
-    const response = await ask({ OPERATOR_KEY_SHA256: 'not-a-digest' }, OPERATOR);
+  it('a digest that is not SHA-256 hex is a configuration error: logged naming the var, a 500 to the caller', async () => {
+    const { vi } = await import('vitest');
+    const lines: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(line));
+    const response = await ask({ OPERATOR_KEY_SHA256: 'not-a-digest', TENANTS: env.TENANTS }, OPERATOR).finally(() =>
+      spy.mockRestore(),
+    );
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({
-      error: { code: 'invalid_config', message: 'OPERATOR_KEY_SHA256 must be SHA-256 hex digests, comma-separated' },
-    });
+    expect((await response.json<{ error: { code: string } }>()).error.code).toBe('internal_error');
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        outcome: 'invalid_config',
+        error: 'OPERATOR_KEY_SHA256 must be SHA-256 hex digests, comma-separated',
+      }),
+    );
   });
 
   it('takes any of several digests (a rotation)', async () => {

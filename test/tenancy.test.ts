@@ -208,7 +208,44 @@ describe('without TENANTS', () => {
       createExecutionContext(),
     );
     expect(response.status).toBe(500);
-    expect((await errorOf(response)).code).toBe('invalid_config');
+    // The caller is told nothing of the config (the log line names it: the test below).
+    expect(await errorOf(response)).toMatchObject({ code: 'internal_error' });
+  });
+
+  // Was: a caller with no credentials read the config's details (which field, which value was wrong).
+  it('an invalid config answers 500 internal_error to a caller without credentials; the log line says why', async () => {
+    const { vi } = await import('vitest');
+    const lines: Array<Record<string, unknown>> = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(line as never));
+    const broken = { ...env, TENANTS: '[{"id":"acme","apiKeySha256":["nothex"]}]' } as Env;
+    let response: Response;
+    try {
+      response = await createApp().fetch(new Request('http://localhost/v1/servers'), broken, createExecutionContext());
+    } finally {
+      spy.mockRestore();
+    }
+    expect(response.status).toBe(500);
+    const error = await errorOf(response);
+    expect(error.code).toBe('internal_error');
+    expect(error.message).toMatch(
+      /^Internal error \(request id \S+\): the service is misconfigured; its logs name the cause$/,
+    );
+    expect(error.message).not.toMatch(/TENANTS|apiKeySha256|acme/);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'http.error',
+        outcome: 'invalid_config',
+        error: 'TENANTS is invalid: [0].apiKeySha256[0]: must be a SHA-256 hex digest',
+        route: '/v1/servers',
+      }),
+    );
+    // `npm start` (no TENANTS, AUTH_DISABLED=true): the developer at the terminal is told in the answer too.
+    const local = { ...env, TENANTS: '', AUTH_DISABLED: 'true', MCP_SERVERS: '[{"id":"x"}]' } as Env;
+    const told = await createApp().fetch(new Request('http://localhost/v1/servers'), local, createExecutionContext());
+    expect(await errorOf(told)).toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringContaining('MCP_SERVERS'),
+    });
   });
 
   it('invalid TENANTS is a clear config error', () => {
@@ -343,10 +380,9 @@ describe('the demo MCP server with TENANTS', () => {
       withoutDemo(),
       createExecutionContext(),
     );
+    // The caller learns nothing of the config; the error names the var to the operator (loadConfig, below; the log line).
     expect(response.status).toBe(500);
-    const error = await errorOf(response);
-    expect(error.code).toBe('invalid_config');
-    expect(error.message).toContain('DEMO_MCP_ENABLED=true');
+    expect((await errorOf(response)).code).toBe('internal_error');
     expect(() => loadConfig({ TENANTS: '[{"id":"a"}]', MCP_SERVERS: '[{"id":"d","url":"/demo/mcp"}]' })).toThrow(
       /MCP_SERVERS: server "d": .*DEMO_MCP_ENABLED=true/,
     );

@@ -15,7 +15,7 @@ export interface VarDoc {
 export const VARS: Record<string, VarDoc> = {
   TENANTS: {
     default: 'unset',
-    meaning: 'JSON list of tenants (see [AUTH.md](AUTH.md)). Invalid → `500 invalid_config` naming the field',
+    meaning: 'JSON list of tenants (see [AUTH.md](AUTH.md)). Invalid → a [config error](#config-errors) naming the field; one `apiKeySha256` under two tenants is one, naming both',
   },
   AUTH_DISABLED: {
     default: 'unset (`true` under `npm start`)',
@@ -44,11 +44,11 @@ export const VARS: Record<string, VarDoc> = {
   DEMO_MCP_ENABLED: {
     default: 'unset',
     meaning:
-      'the demo MCP server (`/demo/mcp`) is one shared, writable store that answers anyone: on without `TENANTS` (`npm start`); with `TENANTS` it is off — `/demo/mcp` answers `404` and a server configured at `/demo/mcp` is `500 invalid_config` naming this var — unless `true` (a public demo deploy only)',
+      'the demo MCP server (`/demo/mcp`) is one shared, writable store that answers anyone: on without `TENANTS` (`npm start`); with `TENANTS` it is off — `/demo/mcp` answers `404` and a server configured at `/demo/mcp` is a [config error](#config-errors) naming this var — unless `true` (a public demo deploy only)',
   },
   MCP_SERVERS: {
     default: '`[{"id":"demo","url":"/demo/mcp","trustAnnotations":true}]`',
-    meaning: 'JSON list of MCP servers (see below). Invalid config answers `500 invalid_config` naming the field.',
+    meaning: 'JSON list of MCP servers (see below). Invalid → a [config error](#config-errors) naming the field.',
   },
   MODEL: {
     default: '`offline`',

@@ -416,6 +416,8 @@ export const TEST_TENANTS = [
       { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
       { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http', autoApprove: ['big_report'] },
       { id: 'hugelist', url: local(4, '/huge-list'), transport: 'streamable-http' },
+      // A skill whose metadata is written to break out of the reference-material wrapper (test/infra/skill-servers.ts).
+      { id: 'hostileskills', url: local(9, '/hostile'), transport: 'streamable-http' },
     ],
   },
 ];

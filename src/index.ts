@@ -1,6 +1,6 @@
 import { loadConfig } from './config';
 import { createApp } from './http/app';
-import { setLogLevel } from './observability/log';
+import { configureLog } from './observability/log';
 
 export { TokenVault } from './auth/vault';
 export { Conversation } from './conversation/conversation';
@@ -20,9 +20,9 @@ let app: ReturnType<typeof createApp> | undefined;
 const worker: ExportedHandler<Env> = {
   fetch: (request, env, ctx) => {
     if (!app) {
-      // LOG_LEVEL for this isolate; an invalid config is answered by the routes (500 invalid_config).
+      // LOG_LEVEL and LOG_FORMAT for this isolate; an invalid config is answered by the routes (500 internal_error).
       try {
-        setLogLevel(loadConfig(env).settings.LOG_LEVEL);
+        configureLog(loadConfig(env).settings);
       } catch {}
       app = createApp();
     }

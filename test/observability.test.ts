@@ -1,6 +1,6 @@
 import { exports, tracing } from 'cloudflare:workers';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { logEvent, setLogLevel } from '../src/observability/log';
+import { configureLog, logEvent, setLogLevel } from '../src/observability/log';
 import { ACME_ALICE, api, catalog, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, sseChunks } from './helpers/turns';
@@ -23,6 +23,8 @@ function captureConsole() {
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void calls.push(args));
   }
   return {
+    /** Every call's arguments, as written. */
+    calls: () => calls,
     lines: (event?: string): Line[] =>
       calls
         .filter((args) => args.length === 1 && typeof args[0] === 'object' && args[0] !== null && 'event' in args[0])
@@ -208,6 +210,40 @@ describe('log lines', () => {
     }
     logEvent('turn.end', { outcome: 'ok' });
     expect(logs.lines().map((l) => l.event)).toEqual(['mcp.connect', 'http.error', 'turn.end']);
+  });
+
+  // `npm start` printed each event as a 6–12-line object (7,642 terminal lines for the README's tour).
+  it('LOG_FORMAT=line (npm start): one line of text per event — a request, an error with a stack — no object', async () => {
+    // The Worker sets the format from its config at its first request, a conversation at its start (the suite's: json):
+    // one request first, then a route that starts no conversation.
+    await api('/health', {}, {});
+    const logs = captureConsole();
+    configureLog({ LOG_LEVEL: 'info', LOG_FORMAT: 'line' });
+    try {
+      expect((await api('/v1/servers', {}, ACME_ALICE)).status).toBe(200);
+      logEvent(
+        'http.error',
+        { outcome: 'error', error: 'it broke', stack: 'Error: it broke\n    at here (x.ts:1:1)' },
+        'error',
+      );
+    } finally {
+      configureLog({ LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
+    }
+    const written = logs.calls();
+    expect(written.length).toBeGreaterThan(1);
+    for (const args of written) {
+      expect(args).toHaveLength(1);
+      expect(typeof args[0]).toBe('string');
+      expect(args[0]).not.toContain('\n');
+    }
+    const lines = written.map((args) => args[0] as string);
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^GET \/v1\/servers 200 \d+ms requestId=[0-9a-f-]{36} tenant=acme$/),
+    );
+    expect(lines).toContain(
+      'ERROR http.error outcome=error error="it broke" stack="Error: it broke\\n    at here (x.ts:1:1)"',
+    );
+    expect(logs.lines()).toEqual([]); // no object
   });
 
   it('no secret in any line: a server that echoes its bearer token, a key-named field, a URL with a query', async () => {

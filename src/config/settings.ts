@@ -285,6 +285,17 @@ export const SettingsSchema = z.object({
     .describe(
       `the least level of log line written: \`debug\` (also each successful poll of a running task), \`info\` (every request, turn, model call, tool call and MCP request), \`warn\` (failures, refusals, retries), \`error\`; lines below it are not built at all`,
     ),
+  /**
+   * How a log line is written (src/observability/log.ts): `json`, an object Workers Logs indexes field by field (what a
+   * deployment wants); `line`, one line of text per event, for a terminal — `npm start` and `npm run dev` set it, as
+   * `wrangler dev` prints an object over 6–12 lines.
+   */
+  LOG_FORMAT: z
+    .enum(['json', 'line'])
+    .default('json')
+    .describe(
+      `how each log line is written: \`json\`, an object per event (Workers Logs indexes its fields; what a deployment wants); \`line\`, one line of text per event — \`GET /v1/conversations 201 12ms\` for a request, \`<event> key=value …\` for the others — for a terminal (\`npm start\` and \`npm run dev\` set it: \`wrangler dev\` prints each object over several lines)`,
+    ),
   /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
   MAX_STEPS: int(1, 8).describe(
     `model steps per turn that may call tools; then one more step without tools answers with what was read and what is left (\`metadata.stepLimitReached\`)`,

@@ -5,7 +5,7 @@ import type * as Api from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { loadConfig } from '../config';
 import type { RequestMeta } from '../observability/context';
-import { setLogLevel } from '../observability/log';
+import { configureLog } from '../observability/log';
 import type { Owner } from '../owner';
 import type { RpcResult } from '../rpc';
 import { inScope } from './request-scope';
@@ -52,9 +52,9 @@ export class Conversation extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // LOG_LEVEL in this isolate too (a conversation's isolate may never see the Worker's fetch); bad config surfaces in its calls.
+    // LOG_LEVEL and LOG_FORMAT in this isolate too (a conversation's isolate may never see the Worker's fetch); bad config surfaces in its calls.
     try {
-      setLogLevel(loadConfig(env).settings.LOG_LEVEL);
+      configureLog(loadConfig(env).settings);
     } catch {}
     this.parts = new ConversationParts({
       ctx,

@@ -59,9 +59,19 @@ const RANK: Record<LogLevel, number> = { debug: -1, info: 0, warn: 1, error: 2 }
 /** Lines below this level are never built (`LOG_LEVEL`, set by the entry points: src/index.ts, the conversation). */
 let threshold = RANK.info;
 
+/** `json`: each line an object (Workers Logs indexes its fields); `line`: one line of text (a terminal: `npm start`). */
+export type LogFormat = 'json' | 'line';
+let format: LogFormat = 'json';
+
 /** The least level written from now on, in this isolate. */
 export function setLogLevel(level: LogLevel): void {
   threshold = RANK[level];
+}
+
+/** `LOG_LEVEL` and `LOG_FORMAT` for this isolate (set by the entry points: src/index.ts, the conversation). */
+export function configureLog(settings: { LOG_LEVEL: LogLevel; LOG_FORMAT: LogFormat }): void {
+  setLogLevel(settings.LOG_LEVEL);
+  format = settings.LOG_FORMAT;
 }
 
 /** Flat fields only: ids, names, counts, durations, outcomes. Never content, user text or credentials. */
@@ -79,7 +89,8 @@ const MAX_STACK_CHARS = 4_000;
 
 /**
  * One event, one line: a JSON object (Workers Logs indexes its fields; the
- * object, not a string, is what it parses) with `event`, the request scope
+ * object, not a string, is what it parses) — or, with `LOG_FORMAT=line`, one
+ * line of text (asLine) — with `event`, the request scope
  * (`requestId`, `tenant`, `conversation`: context.ts) and `fields`. String
  * values pass the redaction guard (redact.ts): known secrets and
  * credential-shaped values masked, URLs without their query.
@@ -103,10 +114,34 @@ export function logEvent(event: LogEvent, fields: LogFields = {}, level: LogLeve
       entry[key] =
         typeof value === 'string' ? redactForLog(value).slice(0, key === 'stack' ? MAX_STACK_CHARS : MAX_CHARS) : value;
   }
-  if (level === 'error') console.error(entry);
-  else if (level === 'warn') console.warn(entry);
-  else if (level === 'debug') console.debug(entry);
-  else console.log(entry);
+  const line = format === 'line' ? asLine(entry, level) : entry;
+  if (level === 'error') console.error(line);
+  else if (level === 'warn') console.warn(line);
+  else if (level === 'debug') console.debug(line);
+  else console.log(line);
+}
+
+/** Scope fields, written last on a text line: the event's own fields are what a reader looks for first. */
+const SCOPE = new Set(['requestId', 'tenant', 'conversation']);
+
+/**
+ * An entry as one line of text (`LOG_FORMAT=line`): `GET /v1/conversations 201 12ms tenant=default requestId=…` for a
+ * request, `<event> key=value …` for the rest, `WARN`/`ERROR` first when it is one. A value with a space, quote,
+ * `=` or line break (an error message, a stack) is JSON-quoted, so the event stays on one line.
+ */
+function asLine(entry: Record<string, string | number | boolean>, level: LogLevel): string {
+  const { event, ...fields } = entry;
+  let head = String(event);
+  if (event === 'http.request') {
+    head = `${fields.method} ${fields.route} ${fields.status} ${fields.durationMs}ms`;
+    for (const key of ['method', 'route', 'status', 'durationMs']) delete fields[key];
+  }
+  const keys = Object.keys(fields);
+  const pairs = [...keys.filter((k) => !SCOPE.has(k)), ...keys.filter((k) => SCOPE.has(k))].map((key) => {
+    const value = fields[key]!;
+    return `${key}=${typeof value === 'string' && (value === '' || /[\s"=]/.test(value)) ? JSON.stringify(value) : value}`;
+  });
+  return [...(level === 'info' ? [] : [level.toUpperCase()]), head, ...pairs].join(' ');
 }
 
 /**

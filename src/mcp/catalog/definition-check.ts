@@ -26,18 +26,27 @@ type Definitions = NonNullable<ServerState['definitions']>;
  */
 export type ApprovalRule = 'auto' | 'ask' | 'changed' | 'unchecked';
 
+/**
+ * What the configuration approves of `tool`: `byPin` — its name in `autoApprove`, or a trusted read-only annotation,
+ * approves the pinned definition; `digests` — `{name, sha256}` entries approve those definitions.
+ */
+function approvalsOf(config: ApprovalConfig, tool: Tool): { byPin: boolean; digests: string[] } {
+  const entries = config.autoApprove.filter((e) => (typeof e === 'string' ? e : e.name) === tool.name);
+  return {
+    byPin:
+      entries.some((e) => typeof e === 'string') ||
+      (config.trustAnnotations === true && tool.annotations?.readOnlyHint === true),
+    digests: entries.flatMap((e) => (typeof e === 'string' ? [] : [e.sha256])),
+  };
+}
+
 export function approvalRule(
   config: ApprovalConfig | undefined,
   tool: Tool,
   definitions: Definitions | undefined,
 ): ApprovalRule {
   if (!config) return 'ask';
-  const entries = config.autoApprove.filter((e) => (typeof e === 'string' ? e : e.name) === tool.name);
-  const digests = entries.flatMap((e) => (typeof e === 'string' ? [] : [e.sha256]));
-  // A name, or a trusted read-only annotation, approves the pinned definition; a digest approves that definition.
-  const byPin =
-    entries.some((e) => typeof e === 'string') ||
-    (config.trustAnnotations === true && tool.annotations?.readOnlyHint === true);
+  const { byPin, digests } = approvalsOf(config, tool);
   if (!byPin && !digests.length) return 'ask';
   const digest = digestOf(tool);
   if (digest === undefined) return 'unchecked';
@@ -53,12 +62,8 @@ export function approvalRule(
  * the first of those digests.
  */
 function approvedOf(config: ApprovalConfig, tool: Tool, definitions: Definitions | undefined) {
-  const entries = config.autoApprove.filter((e) => (typeof e === 'string' ? e : e.name) === tool.name);
-  const byPin =
-    entries.some((e) => typeof e === 'string') ||
-    (config.trustAnnotations === true && tool.annotations?.readOnlyHint === true);
-  const named = entries.find((e) => typeof e !== 'string');
-  if (!byPin && typeof named === 'object') return { digest: named.sha256, byConfig: true };
+  const { byPin, digests } = approvalsOf(config, tool);
+  if (!byPin && digests[0] !== undefined) return { digest: digests[0], byConfig: true };
   return { digest: definitions?.tools[tool.name], byConfig: false };
 }
 

@@ -105,9 +105,12 @@ describe('the operator key, configured or not', () => {
     const { vi } = await import('vitest');
     const lines: unknown[] = [];
     const spy = vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(line));
-    const response = await ask({ OPERATOR_KEY_SHA256: 'not-a-digest', TENANTS: env.TENANTS }, OPERATOR).finally(() =>
-      spy.mockRestore(),
-    );
+    let response: Response;
+    try {
+      response = await ask({ OPERATOR_KEY_SHA256: 'not-a-digest', TENANTS: env.TENANTS }, OPERATOR);
+    } finally {
+      spy.mockRestore();
+    }
     expect(response.status).toBe(500);
     expect((await response.json<{ error: { code: string } }>()).error.code).toBe('internal_error');
     expect(lines).toContainEqual(

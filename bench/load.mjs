@@ -4,25 +4,46 @@
 // turn latency, errors, cache hit ratio and workerd memory/CPU, and compares
 // the prompt bytes of each turn with the naive approach (every resource of
 // both servers pasted into the prompt), computed from the same servers in the
-// same run. Writes its own section of BENCHMARKS.md.
+// same run. Reports memory per live conversation and after deletion: workerd's
+// RSS while the N conversations live and 10 s after they are deleted, then a
+// second round of N (is what the first freed reused?) in which the Worker's
+// JavaScript heap is measured and our objects counted, alive and deleted —
+// side by side with the same N against a Durable Object Worker that holds
+// nothing (bench/floor without a model: the runtime's own cost under wrangler dev).
+// Writes its own section of BENCHMARKS.md.
 //
 //   npm run bench:load                          # N = 50, 200, 500; M = 6
 //   LOAD_N=50 LOAD_TURNS=4 npm run bench:load   # a quick check
 //   LOAD_FROM=run.log npm run bench:load        # re-render the BENCH_LOAD lines of a saved run's output
+//   LOAD_CENSUS=0 LOAD_FLOOR=0 npm run bench:load   # no second round, no floor Worker (faster)
 //
-// Ports: wrangler dev 8795 (inspector 8796), server-everything 6911, its
-// counting proxy 6912 (LOAD_PORT, LOAD_INSPECTOR_PORT, LOAD_HELPER_PORT).
+// Ports: wrangler dev 8795 (inspector 8796), the floor Worker 8797 (8798),
+// server-everything 6911, its counting proxy 6912 (LOAD_PORT,
+// LOAD_INSPECTOR_PORT, LOAD_FLOOR_PORT, LOAD_FLOOR_INSPECTOR_PORT, LOAD_HELPER_PORT).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createConversation, catalog, deleteConversation, percentile, readResource, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 import { failureCensus, startEverything, startWrangler, NO_LIMITS } from './lib/stack.mjs';
+import { heapCensus, workerInspector } from './lib/inspector.mjs';
+import { CENSUS_NAMES } from './heap-census.mjs';
 
 const NS = (process.env.LOAD_N ?? '50,200,500').split(',').map(Number);
 const TURNS = Number(process.env.LOAD_TURNS ?? 6);
 const PORT = Number(process.env.LOAD_PORT ?? 8795);
 const INSPECTOR_PORT = Number(process.env.LOAD_INSPECTOR_PORT ?? 8796);
 const HELPER_PORT = Number(process.env.LOAD_HELPER_PORT ?? 6911);
+const FLOOR_PORT = Number(process.env.LOAD_FLOOR_PORT ?? 8797);
+const FLOOR_INSPECTOR_PORT = Number(process.env.LOAD_FLOOR_INSPECTOR_PORT ?? 8798);
+/**
+ * A second round of N conversations on the same stack, for memory only: its RSS with N alive (before anything else),
+ * then the heap census. A heap snapshot costs workerd tens to hundreds of MiB of RSS itself (kept, like the rest), so
+ * the first round's RSS figures are taken with no inspector attached, and nothing is read after a snapshot but heaps.
+ */
+const CENSUS = process.env.LOAD_CENSUS !== '0';
+const FLOOR = process.env.LOAD_FLOOR !== '0';
+/** How long after the deletes memory is read again: deleted objects are aborted at once; this shows nothing else follows. */
+const SETTLE_MS = 10_000;
 const WRITE = process.env.LOAD_WRITE !== '0';
 
 /** Turn i of every conversation asks QUESTIONS[i % 6]: both servers, two documents each, then the first two again. */
@@ -136,6 +157,86 @@ async function naivePrompts(base, history) {
   };
 }
 
+const mib = (bytes) => bytes / 2 ** 20;
+
+/** The Worker's heap after a full collection and our objects in it; undefined when its inspector cannot be reached. */
+async function heapOf(url) {
+  if (!url) return undefined;
+  try {
+    return await heapCensus(url, CENSUS_NAMES);
+  } catch (error) {
+    console.log(`heap census failed: ${error.message}`);
+    return undefined;
+  }
+}
+
+/**
+ * Memory of one stack: RSS at start, after the first N's turns (per conversation) and 10 s after their deletion; RSS
+ * after the second N's turns; the heap then and after their deletion, with our objects counted in each.
+ */
+function memoryOf(n, startMiB, first, second) {
+  const heap = second?.heapAlive &&
+    second.heapDeleted && {
+      aliveMiB: second.heapAlive.usedMiB,
+      deletedMiB: second.heapDeleted.usedMiB,
+      objectsAlive: second.heapAlive.counts,
+      objectsDeleted: second.heapDeleted.counts,
+    };
+  return {
+    rssStartMiB: startMiB,
+    rssAliveMiB: first.aliveMiB,
+    rssPerConversationMiB: (first.aliveMiB - startMiB) / n,
+    rssAfterDeleteMiB: first.deletedMiB,
+    ...(second ? { rssSecondAliveMiB: second.aliveMiB } : {}),
+    ...(heap ? { heap } : {}),
+  };
+}
+
+/** The second round: N conversations started by `start` (their ids), RSS, the heap alive, deleted, the heap after. */
+async function censusRound(stack, workerName, start) {
+  const ids = await start();
+  const aliveMiB = mib(stack.workerd().rss);
+  const inspector = await workerInspector(stack.workerd().pids, workerName);
+  const heapAlive = await heapOf(inspector);
+  await Promise.all(ids.map((id) => deleteConversation(stack.base, id).catch(() => undefined)));
+  await sleep(SETTLE_MS);
+  return { aliveMiB, heapAlive, heapDeleted: await heapOf(inspector) };
+}
+
+/**
+ * The same N against bench/floor without a model (Durable Objects that hold nothing): N created at once, each sent M "turns"
+ * (two SQLite rows each), then deleted (deleteAll, abort) — what workerd keeps by itself; and a second round the same.
+ */
+async function floorMemory(n) {
+  const floor = await startWrangler({
+    port: FLOOR_PORT,
+    inspectorPort: FLOOR_INSPECTOR_PORT,
+    vars: {},
+    config: 'bench/floor/wrangler.jsonc',
+  });
+  const start = () =>
+    Promise.all(
+      Array.from({ length: n }, async () => {
+        const id = await createConversation(floor.base);
+        for (let i = 0; i < TURNS; i++)
+          await (await fetch(`${floor.base}/v1/conversations/${id}/messages`, { method: 'POST' })).text();
+        return id;
+      }),
+    );
+  try {
+    const startMiB = mib(floor.workerd().rss);
+    const ids = await start();
+    const aliveMiB = mib(floor.workerd().rss);
+    await Promise.all(ids.map((id) => deleteConversation(floor.base, id)));
+    await sleep(SETTLE_MS);
+    const first = { aliveMiB, deletedMiB: mib(floor.workerd().rss) };
+    const second = CENSUS ? await censusRound(floor, 'mcp-ondemand-floor', start) : undefined;
+    return memoryOf(n, startMiB, first, second);
+  } finally {
+    await floor.stop();
+  }
+}
+
 async function runOnce(n) {
   const everything = await startEverything({ port: HELPER_PORT, proxyPort: HELPER_PORT + 1 });
   let wrangler;
@@ -177,6 +278,8 @@ async function runOnce(n) {
     const sessionsCreated = everything.sessionsCreated();
     const forwardErrors = everything.forwardErrors();
     const failures = census.stop();
+    // The N conversations are alive here (their MCP sessions open): what each holds.
+    const rssAlive = wrangler.workerd().rss;
     if (failures.length)
       console.log(
         `log lines with an outcome other than ok (N = ${n}):\n${failures
@@ -191,6 +294,15 @@ async function runOnce(n) {
       results.ids.map((id) => deleteConversation(wrangler.base, id).catch((e) => deleteFailures.push(e.message))),
     );
     const rssAfterDelete = wrangler.workerd().rss;
+    await sleep(SETTLE_MS);
+    const rssSettled = wrangler.workerd().rss;
+    const second = CENSUS
+      ? await censusRound(wrangler, 'mcp-ondemand', async () => {
+          const again = { turns: [], histories: [], ids: [], setupFailures: [] };
+          await Promise.all(Array.from({ length: n }, () => conversation(wrangler.base, TURNS, again)));
+          return again.ids;
+        })
+      : undefined;
 
     const naive = await naivePrompts(wrangler.base, results.histories[0] ?? []);
 
@@ -244,6 +356,10 @@ async function runOnce(n) {
         rssAfterDeleteMiB: rssAfterDelete / 2 ** 20,
         cpuPercentOfOneCore: (cpuMs / wallMs) * 100,
       },
+      memory: {
+        ours: memoryOf(n, mib(before.rss), { aliveMiB: mib(rssAlive), deletedMiB: mib(rssSettled) }, second),
+        ...(FLOOR ? { floor: await floorMemory(n) } : {}),
+      },
       loadAverageBefore: loadAverage,
       bytes: {
         ours: oursBytes,
@@ -267,6 +383,48 @@ const fmt = (x, digits = 0) =>
 const kb = (x) => `${fmt(x / 1000, 1)} KB`;
 const pct = (x) => `${fmt(x * 100, 1)} %`;
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** The memory table: per N, ours and the floor. */
+function memorySection(runs) {
+  const rows = runs.flatMap((r) =>
+    Object.entries(r.memory ?? {}).map(([side, x]) => {
+      // Per conversation alive at the census: one idle since its last turn may have been evicted already.
+      const alive = x.heap?.objectsAlive[side === 'ours' ? 'McpSessions' : 'workerd / DurableObjectBase'];
+      const each = alive
+        ? `${fmt(((x.heap.aliveMiB - x.heap.deletedMiB) * 1024) / alive)} KiB each of ${fmt(alive)}`
+        : 'all evicted by then';
+      const heap = x.heap ? `${fmt(x.heap.aliveMiB, 1)} → ${fmt(x.heap.deletedMiB, 1)} MiB (${each})` : 'n/a';
+      const objects = x.heap
+        ? Object.entries(x.heap.objectsAlive)
+            .filter(([, count]) => count > 0)
+            .map(([name, count]) => `${name} ${fmt(count)} → ${fmt(x.heap.objectsDeleted[name] ?? 0)}`)
+            .join(' · ') || 'none'
+        : 'n/a';
+      const second = x.rssSecondAliveMiB === undefined ? 'n/a' : `${fmt(x.rssSecondAliveMiB)} MiB`;
+      return `| ${r.n} | ${side === 'ours' ? 'mcp-ondemand' : 'floor (holds nothing)'} | ${fmt(x.rssStartMiB)} MiB | ${fmt(x.rssAliveMiB)} MiB (${fmt(x.rssPerConversationMiB, 2)} MiB each) | ${fmt(x.rssAfterDeleteMiB)} MiB | ${second} | ${heap} | ${objects} |`;
+    }),
+  );
+  if (!rows.length) return '';
+  return `### Memory: per live conversation, and after deletion
+
+Same runs, same stacks. workerd's RSS (both processes, from /proc) before the run; once the N conversations' turns
+have ended (each still holds its MCP sessions and cache; none deleted yet); ${SETTLE_MS / 1000} s after all of them were deleted
+(sessions ended, storage deleted, the object aborted); then once a second N, started after the deletes on the same
+process, have had their turns (is what the first N freed used again?). In that second round the Worker's JavaScript
+heap is measured through workerd's V8 inspector — after the full garbage collection a heap snapshot makes — before
+and ${SETTLE_MS / 1000} s after the deletes, and our objects are counted in the snapshots (bench/heap-census.mjs's names; those
+with none alive are left out). A conversation idle since its last turn may already have been evicted by then: the
+count of \`McpSessions\` (one per conversation in memory) says how many were there, and the heap per conversation is
+per those. The snapshots cost workerd RSS of their own, so no RSS is read after one. Beside ours, the same N against
+a Durable Object Worker that holds nothing (bench/floor without a model: each "turn" a POST storing two SQLite rows,
+deleted the same way): what workerd keeps by itself under \`wrangler dev\`. What holds the rest, and why it is not
+given back: docs/RELIABILITY.md ("Memory after deletion").
+
+| N | Worker | RSS start | after the N's turns (per conversation) | ${SETTLE_MS / 1000} s after deleting them | after a second N's turns | JS heap, second N: alive → deleted (per conversation in memory) | our objects: alive → deleted |
+|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+`;
+}
 
 function render(runs, m) {
   const rows = runs.map(
@@ -362,7 +520,8 @@ Neither count includes tool definitions (the same MCP tools in both; ours adds t
 ${byTurn.join('\n')}
 
 Mean per turn: ${perRun}.
-`;
+
+${memorySection(runs)}`;
 }
 
 const m = machine();

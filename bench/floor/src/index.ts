@@ -3,6 +3,10 @@
 // conversation's Durable Object), written as plainly as the AI SDK allows.
 // What our service spends above this per turn is the cost of what it adds
 // (MCP, cache, catalog prompt, limits, resumable streams…).
+// Without a model (OPENAI_COMPATIBLE_BASE_URL unset: bench/load.mjs's memory
+// floor) a turn stores its two rows and nothing else, and DELETE ends the
+// object as ours does (src/conversation/removal.ts): what workerd keeps of a
+// Durable Object that holds nothing.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { convertToModelMessages, stepCountIs, streamText, tool, type UIMessage } from 'ai';
 import { DurableObject } from 'cloudflare:workers';
@@ -12,8 +16,11 @@ import { DEFAULT_GUIDELINES } from '../../../src/demo/content/guidelines';
 
 interface Env {
   CONVERSATION: DurableObjectNamespace<Conversation>;
-  OPENAI_COMPATIBLE_BASE_URL: string;
+  OPENAI_COMPATIBLE_BASE_URL?: string;
 }
+
+/** About the JSON of one of a turn's messages, for a turn without a model. */
+const ROW = JSON.stringify({ role: 'assistant', parts: [{ type: 'text', text: 'x'.repeat(2_000) }] });
 
 // Same input shape as the service's read_resource, so the model request carries a comparable tool definition.
 const tools = {
@@ -38,6 +45,18 @@ export class Conversation extends DurableObject<Env> {
 
   override async fetch(request: Request): Promise<Response> {
     if (new URL(request.url).pathname === '/create') return new Response(null, { status: 204 });
+    if (request.method === 'DELETE') {
+      await this.ctx.storage.deleteAll();
+      // After this call has answered, as ours does: aborting now would fail the caller's request.
+      setTimeout(() => this.ctx.abort('conversation deleted'), 0);
+      return new Response(null, { status: 204 });
+    }
+    if (!this.env.OPENAI_COMPATIBLE_BASE_URL) {
+      this.ctx.storage.sql.exec('INSERT INTO messages (json) VALUES (?), (?)', ROW, ROW);
+      return new Response('data: {"type":"finish"}\n\ndata: [DONE]\n\n', {
+        headers: { 'content-type': 'text/event-stream' },
+      });
+    }
     const { text } = (await request.json()) as { text: string };
     // The history goes to the model, as in any conversation.
     const history = this.ctx.storage.sql
@@ -80,8 +99,8 @@ export default {
       await env.CONVERSATION.get(env.CONVERSATION.idFromName(id)).fetch('https://do/create', { method: 'POST' });
       return Response.json({ id }, { status: 201 });
     }
-    const match = /^\/v1\/conversations\/([\w-]+)\/messages$/.exec(url.pathname);
-    if (request.method === 'POST' && match)
+    const match = /^\/v1\/conversations\/([\w-]+)(\/messages)?$/.exec(url.pathname);
+    if (match && (request.method === 'DELETE' ? !match[2] : request.method === 'POST' && match[2]))
       return env.CONVERSATION.get(env.CONVERSATION.idFromName(match[1]!)).fetch(request);
     return new Response('not found', { status: 404 });
   },

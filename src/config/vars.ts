@@ -15,7 +15,8 @@ export interface VarDoc {
 export const VARS: Record<string, VarDoc> = {
   TENANTS: {
     default: 'unset',
-    meaning: 'JSON list of tenants (see [AUTH.md](AUTH.md)). Invalid → a [config error](#config-errors) naming the field; one `apiKeySha256` under two tenants is one, naming both',
+    meaning:
+      'JSON list of tenants (see [AUTH.md](AUTH.md)). Invalid → a [config error](#config-errors) naming the field; one `apiKeySha256` under two tenants is one, naming both',
   },
   AUTH_DISABLED: {
     default: 'unset (`true` under `npm start`)',

@@ -22,6 +22,7 @@ export type LogEvent =
   | 'ws.error'
   | 'turn.listener'
   | 'usage.ledger'
+  | 'usage.budget'
   | 'ws.refused'
   | 'auth.link'
   // MCP sessions

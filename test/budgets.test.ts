@@ -1,3 +1,5 @@
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { MockLanguageModelV4 } from 'ai/test';
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -6,6 +8,22 @@ import { api, conversationStub, createConversation, postJson } from './helpers/a
 import { turnIn } from './helpers/conversation';
 import { waitFor } from './helpers/demo-client';
 import { sseChunks, stalledModel, untilText, userMessage } from './helpers/turns';
+
+/** A model whose answer starts, then its stream fails (the connection to the provider lost mid-answer). */
+function brokenModel(text: string) {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          controller.enqueue({ type: 'stream-start', warnings: [] });
+          controller.enqueue({ type: 'text-start', id: 't' });
+          controller.enqueue({ type: 'text-delta', id: 't', delta: text });
+          controller.error(new TypeError('Network connection lost.'));
+        },
+      }),
+    }),
+  });
+}
 
 /*
  * Budgets that hold (docs/USAGE.md, "Budgets"), through the real path: turns and approvals over HTTP, through
@@ -193,6 +211,55 @@ describe('budgets that hold', () => {
       state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_reserved').one(),
     );
     expect(reservedAfter.n).toBe(0);
+  });
+});
+
+describe('requests in flight', () => {
+  it('a model stream that breaks mid-answer counts its estimate and settles its reservation when the turn ends', async () => {
+    const tenant = 'budget-crash';
+    const id = await createConversation(as(tenant));
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const live = await turnIn(instance, [userMessage('talk')], {
+        acceptsImages: false,
+        spec: 'mock',
+        model: brokenModel('a few words, then the connection is lost'),
+      });
+      await live.ended;
+    });
+    const report = await reportOf(tenant, (r) => r.rows.some((row) => row.key === id));
+    const row = report.rows.find((x) => x.key === id)!;
+    // Estimated from what streamed (not the reservation's 1,000 output tokens assumed before the request).
+    expect(row).toMatchObject({ requests: 1, estimatedRequests: 1 });
+    expect(row.outputTokens).toBeLessThan(100);
+    const held = await runInDurableObject(env.USAGE_LEDGER.getByName(tenant), (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM usage_reserved').one(),
+    );
+    expect(held.n).toBe(0);
+  });
+
+  it('refuse a request, never a turn: a new turn is not told to come back tomorrow for estimates in flight', async () => {
+    const tenant = 'budget-held';
+    const ledger = env.USAGE_LEDGER.getByName(tenant);
+    // Another conversation's request in flight, reserved at the whole day's budget.
+    const other = { id: `held-${crypto.randomUUID()}`, user: 'bob', tokens: 1_000_000, usd: 0 };
+    expect(await ledger.reserve(other, { tokensPerDay: 1_000_000 })).toHaveProperty('spent');
+    expect((await ledger.spent('alice')).tenantTokensDay).toBe(0);
+
+    const marker = `hello ${crypto.randomUUID().slice(0, 8)}`;
+    const id = await createConversation(as(tenant));
+    const first = await postJson(`/v1/conversations/${id}/messages`, { text: marker }, as(tenant));
+    expect(first.status).toBe(200); // not 429 with a Retry-After at midnight
+    const chunks = (await sseChunks(first)) as Array<{ type: string; data?: { message?: string } }>;
+    // Its request was refused at the ledger (no model request made): the answer is the notice.
+    expect(chunks.find((c) => c.type === 'data-notice')?.data?.message).toMatch(/budget of 1,000,000 tokens a day/);
+    expect(await requestsFor(marker)).toHaveLength(0);
+
+    // The other request ends (its entry settles the reservation): the next turn is answered.
+    await ledger.record([{ id: other.id, at: Date.now(), user: 'bob', conversation: 'c', model: 'm', counters: {} }]);
+    const second = await postJson(`/v1/conversations/${id}/messages`, { text: `${marker} again` }, as(tenant));
+    expect(second.status).toBe(200);
+    await sseChunks(second);
+    expect(await requestsFor(marker)).toHaveLength(1);
   });
 });
 

@@ -120,7 +120,11 @@ export class UsageOutbox implements UsageSink {
 
   /** A turn ended (turn/turn-events.ts): what it cost goes to the ledger now, in one call. */
   heard(event: TurnEvent): void {
-    if (event.type === 'turnEnded') this.host.waitUntil(this.flush());
+    if (event.type !== 'turnEnded') return;
+    // Every request of the turn has ended: an estimate still held (a request whose end was never reported) is what
+    // it cost, sent now rather than kept from the ledger for as long as this instance lives.
+    this.inFlight.clear();
+    this.host.waitUntil(this.flush());
   }
 
   /**

@@ -38,7 +38,11 @@ export interface Reservation {
   usd: number;
 }
 
-/** What a reservation came back with: admitted (with what is spent and in flight besides it), or the budget it hit. */
+/**
+ * What a reservation came back with: admitted, with what is spent (counted, this call's entries included; requests in
+ * flight are not, so a turn's own checks between reservations are not ended by others' estimates), or the budget that
+ * what is spent and in flight has used up (its `spent` says both).
+ */
 export type ReservationVerdict = { spent: Spent } | { exceeded: Exceeded };
 
 /** What a tenant and one of its end users have spent, for the budgets (usage/budgets.ts). */
@@ -105,8 +109,8 @@ export class UsageLedger extends DurableObject<Env> {
    * Before a model request: in one transaction, `entries` are recorded (what the conversation has to settle), then
    * the request is admitted if no budget is used up by what is spent plus what is in flight — and reserved, so every
    * other conversation of the tenant counts it from now on — or refused with the budget it hit. Admitting while
-   * anything is left means the tenant can go over by at most the last admitted request's own size (its estimate and
-   * how far the real usage exceeds it), however many turns run at once.
+   * anything is left means the tenant goes over by at most one request's estimate (the last admitted), plus what the
+   * requests then in flight write beyond their output estimate, however many turns run at once (docs/USAGE.md).
    */
   async reserve(
     reservation: Reservation,
@@ -118,7 +122,16 @@ export class UsageLedger extends DurableObject<Env> {
       this.recordNow(entries, now);
       this.sql.exec('DELETE FROM usage_reserved WHERE until <= ?', now);
       const spent = this.spentNow(reservation.user, now);
-      const hit = exceeded(budgets, spent, now);
+      const held = this.heldNow(reservation.user, now);
+      const hit = exceeded(
+        budgets,
+        {
+          tenantUsdMonth: spent.tenantUsdMonth + held.tenantUsdMonth,
+          tenantTokensDay: spent.tenantTokensDay + held.tenantTokensDay,
+          userUsdDay: spent.userUsdDay + held.userUsdDay,
+        },
+        now,
+      );
       if (hit) return { exceeded: hit };
       this.sql.exec(
         'INSERT OR REPLACE INTO usage_reserved (id, user, tokens, usd, until) VALUES (?, ?, ?, ?, ?)',
@@ -163,7 +176,11 @@ export class UsageLedger extends DurableObject<Env> {
     }
   }
 
-  /** What the tenant spent this month and today, and `user` today (UTC), with the model requests in flight (reserved). */
+  /**
+   * What the tenant spent this month and today, and `user` today (UTC): counted usage only. Requests in flight are
+   * counted where a request is admitted (`reserve`), not here: their estimates settle lower or higher within seconds,
+   * and a turn refused for them would be told to come back tomorrow.
+   */
   async spent(user: string, now = Date.now()): Promise<Spent> {
     return this.spentNow(user, now);
   }
@@ -182,6 +199,11 @@ export class UsageLedger extends DurableObject<Env> {
         month,
       )
       .one();
+    return { tenantUsdMonth: row.month_usd ?? 0, tenantTokensDay: row.day_tokens ?? 0, userUsdDay: row.user_usd ?? 0 };
+  }
+
+  /** What the model requests in flight are reserved for, in the same terms. */
+  private heldNow(user: string, now: number): Spent {
     const held = this.sql
       .exec<{ usd: number | null; tokens: number | null; user_usd: number | null }>(
         `SELECT SUM(usd) AS usd, SUM(tokens) AS tokens, SUM(CASE WHEN user = ?1 THEN usd ELSE 0 END) AS user_usd
@@ -190,11 +212,7 @@ export class UsageLedger extends DurableObject<Env> {
         now,
       )
       .one();
-    return {
-      tenantUsdMonth: (row.month_usd ?? 0) + (held.usd ?? 0),
-      tenantTokensDay: (row.day_tokens ?? 0) + (held.tokens ?? 0),
-      userUsdDay: (row.user_usd ?? 0) + (held.user_usd ?? 0),
-    };
+    return { tenantUsdMonth: held.usd ?? 0, tenantTokensDay: held.tokens ?? 0, userUsdDay: held.user_usd ?? 0 };
   }
 
   /** The rows of days `from`…`to` (inclusive, YYYY-MM-DD) grouped by `groupBy`, and their total; one user's only with `user`. */

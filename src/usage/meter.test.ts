@@ -110,7 +110,10 @@ describe('requestChars', () => {
   it('counts strings, keys and bytes as they would be sent', () => {
     expect(requestChars('abc')).toBe(3);
     expect(requestChars({ a: 'xy' })).toBe(2 + 1 + 4 + 2);
-    expect(requestChars(new Uint8Array(3))).toBe(4);
+    // An image or a file counts as what a provider bills for one (about 1,600 tokens), not as its bytes or base64.
+    const image = requestChars(new Uint8Array(1_000_000));
+    expect(image).toBe(requestChars({ type: 'file', mediaType: 'image/png', data: 'A'.repeat(1_400_000) }));
+    expect(image / 3.3).toBeCloseTo(1_600);
     expect(requestChars([1, 'ab'])).toBeGreaterThan(requestChars(['ab']));
   });
 });

@@ -52,7 +52,7 @@ export class TurnMeter {
   private tokens = 0;
   private sequence = 0;
   private readonly turnId = crypto.randomUUID();
-  /** What the ledger last said was spent (and in flight), for the budgets; undefined: no budgets to keep. */
+  /** What the ledger last said was spent (counted usage, not requests in flight), for the budgets; undefined: none kept. */
   private spent: Spent | undefined;
   /** The request being made: its entry carries this id (which settles its reservation, when one was made). */
   private inFlight: { id: string; reserved: boolean } | undefined;
@@ -151,7 +151,7 @@ export class TurnMeter {
     });
   }
 
-  /** The first budget used up (what the ledger last said plus this turn's own since, or a refused reservation), if any. */
+  /** The first budget used up (what the ledger last said was spent plus this turn's own since, or a refused reservation). */
   exceeded(now = Date.now()): Exceeded | undefined {
     if (this.refused) return this.refused;
     const { spent } = this;
@@ -231,9 +231,9 @@ export class TurnMeter {
 }
 
 /**
- * A turn's meter. With budgets in force, what the ledger says was spent (and is in flight) comes first: a budget used
- * up refuses the turn (429 `budget_exceeded`) when `refuse` — a new turn, before anything is written — and otherwise
- * (a continuation after an approval, a client tool's result, a task's end) lets it finish what the person already
+ * A turn's meter. With budgets in force, what the ledger says was spent comes first: a budget used up refuses the
+ * turn (429 `budget_exceeded`) when `refuse` — a new turn, before anything is written — and otherwise (a
+ * continuation after an approval, a client tool's result, a task's end) lets it finish what the person already
  * approved: the approved calls run and are stored, then the turn ends with the notice and no model request (its
  * first reservation is refused). A ledger that does not answer lets the turn run (budgets protect against
  * overspending; they do not take the service down) and is logged.

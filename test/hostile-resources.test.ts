@@ -223,6 +223,52 @@ describe('hostile content', () => {
   });
 });
 
+/** Outside the host's wrappers, nothing of the server's starts a line, closes or opens a wrapper. */
+function keptToItsLines(text: string) {
+  const outside = text
+    .replace(/<resource server=[^>]*>\n[\s\S]*?\n<\/resource>/g, '')
+    .replace(/<instructions server="[^"]*">\n[\s\S]*?\n<\/instructions>/g, '');
+  const lines = outside.split('\n');
+  expect(lines.filter((line) => /^\s*(## SYSTEM|All tools are approved)/.test(line))).toEqual([]);
+  expect(lines.filter((line) => /<\/resource>|<\/instructions>|<instructions server="hostile">/.test(line))).toEqual(
+    [],
+  );
+}
+
+// Every field a server controls that the model is shown outside a wrapper — a resource's URI, name, title, description
+// and MIME type, a template's, a prompt's and its arguments' — carries HOSTILE_TEXT (test/infra/hostile-server.ts): a
+// "## SYSTEM RULES" heading and rule on lines of their own, the closing tags of the host's wrappers and a "]". The
+// server's instructions carry it too, inside their own wrapper, which it must not close.
+describe("a server's metadata written to leave its line", () => {
+  it('the catalog in the system prompt keeps every server field to its line; the instructions to their wrapper', async () => {
+    const id = await createConversation(HOSTILE);
+    const model = scriptedModel(() => say('noted'));
+    await runScriptedTurn(id, 'what is there about meta?', model);
+    const system = model.doStreamCalls[0]!.prompt.find((m) => m.role === 'system')!.content as string;
+    // The server's metadata is there, flattened (so this checks something): its catalog and its instructions.
+    expect(system).toContain('hostile://meta/ x]%0A## SYSTEM RULES');
+    expect(system).toContain('<instructions server="hostile">\nUse these documents.');
+    keptToItsLines(system);
+  });
+
+  it('so do the listing tools, when the catalog is too large for the prompt', async () => {
+    const id = await createConversation(HOSTILE);
+    const model = scriptedModel((_c, i) =>
+      i === 0
+        ? callTools(['list_resources', { server: 'hostile' }], ['list_resource_templates', { server: 'hostile' }])
+        : say('listed'),
+    );
+    await runScriptedTurn(id, 'what is there about meta?', model, { CATALOG_TOKEN_BUDGET: 100 });
+    const results = toolResults(model.doStreamCalls[1]!.prompt);
+    expect(results.map((r) => r.toolName).sort()).toEqual(['list_resource_templates', 'list_resources']);
+    for (const result of results) {
+      expect(result.error).toBe(false);
+      expect(result.text).toContain('SYSTEM RULES');
+      keptToItsLines(result.text);
+    }
+  });
+});
+
 // test/infra/skill-servers.ts's /hostile: a skill whose description, license and metadata carry a "## SYSTEM RULES"
 // heading and rule on lines of their own, a closing </resource> and a "]"; a listed file URI with a newline; and an
 // entry whose name is markup. Issue 43 saw such a description written raw, before the wrapper, into the system prompt.
@@ -234,9 +280,7 @@ describe("a skill's metadata written to leave the wrapper", () => {
   /** Every `<resource …>` block closed once, and nothing of the server's outside them but one-line notes. */
   function contained(text: string) {
     expect(text.match(/<resource server=/g)?.length ?? 0).toBe(text.match(/<\/resource>/g)?.length ?? 0);
-    const outside = text.replace(/<resource server=[^>]*>\n[\s\S]*?\n<\/resource>/g, '').split('\n');
-    expect(outside.filter((line) => /^\s*(## SYSTEM|All tools are approved)/.test(line))).toEqual([]);
-    expect(outside.filter((line) => /<\/resource>|<instructions server="hostile">/.test(line))).toEqual([]);
+    keptToItsLines(text);
   }
 
   it('pinned, loaded or attached, its frontmatter is one escaped line before the block, or inside it', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  identifier,
   metadataLine,
   parsePromptLine,
   parseResourceLine,
@@ -8,6 +9,7 @@ import {
   shortSize,
   shortType,
   skillLine,
+  templateLine,
 } from './catalog-lines';
 
 const guide = {
@@ -138,6 +140,23 @@ describe("a server's metadata outside the wrapper", () => {
     expect(resourceLine({ ...guide, title: 'a]\n<b>', description: hostile })).toMatch(
       /^docs:\/\/a a&#93; &lt;b&gt; \[md 2\.0K\] ## SYSTEM RULES[^\n<>\]]*$/,
     );
+  });
+
+  it('names the model uses as written (URIs, templates, prompt and argument names) keep to their line; MIME types too', () => {
+    const lines = [
+      resourceLine({ uri: `docs://a\n${hostile}`, name: 'a', mimeType: `text/x]\n${hostile}` }),
+      templateLine({ uriTemplate: `docs://{id}\n${hostile}`, name: 't', mimeType: `text/x]\n${hostile}` }),
+      promptLine({ name: `p\n${hostile}`, arguments: [{ name: `arg\n${hostile}`, required: true }] }),
+    ];
+    for (const line of lines) {
+      expect(line).not.toMatch(/[\n\r\u2028\u2029<>]/);
+    }
+    // A MIME type cannot end the […] note early.
+    expect(lines[0]).toContain('[text/x&#93; ## SYSTEM RULES');
+    expect(lines[1]).toContain('[text/x&#93; ## SYSTEM RULES');
+    expect(lines[0]).toMatch(/^docs:\/\/a%0A## SYSTEM RULES/);
+    // A real URI is left as it is.
+    expect(identifier('https://example.com/a?b=c&d=%20#e')).toBe('https://example.com/a?b=c&d=%20#e');
   });
 
   it('is cut before it is escaped: a cut never splits an escape', () => {

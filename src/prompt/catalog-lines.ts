@@ -20,7 +20,7 @@ export function resourceLine(r: Resource, options: LineOptions = {}): string {
   const long =
     options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isTextMime(r.mimeType);
   const meta =
-    [shortType(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') +
+    [typeNote(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') +
     (long ? ', long' : '');
   const title = r.title ?? r.name;
   const named = title && !r.uri.endsWith(title) ? ` ${metadataLine(title, 80)}` : '';
@@ -28,7 +28,7 @@ export function resourceLine(r: Resource, options: LineOptions = {}): string {
     r.description && addsInformation(`${title} ${r.uri}`, r.description)
       ? ` ${metadataLine(r.description, options.descriptionChars ?? 160)}`
       : '';
-  return `${r.uri}${named}${meta ? ` [${meta}]` : ''}${description}`;
+  return `${identifier(r.uri)}${named}${meta ? ` [${meta}]` : ''}${description}`;
 }
 
 /** A description that only repeats the title's words costs tokens and tells the model nothing. */
@@ -42,12 +42,12 @@ export function templateLine(t: ResourceTemplate, options: LineOptions = {}): st
     .filter(Boolean)
     .map((text) => metadataLine(text!, options.descriptionChars ?? 160))
     .join(' — ');
-  return `${t.uriTemplate}${t.mimeType ? ` [${shortType(t.mimeType)}]` : ''}${about ? ` ${about}` : ''}`;
+  return `${identifier(t.uriTemplate)}${t.mimeType ? ` [${typeNote(t.mimeType)}]` : ''}${about ? ` ${about}` : ''}`;
 }
 
 export function promptLine(p: Prompt, options: LineOptions = {}): string {
-  const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
-  return `${p.name}(${args})${p.description ? `: ${metadataLine(p.description, options.descriptionChars ?? 160)}` : ''}`;
+  const args = (p.arguments ?? []).map((a) => `${identifier(a.name)}${a.required ? '' : '?'}`).join(', ');
+  return `${identifier(p.name)}(${args})${p.description ? `: ${metadataLine(p.description, options.descriptionChars ?? 160)}` : ''}`;
 }
 
 /** A resource line read back (the offline model reads the catalog so): URI, title (or else description), description. */
@@ -154,6 +154,22 @@ export function metadataLine(text: string, max: number): string {
   const atWord = cut.lastIndexOf(' ');
   return `${escapeMarkup((atWord > max / 2 ? cut.slice(0, atWord) : cut).replace(/[\s,;:.—-]+$/, ''))}…`;
 }
+
+/**
+ * A name the model uses as it is written — a URI, a URI template, a prompt's or an argument's name — with what could
+ * leave the line or open a tag percent-encoded: line breaks and other control characters, `<` and `>`. A real
+ * URI has none of them (RFC 3986), so none is changed; a name that has them is a server's attempt, and the model can
+ * then not address it, which is as it should be.
+ */
+export const identifier = (text: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this encodes
+  text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029<>]/g, (c) => encodeURIComponent(c));
+
+/** A MIME type in a line's `[…]` note: short when well known, else the server's, as metadata (it could end the note). */
+const typeNote = (mime: string | undefined) => {
+  const short = shortType(mime);
+  return short === undefined ? undefined : metadataLine(short, 100);
+};
 
 /** Escaped after the cut, so a cut never splits an escape. */
 const escapeMarkup = (text: string) => text.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/]/g, '&#93;');

@@ -1,7 +1,7 @@
 import type { Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
-import { promptLine, resourceLine, skillLine, templateLine } from './catalog-lines';
+import { metadataLine, promptLine, resourceLine, skillLine, templateLine } from './catalog-lines';
 import { fieldsOf, score, terms } from './relevance';
 import { type CatalogSection, relevantEntries, sectionHeading, serverHeading } from './markers';
 import { estimateTokens } from './tokens';
@@ -233,7 +233,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         `(not usable until the user connects their account: ${server.error ?? 'authorization required'}. Their app shows them a "Connect" button; ask them to use it, then try again)`,
       );
     } else if (!isUsable(server))
-      parts.push(`(unavailable: ${server.error ?? server.status}; its catalog may be out of date)`);
+      // The reason may quote the server (its error message): one escaped line, like its catalog's.
+      parts.push(`(unavailable: ${metadataLine(server.error ?? server.status, 300)}; its catalog may be out of date)`);
     else if (server.authorization?.reason === 'insufficient_scope') {
       parts.push(
         `(some of its tools need more access${server.authorization.scope ? ` (${server.authorization.scope})` : ''}: the user can grant it with the "Connect" button their app shows)`,
@@ -244,7 +245,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
         server.instructions.length > input.settings.INSTRUCTIONS_MAX_CHARS
           ? `${server.instructions.slice(0, input.settings.INSTRUCTIONS_MAX_CHARS)}\n[instructions cut at ${input.settings.INSTRUCTIONS_MAX_CHARS} of ${server.instructions.length} characters]`
           : server.instructions;
-      parts.push(`<instructions server="${server.id}">\n${instructions}\n</instructions>`);
+      // The server's own guidance, for the model to use; its text closes no tag: not the wrapper it sits in, nor any other.
+      parts.push(`<instructions server="${server.id}">\n${instructions.replace(/<\//g, '<\\/')}\n</instructions>`);
     }
     const pinned = input.pinned?.get(server.id);
     if (pinned?.length) {

@@ -1,4 +1,5 @@
 import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import type { UIMessageChunk } from 'ai';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import type { ServerProbe, ServerState, ServerWarning } from '../shared/api/catalog';
@@ -173,6 +174,13 @@ describe('a tool that changes after it was auto-approved', () => {
     expect(third.ran).toBe(true);
     expect(warningsOf((await catalogOf(id, 'words')).warnings).filter((w) => w.change)).toEqual([]);
     expect(warningsOf((await probeOf('words')).warnings).filter((w) => w.change)).toEqual([]);
+
+    // The tenant's pins are keyed by the server's URL's digest: the URL (which may carry a credential) is not stored.
+    const stored = await runInDurableObject(env.DEFINITION_PINS.getByName('rugpull'), (_instance, state) =>
+      state.storage.sql.exec<{ url: string }>('SELECT DISTINCT url FROM pins').toArray(),
+    );
+    expect(stored.length).toBeGreaterThan(0);
+    for (const { url } of stored) expect(url).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('an autoApprove entry naming a digest approves that definition only', async () => {

@@ -395,6 +395,7 @@ export const TEST_TENANTS = [
       ['budget-approvals', { tokensPerDay: 4_000 }],
       ['budget-parallel', { tokensPerDay: 40_000 }],
       ['budget-crash', { tokensPerDay: 100_000_000 }],
+      ['budget-held', { tokensPerDay: 1_000_000 }],
       ['budget-client', { tokensPerDay: 1_000 }],
       ['steps', undefined],
     ] as const

@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { sha256Hex } from './tool-digest';
 
 /** What a definition is: a tool (by name) or the server's instructions. */
 export type DefinitionKind = 'tool' | 'instructions';
@@ -24,6 +25,12 @@ export interface PinAnswer {
  * pin, and its calls ask (`unchecked`, definition-check.ts).
  */
 const MAX_PINS_PER_SERVER = 5_000;
+
+/**
+ * A server's URL as the pins are keyed by it: its SHA-256, never the URL — a URL may carry a credential in its query
+ * (`?api_key=…`), and nothing from config is stored in clear (as the shared catalogs' keys: cache/shared-catalogs.ts).
+ */
+const urlKey = (url: string) => sha256Hex(`url:${url}`);
 
 /** The one object per tenant that keeps the pins of every server of that tenant. */
 export const definitionPinsOf = (env: Pick<Env, 'DEFINITION_PINS'>, tenant: string) =>
@@ -55,7 +62,8 @@ export class DefinitionPins extends DurableObject<Env> {
    * true the first time a digest other than the pin is reported (so the
    * change is logged once for the tenant, not once per conversation).
    */
-  async check(request: PinCheck): Promise<PinAnswer> {
+  async check(asked: PinCheck): Promise<PinAnswer> {
+    const request = { ...asked, url: await urlKey(asked.url) };
     const tools: PinAnswer['tools'] = {};
     let room = MAX_PINS_PER_SERVER - this.count(request.server, request.url);
     for (const { name, digest } of request.tools) {
@@ -80,6 +88,7 @@ export class DefinitionPins extends DurableObject<Env> {
     name: string,
     digest: string,
   ): Promise<string | undefined> {
+    url = await urlKey(url);
     const sql = this.ctx.storage.sql;
     const before = this.row(server, url, kind, name)?.digest;
     sql.exec(

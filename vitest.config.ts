@@ -2,6 +2,7 @@ import { resolve as resolvePath } from 'node:path';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { unstable_readConfig } from 'wrangler';
+import { converterWorker } from './test/infra/converter-worker.ts';
 import { TEST_OPERATOR_KEY } from './test/infra/operator-key.ts';
 import { local, sha256, TEST_MCP_SERVERS, TEST_TENANTS } from './test/infra/tenants.ts';
 
@@ -30,7 +31,8 @@ export default defineConfig({
     projects: [
       {
         plugins: [
-          cloudflareTest({
+          // A function: the plugin calls it once globalSetup has built the converter Worker (converterWorker below).
+          cloudflareTest(() => ({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
               bindings: {
@@ -73,15 +75,17 @@ export default defineConfig({
                 ANTHROPIC_API_KEY: 'test-anthropic-key-0123456789',
                 OPENAI_API_KEY: 'test-openai-key-0123456789',
               },
+              // The converter Worker behind wrangler.toml's CONVERTER service binding, built by the globalSetup below.
+              workers: [converterWorker()],
             },
-          }),
+          })),
         ],
         resolve: { alias: WRANGLER_ALIASES },
         test: {
           name: 'workers',
           include: ['test/**/*.test.ts'],
           exclude: ['test/browser/**', 'test/conformance/**', 'test/node/**'],
-          globalSetup: ['test/infra/global-setup.ts'],
+          globalSetup: ['test/infra/converter-worker.ts', 'test/infra/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -110,13 +114,13 @@ export default defineConfig({
         },
       },
       { test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' } },
-      // The pure modules' own tests, beside them (src/, shared/, widget/src/), in plain Node: seconds, no workerd,
+      // The pure modules' own tests, beside them (src/, shared/, widget/src/, converter/), in plain Node: seconds, no workerd,
       // no servers. `npm run test:unit` runs only these.
       {
         resolve: { alias: WRANGLER_ALIASES },
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'shared/**/*.test.ts', 'widget/src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'shared/**/*.test.ts', 'widget/src/**/*.test.ts', 'converter/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -26,6 +26,8 @@ export interface ServerCachePolicy {
   trustNotifications: boolean;
   /** The server's config says every copy is per end user (config `cacheScope: "user"`). */
   perUser: boolean;
+  /** The server's config says copies never leave the conversation (`cacheScope: "conversation"`): memory only, no KV. */
+  perConversation?: boolean;
 }
 
 /** One server's policy, from its config and the settings. */
@@ -38,7 +40,8 @@ export function cachePolicyFor(
     maxAgeMs: settings.CACHE_MAX_AGE_MS,
     trustNotifications: config.trustNotifications,
     // What a server shows one user's account is that user's: never shared in the tenant.
-    perUser: config.cacheScope === 'user' || config.auth.type === 'oauth',
+    perUser: config.cacheScope !== 'shared' || config.auth.type === 'oauth',
+    perConversation: config.cacheScope === 'conversation',
   };
 }
 
@@ -84,13 +87,14 @@ export function reuseWindowMs(hint: CacheHint | undefined, covered: boolean, pol
  * channel, not for another's).
  */
 export function kvScopeFor(hint: CacheHint | undefined, policy: ServerCachePolicy): KvScope | null {
-  if (hint && hint.ttlMs <= 0) return null;
+  if ((hint && hint.ttlMs <= 0) || policy.perConversation) return null;
   if (policy.perUser || hint?.cacheScope === 'private') return 'user';
   return 'shared';
 }
 
 /** Where to look in KV before a read, most specific first: a private copy may exist only under the user's key. */
 export function kvScopesToTry(known: KvScope | undefined, policy: ServerCachePolicy): KvScope[] {
+  if (policy.perConversation) return [];
   if (policy.perUser) return ['user'];
   return known ? [known] : ['user', 'shared'];
 }

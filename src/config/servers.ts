@@ -90,8 +90,10 @@ export const McpServerConfigSchema = z
      * user of the tenant) or `user` (one end user). A result the server marks
      * `cacheScope: "private"` (2026 hint) is per user whatever this says, and
      * `"public"` is shared within the tenant unless this says `user`.
+     * `conversation`: nothing of it leaves the conversation — copies in its
+     * memory only, no KV, no shared lists (the built-in `uploads` server).
      */
-    cacheScope: z.enum(['shared', 'user']).default('shared'),
+    cacheScope: z.enum(['shared', 'user', 'conversation']).default('shared'),
     /** Overrides `RESOURCE_TTL_MS` for this server's resources. */
     ttlMs: z.number().int().positive().optional(),
     /**
@@ -162,9 +164,18 @@ export const McpServerConfigSchema = z
 
 export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
 
+/** Ids of the servers this service builds in (`uploads`: the user's files, shared/api/files.ts `UPLOADS_SERVER`): no configured server may take one. */
+export const RESERVED_SERVER_IDS: readonly string[] = ['uploads'];
+
 export const McpServersSchema = z.array(McpServerConfigSchema).superRefine((servers, ctx) => {
   const seen = new Set<string>();
   for (const [index, server] of servers.entries()) {
+    if (RESERVED_SERVER_IDS.includes(server.id))
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'id'],
+        message: `server id "${server.id}" is the built-in server of the user's uploaded files: choose another`,
+      });
     if (seen.has(server.id))
       ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate server id "${server.id}"` });
     seen.add(server.id);

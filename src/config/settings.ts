@@ -219,6 +219,25 @@ export const SettingsSchema = z.object({
   MAX_ATTACHMENTS: int(0, 8).describe(`resources one message may attach (\`413\` past it)`),
   /** Characters of attached text one message may carry in all (413 past it). */
   MAX_ATTACHMENT_CHARS: int(1_000, 200_000).describe(`attached text per message (\`413\` past it)`),
+  /** Bytes of one uploaded file (`POST …/files`); a bigger one is refused (413) and nothing of the request is stored. */
+  UPLOAD_MAX_BYTES: int(1, 25 * 1024 * 1024).describe(
+    `bytes of one uploaded file (\`413 file_too_large\` past it, nothing of the request stored; a tenant's \`limits.uploadMaxBytes\` overrides it)`,
+  ),
+  /** Files one conversation may hold at once (429 past it). */
+  UPLOADS_PER_CONVERSATION: int(1, 20).describe(
+    `files one conversation may hold at once (\`429 upload_quota\` past it; a tenant's \`limits.uploadsPerConversation\` overrides it)`,
+  ),
+  /** Bytes a tenant may upload per day (UTC), all its users and conversations together, counted at its ledger. */
+  UPLOAD_BYTES_PER_TENANT_PER_DAY: int(1, 1024 * 1024 * 1024).describe(
+    `bytes one tenant may upload per day (UTC), all users together; deleting a file gives nothing back (\`429 upload_quota\` past it; a tenant's \`limits.uploadBytesPerDay\` overrides it)`,
+  ),
+  /**
+   * The whole multipart body of one upload request. It is read into memory before anything is stored (every file is
+   * checked first), and a Worker has 128 MB: this bounds what one request may hold, whatever the per-file limit.
+   */
+  UPLOAD_REQUEST_MAX_BYTES: int(1_024, 50 * 1024 * 1024).describe(
+    `bytes of one upload request's whole body (it is read into memory before anything is stored; a Worker has 128 MB): \`413 payload_too_large\` past it`,
+  ),
   /** Bytes of resource content the model may read in one turn (read_resource); past it the tool answers with an error. */
   MAX_RESOURCE_BYTES_PER_TURN: int(1_024, 10 * 1024 * 1024).describe(
     `resource bytes \`read_resource\` may return in one turn; past it the tool answers with an error`,

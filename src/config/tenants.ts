@@ -55,6 +55,12 @@ export const TenantSchema = z
         tokensPerDay: z.number().int().nonnegative().optional(),
         /** USD each end user of this tenant may spend per day (UTC) (default: BUDGET_USER_USD_PER_DAY). */
         userUsdPerDay: z.number().nonnegative().optional(),
+        /** Bytes of one uploaded file (default: UPLOAD_MAX_BYTES). */
+        uploadMaxBytes: z.number().int().positive().optional(),
+        /** Files one conversation may hold (default: UPLOADS_PER_CONVERSATION). */
+        uploadsPerConversation: z.number().int().positive().optional(),
+        /** Bytes this tenant may upload per day (UTC) (default: UPLOAD_BYTES_PER_TENANT_PER_DAY). */
+        uploadBytesPerDay: z.number().int().positive().optional(),
       })
       .strict()
       .optional(),

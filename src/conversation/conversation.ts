@@ -177,6 +177,11 @@ export class Conversation extends DurableObject<Env> {
 
   // ---- Lifecycle -----------------------------------------------------------------
 
+  /** Files `names` were uploaded or deleted (routes/files.ts, after R2 answered): the `uploads` server lists them anew. */
+  async uploadsChanged(names: string[]): Promise<RpcResult<void>> {
+    return this.parts.uploads.changed(names);
+  }
+
   /** Ends its MCP sessions and deletes all of this conversation's storage; then the object is aborted. */
   async remove(): Promise<RpcResult<void>> {
     return this.parts.removal.remove();

@@ -17,6 +17,8 @@ import { errorFields, logEvent } from '../observability/log';
 import type { Elicit } from '../mcp/server-link';
 import type { ServerState } from '../mcp/catalog/catalog';
 import { ServerStateStore } from '../mcp/catalog/state-store';
+import { UPLOADS_SERVER } from '../../shared/api/files';
+import { UPLOADS_CONFIG, uploadsFetch } from '../uploads/link';
 
 /** The registry hears of a conversation's use at most this often (it orders releases by it). */
 const TOUCH_EVERY_MS = 60_000;
@@ -38,6 +40,8 @@ export interface LiveSessionsHost {
   authRequired?: ((state: ServerState) => void) | undefined;
   /** The sessions were let go outside a turn (idle, yielded): the tenant's ledger hears of it (usage-outbox.ts). */
   released?: (() => void) | undefined;
+  /** The conversation has had a file: its built-in `uploads` server is one of its servers (conversation/uploads.ts). */
+  hasUploads?: (() => boolean) | undefined;
 }
 
 /**
@@ -149,6 +153,17 @@ export class LiveSessions {
     await this.release();
   }
 
+  /**
+   * An upload or deletion changed these files (conversation/uploads.ts): sessions already built gain the `uploads`
+   * server if they lacked it, drop their copies of `uris` and list the files again on next use (sessions built later
+   * find the stored list stale).
+   */
+  uploadsChanged(uris: string[]): void {
+    if (!this.sessions) return;
+    this.sessions.addServer(UPLOADS_CONFIG);
+    this.sessions.changedByUs(UPLOADS_SERVER, uris);
+  }
+
   /** The end user connected or disconnected `server` (routes/oauth.ts): its connection and copies under the old grant are dropped. */
   async reauthorized(server: string, grant: string | undefined): Promise<void> {
     await this.sessions?.reauthorized(server, grant);
@@ -220,6 +235,8 @@ export class LiveSessions {
     // A browser token may limit its user to some of the tenant's servers.
     const allowed = servers ? new Set(servers) : undefined;
     const mcpServers = serversOf(config, tenant).filter((server) => !allowed || allowed.has(server.id));
+    // The user's own files, once the conversation has had one: whatever servers a token allows (they are theirs).
+    if (this.host.hasUploads?.()) mcpServers.push(UPLOADS_CONFIG);
     const scopes = kvScopesOf({ tenant, user });
     const cache = (this.cache = new ResourceCache(
       context.env.RESOURCE_CACHE,
@@ -240,6 +257,9 @@ export class LiveSessions {
       beforeConnect: () => this.leaseOnce(),
       // Tool definitions and instructions are approved per tenant (mcp/catalog/definition-pins.ts).
       pins: definitionPinsOf(context.env, tenant),
+      // The uploads server is this Worker's own entrypoint, scoped by its props to this conversation (uploads/link.ts).
+      fetchFor: (server) =>
+        server === UPLOADS_CONFIG ? uploadsFetch({ tenant, conversation: context.name }) : undefined,
       // Tokens come from the end user's vault (OAuth) or the tenant's (client credentials); copies follow the grant.
       authFor: (server) =>
         server.auth.type === 'none'

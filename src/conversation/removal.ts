@@ -5,6 +5,7 @@ import type { LiveSessions } from './live-sessions';
 import type { SocketEntry } from './socket-entry';
 import type { TaskFollower } from './tasks/task-follower';
 import type { UsageOutbox } from './usage-outbox';
+import type { ConversationUploads } from './uploads';
 import type { Thread } from './thread';
 
 /** How long a deletion waits for the turn it stops to end (and count what it spent). */
@@ -20,6 +21,8 @@ export interface RemovalHost {
   storage: DurableObjectStorage;
   /** What it cost and holds, told to the ledger before its storage goes. */
   usage: UsageOutbox;
+  /** Its files (R2), deleted with it. */
+  uploads: ConversationUploads;
   /** Ends this instance (a new one would find nothing). */
   abort(reason: string): void;
 }
@@ -37,12 +40,20 @@ export class ConversationRemoval {
 
   remove(): Promise<RpcResult<void>> {
     return toRpcResult(async () => {
-      const { context, thread, live, turns, tasks, sockets, storage, usage } = this.host;
+      const { context, thread, live, turns, tasks, sockets, storage, usage, uploads } = this.host;
       const row = context.existing();
       // Its tasks first, while it still exists and the sessions they live in are open: cancelled on their servers.
       await tasks.abandon();
       thread.deleted = true;
       await live.close(row.owner);
+      // Its files, while nothing else is gone yet (from here an upload finishing is refused, and removes its own):
+      // if R2 fails, the deletion fails and can be asked again, rather than leave the files behind.
+      try {
+        await uploads.removeAll(row.owner.tenant);
+      } catch (error) {
+        thread.deleted = false;
+        throw error;
+      }
       // The stopped turn still counts what it spent (its last request, estimated): awaited, briefly, so it is sent.
       const stopped = turns.whenIdle();
       turns.forget();

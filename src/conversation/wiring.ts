@@ -25,6 +25,7 @@ import { TurnControls } from './turn-controls';
 import { TurnResponses } from './turn-responses';
 import { SqlViewLinks, VIEW_LINK_TABLES } from './view-links';
 import { USAGE_OUTBOX_TABLES, UsageOutbox } from './usage-outbox';
+import { ConversationUploads, UPLOADS_TABLES, UploadsFlag } from './uploads';
 
 /** What the parts need of the Durable Object they make up. */
 export interface PartsHost {
@@ -71,6 +72,8 @@ export class ConversationParts {
   readonly reads: ConversationReads;
   readonly responses: TurnResponses;
   readonly removal: ConversationRemoval;
+  /** Its files (R2): the `uploads` server turned on, refreshed after each change, deleted with it (uploads.ts). */
+  readonly uploads: ConversationUploads;
 
   constructor({ ctx, env, yieldPeer }: PartsHost) {
     const { storage } = ctx;
@@ -86,10 +89,12 @@ export class ConversationParts {
       MCP_STATE_TABLES,
       INVALIDATION_LOG_TABLES,
       USAGE_OUTBOX_TABLES,
+      UPLOADS_TABLES,
     );
     const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
     const hibernating = new HibernatingSockets(ctx);
     const record = new ConversationRecordStore(storage);
+    const uploadsFlag = new UploadsFlag(storage.sql);
     this.alarms = new ConversationAlarms(storage);
     this.history = new History(storage);
     this.largeResults = new SqlLargeResultStore(storage);
@@ -122,7 +127,9 @@ export class ConversationParts {
       elicit: (server, params, signal, relatedTask) => this.controls.elicit(server, params, signal, relatedTask),
       authRequired: (state) => void this.turns.authRequired(state),
       released: () => this.usage.activityChanged(),
+      hasUploads: () => uploadsFlag.on,
     });
+    this.uploads = new ConversationUploads({ context: this.context, storage, live: this.live, flag: uploadsFlag });
     this.usage = new UsageOutbox({
       storage,
       context: this.context,

@@ -13,6 +13,7 @@ import { chat } from './routes/chat';
 import { connections } from './routes/connections';
 import { oauth } from './routes/oauth';
 import { conversations } from './routes/conversations';
+import { files, isUpload } from './routes/files';
 import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
 import { operator } from './routes/operator';
@@ -22,6 +23,12 @@ import { conversationViews, viewDocuments } from './routes/views';
 
 /** API request bodies above this are refused before they are read (413). */
 export const MAX_BODY_BYTES = 256 * 1024;
+
+const apiBodyLimit = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: (c) =>
+    errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
+});
 
 /**
  * The Worker's HTTP surface: cross-cutting concerns are middleware layers
@@ -40,13 +47,9 @@ export function createApp() {
       // API responses are data, never pages: no framing, no sniffing, no referrer, no scripts.
       // (Not on an accepted WebSocket, whose 101 response cannot carry them.)
       .use('/v1/*', securityHeaders)
-      .use(
-        '/v1/*',
-        bodyLimit({
-          maxSize: MAX_BODY_BYTES,
-          onError: (c) =>
-            errorResponse(c, new ApiError(413, 'payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`)),
-        }),
+      .use('/v1/*', (c, next) =>
+        // An upload has its own limit (UPLOAD_REQUEST_MAX_BYTES, routes/files.ts), checked once the caller is known.
+        isUpload(c.req.method, c.req.path) ? next() : apiBodyLimit(c, next),
       )
       // The API's description, before authentication: public, like /health (it names routes and shapes, nothing of any tenant).
       .get('/v1/openapi.json', cors({ origin: '*', allowMethods: ['GET'] }), (c) =>
@@ -60,6 +63,7 @@ export function createApp() {
       .route('/v1/usage', usage)
       .route('/v1/conversations', conversations)
       .route('/v1/conversations', conversationViews)
+      .route('/v1/conversations', files)
       .route('/v1/chat', chat)
       .route('/v1/connections', connections)
       .route('/oauth', oauth)

@@ -54,6 +54,8 @@ export interface ServerLinkOptions {
   beforeConnect?: (() => Promise<void>) | undefined;
   /** The tenant's pins of tool definitions and instructions (definition-pins.ts); absent: this conversation pins what it first lists. */
   pins?: DefinitionPinsClient | undefined;
+  /** How requests reach the server, if not as its URL says (a built-in server's entrypoint). */
+  fetch?: typeof fetch | undefined;
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them; `relatedTask`: a 2025 task's question. */
@@ -141,6 +143,7 @@ export class ServerLink {
         },
       },
       auth: options.auth,
+      fetch: options.fetch,
     });
     this.catalogs = new CatalogRefresher({
       state: this.state,

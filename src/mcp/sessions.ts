@@ -66,6 +66,8 @@ export interface McpSessionsOptions extends Omit<ServerLinkOptions, 'config' | '
   servers: McpServerConfig[];
   /** The token source of each server with `auth` (src/auth/vault-auth.ts). */
   authFor?: ((server: McpServerConfig) => VaultAuth | undefined) | undefined;
+  /** How requests reach a server whose URL is not the way (a built-in server's entrypoint: uploads/link.ts). */
+  fetchFor?: ((server: McpServerConfig) => typeof fetch | undefined) | undefined;
 }
 
 /**
@@ -82,10 +84,38 @@ export class McpSessions {
   /** What a 2025 task is asked to live for (TASK_MAX_MS: we follow it no longer). */
   private readonly taskTtlMs: number;
 
-  constructor(options: McpSessionsOptions) {
+  constructor(private readonly options: McpSessionsOptions) {
     this.taskTtlMs = options.settings.TASK_MAX_MS;
-    for (const config of options.servers)
-      this.links.set(config.id, new ServerLink({ ...options, config, auth: options.authFor?.(config) }));
+    for (const config of options.servers) this.addServer(config);
+  }
+
+  /**
+   * A server joins the conversation (the built-in `uploads`, once it has a file). A server whose copies stay in the
+   * conversation (`cacheScope: "conversation"`) takes no list from, and gives none to, the tenant's shared catalogs.
+   */
+  addServer(config: McpServerConfig): void {
+    if (this.links.has(config.id)) return;
+    const options = this.options;
+    const sharedCatalogs = config.cacheScope === 'conversation' ? undefined : options.sharedCatalogs;
+    const link = new ServerLink({
+      ...options,
+      config,
+      sharedCatalogs,
+      auth: options.authFor?.(config),
+      fetch: options.fetchFor?.(config),
+    });
+    this.links.set(config.id, link);
+  }
+
+  /**
+   * We changed what `id` lists ourselves (an upload or a deletion, uploads/): its copies of `uris` go, and its
+   * resource list is listed again on the next use — no notification needed, the change was ours.
+   */
+  changedByUs(id: string, uris: string[]): void {
+    const link = this.links.get(id);
+    if (!link) return;
+    for (const uri of uris) this.options.cache.invalidate({ server: id, uri });
+    link.catalogs.expire(['resources']);
   }
 
   get servers(): McpServerConfig[] {

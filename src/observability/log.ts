@@ -52,7 +52,9 @@ export type LogEvent =
   | 'auth.refresh'
   | 'auth.changed'
   | 'auth.connect'
-  | 'demo.mcp';
+  | 'demo.mcp'
+  // the user's files (uploads/)
+  | 'uploads';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

@@ -1,4 +1,6 @@
 import type { UIMessage } from 'ai';
+import { UPLOADS_SERVER } from '../../shared/api/files';
+import { humanSize } from '../../shared/human-size';
 import type { Settings } from '../config';
 import { ApiError } from '../errors';
 import { shownAsText } from '../mcp/contents';
@@ -45,6 +47,11 @@ export async function attachmentParts(
     maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
   };
   for (const attachment of attachments) {
+    if (attachment.server === UPLOADS_SERVER || attachment.uri.startsWith('upload://')) {
+      parts.push({ type: 'text', text: await uploadReference(ctx.sessions, attachment.uri, ctx.reuseSince) });
+      attached.push({ server: UPLOADS_SERVER, uri: attachment.uri });
+      continue;
+    }
     const view = await viewResource(ctx.sessions, attachment, {
       ...options,
       reuseSince: ctx.reuseSince,
@@ -69,4 +76,18 @@ export async function attachmentParts(
     attached.push({ server: view.server, uri: attachment.uri });
   }
   return { parts, attached };
+}
+
+/**
+ * A file the user uploaded and attached, by reference: one line naming it, and the model reads it (in windows, as
+ * any resource) when the question needs it — a 40-page PDF is not pasted into every request that re-sends the
+ * message. A small text upload may still reach the model whole: the cost planner inlines it, as any small catalog
+ * resource (prompt/cost-planner.ts). 404 for a file this conversation does not have.
+ */
+async function uploadReference(sessions: McpSessions, uri: string, reuseSince: number): Promise<string> {
+  const state = await sessions.availableServer(UPLOADS_SERVER, reuseSince);
+  const file = state.resources.find((resource) => resource.uri === uri);
+  if (!file) throw new ApiError(404, 'resource_not_found', `This conversation has no uploaded file ${uri}`);
+  const size = typeof file.size === 'number' ? `, ${humanSize(file.size)}` : '';
+  return `[The user attached the file "${file.title ?? file.name}" (${file.mimeType ?? 'unknown type'}${size}): ${uri} — read it with read_resource when the question needs it]`;
 }

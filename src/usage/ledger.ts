@@ -16,7 +16,14 @@ CREATE TABLE IF NOT EXISTS conversation_live (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS usage_reserved (
   id TEXT PRIMARY KEY, user TEXT NOT NULL, tokens INTEGER NOT NULL, usd REAL NOT NULL, until INTEGER NOT NULL
-) WITHOUT ROWID`;
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS upload_bytes (day TEXT PRIMARY KEY, bytes INTEGER NOT NULL) WITHOUT ROWID`;
+
+/** Days of upload counts kept (today's is the one checked; yesterday's is still asked for by a release across midnight). */
+const UPLOAD_DAYS_KEPT = 2;
+
+/** What an upload's bytes came back with: counted on `day` (release them there if the upload fails), or refused. */
+export type UploadVerdict = { day: string } | { refused: { used: number; limit: number } };
 
 /** How long an entry's id is remembered against a retried write: the outbox retries within minutes. */
 const SEEN_DAYS = 2;
@@ -251,6 +258,34 @@ export class UsageLedger extends DurableObject<Env> {
       a.tasksUntil,
       a.at,
     );
+  }
+
+  /**
+   * Before an upload is stored: in one transaction, its bytes are added to the tenant's count for today (UTC) if that
+   * stays within `limit` (UPLOAD_BYTES_PER_TENANT_PER_DAY or the tenant's own), or refused — so conversations
+   * uploading at once can never pass the limit together. An upload that then fails gives them back (`releaseUpload`).
+   */
+  async reserveUpload(bytes: number, limit: number, now = Date.now()): Promise<UploadVerdict> {
+    const day = dayOf(now);
+    return this.ctx.storage.transactionSync(() => {
+      const used = this.sql
+        .exec<{ bytes: number }>('SELECT bytes FROM upload_bytes WHERE day = ?', day)
+        .toArray()[0]?.bytes;
+      if ((used ?? 0) + bytes > limit) return { refused: { used: used ?? 0, limit } };
+      if (used === undefined)
+        this.sql.exec('DELETE FROM upload_bytes WHERE day < ?', dayOf(now - UPLOAD_DAYS_KEPT * 86_400_000));
+      this.sql.exec(
+        'INSERT INTO upload_bytes (day, bytes) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET bytes = bytes + excluded.bytes',
+        day,
+        bytes,
+      );
+      return { day };
+    });
+  }
+
+  /** An upload counted on `day` was not stored after all: its bytes no longer count. */
+  async releaseUpload(day: string, bytes: number): Promise<void> {
+    this.sql.exec('UPDATE upload_bytes SET bytes = MAX(0, bytes - ?) WHERE day = ?', bytes, day);
   }
 
   /** The tenant's live conversations and running tasks (operators: /admin). */

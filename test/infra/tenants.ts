@@ -85,6 +85,14 @@ export const TEST_TENANTS = [
       { id: 'minimal', url: local(4, '/alt'), transport: 'streamable-http' },
     ],
   },
+  // The user's files (test/uploads.test.ts): upload limits small enough for a test to reach.
+  {
+    id: 'uploaders',
+    apiKeySha256: [sha256('test-key-uploaders')],
+    allowedOrigins: [],
+    limits: { uploadMaxBytes: 4_096, uploadsPerConversation: 3, uploadBytesPerDay: 20_000 },
+    mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
+  },
   // Protocol eras (test/era-*.test.ts): the SDK v2 servers in each of their modes (test/infra/v2-servers.ts; ours, so
   // strict and stateful are trusted for their annotations: their read-only slow_job runs without approval),
   // the naive 2025 port, server-everything, and the demo server spoken in each era.

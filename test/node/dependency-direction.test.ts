@@ -26,6 +26,7 @@ const MAY_USE: Record<string, string[]> = {
     'src/limits',
     'src/usage',
     'src/demo',
+    'src/uploads',
   ],
   'src/conversation': [
     'src/chat',
@@ -38,6 +39,7 @@ const MAY_USE: Record<string, string[]> = {
     'src/auth',
     'src/limits',
     'src/usage',
+    'src/uploads',
   ],
   'src/chat': ['src/turn'],
   'src/turn': ['src/tools', 'src/prompt', 'src/models', 'src/mcp', 'src/cache', 'src/auth', 'src/limits', 'src/usage'],
@@ -50,8 +52,19 @@ const MAY_USE: Record<string, string[]> = {
   'src/limits': [],
   'src/usage': [],
   'src/demo': [],
+  // The user's files: R2 and the built-in MCP server `uploads` (its entrypoint, and how a conversation reaches it).
+  'src/uploads': [],
   // The entry exports every Durable Object class, wherever it lives (DefinitionPins is mcp/catalog's).
-  'src/index.ts': ['src/http', 'src/conversation', 'src/auth', 'src/demo', 'src/limits', 'src/usage', 'src/mcp'],
+  'src/index.ts': [
+    'src/http',
+    'src/conversation',
+    'src/auth',
+    'src/demo',
+    'src/limits',
+    'src/usage',
+    'src/mcp',
+    'src/uploads',
+  ],
   'widget/src': [],
 };
 /** Leaves: any area may import them; they import no area (but `errors.ts`). */

@@ -340,6 +340,18 @@ export class CatalogRefresher {
   }
 
   /**
+   * These lists are stale now, here and in storage (a change this service made itself): the next use lists them
+   * again, connecting if it must. No shared copy to drop: a server whose lists we change shares none.
+   */
+  expire(kinds: CatalogKind[]): void {
+    for (const kind of kinds) {
+      if (this.state.fetchedAt[kind] === undefined) continue;
+      this.state.fetchedAt[kind] = 0;
+      this.store.saveCatalog(this.state.id, kind, this.state[kind] as unknown[], 0);
+    }
+  }
+
+  /**
    * A burst of list_changed notifications leads to one refresh per catalog.
    * Trailing debounce: every notification pushes the refresh back by
    * NOTIFICATION_DEBOUNCE_MS, so a burst is refreshed once, after it ends —

@@ -115,6 +115,11 @@ export class ServerStateStore {
     );
   }
 
+  /** A stored list is stale from now (fetched "at 0"): whoever loads it lists it again (a change this service made). */
+  expireCatalog(id: string, kind: CatalogKind): void {
+    this.sql.exec(`UPDATE mcp_catalogs SET fetched_at = 0 WHERE server = ? AND kind = ?`, id, kind);
+  }
+
   /** The URIs this conversation follows on a server (asked for again on a new channel), most recently followed first. */
   followed(id: string, limit: number): string[] {
     return this.sql

@@ -138,6 +138,8 @@ export interface McpConnectionOptions {
   auth?: AuthProvider | undefined;
   /** The MCP extensions declared to this server, and their transport wrappers (mcp/extensions/: the registry's answer). */
   extensions: ClientExtensions;
+  /** How requests reach the server, if not as its URL says (transport.ts). */
+  fetch?: typeof fetch | undefined;
 }
 
 /** What a client declares under `capabilities.extensions`, by extension id. */
@@ -182,6 +184,7 @@ export class McpConnection {
   private readonly verdicts: VerdictStore;
   private readonly authProvider: AuthProvider | undefined;
   private readonly extensions: ClientExtensions;
+  private readonly fetch: typeof fetch | undefined;
 
   constructor(options: McpConnectionOptions) {
     this.config = options.config;
@@ -191,6 +194,7 @@ export class McpConnection {
     this.verdicts = options.verdicts;
     this.authProvider = options.auth;
     this.extensions = options.extensions;
+    this.fetch = options.fetch;
   }
 
   get connected(): boolean {
@@ -409,6 +413,7 @@ export class McpConnection {
             createTransport(this.config, this.env, kind, this.settings.MCP_MAX_RESPONSE_BYTES, {
               getStream: kind === 'streamable-http' ? stream : undefined,
               authProvider: this.authProvider,
+              fetch: this.fetch,
             }),
             (mended) => {
               if (this.client === client || this.client === undefined) this.events.onMended?.(mended);

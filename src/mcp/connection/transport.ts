@@ -27,6 +27,8 @@ export interface TransportOptions {
   authProvider?: AuthProvider | undefined;
   /** A 2025 session that exists already (Streamable HTTP): to end one whose connect failed. */
   sessionId?: string | undefined;
+  /** How requests reach the server, in place of the network or `exports.default` (a built-in server's own entrypoint: uploads/link.ts). */
+  fetch?: typeof fetch | undefined;
 }
 
 /** The Worker's env: `secret:NAME` header values are read from it. */
@@ -138,13 +140,12 @@ export function createTransport(
   env: TransportEnv,
   kind: TransportKind,
   maxResponseBytes: number,
-  { getStream, authProvider, sessionId }: TransportOptions = {},
+  { getStream, authProvider, sessionId, fetch: own }: TransportOptions = {},
 ): Transport {
   const isSelf = server.url.startsWith('/');
   const url = new URL(server.url, SELF_ORIGIN);
-  const direct: typeof fetch = isSelf
-    ? (input, init) => exports.default.fetch(input, init)
-    : (input, init) => fetch(input, init);
+  const direct: typeof fetch =
+    own ?? (isSelf ? (input, init) => exports.default.fetch(input, init) : (input, init) => fetch(input, init));
   const limited = limitResponses(withRequestId(resendLostNotifications(direct)), maxResponseBytes);
   const fetchImpl = getStream ? watchGetStream(limited, getStream) : limited;
   const requestInit: RequestInit = { headers: resolveHeaders(server, env) };

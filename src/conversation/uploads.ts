@@ -1,0 +1,76 @@
+import { UPLOADS_SERVER, uploadUri } from '../../shared/api/files';
+import { ServerStateStore } from '../mcp/catalog/state-store';
+import { errorFields, logEvent } from '../observability/log';
+import { type RpcResult, toRpcResult } from '../rpc';
+import { ensureTables } from '../sql-schema';
+import { UploadStore } from '../uploads/store';
+import type { ConversationContext } from './context';
+import type { LiveSessions } from './live-sessions';
+
+/** Whether the conversation has ever had a file: one row, written by the first upload. No file's bytes, ever. */
+export const UPLOADS_TABLES = `CREATE TABLE IF NOT EXISTS uploads_seen (one INTEGER PRIMARY KEY CHECK (one = 1), since INTEGER NOT NULL)`;
+
+/**
+ * Whether this conversation connects to the built-in `uploads` server: only
+ * once it has had a file, so a conversation without uploads (nearly every
+ * one) lists and connects to nothing more than before.
+ */
+export class UploadsFlag {
+  private known: boolean | undefined;
+
+  constructor(private readonly sql: SqlStorage) {
+    ensureTables(sql, UPLOADS_TABLES);
+  }
+
+  get on(): boolean {
+    this.known ??= this.sql.exec(`SELECT 1 FROM uploads_seen`).toArray().length > 0;
+    return this.known;
+  }
+
+  set(): void {
+    if (this.on) return;
+    this.sql.exec(`INSERT OR IGNORE INTO uploads_seen (one, since) VALUES (1, ?)`, Date.now());
+    this.known = true;
+  }
+}
+
+export interface UploadsHost {
+  context: ConversationContext;
+  storage: DurableObjectStorage;
+  live: LiveSessions;
+  flag: UploadsFlag;
+}
+
+/**
+ * The conversation's side of its files (their bytes and list are R2's:
+ * uploads/store.ts): told by the route after every upload or deletion, it
+ * turns the `uploads` server on, drops its copies of those files and makes
+ * its list stale, so the next turn or catalog lists the files anew; and
+ * when the conversation is deleted, its files go with it.
+ */
+export class ConversationUploads {
+  constructor(private readonly host: UploadsHost) {}
+
+  /** Files named `names` were stored or deleted (the route's word, after R2 answered). 404 once the conversation is gone. */
+  changed(names: string[]): Promise<RpcResult<void>> {
+    return toRpcResult(async () => {
+      const { context, storage, live, flag } = this.host;
+      context.existing();
+      flag.set();
+      new ServerStateStore(storage.sql).expireCatalog(UPLOADS_SERVER, 'resources');
+      live.uploadsChanged(names.map((name) => uploadUri(context.name, name)));
+    });
+  }
+
+  /** Every file of the conversation, deleted from R2 (its deletion: removal.ts). */
+  async removeAll(tenant: string): Promise<void> {
+    const { context } = this.host;
+    const count = await new UploadStore(context.env.UPLOADS, { tenant, conversation: context.name })
+      .deleteAll()
+      .catch((error: unknown) => {
+        logEvent('uploads', { what: 'remove_failed', conversation: context.name, ...errorFields(error) }, 'error');
+        throw error;
+      });
+    if (count) logEvent('uploads', { what: 'removed', conversation: context.name, files: count });
+  }
+}

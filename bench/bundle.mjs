@@ -270,6 +270,9 @@ async function devStartup() {
     port: PORT,
     inspectorPort: INSPECTOR_PORT,
     vars: { AUTH_DISABLED: 'true', ...NO_LIMITS },
+    // The service alone: the document converter is another Worker (its own isolate and start-up in production),
+    // and the first turn reads no document.
+    config: 'wrangler.toml',
   });
   try {
     const health = stack.workerd().cpuMs;
@@ -354,6 +357,8 @@ try {
   // breakdown, since only unminified output marks where each module's code begins.
   const deployed = build(path.join(work, 'deploy'));
   const built = build(path.join(work, 'analysis'), ['--no-minify']);
+  // The document converter, a Worker of its own (converter/, docs/ARCHITECTURE.md): its size, never in the one above.
+  const converter = build(path.join(work, 'converter'), ['--config', 'converter/wrangler.toml']);
   const result = analyse(built);
   const top = result.rows.slice(0, TOP);
   const m = machine();
@@ -410,6 +415,7 @@ try {
     top: top.map(({ name, version, raw, gzip, via }) => ({ name, version, raw, gzip, via })),
     topFolders: result.byFolder.slice(0, 12),
     v8StartupCpuMs: v8,
+    converter: converter.reported,
     ...(startup ? { startup } : {}),
     machine: m,
   };
@@ -432,6 +438,9 @@ try {
       `**${v8.total.toFixed(0)} ms CPU** = compile ${v8.compile.toFixed(0)} ms (grows with every byte shipped, run or not) + ` +
       `top-level evaluation ${v8.evaluate.toFixed(0)} ms (the code that runs before the first request); unminified, ${v8Unminified.total.toFixed(0)} ms ` +
       `(compile ${v8Unminified.compile.toFixed(0)} ms + evaluation ${v8Unminified.evaluate.toFixed(0)} ms).`,
+    '',
+    `The document converter is a Worker of its own (converter/, reached by the CONVERTER service binding; its libraries are ` +
+      `in none of the figures above): wrangler prints ${converter.reported ? `${converter.reported.raw.toFixed(2)} KiB / gzip ${converter.reported.gzip.toFixed(2)} KiB` : '(no size)'}.`,
     '',
     '| package | version | raw | gzip | pulled in by |',
     '|---|---|---|---|---|',

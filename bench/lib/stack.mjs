@@ -247,7 +247,10 @@ export async function startWrangler({
     persist,
     '--show-interactive-dev-session=false',
   ];
+  // The service and its document converter (converter/, the CONVERTER service binding) in one session, as `npm start`
+  // runs them; another config (bench/floor) runs alone.
   if (config) args.push('--config', config);
+  else args.push('--config', 'wrangler.toml', '--config', 'converter/wrangler.toml');
   args.push(...extraArgs);
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   const wrangler = startChild(process.execPath, args, {

@@ -1,5 +1,6 @@
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { converterWorker } from '../../test/infra/converter-worker.ts';
 import { TEST_PORT_BASE } from '../../test/infra/ports.ts';
 
 // The OAuth benchmark (npm run bench:oauth): inside workerd like the tests,
@@ -9,7 +10,8 @@ const rs = `http://127.0.0.1:${TEST_PORT_BASE + 31}/mcp`;
 
 export default defineConfig({
   plugins: [
-    cloudflareTest({
+    // A function: called once globalSetup has built the converter Worker (the CONVERTER binding's other end).
+    cloudflareTest(() => ({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
         bindings: {
@@ -20,12 +22,13 @@ export default defineConfig({
             { id: 'account', url: rs, transport: 'streamable-http', auth: { type: 'oauth' } },
           ]),
         },
+        workers: [converterWorker()],
       },
-    }),
+    })),
   ],
   test: {
     include: ['bench/oauth/*.bench.test.ts'],
-    globalSetup: ['bench/oauth/global-setup.ts'],
+    globalSetup: ['test/infra/converter-worker.ts', 'bench/oauth/global-setup.ts'],
     testTimeout: 600_000,
   },
 });

@@ -22,5 +22,7 @@ declare module 'vitest' {
     fakeModelUrl: string;
     /** MCP servers whose tools change while in use (test/infra/changing-tools.ts): `${changingToolsUrl}/<name>`, control at `${changingToolsUrl}/__control/<name>/…`. */
     changingToolsUrl: string;
+    /** The MCP server serving documents (test/infra/document-server.ts): `${documentsUrl}/mcp`, control at `${documentsUrl}/__control/…`. */
+    documentsUrl: string;
   }
 }

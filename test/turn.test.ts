@@ -81,7 +81,7 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     expect(textOfChunks(chunks)).toBe('Read it all.');
   });
 
-  it('PDF and PNG become descriptors: no base64 ever reaches the model', async () => {
+  it('a PDF becomes its text and a PNG a descriptor: no base64 ever reaches the model', async () => {
     const id = await createConversation();
     const model = scriptedModel((_call, index) =>
       index === 0
@@ -94,8 +94,9 @@ describe('the model sees a catalog, and reads through synthetic tools', () => {
     await runScriptedTurn(id, 'Show me the quarterly report and the logo', model);
     const results = toolResults(model.doStreamCalls[1]!.prompt);
     expect(results[0]!.text).toMatch(
-      /^\[Binary resource: application\/pdf, 1\.0 KB, "Quarterly report Q3", uri docs:\/\/quarterly-report\.pdf, server demo/,
+      /^\[Document: application\/pdf, 2\.7 KB, "Quarterly report Q3", 3 pages, uri docs:\/\/quarterly-report\.pdf, server demo/,
     );
+    expect(results[0]!.text).toContain('9 tasks were overdue');
     expect(results[1]!.text).toMatch(/^\[Binary resource: image\/png, 291 B, "Team logo", uri assets:\/\/logo\.png/);
     const everything = sentToModel(model);
     expect(everything).not.toContain('JVBERi0'); // "%PDF-" in base64

@@ -223,7 +223,9 @@ describe('attachments on a user message', () => {
     const windows = texts.filter((t) => t.includes('uri="docs://test-matrix"'));
     expect(windows).toHaveLength(Math.ceil(full.length / 4_000));
     expect(windows.map((w) => /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(w)![1]).join('')).toBe(full);
-    expect(texts.at(-1)).toMatch(/^\[Binary resource: application\/pdf, 1\.0 KB/);
+    // The attached PDF goes as its text (converted), after the line that says what it is.
+    expect(texts.at(-1)).toMatch(/^\[Document: application\/pdf, 2\.7 KB, "Quarterly report Q3", 3 pages/);
+    expect(texts.at(-1)).toContain('pages="pages 1-3 of 3"');
     expect(JSON.stringify(user)).not.toContain('JVBERi0');
     const { messages } = await (await api(`/v1/conversations/${id}`)).json<{
       messages: Array<{ metadata?: { attachments?: unknown } }>;

@@ -19,7 +19,36 @@ export const ReadResourceBody = z
   .meta({ id: 'ReadResourceBody' });
 export type ReadResourceBody = z.infer<typeof ReadResourceBody>;
 
-/** One entry of a `resources/read` result, stored losslessly: blobs stay base64 as received. */
+/**
+ * What a document (PDF, Office file, HTML page) became: its text is the entry's `text`, markdown with the document's
+ * structure; this says what it was converted from and where its pages (slides, sheets) start. A document that could
+ * not be converted keeps its `blob` and says why here (`failed`).
+ */
+export const DocumentInfo = z
+  .object({
+    from: z.string().meta({ description: 'The MIME type the document was served as (or recognised by its bytes).' }),
+    bytes: z.number().meta({ description: 'Size of the original document, in bytes.' }),
+    format: z.enum(['pdf', 'docx', 'xlsx', 'pptx', 'html', 'csv']).optional(),
+    title: z.string().optional(),
+    pageCount: z.number().optional().meta({ description: 'Pages of a PDF, slides of a deck, sheets of a workbook.' }),
+    parts: z
+      .object({
+        kind: z.enum(['page', 'slide', 'sheet']),
+        starts: z.array(z.number()).meta({ description: 'Character offset in `text` where part 1, 2, … starts.' }),
+        names: z.array(z.string()).optional().meta({ description: 'Sheet names, in order.' }),
+      })
+      .optional(),
+    note: z
+      .string()
+      .optional()
+      .meta({ description: 'What the text lacks, e.g. "scanned: 12 pages, no text layer".' }),
+    failed: z.string().optional().meta({ description: 'Why it was not converted (too large, unreadable, …).' }),
+    converter: z.enum(['local', 'workers-ai']).optional(),
+  })
+  .meta({ id: 'DocumentInfo' });
+export type DocumentInfo = z.infer<typeof DocumentInfo>;
+
+/** One entry of a `resources/read` result, stored losslessly: blobs stay base64 as received; a document, as its text. */
 export const StoredContents = z
   .intersection(
     z.object({
@@ -27,6 +56,9 @@ export const StoredContents = z
       mimeType: z.string().optional(),
       size: z.number().meta({ description: 'Bytes: UTF-8 bytes of `text`, decoded bytes of `blob`.' }),
       _meta: z.record(z.string(), z.unknown()).optional(),
+      document: DocumentInfo.optional().meta({
+        description: 'Set when the entry is a converted document (its `text`), or one that could not be converted.',
+      }),
     }),
     z.union([
       z.object({ text: z.string() }),

@@ -150,6 +150,28 @@ export const SettingsSchema = z.object({
   INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024).describe(
     `images up to this go to image-capable models; binaries listed larger are described without downloading`,
   ),
+  /**
+   * Who turns documents (PDF, Word, Excel, PowerPoint, HTML) into text the model reads (documents/): our converter
+   * Worker (`local`, a service binding), Cloudflare's Workers AI (`workers-ai`, `env.AI.toMarkdown`), or nobody.
+   */
+  DOCUMENT_CONVERTER: z
+    .enum(['local', 'workers-ai', 'off'])
+    .default('local')
+    .describe(
+      `who turns documents (PDF, DOCX, XLSX, PPTX, HTML, CSV) into text the model reads on demand: \`local\` — the converter Worker (\`converter/\`, service binding \`CONVERTER\`, started by \`npm start\` and deployed by \`npm run deploy\`); \`workers-ai\` — Workers AI's \`toMarkdown\` (needs an \`[ai]\` binding named \`AI\`; no page numbers); \`off\` — documents are described like any binary`,
+    ),
+  /** Documents larger than this are described (with the reason), not converted. */
+  DOCUMENT_MAX_BYTES: int(1_024, 10 * 1024 * 1024).describe(
+    `documents larger than this are described with the reason, not downloaded or converted (an MCP message is also capped by \`MCP_MAX_RESPONSE_BYTES\`; base64 adds a third)`,
+  ),
+  /** Pages (slides, sheets) of a document converted; the rest are left out, and the text says so. */
+  DOCUMENT_MAX_PAGES: int(1, 500).describe(
+    `pages (slides, sheets) of one document converted; a longer one is converted up to this and its text says where it stops`,
+  ),
+  /** Characters of text one document may become; past it the conversion stops, and says so. */
+  DOCUMENT_MAX_CHARS: int(1_000, 2_000_000).describe(
+    `characters of text one converted document may become; past it the conversion stops and the text says so`,
+  ),
   /** Token budget of the catalog in the system prompt (estimated at 3.3 characters a token). */
   CATALOG_TOKEN_BUDGET: int(100, 1_500).describe(
     `catalog tokens (estimated) in the system prompt and the message together; past it the prompt keeps a stable two thirds, the entries most relevant to the new message go with it, and the rest are announced (\`list_resources\` finds them)`,

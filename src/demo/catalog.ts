@@ -1,5 +1,6 @@
 import type { Resource } from '@modelcontextprotocol/server';
-import { LOGO_PNG_BASE64, REPORT_PDF_BASE64 } from './content/binaries';
+import { LOGO_PNG_BASE64 } from './content/binaries';
+import { REPORT_PDF_BASE64 } from './content/report-pdf';
 import { TEST_MATRIX_MARKDOWN } from './content/test-matrix';
 import type { DemoStore } from './store';
 
@@ -54,7 +55,7 @@ export const STATIC_RESOURCES: readonly StaticResource[] = [
       uri: REPORT_URI,
       name: 'quarterly-report.pdf',
       title: 'Quarterly report Q3',
-      description: "One-page PDF with the quarter's task statistics.",
+      description: "Three-page PDF: the quarter's task statistics, overdue tasks, next quarter's goals.",
       mimeType: 'application/pdf',
     },
     read: () => ({ uri: REPORT_URI, mimeType: 'application/pdf', blob: REPORT_PDF_BASE64 }),

@@ -6,6 +6,8 @@ import { ApiError } from '../errors';
 import type { NotificationChannel } from './channels/channel';
 import type { McpConnection } from './connection/connection';
 import { toStoredContents } from './contents';
+import { convertDocuments } from '../documents/convert-contents';
+import type { DocumentReading } from '../documents/document-converter';
 import { describeUpstreamError, isResourceNotFound, upstreamError } from './connection/errors';
 
 /** What a read returns: the stored contents and where they came from. */
@@ -51,6 +53,8 @@ export interface ReadContext {
    * dropped and read again from the server, once.
    */
   verify?: ((contents: StoredContents[]) => Promise<void>) | undefined;
+  /** Documents in what the server sends are converted to text before the copy is stored (documents/). */
+  documents?: DocumentReading | undefined;
 }
 
 /**
@@ -129,8 +133,11 @@ async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
   };
 }
 
-/** `resources/read` from the server: its contents, its hint, and where in KV the copy may go. */
-async function load({ server, uri, connection, policy }: ReadContext) {
+/**
+ * `resources/read` from the server: its contents (documents in them as their text, so that memory and KV keep the
+ * text and a document is converted once per version), its hint, and where in KV the copy may go.
+ */
+async function load({ server, uri, connection, policy, documents }: ReadContext) {
   let result: ReadResourceResult;
   try {
     result = await connection.call((client, options) => client.readResource({ uri }, options), {
@@ -146,5 +153,7 @@ async function load({ server, uri, connection, policy }: ReadContext) {
     throw upstreamError(server, error);
   }
   const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, connection.era ?? 'legacy');
-  return { contents: toStoredContents(result.contents), ...(hint ? { hint } : {}), kvScope: kvScopeFor(hint, policy) };
+  const stored = toStoredContents(result.contents);
+  const contents = documents ? await convertDocuments(stored, documents) : stored;
+  return { contents, ...(hint ? { hint } : {}), kvScope: kvScopeFor(hint, policy) };
 }

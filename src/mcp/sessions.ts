@@ -84,8 +84,16 @@ export class McpSessions {
   /** What a 2025 task is asked to live for (TASK_MAX_MS: we follow it no longer). */
   private readonly taskTtlMs: number;
 
+  /**
+   * Documents up to this size are read and converted to text (DOCUMENT_MAX_BYTES); undefined when none are
+   * (DOCUMENT_CONVERTER=off): then a document is a binary like any other.
+   */
+  readonly documentMaxBytes: number | undefined;
+
   constructor(private readonly options: McpSessionsOptions) {
     this.taskTtlMs = options.settings.TASK_MAX_MS;
+    this.documentMaxBytes =
+      options.settings.DOCUMENT_CONVERTER === 'off' ? undefined : options.settings.DOCUMENT_MAX_BYTES;
     for (const config of options.servers) this.addServer(config);
   }
 

@@ -1,6 +1,7 @@
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import { isTextMime } from '../mcp/contents';
 import { terms } from './relevance';
+import { documentFormatOf } from '../../shared/documents';
 
 /**
  * One catalog entry per line, as the model sees it in the system prompt and
@@ -14,14 +15,20 @@ export interface LineOptions {
   descriptionChars?: number;
   /** Text resources larger than this many bytes are marked `long` (they come in parts; search_resource finds passages). */
   longOver?: number;
+  /** Documents (PDF, Office files) are converted to text when read (DOCUMENT_CONVERTER): their line says `text`. */
+  documents?: boolean;
 }
 
 export function resourceLine(r: Resource, options: LineOptions = {}): string {
   const long =
     options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isTextMime(r.mimeType);
+  // A PDF or an Office file reads as text: the model should know it can ask for it (HTML and CSV are text already).
+  const format = options.documents ? documentFormatOf(r.mimeType, r.uri) : undefined;
+  const readable = format && format !== 'html' && format !== 'csv';
   const meta =
     [typeNote(r.mimeType), r.size === undefined ? undefined : shortSize(r.size)].filter(Boolean).join(' ') +
-    (long ? ', long' : '');
+    (long ? ', long' : '') +
+    (readable ? ', text' : '');
   const title = r.title ?? r.name;
   const named = title && !r.uri.endsWith(title) ? ` ${metadataLine(title, 80)}` : '';
   const description =

@@ -21,6 +21,8 @@ export interface ResourceTag {
   mime: string;
   /** Set when the resource comes in windows. */
   window?: TextWindow | undefined;
+  /** A converted document's pages (slides, sheets) this block holds: "page 3 of 40", "pages 3-4 of 40". */
+  pages?: string | undefined;
 }
 
 const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -35,11 +37,12 @@ const escapeBody = (text: string) => text.replace(/<\/resource/gi, '<\\/resource
 /** One block of resource text, wrapped. */
 export function resourceBlock(tag: ResourceTag, text: string): string {
   const part = tag.window ? ` part="characters ${tag.window.from}-${tag.window.to} of ${tag.window.total}"` : '';
-  return `<resource server="${attr(tag.server)}" uri="${attr(tag.uri)}" mime="${attr(tag.mime)}"${part}>\n${escapeBody(text)}\n</resource>`;
+  const pages = tag.pages ? ` pages="${attr(tag.pages)}"` : '';
+  return `<resource server="${attr(tag.server)}" uri="${attr(tag.uri)}" mime="${attr(tag.mime)}"${part}${pages}>\n${escapeBody(text)}\n</resource>`;
 }
 
 const BLOCK =
-  /<resource server="([^"]*)" uri="([^"]*)" mime="([^"]*)"(?: part="characters (\d+)-(\d+) of (\d+)")?>\n([\s\S]*?)\n<\/resource>/g;
+  /<resource server="([^"]*)" uri="([^"]*)" mime="([^"]*)"(?: part="characters (\d+)-(\d+) of (\d+)")?(?: pages="([^"]*)")?>\n([\s\S]*?)\n<\/resource>/g;
 
 /** Every wrapped block in `text`, with its body (as escaped: the model saw it so). */
 export function parseResourceBlocks(text: string): Array<ResourceTag & { body: string }> {
@@ -48,7 +51,8 @@ export function parseResourceBlocks(text: string): Array<ResourceTag & { body: s
     uri: unattr(m[2]!),
     mime: unattr(m[3]!),
     ...(m[4] === undefined ? {} : { window: { from: Number(m[4]), to: Number(m[5]), total: Number(m[6]) } }),
-    body: m[7]!,
+    ...(m[7] === undefined ? {} : { pages: unattr(m[7]) }),
+    body: m[8]!,
   }));
 }
 

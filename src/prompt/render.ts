@@ -3,6 +3,9 @@ import { shownAsText, toStoredContents } from '../mcp/contents';
 import type { ModelView } from '../../shared/api/resources';
 import { humanSize } from '../../shared/human-size';
 import { continuationNote, resourceBlock } from './markers';
+import { identifier, metadataLine } from './catalog-lines';
+import { partsLabel } from '../documents/pages';
+import type { DocumentInfo } from '../../shared/api/resources';
 
 /**
  * What the model sees of resources: the one rendering function used by the
@@ -41,8 +44,21 @@ export function describeBinary(
   server: string,
 ): string {
   const size = entry.size === undefined ? 'size unknown' : humanSize(entry.size);
-  const name = entry.title ? `, "${entry.title}"` : '';
-  return `[Binary resource: ${entry.mimeType ?? 'application/octet-stream'}, ${size}${name}, uri ${entry.uri}, server ${server} — binary content cannot be shown inline]`;
+  // The server's words, outside any wrapper: each kept to its line.
+  const name = entry.title ? `, "${metadataLine(entry.title, 120)}"` : '';
+  const mime = metadataLine(entry.mimeType ?? 'application/octet-stream', 80);
+  return `[Binary resource: ${mime}, ${size}${name}, uri ${identifier(entry.uri)}, server ${server} — binary content cannot be shown inline]`;
+}
+
+/**
+ * The line before a converted document's first window: what it was and what its text is. Title, type and note are the
+ * document's (or the server's) words, so each is flattened to one escaped line: they sit outside the wrapper.
+ */
+function documentLine(document: DocumentInfo, server: string, uri: string): string {
+  const title = document.title ? `, "${metadataLine(document.title, 120)}"` : '';
+  const count = document.pageCount === undefined ? '' : `, ${document.pageCount} ${document.parts?.kind ?? 'page'}s`;
+  const note = document.note ? ` Note: ${metadataLine(document.note, 200)}.` : '';
+  return `[Document: ${metadataLine(document.from, 80)}, ${humanSize(document.bytes)}${title}${count}, uri ${identifier(uri)}, server ${server} — its text follows, converted (tables and lists as markdown).${note}]`;
 }
 
 export function renderResource(target: RenderTarget, options: RenderOptions): ModelView {
@@ -61,12 +77,17 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
     if ('text' in entry) {
       const from = Math.max(offset, start);
       const to = Math.min(end, start + entry.text.length);
+      // A converted document says once what it was (a scanned one, whose text is empty, says only that).
+      if (entry.document && offset <= start && (from < to || entry.text.length === 0))
+        out.push(documentLine(entry.document, target.server, entry.uri));
       if (from < to) {
+        // …and each window which of its pages it holds.
         const tag = {
           server: target.server,
           uri: entry.uri,
           mime: entry.mimeType ?? 'text/plain',
           window: windowed ? { from, to, total } : undefined,
+          pages: partsLabel(entry.document, from - start, to - start),
         };
         out.push(resourceBlock(tag, entry.text.slice(from - start, to - start)));
       }
@@ -78,10 +99,14 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
     if (isImage && options.images && entry.size <= options.maxImageBytes) {
       images.push({ mediaType: entry.mimeType!, base64: entry.blob, uri: entry.uri });
       out.push(
-        `[Image resource: ${entry.mimeType}, ${humanSize(entry.size)}, uri ${entry.uri}, server ${target.server} — attached as an image]`,
+        `[Image resource: ${metadataLine(entry.mimeType!, 80)}, ${humanSize(entry.size)}, uri ${identifier(entry.uri)}, server ${target.server} — attached as an image]`,
       );
     } else {
-      out.push(describeBinary({ ...entry, title: target.title }, target.server));
+      const failed = entry.document?.failed;
+      out.push(
+        describeBinary({ ...entry, title: target.title }, target.server) +
+          (failed ? ` (a document whose text could not be read: ${metadataLine(failed, 200)})` : ''),
+      );
     }
   }
   if (end < total) {
@@ -105,8 +130,12 @@ export function wrapPassage(
   mime: string,
   passage: { offset: number; end: number; text: string },
   total: number,
+  pages?: string | undefined,
 ): string {
-  return resourceBlock({ server, uri, mime, window: { from: passage.offset, to: passage.end, total } }, passage.text);
+  return resourceBlock(
+    { server, uri, mime, window: { from: passage.offset, to: passage.end, total }, pages },
+    passage.text,
+  );
 }
 
 /**

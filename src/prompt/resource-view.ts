@@ -3,6 +3,8 @@ import type { ResourceView as ApiResourceView, ReadResourceBody } from '../../sh
 import type { Settings } from '../config';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
+import { documentFormatOf } from '../../shared/documents';
+import { humanSize } from '../../shared/human-size';
 import { describeBinary, renderResource, type ModelView, type RenderOptions, type RenderTarget } from './render';
 
 /** One resource as the model (and the API: shared/api's `ResourceView`) sees it, with the rendering input for further windows (attachments). */
@@ -58,7 +60,7 @@ export async function viewResource(
     : await sessions.availableServer(server, options.reuseSince);
   const listing = state.resources.find((r) => r.uri === request.uri);
   const title = listing?.title ?? listing?.name;
-  const described = listing && describedFromCatalog(listing, server, options.maxImageBytes);
+  const described = listing && describedFromCatalog(listing, server, options.maxImageBytes, sessions.documentMaxBytes);
   if (described) {
     return {
       server,
@@ -90,9 +92,20 @@ export async function viewResource(
  * inlined (non-text, larger than `maxImageBytes`: INLINE_IMAGE_MAX_BYTES): a description from
  * the catalog, without downloading it. Undefined when it must be read.
  */
-export function describedFromCatalog(listing: Resource, server: string, maxImageBytes: number): ModelView | undefined {
+export function describedFromCatalog(
+  listing: Resource,
+  server: string,
+  maxImageBytes: number,
+  documentMaxBytes?: number | undefined,
+): ModelView | undefined {
   if (isTextMime(listing.mimeType)) return undefined;
   if (listing.size === undefined || listing.size <= maxImageBytes) return undefined;
-  const text = `${describeBinary({ uri: listing.uri, mimeType: listing.mimeType, size: listing.size, title: listing.title ?? listing.name }, server)} (described from the catalog; not downloaded)`;
+  // A document is read to be converted (documents/), up to DOCUMENT_MAX_BYTES; a larger one is described, saying why.
+  const document = documentMaxBytes !== undefined && documentFormatOf(listing.mimeType, listing.uri ?? listing.name);
+  if (document && listing.size <= documentMaxBytes) return undefined;
+  const why = document
+    ? `not downloaded: more than DOCUMENT_MAX_BYTES (${humanSize(documentMaxBytes!)}), so its text cannot be read`
+    : 'described from the catalog; not downloaded';
+  const text = `${describeBinary({ uri: listing.uri, mimeType: listing.mimeType, size: listing.size, title: listing.title ?? listing.name }, server)} (${why})`;
   return { text, images: [], window: { offset: 0, end: 0, total: 0 } };
 }

@@ -99,7 +99,7 @@ export interface SystemPromptInput {
   /** The tools the prompt may offer and explain (tools/synthetic/'s registry). */
   offerable: readonly OfferableTool[];
   settings: Pick<Settings, 'CATALOG_TOKEN_BUDGET' | 'INSTRUCTIONS_MAX_CHARS'> &
-    Partial<Pick<Settings, 'READ_WINDOW_CHARS'>>;
+    Partial<Pick<Settings, 'READ_WINDOW_CHARS' | 'DOCUMENT_CONVERTER'>>;
 }
 
 export interface SystemPrompt {
@@ -130,6 +130,7 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
   const lineOptions = {
     descriptionChars: CATALOG_DESCRIPTION_CHARS,
     ...(input.settings.READ_WINDOW_CHARS ? { longOver: input.settings.READ_WINDOW_CHARS } : {}),
+    documents: (input.settings.DOCUMENT_CONVERTER ?? 'off') !== 'off',
   };
   let order = 0;
   for (const server of input.servers) {

@@ -19,6 +19,8 @@ export interface Passage {
 export interface SearchOptions {
   passageChars?: number;
   limit?: number;
+  /** Offsets no passage crosses: where a converted document's pages start, so each passage is on one page. */
+  breaks?: readonly number[] | undefined;
 }
 
 const K1 = 1.2;
@@ -27,11 +29,11 @@ const B = 0.75;
 export function searchPassages(
   text: string,
   query: string,
-  { passageChars = 800, limit = 5 }: SearchOptions = {},
+  { passageChars = 800, limit = 5, breaks }: SearchOptions = {},
 ): Passage[] {
   const wanted = [...new Set(terms(query).map(stem))];
   if (!wanted.length || !text) return [];
-  const passages = split(text, passageChars);
+  const passages = breaks?.length ? splitAt(text, breaks, passageChars) : split(text, passageChars);
 
   // Term frequencies of the wanted words only: a 5 MB text is scanned once, nothing else is kept.
   const counts = passages.map((p) => {
@@ -63,12 +65,12 @@ export function searchPassages(
 }
 
 /** Passages of about `size` characters, ending at a paragraph break, else a line break, else a space. */
-function split(text: string, size: number): Array<{ offset: number; end: number }> {
+function split(text: string, size: number, from = 0, to = text.length): Array<{ offset: number; end: number }> {
   const out: Array<{ offset: number; end: number }> = [];
-  let offset = 0;
-  while (offset < text.length) {
-    let end = Math.min(text.length, offset + size);
-    if (end < text.length) {
+  let offset = from;
+  while (offset < to) {
+    let end = Math.min(to, offset + size);
+    if (end < to) {
       const window = text.slice(offset + Math.floor(size / 2), end);
       const cut = [window.lastIndexOf('\n\n'), window.lastIndexOf('\n'), window.lastIndexOf(' ')].find((i) => i >= 0);
       if (cut !== undefined) end = offset + Math.floor(size / 2) + cut + 1;
@@ -77,4 +79,12 @@ function split(text: string, size: number): Array<{ offset: number; end: number 
     offset = end;
   }
   return out;
+}
+
+/** The same, within each span between two breaks (a page): a short page is one passage, never half of two. */
+function splitAt(text: string, breaks: readonly number[], size: number): Array<{ offset: number; end: number }> {
+  const bounds = [...new Set([0, ...breaks.filter((b) => b > 0 && b < text.length), text.length])].sort(
+    (a, b) => a - b,
+  );
+  return bounds.slice(1).flatMap((end, i) => split(text, size, bounds[i]!, end));
 }

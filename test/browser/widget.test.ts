@@ -234,26 +234,34 @@ describe('the demo page at / (npm start)', () => {
     ]);
   });
 
-  it('attaches the PDF from the @ menu and shows it described (type, size), never as text', async () => {
+  it('attaches the PDF from the @ menu; the model reads its text, and the step says which pages', async () => {
     await input().fill('@quart');
     const menu = chat().getByRole('listbox', { name: 'Resources to attach' });
     const option = menu.getByRole('option', { name: /Quarterly report Q3/ });
-    await containsText(option, 'application/pdf · 1.0 KB');
+    await containsText(option, 'application/pdf · 2.7 KB');
     await screenshot(page, '08-at-menu');
     await option.click();
     const chip = chat().getByRole('list', { name: 'Attached resources' }).getByRole('listitem');
-    await hasText(chip, /Quarterly report Q3 · application\/pdf, 1\.0 KB · described, not sent/);
+    await hasText(chip, /Quarterly report Q3 · application\/pdf, 2\.7 KB · as text/);
     await hasValue(input(), '');
 
-    await ask('What is in the quarterly report?');
+    // Attached, the report goes with the question as its text: the answer quotes its page.
+    await ask('What does the quarterly report say about overdue tasks?');
     await answerText();
     await containsText(chat().locator('article.user').last().getByRole('listitem'), 'Quarterly report Q3');
-    const described = step('described application/pdf 1.0 KB');
-    await visible(described);
-    await described.click();
-    await containsText(lastAnswer().locator('details.step[open] pre'), '[Binary resource: application/pdf, 1.0 KB');
+    await containsText(lastAnswer(), '9 tasks were overdue');
     await lacksText(lastAnswer(), '%PDF');
-    await screenshot(page, '09-pdf-described');
+
+    // Not attached, the model reads it on demand: the step says which pages it received.
+    await ask("What are the quarterly report's goals for next quarter?");
+    await answerText();
+    const read = step('read docs://quarterly-report.pdf');
+    await visible(read);
+    await containsText(read, 'pages 1-3 of 3');
+    await read.click();
+    await containsText(lastAnswer().locator('details.step[open] pre'), '[Document: application/pdf, 2.7 KB');
+    await containsText(lastAnswer().locator('details.step[open] pre'), 'Goals for Q4');
+    await screenshot(page, '09-pdf-read');
   });
 
   it('a catalog read that lands after the @ was erased opens no menu over the empty box', async () => {

@@ -17,6 +17,7 @@ import { startSkillServers } from './skill-servers';
 import { startTaskServers } from './task-servers';
 import { startEchoServer } from './echo-server';
 import { startChangingTools } from './changing-tools';
+import { DOCUMENT_SERVER_PORT_OFFSET, startDocumentServer } from './document-server';
 import { CHANGING_TOOLS_PORT_OFFSET } from './changing-tools-definitions';
 import { startV2Servers } from './v2-servers';
 
@@ -133,6 +134,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => echo.close());
     const changing = await startChangingTools(TEST_PORT_BASE + CHANGING_TOOLS_PORT_OFFSET);
     stops.push(() => changing.close());
+    const documents = await startDocumentServer(TEST_PORT_BASE + DOCUMENT_SERVER_PORT_OFFSET);
+    stops.push(() => documents.close());
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
     const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });
@@ -153,6 +156,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('oauthRsUrl', `http://127.0.0.1:${OAUTH_RS_PORT}/mcp`);
   project.provide('fakeModelUrl', `http://127.0.0.1:${FAKE_MODEL_PORT}`);
   project.provide('changingToolsUrl', `http://127.0.0.1:${TEST_PORT_BASE + CHANGING_TOOLS_PORT_OFFSET}`);
+  project.provide('documentsUrl', `http://127.0.0.1:${TEST_PORT_BASE + DOCUMENT_SERVER_PORT_OFFSET}`);
 
   return stopAll;
 }

@@ -415,6 +415,16 @@ export const TEST_TENANTS = [
     ...(limits ? { limits } : {}),
     mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
   })),
+  // Documents (test/infra/document-server.ts: PDFs, an HTML page), in a tenant of their own (test/documents.test.ts).
+  {
+    id: 'documents',
+    apiKeySha256: [sha256('test-key-documents')],
+    allowedOrigins: [],
+    mcpServers: [
+      { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
+      { id: 'docs', url: local(50, '/mcp'), transport: 'streamable-http' },
+    ],
+  },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
   {

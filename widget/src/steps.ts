@@ -2,7 +2,8 @@ import type { ToolPart } from './types';
 
 /**
  * One line for a tool step, as a person would say it — "read
- * task://guidelines (cached)", "described application/pdf 1.0 KB" — and the
+ * task://guidelines (cached)", "read docs://report.pdf, pages 1-3 of 3",
+ * "described application/pdf 1.0 KB" — and the
  * text the model actually received, for the expandable detail.
  */
 export interface StepSummary {
@@ -81,8 +82,14 @@ function readLabel(uri: string, output: ReadOutput | undefined, status: StepSumm
   if (binary) return `described ${binary[1]} ${binary[2] === 'size unknown' ? '(size unknown)' : binary[2]}`;
   if (output.cache === 'catalog') return `described ${uri} from the catalog`;
   const window = output.window;
-  const part =
-    window && (window.offset > 0 || window.nextOffset !== undefined)
+  // A converted document (a PDF, an Office file) says which of its pages the model received; other text, characters.
+  const pages = / pages="([^"]*)"/.exec(output.text ?? '')?.[1];
+  const part = pages
+    ? `, ${pages
+        .replace(/&lt;/g, '<')
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&')}`
+    : window && (window.offset > 0 || window.nextOffset !== undefined)
       ? `, characters ${window.offset.toLocaleString('en')}–${window.end.toLocaleString('en')} of ${window.total.toLocaleString('en')}`
       : '';
   const cached = output.cache === 'memory' || output.cache === 'kv' ? ' (cached)' : '';

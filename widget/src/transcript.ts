@@ -2,6 +2,7 @@ import { h } from './dom';
 import { elicitationCard, type Elicitation, type ElicitationAnswer } from './elicitation-form';
 import { renderMarkdown } from './markdown';
 import { humanSize as sizeOf } from '../../shared/human-size';
+import { documentFormatOf } from '../../shared/documents';
 import { summarizeStep } from './steps';
 import { taskCard } from './task-card';
 import { progressOf, taskCardState, taskNotices } from './task-card-state';
@@ -155,7 +156,7 @@ function definitionNotice(part: ToolPart): HTMLElement | null {
   );
 }
 
-/** Chips for resources going with a message: title, type and size; binaries say they are described, not sent. */
+/** Chips for resources going with a message: title, type and size; documents say they go as text, other binaries that they are described. */
 export function attachmentChips(attachments: Attachment[], remove?: (index: number) => void): HTMLElement {
   return h(
     'div',
@@ -175,7 +176,9 @@ export function attachmentChips(attachments: Attachment[], remove?: (index: numb
 
 export function attachmentLabel(a: Attachment): string {
   const meta = [a.mimeType, a.size === undefined ? undefined : sizeOf(a.size)].filter(Boolean).join(', ');
-  // Binaries other than images reach the model as a description only; images may be sent to a model that can see them.
-  const described = a.mimeType && !/^text\/|^image\/|json|xml|yaml|javascript|markdown/.test(a.mimeType);
-  return `${a.title}${meta ? ` · ${meta}` : ''}${described ? ' · described, not sent' : ''}`;
+  // A document (PDF, Office file) goes as its text, converted by the service; other binaries but images reach the
+  // model as a description only; images may be sent to a model that can see them.
+  const document = documentFormatOf(a.mimeType, a.uri);
+  const described = !document && a.mimeType && !/^text\/|^image\/|json|xml|yaml|javascript|markdown/.test(a.mimeType);
+  return `${a.title}${meta ? ` · ${meta}` : ''}${document && document !== 'html' && document !== 'csv' ? ' · as text' : described ? ' · described, not sent' : ''}`;
 }

@@ -11,7 +11,7 @@ export interface ToolContext {
   sessions: McpSessions;
   /** The catalog as of this turn. */
   states: ServerState[];
-  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
+  settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES' | 'DOCUMENT_CONVERTER'>;
   /** The model accepts image parts. */
   acceptsImages: boolean;
   /** Whether the model may invoke this server's prompts (config can keep them user-only). */

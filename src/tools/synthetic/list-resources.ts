@@ -31,7 +31,8 @@ export const listResources: SyntheticTool = {
           query,
           cursor,
           fields: ({ resource }) => fieldsOf.resource(resource),
-          line: ({ server: id, resource }) => `${resourceLine(resource)} [server ${id}]`,
+          line: ({ server: id, resource }) =>
+            `${resourceLine(resource, { documents: ctx.settings.DOCUMENT_CONVERTER !== 'off' })} [server ${id}]`,
           noun: 'resource',
           tool: 'list_resources',
         }),

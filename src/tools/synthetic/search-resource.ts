@@ -1,3 +1,5 @@
+import type { DocumentInfo } from '../../../shared/api/resources';
+import { partsLabel } from '../../documents/pages';
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { searchHeader } from '../../prompt/markers';
@@ -44,7 +46,7 @@ async function searchForModel(
   server: string | undefined,
   query: string,
 ): Promise<string> {
-  let found: { server: string; mime: string; text: string };
+  let found: { server: string; mime: string; text: string; document?: DocumentInfo | undefined };
   if (isToolResultUri(uri)) {
     const kept = ctx.largeResults?.get(uri);
     if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
@@ -57,9 +59,19 @@ async function searchForModel(
     const texts = shownAsText(read.contents).filter((c): c is Extract<typeof c, { text: string }> => 'text' in c);
     if (!texts.length)
       throw new Error(`${uri} on server "${id}" has no text to search (binary content); read_resource describes it`);
-    found = { server: id, mime: texts[0]!.mimeType ?? 'text/plain', text: texts.map((c) => c.text).join('') };
+    found = {
+      server: id,
+      mime: texts[0]!.mimeType ?? 'text/plain',
+      text: texts.map((c) => c.text).join(''),
+      // A converted document's pages: each passage says on which it is (one text entry: its offsets are the document's).
+      document: texts.length === 1 ? texts[0]!.document : undefined,
+    };
   }
-  const passages = searchPassages(found.text, query, { passageChars: PASSAGE_CHARS, limit: PASSAGES });
+  const passages = searchPassages(found.text, query, {
+    passageChars: PASSAGE_CHARS,
+    limit: PASSAGES,
+    breaks: found.document?.parts?.starts,
+  });
   const total = found.text.length;
   const best = passages[0];
   const head = searchHeader({
@@ -70,7 +82,12 @@ async function searchForModel(
     passages: passages.length,
     best: best ? { uri, server: found.server, offset: best.offset } : undefined,
   });
-  const text = [head, ...passages.map((p) => wrapPassage(found.server, uri, found.mime, p, total))].join('\n');
+  const text = [
+    head,
+    ...passages.map((p) =>
+      wrapPassage(found.server, uri, found.mime, p, total, partsLabel(found.document, p.offset, p.end)),
+    ),
+  ].join('\n');
   charge(ctx, uri, new TextEncoder().encode(text).byteLength);
   return text;
 }

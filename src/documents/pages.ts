@@ -1,0 +1,44 @@
+import type { DocumentInfo } from '../../shared/api/resources';
+
+/**
+ * Where a converted document's pages (slides, sheets) are in its text, for what the model is told: which pages a
+ * window holds, on which page a search hit is. `parts.starts[i]` is where part i + 1 starts.
+ */
+
+/** The 1-based part that holds character `offset`, or undefined for a document without parts. */
+export function partAt(document: DocumentInfo | undefined, offset: number): number | undefined {
+  const starts = document?.parts?.starts;
+  if (!starts?.length) return undefined;
+  // The last part starting at or before `offset` (binary search: a 500-page document, once per window or hit).
+  let lo = 0;
+  let hi = starts.length - 1;
+  let found = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found + 1;
+}
+
+/**
+ * The parts characters `from`–`to` of the text hold, in words: "page 3 of 40", "pages 3-4 of 40", "sheet 2 of 5
+ * (Q3)". Undefined for a document without parts (and for text that is no document).
+ */
+export function partsLabel(document: DocumentInfo | undefined, from: number, to: number): string | undefined {
+  const parts = document?.parts;
+  const first = partAt(document, from);
+  if (!parts || first === undefined) return undefined;
+  const last = partAt(document, Math.max(from, to - 1)) ?? first;
+  const of = document.pageCount ?? parts.starts.length;
+  const noun = parts.kind;
+  const range = first === last ? `${noun} ${first}` : `${noun}s ${first}-${last}`;
+  // Sheet names are the document's words: one line each, short (the tag's attribute escaping does the rest).
+  const names = parts.names
+    ?.slice(first - 1, last)
+    .map((name) => name.replace(/\s+/g, ' ').trim().slice(0, 60))
+    .filter(Boolean);
+  return `${range} of ${of}${names?.length ? ` (${names.join(', ')})` : ''}`;
+}

@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:workers';
+import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { ConvertedDocument, ConvertInput, ConvertOutput, DocumentConverterRpc } from '../shared/documents';
 import { ENCRYPTED_PDF_BASE64 } from './fixtures/documents/encrypted-pdf';
@@ -99,6 +100,17 @@ describe('PDF', () => {
     expect(document.note).toBe('text stops at 1,000 characters (DOCUMENT_MAX_CHARS), in page 3 of 4');
   });
 
+  it('a page count that lies (a PDF bomb’s first trick) is not believed: the pages that exist are read', async () => {
+    // Byte for byte as text (binary streams included), edited, and back.
+    const pdf = Array.from(await makePdf([['First page'], ['Second page']], undefined, false), (b) =>
+      String.fromCharCode(b),
+    ).join('');
+    const bomb = Uint8Array.from(pdf.replace('/Count 2', '/Count 9999999'), (c) => c.charCodeAt(0));
+    const document = await converted(bomb, 'pdf');
+    expect(document.pageCount).toBe(2);
+    expect(document.text).toMatch(/^First page\s+Second page$/);
+  });
+
   it('a file named PDF whose bytes are not a PDF is refused, never parsed as one', async () => {
     const output = await convert(utf8('<html><body>I am a web page</body></html>'), 'pdf');
     expect(output).toEqual({ ok: false, reason: 'not a PDF: its bytes do not start with %PDF-' });
@@ -174,6 +186,22 @@ describe('DOCX', () => {
     claimSize(bomb, 1_000);
     const output = await convert(bomb, 'docx');
     expect(output).toEqual({ ok: false, reason: 'it inflates to more than 32 MiB (a ZIP bomb?)' });
+  });
+
+  it('an XML entity bomb (a billion laughs in the document part) expands nothing', async () => {
+    const levels = Array.from({ length: 9 }, (_, i) => `<!ENTITY l${i + 1} "${`&l${i};`.repeat(10)}">`).join('');
+    const docx = makeDocx([{ paragraph: 'BOMB' }]);
+    const files = unzipSync(docx);
+    const xml = strFromU8(files['word/document.xml']!)
+      .replace('<w:document', `<!DOCTYPE w:document [<!ENTITY l0 "lol">${levels}]><w:document`)
+      .replace('BOMB', '&l9;');
+    const bomb = zipOf({ ...files, 'word/document.xml': xml });
+    const output = await convert(bomb, 'docx');
+    // mammoth's XML parser (xmldom) declares no entity of a DTD: the reference is an error, nothing is expanded.
+    expect(output).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^not a readable DOCX file .*entity not found/),
+    });
   });
 
   it('a package with too many entries is refused before anything is inflated', async () => {

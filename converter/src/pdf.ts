@@ -35,8 +35,18 @@ export async function convertPdf(bytes: Uint8Array, limits: ConvertLimits): Prom
     ]);
     const scanned: number[] = [];
     let pagesRead = 0;
+    let unreadable: string | undefined;
     for (let number = 1; number <= Math.min(pageCount, limits.maxPages) && out.part(); number++) {
-      const page = await pdf.getPage(number);
+      let page: Awaited<ReturnType<typeof pdf.getPage>>;
+      try {
+        page = await pdf.getPage(number);
+      } catch (error) {
+        // A damaged page tree, or a page count that lies: the text stops before the first page that is not there.
+        const why = error instanceof Error ? error.message : String(error);
+        if (number === 1) throw new Refusal(`not a readable PDF (${why})`);
+        unreadable = `page ${number} of ${pageCount} could not be read (${why.slice(0, 100)}): the text stops before it`;
+        break;
+      }
       try {
         let text = '';
         for (const item of (await page.getTextContent()).items)
@@ -57,7 +67,7 @@ export async function convertPdf(bytes: Uint8Array, limits: ConvertLimits): Prom
       count: pageCount,
       maxPages: limits.maxPages,
       title,
-      notes: [scannedNote(scanned, pagesRead)],
+      notes: [scannedNote(scanned, pagesRead), unreadable],
     });
   } finally {
     await pdf.loadingTask.destroy();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJson } from './helpers/api';
 import { turnIn, withModel } from './helpers/conversation';
 import { callTools, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
+import { makePdf } from './infra/pdf-fixtures';
 
 /*
  * The user's own files (docs/USAGE.md, "Documents and uploads"): uploaded through the API as a browser's FormData
@@ -131,6 +132,24 @@ describe('the model reads an upload on demand', () => {
     const { result } = await modelReads(id, { uri: notes!.uri });
     expect(result.error).toBe(false);
     expect(result.text).toContain('The overdue tasks are the invoice export and the SSO rollout.');
+  });
+
+  it('a PDF as its text, page by page, like a document any server serves', async () => {
+    const id = await createConversation();
+    const pdf = makePdf({
+      title: 'Offsite plan',
+      pages: [
+        ['# Day one', 'Arrive by noon.'],
+        ['# Day two', 'The offsite budget is 4,200 euros.'],
+      ],
+    });
+    const [plan] = await uploaded(id, form(new File([pdf], 'Offsite plan.pdf', { type: 'application/pdf' })));
+    const { result } = await modelReads(id, { uri: plan!.uri });
+    expect(result.error).toBe(false);
+    expect(result.text).toMatch(/^\[Document: application\/pdf, [\d.]+ KB, "Offsite plan", 2 pages, uri upload:/);
+    expect(result.text).toContain('pages="pages 1-2 of 2"');
+    expect(result.text).toContain('The offsite budget is 4,200 euros.');
+    expect(result.text).not.toContain('%PDF');
   });
 
   it('a PNG as an image part to a vision model, described to others: never decoded as text', async () => {

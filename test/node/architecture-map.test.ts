@@ -37,6 +37,15 @@ it('every src/ path the page names exists', () => {
   expect(named.filter((path) => !known.has(path))).toEqual([]);
 });
 
+it('every module of the converter Worker (converter/src/) has its line, and every one named exists', () => {
+  const converter = modules('converter/src').map(
+    (path) => `converter/src/${path.replace(/^\.\.\/converter\/src\//, '')}`,
+  );
+  expect(converter.filter((path) => !page.includes(`\`${path}\``))).toEqual([]);
+  const named = [...page.matchAll(/`(converter\/src\/[\w/.-]+\.ts)`/g)].map((m) => m[1]!);
+  expect(named.filter((path) => !converter.includes(path))).toEqual([]);
+});
+
 it('the page stays short', () => {
   expect(page.split('\n').length).toBeLessThanOrEqual(300);
 });

@@ -80,6 +80,9 @@ const MAY_USE: Record<string, string[]> = {
     'src/uploads',
   ],
   'widget/src': [],
+  // The converter Worker (converter/): a Worker of its own, reached by a service binding; it shares the contract
+  // (shared/documents.ts) and nothing else, and the service never imports it.
+  'converter/src': [],
 };
 /** Leaves: any area may import them; they import no area (but `errors.ts`). */
 const LEAVES = [
@@ -109,7 +112,7 @@ function sources(dir: string): string[] {
 
 it('imports point one way: no layer imports one above it, leaves import no layer', () => {
   const wrong: string[] = [];
-  for (const file of [...sources('src'), ...sources('shared'), ...sources('widget/src')]) {
+  for (const file of [...sources('src'), ...sources('shared'), ...sources('widget/src'), ...sources('converter/src')]) {
     const from = areaOf(file);
     if (!from) continue;
     const text = readFileSync(join(ROOT, file), 'utf8');
@@ -117,11 +120,30 @@ it('imports point one way: no layer imports one above it, leaves import no layer
       const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
       const to = areaOf(target) ?? areaOf(`${target}.ts`);
       if (!to || to === from) continue;
-      const allowed = LEAVES.includes(from)
-        ? to === 'src/errors.ts'
-        : LEAVES.includes(to) || MAY_USE[from]!.includes(to);
+      // The converter is another Worker: of the leaves, only the code both Workers share (shared/).
+      const allowed =
+        from === 'converter/src'
+          ? to === 'shared'
+          : LEAVES.includes(from)
+            ? to === 'src/errors.ts'
+            : LEAVES.includes(to) || MAY_USE[from]!.includes(to);
       if (!allowed) wrong.push(`${file} imports ${target} (${from} → ${to})`);
     }
+  }
+  expect(wrong).toEqual([]);
+});
+
+/** The converter's libraries: in the service's bundle they would double it (docs/ARCHITECTURE.md, "The converter Worker"). */
+const CONVERTER_PACKAGES = /^(unpdf|pdfjs-dist|mammoth|mdream|txml|fflate)(\/|$)/;
+
+it('the service imports none of the converter Worker’s libraries: documents are converted behind its binding', () => {
+  const wrong: string[] = [];
+  for (const file of [...sources('src'), ...sources('shared'), ...sources('widget/src')]) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(
+      /(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^.'][^']*)'|import\('([^.'][^']*)'\)/g,
+    ))
+      if (CONVERTER_PACKAGES.test(match[1] ?? match[2]!)) wrong.push(`${file} imports ${match[1] ?? match[2]}`);
   }
   expect(wrong).toEqual([]);
 });

@@ -6,7 +6,7 @@ import { Refusal } from './refusal';
 import { TextOut } from './text-out';
 import { ZIP_LIMITS } from './zip-limits';
 import { openZip } from './zip';
-import { descendants, ownText, parseXml } from './xml';
+import { coreTitle } from './xml';
 
 /**
  * DOCX → markdown: mammoth turns the document's structure (headings by style, lists by numbering, tables, links,
@@ -33,12 +33,4 @@ export async function convertDocx(bytes: Uint8Array, limits: ConvertLimits): Pro
   const out = new TextOut(limits.maxChars);
   out.add(htmlToMarkdown(html, { clean: { emptyImages: true, emptyLinks: true, emptyLinkText: true } }).trim());
   return out.whole('docx', coreTitle(zip.text('docProps/core.xml')));
-}
-
-/** `dc:title` of an Office package's docProps/core.xml, if it has one. */
-export function coreTitle(xml: string | undefined): string | undefined {
-  if (!xml) return undefined;
-  const title = descendants(parseXml(xml), 'dc:title')[0];
-  const text = title ? ownText(title).trim() : '';
-  return text || undefined;
 }

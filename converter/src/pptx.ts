@@ -1,5 +1,4 @@
 import type { ConvertedDocument, ConvertLimits } from '../../shared/documents';
-import { coreTitle } from './docx';
 import { markdownTable } from './markdown';
 import { Refusal } from './refusal';
 import { TextOut } from './text-out';
@@ -7,6 +6,7 @@ import {
   attribute,
   child,
   children,
+  coreTitle,
   descendants,
   isElement,
   parseXml,

@@ -1,9 +1,8 @@
 import type { ConvertedDocument, ConvertLimits } from '../../shared/documents';
-import { coreTitle } from './docx';
 import { markdownTable } from './markdown';
 import { Refusal } from './refusal';
 import { TextOut } from './text-out';
-import { attribute, children, descendants, parseXml, relationships, relsOf } from './xml';
+import { attribute, children, coreTitle, descendants, parseXml, relationships, relsOf } from './xml';
 import { ZIP_LIMITS } from './zip-limits';
 import { openZip, type ZipPackage } from './zip';
 

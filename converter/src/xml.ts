@@ -68,3 +68,11 @@ function resolvePart(folder: string, target: string): string {
   }
   return parts.join('/');
 }
+
+/** `dc:title` of an Office package's docProps/core.xml, if it has one. */
+export function coreTitle(xml: string | undefined): string | undefined {
+  if (!xml) return undefined;
+  const title = descendants(parseXml(xml), 'dc:title')[0];
+  const text = title ? ownText(title).trim() : '';
+  return text || undefined;
+}

@@ -14,11 +14,32 @@ export const Attachment = z
 export type Attachment = z.infer<typeof Attachment>;
 
 const TextPart = z.object({ type: z.literal('text'), text: z.string() }).strict();
-/** A user's message as clients send it: text parts only. */
+/**
+ * A file the user sent with the message (the AI SDK's `FileUIPart`, as `useChat`'s `sendMessage({files})` makes it):
+ * stored as an upload of the conversation and attached by reference, never pasted into the prompt.
+ */
+export const FilePart = z
+  .object({
+    type: z.literal('file'),
+    mediaType: z.string().max(255),
+    filename: z.string().max(1024).optional(),
+    url: z.string().meta({
+      description:
+        'A `data:` URL with the file’s bytes (stored as an upload: the limits of POST …/files apply), or the `upload://` URI of a file this conversation has. Other URLs (`https:`, `blob:`) are refused (400 `unsupported_file_url`).',
+    }),
+    providerMetadata: z.unknown().optional(),
+  })
+  .strict()
+  .meta({ id: 'FilePart' });
+export type FilePart = z.infer<typeof FilePart>;
+/** A user's message as clients send it: text parts, and files. */
 export const UserMessage = z.object({
   id: z.string().min(1).max(100).optional(),
   role: z.literal('user'),
-  parts: z.array(TextPart).min(1).max(20),
+  parts: z
+    .array(z.discriminatedUnion('type', [TextPart, FilePart]))
+    .min(1)
+    .max(20),
 });
 
 /**

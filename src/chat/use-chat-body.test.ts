@@ -68,10 +68,18 @@ describe('userMessageFrom', () => {
       {},
       { messages: [] },
       { messages: [userMessage('u1', 'hi'), { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'yes' }] }] },
-      { messages: [{ id: 'u1', role: 'user', parts: [{ type: 'file', url: 'data:,x', mediaType: 'text/plain' }] }] },
+      { messages: [{ id: 'u1', role: 'user', parts: [{ type: 'reasoning', text: 'x' }] }] },
       { messages: [{ id: 'u1', role: 'user' }] },
     ])
       rejects(() => userMessageFrom(sent), 400, 'invalid_body');
+  });
+
+  it("keeps a message's file parts (FileUIPart) for the conversation to store as uploads; a file alone is a message", () => {
+    const file = { type: 'file' as const, url: 'data:,x', mediaType: 'text/plain', filename: 'x.txt' };
+    const message = userMessageFrom({
+      messages: [{ id: 'u1', role: 'user', parts: [{ ...file, providerMetadata: { client: { a: 1 } } }] }],
+    });
+    expect(message.parts).toEqual([file]);
   });
 });
 

@@ -84,7 +84,11 @@ function lastId(messages: unknown[]): string | undefined {
   return typeof last?.id === 'string' ? last.id : undefined;
 }
 
-/** The one reading of a user message: `{text}`, `{message}`, or the last of `{messages}`; 413 past MAX_MESSAGE_CHARS, 400 when empty. */
+/**
+ * The one reading of a user message: `{text}`, `{message}`, or the last of `{messages}`; 413 past MAX_MESSAGE_CHARS,
+ * 400 when empty. Its file parts stay in it: the conversation stores them as uploads when it runs the message
+ * (chat/file-parts.ts), so that every transport — this body, `useChat`'s, the WebSocket's — goes one way.
+ */
 export function userMessageFrom(body: SendMessageBody): UIMessage {
   let message: z.infer<typeof UserMessage>;
   if (body.text !== undefined) message = { role: 'user', parts: [{ type: 'text', text: body.text }] };
@@ -93,18 +97,30 @@ export function userMessageFrom(body: SendMessageBody): UIMessage {
     const last = UserMessage.safeParse(body.messages[body.messages.length - 1]);
     if (!last.success)
       throw badRequest(
-        `The last of "messages" must be a user message with text parts: ${formatIssues(last.error)}`,
+        `The last of "messages" must be a user message with text and file parts: ${formatIssues(last.error)}`,
         'invalid_body',
       );
     message = last.data;
   } else throw badRequest('Send {"text": "…"}, {"message": {role, parts}} or {"messages": [...]}', 'invalid_body');
-  const chars = message.parts.reduce((sum, p) => sum + p.text.length, 0);
+  const chars = message.parts.reduce((sum, p) => sum + (p.type === 'text' ? p.text.length : 0), 0);
   if (chars > MAX_MESSAGE_CHARS)
     throw new ApiError(
       413,
       'message_too_large',
       `The message has ${chars} characters; the limit is ${MAX_MESSAGE_CHARS}`,
     );
-  if (!message.parts.some((p) => p.text.trim())) throw badRequest('The message is empty', 'invalid_body');
-  return { id: message.id ?? crypto.randomUUID(), role: 'user', parts: message.parts };
+  if (!message.parts.some((p) => p.type === 'file' || p.text.trim()))
+    throw badRequest('The message is empty', 'invalid_body');
+  // A file part's providerMetadata is the client's to keep: the file becomes an upload (conversation/uploads.ts).
+  const parts = message.parts.map((part) =>
+    part.type === 'file'
+      ? {
+          type: part.type,
+          mediaType: part.mediaType,
+          url: part.url,
+          ...(part.filename ? { filename: part.filename } : {}),
+        }
+      : part,
+  );
+  return { id: message.id ?? crypto.randomUUID(), role: 'user', parts };
 }

@@ -1,9 +1,12 @@
 import { UPLOADS_SERVER, uploadUri } from '../../shared/api/files';
 import { ServerStateStore } from '../mcp/catalog/state-store';
 import { errorFields, logEvent } from '../observability/log';
-import { type RpcResult, toRpcResult } from '../rpc';
+import { type RpcResult, toRpcResult, unwrap } from '../rpc';
 import { ensureTables } from '../sql-schema';
 import { UploadStore } from '../uploads/store';
+import { hasFileParts, messageFiles } from '../chat/file-parts';
+import type { TurnCommand } from '../turn/commands';
+import { storeUploads } from '../uploads/intake';
 import type { ConversationContext } from './context';
 import type { LiveSessions } from './live-sessions';
 
@@ -60,6 +63,40 @@ export class ConversationUploads {
       new ServerStateStore(storage.sql).expireCatalog(UPLOADS_SERVER, 'resources');
       live.uploadsChanged(names.map((name) => uploadUri(context.name, name)));
     });
+  }
+
+  /**
+   * A message's file parts (`useChat`'s `FileUIPart`s, over HTTP or the WebSocket) stored as this conversation's
+   * uploads, exactly as the files route stores a form's files (uploads/intake.ts: the same limits, checked before
+   * anything is stored), and attached to the message by reference; undefined when it has none.
+   */
+  async fileParts(
+    command: Extract<TurnCommand, { kind: 'message' }>,
+  ): Promise<{ command: typeof command; undo(): Promise<void> } | undefined> {
+    if (!hasFileParts(command.message)) return undefined;
+    const { context } = this.host;
+    const { files, existing, message } = messageFiles(command.message, context.name);
+    const { tenant, user } = context.owner();
+    const announce = async (names: string[]) => void unwrap(await this.changed(names));
+    const { stored, undo } = files.length
+      ? await storeUploads(
+          { env: context.env, config: context.config(), tenant, user, conversation: context.name },
+          files,
+          announce,
+        )
+      : { stored: [], undo: async () => {} };
+    const attachments = [
+      ...command.attachments,
+      ...existing,
+      ...stored.map((upload) => ({ server: UPLOADS_SERVER, uri: uploadUri(context.name, upload.name) })),
+    ];
+    return {
+      command: { ...command, message, attachments },
+      undo: async () => {
+        await undo();
+        if (stored.length) await announce(stored.map((upload) => upload.name)).catch(() => {});
+      },
+    };
   }
 
   /** Every file of the conversation, deleted from R2 (its deletion: removal.ts). */

@@ -155,7 +155,12 @@ export class ConversationParts {
     // The answer's events: a turn's end restarts the sessions' idle clock, sends what it cost to the ledger; a saved
     // one moves the thread up its list.
     this.turns.events.on((event) => (this.live.heard(event), this.thread.heard(event), this.usage.heard(event)));
-    this.requests = new TurnRequests({ runner: this.turns, context: this.context, withMcp });
+    this.requests = new TurnRequests({
+      runner: this.turns,
+      context: this.context,
+      withMcp,
+      fileParts: (command) => this.uploads.fileParts(command),
+    });
     this.controls = new TurnControls({
       context: this.context,
       history: this.history,

@@ -13,7 +13,7 @@ import { chat } from './routes/chat';
 import { connections } from './routes/connections';
 import { oauth } from './routes/oauth';
 import { conversations } from './routes/conversations';
-import { files, isUpload } from './routes/files';
+import { files, mayCarryFiles } from './routes/files';
 import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
 import { operator } from './routes/operator';
@@ -48,8 +48,9 @@ export function createApp() {
       // (Not on an accepted WebSocket, whose 101 response cannot carry them.)
       .use('/v1/*', securityHeaders)
       .use('/v1/*', (c, next) =>
-        // An upload has its own limit (UPLOAD_REQUEST_MAX_BYTES, routes/files.ts), checked once the caller is known.
-        isUpload(c.req.method, c.req.path) ? next() : apiBodyLimit(c, next),
+        // An upload, or a chat message that may carry files, has its own limit (UPLOAD_REQUEST_MAX_BYTES,
+        // routes/files.ts), checked once the caller is known.
+        mayCarryFiles(c.req.method, c.req.path) ? next() : apiBodyLimit(c, next),
       )
       // The API's description, before authentication: public, like /health (it names routes and shapes, nothing of any tenant).
       .get('/v1/openapi.json', cors({ origin: '*', allowMethods: ['GET'] }), (c) =>

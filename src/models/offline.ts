@@ -9,6 +9,8 @@ import type {
   LanguageModelV4StreamResult,
 } from '@ai-sdk/provider';
 import { fieldsOf, score, terms, WEIGHT } from '../prompt/relevance';
+import { UPLOAD_REFERENCE_LINE } from '../prompt/attachments';
+import { UPLOADS_SERVER } from '../../shared/api/files';
 import { parsePromptLine, parseResourceLine, parseSkillLine } from '../prompt/catalog-lines';
 import {
   type CatalogSection,
@@ -110,6 +112,15 @@ export function decide(
     return { kind: 'text', text: `${quote(attached, question)}\n\n${DISCLAIMER}` };
 
   const words = terms(question);
+  // Files the user attached to this message (named by reference): what they ask about, read before anything else.
+  const upload = attachedUpload(last, words);
+  if (upload && tools.has('read_resource'))
+    return {
+      kind: 'tool',
+      id: `offline-${prompt.length}`,
+      toolName: 'read_resource',
+      input: { uri: upload, server: UPLOADS_SERVER },
+    };
   const catalog = parseCatalog(system);
   const hinted = hintedEntries(prompt);
   catalog.resources.push(...hinted.resources);
@@ -226,6 +237,19 @@ function lastUserText(prompt: LanguageModelV4Prompt): string {
     return first?.type === 'text' ? first.text : '';
   }
   return '';
+}
+
+/** The URI of the uploaded file attached to the last message that fits the question best (the first, if none does). */
+function attachedUpload(last: LanguageModelV4Prompt[number] | undefined, words: string[]): string | undefined {
+  if (last?.role !== 'user') return undefined;
+  const files = last.content.flatMap((part) => {
+    const match = part.type === 'text' ? UPLOAD_REFERENCE_LINE.exec(part.text) : null;
+    return match ? [{ title: match[1]!, uri: match[2]! }] : [];
+  });
+  const ranked = files
+    .map((file) => ({ ...file, relevance: score(words, { fields: [[file.title, WEIGHT.title]] }) }))
+    .sort((a, b) => b.relevance - a.relevance);
+  return ranked[0]?.uri;
 }
 
 /** The resources attached to a user message: its text parts after the first (prompt/attachments.ts). */

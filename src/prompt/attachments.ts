@@ -84,6 +84,10 @@ export async function attachmentParts(
  * message. A small text upload may still reach the model whole: the cost planner inlines it, as any small catalog
  * resource (prompt/cost-planner.ts). 404 for a file this conversation does not have.
  */
+/** The line uploadReference writes, read back: the file's title and URI (the offline model reads what was attached). */
+export const UPLOAD_REFERENCE_LINE =
+  /^\[The user attached the file "(.*)" \([^)]*\): (upload:\/\/\S+) — read it with read_resource/;
+
 async function uploadReference(sessions: McpSessions, uri: string, reuseSince: number): Promise<string> {
   const state = await sessions.availableServer(UPLOADS_SERVER, reuseSince);
   const file = state.resources.find((resource) => resource.uri === uri);

@@ -11,7 +11,14 @@ export interface TurnRequestsHost {
   runner: TurnRunner;
   context: TurnSettings & { acceptsImages(): boolean };
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
+  /**
+   * A message's files (`useChat` file parts) stored as the conversation's uploads: the message without them, its
+   * attachments with them (by reference), and `undo` to take them back if the turn is refused (conversation/uploads.ts).
+   */
+  fileParts(command: MessageCommand): Promise<{ command: MessageCommand; undo(): Promise<void> } | undefined>;
 }
+
+type MessageCommand = Extract<TurnCommand, { kind: 'message' }>;
 
 /**
  * The entry points of a turn, for every transport: a command run (its new
@@ -24,7 +31,17 @@ export class TurnRequests {
   async run(command: TurnCommand): Promise<LiveStream | undefined> {
     const { runner } = this.host;
     switch (command.kind) {
-      case 'message':
+      case 'message': {
+        // Stored before the turn starts (the message names them); a turn refused then (409, 429) takes them back.
+        const files = await this.host.fileParts(command);
+        try {
+          const { newMessages } = await this.input(files?.command ?? command, this.host.context.model().acceptsImages);
+          return await runner.start({ kind: 'message', newMessages });
+        } catch (error) {
+          await files?.undo();
+          throw error;
+        }
+      }
       case 'prompt': {
         const { newMessages } = await this.input(command, this.host.context.model().acceptsImages);
         return runner.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' });

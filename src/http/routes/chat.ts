@@ -8,6 +8,7 @@ import { unwrap } from '../../rpc';
 import { conversationStub, ownedStub } from '../conversation-stub';
 import { errors, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
+import { uploadBodyLimit } from './files';
 
 const tags = ['chat'];
 
@@ -18,8 +19,10 @@ const post = createRoute({
   summary: 'A chat request (`useChat`)',
   description:
     'A new message, a regeneration (`trigger: "regenerate-message"`), or approval answers (the last message is the assistant message with them). ' +
-    'The chat id names the caller’s conversation: created on first use; anyone else’s id is 404.',
-  middleware: [jsonRequest] as const,
+    'The chat id names the caller’s conversation: created on first use; anyone else’s id is 404. ' +
+    'File parts of the new message (`useChat`’s `sendMessage({files})`: `data:` URLs) are stored as uploads of the conversation (the limits of POST …/files, checked before anything is stored) and attached by reference. ' +
+    'The body may be up to UPLOAD_REQUEST_MAX_BYTES (useChat sends every message, with its files, each time).',
+  middleware: [uploadBodyLimit(), jsonRequest] as const,
   request: { body: jsonBody(ChatRequestBody) },
   responses: { 200: uiMessageStream('The turn as it runs.'), ...errors(400, 404, 409, 413, 415, 502, ...V1_ERRORS) },
 });
@@ -45,8 +48,11 @@ const resume = createRoute({
  */
 export const chat = routes()
   .openapi(post, async (c) => {
-    const body = c.req.valid('json');
-    if (!body.id) throw badRequest('"id" (the chat id) is required', 'invalid_body');
+    const sent = c.req.valid('json');
+    const { id } = sent;
+    if (!id) throw badRequest('"id" (the chat id) is required', 'invalid_body');
+    // Only the last message is read (chat/use-chat-body.ts): the earlier ones, with any files they carried, stay here.
+    const body = { ...sent, id, messages: sent.messages.slice(-1) };
     const { tenant, user, servers } = c.get('principal');
     // An existing conversation: one Durable Object call (start-up, ownership and the turn).
     const answer = await conversationStub(c.env, body.id).chatAs({ tenant, user, servers }, body);

@@ -37,6 +37,7 @@ import { WS_SUBPROTOCOL } from '../middleware/auth';
 import { asDeclared, conversationStub, ownedStub } from '../conversation-stub';
 import { errors, json, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
+import { uploadBodyLimit } from './files';
 
 /** `{id}` in a path: checked by the route (400 `invalid_id`) before any Durable Object is addressed. */
 const IdParams = z.object({
@@ -114,7 +115,7 @@ const send = createRoute({
   path: '/{id}/messages',
   tags,
   summary: 'Send a message (a turn)',
-  middleware: [jsonRequest] as const,
+  middleware: [uploadBodyLimit(), jsonRequest] as const,
   request: { params: IdParams, body: jsonBody(SendMessageBody) },
   responses: {
     200: uiMessageStream('The turn as it runs.'),

@@ -5,12 +5,10 @@ import { z } from 'zod';
 import { UploadedFiles, type UploadedFile, uploadUri } from '../../../shared/api/files';
 import { loadConfig } from '../../config';
 import { ApiError, badRequest, notFound } from '../../errors';
-import { errorFields, logEvent } from '../../observability/log';
 import { unwrap } from '../../rpc';
-import { uploadType } from '../../uploads/content-type';
-import { checkBatch, dailyQuotaExceeded, uploadLimitsOf } from '../../uploads/limits';
-import { isSafeFileName, safeFileName, uniqueName } from '../../uploads/names';
-import { type NewUpload, type StoredUpload, UploadStore } from '../../uploads/store';
+import { storeUploads } from '../../uploads/intake';
+import { isSafeFileName } from '../../uploads/names';
+import { type StoredUpload, UploadStore } from '../../uploads/store';
 import { ownedStub } from '../conversation-stub';
 import { errorResponse } from '../errors';
 import { errors, json, routes, V1_ERRORS } from '../openapi';
@@ -72,8 +70,12 @@ const remove = createRoute({
   responses: { 204: { description: 'Deleted.' }, ...errors(400, 404, ...V1_ERRORS) },
 });
 
-/** The upload's own body limit (UPLOAD_REQUEST_MAX_BYTES), in place of the API's (app.ts skips it here). */
-function uploadBodyLimit(): MiddlewareHandler<AppBindings> {
+/**
+ * The body limit of a request that may carry files — an upload form, or a chat message with `useChat` file parts
+ * (`useChat` sends every message of the chat, with its files, each time) — in place of the API's (app.ts skips it
+ * for these): UPLOAD_REQUEST_MAX_BYTES.
+ */
+export function uploadBodyLimit(): MiddlewareHandler<AppBindings> {
   return (c, next) => {
     const maxSize = loadConfig(c.env).settings.UPLOAD_REQUEST_MAX_BYTES;
     return bodyLimit({
@@ -84,16 +86,16 @@ function uploadBodyLimit(): MiddlewareHandler<AppBindings> {
           new ApiError(
             413,
             'payload_too_large',
-            `The upload's body exceeds ${maxSize} bytes (UPLOAD_REQUEST_MAX_BYTES); send fewer files at once`,
+            `The request's body exceeds ${maxSize} bytes (UPLOAD_REQUEST_MAX_BYTES); send fewer files at once`,
           ),
         ),
     })(c, next);
   };
 }
 
-/** Whether a request is an upload (app.ts: the API's body limit is not its limit). */
-export const isUpload = (method: string, path: string) =>
-  method === 'POST' && /^\/v1\/conversations\/[^/]+\/files\/?$/.test(path);
+/** Whether a request may carry files (app.ts: the API's body limit is not its limit, uploadBodyLimit is). */
+export const mayCarryFiles = (method: string, path: string) =>
+  method === 'POST' && (/^\/v1\/conversations\/[^/]+\/(files|messages)\/?$/.test(path) || /^\/v1\/chat\/?$/.test(path));
 
 /** The `file` fields of a multipart body: 415 for another type, 400 for a broken form, a field that is not a file, or none. */
 async function formFiles(request: Request): Promise<File[]> {
@@ -135,45 +137,12 @@ export const files = routes()
     const { id } = c.req.valid('param');
     const stub = await ownedStub(c); // 404 before the body is read
     const { tenant, user } = c.get('principal');
-    const limits = uploadLimitsOf(loadConfig(c.env), tenant);
     const sent = await formFiles(c.req.raw);
-    const store = new UploadStore(c.env.UPLOADS, { tenant, conversation: id });
-    const held = await store.list();
-    checkBatch(
-      sent.map((file) => ({ title: file.name, size: file.size })),
-      held.length,
-      limits,
+    const { stored } = await storeUploads(
+      { env: c.env, config: loadConfig(c.env), tenant, user, conversation: id },
+      sent.map((file) => ({ title: file.name, type: file.type, body: file })),
+      async (names) => unwrap(await stub.uploadsChanged(names)),
     );
-    const taken = new Set(held.map((u) => u.name));
-    const planned: NewUpload[] = [];
-    for (const file of sent) {
-      const name = uniqueName(safeFileName(file.name), taken);
-      taken.add(name);
-      const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
-      planned.push({ name, title: file.name || name, mimeType: uploadType(file.type, name, head), body: file });
-    }
-    const bytes = sent.reduce((sum, file) => sum + file.size, 0);
-    const ledger = c.env.USAGE_LEDGER.getByName(tenant);
-    const verdict = await ledger.reserveUpload(bytes, limits.bytesPerDay);
-    if ('refused' in verdict) throw dailyQuotaExceeded(verdict.refused, bytes);
-    // A millisecond apart, so that the list keeps the order they were sent in.
-    const now = Date.now();
-    const writes = await Promise.allSettled(planned.map((file, i) => store.put(file, user, now + i)));
-    try {
-      const failed = writes.find((w): w is PromiseRejectedResult => w.status === 'rejected');
-      if (failed) throw failed.reason;
-      unwrap(await stub.uploadsChanged(planned.map((file) => file.name)));
-    } catch (error) {
-      // Nothing half-stored: what was written goes, and the tenant's bytes come back.
-      await Promise.all([
-        store.delete(planned.map((file) => file.name)),
-        ledger.releaseUpload(verdict.day, bytes),
-      ]).catch((cleanup) =>
-        logEvent('uploads', { what: 'rollback_failed', conversation: id, ...errorFields(cleanup) }, 'error'),
-      );
-      throw error;
-    }
-    const stored = writes.map((w) => (w as PromiseFulfilledResult<StoredUpload>).value);
     return c.json({ files: stored.map(asApi(id)) }, 201);
   })
   .openapi(list, async (c) => {

@@ -24,5 +24,7 @@ declare module 'vitest' {
     changingToolsUrl: string;
     /** The MCP server serving documents (test/infra/document-server.ts): `${documentsUrl}/mcp`, control at `${documentsUrl}/__control/…`. */
     documentsUrl: string;
+    /** The folder `@modelcontextprotocol/server-filesystem` serves through test/infra/stdio-bridge.ts (its files: that header). */
+    filesystemFolder: string;
   }
 }

@@ -17,6 +17,7 @@ import { describeUpstreamError, upstreamError, upstreamFailure } from './connect
 import { validatePromptArguments } from './catalog/prompt-arguments';
 import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
+import { type DocumentReading, documentReading } from '../documents/document-converter';
 import { ServerLink, type ServerLinkOptions } from './server-link';
 import type { McpConnection, Progress } from './connection/connection';
 import { pollDelay, taskEnded } from './extensions/tasks/poll-rules';
@@ -90,10 +91,16 @@ export class McpSessions {
    */
   readonly documentMaxBytes: number | undefined;
 
+  /**
+   * How documents that arrive outside a read become text — embedded in a tool result or a prompt message
+   * (prompt/embedded-documents.ts) — with the converter and limits of reads; undefined when none are converted.
+   */
+  readonly documents: DocumentReading | undefined;
+
   constructor(private readonly options: McpSessionsOptions) {
     this.taskTtlMs = options.settings.TASK_MAX_MS;
-    this.documentMaxBytes =
-      options.settings.DOCUMENT_CONVERTER === 'off' ? undefined : options.settings.DOCUMENT_MAX_BYTES;
+    this.documents = documentReading(options.env, options.settings);
+    this.documentMaxBytes = this.documents?.maxBytes;
     for (const config of options.servers) this.addServer(config);
   }
 

@@ -3,6 +3,7 @@ import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import { base64ByteLength } from '../mcp/contents';
 import { humanSize } from '../../shared/human-size';
+import { type EmbeddedDocuments, renderEmbeddedDocument } from './embedded-documents';
 import { renderEmbedded } from './render';
 
 type Part = UIMessage['parts'][number];
@@ -18,9 +19,12 @@ export function promptMessages(
   name: string,
   result: GetPromptResult,
   ctx: { settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>; acceptsImages: boolean },
+  /** Its documents, converted (embedded-documents.ts): shown as a read shows them. */
+  documents?: EmbeddedDocuments | undefined,
 ): UIMessage[] {
   return result.messages.map((message, index) => {
     const content = message.content;
+    const document = documents?.get(index);
     let part: Part;
     switch (content.type) {
       case 'text':
@@ -30,7 +34,9 @@ export function promptMessages(
         // A prompt's resource is given whole: the user chose to send it.
         part = {
           type: 'text',
-          text: renderEmbedded(server, content.resource as { uri: string }, Number.MAX_SAFE_INTEGER),
+          text: document
+            ? renderEmbeddedDocument(server, document, { windowChars: Number.MAX_SAFE_INTEGER })
+            : renderEmbedded(server, content.resource as { uri: string }, Number.MAX_SAFE_INTEGER),
         };
         break;
       case 'image': {

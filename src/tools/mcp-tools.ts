@@ -14,6 +14,7 @@ export { isTaskPlaceholder } from './task-placeholder';
 import { humanSize } from '../../shared/human-size';
 import type { LargeResultStore } from './large-results';
 import type { ToolEntry } from './tool-entries';
+import { embeddedDocuments } from '../prompt/embedded-documents';
 import { estimateTokens } from '../prompt/tokens';
 import { modelSchema, toolArgumentsCheck } from './tool-arguments';
 import { ToolFailure } from './tool-failure';
@@ -161,8 +162,10 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
             await ctx.onTaskStarted({ toolCallId, server: state.id, tool: mcpTool.name, task: outcome });
             return taskPlaceholder(state.id, mcpTool.name, outcome);
           }
+          // The view gets the raw result; the model, its documents as their text (prompt/embedded-documents.ts).
           app?.ended(outcome, ctx.settings.VIEW_RESULT_MAX_BYTES);
-          const answered = callOutcome(state.id, mcpTool.name, outcome, toolCallId, ctx);
+          const documents = await embeddedDocuments(outcome.content ?? [], ctx.sessions.documents);
+          const answered = callOutcome(state.id, mcpTool.name, outcome, toolCallId, ctx, documents);
           if (answered.kind === 'error') throw new ToolFailure(answered.errorText);
           return answered.output;
         },

@@ -7,7 +7,8 @@ import type { McpSessions } from '../mcp/sessions';
 import type { TaskStatus } from '../mcp/extensions/tasks/task-schemas';
 import { resultContinuationNote } from '../prompt/markers';
 import { renderEmbedded } from '../prompt/render';
-import { type LargeResultStore, toolResultUri } from './large-results';
+import { type EmbeddedDocuments, type KeepDocument, renderEmbeddedDocument } from '../prompt/embedded-documents';
+import { type LargeResultStore, toolResultPartUri, toolResultUri } from './large-results';
 import { ToolFailure } from './tool-failure';
 
 /*
@@ -73,6 +74,8 @@ export function toModelOutput(output: ShownOutput): ToolResultOutput {
  * completes (conversation/tasks/task-follower.ts) — as the call's outcome:
  * rendered (renderToolResult), a long one windowed (windowLongResult), an
  * `isError` result or no result at all a failure in ToolFailure's words.
+ * `documents`: its embedded documents, converted (prompt/embedded-documents.ts),
+ * each shown as a read shows it, in windows of its own.
  */
 export function callOutcome(
   server: string,
@@ -80,6 +83,7 @@ export function callOutcome(
   result: unknown,
   toolCallId: string,
   ctx: RenderContext,
+  documents?: EmbeddedDocuments | undefined,
 ): ShownOutcome {
   const call = result as CallToolResult | undefined;
   if (!call || !Array.isArray(call.content))
@@ -87,7 +91,8 @@ export function callOutcome(
       kind: 'error',
       errorText: ToolFailure.mcpRequest(server, tool, new Error('the server answered without a tool result')).message,
     };
-  const output = windowLongResult(renderToolResult(server, tool, call, ctx), toolCallId, ctx);
+  const rendered = renderToolResult(server, tool, call, ctx, documents && { found: documents, toolCallId });
+  const output = windowLongResult(rendered, toolCallId, ctx, rendered.windowedChars);
   return call.isError
     ? { kind: 'error', errorText: ToolFailure.mcpResult(server, tool, output.text).message }
     : { kind: 'output', output };
@@ -99,12 +104,14 @@ export function callOutcome(
  * with read_resource like a long document. Without a store, the whole text.
  */
 export function windowLongResult(
-  output: McpToolOutput,
+  { windowedChars: _, ...output }: McpToolOutput & { windowedChars?: number },
   toolCallId: string,
   ctx: Pick<RenderContext, 'settings' | 'largeResults'>,
+  /** Characters of the text already in windows of their own (documents): not counted again. */
+  windowedChars = 0,
 ): McpToolOutput {
   const window = ctx.settings.READ_WINDOW_CHARS;
-  if (!ctx.largeResults || output.text.length <= window) return output;
+  if (!ctx.largeResults || output.text.length - windowedChars <= window) return output;
   const uri = toolResultUri(toolCallId);
   ctx.largeResults.put(uri, output.server, output.text);
   return {
@@ -113,16 +120,22 @@ export function windowLongResult(
   };
 }
 
-/** Maps an MCP tool result faithfully (images only for a model that takes them, within INLINE_IMAGE_MAX_BYTES): text, images, links (made readable), embedded resources (wrapped or described). */
+/**
+ * Maps an MCP tool result faithfully (images only for a model that takes them, within INLINE_IMAGE_MAX_BYTES): text,
+ * images, links (made readable), embedded resources (wrapped or described; a converted document as a read shows it,
+ * its rest kept under `tool-result://<call>/<part>`). `windowedChars`: how much of the text is such windows.
+ */
 export function renderToolResult(
   server: string,
   toolName: string,
   result: CallToolResult,
   ctx: RenderContext,
-): McpToolOutput {
+  documents?: { found: EmbeddedDocuments; toolCallId: string } | undefined,
+): McpToolOutput & { windowedChars: number } {
   const lines: string[] = [];
   const images: McpToolOutput['images'] = [];
-  for (const part of result.content ?? []) {
+  let windowedChars = 0;
+  for (const [index, part] of (result.content ?? []).entries()) {
     switch (part.type) {
       case 'text':
         lines.push(part.text);
@@ -145,11 +158,28 @@ export function renderToolResult(
         );
         break;
       case 'resource': {
-        lines.push(renderEmbedded(server, part.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS));
+        const document = documents?.found.get(index);
+        if (!document) {
+          lines.push(renderEmbedded(server, part.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS));
+          break;
+        }
+        const keep =
+          ctx.largeResults && keepIn(ctx.largeResults, server, toolResultPartUri(documents!.toolCallId, index));
+        const shown = renderEmbeddedDocument(server, document, { windowChars: ctx.settings.READ_WINDOW_CHARS, keep });
+        windowedChars += shown.length;
+        lines.push(shown);
         break;
       }
     }
   }
   if (!lines.length && result.structuredContent) lines.push(JSON.stringify(result.structuredContent));
-  return { server, tool: toolName, text: lines.join('\n'), images };
+  return { server, tool: toolName, text: lines.join('\n'), images, windowedChars };
+}
+
+/** Keeps a document's whole text in the conversation under `uri` (read on with read_resource, pages and all). */
+export function keepIn(store: LargeResultStore, server: string, uri: string): KeepDocument {
+  return (text, source) => {
+    store.put(uri, server, text, source);
+    return uri;
+  };
 }

@@ -2,6 +2,7 @@ import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import type { McpSessions } from '../mcp/sessions';
 import { attachmentParts } from '../prompt/attachments';
+import { embeddedDocuments } from '../prompt/embedded-documents';
 import { promptMessages } from '../prompt/prompt-messages';
 import type { TurnCommand } from './commands';
 
@@ -30,9 +31,13 @@ export async function turnInput(
   const { settings, acceptsImages } = options;
   if (request.kind === 'prompt') {
     const result = await sessions.getPrompt(request.server, request.name, request.arguments);
+    const documents = await embeddedDocuments(
+      result.messages.map((m) => m.content),
+      sessions.documents,
+    );
     return {
       description: result.description,
-      newMessages: promptMessages(request.server, request.name, result, { settings, acceptsImages }),
+      newMessages: promptMessages(request.server, request.name, result, { settings, acceptsImages }, documents),
     };
   }
   const { message, attachments } = request;

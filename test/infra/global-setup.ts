@@ -20,6 +20,7 @@ import { startChangingTools } from './changing-tools';
 import { DOCUMENT_SERVER_PORT_OFFSET, startDocumentServer } from './document-server';
 import { CHANGING_TOOLS_PORT_OFFSET } from './changing-tools-definitions';
 import { startV2Servers } from './v2-servers';
+import { STDIO_BRIDGE_PORT_OFFSET, startStdioBridge } from './stdio-bridge';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
 const PROXY_PORT = TEST_PORT_BASE + 2;
@@ -136,6 +137,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => changing.close());
     const documents = await startDocumentServer(TEST_PORT_BASE + DOCUMENT_SERVER_PORT_OFFSET);
     stops.push(() => documents.close());
+    // server-filesystem (stdio only) over a folder of documents, bridged to Streamable HTTP.
+    const filesystem = await startStdioBridge(TEST_PORT_BASE + STDIO_BRIDGE_PORT_OFFSET);
+    stops.push(() => filesystem.close());
+    project.provide('filesystemFolder', filesystem.folder);
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
     const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });

@@ -425,6 +425,21 @@ export const TEST_TENANTS = [
       { id: 'docs', url: local(50, '/mcp'), transport: 'streamable-http' },
     ],
   },
+  // Documents inside tool results (test/documents-in-tools.test.ts): the real server-filesystem, stdio only, through
+  // test/infra/stdio-bridge.ts; its two reading tools run without approval.
+  {
+    id: 'filesystem',
+    apiKeySha256: [sha256('test-key-filesystem')],
+    allowedOrigins: [],
+    mcpServers: [
+      {
+        id: 'files',
+        url: local(51, '/mcp'),
+        transport: 'streamable-http',
+        autoApprove: ['read_media_file', 'read_text_file'],
+      },
+    ],
+  },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
   {

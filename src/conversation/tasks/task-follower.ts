@@ -11,6 +11,7 @@ import type { Owner } from '../../owner';
 import type { LargeResultStore } from '../../tools/large-results';
 import type { ToolTaskStarted } from '../../tools/mcp-tools';
 import { callOutcome } from '../../tools/model-output';
+import { embeddedDocuments } from '../../prompt/embedded-documents';
 import { ToolFailure } from '../../tools/tool-failure';
 import { checkedAnswer, type ElicitationAnswer } from '../../turn/elicitations';
 import type { LiveStream } from '../../turn/live-stream';
@@ -328,7 +329,12 @@ export class TaskFollower {
       return;
     }
     if (snapshot.status === 'completed')
-      return this.settle(row, this.outcomeOf(sessions, row, snapshot.result), 'completed', snapshot.statusMessage);
+      return this.settle(
+        row,
+        await this.outcomeOf(sessions, row, snapshot.result),
+        'completed',
+        snapshot.statusMessage,
+      );
     if (snapshot.status === 'failed') {
       const why = snapshot.error?.message ?? snapshot.statusMessage ?? 'the task failed';
       return this.settle(
@@ -408,14 +414,24 @@ export class TaskFollower {
   }
 
   /** A completed task's result as the tool call's outcome: what a call that answered at once would show (tools/model-output.ts). */
-  private outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): CallOutcome {
+  private async outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): Promise<CallOutcome> {
     const { conversation, answer } = this.host;
-    return callOutcome(row.server, row.tool, result, row.toolCallId, {
-      sessions,
-      settings: conversation.settings(),
-      acceptsImages: conversation.acceptsImages(),
-      largeResults: answer.largeResults,
-    });
+    // Its documents as their text, as for a call answered at once (prompt/embedded-documents.ts).
+    const content = (result as { content?: unknown } | undefined)?.content;
+    const documents = Array.isArray(content) ? await embeddedDocuments(content, sessions.documents) : undefined;
+    return callOutcome(
+      row.server,
+      row.tool,
+      result,
+      row.toolCallId,
+      {
+        sessions,
+        settings: conversation.settings(),
+        acceptsImages: conversation.acceptsImages(),
+        largeResults: answer.largeResults,
+      },
+      documents,
+    );
   }
 
   /** The task ended: its outcome goes into the answer, its part says how it ended, and it is followed no more. */

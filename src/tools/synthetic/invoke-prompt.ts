@@ -1,7 +1,10 @@
 import type { GetPromptResult } from '@modelcontextprotocol/client';
 import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
+import { embeddedDocuments, type EmbeddedDocuments, renderEmbeddedDocument } from '../../prompt/embedded-documents';
 import { renderEmbedded } from '../../prompt/render';
+import { toolResultPartUri } from '../large-results';
+import { keepIn } from '../model-output';
 import { asToolError, type ToolContext } from './context';
 import type { SyntheticTool } from './tool';
 
@@ -23,12 +26,17 @@ export const invokePrompt: SyntheticTool = {
     tool({
       description: "Fetch one of a server's prompts (message templates) with its arguments; returns its messages.",
       inputSchema: INPUT,
-      execute: async ({ server, name, arguments: args }, { abortSignal }) => {
+      execute: async ({ server, name, arguments: args }, { abortSignal, toolCallId }) => {
         if (!ctx.modelPrompts(server))
           throw new Error(`The prompts of server "${server}" are for users only; they cannot be invoked by the model.`);
         // A stop cancels prompts/get on the server too, like a tool call.
         const result = await asToolError(ctx.sessions.getPrompt(server, name, args, abortSignal));
-        return renderPrompt(server, name, result, ctx);
+        // Its documents as their text, the rest of a long one kept like a tool result's (prompt/embedded-documents.ts).
+        const found = await embeddedDocuments(
+          result.messages.map((m) => m.content),
+          ctx.sessions.documents,
+        );
+        return renderPrompt(server, name, result, ctx, { found, toolCallId });
       },
     }),
 };
@@ -38,15 +46,22 @@ export function renderPrompt(
   server: string,
   name: string,
   result: GetPromptResult,
-  ctx: Pick<ToolContext, 'settings'>,
+  ctx: Pick<ToolContext, 'settings' | 'largeResults'>,
+  documents?: { found: EmbeddedDocuments; toolCallId: string } | undefined,
 ): string {
   const lines = [
     `[Prompt "${name}" from server "${server}"${result.description ? `: ${result.description}` : ''} — ${result.messages.length} message(s)]`,
   ];
-  for (const message of result.messages) {
+  for (const [index, message] of result.messages.entries()) {
     const content = message.content;
+    const document = documents?.found.get(index);
     let text: string;
     if (content.type === 'text') text = content.text;
+    else if (document)
+      text = renderEmbeddedDocument(server, document, {
+        windowChars: ctx.settings.READ_WINDOW_CHARS,
+        keep: ctx.largeResults && keepIn(ctx.largeResults, server, toolResultPartUri(documents!.toolCallId, index)),
+      });
     else if (content.type === 'resource')
       text = renderEmbedded(server, content.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS);
     else if (content.type === 'resource_link')

@@ -85,12 +85,15 @@ async function readForModel(
   return charged(ctx, uri, { server: view.server, uri, cache: view.cache, ...view.model });
 }
 
-/** A window of a long tool result kept by this conversation. */
+/** A window of a long tool result kept by this conversation (a document in it: named by its own URI, with its pages). */
 function readLargeResult(ctx: ToolContext, uri: string, offset: number | undefined): ReadResourceOutput {
   const kept = ctx.largeResults?.get(uri);
   if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
+  const entry = kept.source
+    ? { uri: kept.source.uri, mimeType: 'text/markdown', document: kept.source.document }
+    : { uri, mimeType: 'text/plain' };
   const model = renderResource(
-    { server: kept.server, uri, contents: [{ uri, mimeType: 'text/plain', text: kept.text, size: kept.text.length }] },
+    { server: kept.server, uri, contents: [{ ...entry, text: kept.text, size: kept.text.length }] },
     {
       windowChars: ctx.settings.READ_WINDOW_CHARS,
       ...(offset === undefined ? {} : { offset }),

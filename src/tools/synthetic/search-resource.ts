@@ -50,7 +50,9 @@ async function searchForModel(
   if (isToolResultUri(uri)) {
     const kept = ctx.largeResults?.get(uri);
     if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
-    found = { server: kept.server, mime: 'text/plain', text: kept.text };
+    found = kept.source
+      ? { server: kept.server, mime: 'text/markdown', text: kept.text, document: kept.source.document }
+      : { server: kept.server, mime: 'text/plain', text: kept.text };
   } else {
     const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
     const read = await asToolError(

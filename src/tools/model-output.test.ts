@@ -65,6 +65,38 @@ describe('what the model is shown of a tool result', () => {
     expect(ctx.kept.get('tool-result://call-2')).toBe(text);
   });
 
+  it('a document in a result: its own windows, its rest kept as the result part; the result is not windowed again', () => {
+    const ctx = context();
+    const text = 'Page one. '.repeat(50);
+    const document = {
+      uri: 'file:///x/manual.pdf',
+      mimeType: 'text/markdown',
+      text,
+      size: text.length,
+      document: {
+        from: 'application/octet-stream',
+        bytes: 900,
+        format: 'pdf' as const,
+        pageCount: 2,
+        parts: { kind: 'page' as const, starts: [0, 250] },
+      },
+    };
+    const result = {
+      content: [
+        { type: 'text' as const, text: 'Here it is.' },
+        { type: 'resource' as const, resource: { uri: 'file:///x/manual.pdf', blob: 'JVBERi0=' } },
+      ],
+    };
+    const shown = callOutcome('files', 'read', result, 'call-3', ctx, new Map([[1, document]]));
+    const out = shown.kind === 'output' ? shown.output.text : '';
+    expect(out).toMatch(/^Here it is\.\n\[Document: application\/octet-stream/);
+    expect(out).toContain('part="characters 0-200 of 500" pages="page 1 of 2"');
+    expect(out).toContain('"uri":"tool-result://call-3/1"');
+    expect(ctx.kept.get('tool-result://call-3/1')).toBe(text);
+    expect(ctx.kept.has('tool-result://call-3')).toBe(false);
+    expect(shown.kind === 'output' && 'windowedChars' in shown.output).toBe(false);
+  });
+
   it('an isError result and a result that is not one are failures, in the words the model is sent', () => {
     expect(
       callOutcome('demo', 'x', { content: [{ type: 'text', text: 'no such row' }], isError: true }, 'c', context()),

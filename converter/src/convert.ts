@@ -1,4 +1,10 @@
-import type { ConvertInput, ConvertOutput, DocumentFormat } from '../../shared/documents';
+import type {
+  ConvertedDocument,
+  ConvertInput,
+  ConvertLimits,
+  ConvertOutput,
+  DocumentFormat,
+} from '../../shared/documents';
 import { convertDocx } from './docx';
 import { convertCsv, convertHtml } from './html';
 import { convertPdf } from './pdf';
@@ -7,7 +13,11 @@ import { Refusal } from './refusal';
 import { checkBytes } from './sniff';
 import { convertXlsx } from './xlsx';
 
-const READERS = {
+/** One reader per format; each throws a Refusal for what it will not convert. */
+const READERS: Record<
+  DocumentFormat,
+  (bytes: Uint8Array, limits: ConvertLimits) => ConvertedDocument | Promise<ConvertedDocument>
+> = {
   pdf: convertPdf,
   docx: convertDocx,
   xlsx: convertXlsx,
@@ -48,5 +58,3 @@ function inputProblem(input: ConvertInput): string | undefined {
     return 'limits.maxPages and limits.maxChars must be positive integers';
   return undefined;
 }
-
-export type { DocumentFormat };

@@ -19,8 +19,12 @@ export async function convertDocuments(
   return Promise.all(contents.map((entry) => (isCandidate(entry) ? convertOne(entry, reading) : entry)));
 }
 
-/** A document by its declared type or name (its bytes are checked once decoded). */
+/**
+ * A document by its declared type or name (its bytes are checked once decoded). An MCP Apps view
+ * (`text/html;profile=mcp-app`, a `ui://` resource) is HTML to run, not to read: it is never converted.
+ */
 function isCandidate(entry: StoredContents): boolean {
+  if (entry.uri.startsWith('ui://') || /;\s*profile=/i.test(entry.mimeType ?? '')) return false;
   const format = documentFormatOf(entry.mimeType, entry.uri);
   if (!format || format === 'csv') return false; // CSV is text as it is
   return format === 'html' || 'blob' in entry;

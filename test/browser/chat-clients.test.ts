@@ -10,6 +10,7 @@ import type { UIMessage } from 'ai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../scripts/mint-token.mjs';
 import { BROWSER_PORTS } from '../infra/ports';
+import { makePdf } from '../infra/pdf-fixtures';
 import { launchChromium, screenshot } from './chromium';
 import { startClientPage } from './clients/page';
 import { startFakeModel, type FakeModel } from './fake-model';
@@ -615,4 +616,45 @@ describe('the chat widget on a SaaS page (the same service, a slow model)', () =
     expect(answer).toContain('You answered: status = all, detailed = true');
     expect(answer).toContain('Done: Weekly report:');
   });
+});
+
+describe('files from the chat clients (FileUIPart: sendMessage({text, files}))', () => {
+  it.each(['http', 'ws'] as const)(
+    'over %s: the file becomes an upload; the model gets one line naming it, never its bytes',
+    async (client) => {
+      const token = await tokenFor(newUser().user);
+      const id = client === 'http' ? chatId() : await newConversation(token);
+      const { page, errors } = await openClient(client, id, token);
+      const pdf = makePdf({ title: 'Handbook', pages: [['# Travel', 'Trains are booked two weeks ahead.']] });
+      const base64 = Buffer.from(pdf).toString('base64');
+      const before = model.requests.length;
+      await page.evaluate((file) => window.chat!.sendFile('What does this file say about trains?', file), {
+        name: 'Travel handbook.pdf',
+        type: 'application/pdf',
+        base64,
+      });
+      const messages = await settled(page);
+      expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(errors).toEqual([]);
+
+      const files = (await (
+        await fetch(`${service.url}/v1/conversations/${id}/files`, { headers: { Authorization: `Bearer ${token}` } })
+      ).json()) as { files: Array<{ uri: string; name: string; size: number; mimeType: string }> };
+      expect(files.files).toEqual([
+        expect.objectContaining({
+          uri: `upload://${id}/Travel_handbook.pdf`,
+          name: 'Travel_handbook.pdf',
+          size: pdf.length,
+          mimeType: 'application/pdf',
+        }),
+      ]);
+      const asked = JSON.stringify(model.requests.slice(before).map((r) => r.messages));
+      expect(asked).toContain(`[The user attached the file \\"Travel handbook.pdf\\" (application/pdf`);
+      expect(asked).toContain(`upload://${id}/Travel_handbook.pdf`);
+      expect(asked).not.toContain(base64.slice(0, 40));
+      expect(asked).not.toContain('data:application/pdf');
+      const [user] = await stored(id, token);
+      expect(JSON.stringify(user)).not.toContain('data:application/pdf');
+    },
+  );
 });

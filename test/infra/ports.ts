@@ -50,4 +50,6 @@ export const BROWSER_PORTS = {
   /** A tool that changed since it was approved (tool-definitions.test.ts): `npm start` plus the changing-tools servers. */
   definitionsService: TEST_PORT_BASE + 45,
   changingTools: TEST_PORT_BASE + 46,
+  /** The widget's own files (widget-files.test.ts): `npm start`'s configuration with a small UPLOAD_MAX_BYTES. */
+  filesService: TEST_PORT_BASE + 47,
 };

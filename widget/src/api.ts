@@ -1,3 +1,4 @@
+import type { UploadedFile, UploadedFiles } from '../../shared/api/files';
 import type { ApprovalBody, ElicitationAnswerBody, RunPromptBody } from '../../shared/api/conversations';
 import type {
   ViewLink,
@@ -126,6 +127,38 @@ export class ChatApi {
   /** Revoked at the server where it can be, then forgotten. */
   disconnect(server: string): Promise<{ server: string; status: string; revoked: string }> {
     return this.json('DELETE', `/v1/connections/${encodeURIComponent(server)}`);
+  }
+
+  /**
+   * Uploads one file (`POST …/files`, one `file` field) with its progress: XMLHttpRequest, because fetch reports no
+   * upload progress. The same token and origin as every request; a refusal is the service's error (the limit named).
+   */
+  uploadFile(id: string, file: File, onProgress: (loaded: number) => void, signal: AbortSignal): Promise<UploadedFile> {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', new URL(`/v1/conversations/${encodeURIComponent(id)}/files`, this.endpoint));
+      const token = this.token();
+      if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+      xhr.upload.onprogress = (event) => onProgress(event.loaded);
+      xhr.onload = async () => {
+        const response = new Response(xhr.responseText, {
+          status: xhr.status,
+          headers: { 'retry-after': xhr.getResponseHeader('retry-after') ?? '' },
+        });
+        if (response.ok) resolve(((await response.json()) as UploadedFiles).files[0]!);
+        else reject(await errorOf(response));
+      };
+      xhr.onerror = async () => reject(await this.whyUnreachable());
+      xhr.onabort = () => reject(new DOMException('The upload was stopped.', 'AbortError'));
+      signal.addEventListener('abort', () => xhr.abort(), { once: true });
+      const form = new FormData();
+      form.append('file', file);
+      xhr.send(form);
+    });
+  }
+  /** Deletes one of the conversation's files (a chip removed before its message was sent). */
+  deleteFile(id: string, name: string): Promise<Response> {
+    return this.request('DELETE', `/v1/conversations/${encodeURIComponent(id)}/files/${encodeURIComponent(name)}`);
   }
 
   /** Stops the running turn (its stream then ends with an `abort` chunk; the partial answer is kept). */

@@ -205,6 +205,11 @@ export class ChatSession {
     return value;
   }
 
+  /** The catalog changed (a file uploaded or removed): the next `@` asks for it again. */
+  catalogChanged(): void {
+    this.catalogCache = null;
+  }
+
   /** What the catalog says of an attached resource (or skill), for its chip. */
   describe(server: string, uri: string): Attachment {
     const state = this.catalogCache?.value.servers.find((s) => s.id === server);

@@ -5,6 +5,7 @@ import { promptForm, templateForm, type FormDeps } from './catalog-forms';
 import { resourceOptions, skillAttachment, slashOptions, type ResourceChoice, type SlashChoice } from './catalog-menus';
 import { ChatSession, type ChatStatus } from './chat-session';
 import { h } from './dom';
+import { FileUploads, paperclip } from './file-uploads';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
 import { STYLES } from './styles';
@@ -47,6 +48,10 @@ export class McpOndemandChat extends HTMLElement {
   private api!: ChatApi;
   private session!: ChatSession;
   private attachments: Attachment[] = [];
+  /** The person's own files (attach button, drop, paste): uploaded at once, sent with the next message. */
+  private files!: FileUploads;
+  /** Send was pressed while files upload: the message goes once they are stored. */
+  private holding = false;
   /** Aborted when the element leaves the page: no fetch, stream or timer outlives it. */
   private lifetime = new AbortController();
   private built = false;
@@ -147,7 +152,7 @@ export class McpOndemandChat extends HTMLElement {
     this.transcript = new TranscriptView(
       this.root,
       () => ({
-        describe: (server, uri) => this.session.describe(server, uri),
+        describe: (server, uri) => this.files.describe(uri) ?? this.session.describe(server, uri),
         answer: this.session.busy ? undefined : this.answer,
         elicit: this.session.answerElicitation,
         view: (app, part) => this.views.node(app, part),
@@ -180,6 +185,38 @@ export class McpOndemandChat extends HTMLElement {
       'Stop',
     );
     this.chips = h('div', { hidden: true });
+    this.files = new FileUploads({
+      api: this.api,
+      conversation: () => this.session.ensureConversation(),
+      changed: () => this.session.catalogChanged(),
+      focus: () => this.input.focus(),
+      announce,
+      refused: (_file, error) => this.showError(error),
+    });
+    const picker = h('input', { type: 'file', multiple: true, hidden: true, tabindex: -1 });
+    picker.addEventListener('change', () => {
+      this.files.add(picker.files ?? []);
+      picker.value = '';
+      this.input.focus();
+    });
+    const attach = h(
+      'button',
+      {
+        type: 'button',
+        class: 'attach',
+        part: 'attach',
+        'aria-label': 'Attach files',
+        title: 'Attach files',
+        onclick: () => picker.click(),
+      },
+      paperclip(),
+    );
+    this.input.addEventListener('paste', (event) => {
+      const pasted = [...(event.clipboardData?.files ?? [])];
+      if (!pasted.length) return;
+      event.preventDefault();
+      this.files.add(pasted);
+    });
     this.formSlot = h('div', { hidden: true });
     // Menus first: their key handling must run before Enter-to-send.
     this.slashMenu = new Listbox(
@@ -210,26 +247,28 @@ export class McpOndemandChat extends HTMLElement {
       this.atMenu.el,
       this.formSlot,
       this.chips,
-      h('div', { class: 'input-row' }, this.input, this.send, this.stopButton),
+      this.files.el,
+      h('div', { class: 'input-row' }, attach, picker, this.input, this.send, this.stopButton),
       h(
         'span',
         { class: 'hint' },
-        'Type / for prompts and skills, @ to attach a resource. Enter sends, Shift+Enter adds a line.',
+        'Type / for prompts and skills, @ to attach a resource; attach, drop or paste files. Enter sends, Shift+Enter adds a line.',
       ),
     );
-    this.root.append(
-      h(
-        'section',
-        { class: 'chat', 'aria-label': 'Chat', part: 'chat' },
-        h('header', {}, this.headingEl, this.status, this.accounts.panel.toggle),
-        this.accounts.panel.el,
-        this.transcript.el,
-        this.accounts.cardsEl,
-        this.alert,
-        composer,
-        this.transcript.announcerEl,
-      ),
+    const section = h(
+      'section',
+      { class: 'chat', 'aria-label': 'Chat', part: 'chat' },
+      h('header', {}, this.headingEl, this.status, this.accounts.panel.toggle),
+      this.accounts.panel.el,
+      this.transcript.el,
+      this.accounts.cardsEl,
+      this.alert,
+      composer,
+      this.transcript.announcerEl,
+      h('div', { class: 'drop-hint', 'aria-hidden': 'true' }, 'Drop files to attach them'),
     );
+    dropTarget(section, (dropped) => this.files.add(dropped));
+    this.root.append(section);
   }
 
   // ---- composer: menus, forms, attachments ---------------------------------------
@@ -353,11 +392,24 @@ export class McpOndemandChat extends HTMLElement {
   // ---- turns ------------------------------------------------------------------------
 
   private async submit(): Promise<void> {
+    if (!this.input.value.trim() || this.session.busy || this.holding) return;
+    if (this.files.uploading) {
+      // Sent once its files are stored (a refused one is said, and the message goes without it).
+      this.holding = true;
+      this.send.disabled = true;
+      this.status.textContent = 'Uploading files…';
+      await this.files.settled();
+      this.holding = false;
+      this.send.disabled = false;
+      this.status.textContent = '';
+    }
     const text = this.input.value.trim();
     if (!text || this.session.busy) return;
     this.slashMenu.close();
     this.atMenu.close();
-    const attachments = this.attachments;
+    const resources = this.attachments;
+    const uploaded = this.files.take();
+    const attachments = [...resources, ...uploaded];
     this.input.value = '';
     this.attachments = [];
     this.renderChips();
@@ -366,8 +418,9 @@ export class McpOndemandChat extends HTMLElement {
       // Refused before it was stored: take the message back into the box, nothing is lost.
       onRefused: () => {
         if (!this.input.value) this.input.value = text;
-        this.attachments = attachments;
+        this.attachments = resources;
         this.renderChips();
+        this.files.restore(uploaded);
       },
       // "Try again" sends what is in the box now (the message, put back).
       retry: () => void this.submit(),
@@ -492,4 +545,25 @@ export class McpOndemandChat extends HTMLElement {
   private emit<K extends keyof McpOndemandChatEventDetails>(type: K, detail: McpOndemandChatEventDetails[K]): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
+}
+
+/** Files dropped anywhere on the chat are attached; while they are dragged over it, it says so (`data-drop`). */
+function dropTarget(el: HTMLElement, drop: (files: File[]) => void): void {
+  const carriesFiles = (event: DragEvent) => event.dataTransfer?.types.includes('Files') ?? false;
+  const over = (event: DragEvent) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    el.dataset.drop = '';
+  };
+  el.addEventListener('dragenter', over);
+  el.addEventListener('dragover', over);
+  el.addEventListener('dragleave', (event) => {
+    if (!el.contains(event.relatedTarget as Node | null)) delete el.dataset.drop;
+  });
+  el.addEventListener('drop', (event) => {
+    delete el.dataset.drop;
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    drop([...(event.dataTransfer?.files ?? [])]);
+  });
 }

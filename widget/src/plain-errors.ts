@@ -76,6 +76,11 @@ export function plainError(error: unknown): PlainError {
         detail: 'Approve or deny it before sending a new message.',
         retryable: false,
       };
+    case 'file_too_large':
+    case 'upload_quota':
+    case 'unsupported_media_type':
+      // The service's sentence names the file and the limit it passed.
+      return { title: 'The file was not attached.', detail, retryable: false };
     case 'model_not_configured':
     case 'invalid_config':
       return { title: 'The chat service is not set up correctly.', detail, retryable: false };

@@ -48,6 +48,13 @@ header h2 { font-size: 1em; margin: 0; flex: 1; }
 .chips { display: flex; flex-wrap: wrap; gap: 6px; }
 .chip { display: inline-flex; align-items: center; gap: 6px; border: 1px solid var(--mcp-border); border-radius: 999px; padding: 2px 10px; font-size: .85em; background: var(--mcp-step-bg); }
 .chip button { border: 0; background: none; cursor: pointer; color: var(--mcp-muted); padding: 0 2px; font-size: 1.1em; line-height: 1; }
+.chip.file { max-width: 100%; }
+.chip.file .name { overflow-wrap: anywhere; }
+.chip.file progress { width: 56px; height: 6px; accent-color: var(--mcp-accent); }
+button.attach { flex: none; display: inline-flex; align-items: center; justify-content: center; width: 40px; height: 40px; border: 1px solid var(--mcp-field-border); border-radius: 8px; background: var(--mcp-bg); color: var(--mcp-muted); cursor: pointer; }
+button.attach svg { fill: none; stroke: currentColor; stroke-width: 2; stroke-linecap: round; stroke-linejoin: round; }
+.drop-hint { display: none; position: absolute; inset: 0; z-index: 3; align-items: center; justify-content: center; background: color-mix(in srgb, var(--mcp-bg) 85%, transparent); border: 2px dashed var(--mcp-accent); border-radius: var(--mcp-radius); color: var(--mcp-accent); font-weight: 600; pointer-events: none; }
+.chat[data-drop] .drop-hint { display: flex; }
 .step { border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-step-bg); margin: .35em 0; font-size: .88em; }
 .step summary { cursor: pointer; padding: 4px 8px; color: var(--mcp-muted); list-style-position: inside; }
 .step[data-status="error"] summary, .step[data-status="denied"] summary { color: var(--mcp-error); }
@@ -86,7 +93,7 @@ button:disabled { opacity: .5; cursor: default; }
 .alert strong { display: block; }
 .composer { border-top: 1px solid var(--mcp-border); padding: 8px 14px 12px; display: flex; flex-direction: column; gap: 6px; position: relative; }
 .input-row { display: flex; gap: 8px; align-items: flex-end; }
-textarea { flex: 1; resize: none; font: inherit; color: inherit; background: var(--mcp-bg); border: 1px solid var(--mcp-field-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 140px; }
+textarea { flex: 1; min-width: 0; resize: none; font: inherit; color: inherit; background: var(--mcp-bg); border: 1px solid var(--mcp-field-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 140px; }
 .hint { font-size: .8em; color: var(--mcp-muted); }
 [role="listbox"] { list-style: none; margin: 0; padding: 4px; border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-bg); box-shadow: 0 6px 24px rgba(0,0,0,.12); max-height: 240px; overflow-y: auto; }
 .menu { position: absolute; left: 14px; right: 14px; bottom: 100%; z-index: 2; }

@@ -195,6 +195,6 @@ function emptyState(): HTMLElement {
   return h(
     'p',
     { class: 'empty' },
-    'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or attach a skill, @ to attach a resource.',
+    'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or attach a skill, @ to attach a resource; drop a file here to ask about it.',
   );
 }

@@ -21,6 +21,8 @@ interface Driver {
   status: string;
   messages: UIMessage[];
   send(text: string): Promise<void>;
+  /** Sends text with one file, as `sendMessage({text, files})` with a FileList makes it: a FileUIPart, its bytes a data: URL. */
+  sendFile(text: string, file: { name: string; type: string; base64: string }): Promise<void>;
   stop(): Promise<void>;
   regenerate(): Promise<void>;
   approve(toolCallId: string, approved: boolean): Promise<void>;
@@ -73,6 +75,12 @@ function expose(
     status: chat.status,
     messages: chat.messages,
     send: (text) => chat.sendMessage({ text }),
+    sendFile: async (text, file) => {
+      const bytes = Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0));
+      const list = new DataTransfer();
+      list.items.add(new File([bytes], file.name, { type: file.type }));
+      await chat.sendMessage({ text, files: list.files });
+    },
     stop: extra.stop,
     regenerate: () => chat.regenerate(),
     approve: async (toolCallId, approved) => {

@@ -132,8 +132,10 @@ export class McpOndemandChat extends HTMLElement {
     // A new token after an expiry: the host has signed the person in again.
     if (name === 'token' && this.alert.dataset.auth === 'expired') this.clearAlert();
     // Another conversation: shown in place of this one (its views torn down first).
-    if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy)
+    if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy) {
+      this.files.clear();
       void this.session.switchTo(value);
+    }
   }
 
   // ---- layout -------------------------------------------------------------

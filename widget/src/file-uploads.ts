@@ -151,11 +151,18 @@ export class FileUploads {
     return this.known.get(uri);
   }
 
-  private remove(entry: PendingFile): void {
+  /** Another conversation is shown: the files not sent go (each deleted from the one they were uploaded to). */
+  clear(): void {
+    for (const entry of [...this.files]) this.remove(entry, false);
+  }
+
+  private remove(entry: PendingFile, focus = true): void {
     this.drop(entry);
     entry.stop.abort();
-    const name = entry.attachment?.uri.split('/').pop();
-    if (name) void this.deps.conversation().then((id) => this.deps.api.deleteFile(id, name).catch(() => {}));
+    // upload://<conversation>/<name>: deleted from the conversation it went to.
+    const [, , conversation, name] = entry.attachment?.uri.split('/') ?? [];
+    if (conversation && name) void this.deps.api.deleteFile(conversation, name).catch(() => {});
+    if (!focus) return;
     this.deps.announce(`${entry.attachment?.title ?? entry.file.name} removed.`);
     this.deps.focus();
   }

@@ -85,15 +85,16 @@ describe('resource cache', () => {
   });
 
   it('stores blobs losslessly, as base64 exactly as the server sent them, with their byte size', async () => {
+    // (A document's blob is stored as its text instead: documents.test.ts.)
     const id = await createConversation();
-    const direct = await (await colleague()).readResource({ uri: 'docs://quarterly-report.pdf' });
-    const cached = await read(id, { server: 'demo', uri: 'docs://quarterly-report.pdf' });
+    const direct = await (await colleague()).readResource({ uri: 'assets://logo.png' });
+    const cached = await read(id, { server: 'demo', uri: 'assets://logo.png' });
     expect(cached.contents).toEqual([
       {
-        uri: 'docs://quarterly-report.pdf',
-        mimeType: 'application/pdf',
+        uri: 'assets://logo.png',
+        mimeType: 'image/png',
         blob: (direct.contents[0] as { blob: string }).blob,
-        size: 1061,
+        size: 291,
       },
     ]);
     expect('text' in cached.contents[0]!).toBe(false);

@@ -41,7 +41,7 @@ describe('catalog', () => {
     );
     expect(demo!.resources.find((r) => r.uri === 'docs://quarterly-report.pdf')).toMatchObject({
       mimeType: 'application/pdf',
-      size: 1061,
+      size: 2766,
     });
     // (skill://{+path}: the skills extension's template for its files; the model is never shown it, skills are loaded by name.)
     expect(demo!.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([

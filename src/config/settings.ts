@@ -258,7 +258,7 @@ export const SettingsSchema = z.object({
    * checked first), and a Worker has 128 MB: this bounds what one request may hold, whatever the per-file limit.
    */
   UPLOAD_REQUEST_MAX_BYTES: int(1_024, 50 * 1024 * 1024).describe(
-    `bytes of one upload request's whole body (it is read into memory before anything is stored; a Worker has 128 MB): \`413 payload_too_large\` past it`,
+    `bytes of one upload request's whole body (it is read into memory before anything is stored; a Worker has 128 MB): \`413 payload_too_large\` past it; also the body limit of \`POST /v1/chat\` and \`…/messages\`, whose messages may carry files (\`useChat\` file parts)`,
   ),
   /** Bytes of resource content the model may read in one turn (read_resource); past it the tool answers with an error. */
   MAX_RESOURCE_BYTES_PER_TURN: int(1_024, 10 * 1024 * 1024).describe(

@@ -38,3 +38,15 @@ export const UploadedFiles = z
   .object({ files: z.array(UploadedFile) })
   .meta({ id: 'UploadedFiles', description: 'The conversation’s files (or the ones just stored), oldest first.' });
 export type UploadedFiles = z.infer<typeof UploadedFiles>;
+
+/**
+ * A file someone sent, before it is stored: a `file` field of an upload form, or a `useChat` file part decoded
+ * (src/chat/file-parts.ts → src/uploads/intake.ts). Here so both sides name it without one importing the other.
+ */
+export interface IncomingFile {
+  /** The name as sent (kept as the upload's title; its safe form is the name). */
+  title: string;
+  /** The type it declared ('' or `application/octet-stream`: from its extension). */
+  type: string;
+  body: Blob;
+}

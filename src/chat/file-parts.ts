@@ -1,8 +1,7 @@
 import type { UIMessage } from 'ai';
 import type { Attachment } from '../../shared/api/conversations';
-import { UPLOADS_SERVER } from '../../shared/api/files';
+import { type IncomingFile, UPLOADS_SERVER } from '../../shared/api/files';
 import { badRequest } from '../errors';
-import type { IncomingFile } from '../uploads/intake';
 
 /*
  * `useChat` file parts (the AI SDK's `FileUIPart`: `{type: 'file', mediaType, filename?, url}`) in a user message:

@@ -1,3 +1,4 @@
+import type { IncomingFile } from '../../shared/api/files';
 import type { AppConfig } from '../config';
 import { errorFields, logEvent } from '../observability/log';
 import { uploadType } from './content-type';
@@ -5,14 +6,6 @@ import { checkBatch, dailyQuotaExceeded, uploadLimitsOf } from './limits';
 import { safeFileName, uniqueName } from './names';
 import { type NewUpload, type StoredUpload, UploadStore } from './store';
 
-/** A file someone sent: a `file` field of an upload form, or a `useChat` file part decoded (chat/file-parts.ts). */
-export interface IncomingFile {
-  /** The name as sent (kept as the upload's title; its safe form is the name). */
-  title: string;
-  /** The type it declared ('' or `application/octet-stream`: from its extension). */
-  type: string;
-  body: Blob;
-}
 
 export interface IntakeScope {
   env: Pick<Env, 'UPLOADS' | 'USAGE_LEDGER'>;

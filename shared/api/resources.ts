@@ -38,10 +38,7 @@ export const DocumentInfo = z
         names: z.array(z.string()).optional().meta({ description: 'Sheet names, in order.' }),
       })
       .optional(),
-    note: z
-      .string()
-      .optional()
-      .meta({ description: 'What the text lacks, e.g. "scanned: 12 pages, no text layer".' }),
+    note: z.string().optional().meta({ description: 'What the text lacks, e.g. "scanned: 12 pages, no text layer".' }),
     failed: z.string().optional().meta({ description: 'Why it was not converted (too large, unreadable, …).' }),
     converter: z.enum(['local', 'workers-ai']).optional(),
   })

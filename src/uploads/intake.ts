@@ -6,7 +6,6 @@ import { checkBatch, dailyQuotaExceeded, uploadLimitsOf } from './limits';
 import { safeFileName, uniqueName } from './names';
 import { type NewUpload, type StoredUpload, UploadStore } from './store';
 
-
 export interface IntakeScope {
   env: Pick<Env, 'UPLOADS' | 'USAGE_LEDGER'>;
   config: AppConfig;

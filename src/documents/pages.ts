@@ -1,4 +1,5 @@
 import type { DocumentInfo } from '../../shared/api/resources';
+import type { DocumentFormat } from '../../shared/documents';
 
 /**
  * Where a converted document's pages (slides, sheets) are in its text, for what the model is told: which pages a
@@ -41,4 +42,14 @@ export function partsLabel(document: DocumentInfo | undefined, from: number, to:
     .map((name) => name.replace(/\s+/g, ' ').trim().slice(0, 60))
     .filter(Boolean);
   return `${range} of ${of}${names?.length ? ` (${names.join(', ')})` : ''}`;
+}
+
+/**
+ * The most text a document of `bytes` may hold once converted, for what is decided before it is read (is it longer
+ * than a window, so that the model should search it?): a PDF's text is rarely more than twice its bytes (compressed
+ * content streams; fonts and images usually weigh more); an Office file is zipped XML, whose text can be five or six
+ * times its bytes (bench:docs' DOCX: 6.5 KB → 33 KB). Errs long: a document thought long is searched, not misread.
+ */
+export function documentTextBound(format: DocumentFormat, bytes: number): number {
+  return bytes * (format === 'pdf' ? 2 : format === 'html' || format === 'csv' ? 1 : 6);
 }

@@ -2,6 +2,7 @@ import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate } from 
 import { isTextMime } from '../mcp/contents';
 import { terms } from './relevance';
 import { documentFormatOf } from '../../shared/documents';
+import { documentTextBound } from '../documents/pages';
 
 /**
  * One catalog entry per line, as the model sees it in the system prompt and
@@ -19,9 +20,21 @@ export interface LineOptions {
   documents?: boolean;
 }
 
+/**
+ * Whether a resource's text may be longer than `chars` (a read window), judged from its listing before it is read:
+ * text by its bytes (UTF-8 has at least as many bytes as characters, so this errs long), a document that is read as
+ * its text (`documents`) by the most text its bytes may hold; a size not listed may be anything.
+ */
+export function mayExceed(r: Resource, chars: number, documents = false): boolean {
+  const format = documents ? documentFormatOf(r.mimeType, r.uri) : undefined;
+  if (!format && !isTextMime(r.mimeType)) return false;
+  if (r.size === undefined) return true;
+  return (format ? documentTextBound(format, r.size) : r.size) > chars;
+}
+
 export function resourceLine(r: Resource, options: LineOptions = {}): string {
   const long =
-    options.longOver !== undefined && r.size !== undefined && r.size > options.longOver && isTextMime(r.mimeType);
+    options.longOver !== undefined && r.size !== undefined && mayExceed(r, options.longOver, options.documents);
   // A PDF or an Office file reads as text: the model should know it can ask for it (HTML and CSV are text already).
   const format = options.documents ? documentFormatOf(r.mimeType, r.uri) : undefined;
   const readable = format && format !== 'html' && format !== 'csv';

@@ -66,6 +66,24 @@ describe('which synthetic tools the system prompt offers', () => {
     expect(offered([server({ resources: [image] })])).toEqual(['read_resource']);
   });
 
+  it('a document that reads as text (PDF, Office) counts by the most text its bytes may hold', () => {
+    const converting = { settings: { ...SETTINGS, DOCUMENT_CONVERTER: 'local' as const } };
+    const pdf = (size: number) => ({ uri: `docs://${size}.pdf`, name: 'handbook', mimeType: 'application/pdf', size });
+    const docx = {
+      uri: 'docs://guide.docx',
+      name: 'guide',
+      mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      size: 6_500,
+    };
+    // bench:docs' 40-page handbook (139 KB) and 12-page guide (6.5 KB of zipped XML, 33 KB of text): searched.
+    expect(offered([server({ resources: [pdf(139_000)] })], converting)).toEqual(['read_resource', 'search_resource']);
+    expect(offered([server({ resources: [docx] })], converting)).toEqual(['read_resource', 'search_resource']);
+    expect(build([server({ resources: [pdf(139_000)] })], converting).text).toContain('[pdf 136K, long, text]');
+    // A small PDF (the demo's report) fits a window; with conversion off a PDF is a binary, described, never searched.
+    expect(offered([server({ resources: [pdf(2_766)] })], converting)).toEqual(['read_resource']);
+    expect(offered([server({ resources: [pdf(139_000)] })])).toEqual(['read_resource']);
+  });
+
   it('without READ_WINDOW_CHARS, only text of unknown size counts as long', () => {
     const settings = { CATALOG_TOKEN_BUDGET: 1_500, INSTRUCTIONS_MAX_CHARS: 4_000 };
     expect(offered([server({ resources: [guide] })], { settings })).toEqual(['read_resource']);

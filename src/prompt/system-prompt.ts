@@ -1,6 +1,6 @@
 import type { Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
-import { isTextMime } from '../mcp/contents';
+import { mayExceed } from './catalog-lines';
 import { metadataLine, promptLine, resourceLine, skillLine, templateLine } from './catalog-lines';
 import { fieldsOf, score, terms } from './relevance';
 import { type CatalogSection, relevantEntries, sectionHeading, serverHeading } from './markers';
@@ -204,13 +204,13 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     // A skill's other files are read with read_resource (load_skill lists them), so a skill with files makes it readable too.
     readable:
       count('resource') > 0 || count('template') > 0 || input.servers.some((s) => (s.skills ?? []).some(hasOtherFiles)),
-    // Text that may not fit one window (bytes against characters: UTF-8 text has at least as many bytes, so this errs long).
+    // Text that may not fit one window (bytes against characters: UTF-8 text has at least as many bytes, so this errs
+    // long; a document's text is bounded from its bytes, documents/pages.ts): then search_resource is worth offering.
     longOrUnknown: input.servers.some((s) =>
       s.resources.some(
         (r) =>
           !input.inlined?.has(`${s.id}\u0000${r.uri}`) &&
-          isTextMime(r.mimeType) &&
-          (r.size === undefined || r.size > (input.settings.READ_WINDOW_CHARS ?? Number.POSITIVE_INFINITY)),
+          mayExceed(r, input.settings.READ_WINDOW_CHARS ?? Number.POSITIVE_INFINITY, lineOptions.documents),
       ),
     ),
     anyTools: input.mcpTools?.any ?? input.servers.some((s) => isUsable(s) && s.tools.length > 0),

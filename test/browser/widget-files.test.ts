@@ -33,6 +33,10 @@ afterAll(async () => {
 async function open(viewport = { width: 1000, height: 820 }, isMobile = false): Promise<void> {
   context = await chromium.browser.newContext({ viewport, isMobile });
   page = await context.newPage();
+  // Playwright intercepts file choosers only once a listener exists, and turns that on asynchronously: a chooser opened
+  // by a key press right after `waitForEvent('filechooser')` could beat it (the keyboard test then waited in vain).
+  // A listener for the page's whole life makes the interception certain before any test opens one.
+  page.on('filechooser', () => {});
   pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(`${service.url}/`);

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import type { Attachment } from '../../shared/api/conversations';
 import { type IncomingFile, UPLOADS_SERVER } from '../../shared/api/files';
+import { bytesOfBase64 } from '../../shared/base64';
 import { badRequest } from '../errors';
 
 /*
@@ -62,10 +63,7 @@ function dataUrlBlob(part: FileUIPart, title: string): Blob {
   try {
     if (comma < 0) throw new Error('no comma');
     if (!/;base64$/i.test(header)) return new Blob([decodeURIComponent(data)], { type });
-    const binary = atob(data);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return new Blob([bytes], { type });
+    return new Blob([bytesOfBase64(data)], { type });
   } catch {
     throw badRequest(`The file "${title}" is not a well-formed data: URL`, 'invalid_file');
   }

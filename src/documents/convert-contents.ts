@@ -1,5 +1,6 @@
 import type { DocumentInfo, StoredContents } from '../../shared/api/resources';
 import { type DocumentFormat, documentFormatOf } from '../../shared/documents';
+import { bytesOfBase64 } from '../../shared/base64';
 import { humanSize } from '../../shared/human-size';
 import type { DocumentReading } from './document-converter';
 
@@ -41,7 +42,7 @@ async function convertOne(entry: StoredContents, reading: DocumentReading): Prom
         failed: `${humanSize(entry.size)} is more than DOCUMENT_MAX_BYTES (${humanSize(reading.maxBytes)})`,
       },
     };
-  const bytes = 'blob' in entry ? bytesOfBase64(entry.blob) : new TextEncoder().encode(entry.text);
+  const bytes = 'blob' in entry ? decoded(entry.blob) : new TextEncoder().encode(entry.text);
   if (!bytes) return { ...entry, document: { ...info, failed: 'its blob is not valid base64' } };
   const format = documentFormatOf(entry.mimeType, entry.uri, bytes);
   // A file that claims a type its bytes do not have is described as what it is: bytes, never parsed as the claim.
@@ -77,12 +78,9 @@ function nameOf(uri: string, format: DocumentFormat): string {
   return last.toLowerCase().endsWith(`.${format}`) ? last : `${last}.${format}`;
 }
 
-function bytesOfBase64(b64: string): Uint8Array | undefined {
+function decoded(b64: string): Uint8Array | undefined {
   try {
-    const binary = atob(b64.replace(/\s/g, ''));
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes;
+    return bytesOfBase64(b64);
   } catch {
     return undefined;
   }

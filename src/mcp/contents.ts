@@ -1,4 +1,5 @@
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
+import { bytesOfBase64 } from '../../shared/base64';
 import type { StoredContents } from '../cache/types';
 
 /** A MIME type whose content is text (or none given: servers mostly omit it for text). One rule for every caller. */
@@ -34,9 +35,7 @@ export function toStoredContents(contents: ReadResourceResult['contents']): Stor
 /** The UTF-8 text a base64 blob holds, or undefined when its bytes are not valid UTF-8 (or not base64). */
 export function utf8OfBase64(blob: string): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(
-      Uint8Array.from(atob(blob), (c) => c.charCodeAt(0)),
-    );
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytesOfBase64(blob));
   } catch {
     return undefined;
   }

@@ -29,7 +29,7 @@ import { setWarnings } from './catalog/server-warnings';
 import type { ServerStateStore } from './catalog/state-store';
 import { DefinitionCheck, type DefinitionPinsClient } from './catalog/definition-check';
 import type { TransportEnv } from './connection/transport';
-import { type DocumentReading, documentReading } from '../documents/document-converter';
+import type { DocumentReading } from '../documents/document-converter';
 
 /** Connection retries of a failing server back off from 1 s to 30 s. */
 const CONNECT_BACKOFF_MIN_MS = 1_000;
@@ -57,6 +57,8 @@ export interface ServerLinkOptions {
   pins?: DefinitionPinsClient | undefined;
   /** How requests reach the server, if not as its URL says (a built-in server's entrypoint). */
   fetch?: typeof fetch | undefined;
+  /** How documents this server serves become text (McpSessions.documents); absent: described as binaries. */
+  documents?: DocumentReading | undefined;
 }
 
 /** A server's question to the user, answered (or declined, or cancelled) by them; `relatedTask`: a 2025 task's question. */
@@ -101,8 +103,6 @@ export class ServerLink {
   private readonly header: ServerHeaderCopy;
   /** Its tools' and instructions' approved definitions, and the warnings of those that changed (definition-check.ts). */
   readonly definitions: DefinitionCheck;
-  /** How documents this server serves become text (DOCUMENT_CONVERTER); undefined: described as binaries. */
-  private readonly documents: DocumentReading | undefined;
 
   constructor(private readonly options: ServerLinkOptions) {
     const { config, settings, store } = options;
@@ -167,7 +167,6 @@ export class ServerLink {
       skills: config.skills,
     });
     this.definitions = new DefinitionCheck({ state: this.state, config, store, pins: options.pins });
-    this.documents = documentReading(options.env, options.settings);
   }
 
   get config(): McpServerConfig {
@@ -296,7 +295,7 @@ export class ServerLink {
         onUnwatched: () => this.forget(uri),
         verify: skillFile ? (contents) => verifySkillFile({ ...skillFile, uri }, contents) : undefined,
         // A skill's files are checked byte for byte against its digest: read as sent, never converted.
-        documents: skillFile ? undefined : this.documents,
+        documents: skillFile ? undefined : this.options.documents,
       });
     } catch (error) {
       if (error instanceof SkillIntegrityError && skillFile) throw this.skillIntegrityFailure(skillFile, uri, error);

@@ -86,21 +86,15 @@ export class McpSessions {
   private readonly taskTtlMs: number;
 
   /**
-   * Documents up to this size are read and converted to text (DOCUMENT_MAX_BYTES); undefined when none are
-   * (DOCUMENT_CONVERTER=off): then a document is a binary like any other.
-   */
-  readonly documentMaxBytes: number | undefined;
-
-  /**
-   * How documents that arrive outside a read become text — embedded in a tool result or a prompt message
-   * (prompt/embedded-documents.ts) — with the converter and limits of reads; undefined when none are converted.
+   * How documents become text (DOCUMENT_CONVERTER, DOCUMENT_MAX_*), once for the conversation: its servers' reads
+   * (ServerLink) and documents embedded in a tool result or a prompt message (prompt/embedded-documents.ts) use the
+   * same converter and limits. Undefined when none are converted (off): a document is then a binary like any other.
    */
   readonly documents: DocumentReading | undefined;
 
   constructor(private readonly options: McpSessionsOptions) {
     this.taskTtlMs = options.settings.TASK_MAX_MS;
     this.documents = documentReading(options.env, options.settings);
-    this.documentMaxBytes = this.documents?.maxBytes;
     for (const config of options.servers) this.addServer(config);
   }
 
@@ -118,6 +112,7 @@ export class McpSessions {
       sharedCatalogs,
       auth: options.authFor?.(config),
       fetch: options.fetchFor?.(config),
+      documents: this.documents,
     });
     this.links.set(config.id, link);
   }

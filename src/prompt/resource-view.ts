@@ -60,7 +60,8 @@ export async function viewResource(
     : await sessions.availableServer(server, options.reuseSince);
   const listing = state.resources.find((r) => r.uri === request.uri);
   const title = listing?.title ?? listing?.name;
-  const described = listing && describedFromCatalog(listing, server, options.maxImageBytes, sessions.documentMaxBytes);
+  const described =
+    listing && describedFromCatalog(listing, server, options.maxImageBytes, sessions.documents?.maxBytes);
   if (described) {
     return {
       server,

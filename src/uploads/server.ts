@@ -2,6 +2,7 @@ import { type CacheHint, createMcpHandler, McpServer } from '@modelcontextprotoc
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import pkg from '../../package.json' with { type: 'json' };
 import { uploadUri } from '../../shared/api/files';
+import { base64OfBytes } from '../../shared/base64';
 import { errorFields, logEvent } from '../observability/log';
 import { isTextType } from './content-type';
 import type { UploadScope, UploadStore } from './store';
@@ -71,15 +72,8 @@ function contentsOf(uri: string, mimeType: string, bytes: ArrayBuffer) {
     try {
       return { uri, mimeType, text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes) };
     } catch {
-      return { uri, mimeType: 'application/octet-stream', blob: base64(bytes) };
+      return { uri, mimeType: 'application/octet-stream', blob: base64OfBytes(new Uint8Array(bytes)) };
     }
   }
-  return { uri, mimeType, blob: base64(bytes) };
-}
-
-function base64(bytes: ArrayBuffer): string {
-  const view = new Uint8Array(bytes);
-  let binary = '';
-  for (let i = 0; i < view.length; i += 0x8000) binary += String.fromCharCode(...view.subarray(i, i + 0x8000));
-  return btoa(binary);
+  return { uri, mimeType, blob: base64OfBytes(new Uint8Array(bytes)) };
 }

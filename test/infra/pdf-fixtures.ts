@@ -54,5 +54,5 @@ function textOps(lines: string[]): string {
 const pdfString = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
 const latin1Length = (text: string) => text.length;
 
-/** Base64 of bytes (MCP carries blobs so); no Node API, so workerd tests can use this module too. */
-export const base64Of = (bytes: Uint8Array) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
+/** Base64 of bytes (MCP carries blobs so). */
+export { base64OfBytes as base64Of } from '../../shared/base64';

@@ -1,3 +1,4 @@
+import { bytesOfBase64 } from '../../../../shared/base64';
 import type { StoredContents } from '../../../cache/types';
 import type { SkillFileRef } from './skills';
 
@@ -23,7 +24,7 @@ export class SkillIntegrityError extends Error {
 export async function verifySkillFile(file: SkillFileRef & { uri: string }, contents: StoredContents[]): Promise<void> {
   const content = contents.find((c) => c.uri === file.uri) ?? contents[0];
   if (!content) throw new SkillIntegrityError('missing', `${file.uri} came back with no contents`);
-  const bytes = 'text' in content ? new TextEncoder().encode(content.text) : base64Bytes(content.blob);
+  const bytes = 'text' in content ? new TextEncoder().encode(content.text) : bytesOfBase64(content.blob);
   if (file.listed) {
     if (bytes.byteLength !== file.listed.size) {
       throw new SkillIntegrityError(
@@ -54,13 +55,6 @@ export async function verifySkillFile(file: SkillFileRef & { uri: string }, cont
 export async function sha256Digest(bytes: Uint8Array): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   return `sha256:${[...hash].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
-}
-
-function base64Bytes(base64: string): Uint8Array {
-  const binary = atob(base64.replace(/\s/g, ''));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }
 
 /**

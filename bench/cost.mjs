@@ -33,17 +33,15 @@ import { startFakeModel } from './lib/fake-model.mjs';
 import {
   anthropicBlocks,
   anthropicDivergence,
-  anthropicUsage,
   clearTokenMemo,
   dollars,
-  openaiUsage,
   oracleAnthropic,
   oracleOpenAI,
-  outputTokens,
   pasteAnthropic,
   pasteOpenAI,
   pastePrompt,
   PRICES,
+  usageUnderCard,
 } from './lib/pricing.mjs';
 import { analyse, createReaderPolicy, findFact } from './lib/reader-policy.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
@@ -169,18 +167,7 @@ async function conversation(fake, server, name, key) {
 
 /** Per request: tokens (input, cached, written, writtenLong, uncached, output), under the card's cache rules. */
 function usage(card, requests, { cache = true } = {}) {
-  const p = PRICES[card];
-  const u =
-    p.provider === 'anthropic'
-      ? anthropicUsage(requests, { minCacheable: p.minCacheable, ttlMs: p.shortTtlMs, longTtlMs: p.longTtlMs })
-      : openaiUsage(requests, {
-          cache,
-          style: p.cacheStyle === 'billed-writes' ? 'billed-writes' : 'automatic',
-          ttlMs: p.shortTtlMs,
-          longTtlMs: p.longTtlMs,
-          minTokens: p.minCacheable,
-        });
-  return u.map((x, i) => ({ ...x, output: outputTokens(requests[i].step), turn: requests[i].turn }));
+  return usageUnderCard(card, requests, { cache }).map((x, i) => ({ ...x, turn: requests[i].turn }));
 }
 
 /** The human pace: each turn's requests moved by the sum of the gaps before it. */

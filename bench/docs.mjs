@@ -38,17 +38,7 @@ import { DOCUMENT_KEYS, documentByKey } from './lib/docs-corpus.mjs';
 import { bundleSize, git, snapshot } from './lib/docs-snapshot.mjs';
 import { startDocsServer } from './lib/docs-server.mjs';
 import { startFakeModel } from './lib/fake-model.mjs';
-import {
-  anthropicUsage,
-  dollars,
-  openaiUsage,
-  outputTokens,
-  pasteAnthropic,
-  pasteOpenAI,
-  pastePrompt,
-  PRICES,
-  tokens,
-} from './lib/pricing.mjs';
+import { dollars, pasteAnthropic, pasteOpenAI, pastePrompt, PRICES, usageUnderCard, tokens } from './lib/pricing.mjs';
 import { createReaderPolicy } from './lib/reader-policy.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 import { NO_LIMITS, startWrangler } from './lib/stack.mjs';
@@ -266,17 +256,7 @@ async function conversation(fake, server, key, model) {
 /** Dollars and tokens of a request sequence under `model`'s card and cache rules (`cache: false`: no hits, no writes). */
 function bill(model, requests, { cache = true } = {}) {
   const p = PRICES[model];
-  const usage =
-    p.provider === 'anthropic'
-      ? anthropicUsage(requests, { minCacheable: p.minCacheable, ttlMs: p.shortTtlMs, longTtlMs: p.longTtlMs })
-      : openaiUsage(requests, {
-          cache,
-          style: p.cacheStyle === 'billed-writes' ? 'billed-writes' : 'automatic',
-          ttlMs: p.shortTtlMs,
-          longTtlMs: p.longTtlMs,
-          minTokens: p.minCacheable,
-        });
-  const rows = usage.map((u, i) => ({ ...u, output: outputTokens(requests[i].step) }));
+  const rows = usageUnderCard(model, requests, { cache });
   return {
     usd: sum(rows.map((u) => dollars(u, p))),
     input: sum(rows.map((u) => u.input)),

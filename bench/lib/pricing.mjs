@@ -448,3 +448,23 @@ export function oracleOpenAI(system, turns, { model, key = 'oracle', ttl } = {})
     return body;
   });
 }
+
+/**
+ * Per request of one conversation, its tokens under `card`'s provider and cache rules (input, cached, written,
+ * uncached …) with its output tokens: the one place a card's cache style and lifetimes are applied
+ * (bench:cost, bench:docs). `cache: false`: no hits, no writes (an OpenAI request without caching).
+ */
+export function usageUnderCard(card, requests, { cache = true } = {}) {
+  const p = PRICES[card];
+  const usage =
+    p.provider === 'anthropic'
+      ? anthropicUsage(requests, { minCacheable: p.minCacheable, ttlMs: p.shortTtlMs, longTtlMs: p.longTtlMs })
+      : openaiUsage(requests, {
+          cache,
+          style: p.cacheStyle === 'billed-writes' ? 'billed-writes' : 'automatic',
+          ttlMs: p.shortTtlMs,
+          longTtlMs: p.longTtlMs,
+          minTokens: p.minCacheable,
+        });
+  return usage.map((u, i) => ({ ...u, output: outputTokens(requests[i].step) }));
+}

@@ -26,5 +26,7 @@ declare module 'vitest' {
     documentsUrl: string;
     /** The folder `@modelcontextprotocol/server-filesystem` serves through test/infra/stdio-bridge.ts (its files: that header). */
     filesystemFolder: string;
+    /** The folder `@modelcontextprotocol/server-pdf` serves through test/infra/pdf-server.ts (its files: that header). */
+    pdfFolder: string;
   }
 }

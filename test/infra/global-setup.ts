@@ -21,6 +21,7 @@ import { DOCUMENT_SERVER_PORT_OFFSET, startDocumentServer } from './document-ser
 import { CHANGING_TOOLS_PORT_OFFSET } from './changing-tools-definitions';
 import { startV2Servers } from './v2-servers';
 import { STDIO_BRIDGE_PORT_OFFSET, startStdioBridge } from './stdio-bridge';
+import { PDF_SERVER_PORT_OFFSET, startPdfServer } from './pdf-server';
 
 const EVERYTHING_PORT = TEST_PORT_BASE + 1;
 const PROXY_PORT = TEST_PORT_BASE + 2;
@@ -141,6 +142,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const filesystem = await startStdioBridge(TEST_PORT_BASE + STDIO_BRIDGE_PORT_OFFSET);
     stops.push(() => filesystem.close());
     project.provide('filesystemFolder', filesystem.folder);
+    // server-pdf (its stdio mode; its HTTP mode listens on every interface) over a folder with a PDF, bridged the same way.
+    const pdf = await startPdfServer(TEST_PORT_BASE + PDF_SERVER_PORT_OFFSET);
+    stops.push(() => pdf.close());
+    project.provide('pdfFolder', pdf.folder);
     const oauth = await startOAuthServers({ asPort: OAUTH_AS_PORT, rsPort: OAUTH_RS_PORT });
     stops.push(oauth.stop);
     const model = await startFakeModel({ port: FAKE_MODEL_PORT, decide: providerPolicy });

@@ -2,7 +2,8 @@
 // `@modelcontextprotocol/server-filesystem`, a child process (`node …/dist/index.js <folder>`) reached over stdio by an
 // SDK v2 client, served over HTTP by an SDK v2 low-level `Server` (createMcpHandler, both eras: 2025 requests answered
 // statelessly) that forwards every request of what the child declares (tools, resources, prompts) and returns its
-// answer unchanged. The service speaks Streamable HTTP only; this is how a stdio server reaches it in tests.
+// answer unchanged. The service speaks Streamable HTTP only; this is how a stdio server reaches it in tests
+// (`bridgeStdioServer`: server-pdf too, test/infra/pdf-server.ts).
 //
 // The folder (a temp dir, `inject('filesystemFolder')`), for test/documents-in-tools.test.ts:
 //   report.pdf   3 pages, title "Field report"; page 2: "The inspection found 7 cracked bolts on the east span."
@@ -64,10 +65,32 @@ function makeFolder(): string {
 
 export async function startStdioBridge(port: number): Promise<{ url: string; folder: string; close(): Promise<void> }> {
   const folder = makeFolder();
+  const bridge = await bridgeStdioServer({ name: 'filesystem-bridge', args: [FILESYSTEM_ENTRY, folder], port });
+  return {
+    url: bridge.url,
+    folder,
+    close: async () => {
+      await bridge.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Any stdio MCP server (`node <args>`, a child process) served over Streamable HTTP on 127.0.0.1:`port`, `/mcp`: every
+ * request of what the child declares (tools, resources, prompts) forwarded and its answer returned unchanged; lists
+ * kept 60 s. The child gets no environment but PATH, and no roots (what it may read is on its command line).
+ */
+export async function bridgeStdioServer(options: {
+  name: string;
+  args: string[];
+  port: number;
+}): Promise<{ url: string; close(): Promise<void> }> {
+  const { name, args, port } = options;
   // Not process.env: the child needs nothing of the test run's environment.
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [FILESYSTEM_ENTRY, folder],
+    args,
     env: { PATH: process.env.PATH ?? '' },
     stderr: 'ignore',
   });
@@ -79,7 +102,7 @@ export async function startStdioBridge(port: number): Promise<{ url: string; fol
 
   const server = () => {
     const bridged = new Server(
-      { name: 'filesystem-bridge', version: '1.0.0' },
+      { name, version: '1.0.0' },
       {
         capabilities: {
           ...(declared.tools ? { tools: {} } : {}),
@@ -124,13 +147,11 @@ export async function startStdioBridge(port: number): Promise<{ url: string; fol
   await new Promise<void>((resolve) => httpServer.listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    folder,
     close: async () => {
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
       await handler.close();
       await client.close();
-      rmSync(folder, { recursive: true, force: true });
     },
   };
 }

@@ -440,6 +440,30 @@ export const TEST_TENANTS = [
       },
     ],
   },
+  // The real server-pdf (test/server-pdf.test.ts), in its stdio mode through test/infra/pdf-server.ts. What reads runs
+  // without approval: the model's list_pdfs, display_pdf and interact (the operator's choice: interact also annotates
+  // and saves), and what its viewer calls to load the PDF and answer interact (read_pdf_bytes, poll_pdf_commands,
+  // submit_page_data).
+  {
+    id: 'server-pdf',
+    apiKeySha256: [sha256('test-key-server-pdf')],
+    allowedOrigins: [],
+    mcpServers: [
+      {
+        id: 'pdf',
+        url: local(52, '/mcp'),
+        transport: 'streamable-http',
+        autoApprove: [
+          'list_pdfs',
+          'display_pdf',
+          'interact',
+          'read_pdf_bytes',
+          'poll_pdf_commands',
+          'submit_page_data',
+        ],
+      },
+    ],
+  },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
   // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
   {

@@ -148,6 +148,51 @@ describe('useChat file parts (Chat + DefaultChatTransport on POST /v1/chat)', ()
     expect(await stored(id, UPLOADERS)).toEqual([]);
   });
 
+  it('at once with uploads to the same conversation: the files together never pass UPLOADS_PER_CONVERSATION', async () => {
+    const id = await createConversation(UPLOADERS);
+    const chat = postJson(
+      '/v1/chat',
+      {
+        id,
+        messages: [
+          {
+            id: 'm1',
+            role: 'user',
+            parts: [
+              { type: 'text', text: 'read these' },
+              filePart(text('one'), 'text/plain', 'one.txt'),
+              filePart(text('two'), 'text/plain', 'two.txt'),
+            ],
+          },
+        ],
+      },
+      UPLOADERS,
+    );
+    const posts = ['three.txt', 'four.txt'].map((name) => {
+      const form = new FormData();
+      form.append('file', new File([name], name, { type: 'text/plain' }));
+      return api(`/v1/conversations/${id}/files`, { method: 'POST', body: form }, UPLOADERS);
+    });
+    const [message, ...uploads] = await Promise.all([chat, ...posts]);
+    await message!.text(); // the turn's stream, when it was admitted
+    const accepted = [
+      ...(message!.status === 200 ? ['one.txt', 'two.txt'] : []),
+      ...uploads.flatMap((r, i) => (r.status === 201 ? [['three.txt', 'four.txt'][i]!] : [])),
+    ].sort();
+    // Three fit: whichever came first, the rest was refused as a whole, 429 naming the limit.
+    expect(accepted.length).toBeLessThanOrEqual(3);
+    for (const refused of [message!, ...uploads].filter((r) => r.status !== 200 && r.status !== 201)) {
+      expect(refused.status).toBe(429);
+      expect((await refused.json<{ error: { limit: { name: string } } }>()).error.limit.name).toBe(
+        'UPLOADS_PER_CONVERSATION',
+      );
+    }
+    expect((await listed(id, UPLOADERS)).map((f) => f.name).sort()).toEqual(accepted);
+    const inR2 = (await env.UPLOADS.list({ prefix: `uploaders/${id}/` })).objects.map((o) => o.key.split('/').pop());
+    expect(inR2.sort()).toEqual(accepted);
+    expect(await stored(id, UPLOADERS)).toHaveLength(message!.status === 200 ? 2 : 0);
+  });
+
   it('a turn refused after the files were stored (a tool call waits for approval) takes them back', async () => {
     const id = await createConversation();
     const chat = chatOn(id);

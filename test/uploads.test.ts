@@ -6,6 +6,8 @@ import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJso
 import { turnIn, withModel } from './helpers/conversation';
 import { callTools, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
 import { makePdf } from './infra/pdf-fixtures';
+import { unwrap } from '../src/rpc';
+import { storeUploads, type UploadingConversation } from '../src/uploads/intake';
 
 /*
  * The user's own files (docs/USAGE.md, "Documents and uploads"): uploaded through the API as a browser's FormData
@@ -294,14 +296,122 @@ describe('limits (a tenant of its own: 4 KiB a file, 3 files a conversation, 20,
       UPLOADERS,
     );
     const second = await createConversation(UPLOADERS);
-    const refused = await upload(second, form(new File([chunk()], 'd.bin'), new File([chunk()], 'e.bin')), UPLOADERS);
+    const refused = await upload(
+      second,
+      form(new File([chunk()], 'd.bin'), new File([chunk()], 'e.bin'), new File([chunk()], 'f.bin')),
+      UPLOADERS,
+    );
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     const error = await errorOf(refused);
     expect(error.code).toBe('upload_quota');
     expect(error.message).toContain('UPLOAD_BYTES_PER_TENANT_PER_DAY');
     expect(await inR2('uploaders', second)).toEqual([]);
-    // What was refused did not count: one more file still fits.
+    // What was refused did not count, its bytes nor its three files: one more file still fits.
     await uploaded(second, form(new File([chunk()], 'd.bin')), UPLOADERS);
+  });
+});
+
+describe('limits under concurrency: a check and its reservation are one step, so requests at once cannot pass a limit together', () => {
+  type Refusal = { error: { code: string; message: string; limit: { name: string; value: number } } };
+
+  it('six uploads at once to a conversation of three files: three stored, three refused 429, nothing half-stored', async () => {
+    const id = await createConversation(UPLOADERS);
+    const [tooLarge, ...responses] = await Promise.all([
+      // Among them, one over UPLOAD_MAX_BYTES: refused before it holds anything.
+      upload(id, form(new File([new Uint8Array(5_000)], 'big.bin')), UPLOADERS),
+      ...Array.from({ length: 6 }, (_, i) => upload(id, form(new File([`${i}`], `f${i}.txt`)), UPLOADERS)),
+    ]);
+    expect(tooLarge!.status).toBe(413);
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
+    const stored: string[] = [];
+    for (const response of responses) {
+      if (response.status === 201) {
+        stored.push(...(await response.json<{ files: Uploaded[] }>()).files.map((f) => f.name));
+        continue;
+      }
+      const { error } = await response.json<Refusal>();
+      expect(error.code).toBe('upload_quota');
+      expect(error.message).toContain('UPLOADS_PER_CONVERSATION');
+      expect(error.limit).toEqual({ name: 'UPLOADS_PER_CONVERSATION', value: 3 });
+    }
+    // The list, R2 and the catalog agree: exactly what was answered 201.
+    expect((await listed(id, UPLOADERS)).map((f) => f.name).sort()).toEqual(stored.sort());
+    expect((await inR2('uploaders', id)).sort()).toEqual(stored);
+    const { servers } = await (await api(`/v1/conversations/${id}/catalog`, {}, UPLOADERS)).json<{
+      servers: Array<{ id: string; resources: Array<{ name: string }> }>;
+    }>();
+    expect(
+      servers
+        .find((s) => s.id === 'uploads')
+        ?.resources.map((r) => r.name)
+        .sort(),
+    ).toEqual(stored);
+    // The refused took no slot: after one deletion, one more fits — and only one.
+    expect((await api(`/v1/conversations/${id}/files/${stored[0]}`, { method: 'DELETE' }, UPLOADERS)).status).toBe(204);
+    await uploaded(id, form(new File(['late'], 'late.txt')), UPLOADERS);
+    expect((await upload(id, form(new File(['x'], 'x.txt')), UPLOADERS)).status).toBe(429);
+  });
+
+  it('the same name uploaded at once: each its own name and its own bytes, none overwritten', async () => {
+    const id = await createConversation();
+    const responses = await Promise.all(
+      ['first', 'second', 'third', 'fourth'].map((content) =>
+        upload(id, form(new File([content], 'same.txt', { type: 'text/plain' }))),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    const files = await Promise.all(responses.map(async (r) => (await r.json<{ files: Uploaded[] }>()).files[0]!));
+    expect(files.map((f) => f.name).sort()).toEqual(['same-2.txt', 'same-3.txt', 'same-4.txt', 'same.txt']);
+    for (const [i, content] of ['first', 'second', 'third', 'fourth'].entries())
+      expect(await (await env.UPLOADS.get(`acme/${id}/${files[i]!.name}`))?.text()).toBe(content);
+    expect((await listed(id)).map((f) => f.name).sort()).toEqual(files.map((f) => f.name).sort());
+  });
+
+  it('a write that fails gives everything back: no object, no listing, no slot held', async () => {
+    const id = await createConversation(UPLOADERS);
+    // R2 refuses one file of three: the other two were written, and must go.
+    const failing = new Proxy(env.UPLOADS, {
+      get: (bucket, key) =>
+        key === 'put'
+          ? (name: string, value: Blob, options?: R2PutOptions) =>
+              name.endsWith('/bad.txt') ? Promise.reject(new Error('R2 is down')) : bucket.put(name, value, options)
+          : Reflect.get(bucket, key).bind(bucket),
+    });
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const uploads = instance.parts.uploads;
+      const here: UploadingConversation = {
+        reserve: async (wanted, limit) => unwrap(await uploads.reserve(wanted, limit)),
+        settle: async (names, outcome) => unwrap(await uploads.settle(names, outcome)),
+      };
+      const scope = { config: instance.parts.context.config(), tenant: 'uploaders', user: 'uma', conversation: id };
+      const files = ['good.txt', 'bad.txt', 'fine.txt'].map((title) => ({
+        title,
+        type: 'text/plain',
+        body: new Blob([title]),
+      }));
+      await expect(storeUploads({ ...scope, env: { ...env, UPLOADS: failing } }, files, here)).rejects.toThrow(
+        'R2 is down',
+      );
+      // The three slots were given back: three files still fit, under their own names.
+      expect(await here.reserve(['good.txt', 'bad.txt', 'fine.txt'], 3)).toEqual({
+        names: ['good.txt', 'bad.txt', 'fine.txt'],
+      });
+      await here.settle(['good.txt', 'bad.txt', 'fine.txt'], 'discarded');
+    });
+    expect(await inR2('uploaders', id)).toEqual([]);
+    expect(await listed(id, UPLOADERS)).toEqual([]);
+    expect(
+      (await upload(id, form(new File(['1'], 'a'), new File(['2'], 'b'), new File(['3'], 'c')), UPLOADERS)).status,
+    ).toBe(201);
+  });
+
+  it("the tenant's bytes per day: reservations at once at its ledger never pass the limit together", async () => {
+    // A ledger of its own (no tenant's config names it): the limit is the argument.
+    const ledger = env.USAGE_LEDGER.getByName('concurrent-uploads-ledger');
+    const verdicts = await Promise.all(Array.from({ length: 10 }, () => ledger.reserveUpload(3_000, 20_000)));
+    expect(verdicts.filter((v) => 'day' in v)).toHaveLength(6);
+    expect(verdicts.filter((v) => 'refused' in v)).toHaveLength(4);
   });
 });

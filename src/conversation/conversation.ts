@@ -8,6 +8,7 @@ import type { RequestMeta } from '../observability/context';
 import { configureLog } from '../observability/log';
 import type { Owner } from '../owner';
 import type { RpcResult } from '../rpc';
+import type { SlotVerdict } from '../uploads/slots';
 import { inScope } from './request-scope';
 import type { Caller } from './thread';
 import type { ViewAnswer, ViewRequest } from './views';
@@ -177,7 +178,17 @@ export class Conversation extends DurableObject<Env> {
 
   // ---- Lifecycle -----------------------------------------------------------------
 
-  /** Files `names` were uploaded or deleted (routes/files.ts, after R2 answered): the `uploads` server lists them anew. */
+  /** Names held for an upload about to be written to R2, or the count refused (uploads/intake.ts, uploads/slots.ts). */
+  async reserveUploads(wanted: string[], limit: number): Promise<RpcResult<SlotVerdict>> {
+    return this.parts.uploads.reserve(wanted, limit);
+  }
+
+  /** An upload ended, stored (the `uploads` server lists it anew) or discarded: its names are no longer held. */
+  async settleUploads(names: string[], outcome: 'stored' | 'discarded'): Promise<RpcResult<void>> {
+    return this.parts.uploads.settle(names, outcome);
+  }
+
+  /** Files `names` were deleted (routes/files.ts, after R2 answered): the `uploads` server lists them anew. */
   async uploadsChanged(names: string[]): Promise<RpcResult<void>> {
     return this.parts.uploads.changed(names);
   }

@@ -6,7 +6,8 @@ import { ensureTables } from '../sql-schema';
 import { UploadStore } from '../uploads/store';
 import { hasFileParts, messageFiles } from '../chat/file-parts';
 import type { TurnCommand } from '../turn/commands';
-import { storeUploads } from '../uploads/intake';
+import { storeUploads, type UploadingConversation } from '../uploads/intake';
+import { type SlotVerdict, UploadSlots } from '../uploads/slots';
 import type { ConversationContext } from './context';
 import type { LiveSessions } from './live-sessions';
 
@@ -46,13 +47,35 @@ export interface UploadsHost {
 
 /**
  * The conversation's side of its files (their bytes and list are R2's:
- * uploads/store.ts): told by the route after every upload or deletion, it
- * turns the `uploads` server on, drops its copies of those files and makes
- * its list stale, so the next turn or catalog lists the files anew; and
- * when the conversation is deleted, its files go with it.
+ * uploads/store.ts): every upload to it, from the files route or a message's
+ * file parts, holds its names here first (the count and the names, one step
+ * in this Durable Object: uploads/slots.ts) and settles them here after R2
+ * answered; after every upload or deletion it turns the `uploads` server on,
+ * drops its copies of those files and makes its list stale, so the next turn
+ * or catalog lists the files anew; and when the conversation is deleted, its
+ * files go with it.
  */
 export class ConversationUploads {
+  /** Made at the first upload: a conversation that never has one never creates its table. */
+  private slotsOnce: UploadSlots | undefined;
+
   constructor(private readonly host: UploadsHost) {}
+
+  /** Names held for an upload under way (routes/files.ts, or `fileParts` below), or the count that refused it. */
+  reserve(wanted: string[], limit: number): Promise<RpcResult<SlotVerdict>> {
+    return toRpcResult(async () => {
+      this.host.context.existing();
+      return this.slots().reserve(wanted, limit);
+    });
+  }
+
+  /** An upload under way ended: `stored`, and the conversation lists its files anew (404 once it is gone); or `discarded`. */
+  settle(names: string[], outcome: 'stored' | 'discarded'): Promise<RpcResult<void>> {
+    return toRpcResult(async () => {
+      if (outcome === 'stored') unwrap(await this.changed(names));
+      await this.slots().release(names);
+    });
+  }
 
   /** Files named `names` were stored or deleted (the route's word, after R2 answered). 404 once the conversation is gone. */
   changed(names: string[]): Promise<RpcResult<void>> {
@@ -77,12 +100,15 @@ export class ConversationUploads {
     const { context } = this.host;
     const { files, existing, message } = messageFiles(command.message, context.name);
     const { tenant, user } = context.owner();
-    const announce = async (names: string[]) => void unwrap(await this.changed(names));
+    const here: UploadingConversation = {
+      reserve: async (wanted, limit) => unwrap(await this.reserve(wanted, limit)),
+      settle: async (names, outcome) => unwrap(await this.settle(names, outcome)),
+    };
     const { stored, undo } = files.length
       ? await storeUploads(
           { env: context.env, config: context.config(), tenant, user, conversation: context.name },
           files,
-          announce,
+          here,
         )
       : { stored: [], undo: async () => {} };
     const attachments = [
@@ -94,9 +120,21 @@ export class ConversationUploads {
       command: { ...command, message, attachments },
       undo: async () => {
         await undo();
-        if (stored.length) await announce(stored.map((upload) => upload.name)).catch(() => {});
+        if (stored.length) await this.changed(stored.map((upload) => upload.name)).catch(() => {});
       },
     };
+  }
+
+  private slots(): UploadSlots {
+    const { context, storage } = this.host;
+    this.slotsOnce ??= new UploadSlots(storage.sql, async () => {
+      const store = new UploadStore(context.env.UPLOADS, {
+        tenant: context.owner().tenant,
+        conversation: context.name,
+      });
+      return (await store.list()).map((upload) => upload.name);
+    });
+    return this.slotsOnce;
   }
 
   /** Every file of the conversation, deleted from R2 (its deletion: removal.ts). */

@@ -23,11 +23,12 @@ export function uploadLimitsOf(config: AppConfig, tenant: string): UploadLimits 
 }
 
 /**
- * Every file of a request checked before any is stored: one too large is `413 file_too_large`, more files than the
- * conversation may hold `429 upload_quota` — each naming its limit (the tenant's daily bytes are the ledger's to
- * check, atomically: usage/ledger.ts `reserveUpload`).
+ * Every file of a request checked against UPLOAD_MAX_BYTES before anything is held or stored: one too large is
+ * `413 file_too_large`, naming the limit. The other two limits are counted where requests at once meet, each in one
+ * step: the conversation's files in its Durable Object (`conversationFull`, uploads/slots.ts), the tenant's bytes at
+ * its ledger (`dailyQuotaExceeded`, usage/ledger.ts `reserveUpload`).
  */
-export function checkBatch(files: Array<{ title: string; size: number }>, held: number, limits: UploadLimits): void {
+export function checkSizes(files: Array<{ title: string; size: number }>, limits: UploadLimits): void {
   for (const file of files) {
     if (file.size > limits.maxBytes)
       throw new ApiError(
@@ -38,14 +39,17 @@ export function checkBatch(files: Array<{ title: string; size: number }>, held: 
         { limit: { name: 'UPLOAD_MAX_BYTES', value: limits.maxBytes } },
       );
   }
-  if (held + files.length > limits.perConversation)
-    throw new ApiError(
-      429,
-      'upload_quota',
-      `This conversation holds ${held} file(s); ${files.length} more would pass its limit of ${limits.perConversation} (UPLOADS_PER_CONVERSATION). Delete some first. Nothing was stored`,
-      {},
-      { limit: { name: 'UPLOADS_PER_CONVERSATION', value: limits.perConversation } },
-    );
+}
+
+/** The conversation would hold more files than it may (its Durable Object refused): `429 upload_quota`. */
+export function conversationFull(refused: { held: number; limit: number }, files: number): ApiError {
+  return new ApiError(
+    429,
+    'upload_quota',
+    `This conversation holds ${refused.held} file(s), uploads under way included; ${files} more would pass its limit of ${refused.limit} (UPLOADS_PER_CONVERSATION). Delete some first. Nothing was stored`,
+    {},
+    { limit: { name: 'UPLOADS_PER_CONVERSATION', value: refused.limit } },
+  );
 }
 
 /** The tenant's daily bytes are used up (the ledger refused): `429 upload_quota`, with when the day ends. */

@@ -41,6 +41,7 @@ const upload = createRoute({
   description:
     'Each file becomes a resource of the built-in MCP server `uploads` (`upload://<conversation>/<name>`): in the conversation’s catalog, read by the model on demand, attachable to a message. ' +
     'Every file is checked before any is stored: one over UPLOAD_MAX_BYTES is `413 file_too_large`, past UPLOADS_PER_CONVERSATION or the tenant’s UPLOAD_BYTES_PER_TENANT_PER_DAY `429 upload_quota` (the error names the limit), and then nothing of the request is stored. ' +
+    'Uploads at once count together: those to one conversation, and the tenant’s, never pass a limit between them. ' +
     'A name the conversation has already gets `-2`, `-3`… before its extension.',
   middleware: [uploadBodyLimit()] as const,
   request: {
@@ -141,7 +142,10 @@ export const files = routes()
     const { stored } = await storeUploads(
       { env: c.env, config: loadConfig(c.env), tenant, user, conversation: id },
       sent.map((file) => ({ title: file.name, type: file.type, body: file })),
-      async (names) => unwrap(await stub.uploadsChanged(names)),
+      {
+        reserve: async (wanted, limit) => unwrap(await stub.reserveUploads(wanted, limit)),
+        settle: async (names, outcome) => unwrap(await stub.settleUploads(names, outcome)),
+      },
     );
     return c.json({ files: stored.map(asApi(id)) }, 201);
   })

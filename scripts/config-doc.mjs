@@ -26,10 +26,11 @@ export async function varsTable() {
 
 /** The settings table, as markdown. */
 export async function settingsTable() {
-  const { SettingsSchema, SETTING_NAMES } = await import('../src/config/settings.ts');
-  const defaults = SettingsSchema.parse({});
-  const rows = SETTING_NAMES.map(
-    (name) => `| \`${name}\` | \`${defaults[name]}\` | ${SettingsSchema.shape[name].description ?? ''} |`,
+  const { settingsSchema, settingNames } = await import('../src/config/settings.ts');
+  const schema = settingsSchema();
+  const defaults = schema.parse({});
+  const rows = settingNames().map(
+    (name) => `| \`${name}\` | \`${defaults[name]}\` | ${schema.shape[name].description ?? ''} |`,
   );
   return ['| name | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }
@@ -37,8 +38,8 @@ export async function settingsTable() {
 /** Every name the two tables document. */
 export async function documentedNames() {
   const { VARS } = await import('../src/config/vars.ts');
-  const { SETTING_NAMES } = await import('../src/config/settings.ts');
-  return new Set([...Object.keys(VARS), ...SETTING_NAMES]);
+  const { settingNames } = await import('../src/config/settings.ts');
+  return new Set([...Object.keys(VARS), ...settingNames()]);
 }
 
 /** The doc with the table between `section`'s markers replaced by `table`. */

@@ -19,7 +19,7 @@ import { InvalidationLog } from '../../src/cache/invalidation-log';
 import { kvScopesOf } from '../../src/cache/keys';
 import { ResourceCache } from '../../src/cache/resource-cache';
 import { McpServersSchema } from '../../src/config/servers';
-import { SettingsSchema } from '../../src/config/settings';
+import { settingsSchema } from '../../src/config/settings';
 import type { ServerState } from '../../src/mcp/catalog/catalog';
 import { ServerStateStore } from '../../src/mcp/catalog/state-store';
 import { McpSessions } from '../../src/mcp/sessions';
@@ -49,7 +49,7 @@ async function person(_server: string, params: ElicitRequestFormParams): Promise
 
 async function connect(serverUrl: string): Promise<{ sessions: McpSessions; harness: () => Promise<Harness> }> {
   // The service's defaults, as a deployment without settings has them.
-  const settings = SettingsSchema.parse({});
+  const settings = settingsSchema().parse({});
   const [config] = McpServersSchema.parse([{ id: SERVER, url: serverUrl, transport: 'streamable-http' }]);
   const sql = sqliteStorage();
   const kv = memoryKv();

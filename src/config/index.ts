@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { ApiError } from '../errors';
 import { DEFAULT_MCP_SERVERS, McpServersSchema, type McpServerConfig } from './servers';
-import { SETTING_NAMES, SettingsSchema, type Settings } from './settings';
-import { TenantsSchema, type Tenant } from './tenants';
+import { settingNames, settingsSchema, type Settings } from './settings';
+import { tenantsSchema, type Tenant } from './tenants';
 
 export { allowsSkill, publicServerInfo, type McpServerConfig } from './servers';
 export type { Settings } from './settings';
@@ -57,7 +57,7 @@ export function loadConfig(env: ConfigEnv): AppConfig {
 
 function parseConfig(env: ConfigEnv): AppConfig {
   const rawServers = env.MCP_SERVERS?.trim() || DEFAULT_MCP_SERVERS;
-  const rawSettings = Object.fromEntries(SETTING_NAMES.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const rawSettings = Object.fromEntries(settingNames().flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
   // The older name of CACHE_MAX_AGE_MS, for deployments that still set it.
   if (!rawSettings.CACHE_MAX_AGE_MS && env.KV_MAX_AGE_MS) rawSettings.CACHE_MAX_AGE_MS = env.KV_MAX_AGE_MS;
   const rawTenants = env.TENANTS?.trim() ?? '';
@@ -66,9 +66,9 @@ function parseConfig(env: ConfigEnv): AppConfig {
   if (cached) return cached;
 
   const mcpServers = parseJsonVar('MCP_SERVERS', rawServers, McpServersSchema);
-  const settings = SettingsSchema.safeParse(rawSettings);
+  const settings = settingsSchema().safeParse(rawSettings);
   if (!settings.success) throw new ApiError(500, 'invalid_config', `Invalid setting: ${formatIssues(settings.error)}`);
-  const tenants: Tenant[] | null = rawTenants ? parseJsonVar('TENANTS', rawTenants, TenantsSchema) : null;
+  const tenants: Tenant[] | null = rawTenants ? parseJsonVar('TENANTS', rawTenants, tenantsSchema()) : null;
 
   if (tenants && env.ALLOW_PRIVATE_MCP_URLS !== 'true') {
     for (const [where, list] of [

@@ -8,12 +8,13 @@ import { demoMcpRoute } from './routes/demo';
 import { authenticate } from './middleware/auth';
 import { operatorAuth } from './middleware/operator-auth';
 import { corsPerTenant, originAllowed } from './middleware/origins';
+import { mayCarryFiles } from './middleware/upload-body-limit';
 import { errorResponse, onError, onNotFound } from './errors';
 import { chat } from './routes/chat';
 import { connections } from './routes/connections';
 import { oauth } from './routes/oauth';
 import { conversations } from './routes/conversations';
-import { files, mayCarryFiles } from './routes/files';
+import { fileRoutes } from './routes/files';
 import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
 import { operator } from './routes/operator';
@@ -49,7 +50,7 @@ export function createApp() {
       .use('/v1/*', securityHeaders)
       .use('/v1/*', (c, next) =>
         // An upload, or a chat message that may carry files, has its own limit (UPLOAD_REQUEST_MAX_BYTES,
-        // routes/files.ts), checked once the caller is known.
+        // middleware/upload-body-limit.ts), checked once the caller is known.
         mayCarryFiles(c.req.method, c.req.path) ? next() : apiBodyLimit(c, next),
       )
       // The API's description, before authentication: public, like /health (it names routes and shapes, nothing of any tenant).
@@ -64,7 +65,8 @@ export function createApp() {
       .route('/v1/usage', usage)
       .route('/v1/conversations', conversations)
       .route('/v1/conversations', conversationViews)
-      .route('/v1/conversations', files)
+      // Built here, with the app, rather than at module load (routes/files.ts says why).
+      .route('/v1/conversations', fileRoutes())
       .route('/v1/chat', chat)
       .route('/v1/connections', connections)
       .route('/oauth', oauth)

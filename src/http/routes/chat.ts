@@ -6,9 +6,9 @@ import { badRequest, notFound } from '../../errors';
 import { takeConversation } from '../../limits/conversation-limits';
 import { unwrap } from '../../rpc';
 import { conversationStub, ownedStub } from '../conversation-stub';
+import { uploadBodyLimit } from '../middleware/upload-body-limit';
 import { errors, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
-import { uploadBodyLimit } from './files';
 
 const tags = ['chat'];
 

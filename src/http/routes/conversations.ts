@@ -35,9 +35,9 @@ import { takeConversation } from '../../limits/conversation-limits';
 import { unwrap } from '../../rpc';
 import { WS_SUBPROTOCOL } from '../middleware/auth';
 import { asDeclared, conversationStub, ownedStub } from '../conversation-stub';
+import { uploadBodyLimit } from '../middleware/upload-body-limit';
 import { errors, json, jsonBody, jsonRequest, routes, uiMessageStream, V1_ERRORS } from '../openapi';
 import { turnStream } from '../turn-stream';
-import { uploadBodyLimit } from './files';
 
 /** `{id}` in a path: checked by the route (400 `invalid_id`) before any Durable Object is addressed. */
 const IdParams = z.object({

@@ -1,6 +1,4 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { UploadedFiles, type UploadedFile, uploadUri } from '../../../shared/api/files';
 import { loadConfig } from '../../config';
@@ -10,15 +8,8 @@ import { storeUploads } from '../../uploads/intake';
 import { isSafeFileName } from '../../uploads/names';
 import { type StoredUpload, UploadStore } from '../../uploads/store';
 import { ownedStub } from '../conversation-stub';
-import { errorResponse } from '../errors';
+import { uploadBodyLimit } from '../middleware/upload-body-limit';
 import { errors, json, routes, V1_ERRORS } from '../openapi';
-import type { AppBindings } from '../types';
-
-const IdParams = z.object({ id: z.string().meta({ description: 'A conversation id.' }) });
-const NameParams = IdParams.extend({
-  name: z.string().meta({ description: 'A file’s name as the upload answered it.', example: 'quarterly-report.pdf' }),
-});
-const tags = ['conversations'];
 
 /** The request body as OpenAPI describes it (a plain JSON Schema: the route reads the form itself, file by file). */
 const UPLOAD_FORM = {
@@ -33,70 +24,57 @@ const UPLOAD_FORM = {
   required: ['file'],
 };
 
-const upload = createRoute({
-  method: 'post',
-  path: '/{id}/files',
-  tags,
-  summary: 'Upload files to the conversation',
-  description:
-    'Each file becomes a resource of the built-in MCP server `uploads` (`upload://<conversation>/<name>`): in the conversation’s catalog, read by the model on demand, attachable to a message. ' +
-    'Every file is checked before any is stored: one over UPLOAD_MAX_BYTES is `413 file_too_large`, past UPLOADS_PER_CONVERSATION or the tenant’s UPLOAD_BYTES_PER_TENANT_PER_DAY `429 upload_quota` (the error names the limit), and then nothing of the request is stored. ' +
-    'Uploads at once count together: those to one conversation, and the tenant’s, never pass a limit between them. ' +
-    'A name the conversation has already gets `-2`, `-3`… before its extension.',
-  middleware: [uploadBodyLimit()] as const,
-  request: {
-    params: IdParams,
-    body: { required: true, content: { 'multipart/form-data': { schema: UPLOAD_FORM } } },
-  },
-  responses: {
-    201: json(UploadedFiles, 'Stored, in the order sent.'),
-    ...errors(400, 404, 413, 415, 429, ...V1_ERRORS),
-  },
-});
-const list = createRoute({
-  method: 'get',
-  path: '/{id}/files',
-  tags,
-  summary: 'The conversation’s files',
-  request: { params: IdParams },
-  responses: { 200: json(UploadedFiles, 'Oldest first.'), ...errors(400, 404, ...V1_ERRORS) },
-});
-const remove = createRoute({
-  method: 'delete',
-  path: '/{id}/files/{name}',
-  tags,
-  summary: 'Delete one file',
-  description: 'Gone from storage and from the conversation’s catalog; what the model read of it stays in the history.',
-  request: { params: NameParams },
-  responses: { 204: { description: 'Deleted.' }, ...errors(400, 404, ...V1_ERRORS) },
-});
-
 /**
- * The body limit of a request that may carry files — an upload form, or a chat message with `useChat` file parts
- * (`useChat` sends every message of the chat, with its files, each time) — in place of the API's (app.ts skips it
- * for these): UPLOAD_REQUEST_MAX_BYTES.
+ * The routes as OpenAPI declares them (paths, parameters, bodies, answers). A function, called once by
+ * {@link fileRoutes}: their schemas are built when the app is, not at module load (see there).
  */
-export function uploadBodyLimit(): MiddlewareHandler<AppBindings> {
-  return (c, next) => {
-    const maxSize = loadConfig(c.env).settings.UPLOAD_REQUEST_MAX_BYTES;
-    return bodyLimit({
-      maxSize,
-      onError: (c) =>
-        errorResponse(
-          c,
-          new ApiError(
-            413,
-            'payload_too_large',
-            `The request's body exceeds ${maxSize} bytes (UPLOAD_REQUEST_MAX_BYTES); send fewer files at once`,
-          ),
-        ),
-    })(c, next);
-  };
-}
+function declarations() {
+  const IdParams = z.object({ id: z.string().meta({ description: 'A conversation id.' }) });
+  const NameParams = IdParams.extend({
+    name: z.string().meta({ description: 'A file’s name as the upload answered it.', example: 'quarterly-report.pdf' }),
+  });
+  const tags = ['conversations'];
 
-/** Whether a request may carry files (app.ts: the API's body limit is not its limit, uploadBodyLimit is). */
-export const mayCarryFiles = (method: string, path: string) =>
-  method === 'POST' && (/^\/v1\/conversations\/[^/]+\/(files|messages)\/?$/.test(path) || /^\/v1\/chat\/?$/.test(path));
+  const upload = createRoute({
+    method: 'post',
+    path: '/{id}/files',
+    tags,
+    summary: 'Upload files to the conversation',
+    description:
+      'Each file becomes a resource of the built-in MCP server `uploads` (`upload://<conversation>/<name>`): in the conversation’s catalog, read by the model on demand, attachable to a message. ' +
+      'Every file is checked before any is stored: one over UPLOAD_MAX_BYTES is `413 file_too_large`, past UPLOADS_PER_CONVERSATION or the tenant’s UPLOAD_BYTES_PER_TENANT_PER_DAY `429 upload_quota` (the error names the limit), and then nothing of the request is stored. ' +
+      'Uploads at once count together: those to one conversation, and the tenant’s, never pass a limit between them. ' +
+      'A name the conversation has already gets `-2`, `-3`… before its extension.',
+    middleware: [uploadBodyLimit()] as const,
+    request: {
+      params: IdParams,
+      body: { required: true, content: { 'multipart/form-data': { schema: UPLOAD_FORM } } },
+    },
+    responses: {
+      201: json(UploadedFiles, 'Stored, in the order sent.'),
+      ...errors(400, 404, 413, 415, 429, ...V1_ERRORS),
+    },
+  });
+  const list = createRoute({
+    method: 'get',
+    path: '/{id}/files',
+    tags,
+    summary: 'The conversation’s files',
+    request: { params: IdParams },
+    responses: { 200: json(UploadedFiles, 'Oldest first.'), ...errors(400, 404, ...V1_ERRORS) },
+  });
+  const remove = createRoute({
+    method: 'delete',
+    path: '/{id}/files/{name}',
+    tags,
+    summary: 'Delete one file',
+    description:
+      'Gone from storage and from the conversation’s catalog; what the model read of it stays in the history.',
+    request: { params: NameParams },
+    responses: { 204: { description: 'Deleted.' }, ...errors(400, 404, ...V1_ERRORS) },
+  });
+  return { upload, list, remove };
+}
 
 /** The `file` fields of a multipart body: 415 for another type, 400 for a broken form, a field that is not a file, or none. */
 async function formFiles(request: Request): Promise<File[]> {
@@ -132,35 +110,42 @@ const asApi =
  * "Documents and uploads"). Owned like every conversation route; the bytes
  * go to R2 only (uploads/store.ts), and the conversation is told, so its
  * `uploads` server lists them before its next turn.
+ *
+ * Built by createApp (on the first request, as the app is), not at module load: the schemas, declarations and
+ * validators of these routes would otherwise be start-up CPU of every isolate, and issue 44 holds what the
+ * documents and uploads work adds to the Worker's start-up to 5 % (BENCHMARKS.md, the bundle section).
  */
-export const files = routes()
-  .openapi(upload, async (c) => {
-    const { id } = c.req.valid('param');
-    const stub = await ownedStub(c); // 404 before the body is read
-    const { tenant, user } = c.get('principal');
-    const sent = await formFiles(c.req.raw);
-    const { stored } = await storeUploads(
-      { env: c.env, config: loadConfig(c.env), tenant, user, conversation: id },
-      sent.map((file) => ({ title: file.name, type: file.type, body: file })),
-      {
-        reserve: async (wanted, limit) => unwrap(await stub.reserveUploads(wanted, limit)),
-        settle: async (names, outcome) => unwrap(await stub.settleUploads(names, outcome)),
-      },
-    );
-    return c.json({ files: stored.map(asApi(id)) }, 201);
-  })
-  .openapi(list, async (c) => {
-    const { id } = c.req.valid('param');
-    await ownedStub(c);
-    const store = new UploadStore(c.env.UPLOADS, { tenant: c.get('principal').tenant, conversation: id });
-    return c.json({ files: (await store.list()).map(asApi(id)) }, 200);
-  })
-  .openapi(remove, async (c) => {
-    const { id, name } = c.req.valid('param');
-    const stub = await ownedStub(c);
-    const store = new UploadStore(c.env.UPLOADS, { tenant: c.get('principal').tenant, conversation: id });
-    if (!isSafeFileName(name) || !(await store.has(name))) throw notFound(`File "${name}"`);
-    await store.delete([name]);
-    unwrap(await stub.uploadsChanged([name]));
-    return c.body(null, 204);
-  });
+export function fileRoutes() {
+  const { upload, list, remove } = declarations();
+  return routes()
+    .openapi(upload, async (c) => {
+      const { id } = c.req.valid('param');
+      const stub = await ownedStub(c); // 404 before the body is read
+      const { tenant, user } = c.get('principal');
+      const sent = await formFiles(c.req.raw);
+      const { stored } = await storeUploads(
+        { env: c.env, config: loadConfig(c.env), tenant, user, conversation: id },
+        sent.map((file) => ({ title: file.name, type: file.type, body: file })),
+        {
+          reserve: async (wanted, limit) => unwrap(await stub.reserveUploads(wanted, limit)),
+          settle: async (names, outcome) => unwrap(await stub.settleUploads(names, outcome)),
+        },
+      );
+      return c.json({ files: stored.map(asApi(id)) }, 201);
+    })
+    .openapi(list, async (c) => {
+      const { id } = c.req.valid('param');
+      await ownedStub(c);
+      const store = new UploadStore(c.env.UPLOADS, { tenant: c.get('principal').tenant, conversation: id });
+      return c.json({ files: (await store.list()).map(asApi(id)) }, 200);
+    })
+    .openapi(remove, async (c) => {
+      const { id, name } = c.req.valid('param');
+      const stub = await ownedStub(c);
+      const store = new UploadStore(c.env.UPLOADS, { tenant: c.get('principal').tenant, conversation: id });
+      if (!isSafeFileName(name) || !(await store.has(name))) throw notFound(`File "${name}"`);
+      await store.delete([name]);
+      unwrap(await stub.uploadsChanged([name]));
+      return c.body(null, 204);
+    });
+}

@@ -29,13 +29,39 @@ export interface ConvertedDocument {
   parts?: { kind: 'page' | 'slide' | 'sheet'; starts: number[]; names?: string[] | undefined } | undefined;
   /** What the text lacks ("scanned: 12 pages, no text layer"; "converted up to page 500 of 812"). */
   note?: string | undefined;
+  /** Pages (1-based) with no text but an image: a scanner's pages, whose image `pageImage` can give. */
+  scannedPages?: number[] | undefined;
 }
 
 export type ConvertOutput = { ok: true; document: ConvertedDocument } | { ok: false; reason: string };
 
-/** The converter's RPC surface (a WorkerEntrypoint's method). */
+/** One page of a PDF as an image (a scanned page, for a model that reads images). */
+export interface PageImageInput {
+  bytes: Uint8Array;
+  /** 1-based. */
+  page: number;
+  /** The PNG may be at most this large (INLINE_IMAGE_MAX_BYTES): the image is scaled down until it fits. */
+  maxBytes: number;
+}
+
+export type PageImageOutput =
+  | {
+      ok: true;
+      image: {
+        mimeType: 'image/png';
+        bytes: Uint8Array;
+        width: number;
+        height: number;
+        /** The page image's own size, when it was scaled down to fit. */
+        scaledFrom?: { width: number; height: number } | undefined;
+      };
+    }
+  | { ok: false; reason: string };
+
+/** The converter's RPC surface (a WorkerEntrypoint's methods). */
 export interface DocumentConverterRpc {
   convert(input: ConvertInput): Promise<ConvertOutput>;
+  pageImage(input: PageImageInput): Promise<PageImageOutput>;
 }
 
 const BY_MIME: Record<string, DocumentFormat> = {

@@ -116,8 +116,12 @@ describe('a 5 MB tool result', () => {
     const [first] = toolResults(model.doStreamCalls[1]!.prompt);
     expect(first!.text.length).toBeLessThan(30_000);
     expect(first!.text).toContain(`of ${BIG_TEXT_CHARS} of this result`);
+    // The first window ends with a line (window-end.ts) and the second goes on from exactly there.
+    const firstEnd = Number(/of this result[^{]*\{[^}]*"offset":(\d+)/.exec(first!.text)![1]);
+    expect(firstEnd).toBeGreaterThan(23_900);
+    expect(firstEnd).toBeLessThanOrEqual(24_000);
     const [, second] = toolResults(model.doStreamCalls[2]!.prompt);
-    expect(second!.text).toContain(`part="characters 24000-48000 of ${BIG_TEXT_CHARS}"`);
+    expect(second!.text).toMatch(new RegExp(`part="characters ${firstEnd}-\\d+ of ${BIG_TEXT_CHARS}"`));
 
     const { messages } = await snapshot(id, HOSTILE);
     expect(JSON.stringify(messages).length).toBeLessThan(200_000);

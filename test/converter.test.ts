@@ -5,6 +5,7 @@ import type { ConvertedDocument, ConvertInput, ConvertOutput, DocumentConverterR
 import { ENCRYPTED_PDF_BASE64 } from './fixtures/documents/encrypted-pdf';
 import { makeDocx, makePptx, makeXlsx, zipOf } from './fixtures/documents/office';
 import { makePdf } from './fixtures/documents/pdf';
+import { decodePng, greyPng } from './helpers/png';
 
 // The converter Worker (converter/) through the main Worker's service binding CONVERTER: a real second Worker in
 // workerd, called over JS RPC exactly as src/documents/ calls it. Fixtures are made here (pdf-lib, OOXML with fflate)
@@ -69,7 +70,69 @@ describe('PDF', () => {
 
     const mixed = await converted(await makePdf([['Typed cover letter'], { scanned: true }, ['Typed annex']]), 'pdf');
     expect(mixed.note).toBe('page 2 has no text layer (scanned)');
+    expect(mixed.scannedPages).toEqual([2]);
     expect(part(mixed, 3)).toContain('Typed annex');
+  });
+
+  describe('a scanned page as an image (pageImage, for a model that reads images)', () => {
+    // A "scan": white paper, a black square top left, grey lines of "text" below it.
+    const shade = (x: number, y: number) =>
+      x >= 20 && x < 120 && y >= 20 && y < 120 ? 0 : y > 160 && y % 40 < 6 && x > 20 && x < 380 ? 40 : 255;
+
+    it('is the page’s own picture, as a PNG, at its own size when it fits', async () => {
+      const pdf = await makePdf([['Typed cover letter'], { scanned: true, image: greyPng(400, 520, shade) }]);
+      const output = await converter.pageImage({ bytes: pdf, page: 2, maxBytes: 1_000_000 });
+      if (!output.ok) throw new Error(output.reason);
+      expect(output.image).toMatchObject({ mimeType: 'image/png', width: 400, height: 520 });
+      expect(output.image.scaledFrom).toBeUndefined();
+      const png = decodePng(output.image.bytes);
+      expect([png.width, png.height]).toEqual([400, 520]);
+      expect(png.grey(60, 60)).toBe(0);
+      expect(png.grey(300, 60)).toBe(255);
+      expect(png.grey(200, 202)).toBe(40);
+      expect(png.grey(200, 230)).toBe(255);
+    });
+
+    it('is scaled down until it fits maxBytes (INLINE_IMAGE_MAX_BYTES), and says from what', async () => {
+      // Noise does not compress: 1,600 × 2,080 grey is ~3.3 MB as PNG, so it must shrink to fit 400 KB.
+      const noisy = (x: number, y: number) => (shade(x >> 2, y >> 2) === 0 ? 0 : 128 + ((x * 7919 + y * 104_729) % 97));
+      const pdf = await makePdf([{ scanned: true, image: greyPng(1600, 2080, noisy) }]);
+      const output = await converter.pageImage({ bytes: pdf, page: 1, maxBytes: 400_000 });
+      if (!output.ok) throw new Error(output.reason);
+      expect(output.image.bytes.length).toBeLessThanOrEqual(400_000);
+      expect(output.image.scaledFrom).toEqual({ width: 1600, height: 2080 });
+      const png = decodePng(output.image.bytes);
+      expect(png.height).toBeLessThan(2080);
+      expect(png.width / png.height).toBeCloseTo(1600 / 2080, 2);
+      // The black square (x, y 80–480 of 1,600) is where it was, scaled.
+      const at = (v: number) => Math.floor((v * png.width) / 1600);
+      expect(png.grey(at(280), at(280))).toBe(0);
+      expect(png.grey(at(1200), at(280))).toBeGreaterThan(100);
+    });
+
+    it('a page without an image, a page past the end, too few bytes, or no PDF: a reason, never a throw', async () => {
+      const pdf = await makePdf([['Only text here'], { scanned: true, image: greyPng(400, 520, shade) }]);
+      expect(await converter.pageImage({ bytes: pdf, page: 1, maxBytes: 1_000_000 })).toEqual({
+        ok: false,
+        reason: 'page 1 has no image that could be decoded',
+      });
+      expect(await converter.pageImage({ bytes: pdf, page: 3, maxBytes: 1_000_000 })).toEqual({
+        ok: false,
+        reason: 'the PDF has 2 pages; there is no page 3',
+      });
+      expect(await converter.pageImage({ bytes: pdf, page: 2, maxBytes: 100 })).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/does not fit in 100 bytes \(INLINE_IMAGE_MAX_BYTES\)/),
+      });
+      expect(await converter.pageImage({ bytes: utf8('not a pdf'), page: 1, maxBytes: 1_000 })).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/^not a readable PDF/),
+      });
+      expect(await converter.pageImage({ bytes: pdf, page: 0, maxBytes: 1_000 })).toEqual({
+        ok: false,
+        reason: 'page must be a positive integer',
+      });
+    });
   });
 
   it('a PDF that needs a password is refused, with the reason', async () => {

@@ -1,3 +1,4 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { kvKey } from '../src/cache/keys';
@@ -6,6 +7,8 @@ import { settle } from './helpers/conversation';
 import { waitFor } from './helpers/demo-client';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 import { HOSTILE_TEXT } from './infra/hostile-text';
+import { SCAN } from './infra/pdf-fixtures';
+import { decodePng } from './helpers/png';
 
 // Documents served by MCP servers, read through the real route, the real MCP client and the converter Worker (the
 // CONVERTER service binding): the "documents" tenant has the demo server and test/infra/document-server.ts ("docs").
@@ -24,6 +27,10 @@ async function readVia(id: string, body: object, as = ALICE): Promise<{ status: 
   const response = await postJson(`/v1/conversations/${id}/resources/read`, body, as);
   return { status: response.status, body: await response.json() };
 }
+
+/** The tool-result parts the model was sent in `prompt`, as they are (images included). */
+const toolResultParts = (prompt: LanguageModelV4Prompt) =>
+  prompt.flatMap((m) => (m.role === 'tool' ? m.content.filter((part) => part.type === 'tool-result') : []));
 
 /** What the model was sent back for each tool call of a scripted turn that makes `calls` and then answers. */
 async function turnResults(id: string, calls: Array<[string, unknown]>) {
@@ -127,6 +134,57 @@ describe('a PDF served by an MCP server', () => {
     );
     expect(fake.body.model.text).toContain('a document whose text could not be read: its bytes are not a PDF file');
     expect(fake.body.model.text).not.toContain('Just a text file');
+  });
+
+  it('a scanned page is read by its number: its picture for a model that reads images, the reason for one that does not', async () => {
+    const id = await createConversation(ALICE);
+    const page2 = ['read_resource', { uri: 'docs://scanned.pdf', server: 'docs', page: 2 }] as [string, unknown];
+    const seeing = scriptedModel((_call, step) => (step === 0 ? callTools(page2) : say('A black square.')));
+    await runScriptedTurn(id, 'What is on page 2 of the contract?', seeing, {}, true);
+    const [result] = toolResultParts(seeing.doStreamCalls.at(-1)!.prompt);
+    expect(result!.output, JSON.stringify(result!.output).slice(0, 400)).toMatchObject({ type: 'content' });
+    const [line, image] = (result!.output as { value: Array<Record<string, unknown>> }).value;
+    expect(line!.text).toMatch(
+      /^\[Page 2 of 3 of docs:\/\/scanned\.pdf \(server docs\) is scanned \(no text layer\): its image is attached, PNG 160×200 px, [\d.]+ (B|KB)\]$/,
+    );
+    expect(image).toMatchObject({ type: 'file', mediaType: 'image/png' });
+    // The picture is the page's: the scanner's black square top left, white paper elsewhere.
+    const png = decodePng(Uint8Array.from(atob((image!.data as { data: string }).data), (c) => c.charCodeAt(0)));
+    expect([png.width, png.height]).toEqual([SCAN.width, SCAN.height]);
+    for (const [x, y] of [
+      [12, 12],
+      [30, 40],
+      [59, 59],
+      [60, 30],
+      [100, 100],
+      [159, 199],
+    ] as const)
+      expect(png.grey(x, y), `pixel ${x},${y}`).toBe(SCAN.black(x, y) ? 0 : 255);
+
+    // A model that does not read images is told so (and the turn goes on).
+    const blind = scriptedModel((_call, step) => (step === 0 ? callTools(page2) : say('It is a scan.')));
+    await runScriptedTurn(id, 'And page 2 again?', blind, {}, false);
+    expect(toolResults(blind.doStreamCalls.at(-1)!.prompt).at(-1)!.text).toBe(
+      '[Page 2 of 3 of docs://scanned.pdf (server docs) is scanned: no text layer, and its image is not given: the model in use does not read images]',
+    );
+  });
+
+  it('a page by number: the window starts at that page; a page there is not says which there are', async () => {
+    const id = await createConversation(ALICE);
+    const seventh = await readVia(id, { server: 'docs', uri: 'docs://handbook.pdf', page: 7 });
+    expect(seventh.status).toBe(200);
+    expect(seventh.body.model.text).toContain('pages="pages 7-12 of 12"');
+    expect(seventh.body.model.text).toMatch(/">\nParental leave\n/);
+    expect(seventh.body.model.window.offset).toBe(seventh.body.contents[0].document.parts.starts[6]);
+
+    const missing = await readVia(id, { server: 'docs', uri: 'docs://handbook.pdf', page: 13 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toEqual({
+      code: 'page_not_found',
+      message: 'Resource docs://handbook.pdf on server docs: it has 12 pages; there is no page 13',
+    });
+    const text = await readVia(id, { server: 'docs', uri: 'docs://release.html', page: 1 });
+    expect(text.body.error.message).toMatch(/it is no document with pages \(slides, sheets\): read it by offset$/);
   });
 
   it('what a document says about itself stays on its line, and its text inside the wrapper', async () => {

@@ -55,9 +55,12 @@ describe('a 5 MB text resource', () => {
     console.info(`5 MB text, first read through the API: workerd peak RSS +${(growth / MB).toFixed(1)} MiB`);
     expect(first.status).toBe(200);
     expect(first.body.contents[0].size).toBe(BIG_TEXT_CHARS);
-    expect(first.body.model.window).toEqual({ offset: 0, end: 24_000, total: BIG_TEXT_CHARS, nextOffset: 24_000 });
+    // The first window: 24,000 characters at most, ending at the end of a line (window-end.ts).
+    const firstEnd = first.body.contents[0].text.lastIndexOf('\n', 24_000 - 1) + 1;
+    expect(firstEnd).toBeGreaterThan(23_900);
+    expect(first.body.model.window).toEqual({ offset: 0, end: firstEnd, total: BIG_TEXT_CHARS, nextOffset: firstEnd });
     expect(first.body.model.text).toContain(
-      'call read_resource with {"uri":"hostile://big-text","server":"hostile","offset":24000}',
+      `call read_resource with {"uri":"hostile://big-text","server":"hostile","offset":${firstEnd}}`,
     );
     expect(growth).toBeLessThan(128 * MB);
 
@@ -76,11 +79,17 @@ describe('a 5 MB text resource', () => {
         );
         const body = /<resource [^>]*>\n([\s\S]*)\n<\/resource>/.exec(view.text)![1]!;
         expect(view.window.offset).toBe(offset);
+        // Every window but the last ends with its line, and none is shorter than four fifths of the size.
+        if (view.window.nextOffset !== undefined) {
+          expect(body.endsWith('\n')).toBe(true);
+          expect(body.length).toBeGreaterThanOrEqual(0.8 * 24_000);
+        }
         rebuilt += body;
         offset = view.window.nextOffset;
         windows++;
       }
-      expect(windows).toBe(Math.ceil(BIG_TEXT_CHARS / 24_000));
+      expect(windows).toBeGreaterThanOrEqual(Math.ceil(BIG_TEXT_CHARS / 24_000));
+      expect(windows).toBeLessThanOrEqual(Math.ceil(BIG_TEXT_CHARS / 23_900));
       expect(rebuilt.length).toBe(BIG_TEXT_CHARS);
       expect(rebuilt === original).toBe(true);
     });
@@ -94,16 +103,27 @@ describe('a 5 MB text resource', () => {
     const id = await createConversation(HOSTILE);
     const read = (offset: number) =>
       callTools(['read_resource', { uri: 'hostile://big-text', server: 'hostile', offset }]);
-    const model = scriptedModel((_c, i) => (i < 3 ? read(i * 24_000) : say('read three parts')));
+    // As a model would: each read goes on from the offset the previous window gave.
+    const nextOffset = (text: string) => Number(/"offset":(\d+)\}/.exec(text)![1]);
+    const model = scriptedModel((call, i) =>
+      i === 0 ? read(0) : i < 3 ? read(nextOffset(toolResults(call.prompt).at(-1)!.text)) : say('read three parts'),
+    );
     await runScriptedTurn(id, 'read the big document', model);
-    // Each step got its window (the newest; older ones are named, not re-sent: see read-elision.ts).
+    // Each step got its window (the newest; older ones are named, not re-sent: see read-elision.ts), and the windows
+    // follow one another: 24,000 characters at most, each ending with a line.
+    const ends = [0];
     for (let i = 0; i < 3; i++) {
       const result = toolResults(model.doStreamCalls[i + 1]!.prompt).at(-1)!;
       expect(result.error).toBe(false);
-      expect(result.text).toContain(`part="characters ${i * 24_000}-${(i + 1) * 24_000} of ${BIG_TEXT_CHARS}"`);
+      const [, from, to] = /part="characters (\d+)-(\d+) of 5000000"/.exec(result.text)!.map(Number);
+      expect(from).toBe(ends[i]);
+      expect(to! - from!).toBeLessThanOrEqual(24_000);
+      expect(to! - from!).toBeGreaterThan(23_900);
+      expect(result.text).toMatch(/\n<\/resource>/);
+      ends.push(to!);
     }
     expect(toolResults(model.doStreamCalls[3]!.prompt)[0]!.text).toMatch(
-      /^\[Read before in this turn and not repeated: characters 0-48000 of hostile:\/\/big-text\.\]/,
+      new RegExp(`^\\[Read before in this turn and not repeated: characters 0-${ends[2]} of hostile://big-text\\.\\]`),
     );
   });
 });

@@ -1,16 +1,28 @@
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import type { ConvertInput, ConvertOutput, DocumentConverterRpc } from '../../shared/documents';
+import type {
+  ConvertInput,
+  ConvertOutput,
+  DocumentConverterRpc,
+  PageImageInput,
+  PageImageOutput,
+} from '../../shared/documents';
 import { convertDocument } from './convert';
+import { pdfPageImage } from './page-image';
 
 /**
  * The document converter, a Worker of its own (docs/ARCHITECTURE.md, "The converter Worker"): the main Worker
- * reaches it through the service binding `CONVERTER` and calls `convert` over JS RPC. It has no HTTP surface
+ * reaches it through the service binding `CONVERTER` and calls `convert` (and `pageImage`, a scanned page's image
+ * for a model that reads images) over JS RPC. It has no HTTP surface
  * (`fetch` answers 404, and it has no route or workers.dev URL); its CPU limit (wrangler.toml `[limits]`) bounds
  * any one document.
  */
 export default class Converter extends WorkerEntrypoint implements DocumentConverterRpc {
   async convert(input: ConvertInput): Promise<ConvertOutput> {
     return convertDocument(input);
+  }
+
+  async pageImage(input: PageImageInput): Promise<PageImageOutput> {
+    return pdfPageImage(input);
   }
 
   override async fetch(): Promise<Response> {

@@ -14,15 +14,7 @@ import { TextOut } from './text-out';
  */
 export async function convertPdf(bytes: Uint8Array, limits: ConvertLimits): Promise<ConvertedDocument> {
   const pdfjs = await getResolvedPDFJS();
-  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
-  try {
-    // pdf.js takes ownership of the buffer it is given: hand it a copy, the caller's bytes stay readable.
-    pdf = await getDocumentProxy(bytes.slice(), { useWasm: false, stopAtErrors: false });
-  } catch (error) {
-    const name = (error as { name?: string } | null)?.name;
-    if (name === 'PasswordException') throw new Refusal('encrypted: a password is needed');
-    throw new Refusal(`not a readable PDF (${error instanceof Error ? error.message : String(error)})`);
-  }
+  const pdf = await openPdf(bytes);
   try {
     const pageCount = pdf.numPages;
     const info = ((await pdf.getMetadata().catch(() => undefined))?.info ?? {}) as { Title?: unknown };
@@ -61,7 +53,7 @@ export async function convertPdf(bytes: Uint8Array, limits: ConvertLimits): Prom
         page.cleanup();
       }
     }
-    return out.paged({
+    const document = out.paged({
       format: 'pdf',
       kind: 'page',
       count: pageCount,
@@ -69,10 +61,27 @@ export async function convertPdf(bytes: Uint8Array, limits: ConvertLimits): Prom
       title,
       notes: [scannedNote(scanned, pagesRead), unreadable],
     });
+    return scanned.length ? { ...document, scannedPages: scanned } : document;
   } finally {
-    await pdf.loadingTask.destroy();
+    await closePdf(pdf);
   }
 }
+
+export type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+/** The PDF, opened; a Refusal for one that needs a password or is no PDF at all. Close it with `closePdf`. */
+export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
+  try {
+    // pdf.js takes ownership of the buffer it is given: hand it a copy, the caller's bytes stay readable.
+    return await getDocumentProxy(bytes.slice(), { useWasm: false, stopAtErrors: false });
+  } catch (error) {
+    const name = (error as { name?: string } | null)?.name;
+    if (name === 'PasswordException') throw new Refusal('encrypted: a password is needed');
+    throw new Refusal(`not a readable PDF (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+export const closePdf = (pdf: PdfDocument) => pdf.loadingTask.destroy();
 
 /** "scanned: 12 pages, no text layer" when every page read is a scan; else which pages are. */
 function scannedNote(scanned: number[], pagesRead: number): string | undefined {

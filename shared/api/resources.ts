@@ -14,6 +14,10 @@ export const ReadResourceBody = z
       .min(0)
       .optional()
       .meta({ description: 'Character offset of the text window, as `read_resource` takes it.' }),
+    page: z.number().int().min(1).optional().meta({
+      description:
+        "A converted document's page (slide, sheet), 1-based, instead of `offset`: the window starting there; for a scanned page, its image (when the model reads images).",
+    }),
   })
   .strict()
   .meta({ id: 'ReadResourceBody' });
@@ -39,6 +43,10 @@ export const DocumentInfo = z
       })
       .optional(),
     note: z.string().optional().meta({ description: 'What the text lacks, e.g. "scanned: 12 pages, no text layer".' }),
+    scannedPages: z
+      .array(z.number())
+      .optional()
+      .meta({ description: 'Pages with no text but an image (scanned): read one with `page` to get its image.' }),
     failed: z.string().optional().meta({ description: 'Why it was not converted (too large, unreadable, …).' }),
     converter: z.enum(['local', 'workers-ai']).optional(),
   })

@@ -16,6 +16,7 @@ function reading(maxBytes = 1_000_000): DocumentReading & { calls: string[] } {
         calls.push(format);
         return { ok: true, document: { format, text: `${format} as text`, pageCount: 1 } };
       },
+      pageImage: async () => ({ ok: false, reason: 'not used here' }),
     },
   };
 }

@@ -63,6 +63,7 @@ async function convertOne(entry: StoredContents, reading: DocumentReading): Prom
       ...(document.pageCount === undefined ? {} : { pageCount: document.pageCount }),
       ...(document.parts ? { parts: document.parts } : {}),
       ...(document.note ? { note: document.note } : {}),
+      ...(document.scannedPages?.length ? { scannedPages: document.scannedPages } : {}),
       converter: reading.converter.kind,
     },
   };

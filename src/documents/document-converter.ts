@@ -1,4 +1,10 @@
-import type { ConvertLimits, ConvertOutput, DocumentConverterRpc, DocumentFormat } from '../../shared/documents';
+import type {
+  ConvertLimits,
+  ConvertOutput,
+  DocumentConverterRpc,
+  DocumentFormat,
+  PageImageOutput,
+} from '../../shared/documents';
 
 /**
  * Who turns a document's bytes into text (DOCUMENT_CONVERTER): our converter Worker through the `CONVERTER` service
@@ -9,6 +15,8 @@ import type { ConvertLimits, ConvertOutput, DocumentConverterRpc, DocumentFormat
 export interface DocumentConverter {
   readonly kind: 'local' | 'workers-ai';
   convert(bytes: Uint8Array, format: DocumentFormat, limits: ConvertLimits, name: string): Promise<ConvertOutput>;
+  /** One page of a PDF as a PNG of at most `maxBytes` (a scanned page, for a model that reads images). */
+  pageImage(bytes: Uint8Array, page: number, maxBytes: number): Promise<PageImageOutput>;
 }
 
 /** What documents are converted with: the converter, and the limits (DOCUMENT_MAX_BYTES, _PAGES, _CHARS). */
@@ -41,20 +49,25 @@ export function documentConverter(
 ): DocumentConverter | undefined {
   if (choice === 'off') return undefined;
   if (choice === 'workers-ai') return workersAi(env);
+  // Either RPC answers with a reason, never throws: no binding, or the converter Worker failing (its CPU limit, say).
+  async function call<T>(
+    rpc: (converter: DocumentConverterRpc) => Promise<T>,
+  ): Promise<T | { ok: false; reason: string }> {
+    const converter = env.CONVERTER as DocumentConverterRpc | undefined;
+    if (!converter) return { ok: false, reason: 'no document converter is bound (service binding CONVERTER)' };
+    try {
+      return await rpc(converter);
+    } catch (error) {
+      return {
+        ok: false,
+        reason: `the document converter failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  }
   return {
     kind: 'local',
-    async convert(bytes, format, limits) {
-      const converter = env.CONVERTER as DocumentConverterRpc | undefined;
-      if (!converter) return { ok: false, reason: 'no document converter is bound (service binding CONVERTER)' };
-      try {
-        return await converter.convert({ bytes, format, limits });
-      } catch (error) {
-        return {
-          ok: false,
-          reason: `the document converter failed: ${error instanceof Error ? error.message : String(error)}`,
-        };
-      }
-    },
+    convert: (bytes, format, limits) => call((converter) => converter.convert({ bytes, format, limits })),
+    pageImage: (bytes, page, maxBytes) => call((converter) => converter.pageImage({ bytes, page, maxBytes })),
   };
 }
 
@@ -82,6 +95,10 @@ function workersAi(env: ConverterEnv): DocumentConverter {
       } catch (error) {
         return { ok: false, reason: `Workers AI failed: ${error instanceof Error ? error.message : String(error)}` };
       }
+    },
+    // toMarkdown gives text only, and no pages; a scanned page's image needs the local converter.
+    async pageImage() {
+      return { ok: false, reason: 'page images need DOCUMENT_CONVERTER=local (Workers AI converts to text only)' };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { DocumentInfo } from '../../shared/api/resources';
+import type { DocumentInfo, StoredContents } from '../../shared/api/resources';
 import type { DocumentFormat } from '../../shared/documents';
 
 /**
@@ -52,4 +52,33 @@ export function partsLabel(document: DocumentInfo | undefined, from: number, to:
  */
 export function documentTextBound(format: DocumentFormat, bytes: number): number {
   return bytes * (format === 'pdf' ? 2 : format === 'html' || format === 'csv' ? 1 : 6);
+}
+
+/** Where part `page` of the document among `contents` starts: the offset `read_resource` takes, and the document. */
+export type PageStart = { offset: number; document: DocumentInfo; uri: string } | { problem: string };
+
+/**
+ * Part `page` (1-based) of the document among `contents` (as shown: `shownAsText`), as an offset into the resource's
+ * text — every text entry in a row, as windows count — or, in words, why there is no such part to read.
+ */
+export function pageStart(contents: readonly StoredContents[], page: number): PageStart {
+  let before = 0;
+  for (const entry of contents) {
+    if (!('text' in entry)) continue;
+    const { document } = entry;
+    const starts = document?.parts?.starts;
+    if (document && starts?.length) {
+      const noun = document.parts!.kind;
+      const count = document.pageCount ?? starts.length;
+      if (page <= starts.length) return { offset: before + starts[page - 1]!, document, uri: entry.uri };
+      return {
+        problem:
+          page <= count
+            ? `${noun} ${page} of ${count} was not converted (${document.note ?? `converted up to ${noun} ${starts.length}`})`
+            : `it has ${count} ${noun}${count === 1 ? '' : 's'}; there is no ${noun} ${page}`,
+      };
+    }
+    before += entry.text.length;
+  }
+  return { problem: 'it is no document with pages (slides, sheets): read it by offset' };
 }

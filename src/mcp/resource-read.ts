@@ -138,9 +138,24 @@ async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
  * text and a document is converted once per version), its hint, and where in KV the copy may go.
  */
 async function load({ server, uri, connection, policy, documents }: ReadContext) {
-  let result: ReadResourceResult;
+  const result = await readFromServer({ server, uri, connection });
+  const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, connection.era ?? 'legacy');
+  const stored = toStoredContents(result.contents);
+  const contents = documents ? await convertDocuments(stored, documents) : stored;
+  return { contents, ...(hint ? { hint } : {}), kvScope: kvScopeFor(hint, policy) };
+}
+
+/**
+ * One `resources/read`, as the server answers it: nothing cached, nothing converted. A miss above; also a document's
+ * own bytes when a page image is cut from them (prompt/scanned-page.ts), which the cache (holding the text) lacks.
+ */
+export async function readFromServer({
+  server,
+  uri,
+  connection,
+}: Pick<ReadContext, 'server' | 'uri' | 'connection'>): Promise<ReadResourceResult> {
   try {
-    result = await connection.call((client, options) => client.readResource({ uri }, options), {
+    return await connection.call((client, options) => client.readResource({ uri }, options), {
       method: 'resources/read',
     });
   } catch (error) {
@@ -152,8 +167,4 @@ async function load({ server, uri, connection, policy, documents }: ReadContext)
       );
     throw upstreamError(server, error);
   }
-  const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, connection.era ?? 'legacy');
-  const stored = toStoredContents(result.contents);
-  const contents = documents ? await convertDocuments(stored, documents) : stored;
-  return { contents, ...(hint ? { hint } : {}), kvScope: kvScopeFor(hint, policy) };
 }

@@ -21,7 +21,9 @@ import { priorFrom } from './connection/era';
 import { describeUpstreamError, upstreamError, upstreamFailure } from './connection/errors';
 import { LegacyChannel } from './channels/legacy-channel';
 import { ListenChannel } from './channels/listen-channel';
-import { readThroughCache, type ResourceRead } from './resource-read';
+import { toStoredContents } from './contents';
+import type { StoredContents } from '../cache/types';
+import { readFromServer, readThroughCache, type ResourceRead } from './resource-read';
 import { HEADER_KIND, ServerHeaderCopy } from './catalog/server-header';
 import { type SkillFileRef, skillFileOf } from './extensions/skills/skills';
 import { SkillIntegrityError, verifySkillFile } from './extensions/skills/skill-integrity';
@@ -299,6 +301,20 @@ export class ServerLink {
       });
     } catch (error) {
       if (error instanceof SkillIntegrityError && skillFile) throw this.skillIntegrityFailure(skillFile, uri, error);
+      throw (await this.authFailure(error)) ?? error;
+    }
+  }
+
+  /**
+   * A resource as the server sends it now, nothing cached or converted: a document's own bytes, for a page image
+   * (prompt/scanned-page.ts) — the cache keeps its text. Only after `read` served the same URI in this turn, so the
+   * checks above (withheld skills, resources offered) have passed.
+   */
+  async readOriginal(uri: string): Promise<StoredContents[]> {
+    await this.ensure();
+    try {
+      return toStoredContents((await readFromServer({ server: this.id, uri, connection: this.connection })).contents);
+    } catch (error) {
       throw (await this.authFailure(error)) ?? error;
     }
   }

@@ -17,6 +17,7 @@ import { describeUpstreamError, upstreamError, upstreamFailure } from './connect
 import { validatePromptArguments } from './catalog/prompt-arguments';
 import { resolveServer } from './catalog/resolve-server';
 import type { ResourceRead } from './resource-read';
+import type { StoredContents } from '../cache/types';
 import { type DocumentReading, documentReading } from '../documents/document-converter';
 import { ServerLink, type ServerLinkOptions } from './server-link';
 import type { McpConnection, Progress } from './connection/connection';
@@ -199,6 +200,11 @@ export class McpSessions {
     { reuseSince, connect = true }: { reuseSince: number; connect?: boolean },
   ): Promise<ResourceRead> {
     return this.link(id).read(uri, reuseSince, { connect });
+  }
+
+  /** A resource as the server sends it now, unconverted and uncached (ServerLink.readOriginal: a page image's bytes). */
+  readOriginal(id: string, uri: string): Promise<StoredContents[]> {
+    return this.link(id).readOriginal(uri);
   }
 
   /**

@@ -22,6 +22,7 @@ function fakeReading(text = 'Page one.\n\nPage two.\n\nPage three.'): DocumentRe
         seen.push(format);
         return { ok: true, document: { format, text, title: 'Report', pageCount: 3, parts: { kind: 'page', starts } } };
       },
+      pageImage: async () => ({ ok: false, reason: 'not used here' }),
     },
   };
 }
@@ -77,7 +78,8 @@ describe('documents embedded in a result or a prompt', () => {
       },
     });
     expect(kept).toEqual([{ text: long, uri: 'file:///x/report.pdf' }]);
-    expect(windowed).toContain(`part="characters 0-300 of ${long.length}"`);
+    // The first window ends where page two starts (in its last fifth: window-end.ts).
+    expect(windowed).toContain(`part="characters 0-${long.indexOf('Page two')} of ${long.length}"`);
     expect(windowed).toContain('"uri":"tool-result://c1/0"');
     // Nothing keeps it: the whole text, never cut.
     expect(renderEmbeddedDocument('files', entry!, { windowChars: 300 })).toContain(long);

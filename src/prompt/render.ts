@@ -5,6 +5,7 @@ import { humanSize } from '../../shared/human-size';
 import { continuationNote, resourceBlock } from './markers';
 import { identifier, metadataLine } from './catalog-lines';
 import { partsLabel } from '../documents/pages';
+import { windowEnd } from './window-end';
 import type { DocumentInfo } from '../../shared/api/resources';
 
 /**
@@ -13,7 +14,8 @@ import type { DocumentInfo } from '../../shared/api/resources';
  *
  * - Text is wrapped as reference material, `<resource server uri mime>…</resource>`
  *   (it is untrusted input), and never cut silently: past `windowChars` it
- *   comes in windows, each saying which part it is and how to get the next.
+ *   comes in windows, each saying which part it is and how to get the next,
+ *   each ending at a page or line end near its edge (window-end.ts).
  * - Binary content is described — type, size, name, URI — never decoded;
  *   a blob declared text whose bytes are valid UTF-8 is shown as text.
  * - Images within `maxImageBytes` become image parts for models that accept
@@ -54,11 +56,13 @@ export function describeBinary(
  * The line before a converted document's first window: what it was and what its text is. Title, type and note are the
  * document's (or the server's) words, so each is flattened to one escaped line: they sit outside the wrapper.
  */
-function documentLine(document: DocumentInfo, server: string, uri: string): string {
+function documentLine(document: DocumentInfo, server: string, uri: string, images: boolean): string {
   const title = document.title ? `, "${metadataLine(document.title, 120)}"` : '';
   const count = document.pageCount === undefined ? '' : `, ${document.pageCount} ${document.parts?.kind ?? 'page'}s`;
   const note = document.note ? ` Note: ${metadataLine(document.note, 200)}.` : '';
-  return `[Document: ${metadataLine(document.from, 80)}, ${humanSize(document.bytes)}${title}${count}, uri ${identifier(uri)}, server ${server} — its text follows, converted (tables and lists as markdown).${note}]`;
+  // A model that reads images may look at a scanned page: read_resource with its page gives the page's image.
+  const scans = images && document.scannedPages?.length ? ' A scanned page is read as an image: pass its page.' : '';
+  return `[Document: ${metadataLine(document.from, 80)}, ${humanSize(document.bytes)}${title}${count}, uri ${identifier(uri)}, server ${server} — its text follows, converted (tables and lists as markdown).${note}${scans}]`;
 }
 
 export function renderResource(target: RenderTarget, options: RenderOptions): ModelView {
@@ -67,7 +71,7 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
   const texts = contents.filter((c): c is Extract<StoredContents, { text: string }> => 'text' in c);
   const total = texts.reduce((sum, c) => sum + c.text.length, 0);
   const offset = Math.min(Math.max(0, options.offset ?? 0), total);
-  const end = Math.min(total, offset + options.windowChars);
+  const end = windowEnd(texts, offset, options.windowChars);
   const windowed = total > options.windowChars || offset > 0;
 
   const out: string[] = [];
@@ -79,7 +83,7 @@ export function renderResource(target: RenderTarget, options: RenderOptions): Mo
       const to = Math.min(end, start + entry.text.length);
       // A converted document says once what it was (a scanned one, whose text is empty, says only that).
       if (entry.document && offset <= start && (from < to || entry.text.length === 0))
-        out.push(documentLine(entry.document, target.server, entry.uri));
+        out.push(documentLine(entry.document, target.server, entry.uri, options.images));
       if (from < to) {
         // …and each window which of its pages it holds.
         const tag = {

@@ -1,16 +1,24 @@
 import type { Resource } from '@modelcontextprotocol/client';
 import type { ResourceView as ApiResourceView, ReadResourceBody } from '../../shared/api/resources';
 import type { Settings } from '../config';
-import { isTextMime } from '../mcp/contents';
+import { isTextMime, shownAsText } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { documentFormatOf } from '../../shared/documents';
 import { humanSize } from '../../shared/human-size';
 import { describeBinary, renderResource, type ModelView, type RenderOptions, type RenderTarget } from './render';
+import { ApiError } from '../errors';
+import { pageStart } from '../documents/pages';
+import { scannedPageView } from './scanned-page';
 
 /** One resource as the model (and the API: shared/api's `ResourceView`) sees it, with the rendering input for further windows (attachments). */
 export type ResourceView = ApiResourceView & { target: RenderTarget };
 
 export interface ViewOptions extends Pick<RenderOptions, 'windowChars' | 'images' | 'maxImageBytes' | 'offset'> {
+  /**
+   * A document's page (slide, sheet) to read from, 1-based, instead of `offset`: the window starting there, or — a
+   * scanned page — its image (scanned-page.ts). A page there is not is an error saying which pages there are.
+   */
+  page?: number | undefined;
   /** Start of the turn (or request) this read is part of: what the server says is stale at once may be shared within it. */
   reuseSince: number;
   /**
@@ -34,6 +42,7 @@ export async function readForDisplay(
   const { target: _, ...view } = await viewResource(sessions, request, {
     windowChars: settings.READ_WINDOW_CHARS,
     offset: request.offset ?? 0,
+    page: request.page,
     images: acceptsImages,
     maxImageBytes: settings.INLINE_IMAGE_MAX_BYTES,
     reuseSince: Date.now(),
@@ -83,9 +92,26 @@ export async function viewResource(
     ...(read.hint ? { hint: read.hint } : {}),
     freshness: read.freshness,
     contents: read.contents,
-    model: renderResource(target, options),
+    model:
+      options.page === undefined
+        ? renderResource(target, options)
+        : await pageView(sessions, target, { ...options, page: options.page }),
     target,
   };
+}
+
+/** A document read from one of its pages: the window starting there, or a scanned page's image. */
+async function pageView(
+  sessions: McpSessions,
+  target: RenderTarget,
+  options: ViewOptions & { page: number },
+): Promise<ModelView> {
+  const start = pageStart(shownAsText(target.contents), options.page);
+  if ('problem' in start)
+    throw new ApiError(400, 'page_not_found', `Resource ${target.uri} on server ${target.server}: ${start.problem}`);
+  if (start.document.scannedPages?.includes(options.page))
+    return scannedPageView(sessions, { ...target, ...start, page: options.page }, options);
+  return renderResource(target, { ...options, offset: start.offset });
 }
 
 /**

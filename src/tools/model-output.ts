@@ -7,6 +7,7 @@ import type { McpSessions } from '../mcp/sessions';
 import type { TaskStatus } from '../mcp/extensions/tasks/task-schemas';
 import { resultContinuationNote } from '../prompt/markers';
 import { renderEmbedded } from '../prompt/render';
+import { windowEnd } from '../prompt/window-end';
 import { type EmbeddedDocuments, type KeepDocument, renderEmbeddedDocument } from '../prompt/embedded-documents';
 import { type LargeResultStore, toolResultPartUri, toolResultUri } from './large-results';
 import { ToolFailure } from './tool-failure';
@@ -114,9 +115,11 @@ export function windowLongResult(
   if (!ctx.largeResults || output.text.length - windowedChars <= window) return output;
   const uri = toolResultUri(toolCallId);
   ctx.largeResults.put(uri, output.server, output.text);
+  // Ends where a read's window would (at a line end near its edge), so that read_resource goes on from there.
+  const end = windowEnd([output], 0, window);
   return {
     ...output,
-    text: `${output.text.slice(0, window)}\n${resultContinuationNote({ from: 0, to: window, total: output.text.length }, { uri, offset: window })}`,
+    text: `${output.text.slice(0, end)}\n${resultContinuationNote({ from: 0, to: end, total: output.text.length }, { uri, offset: end })}`,
   };
 }
 

@@ -9,9 +9,10 @@ export function makePdf(options: { title?: string; pages: Array<string[] | { ima
   const catalog = add('');
   const pages = add('');
   const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
-  // A 2×2 grey image: what a scanner's page is, to a text extractor (an image and no text).
+  // What a scanner's page is, to a text extractor: an image and no text. Black and white at 1 bit a pixel, as
+  // office scanners send text pages: white paper (bit 1) with a black square in its top left corner.
   const image = add(
-    '<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length 4 >>\nstream\n\x80\x40\x40\x80\nendstream',
+    `<< /Type /XObject /Subtype /Image /Width ${SCAN.width} /Height ${SCAN.height} /ColorSpace /DeviceGray /BitsPerComponent 1 /Length ${SCAN.bits.length} >>\nstream\n${SCAN.bits}\nendstream`,
   );
   const kids: number[] = [];
   for (const page of options.pages) {
@@ -38,6 +39,21 @@ export function makePdf(options: { title?: string; pages: Array<string[] | { ima
   pdf += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${info ? ` /Info ${info} 0 R` : ''} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Uint8Array.from(pdf, (c) => c.charCodeAt(0) & 0xff);
 }
+
+/** The scanned page's picture: 160 × 200 pixels, black where `SCAN.black(x, y)`. Exported for the tests' checks. */
+export const SCAN = (() => {
+  const width = 160;
+  const height = 200;
+  const black = (x: number, y: number) => x >= 10 && x < 60 && y >= 10 && y < 60;
+  let bits = '';
+  for (let y = 0; y < height; y++)
+    for (let byte = 0; byte < width / 8; byte++) {
+      let value = 0;
+      for (let bit = 0; bit < 8; bit++) value = (value << 1) | (black(byte * 8 + bit, y) ? 0 : 1);
+      bits += String.fromCharCode(value);
+    }
+  return { width, height, black, bits };
+})();
 
 function textOps(lines: string[]): string {
   let y = 760;

@@ -7,6 +7,7 @@ import { ApiError } from '../../errors';
 import type { ServerState } from '../../mcp/catalog/catalog';
 import { isToolResultUri } from '../large-results';
 import { toModelOutput } from '../model-output';
+import { pageStart } from '../../documents/pages';
 import { charged } from './budget';
 import type { ToolContext } from './context';
 import type { SyntheticTool } from './tool';
@@ -22,6 +23,14 @@ const INPUT = zodSchema(
       .min(0)
       .optional()
       .describe('Character offset of the part to read (from the previous part)'),
+    page: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "A document's page (slide, sheet) to read from, instead of offset; a scanned page (no text layer) comes as its image",
+      ),
   }),
 );
 
@@ -46,9 +55,10 @@ export const readResource: SyntheticTool = {
   create: (ctx) =>
     tool({
       description:
-        'Read one resource by URI (from the catalog, a filled-in template, or a resource link). Long text comes in parts: pass the offset the previous part gives to get the next one. Binary content is described, not shown.',
+        "Read one resource by URI (from the catalog, a filled-in template, or a resource link). Long text comes in parts: pass the offset the previous part gives to get the next one, or a document's page. Binary content is described, not shown.",
       inputSchema: INPUT,
-      execute: async ({ uri, server, offset }): Promise<ReadResourceOutput> => readForModel(ctx, uri, server, offset),
+      execute: async ({ uri, server, offset, page }): Promise<ReadResourceOutput> =>
+        readForModel(ctx, uri, server, offset, page),
       toModelOutput: ({ output }) => toModelOutput(output),
     }),
 };
@@ -58,8 +68,9 @@ async function readForModel(
   uri: string,
   server: string | undefined,
   offset: number | undefined,
+  page: number | undefined,
 ): Promise<ReadResourceOutput> {
-  if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset));
+  if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset, page));
   let view: Awaited<ReturnType<typeof viewResource>>;
   try {
     view = await viewResource(
@@ -68,6 +79,7 @@ async function readForModel(
       {
         windowChars: ctx.settings.READ_WINDOW_CHARS,
         ...(offset === undefined ? {} : { offset }),
+        page,
         images: ctx.acceptsImages,
         maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
         reuseSince: ctx.turnStartedAt,
@@ -86,17 +98,26 @@ async function readForModel(
 }
 
 /** A window of a long tool result kept by this conversation (a document in it: named by its own URI, with its pages). */
-function readLargeResult(ctx: ToolContext, uri: string, offset: number | undefined): ReadResourceOutput {
+function readLargeResult(
+  ctx: ToolContext,
+  uri: string,
+  offset: number | undefined,
+  page: number | undefined,
+): ReadResourceOutput {
   const kept = ctx.largeResults?.get(uri);
   if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
   const entry = kept.source
     ? { uri: kept.source.uri, mimeType: 'text/markdown', document: kept.source.document }
     : { uri, mimeType: 'text/plain' };
+  const contents = [{ ...entry, text: kept.text, size: kept.text.length }];
+  // A page of a document that came in a tool result: its text only (the result kept no bytes to cut an image from).
+  const start = page === undefined ? undefined : pageStart(contents, page);
+  if (start && 'problem' in start) throw new Error(`Tool result ${uri}: ${start.problem}`);
   const model = renderResource(
-    { server: kept.server, uri, contents: [{ ...entry, text: kept.text, size: kept.text.length }] },
+    { server: kept.server, uri, contents },
     {
       windowChars: ctx.settings.READ_WINDOW_CHARS,
-      ...(offset === undefined ? {} : { offset }),
+      ...(start ? { offset: start.offset } : offset === undefined ? {} : { offset }),
       images: false,
       maxImageBytes: 0,
     },

@@ -98,6 +98,35 @@ describe('the cost planner puts small resources in the prompt instead of a catal
     );
   });
 
+  it('a document is weighed by its text once read: the small report PDF is then inlined, as its text, current', async () => {
+    const id = await createConversation();
+    await withSessions(
+      id,
+      [{ id: 'demo', url: '/demo/mcp' }],
+      {},
+      async (turn) => {
+        // Before any read its listing gives only bytes (a PDF's say little of its text): listed, read on demand.
+        const reading = scriptedModel((_c, i) =>
+          i === 0 ? callTools(['read_resource', { uri: 'docs://quarterly-report.pdf', server: 'demo' }]) : say('ok'),
+        );
+        await turn(reading, 'What does the quarterly report say about overdue tasks?');
+        const before = systemOf(reading.doStreamCalls[0]!);
+        expect(before).toContain('docs://quarterly-report.pdf');
+        expect(before).not.toMatch(/<resource server="demo" uri="docs:\/\/quarterly-report\.pdf"/);
+        expect(toolResults(reading.doStreamCalls[1]!.prompt)[0]!.text).toContain('[Document: application/pdf');
+
+        // Read once, its text is known to be small: the planner puts it in the cached prefix, as its text.
+        const next = scriptedModel(() => say('ok'));
+        await turn(next, 'And what about the sprint after that?');
+        const after = systemOf(next.doStreamCalls[0]!);
+        expect(after).toMatch(/<resource server="demo" uri="docs:\/\/quarterly-report\.pdf" mime="text\/markdown"/);
+        expect(after).toMatch(/overdue/i);
+        expect(after).not.toContain('JVBERi0'); // never the PDF's base64
+      },
+      SONNET,
+    );
+  });
+
   it('a model without a price card (here the scripted one): on demand — the catalog is used, and the model reads what it needs', async () => {
     const id = await createConversation();
     const model = scriptedModel((_c, i) =>

@@ -152,6 +152,13 @@ export const ServerState = z
     skills: z.array(McpSkill).meta({
       description: 'Its skills (MCP Skills extension), those the operator allows; empty when it serves none.',
     }),
+    documentTexts: z
+      .record(z.string(), z.object({ chars: z.number(), bytes: z.number() }))
+      .optional()
+      .meta({
+        description:
+          'Documents of this server read in this conversation (URI → characters of their converted text, and the bytes they were converted from): the cost planner weighs such a document by its text while it is listed at those bytes.',
+      }),
   })
   .meta({ id: 'ServerState', description: "One server in a conversation's catalog." });
 // Interfaces (not aliases): named types stay shallow in the Durable Object stub's RPC types, which the MCP SDK's recursive JSON types otherwise overflow.

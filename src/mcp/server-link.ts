@@ -32,6 +32,7 @@ import type { ServerStateStore } from './catalog/state-store';
 import { DefinitionCheck, type DefinitionPinsClient } from './catalog/definition-check';
 import type { TransportEnv } from './connection/transport';
 import type { DocumentReading } from '../documents/document-converter';
+import { rememberDocumentText } from '../documents/document-texts';
 
 /** Connection retries of a failing server back off from 1 s to 30 s. */
 const CONNECT_BACKOFF_MIN_MS = 1_000;
@@ -279,7 +280,7 @@ export class ServerLink {
       );
     }
     try {
-      return await readThroughCache({
+      const read = await readThroughCache({
         server: this.id,
         uri,
         reuseSince,
@@ -299,6 +300,9 @@ export class ServerLink {
         // A skill's files are checked byte for byte against its digest: read as sent, never converted.
         documents: skillFile ? undefined : this.options.documents,
       });
+      // A document's text size, for the cost planner (documents/document-texts.ts).
+      if (rememberDocumentText(this.state, uri, read.contents)) this.options.store.saveHeader(this.state);
+      return read;
     } catch (error) {
       if (error instanceof SkillIntegrityError && skillFile) throw this.skillIntegrityFailure(skillFile, uri, error);
       throw (await this.authFailure(error)) ?? error;

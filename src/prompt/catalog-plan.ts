@@ -1,6 +1,7 @@
 import type { Settings } from '../config';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
+import { documentTextChars } from '../documents/document-texts';
 import type { PriceCard } from '../config/price-cards';
 import { type ContextPlan, planContext } from './cost-planner';
 import { estimateTokens } from './tokens';
@@ -12,8 +13,9 @@ const BASE_TOKENS = 1_250;
 
 /**
  * The cost planner's plan for the conversation's servers as they are now (prompt/cost-planner.ts): the candidates
- * are the usable servers' text resources with a listed size (views and skill files are already out of `states`); a
- * resource without a size stays on demand. One function for the turn (what is inlined) and the catalog endpoint (what
+ * are the usable servers' text resources with a listed size (views and skill files are already out of `states`), and
+ * the documents whose text size is known (read before, at the size they are listed at); a resource without a size
+ * stays on demand. One function for the turn (what is inlined) and the catalog endpoint (what
  * it says was planned, and why), so the two cannot disagree.
  */
 export function catalogPlan(
@@ -31,9 +33,11 @@ export function catalogPlan(
 ): ContextPlan {
   const usable = states.filter((s) => isUsable(s));
   const resources = usable.flatMap((s) =>
-    s.resources
-      .filter((r) => isTextMime(r.mimeType) && typeof r.size === 'number')
-      .map((r) => ({ server: s.id, uri: r.uri, chars: r.size! })),
+    s.resources.flatMap((r) => {
+      // A document read before weighs what its text does (documents/document-texts.ts); other binaries are out.
+      const chars = isTextMime(r.mimeType) ? r.size : documentTextChars(s, r);
+      return typeof chars === 'number' ? [{ server: s.id, uri: r.uri, chars }] : [];
+    }),
   );
   const instructions = usable.reduce((sum, s) => sum + estimateTokens(s.instructions ?? ''), 0);
   const tools = usable.reduce((sum, s) => sum + s.tools.length, 0);

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
+import { documentTextChars } from '../documents/document-texts';
 import { score, stem, terms, WEIGHT } from './relevance';
 
 /** What a turn reads before the model is asked (turn/predicted-read-step.ts). */
@@ -21,7 +22,8 @@ const LEAD = 2;
  * name in full), or one resource leads the relevance ranking by far. It then rides with the question and the model
  * answers in one round trip instead of two (the read, then the answer). None when the message does not point
  * anywhere, when the resource is in the prompt already (inlined) or was read earlier in the conversation (its text is
- * in the history), is not text, or is longer than one read window (or of unknown size). The model can still read
+ * in the history), is not text (nor a document whose text size is known), or is longer than one read window (or of
+ * unknown size). The model can still read
  * anything else.
  */
 export function predictedRead(
@@ -33,15 +35,14 @@ export function predictedRead(
   const query = terms(message);
   const candidates = states
     .filter(isUsable)
-    .flatMap((s) => s.resources.map((r) => ({ server: s.id, r })))
-    // Whole in one window, by its listed size (bytes: at least its characters): of a longer document the first window
-    // is rarely the passage a question needs — the model searches it (search_resource) for less. bench:cost measured it.
+    .flatMap((s) =>
+      s.resources.map((r) => ({ server: s.id, r, chars: isTextMime(r.mimeType) ? r.size : documentTextChars(s, r) })),
+    )
+    // Whole in one window, by its listed size (bytes: at least its characters), or a document's known text size: of a
+    // longer document the first window is rarely the passage a question needs — the model searches it
+    // (search_resource) for less. bench:cost measured it.
     .filter(
-      ({ server, r }) =>
-        isTextMime(r.mimeType) &&
-        r.size !== undefined &&
-        r.size <= windowChars &&
-        !inlined.has(`${server}\u0000${r.uri}`),
+      ({ server, r, chars }) => chars !== undefined && chars <= windowChars && !inlined.has(`${server}\u0000${r.uri}`),
     );
   const named = candidates.find(
     ({ r }) =>

@@ -148,9 +148,12 @@ const buildSettingsSchema = () =>
     VIEW_RESULT_MAX_BYTES: int(1_000, 256 * 1024).describe(
       `most bytes (JSON) of a tool result kept for its view (MCP Apps); larger ones show the text only`,
     ),
-    /** Images up to this size go to models that accept images as image parts; larger ones are described. */
+    /**
+     * Images up to this size go to models that accept images as image parts; larger ones are described. A scanned
+     * PDF page's picture (read by its page) is scaled down until its PNG fits.
+     */
     INLINE_IMAGE_MAX_BYTES: int(0, 1024 * 1024).describe(
-      `images up to this go to image-capable models; binaries listed larger are described without downloading`,
+      `images up to this go to image-capable models; binaries listed larger are described without downloading; a scanned PDF page read by its \`page\` is scaled down to fit`,
     ),
     /**
      * Who turns documents (PDF, Word, Excel, PowerPoint, HTML) into text the model reads (documents/): our converter

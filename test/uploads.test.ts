@@ -154,6 +154,19 @@ describe('the model reads an upload on demand', () => {
     expect(result.text).not.toContain('%PDF');
   });
 
+  it("a scanned upload's page, read by number, reaches a vision model as the page's picture", async () => {
+    const id = await createConversation();
+    const scan = makePdf({ title: 'Signed form', pages: [['# Cover', 'Typed cover page.'], { image: true }] });
+    const [form2] = await uploaded(id, form(new File([scan], 'signed form.pdf', { type: 'application/pdf' })));
+    const { result, seen } = await modelReads(id, { uri: form2!.uri, page: 2 }, true);
+    expect(result.text).toMatch(/is scanned \(no text layer\): its image is attached, PNG 160×200 px/);
+    const image = seen
+      .flatMap((m) => (m.role === 'tool' ? m.content : []))
+      .flatMap((part) => (part.type === 'tool-result' && part.output.type === 'content' ? part.output.value : []))
+      .find((value) => value.type === 'file');
+    expect(image).toMatchObject({ type: 'file', mediaType: 'image/png' });
+  });
+
   it('a PNG as an image part to a vision model, described to others: never decoded as text', async () => {
     const id = await createConversation();
     const [logo] = await uploaded(id, form(new File([PNG], 'logo.png', { type: 'image/png' })));

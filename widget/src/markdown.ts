@@ -1,11 +1,27 @@
+import { codeBlock } from './code-block';
+import { renderTable, tableAt } from './markdown-table';
+
+/** The markdown's own words (one table, for translation). */
+export const MARKDOWN_TEXT = {
+  /** A task list item's checkbox, when the item has no text yet (it is still streaming in). */
+  task: 'Task',
+} as const;
+
 /**
- * A small markdown subset rendered by building DOM nodes: paragraphs,
- * headings, block quotes, lists, fenced code, `code`, **bold**, *emphasis*
- * and [links](https://…). Every piece of text becomes a text node, never
- * markup, so model output and resource text cannot inject HTML or script —
- * there is no sanitiser to get wrong because nothing is ever parsed as HTML.
- * Links are kept only for http(s) and mailto, and open in a new tab without
- * an opener.
+ * Markdown as models write it, rendered by building DOM nodes: paragraphs,
+ * headings, block quotes, nested and hard-wrapped lists, task lists, GFM
+ * tables, fenced code (highlighted, with a Copy button: code-block.ts),
+ * `code`, **bold**, *emphasis*, ~~strikethrough~~, [links](https://…) and
+ * bare or <https://…> addresses. Every piece of text becomes a text node,
+ * never markup, so model output and resource text cannot inject HTML or
+ * script — there is no sanitiser to get wrong because nothing is ever parsed
+ * as HTML. Links are kept only for http(s) and mailto, and open in a new tab
+ * without an opener.
+ *
+ * An answer is rendered anew on each frame while it streams, so everything
+ * here is one pass over the lines, and a construct still arriving (a fence
+ * not closed yet, a table's delimiter row half there) renders as what it will
+ * be.
  */
 export function renderMarkdown(source: string, doc: Document = document): DocumentFragment {
   return blocks(source.replace(/\r\n?/g, '\n').split('\n'), doc, false);
@@ -21,14 +37,12 @@ function blocks(lines: string[], doc: Document, bare: boolean): DocumentFragment
       i++;
       continue;
     }
-    const fence = /^\s*(```|~~~)/.exec(line);
+    const fence = /^\s*(```|~~~)(.*)$/.exec(line);
     if (fence) {
       const code: string[] = [];
       for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(fence[1]!); i++) code.push(lines[i]!);
       i++;
-      const pre = doc.createElement('pre');
-      pre.appendChild(doc.createElement('code')).textContent = code.join('\n');
-      fragment.append(pre);
+      fragment.append(codeBlock(code.join('\n'), fence[2]!, doc));
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
@@ -48,12 +62,20 @@ function blocks(lines: string[], doc: Document, bare: boolean): DocumentFragment
       fragment.append(blockquote);
       continue;
     }
+    const table = tableAt(lines, i, opensBlock);
+    if (table) {
+      fragment.append(renderTable(table, doc, (text) => inline(text, doc)));
+      i = table.end;
+      continue;
+    }
     if (ITEM.test(line)) {
       i = list(lines, i, fragment, doc);
       continue;
     }
     const paragraph: string[] = [];
-    for (; i < lines.length && !BLANK.test(lines[i]!) && !BLOCK_START.test(lines[i]!); i++) paragraph.push(lines[i]!);
+    // A table may start right under a paragraph's line, as models write them ("Results:" then the header row).
+    for (; i < lines.length && !opensBlock(lines[i]!) && !(paragraph.length && tableAt(lines, i, opensBlock)); i++)
+      paragraph.push(lines[i]!);
     if (!paragraph.length) paragraph.push(lines[i++]!);
     const p = bare && !fragment.childNodes.length ? fragment : doc.createElement('p');
     paragraph.forEach((text, n) => {
@@ -69,6 +91,7 @@ const ITEM = /^([ \t]*)([-*+]|\d+[.)])([ \t]+)/;
 // A line that opens a block of its own: it ends a paragraph, and is never a list item's lazy continuation.
 const BLOCK_START = /^\s*(```|~~~|>|#{1,6}\s|[-*+]\s|\d+[.)]\s)/;
 const BLANK = /^\s*$/;
+const opensBlock = (line: string) => BLANK.test(line) || BLOCK_START.test(line);
 
 /** The columns `text` takes, a tab reaching the next multiple of four as in CommonMark. */
 function width(text: string): number {
@@ -136,6 +159,13 @@ function list(lines: string[], start: number, fragment: DocumentFragment, doc: D
     const number = parseInt(head[2]!, 10);
     if (ordered && number > next) li.setAttribute('value', String(number));
     next = ordered ? Math.max(next, number) + 1 : next;
+    const task = TASK.exec(body[0]!);
+    if (task) {
+      body[0] = body[0]!.slice(task[0].length);
+      li.append(checkbox(task[1] !== ' ', body[0], doc));
+      li.setAttribute('class', 'task');
+      element.setAttribute('class', 'tasks');
+    }
     li.append(blocks(body, doc, true));
     element.append(li);
   }
@@ -143,10 +173,27 @@ function list(lines: string[], start: number, fragment: DocumentFragment, doc: D
   return i;
 }
 
+// A task list item (GFM): `- [ ] to do`, `- [x] done`.
+const TASK = /^\[([ xX])\](?:[ \t]+|$)/;
+
+/**
+ * A task's box: shown, not a control (the answer is text; ticking it would change nothing), so disabled — and
+ * named by the task's text, which a screen reader says with its state.
+ */
+function checkbox(done: boolean, text: string, doc: Document): HTMLElement {
+  const box = doc.createElement('input');
+  box.setAttribute('type', 'checkbox');
+  box.setAttribute('disabled', '');
+  if (done) box.setAttribute('checked', '');
+  box.setAttribute('aria-label', inline(text, doc).textContent?.trim() || MARKDOWN_TEXT.task);
+  return box;
+}
+
 // Underscore emphasis only at word boundaries, as in CommonMark: snake_case and demo__tool stay as written.
-// Link parts are bounded, so hostile text ("[[[[…") cannot make the match take seconds.
+// Link parts are bounded, so hostile text ("[[[[…") cannot make the match take seconds. An address is a link as
+// written (`<https://…>`) or bare (GFM's autolinks), never in the middle of a word or a path.
 const INLINE =
-  /`([^`]+)`|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^[\]\n]{1,300})\]\(([^)\s]{1,2048})\)/g;
+  /`([^`]+)`|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|~~([^~\n]+)~~|\[([^[\]\n]{1,300})\]\(([^)\s]{1,2048})\)|<((?:https?|mailto):[^\s<>]{1,2048})>|(?<![\w/.@:-])(https?:\/\/[^\s<>]{1,2048})/g;
 
 function inline(text: string, doc: Document): DocumentFragment {
   const fragment = doc.createDocumentFragment();
@@ -154,11 +201,20 @@ function inline(text: string, doc: Document): DocumentFragment {
   for (const match of text.matchAll(INLINE)) {
     fragment.append(text.slice(last, match.index));
     last = match.index + match[0].length;
-    const [, code, bold1, bold2, em1, em2, label, href] = match;
+    const [, code, bold1, bold2, em1, em2, struck, label, href, address, bare] = match;
     if (code !== undefined) fragment.appendChild(doc.createElement('code')).textContent = code;
     else if (bold1 ?? bold2) fragment.appendChild(doc.createElement('strong')).append(inline(bold1 ?? bold2!, doc));
     else if (em1 ?? em2) fragment.appendChild(doc.createElement('em')).append(inline(em1 ?? em2!, doc));
+    else if (struck !== undefined) fragment.appendChild(doc.createElement('del')).append(inline(struck, doc));
     else if (label !== undefined) fragment.append(link(label, href!, doc));
+    else if (address !== undefined) fragment.append(link(address, address, doc));
+    else if (bare !== undefined) {
+      // The sentence's punctuation after an address is not part of it, nor a closing parenthesis it did not open.
+      let url = bare.replace(/[.,;:!?'"*_~]+$/, '');
+      if (url.endsWith(')') && !url.includes('(')) url = url.slice(0, -1);
+      fragment.append(link(url, url, doc));
+      last -= bare.length - url.length;
+    }
   }
   fragment.append(text.slice(last));
   return fragment;
@@ -173,9 +229,9 @@ function link(label: string, href: string, doc: Document): Node {
   }
   if (!['http:', 'https:', 'mailto:'].includes(url.protocol)) return doc.createTextNode(label);
   const a = doc.createElement('a');
-  a.href = url.href;
-  a.target = '_blank';
-  a.rel = 'noopener noreferrer nofollow';
+  a.setAttribute('href', url.href);
+  a.setAttribute('target', '_blank');
+  a.setAttribute('rel', 'noopener noreferrer nofollow');
   // A label that is not the address itself also shows where the link goes.
   a.textContent =
     label === href || label === url.href ? label : `${label} (${url.protocol === 'mailto:' ? url.pathname : url.host})`;

@@ -48,6 +48,7 @@ export const MARKDOWN_STYLES = `
 .table-wrap table { border-collapse: collapse; overflow-wrap: normal; font-size: .95em; }
 .table-wrap th, .table-wrap td { border: 1px solid var(--mcp-border); padding: 4px 8px; text-align: start; vertical-align: top; max-width: 28em; }
 .table-wrap th { background: var(--mcp-table-head-bg); font-weight: 600; }
+.table-wrap th.prose { min-width: 12em; }
 .table-wrap [data-align="center"] { text-align: center; }
 .table-wrap [data-align="right"] { text-align: end; }
 .table-wrap [data-align="left"] { text-align: start; }

@@ -7,6 +7,9 @@ export const TABLE_TEXT = {
 /** More columns than this is not a table a person reads in a chat: the lines stay text. */
 const MAX_COLUMNS = 64;
 
+/** A cell with more characters than this makes its column one of prose. */
+const PROSE = 24;
+
 type Align = 'left' | 'center' | 'right' | '';
 
 export interface Table {
@@ -87,17 +90,26 @@ export function renderTable(table: Table, doc: Document, inline: (text: string) 
   wrap.setAttribute('tabindex', '0');
   const element = wrap.appendChild(doc.createElement('table'));
   element.setAttribute('part', 'table');
+  const widest = table.align.map(() => 0);
+  const headers: Element[] = [];
   const row = (texts: string[], tag: 'th' | 'td') => {
     const tr = doc.createElement('tr');
     table.align.forEach((align, n) => {
       const cell = tr.appendChild(doc.createElement(tag));
+      if (tag === 'th') headers.push(cell);
       if (tag === 'th') cell.setAttribute('scope', 'col');
       if (align) cell.setAttribute('data-align', align);
       cell.append(inline(texts[n] ?? ''));
+      widest[n] = Math.max(widest[n]!, cell.textContent?.length ?? 0);
     });
     return tr;
   };
   element.appendChild(doc.createElement('thead')).append(row(table.header, 'th'));
   if (table.rows.length) element.appendChild(doc.createElement('tbody')).append(...table.rows.map((r) => row(r, 'td')));
+  // A column of sentences gets room to read them (on a phone the table then scrolls, rather than squeezing the
+  // text into a word per line); a column of short values stays as narrow as they are.
+  headers.forEach((th, n) => {
+    if (widest[n]! > PROSE) th.setAttribute('class', 'prose');
+  });
   return wrap;
 }

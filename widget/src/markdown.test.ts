@@ -196,6 +196,12 @@ describe('renderMarkdown: tables', () => {
     );
   });
 
+  it('a column with a cell of more than 24 characters of text is one of prose (it gets room on a phone)', () => {
+    expect(
+      html('| a | b |\n|---|---|\n| [short](https://example.com/a/very/long/address) | twenty-five characters... |'),
+    ).toContain('<th scope="col">a</th><th scope="col" class="prose">b</th>');
+  });
+
   it('a table right under a paragraph line starts there; one in a list item nests in it', () => {
     expect(html('The estimates:\n| part | h |\n|---|---|\n| a | 1 |')).toBe(
       `<p>The estimates:</p>${wrap('<thead><tr><th scope="col">part</th><th scope="col">h</th></tr></thead><tbody><tr><td>a</td><td>1</td></tr></tbody>')}`,

@@ -2,7 +2,7 @@
 // nodes and appends them, so a few lines of fake document stand in for the
 // browser's, and each case is read back as the HTML a browser would hold.
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from './markdown';
+import { RenderedBlocks, renderMarkdown } from './markdown';
 
 class FakeNode {
   readonly childNodes: Array<FakeNode | string> = [];
@@ -305,5 +305,41 @@ describe('renderMarkdown: links and hostile text', () => {
     const started = performance.now();
     html(`${'[['.repeat(20_000)} ${'**'.repeat(20_000)} ${'~~'.repeat(20_000)} https://${'a'.repeat(50_000)}`);
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('renderMarkdown while an answer streams (RenderedBlocks)', () => {
+  const render = (source: string, reuse: RenderedBlocks) =>
+    (renderMarkdown(source, fakeDocument, reuse) as unknown as FakeNode).childNodes as FakeNode[];
+
+  it('a block the text goes on after is the same DOM on the next frame; the last block is built anew', () => {
+    const reuse = new RenderedBlocks();
+    const first = render('| a |\n|---|\n| 1 |\n\n```js\nlet a', reuse);
+    const second = render('| a |\n|---|\n| 1 |\n\n```js\nlet a = 1;\n```\n\nDone', reuse);
+    expect(second[0]).toBe(first[0]);
+    expect(second[1]).not.toBe(first[1]);
+    const third = render('| a |\n|---|\n| 1 |\n\n```js\nlet a = 1;\n```\n\nDone.', reuse);
+    expect(third.slice(0, 2)).toEqual(second.slice(0, 2));
+    expect(third[0]).toBe(first[0]);
+    expect(third[1]).toBe(second[1]);
+    expect(third[2]).not.toBe(second[2]);
+  });
+
+  it('the same text twice in an answer is two elements; a block that changed is built anew', () => {
+    const reuse = new RenderedBlocks();
+    const first = render('Yes.\n\nYes.\n\nmore', reuse);
+    const second = render('Yes.\n\nYes.\n\nmore text', reuse);
+    expect(second[0]).not.toBe(second[1]);
+    expect(new Set([second[0], second[1]])).toEqual(new Set([first[0], first[1]]));
+    const changed = render('Yes!\n\nYes.\n\nmore text', reuse);
+    expect(changed[0]).not.toBe(second[0]);
+    expect((changed[0] as FakeNode).html).toBe('<p>Yes!</p>');
+  });
+
+  it('rendering with or without reuse gives the same markup', () => {
+    const source = '# T\n\n- [x] a\n- b\n\n| x |\n|:-:|\n| 1 |\n\n> q\n\n```\nc\n```\n\ntail';
+    const reuse = new RenderedBlocks();
+    render(source, reuse);
+    expect((renderMarkdown(source, fakeDocument, reuse) as unknown as FakeNode).html).toBe(html(source));
   });
 });

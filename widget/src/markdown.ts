@@ -21,7 +21,8 @@ export const MARKDOWN_TEXT = {
  * An answer is rendered anew on each frame while it streams, so everything
  * here is one pass over the lines, and a construct still arriving (a fence
  * not closed yet, a table's delimiter row half there) renders as what it will
- * be.
+ * be. With `reuse` (the same text's last render), finished blocks are taken
+ * from that render instead of being built again.
  */
 export function renderMarkdown(source: string, doc: Document = document, reuse?: RenderedBlocks): DocumentFragment {
   const fragment = blocks(source.replace(/\r\n?/g, '\n').split('\n'), doc, false, reuse);

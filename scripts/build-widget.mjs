@@ -8,8 +8,12 @@
 //       and an embed can pin it with Subresource Integrity
 //   public/widget/mcp-ondemand-chat.js   the same bytes at a stable path that
 //       follows updates (short cache): the demo page and existing embeds
+//   public/widget/v<version>/mcp-ondemand-highlight.<hash>.js   the code highlighting
+//       chunk (widget/src/highlight-chunk.ts), which the widget loads when an answer
+//       first shows code: its path and SRI hash are built into the widget, so a
+//       pinned widget pins it too
 //   public/widget/mcp-ondemand-chat.d.ts and .react.d.ts   the element's types (widget/)
-//   public/widget/manifest.json   {version, path, integrity, size, gzipSize, alias, types}
+//   public/widget/manifest.json   {version, path, integrity, size, gzipSize, alias, types, highlight}
 //
 // and prints the versioned path, its SRI hash and the gzipped size (the
 // widget's budget). Anything else in public/widget/ (earlier builds'
@@ -24,25 +28,40 @@ const OUT = 'public/widget';
 const NAME = 'mcp-ondemand-chat';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
-const result = await build({
-  entryPoints: ['widget/src/index.ts'],
-  bundle: true,
-  minify: true,
-  format: 'iife',
-  target: ['es2022'],
-  write: false,
-  outfile: `${OUT}/${NAME}.js`,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-const bytes = Buffer.from(result.outputFiles[0].contents);
 
-// One sha384 digest: the SRI value, and (its first 16 hex digits) the file name's hash.
-const digest = createHash('sha384').update(bytes).digest();
-const integrity = `sha384-${digest.toString('base64')}`;
-const hash = digest.toString('hex').slice(0, 16);
-const versioned = `v${version}/${NAME}.${hash}.js`;
-const gzipSize = gzipSync(bytes, { level: 9 }).length;
+/** One entry bundled as a classic script; its bytes, and where it goes: `v<version>/<name>.<hash>.js`. */
+async function bundle(entry, name, define = {}) {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: ['es2022'],
+    write: false,
+    outfile: `${OUT}/${name}.js`,
+    legalComments: 'none',
+    logLevel: 'warning',
+    define,
+  });
+  const bytes = Buffer.from(result.outputFiles[0].contents);
+  // One sha384 digest: the SRI value, and (its first 16 hex digits) the file name's hash.
+  const digest = createHash('sha384').update(bytes).digest();
+  return {
+    bytes,
+    versioned: `v${version}/${name}.${digest.toString('hex').slice(0, 16)}.js`,
+    integrity: `sha384-${digest.toString('base64')}`,
+    size: bytes.length,
+    gzipSize: gzipSync(bytes, { level: 9 }).length,
+  };
+}
+
+// The highlighting chunk first: the widget carries its path and hash (code-highlight.ts).
+const highlight = await bundle('widget/src/highlight-chunk.ts', 'mcp-ondemand-highlight');
+const widget = await bundle('widget/src/index.ts', NAME, {
+  __MCP_HIGHLIGHT_CHUNK__: JSON.stringify(`/widget/${highlight.versioned}`),
+  __MCP_HIGHLIGHT_INTEGRITY__: JSON.stringify(highlight.integrity),
+});
+const { bytes, versioned, integrity, gzipSize } = widget;
 const manifest = {
   version,
   path: `/widget/${versioned}`,
@@ -51,10 +70,17 @@ const manifest = {
   gzipSize,
   alias: `/widget/${NAME}.js`,
   types: { dom: `/widget/${NAME}.d.ts`, react: `/widget/${NAME}.react.d.ts` },
+  highlight: {
+    path: `/widget/${highlight.versioned}`,
+    integrity: highlight.integrity,
+    size: highlight.size,
+    gzipSize: highlight.gzipSize,
+  },
 };
 
 const files = new Map([
   [versioned, bytes],
+  [highlight.versioned, highlight.bytes],
   [`${NAME}.js`, bytes],
   [`${NAME}.d.ts`, readFileSync(`widget/${NAME}.d.ts`)],
   [`${NAME}.react.d.ts`, readFileSync(`widget/${NAME}.react.d.ts`)],
@@ -86,4 +112,5 @@ function removeStale(dir) {
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log(`widget: ${manifest.path} ${kib(bytes.length)}, ${kib(gzipSize)} gzipped
   integrity: ${integrity}
+  code highlighting, loaded when code first shows: ${manifest.highlight.path} ${kib(highlight.size)}, ${kib(highlight.gzipSize)} gzipped
   alias (follows updates): ${manifest.alias}; manifest: /widget/manifest.json`);

@@ -11,10 +11,12 @@
 //   "weekly report"             → calls demo__weekly_report (the server then asks the user a question)
 //   "build a report"            → calls demo__build_report {seconds: 3} (an MCP task: the answer goes on when it ends)
 //   "build a gated report"      → calls gated__build_report {seconds: 3} (the same, after the user approves it)
+//   "markdown sample"           → a table, nested lists, a task list and code (markdown-answer.ts), word by word
 //   no tools offered            → "Final answer without tools."
 //   anything else               → "You said: <the words>"
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MARKDOWN_ANSWER } from './markdown-answer';
 
 export interface FakeModel {
   baseUrl: string;
@@ -34,6 +36,7 @@ function decide(body: FakeModel['requests'][number]): Step {
   const last = body.messages.at(-1);
   const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
   if (last?.role === 'tool') return { text: `Done: ${text.replace(/\s+/g, ' ').slice(0, 80)}` };
+  if (/markdown sample/i.test(text)) return { text: MARKDOWN_ANSWER, delayMs: 5 };
   if (!body.tools?.length) return { text: 'Final answer without tools.' };
   if (/slowly/i.test(text)) return { text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), delayMs: 40 };
   const task = text.match(/create a task called ([\w -]+)/i);

@@ -52,4 +52,7 @@ export const BROWSER_PORTS = {
   changingTools: TEST_PORT_BASE + 46,
   /** The widget's own files (widget-files.test.ts): `npm start`'s configuration with a small UPLOAD_MAX_BYTES. */
   filesService: TEST_PORT_BASE + 47,
+  /** Markdown as models write it (widget-markdown.test.ts): the service, and the fake model that writes it. */
+  markdownService: TEST_PORT_BASE + 64,
+  markdownModel: TEST_PORT_BASE + 65,
 };

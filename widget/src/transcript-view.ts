@@ -158,7 +158,8 @@ export class TranscriptView {
     this.pending.delete(message);
     const view = this.views.get(message);
     if (!view) return;
-    const controls = (el: Element) => [...el.querySelectorAll('summary, a, button')];
+    // Focusable regions too: a table scrolled with the keyboard while the answer streams keeps the focus.
+    const controls = (el: Element) => [...el.querySelectorAll('summary, a, button, [tabindex="0"]')];
     const focused = controls(view).indexOf(this.root.activeElement as Element);
     const open = new Set([...view.querySelectorAll('details')].flatMap((d, i) => (d.open ? [i] : [])));
     const fresh = renderMessage(message, this.context());

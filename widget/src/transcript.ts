@@ -1,6 +1,6 @@
 import { h } from './dom';
 import { elicitationCard, type Elicitation, type ElicitationAnswer } from './elicitation-form';
-import { renderMarkdown } from './markdown';
+import { renderedBlocks, renderMarkdown } from './markdown';
 import { humanSize as sizeOf } from '../../shared/human-size';
 import { documentFormatOf } from '../../shared/documents';
 import { summarizeStep } from './steps';
@@ -63,10 +63,11 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
   }
   // A long call's progress card (a task, `data-task`; or progress reports of the live stream) goes below its step too.
   const tasks = taskNotices(message);
-  for (const part of message.parts) {
+  for (const [index, part] of message.parts.entries()) {
     if (part.type === 'text') {
       const text = (part as { text: string }).text;
-      if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text)));
+      // Rendered on every frame while it streams: its finished blocks are kept (markdown.ts, RenderedBlocks).
+      if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text, document, renderedBlocks(message, index))));
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
       const card = taskCardState({

@@ -52,4 +52,7 @@ export const BROWSER_PORTS = {
   changingTools: TEST_PORT_BASE + 46,
   /** The widget's own files (widget-files.test.ts): `npm start`'s configuration with a small UPLOAD_MAX_BYTES. */
   filesService: TEST_PORT_BASE + 47,
+  /** The widget's shell (widget-shell.test.ts: start screen, themes, threads): `npm start` plus the view server. */
+  shellService: TEST_PORT_BASE + 66,
+  shellViews: TEST_PORT_BASE + 67,
 };

@@ -161,6 +161,16 @@ export class ChatSession {
     return this.load(id);
   }
 
+  /**
+   * A new chat ("New chat", or the shown one was deleted): nothing is shown, and the next use creates a
+   * conversation. A history read still under way is dropped (generation).
+   */
+  startNew(): void {
+    this.generation++;
+    this.forget();
+    this.options.messages.show([]);
+  }
+
   /** The chat leaves the page: its lifetime is about to end, cutting the turn or wait it follows. */
   leftPage(): void {
     this.cut = this.busy;

@@ -6,11 +6,12 @@
 // element. Screenshots in test-results/screenshots/.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_PORTS } from '../infra/ports';
 import { startViewServer } from '../infra/view-server';
-import { launchChromium, screenshot } from './chromium';
+import { launchChromium, SCREENSHOTS, screenshot } from './chromium';
 import { containsText, focused, hasCount, hidden, visible } from './see';
 import { startService, type Service } from './service';
 import { countTurns, turnsEnded } from './turn-count';
@@ -251,6 +252,8 @@ describe('themes', () => {
         await chat().locator('details.step summary').first().click();
         expect(await axeViolations()).toEqual([]);
         await screenshot(page, `shell-axe-${theme}-${viewport.width}`);
+        // The widget alone, for docs/FRONTENDS.md (docs/images/widget-light.png and -dark.png are copies).
+        if (viewport === WIDE) await chat().screenshot({ path: join(SCREENSHOTS, `widget-${theme}.png`) });
 
         await threadsButton().click();
         await visible(threadRows().first());

@@ -117,6 +117,8 @@ export class TranscriptView {
     const view = this.views.get(message);
     if (view) this.leave(view);
     this.views.delete(message);
+    // The only message taken back (refused): the conversation is empty again.
+    if (!this.messages.length) this.el.append(this.emptyState());
   }
 
   /** Every message again (the views, closed when the element left the page, come back). */

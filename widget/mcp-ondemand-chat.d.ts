@@ -24,6 +24,21 @@ export interface McpOndemandChatAttributes {
   placeholder?: string;
   /** `off`: tools' interactive views (MCP Apps) are not shown; their steps show the text result only (a view already shown stays). Default: shown. */
   views?: 'on' | 'off';
+  /**
+   * Suggested prompts for the start screen of an empty conversation, as JSON: an array of strings or of
+   * `{"label": …, "prompt": …}`; clicking one sends its prompt. Without it the start screen offers the servers' prompts.
+   */
+  suggestions?: string;
+  /** `light` (default), `dark`, or `auto` (follows the system's `prefers-color-scheme`, live). */
+  theme?: 'light' | 'dark' | 'auto';
+  /** `off`: no thread list (conversations, New chat, rename, delete) in the header, for hosts that manage conversations themselves. Default: shown. */
+  threads?: 'on' | 'off';
+}
+
+/** A suggested prompt of the start screen: the button's label, and what it sends. */
+export interface McpOndemandChatSuggestion {
+  label: string;
+  prompt: string;
 }
 
 /** A part of a message (an AI SDK `UIMessage` part): text, reasoning, a tool step, or data. */
@@ -90,8 +105,16 @@ export type McpOndemandChatEventMap = {
   [K in keyof McpOndemandChatEventDetails]: CustomEvent<McpOndemandChatEventDetails[K]>;
 };
 
-/** `<mcp-ondemand-chat>`. Configured by attributes only; it has no public properties or methods of its own. */
+/**
+ * `<mcp-ondemand-chat>`. Configured by attributes; three are properties too (setting one sets its attribute, except
+ * an array given to `suggestions`). It has no public methods of its own.
+ */
 export interface McpOndemandChatElement extends HTMLElement {
+  /** The start screen's suggestions: set an array (of strings or `{label, prompt}`) or a JSON string; read: the parsed list. */
+  get suggestions(): McpOndemandChatSuggestion[];
+  set suggestions(value: string | ReadonlyArray<string | McpOndemandChatSuggestion>);
+  theme: 'light' | 'dark' | 'auto';
+  threads: 'on' | 'off';
   addEventListener<K extends keyof McpOndemandChatEventMap>(
     type: K,
     listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown,

@@ -1,12 +1,18 @@
 // <mcp-ondemand-chat> in React 19 JSX (with mcp-ondemand-chat.d.ts next to
-// it). React 19 passes a custom element's props as attributes (the element
-// has no properties of its own) and turns `on<event-name>` props into
-// listeners for that exact event name:
+// it). React 19 passes a custom element's props as attributes, or as
+// properties where the element has one (`suggestions`, `theme`, `threads`:
+// `suggestions` then takes an array too), and turns `on<event-name>` props
+// into listeners for that exact event name:
 //
 //   <mcp-ondemand-chat endpoint="https://chat.example.com" token={token}
 //     onmcp-ondemand-token-expired={() => refreshToken()} />
 import type { DetailedHTMLProps, HTMLAttributes } from 'react';
-import type { McpOndemandChatAttributes, McpOndemandChatElement, McpOndemandChatEventMap } from './mcp-ondemand-chat';
+import type {
+  McpOndemandChatAttributes,
+  McpOndemandChatElement,
+  McpOndemandChatEventMap,
+  McpOndemandChatSuggestion,
+} from './mcp-ondemand-chat';
 
 /** `on<event-name>` props for the element's events. */
 export type McpOndemandChatEventProps = {
@@ -14,8 +20,9 @@ export type McpOndemandChatEventProps = {
 };
 
 export type McpOndemandChatProps = DetailedHTMLProps<HTMLAttributes<McpOndemandChatElement>, McpOndemandChatElement> &
-  McpOndemandChatAttributes &
-  McpOndemandChatEventProps;
+  Omit<McpOndemandChatAttributes, 'suggestions'> & {
+    suggestions?: string | ReadonlyArray<string | McpOndemandChatSuggestion>;
+  } & McpOndemandChatEventProps;
 
 declare module 'react' {
   namespace JSX {

@@ -55,4 +55,7 @@ export const BROWSER_PORTS = {
   /** Markdown as models write it (widget-markdown.test.ts): the service, and the fake model that writes it. */
   markdownService: TEST_PORT_BASE + 64,
   markdownModel: TEST_PORT_BASE + 65,
+  /** The widget's shell (widget-shell.test.ts: start screen, themes, threads): `npm start` plus the view server. */
+  shellService: TEST_PORT_BASE + 66,
+  shellViews: TEST_PORT_BASE + 67,
 };

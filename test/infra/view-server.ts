@@ -2,7 +2,7 @@
 // (test/browser/mcp-apps.test.ts). Stateless Streamable HTTP (SDK v1, JSON
 // responses) on one port, POST /mcp. Tools:
 //   show_probe    (view ui://views/probe)    a well-behaved view that reports
-//                 what the host sends it (tool input, result, teardown) as
+//                 what the host sends it (tool input, result, teardown, host context changes) as
 //                 `notifications/message` log lines, asks for a height, and
 //                 has buttons: "Grow" (asks for 5000 px), "Write" (calls probe_write),
 //                 "Ask" (ping, a display mode, a javascript: link, ui/message)
@@ -65,7 +65,8 @@ const state = document.getElementById('state');
 handlers['ui/notifications/tool-input'] = (p) => { state.textContent = 'input ' + JSON.stringify(p.arguments); log('input ' + JSON.stringify(p.arguments)); };
 handlers['ui/notifications/tool-result'] = (p) => { state.textContent = 'result ' + JSON.stringify(p.structuredContent); log('result ' + JSON.stringify(p.structuredContent)); };
 handlers['ui/notifications/tool-cancelled'] = (p) => log('cancelled ' + p.reason);
-ready.then((result) => { log('initialized ' + JSON.stringify({ host: result.hostInfo.name, caps: result.hostCapabilities, mode: result.hostContext.displayMode })); notify('ui/notifications/size-changed', { width: 300, height: 321 }); });
+handlers['ui/notifications/host-context-changed'] = (p) => log('context ' + JSON.stringify(p));
+ready.then((result) => { log('initialized ' + JSON.stringify({ host: result.hostInfo.name, caps: result.hostCapabilities, mode: result.hostContext.displayMode, theme: result.hostContext.theme })); notify('ui/notifications/size-changed', { width: 300, height: 321 }); });
 document.getElementById('grow').onclick = () => notify('ui/notifications/size-changed', { width: 300, height: 5000 });
 const outcome = (method, params) => request(method, params).then((r) => JSON.stringify(r), (e) => 'error ' + e.message);
 document.getElementById('ask').onclick = async () => log('asked ' + JSON.stringify({
@@ -104,12 +105,13 @@ const out = document.getElementById('out');
 app.ontoolinput = (p) => log('input ' + JSON.stringify(p.arguments));
 app.ontoolresult = (r) => { out.textContent = 'result ' + JSON.stringify(r.structuredContent); log('result ' + JSON.stringify(r.structuredContent)); };
 app.onteardown = async () => { log('teardown'); return {}; };
+app.onhostcontextchanged = (context) => log('context ' + JSON.stringify(context) + ' now ' + app.getHostContext().theme);
 document.getElementById('call').onclick = () => app.callServerTool({ name: 'probe_write', arguments: { note: 'official' } })
   .then((r) => log('called ' + r.content[0].text), (e) => log('callerr ' + e.message));
 // As the SDK's own example app's "Send Message" does.
 document.getElementById('message').onclick = () => app.sendMessage({ role: 'user', content: [{ type: 'text', text: 'Show me the tasks due today.' }] })
   .then((r) => log('message ' + JSON.stringify(r)), (e) => log('messageerr ' + e.message));
-app.connect().then(() => log('connected ' + app.getHostContext().displayMode), (e) => { out.textContent = 'connect failed ' + e; });
+app.connect().then(() => log('connected ' + app.getHostContext().displayMode + ' ' + app.getHostContext().theme), (e) => { out.textContent = 'connect failed ' + e; });
 `;
 
 /** The official view as one HTML document (the App, zod and the SDK inlined: ~600 KB), or undefined without ext-apps. */

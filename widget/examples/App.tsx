@@ -16,6 +16,9 @@ export function Help({ initialToken, refresh }: { initialToken: string; refresh:
         placeholder="Ask about your order"
         persist="none"
         views="on"
+        theme="auto"
+        threads="off"
+        suggestions={['Where is my order?', { label: 'Returns', prompt: 'How do I return an item?' }]}
         className="chat"
         style={{ maxWidth: 520 }}
         onmcp-ondemand-token-expired={async () => setToken(await refresh())}
@@ -25,6 +28,8 @@ export function Help({ initialToken, refresh }: { initialToken: string; refresh:
       {last ? <p>{last.id}</p> : null}
       {/* @ts-expect-error persist is "none" or "session" */}
       <mcp-ondemand-chat persist="local" />
+      {/* @ts-expect-error theme is "light", "dark" or "auto" */}
+      <mcp-ondemand-chat theme="blue" />
       {/* @ts-expect-error views is "on" or "off" */}
       <mcp-ondemand-chat views="none" />
       {/* @ts-expect-error the conversation event's detail has no `token` */}

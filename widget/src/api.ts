@@ -1,5 +1,11 @@
 import type { UploadedFile, UploadedFiles } from '../../shared/api/files';
-import type { ApprovalBody, ElicitationAnswerBody, RunPromptBody } from '../../shared/api/conversations';
+import type {
+  ApprovalBody,
+  ElicitationAnswerBody,
+  RunPromptBody,
+  ThreadList,
+  TitleSet,
+} from '../../shared/api/conversations';
 import type {
   ViewLink,
   ViewLinkBody,
@@ -38,6 +44,18 @@ export class ChatApi {
 
   createConversation(): Promise<{ id: string }> {
     return this.json('POST', '/v1/conversations');
+  }
+  /** The person's conversations, most recent activity first, a page at a time (`cursor`: the last page's `nextCursor`). */
+  conversations(cursor?: string): Promise<ThreadList> {
+    return this.json('GET', `/v1/conversations${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+  }
+  /** Sets a conversation's title ("" goes back to the first words of its first message). */
+  rename(id: string, title: string): Promise<TitleSet> {
+    return this.json('PATCH', `/v1/conversations/${encodeURIComponent(id)}`, { title });
+  }
+  /** Deletes a conversation: its history, files and cache (204). */
+  deleteConversation(id: string): Promise<Response> {
+    return this.request('DELETE', `/v1/conversations/${encodeURIComponent(id)}`);
   }
   conversation(id: string): Promise<Snapshot> {
     return this.json('GET', `/v1/conversations/${encodeURIComponent(id)}`);

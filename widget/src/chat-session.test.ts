@@ -722,6 +722,27 @@ describe('a read the page has moved past is not shown', () => {
   });
 });
 
+describe('the catalog and a new chat', () => {
+  it('callers at the same time share one catalog read; a new chat forgets the conversation, its catalog and its messages', async () => {
+    service
+      .on('POST /v1/conversations', () => json({ id: 'c1' }))
+      .on('GET /v1/conversations/c1/catalog', () => json({ servers: [{ id: 'one' }] }))
+      .on('POST /v1/conversations/c1/messages', () => stream(answer('a1', 'Hi.')));
+    const { session, storage, transcript } = chat();
+    // The start screen and the @ menu, as the chat gets the focus: one read.
+    const [first, second] = await Promise.all([session.catalog(), session.catalog()]);
+    expect(first).toEqual(second);
+    expect(service.calls('GET /v1/conversations/c1/catalog')).toHaveLength(1);
+    await session.send('Hello', []);
+    expect(transcript()).toEqual(['user: Hello', 'assistant: Hi.']);
+
+    session.startNew();
+    expect(session.conversationId).toBeNull();
+    expect(storage.items.get(KEY)).toBeUndefined();
+    expect(transcript()).toEqual([]);
+  });
+});
+
 describe('an answer that waits for a tool call running as a task (MCP Tasks)', () => {
   beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
 

@@ -100,6 +100,8 @@ export class ChatSession {
   private id: string | null;
   private creating: Promise<string> | null = null;
   private catalogCache: { value: Catalog; at: number } | null = null;
+  /** The catalog read under way, if any. */
+  private catalogRead: Promise<Catalog> | null = null;
   private current: ChatStatus = 'ready';
   /** The last consumed turn ended with an error chunk (the service kept nothing of it). */
   private turnFailed: string | null = null;
@@ -157,8 +159,19 @@ export class ChatSession {
   switchTo(id: string): Promise<void> {
     this.id = id;
     this.catalogCache = null;
+    this.catalogRead = null;
     this.remember(id);
     return this.load(id);
+  }
+
+  /**
+   * A new chat ("New chat", or the shown one was deleted): nothing is shown, and the next use creates a
+   * conversation. A history read still under way is dropped (generation).
+   */
+  startNew(): void {
+    this.generation++;
+    this.forget();
+    this.options.messages.show([]);
   }
 
   /** The chat leaves the page: its lifetime is about to end, cutting the turn or wait it follows. */
@@ -196,18 +209,32 @@ export class ChatSession {
     }
   }
 
-  /** The catalog (servers, their resources and prompts), asked for again after 15 s. */
-  async catalog(): Promise<Catalog> {
-    if (this.catalogCache && Date.now() - this.catalogCache.at < CATALOG_MAX_AGE_MS) return this.catalogCache.value;
-    const id = await this.ensureConversation();
-    const value = await this.options.api.catalog(id);
-    if (id === this.id) this.catalogCache = { value, at: Date.now() };
-    return value;
+  /**
+   * The catalog (servers, their resources and prompts), asked for again after 15 s. Callers at the same time
+   * (the start screen, and the `@` typed as the chat got the focus) share one read.
+   */
+  catalog(): Promise<Catalog> {
+    if (this.catalogCache && Date.now() - this.catalogCache.at < CATALOG_MAX_AGE_MS)
+      return Promise.resolve(this.catalogCache.value);
+    if (this.catalogRead) return this.catalogRead;
+    // Kept in the cache only if nothing made it stale while it was read (another conversation, a file added).
+    let read!: Promise<Catalog>;
+    read = (async () => {
+      const id = await this.ensureConversation();
+      const value = await this.options.api.catalog(id);
+      if (id === this.id && this.catalogRead === read) this.catalogCache = { value, at: Date.now() };
+      return value;
+    })().finally(() => {
+      if (this.catalogRead === read) this.catalogRead = null;
+    });
+    this.catalogRead = read;
+    return read;
   }
 
   /** The catalog changed (a file uploaded or removed): the next `@` asks for it again. */
   catalogChanged(): void {
     this.catalogCache = null;
+    this.catalogRead = null;
   }
 
   /** What the catalog says of an attached resource (or skill), for its chip. */
@@ -249,6 +276,7 @@ export class ChatSession {
   private forget(): void {
     this.id = null;
     this.catalogCache = null;
+    this.catalogRead = null;
     this.remember(null);
   }
 

@@ -23,3 +23,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 let counter = 0;
 /** A document-unique id, for aria-controls / aria-activedescendant. */
 export const uid = (prefix: string) => `mcp-${prefix}-${++counter}`;
+
+/** A one-path line drawing (an icon): its button's label names it, so it is hidden from screen readers. */
+export function svgIcon(d: string, size: number): SVGSVGElement {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  for (const [k, v] of Object.entries({ viewBox: '0 0 24 24', width: size, height: size, 'aria-hidden': 'true' }))
+    svg.setAttribute(k, String(v));
+  path.setAttribute('d', d);
+  svg.append(path);
+  return svg;
+}

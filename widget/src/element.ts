@@ -8,8 +8,11 @@ import { h } from './dom';
 import { FileUploads, paperclip } from './file-uploads';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
+import { firstEngagement, parseSuggestions, StartScreen, type Suggestion } from './start-screen';
 import { STYLES } from './styles';
 import { tickElapsed } from './task-card';
+import { themeSetting, ThemeWatcher, type ThemeSetting } from './theme';
+import { ThreadsPanel } from './threads';
 import { attachmentChips } from './transcript';
 import { TranscriptView } from './transcript-view';
 import type { Attachment, AuthRequired, Message } from './types';
@@ -31,7 +34,7 @@ const STATUS_TEXT: Record<ChatStatus, string> = {
 };
 
 /**
- * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist>`:
+ * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist suggestions theme threads>`:
  * the chat widget, a view over its ChatSession (chat-session.ts: the
  * conversation and its turns). Everything renders in a shadow root; events
  * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`).
@@ -42,6 +45,9 @@ export class McpOndemandChat extends HTMLElement {
     'heading',
     'placeholder',
     'conversation',
+    'suggestions',
+    'theme',
+    'threads',
   ];
 
   private readonly root = this.attachShadow({ mode: 'open' });
@@ -78,14 +84,57 @@ export class McpOndemandChat extends HTMLElement {
   private atMenu!: Listbox<ResourceChoice>;
   private accounts!: Accounts;
   private views!: AppViews;
+  private startScreen!: StartScreen;
+  private threadsPanel!: ThreadsPanel;
+  /** The host's suggested prompts (the `suggestions` attribute or property), parsed. */
+  private suggested: Suggestion[] | undefined;
+  /** The theme showing (`theme`; `auto` follows the system): MCP Apps views are told when it flips. */
+  private readonly themeWatcher = new ThemeWatcher(
+    () => themeSetting(this.attr('theme')),
+    (theme) => this.views?.setTheme(theme),
+  );
+
+  // Properties, for hosts that set them (React 19 does, for a prop named like one): each is its attribute, except
+  // `suggestions`, which also takes an array.
+  get suggestions(): Suggestion[] {
+    return this.suggested ? structuredClone(this.suggested) : [];
+  }
+  set suggestions(value: string | ReadonlyArray<string | Suggestion>) {
+    if (typeof value === 'string') {
+      this.setAttribute('suggestions', value);
+      return;
+    }
+    this.suggested = parseSuggestions(value);
+    this.suggestionsChanged();
+  }
+  get theme(): ThemeSetting {
+    return themeSetting(this.attr('theme'));
+  }
+  set theme(value: ThemeSetting) {
+    this.setAttribute('theme', themeSetting(value));
+  }
+  get threads(): 'on' | 'off' {
+    return this.attr('threads') === 'off' ? 'off' : 'on';
+  }
+  set threads(value: 'on' | 'off') {
+    this.setAttribute('threads', value === 'off' ? 'off' : 'on');
+  }
 
   connectedCallback(): void {
+    this.themeWatcher.start();
     if (this.lifetime.signal.aborted) {
       this.lifetime = new AbortController();
       this.transcript.renderAll(); // back on the page: its views load again
       void this.session.backOnPage();
     }
     if (this.built) return;
+    // A property the page set before this script defined the element sits on the instance, hiding the accessor.
+    for (const name of ['suggestions', 'theme', 'threads'] as const) {
+      if (!Object.hasOwn(this, name)) continue;
+      const value = this[name];
+      delete (this as Partial<this>)[name];
+      (this as Record<typeof name, unknown>)[name] = value;
+    }
     this.built = true;
     this.api = new ChatApi(this.attr('endpoint') || SCRIPT_ORIGIN, () => this.attr('token'));
     this.build();
@@ -116,6 +165,7 @@ export class McpOndemandChat extends HTMLElement {
       onLoad: () => void this.accounts.refresh(true),
     });
     if (this.session.conversationId) void this.session.load(this.session.conversationId);
+    else this.transcript.show([]); // the start screen
   }
 
   disconnectedCallback(): void {
@@ -123,10 +173,15 @@ export class McpOndemandChat extends HTMLElement {
     this.lifetime.abort();
     this.views.closeAll();
     this.stopClock();
+    this.themeWatcher.stop();
   }
 
   attributeChangedCallback(name: string, _old: string | null, value: string | null): void {
+    if (name === 'suggestions') this.suggested = parseSuggestions(value);
     if (!this.built) return;
+    if (name === 'suggestions') this.suggestionsChanged();
+    if (name === 'theme') this.themeWatcher.update();
+    if (name === 'threads') this.threadsPanel.enable(value !== 'off');
     if (name === 'heading') this.headingEl.textContent = value || 'Assistant';
     if (name === 'placeholder') this.input.placeholder = value || DEFAULT_PLACEHOLDER;
     // A new token after an expiry: the host has signed the person in again.
@@ -136,6 +191,11 @@ export class McpOndemandChat extends HTMLElement {
       this.files.clear();
       void this.session.switchTo(value);
     }
+  }
+
+  /** New suggestions: an empty conversation's start screen shows them. */
+  private suggestionsChanged(): void {
+    if (this.built && !this.transcript.all().length) void this.startScreen.refresh();
   }
 
   // ---- layout -------------------------------------------------------------
@@ -150,7 +210,30 @@ export class McpOndemandChat extends HTMLElement {
       enabled: () => this.attr('views') !== 'off',
       resize: (change) => this.transcript.keepBottom(change),
       compose: (text) => this.composeFromView(text),
+      theme: () => this.themeWatcher.theme,
     });
+    this.startScreen = new StartScreen({
+      suggestions: () => this.suggested,
+      catalog: async () => {
+        if (!this.session.conversationId) await engaged;
+        return this.session.catalog();
+      },
+      send: (text) => {
+        this.input.value = text;
+        void this.submit();
+      },
+      openPrompt: (choice) => this.showForm(promptForm(choice, this.formDeps())),
+    });
+    this.threadsPanel = new ThreadsPanel({
+      api: this.api,
+      root: this.root,
+      current: () => this.session.conversationId,
+      busy: () => this.session.busy,
+      open: (id) => this.openConversation(id),
+      newChat: () => this.newChat(),
+      deleted: (id) => id === this.session.conversationId && this.newChat(false),
+    });
+    this.threadsPanel.enable(this.attr('threads') !== 'off');
     this.transcript = new TranscriptView(
       this.root,
       () => ({
@@ -162,6 +245,7 @@ export class McpOndemandChat extends HTMLElement {
         clockRunning: this.startClock,
       }),
       (el) => this.views.retire(el, 'The message left the conversation view.'),
+      () => this.startScreen.node(),
     );
     const announce = (text: string) => this.transcript.announce(text);
     this.accounts = new Accounts({
@@ -260,7 +344,8 @@ export class McpOndemandChat extends HTMLElement {
     const section = h(
       'section',
       { class: 'chat', 'aria-label': 'Chat', part: 'chat' },
-      h('header', {}, this.headingEl, this.status, this.accounts.panel.toggle),
+      h('header', {}, this.threadsPanel.toggle, this.headingEl, this.status, this.accounts.panel.toggle),
+      this.threadsPanel.el,
       this.accounts.panel.el,
       this.transcript.el,
       this.accounts.cardsEl,
@@ -270,7 +355,28 @@ export class McpOndemandChat extends HTMLElement {
       h('div', { class: 'drop-hint', 'aria-hidden': 'true' }, 'Drop files to attach them'),
     );
     dropTarget(section, (dropped) => this.files.add(dropped));
+    const engaged = firstEngagement(section);
     this.root.append(section);
+  }
+
+  // ---- threads ------------------------------------------------------------------
+
+  /** A conversation from the thread list, in place of this one (between turns). */
+  private openConversation(id: string): void {
+    this.files.clear();
+    this.closeForm();
+    void this.session.switchTo(id);
+  }
+
+  /** A new, empty chat: the start screen; `focus`: the message box gets the focus (not when the list keeps it). */
+  private newChat(focus = true): void {
+    this.files.clear();
+    this.attachments = [];
+    this.renderChips();
+    this.formSlot.replaceChildren();
+    this.formSlot.hidden = true;
+    this.session.startNew();
+    if (focus) this.input.focus();
   }
 
   // ---- composer: menus, forms, attachments ---------------------------------------

@@ -1,5 +1,5 @@
 import type { ChatApi } from './api';
-import { h } from './dom';
+import { h, svgIcon } from './dom';
 import { humanSize } from '../../shared/human-size';
 import type { Attachment } from './types';
 
@@ -181,17 +181,6 @@ export class FileUploads {
   }
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
 /** The paperclip of the attach button (its name is the button's label; the drawing is hidden from screen readers). */
-export function paperclip(): SVGSVGElement {
-  const svg = document.createElementNS(SVG, 'svg');
-  const path = document.createElementNS(SVG, 'path');
-  for (const [k, v] of Object.entries({ viewBox: '0 0 24 24', width: '18', height: '18', 'aria-hidden': 'true' }))
-    svg.setAttribute(k, v);
-  path.setAttribute(
-    'd',
-    'M21.4 11.1l-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5',
-  );
-  svg.append(path);
-  return svg;
-}
+export const paperclip = (): SVGSVGElement =>
+  svgIcon('M21.4 11.1l-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5', 18);

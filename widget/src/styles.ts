@@ -1,12 +1,15 @@
 import { MARKDOWN_STYLES } from './markdown-styles';
+import { SHELL_STYLES } from './shell-styles';
 
 /**
  * The widget's look, inside its shadow root. Everything a host may want to
  * change is a CSS custom property (set them on the element or any ancestor);
  * ::part() names are exported for deeper changes. Applied as a constructed
  * stylesheet, so a host CSP without 'unsafe-inline' styles does not block it.
+ * The dark values of the colours are in theme.ts (`theme="dark" | "auto"`).
  */
-export const STYLES = `
+export const STYLES =
+  `
 :host {
   --mcp-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --mcp-font-size: 14px;
@@ -23,12 +26,19 @@ export const STYLES = `
   --mcp-step-bg: #ffffff;
   --mcp-error: #b3261e;
   --mcp-error-bg: #fdecea;
+  --mcp-success: #2e7d4f;
+  --mcp-warning: #b26a00;
+  /* Behind a tool's view (MCP Apps): a view that paints no background of its own shows this. */
+  --mcp-view-bg: #ffffff;
+  --mcp-shadow: rgba(0, 0, 0, .12);
   --mcp-radius: 10px;
   --mcp-height: 560px;
   display: block;
   height: var(--mcp-height);
   font: var(--mcp-font-size)/1.45 var(--mcp-font);
   color: var(--mcp-fg);
+  /* Scrollbars and form controls follow the theme. */
+  color-scheme: light;
 }
 * { box-sizing: border-box; }
 [hidden] { display: none !important; }
@@ -67,9 +77,9 @@ button.attach svg { fill: none; stroke: currentColor; stroke-width: 2; stroke-li
 .approval pre { margin: 0 0 8px; }
 .approval p.changed { font-weight: 400; color: var(--mcp-error); background: var(--mcp-error-bg); padding: 4px 8px; border-radius: 6px; }
 .task-card { border: 1px solid var(--mcp-border); border-left: 3px solid var(--mcp-accent); border-radius: 8px; padding: 6px 10px; margin: .35em 0; background: var(--mcp-step-bg); font-size: .9em; display: flex; flex-direction: column; gap: 4px; min-width: min(300px, 100%); }
-.task-card[data-status="completed"] { border-left-color: #2e7d4f; }
+.task-card[data-status="completed"] { border-left-color: var(--mcp-success); }
 .task-card[data-status="failed"], .task-card[data-status="cancelled"] { border-left-color: var(--mcp-error); }
-.task-card[data-status="input_required"] { border-left-color: #b26a00; }
+.task-card[data-status="input_required"] { border-left-color: var(--mcp-warning); }
 .task-head { display: flex; align-items: baseline; gap: 6px; flex-wrap: wrap; }
 .task-head .badge { margin-left: auto; font-size: .85em; padding: 0 8px; border-radius: 999px; border: 1px solid var(--mcp-border); color: var(--mcp-muted); }
 .task-card .task-detail { margin: 0; }
@@ -81,7 +91,7 @@ button.attach svg { fill: none; stroke: currentColor; stroke-width: 2; stroke-li
    message with a view takes the room it has instead; the view is at most 560 px wide. */
 .msg:has(.app-view) { width: 92%; }
 .app-view { margin: .35em 0; width: 100%; max-width: 560px; }
-.view-frame { display: block; width: 100%; border: 1px solid var(--mcp-border); border-radius: 8px; background: #fff; }
+.view-frame { display: block; width: 100%; border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-view-bg); }
 .view-frame.bare { border: 0; background: transparent; }
 .row { display: flex; gap: 8px; flex-wrap: wrap; }
 button.primary, button.secondary { font: inherit; border-radius: 8px; padding: 6px 12px; cursor: pointer; border: 1px solid var(--mcp-accent); }
@@ -97,7 +107,7 @@ button:disabled { opacity: .5; cursor: default; }
 .input-row { display: flex; gap: 8px; align-items: flex-end; }
 textarea { flex: 1; min-width: 0; resize: none; font: inherit; color: inherit; background: var(--mcp-bg); border: 1px solid var(--mcp-field-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 140px; }
 .hint { font-size: .8em; color: var(--mcp-muted); }
-[role="listbox"] { list-style: none; margin: 0; padding: 4px; border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-bg); box-shadow: 0 6px 24px rgba(0,0,0,.12); max-height: 240px; overflow-y: auto; }
+[role="listbox"] { list-style: none; margin: 0; padding: 4px; border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-bg); box-shadow: 0 6px 24px var(--mcp-shadow); max-height: 240px; overflow-y: auto; }
 .menu { position: absolute; left: 14px; right: 14px; bottom: 100%; z-index: 2; }
 [role="option"] { padding: 6px 8px; border-radius: 6px; cursor: pointer; }
 [role="option"][aria-selected="true"] { background: var(--mcp-user-bg); box-shadow: inset 3px 0 0 var(--mcp-accent); }
@@ -126,4 +136,4 @@ button.small { padding: 2px 10px; font-size: .85em; }
 .accounts p:empty { display: none; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 ${MARKDOWN_STYLES}
-`;
+` + SHELL_STYLES;

@@ -27,17 +27,22 @@ export class TranscriptView {
   /**
    * @param retire Called for a message element leaving the log: a promise when it holds views to tear
    *   down first (the element stays, hidden, until then), else undefined.
+   * @param emptyState What an empty conversation shows (the start screen), asked each time it is shown (`show`).
    */
   constructor(
     private readonly root: ShadowRoot,
     private readonly context: () => TranscriptContext,
     private readonly retire: (el: HTMLElement) => Promise<void> | undefined = () => undefined,
+    private readonly emptyState: () => HTMLElement = () => h('p', { class: 'empty' }),
   ) {
-    this.el = h(
-      'div',
-      { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: 0, part: 'log' },
-      emptyState(),
-    );
+    this.el = h('div', {
+      class: 'log',
+      role: 'log',
+      'aria-live': 'polite',
+      'aria-label': 'Conversation',
+      tabindex: 0,
+      part: 'log',
+    });
     this.announcer = h('div', { class: 'sr-only', 'aria-live': 'polite' });
     this.el.addEventListener('scroll', () => (this.following = this.atEnd()), { passive: true });
   }
@@ -76,7 +81,7 @@ export class TranscriptView {
     this.views.clear();
     this.stored = new Map(messages.map((m) => [m.id, structuredClone(m)]));
     for (const child of [...this.el.children]) if (!this.leaving.has(child)) child.remove();
-    if (!messages.length) this.el.append(emptyState());
+    if (!messages.length) this.el.append(this.emptyState());
     for (const message of messages) this.add(message);
   }
 
@@ -112,6 +117,8 @@ export class TranscriptView {
     const view = this.views.get(message);
     if (view) this.leave(view);
     this.views.delete(message);
+    // The only message taken back (refused): the conversation is empty again.
+    if (!this.messages.length) this.el.append(this.emptyState());
   }
 
   /** Every message again (the views, closed when the element left the page, come back). */
@@ -190,12 +197,4 @@ function patch(view: HTMLElement, fresh: HTMLElement): void {
     if (node === cursor) cursor = cursor.nextSibling;
     else view.insertBefore(node, cursor);
   }
-}
-
-function emptyState(): HTMLElement {
-  return h(
-    'p',
-    { class: 'empty' },
-    'Ask a question. The assistant reads the connected servers’ resources when it needs them; type / to run a prompt or attach a skill, @ to attach a resource; drop a file here to ask about it.',
-  );
 }

@@ -116,9 +116,10 @@ function stepDetails(part: ToolPart): HTMLElement {
     { class: 'step', 'data-status': step.status, 'data-tool': part.type.slice(5) },
     h('summary', {}, step.label),
     step.args ? h('h4', {}, 'Arguments') : null,
-    step.args ? h('pre', {}, step.args) : null,
+    // Focusable: a long one scrolls, and a keyboard must reach it to scroll it (axe: scrollable-region-focusable).
+    step.args ? h('pre', { tabindex: 0 }, step.args) : null,
     step.received !== undefined ? h('h4', {}, step.status === 'error' ? 'Error' : 'What the model received') : null,
-    step.received !== undefined ? h('pre', {}, step.received) : null,
+    step.received !== undefined ? h('pre', { tabindex: 0 }, step.received) : null,
   );
 }
 

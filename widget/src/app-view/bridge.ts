@@ -1,5 +1,6 @@
 import {
   type CallToolResult,
+  type HostContext,
   type InitializeResult,
   type Json,
   METHOD_NOT_FOUND,
@@ -80,6 +81,11 @@ export class ViewBridge {
   }
   toolCancelled(reason: string): void {
     this.notify('ui/notifications/tool-cancelled', { reason });
+  }
+  /** What changed of the host context (the theme): only the changed fields, as the spec has it. */
+  hostContextChanged(context: Partial<HostContext>): void {
+    // Queued until the view is initialized; one queued before `ui/initialize` is dropped there (its answer has it).
+    this.notify('ui/notifications/host-context-changed', context);
   }
 
   /**

@@ -25,6 +25,8 @@ export interface AppViewsDeps {
   resize(change: () => void): void;
   /** A view's message (`ui/message`) into the composer: false when the box holds what the person typed. */
   compose(text: string): boolean;
+  /** The theme the chat shows: views get it in their host context, and a notification when it flips (setTheme). */
+  theme(): 'light' | 'dark';
 }
 
 /** One view: its element in the step, the iframe in it, and the bridge to it. */
@@ -111,6 +113,11 @@ export class AppViews {
     return Promise.all(inside.map(([, view]) => this.close(view, reason))).then(() => undefined);
   }
 
+  /** The chat's theme flipped: every view is told (`ui/notifications/host-context-changed`), as the spec has it. */
+  setTheme(theme: 'light' | 'dark'): void {
+    for (const view of this.views.values()) view.bridge?.hostContextChanged({ theme });
+  }
+
   /** The element left the page: its iframes are gone already, so no teardown can be sent; stop listening. */
   closeAll(): void {
     for (const view of this.views.values()) void this.close(view, 'closed', 0);
@@ -131,7 +138,7 @@ export class AppViews {
         initialize: () => {
           view.inputSent = view.resultSent = false;
           this.deliver(view); // held by the bridge until the view says it is initialized
-          return initializeResult(app, frame);
+          return initializeResult(app, frame, this.deps.theme());
         },
         initialized: () => clearTimeout(view.timer),
         callTool: (name, args) => this.callTool(view, conversation, name, args),
@@ -273,14 +280,14 @@ export class AppViews {
 }
 
 /** The answer to `ui/initialize`: who the host is, what it implements, and the view's place (inline, as wide as the step, up to MAX_HEIGHT tall). */
-function initializeResult(app: AppToolCall, frame: HTMLIFrameElement): InitializeResult {
+function initializeResult(app: AppToolCall, frame: HTMLIFrameElement, theme: 'light' | 'dark'): InitializeResult {
   return {
     protocolVersion: PROTOCOL_VERSION,
     hostInfo: { name: 'mcp-ondemand', version: HOST_VERSION },
     hostCapabilities: { serverTools: {}, logging: {}, message: { text: {} } },
     hostContext: {
       toolInfo: { id: app.toolCallId, tool: { name: app.tool, inputSchema: { type: 'object' } } },
-      theme: 'light',
+      theme,
       platform: 'web',
       displayMode: 'inline',
       availableDisplayModes: ['inline'],

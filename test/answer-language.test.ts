@@ -69,6 +69,24 @@ describe('the user’s language', () => {
     expect(answerLanguageNote('ja')).toContain('Answer in Japanese');
   });
 
+  it('goes with a prompt the user runs: its last user message carries the note', async () => {
+    const id = await createConversation();
+    const model = await answering(id);
+    await sseChunks(
+      await postJson(`/v1/conversations/${id}/prompts/run`, {
+        server: 'demo',
+        name: 'plan_day',
+        arguments: { hours: '4' },
+        language: 'fr',
+      }),
+    );
+    const sent = userTexts(model.doStreamCalls[0]!.prompt);
+    expect(sent.at(-1)).toMatch(
+      /\n\[The user's language: French \(fr\)\. Answer in French, unless the user writes in another language\.\]$/,
+    );
+    expect(sent.slice(0, -1).join('')).not.toContain("The user's language");
+  });
+
   it('is user input: a tag that is not BCP 47, or too long, is refused with 400 and nothing runs', async () => {
     const id = await createConversation();
     const model = await answering(id);

@@ -153,6 +153,8 @@ export const RunPromptBody = z
     server: ServerId,
     name: z.string().min(1).max(200),
     arguments: z.record(z.string(), z.unknown()).default({}),
+    /** The user's language: the model is asked to answer the prompt in it (as with a message). */
+    language: LanguageTag.optional(),
   })
   .strict()
   .meta({ id: 'RunPromptBody' });

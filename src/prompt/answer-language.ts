@@ -23,6 +23,15 @@ function languageName(tag: string): string {
   }
 }
 
+/** A prompt's messages with the user's language on the last user message (as a message sent with one carries it). */
+export function withLanguage(messages: UIMessage[], language: string | undefined): UIMessage[] {
+  const last = messages.findLastIndex((m) => m.role === 'user');
+  if (!language || last < 0) return messages;
+  return messages.map((message, index) =>
+    index === last ? { ...message, metadata: { ...(message.metadata as object | undefined), language } } : message,
+  );
+}
+
 /** The messages as the model is sent them: each user message with a valid `language` gets its note as a last text part (never stored). */
 export function withAnswerLanguage(messages: UIMessage[]): UIMessage[] {
   return messages.map((message) => {

@@ -23,6 +23,8 @@ let page: Page;
 let pageErrors: string[];
 /** The bodies of the messages the widget posted. */
 let sent: Array<{ text?: string; language?: string }>;
+/** The language chunks the page loaded (each language but English is one, loaded when spoken). */
+let chunks: string[];
 
 beforeAll(async () => {
   [service, chromium] = await Promise.all([
@@ -54,10 +56,13 @@ async function open(
   page = await context.newPage();
   pageErrors = [];
   sent = [];
+  chunks = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('request', (request: Request) => {
     if (request.method() === 'POST' && /\/v1\/conversations\/[^/]+\/messages$/.test(request.url()))
       sent.push(request.postDataJSON() as { text?: string; language?: string });
+    const chunk = /\/widget\/v[^/]+\/mcp-ondemand-lang-(\w+)\.[0-9a-f]{16}\.js$/.exec(request.url());
+    if (chunk) chunks.push(chunk[1]!);
   });
   await page.route(`${service.url}/`, async (route) => {
     const response = await route.fetch();
@@ -108,6 +113,8 @@ describe('languages', () => {
       await visible(chat().getByRole('button', { name: 'Dateien anhängen' }));
       await containsText(start(), 'Wie kann ich helfen?');
       await containsText(chat().locator('.hint'), 'Enter sendet, Umschalt+Enter für eine neue Zeile.');
+      // German came as its own chunk, the only one loaded.
+      expect(chunks).toEqual(['de']);
       await screenshot(page, `i18n-de-start-${viewport.width}`);
       expect(await axeViolations(page)).toEqual([]);
 
@@ -177,6 +184,8 @@ describe('languages', () => {
   it('a host’s strings win over the language’s, the rest stays translated; a new lang relabels the chat live', async () => {
     await open(WIDE, { pageLang: 'de' });
     await visible(chat().getByRole('button', { name: 'Senden' }));
+    // A chunk is loaded once per language, when first spoken (French and Hebrew come below).
+    expect(chunks).toEqual(['de']);
     await chat().evaluate((el) => {
       (el as HTMLElement & { strings: unknown }).strings = {
         shell: { send: 'Frag los' },
@@ -201,5 +210,13 @@ describe('languages', () => {
     await chat().evaluate((el) => el.setAttribute('lang', 'he'));
     await visible(chat().getByRole('textbox', { name: 'הודעה' }));
     expect(await shell()).toEqual({ dir: 'rtl', lang: 'he' });
+    expect(chunks).toEqual(['de', 'fr', 'he']);
+  });
+
+  it('English speaks from the widget itself: no chunk is loaded', async () => {
+    await open(PHONE, { pageLang: 'en-GB' });
+    await visible(chat().getByRole('button', { name: 'Send' }));
+    expect(await shell()).toEqual({ dir: 'ltr', lang: 'en-GB' });
+    expect(chunks).toEqual([]);
   });
 });

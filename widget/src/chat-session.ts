@@ -336,7 +336,12 @@ export class ChatSession {
     });
     const api = this.options.api;
     const ran = await this.runTurn(
-      async (signal) => api.runPrompt(await this.ensureConversation(), { server, name, arguments: values }, signal),
+      async (signal) =>
+        api.runPrompt(
+          await this.ensureConversation(),
+          { server, name, arguments: values, ...this.languageField() },
+          signal,
+        ),
       { onRefused: () => this.options.messages.remove(placeholder), readBack: true },
     );
     return ran;

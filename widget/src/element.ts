@@ -6,6 +6,7 @@ import { resourceOptions, skillAttachment, slashOptions, type ResourceChoice, ty
 import { ChatSession, type ChatStatus } from './chat-session';
 import { h } from './dom';
 import { FileUploads, paperclip } from './file-uploads';
+import { coming, loadLanguage } from './i18n/languages';
 import { Locale, matchLanguage } from './i18n/locale';
 import type { PartialStrings, TextKey } from './i18n/strings';
 import { Listbox } from './listbox';
@@ -98,6 +99,8 @@ export class McpOndemandChat extends HTMLElement {
   private ownStrings: PartialStrings | undefined;
   /** The language in use, resolved when first asked and again when `lang` or `strings` change. */
   private resolved: Locale | undefined;
+  /** The shipped language whose strings are on their way (its chunk): the chat is hidden until they are here. */
+  private awaited: string | undefined;
   /** The current status (its words are said again in a new language). */
   private statusNow: ChatStatus = 'ready';
   /** The host's suggested prompts (the `suggestions` attribute or property), parsed. */
@@ -150,6 +153,14 @@ export class McpOndemandChat extends HTMLElement {
       const wanted = page ? [page] : navigator.languages.length ? navigator.languages : [navigator.language];
       const { tag, strings } = matchLanguage(wanted, this.ownStrings !== undefined);
       this.resolved = new Locale(tag, strings, this.ownStrings);
+      // Its strings are a chunk (i18n/languages.ts): once here, everything is said again in them.
+      this.awaited = coming(strings) ? strings : undefined;
+      if (this.awaited)
+        void loadLanguage(strings).then(() => {
+          if (this.awaited !== strings) return;
+          this.awaited = undefined;
+          this.languageChanged();
+        });
     }
     return this.resolved;
   }
@@ -252,6 +263,8 @@ export class McpOndemandChat extends HTMLElement {
     const t = locale.t.bind(locale);
     this.section.lang = locale.lang;
     this.section.dir = locale.dir;
+    // Not a flash of English first: hidden (and busy) for the moment its language's chunk takes, at most 3 s.
+    this.section.toggleAttribute('data-language-loading', this.awaited !== undefined);
     this.section.setAttribute('aria-label', t('shell.chat'));
     this.headingEl.textContent = this.attr('heading') || t('shell.heading');
     // Short: the hint line under the input says what / and @ do (a long placeholder is cut off on a phone).

@@ -53,7 +53,7 @@ export function plainError(error: unknown, locale: Locale = ENGLISH): PlainError
       };
     case 'rate_limited': {
       const wait = error.retryAfterSeconds
-        ? ` ${t('errors.retryIn', { seconds: locale.elapsed(error.retryAfterSeconds * 1000) })}`
+        ? ` ${t('errors.retryIn', { seconds: locale.seconds(error.retryAfterSeconds) })}`
         : ` ${t('errors.retrySoon')}`;
       return {
         title: t('errors.rateLimited'),

@@ -1,4 +1,4 @@
-import { RTL_STYLES } from './i18n/rtl-styles';
+import { I18N_STYLES } from './i18n/i18n-styles';
 import { MARKDOWN_STYLES } from './markdown-styles';
 import { SHELL_STYLES } from './shell-styles';
 
@@ -139,4 +139,4 @@ button.small { padding: 2px 10px; font-size: .85em; }
 ${MARKDOWN_STYLES}
 ` +
   SHELL_STYLES +
-  RTL_STYLES;
+  I18N_STYLES;

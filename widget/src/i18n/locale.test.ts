@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { AR } from './ar';
+import { DE } from './de';
+import { ES } from './es';
 import { format } from './format';
-import { TRANSLATIONS } from './languages';
+import { FR } from './fr';
+import { HE } from './he';
+import { JA } from './ja';
+import { shipped } from './languages';
 import { canonicalTag, ENGLISH, Locale, matchLanguage } from './locale';
+import { registerLanguage } from './register';
 import { EN } from './strings';
+
+// In a page each comes as a chunk of its own (languages.ts); here they are registered as the chunks do.
+const TRANSLATIONS = { de: DE, fr: FR, es: ES, ja: JA, ar: AR, he: HE };
+for (const [lang, table] of Object.entries(TRANSLATIONS)) registerLanguage(lang, table);
 
 describe('format: the ICU subset of the table', () => {
   it('fills placeholders, formats numbers for the language, keeps an unknown placeholder as written', () => {
@@ -91,6 +102,11 @@ describe('Locale: strings, overrides, direction, numbers', () => {
     expect(new Locale('de', 'de').elapsed(65_000)).toBe('1 Min. 05 Sek.');
     expect(new Locale('ja', 'ja').elapsed(7_000)).toBe('7 秒');
     expect(new Locale('de', 'de').list(['a', 'b', 'c'])).toBe('a, b und c');
+  });
+
+  it('ships English, and each translation registered as its chunk does', () => {
+    for (const lang of ['en', ...Object.keys(TRANSLATIONS)]) expect(shipped(lang)).toBe(true);
+    expect(shipped('pt')).toBe(false);
   });
 
   it('every shipped translation has only keys of the table, and keeps its placeholders', () => {

@@ -1,6 +1,6 @@
 import { humanSize } from '../../../shared/human-size';
 import { format, type Values } from './format';
-import { TRANSLATIONS } from './languages';
+import { shipped, translation } from './languages';
 import { EN, type PartialStrings, type Strings, type TextKey } from './strings';
 
 /** Languages written right to left: the widget's layout is mirrored for them (`dir="rtl"`). */
@@ -31,9 +31,9 @@ export function matchLanguage(
   for (const candidate of wanted) {
     const tag = canonicalTag(candidate);
     if (!tag) continue;
-    if (TRANSLATIONS[tag]) return { tag, strings: tag };
+    if (shipped(tag)) return { tag, strings: tag };
     const base = baseOf(tag);
-    if (base === 'en' || TRANSLATIONS[base]) return { tag, strings: base };
+    if (shipped(base)) return { tag, strings: base };
     if (ownStrings) return { tag, strings: 'en' };
   }
   return { tag: 'en', strings: 'en' };
@@ -72,7 +72,8 @@ export class Locale {
     strings = 'en',
     overrides?: PartialStrings,
   ) {
-    this.table = merged(EN, TRANSLATIONS[strings], overrides);
+    // The language's table once its chunk is here (languages.ts); until then, and for what it lacks, English.
+    this.table = merged(EN, translation(strings), overrides);
     this.dir = RIGHT_TO_LEFT.has(baseOf(lang)) ? 'rtl' : 'ltr';
     this.english = baseOf(lang) === 'en';
     this.dates = new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' });
@@ -133,6 +134,12 @@ export class Locale {
     if (seconds < 60) return unit(seconds, 'second');
     if (minutes < 60) return `${unit(minutes, 'minute')} ${unit(seconds % 60, 'second', true)}`;
     return `${unit(Math.floor(minutes / 60), 'hour')} ${unit(minutes % 60, 'minute', true)}`;
+  }
+
+  /** "90 s": a wait in seconds, however long (the service says when to try again in seconds). */
+  seconds(count: number): string {
+    if (this.english) return `${count} s`;
+    return this.number(count, { style: 'unit', unit: 'second', unitDisplay: 'short' });
   }
 
   /** A date and time, medium: the thread list's "last active". */

@@ -187,7 +187,7 @@ function renderFeedback({ tenants }) {
         [
           cell(tenant.id),
           cell(rating.at.slice(0, 19).replace('T', ' ')),
-          cell(rating.rating === 'down' ? '👎' : '👍'),
+          cell(rating.rating === 'down' ? 'down 👎' : 'up 👍'),
           cell(rating.comment ?? '', { className: 'comment' }),
           cell(rating.model),
         ],

@@ -1,4 +1,5 @@
 import { Accounts } from './accounts';
+import { AnswerActions } from './answer-actions';
 import { AppViews } from './app-view/views';
 import { ChatApi, ChatError } from './api';
 import { promptForm, templateForm, type FormDeps } from './catalog-forms';
@@ -34,7 +35,7 @@ const STATUS_TEXT: Record<ChatStatus, string> = {
  * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist>`:
  * the chat widget, a view over its ChatSession (chat-session.ts: the
  * conversation and its turns). Everything renders in a shadow root; events
- * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`).
+ * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`, `-feedback`).
  */
 export class McpOndemandChat extends HTMLElement {
   static observedAttributes: Array<keyof McpOndemandChatAttributes> = [
@@ -78,6 +79,7 @@ export class McpOndemandChat extends HTMLElement {
   private atMenu!: Listbox<ResourceChoice>;
   private accounts!: Accounts;
   private views!: AppViews;
+  private actions!: AnswerActions;
 
   connectedCallback(): void {
     if (this.lifetime.signal.aborted) {
@@ -134,6 +136,7 @@ export class McpOndemandChat extends HTMLElement {
     // Another conversation: shown in place of this one (its views torn down first).
     if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy) {
       this.files.clear();
+      this.actions.clear();
       void this.session.switchTo(value);
     }
   }
@@ -151,6 +154,17 @@ export class McpOndemandChat extends HTMLElement {
       resize: (change) => this.transcript.keepBottom(change),
       compose: (text) => this.composeFromView(text),
     });
+    this.actions = new AnswerActions({
+      conversation: () => this.session.conversationId,
+      rate: (id, messageId, body) => this.api.rateAnswer(id, messageId, body),
+      regenerate: (messageId) => this.session.answerAgain(messageId),
+      last: () => this.transcript.all().at(-1),
+      busy: () => this.session.busy,
+      announce: (text) => this.transcript.announce(text),
+      rated: (detail) => this.emit('mcp-ondemand-feedback', detail),
+      failed: (error) => this.showError(error),
+      focusInput: () => this.input.focus(),
+    });
     this.transcript = new TranscriptView(
       this.root,
       () => ({
@@ -160,6 +174,7 @@ export class McpOndemandChat extends HTMLElement {
         view: (app, part) => this.views.node(app, part),
         stop: () => void this.stop(),
         clockRunning: this.startClock,
+        actions: (message) => this.actions.for(message),
       }),
       (el) => this.views.retire(el, 'The message left the conversation view.'),
     );
@@ -483,6 +498,7 @@ export class McpOndemandChat extends HTMLElement {
     this.stopButton.hidden = !stoppable;
     this.status.textContent = STATUS_TEXT[status];
     this.transcript.setStreaming(busy);
+    this.actions.refresh();
     // Approval buttons are live only between turns.
     for (const message of this.transcript.all()) {
       if (

@@ -56,6 +56,10 @@ export const Message = z
         attachments: z.array(z.object({ server: z.string(), uri: z.string() })).optional(),
         prompt: z.object({ server: z.string(), name: z.string() }).optional(),
         finishReason: z.string().optional(),
+        feedback: z
+          .object({ rating: z.enum(['up', 'down']), comment: z.string().optional(), at: z.string() })
+          .optional()
+          .meta({ description: 'An answer’s rating (`POST …/messages/{messageId}/feedback`), the newest.' }),
       })
       .optional(),
   })

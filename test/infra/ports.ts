@@ -52,6 +52,8 @@ export const BROWSER_PORTS = {
   changingTools: TEST_PORT_BASE + 46,
   /** The widget's own files (widget-files.test.ts): `npm start`'s configuration with a small UPLOAD_MAX_BYTES. */
   filesService: TEST_PORT_BASE + 47,
+  /** Copy, Regenerate and ratings under answers (widget-actions.test.ts): `npm start`'s configuration; its /admin too. */
+  actionsService: TEST_PORT_BASE + 62,
   /** Markdown as models write it (widget-markdown.test.ts): the service, and the fake model that writes it. */
   markdownService: TEST_PORT_BASE + 64,
   markdownModel: TEST_PORT_BASE + 65,

@@ -370,7 +370,8 @@ export class ChatSession {
    * again now, in place (the chat protocol's regenerate, as `useChat` does),
    * rather than leaving the person to ask again and the history holding an
    * answer that missed the server. Only when that answer is still the last
-   * one and no turn runs: a later answer is never replaced.
+   * one and no turn runs: a later answer is never replaced. The answer's own
+   * Regenerate button (answer-actions.ts) asks the same.
    */
   answerAgain(turn: string | undefined): boolean {
     const messages = this.options.messages;

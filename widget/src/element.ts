@@ -1,4 +1,5 @@
 import { Accounts } from './accounts';
+import { AnswerActions } from './answer-actions';
 import { AppViews } from './app-view/views';
 import { ChatApi, ChatError } from './api';
 import { promptForm, templateForm, type FormDeps } from './catalog-forms';
@@ -37,7 +38,7 @@ const STATUS_TEXT: Record<ChatStatus, string> = {
  * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist suggestions theme threads>`:
  * the chat widget, a view over its ChatSession (chat-session.ts: the
  * conversation and its turns). Everything renders in a shadow root; events
- * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`).
+ * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`, `-feedback`).
  */
 export class McpOndemandChat extends HTMLElement {
   static observedAttributes: Array<keyof McpOndemandChatAttributes> = [
@@ -119,6 +120,7 @@ export class McpOndemandChat extends HTMLElement {
   set threads(value: 'on' | 'off') {
     this.setAttribute('threads', value === 'off' ? 'off' : 'on');
   }
+  private actions!: AnswerActions;
 
   connectedCallback(): void {
     this.themeWatcher.start();
@@ -189,6 +191,7 @@ export class McpOndemandChat extends HTMLElement {
     // Another conversation: shown in place of this one (its views torn down first).
     if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy) {
       this.files.clear();
+      this.actions.clear();
       void this.session.switchTo(value);
     }
   }
@@ -234,6 +237,17 @@ export class McpOndemandChat extends HTMLElement {
       deleted: (id) => id === this.session.conversationId && this.newChat(false),
     });
     this.threadsPanel.enable(this.attr('threads') !== 'off');
+    this.actions = new AnswerActions({
+      conversation: () => this.session.conversationId,
+      rate: (id, messageId, body) => this.api.rateAnswer(id, messageId, body),
+      regenerate: (messageId) => this.session.answerAgain(messageId),
+      last: () => this.transcript.all().at(-1),
+      busy: () => this.session.busy,
+      announce: (text) => this.transcript.announce(text),
+      rated: (detail) => this.emit('mcp-ondemand-feedback', detail),
+      failed: (error) => this.showError(error),
+      focusInput: () => this.input.focus(),
+    });
     this.transcript = new TranscriptView(
       this.root,
       () => ({
@@ -243,6 +257,7 @@ export class McpOndemandChat extends HTMLElement {
         view: (app, part) => this.views.node(app, part),
         stop: () => void this.stop(),
         clockRunning: this.startClock,
+        actions: (message) => this.actions.for(message),
       }),
       (el) => this.views.retire(el, 'The message left the conversation view.'),
       () => this.startScreen.node(),
@@ -589,6 +604,7 @@ export class McpOndemandChat extends HTMLElement {
     this.stopButton.hidden = !stoppable;
     this.status.textContent = STATUS_TEXT[status];
     this.transcript.setStreaming(busy);
+    this.actions.refresh();
     // Approval buttons are live only between turns.
     for (const message of this.transcript.all()) {
       if (

@@ -1,5 +1,6 @@
 import { MARKDOWN_STYLES } from './markdown-styles';
 import { SHELL_STYLES } from './shell-styles';
+import { ACTIONS_STYLES } from './answer-actions-styles';
 
 /**
  * The widget's look, inside its shadow root. Everything a host may want to
@@ -8,8 +9,7 @@ import { SHELL_STYLES } from './shell-styles';
  * stylesheet, so a host CSP without 'unsafe-inline' styles does not block it.
  * The dark values of the colours are in theme.ts (`theme="dark" | "auto"`).
  */
-export const STYLES =
-  `
+export const STYLES = `
 :host {
   --mcp-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --mcp-font-size: 14px;
@@ -136,4 +136,5 @@ button.small { padding: 2px 10px; font-size: .85em; }
 .accounts p:empty { display: none; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 ${MARKDOWN_STYLES}
-` + SHELL_STYLES;
+${ACTIONS_STYLES}
+${SHELL_STYLES}`;

@@ -22,12 +22,14 @@ export interface TranscriptContext {
   stop?: (() => void) | undefined;
   /** A card with a running clock was rendered: its clock must tick. */
   clockRunning?: (() => void) | undefined;
+  /** The row of actions under a finished answer (answer-actions.ts), kept across renders; undefined: none yet. */
+  actions?: ((message: Message) => HTMLElement | undefined) | undefined;
 }
 
 /**
  * Placeholders in a rendered message for the view elements that must not be
- * re-created or moved (an iframe reloads): TranscriptView puts the kept
- * element where its placeholder is.
+ * re-created or moved (an iframe reloads), and for its row of actions (a
+ * comment being typed): TranscriptView puts the kept element where its placeholder is.
  */
 export const viewSlots = new WeakMap<Element, HTMLElement>();
 
@@ -80,12 +82,7 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
         if (card.running) ctx.clockRunning?.();
       }
       const app = apps.get(part.toolCallId);
-      const view = app && ctx.view?.(app, part);
-      if (view) {
-        const slot = h('div', { hidden: true });
-        viewSlots.set(slot, view);
-        el.append(slot);
-      }
+      keep(el, app && ctx.view?.(app, part));
     } else if (part.type === 'data-elicitation') {
       const question = (part as { data?: Elicitation }).data;
       if (question) el.append(elicitationCard(question, ctx.elicit));
@@ -104,8 +101,17 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
     );
   }
   if (message.metadata?.stopped) el.append(h('p', { class: 'notice' }, 'Stopped.'));
+  keep(el, ctx.actions?.(message));
   if (!el.childElementCount) el.append(h('span', { class: 'meta', 'aria-label': 'Assistant is thinking' }, '…'));
   return el;
+}
+
+/** Puts a placeholder for `kept` (an element that outlives renders) in `el`: TranscriptView puts `kept` there. */
+function keep(el: HTMLElement, kept: HTMLElement | undefined): void {
+  if (!kept) return;
+  const slot = h('div', { hidden: true });
+  viewSlots.set(slot, kept);
+  el.append(slot);
 }
 
 /** A tool step, one line, expandable to what the model received. */

@@ -8,6 +8,7 @@ import { h } from './dom';
 import { FileUploads, paperclip } from './file-uploads';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
+import { SourcePanel } from './sources';
 import { STYLES } from './styles';
 import { tickElapsed } from './task-card';
 import { attachmentChips } from './transcript';
@@ -78,6 +79,7 @@ export class McpOndemandChat extends HTMLElement {
   private atMenu!: Listbox<ResourceChoice>;
   private accounts!: Accounts;
   private views!: AppViews;
+  private sources!: SourcePanel;
 
   connectedCallback(): void {
     if (this.lifetime.signal.aborted) {
@@ -134,6 +136,7 @@ export class McpOndemandChat extends HTMLElement {
     // Another conversation: shown in place of this one (its views torn down first).
     if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy) {
       this.files.clear();
+      this.sources.close();
       void this.session.switchTo(value);
     }
   }
@@ -151,6 +154,16 @@ export class McpOndemandChat extends HTMLElement {
       resize: (change) => this.transcript.keepBottom(change),
       compose: (text) => this.composeFromView(text),
     });
+    this.sources = new SourcePanel({
+      root: this.root,
+      // An attachment's text is in the question as the service stored it (the shown one may be the local copy).
+      message: async (id) => {
+        const shown = this.transcript.find(id);
+        const conversation = this.session.conversationId;
+        if (shown || !conversation) return shown;
+        return (await this.api.latestMessages(conversation, 50)).messages.find((m) => m.id === id);
+      },
+    });
     this.transcript = new TranscriptView(
       this.root,
       () => ({
@@ -160,6 +173,7 @@ export class McpOndemandChat extends HTMLElement {
         view: (app, part) => this.views.node(app, part),
         stop: () => void this.stop(),
         clockRunning: this.startClock,
+        openSource: this.sources.open,
       }),
       (el) => this.views.retire(el, 'The message left the conversation view.'),
     );
@@ -268,6 +282,7 @@ export class McpOndemandChat extends HTMLElement {
       composer,
       this.transcript.announcerEl,
       h('div', { class: 'drop-hint', 'aria-hidden': 'true' }, 'Drop files to attach them'),
+      this.sources.el,
     );
     dropTarget(section, (dropped) => this.files.add(dropped));
     this.root.append(section);

@@ -1,3 +1,5 @@
+import { SOURCES_STYLES } from './sources-styles';
+
 /**
  * The widget's look, inside its shadow root. Everything a host may want to
  * change is a CSS custom property (set them on the element or any ancestor);
@@ -123,4 +125,4 @@ button.small { padding: 2px 10px; font-size: .85em; }
 .accounts li .meta { flex: 1; }
 .accounts p:empty { display: none; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-`;
+${SOURCES_STYLES}`;

@@ -4,6 +4,7 @@ import { renderMarkdown } from './markdown';
 import { humanSize as sizeOf } from '../../shared/human-size';
 import { documentFormatOf } from '../../shared/documents';
 import { summarizeStep } from './steps';
+import { linkCitations, type OpenSource, sourceList, sourcesOf } from './sources';
 import { taskCard } from './task-card';
 import { progressOf, taskCardState, taskNotices } from './task-card-state';
 import type { Attachment, Message, ToolPart } from './types';
@@ -22,6 +23,8 @@ export interface TranscriptContext {
   stop?: (() => void) | undefined;
   /** A card with a running clock was rendered: its clock must tick. */
   clockRunning?: (() => void) | undefined;
+  /** Opens one of an answer's sources (its list, its citations); undefined: sources are listed, not opened. */
+  openSource?: OpenSource | undefined;
 }
 
 /**
@@ -63,10 +66,16 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
   }
   // A long call's progress card (a task, `data-task`; or progress reports of the live stream) goes below its step too.
   const tasks = taskNotices(message);
+  // What the answer read (`data-sources`): listed below it, and what its text cites of them made links.
+  const sources = sourcesOf(message);
+  const openSource = ctx.openSource ?? (() => {});
   for (const part of message.parts) {
     if (part.type === 'text') {
       const text = (part as { text: string }).text;
-      if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text)));
+      if (!text) continue;
+      const div = h('div', { class: 'text' }, renderMarkdown(text));
+      linkCitations(div, message, sources, openSource);
+      el.append(div);
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
       const card = taskCardState({
@@ -88,6 +97,8 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
     } else if (part.type === 'data-elicitation') {
       const question = (part as { data?: Elicitation }).data;
       if (question) el.append(elicitationCard(question, ctx.elicit));
+    } else if (part.type === 'data-sources' && sources.length) {
+      el.append(sourceList(message, sources, openSource));
     } else if (part.type === 'data-notice') {
       const text = (part as { data?: { message?: unknown } }).data?.message;
       if (typeof text === 'string') el.append(h('p', { class: 'notice' }, text));

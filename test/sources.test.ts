@@ -2,7 +2,7 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { Source, SourcesData } from '../shared/api/stream';
 import { sourceWindowText } from '../shared/sources';
-import { api, conversationStub, createConversation } from './helpers/api';
+import { ACME_ALICE, api, conversationStub, createConversation } from './helpers/api';
 import { settle } from './helpers/conversation';
 import { callTools, runScriptedTurn, say, scriptedModel } from './helpers/turns';
 
@@ -125,5 +125,29 @@ describe('the sources of an answer (data-sources)', () => {
       scriptedModel(() => say('Hello!')),
     );
     expect(sourcesIn(chunks)).toEqual([]);
+  });
+
+  it('a pinned resource is a source when the answer cites it, its text in the part (bounded); uncited, it is not', async () => {
+    // The suite's demo server pins task://guidelines (test/infra/tenants.ts): it is in every request's system prompt.
+    const id = await createConversation(ACME_ALICE);
+    const cited = await runScriptedTurn(
+      id,
+      'Who owns a task?',
+      scriptedModel(() => say('Every task has one owner (task://guidelines).')),
+      {
+        SOURCE_TEXT_MAX_CHARS: 40,
+      },
+    );
+    const [source] = sourcesIn(cited)[0]!.sources;
+    expect(source).toMatchObject({ n: 1, server: 'demo', uri: 'task://guidelines', via: 'pinned', partial: false });
+    expect(source!.windows[0]!.text).toMatchObject({ in: 'inline', truncated: true });
+    expect((source!.windows[0]!.text as { text: string }).text).toHaveLength(40);
+
+    const uncited = await runScriptedTurn(
+      id,
+      'Thanks',
+      scriptedModel(() => say('You are welcome.')),
+    );
+    expect(sourcesIn(uncited)).toEqual([]);
   });
 });

@@ -117,7 +117,8 @@ export function linkCitations(container: HTMLElement, message: Message, sources:
   const byUri = new Map(sources.map((s) => [s.uri, s]));
   const byNumber = new Map(sources.map((s) => [String(s.n), s]));
   const uris = [...byUri.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  const pattern = new RegExp(`${uris.map((u) => `(${u})`).join('|')}|\\[(\\d{1,3})\\]`, 'g');
+  // A URI ends where the text stops being one: "docs://guide." cites docs://guide; "docs://guide/faq" does not.
+  const pattern = new RegExp(`${uris.map((u) => `(${u})(?![\\w/#?%=&~-]|\\.\\w)`).join('|')}|\\[(\\d{1,3})\\]`, 'g');
   const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT, {
     acceptNode: (node) =>
       node.parentElement?.closest('a, pre, button') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,

@@ -10,6 +10,7 @@ import { FileUploads, paperclip } from './file-uploads';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
 import { firstEngagement, parseSuggestions, StartScreen, type Suggestion } from './start-screen';
+import { SourcePanel } from './sources';
 import { STYLES } from './styles';
 import { tickElapsed } from './task-card';
 import { themeSetting, ThemeWatcher, type ThemeSetting } from './theme';
@@ -121,6 +122,7 @@ export class McpOndemandChat extends HTMLElement {
     this.setAttribute('threads', value === 'off' ? 'off' : 'on');
   }
   private actions!: AnswerActions;
+  private sources!: SourcePanel;
 
   connectedCallback(): void {
     this.themeWatcher.start();
@@ -192,6 +194,7 @@ export class McpOndemandChat extends HTMLElement {
     if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy) {
       this.files.clear();
       this.actions.clear();
+      this.sources.close();
       void this.session.switchTo(value);
     }
   }
@@ -248,6 +251,16 @@ export class McpOndemandChat extends HTMLElement {
       failed: (error) => this.showError(error),
       focusInput: () => this.input.focus(),
     });
+    this.sources = new SourcePanel({
+      root: this.root,
+      // An attachment's text is in the question as the service stored it (the shown one may be the local copy).
+      message: async (id) => {
+        const shown = this.transcript.find(id);
+        const conversation = this.session.conversationId;
+        if (shown || !conversation) return shown;
+        return (await this.api.latestMessages(conversation, 50)).messages.find((m) => m.id === id);
+      },
+    });
     this.transcript = new TranscriptView(
       this.root,
       () => ({
@@ -258,6 +271,7 @@ export class McpOndemandChat extends HTMLElement {
         stop: () => void this.stop(),
         clockRunning: this.startClock,
         actions: (message) => this.actions.for(message),
+        openSource: this.sources.open,
       }),
       (el) => this.views.retire(el, 'The message left the conversation view.'),
       () => this.startScreen.node(),
@@ -368,6 +382,7 @@ export class McpOndemandChat extends HTMLElement {
       composer,
       this.transcript.announcerEl,
       h('div', { class: 'drop-hint', 'aria-hidden': 'true' }, 'Drop files to attach them'),
+      this.sources.el,
     );
     dropTarget(section, (dropped) => this.files.add(dropped));
     const engaged = firstEngagement(section);

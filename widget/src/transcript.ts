@@ -4,6 +4,7 @@ import { renderedBlocks, renderMarkdown } from './markdown';
 import { humanSize as sizeOf } from '../../shared/human-size';
 import { documentFormatOf } from '../../shared/documents';
 import { summarizeStep } from './steps';
+import { linkCitations, type OpenSource, sourceList, sourcesOf } from './sources';
 import { taskCard } from './task-card';
 import { progressOf, taskCardState, taskNotices } from './task-card-state';
 import type { Attachment, Message, ToolPart } from './types';
@@ -24,6 +25,8 @@ export interface TranscriptContext {
   clockRunning?: (() => void) | undefined;
   /** The row of actions under a finished answer (answer-actions.ts), kept across renders; undefined: none yet. */
   actions?: ((message: Message) => HTMLElement | undefined) | undefined;
+  /** Opens one of an answer's sources (its list, its citations); undefined: sources are listed, not opened. */
+  openSource?: OpenSource | undefined;
 }
 
 /**
@@ -65,11 +68,18 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
   }
   // A long call's progress card (a task, `data-task`; or progress reports of the live stream) goes below its step too.
   const tasks = taskNotices(message);
+  // What the answer read (`data-sources`): listed below it, and what its text cites of them made links.
+  const sources = sourcesOf(message);
+  const openSource = ctx.openSource ?? (() => {});
   for (const [index, part] of message.parts.entries()) {
     if (part.type === 'text') {
       const text = (part as { text: string }).text;
-      // Rendered on every frame while it streams: its finished blocks are kept (markdown.ts, RenderedBlocks).
-      if (text) el.append(h('div', { class: 'text' }, renderMarkdown(text, document, renderedBlocks(message, index))));
+      if (!text) continue;
+      // Rendered on every frame while it streams: its finished blocks are kept (markdown.ts, RenderedBlocks); linking
+      // citations again skips what is already a link (it leaves buttons, links and code alone).
+      const div = h('div', { class: 'text' }, renderMarkdown(text, document, renderedBlocks(message, index)));
+      linkCitations(div, message, sources, openSource);
+      el.append(div);
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx) : stepDetails(part));
       const card = taskCardState({
@@ -86,6 +96,8 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
     } else if (part.type === 'data-elicitation') {
       const question = (part as { data?: Elicitation }).data;
       if (question) el.append(elicitationCard(question, ctx.elicit));
+    } else if (part.type === 'data-sources' && sources.length) {
+      el.append(sourceList(message, sources, openSource));
     } else if (part.type === 'data-notice') {
       const text = (part as { data?: { message?: unknown } }).data?.message;
       if (typeof text === 'string') el.append(h('p', { class: 'notice' }, text));

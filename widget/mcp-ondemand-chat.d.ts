@@ -115,6 +115,11 @@ export interface McpOndemandChatEventDetails {
   'mcp-ondemand-error': { status: number; code: string; message: string; title: string };
   /** The token expired or was refused: get a new one and set the `token` attribute. */
   'mcp-ondemand-token-expired': { code: string };
+  /**
+   * The person rated an answer (👍 `up` / 👎 `down`) and the service kept it. A comment added afterwards is sent as
+   * the same rating with `comment`, and fires again: the newest event for a `messageId` is the rating that stands.
+   */
+  'mcp-ondemand-feedback': { conversation: string; messageId: string; rating: 'up' | 'down'; comment?: string };
 }
 
 export type McpOndemandChatEventMap = {

@@ -61,6 +61,7 @@ async function load({ asked }) {
   renderChartChoices(overview);
   renderChart();
   renderCache(overview);
+  renderFeedback(overview);
   $('#refresh').hidden = false;
   $('#forget').hidden = !key;
   const asOf = `As of ${overview.generatedAt.slice(0, 19).replace('T', ' ')} UTC.`;
@@ -156,6 +157,53 @@ function renderCache({ tenants }) {
     for (const layer of Object.keys(all)) all[layer] += tenant.month[layer];
   }
   if (tenants.length > 1) line('All tenants', all);
+}
+
+/**
+ * Each tenant's days with ratings, newest first, with the share of 👎; then the newest comments. A comment is an end
+ * user's own words: set as text, never as markup.
+ */
+function renderFeedback({ tenants }) {
+  const days = $('#feedback tbody');
+  const comments = $('#feedback-comments tbody');
+  days.replaceChildren();
+  comments.replaceChildren();
+  for (const tenant of tenants) {
+    for (const { day, up, down } of [...tenant.feedback.days].reverse())
+      row(
+        days,
+        [
+          cell(tenant.id),
+          cell(day),
+          cell(count(up), { numeric: true }),
+          cell(count(down), { numeric: true }),
+          cell(percent(down, up + down), { numeric: true, className: 'share-down' }),
+        ],
+        tenant.id,
+      );
+    for (const rating of tenant.feedback.comments)
+      row(
+        comments,
+        [
+          cell(tenant.id),
+          cell(rating.at.slice(0, 19).replace('T', ' ')),
+          cell(rating.rating === 'down' ? 'down 👎' : 'up 👍'),
+          cell(rating.comment ?? '', { className: 'comment' }),
+          cell(rating.model),
+        ],
+        tenant.id,
+      );
+  }
+  if (!days.childElementCount) days.append(emptyRow('No ratings in the last 30 days.', 5));
+  if (!comments.childElementCount) comments.append(emptyRow('No comments.', 5));
+}
+
+function emptyRow(text, columns) {
+  const tr = document.createElement('tr');
+  const td = cell(text, { className: 'empty' });
+  td.colSpan = columns;
+  tr.append(td);
+  return tr;
 }
 
 function renderChartChoices({ tenants }) {

@@ -89,6 +89,10 @@ export const Message = z
           .string()
           .optional()
           .meta({ description: 'The language the user message was sent with (LanguageTag).' }),
+        feedback: z
+          .object({ rating: z.enum(['up', 'down']), comment: z.string().optional(), at: z.string() })
+          .optional()
+          .meta({ description: 'An answer’s rating (`POST …/messages/{messageId}/feedback`), the newest.' }),
       })
       .optional(),
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ServerProbe } from './catalog';
+import { FeedbackRow } from './feedback';
 import { UsageCounters } from './usage';
 
 /**
@@ -9,6 +10,9 @@ import { UsageCounters } from './usage';
  * status. The counters are the usage API's (`GET /v1/usage`), from the same
  * ledgers, so the page and a tenant's own report agree.
  */
+
+/** Comments of ratings shown per tenant. */
+export const OPERATOR_COMMENTS = 5;
 
 export const TenantBudgets = z
   .object({
@@ -45,6 +49,16 @@ export const OperatorTenant = z
       tasks: z.number().int().meta({ description: 'MCP tasks running (places taken, not yet ended or expired).' }),
       users: z.number().int().meta({ description: 'End users with at least one of either.' }),
     }),
+    feedback: z
+      .object({
+        days: z
+          .array(z.object({ day: z.string(), up: z.number().int(), down: z.number().int() }))
+          .meta({ description: 'The days of the last `DAYS` with ratings of answers, oldest first.' }),
+        comments: z
+          .array(FeedbackRow)
+          .meta({ description: `The newest ratings with a comment (at most ${OPERATOR_COMMENTS}), newest first.` }),
+      })
+      .meta({ description: 'Ratings of answers (`GET /v1/feedback`, from the same ledger).' }),
   })
   .meta({ id: 'OperatorTenant' });
 export type OperatorTenant = z.infer<typeof OperatorTenant>;

@@ -52,7 +52,7 @@ export const UsageReport = z
   .meta({ id: 'UsageReport' });
 export type UsageReport = z.infer<typeof UsageReport>;
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+export const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** The longest range one report covers (a year, leap day included). */
 export const MAX_USAGE_DAYS = 366;
 

@@ -242,6 +242,14 @@ const buildSettingsSchema = () =>
       .max(1)
       .default(1)
       .describe(`a resource annotated for the \`assistant\` with at least this priority is pinned`),
+    /**
+     * Characters of a pinned or inlined resource's text an answer's `data-sources` part carries (the text is in no
+     * message of the conversation, so the part keeps it; the rest is cut, marked `truncated`). Other sources point
+     * at the text in the message that holds it and carry no copy.
+     */
+    SOURCE_TEXT_MAX_CHARS: int(0, 20_000).describe(
+      `characters of a pinned (or inlined) resource's text an answer's \`data-sources\` part carries, when the answer cites it`,
+    ),
     /** Resources one message may attach (413 past it). */
     MAX_ATTACHMENTS: int(0, 8).describe(`resources one message may attach (\`413\` past it)`),
     /** Characters of attached text one message may carry in all (413 past it). */

@@ -2,12 +2,13 @@ import { DurableObject } from 'cloudflare:workers';
 import type { UIMessage } from 'ai';
 import type { Catalog } from '../../shared/api/catalog';
 import type * as Api from '../../shared/api/conversations';
+import type { Feedback, FeedbackBody } from '../../shared/api/feedback';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { loadConfig } from '../config';
 import type { RequestMeta } from '../observability/context';
 import { configureLog } from '../observability/log';
 import type { Owner } from '../owner';
-import type { RpcResult } from '../rpc';
+import { type RpcResult, toRpcResult } from '../rpc';
 import type { SlotVerdict } from '../uploads/slots';
 import { inScope } from './request-scope';
 import type { Caller } from './thread';
@@ -100,6 +101,11 @@ export class Conversation extends DurableObject<Env> {
   /** Older messages, a page at a time (`GET …/messages?before=`). */
   async messagesPage(before: string | undefined, limit: number): Promise<RpcResult<Api.MessagesPage>> {
     return this.parts.reads.messagesPage(before, limit);
+  }
+
+  /** The person's rating of an answer (feedback.ts): kept with it, reported to the tenant's ledger; again: replaced. */
+  async rateAnswer(messageId: string, body: FeedbackBody): Promise<RpcResult<Feedback>> {
+    return toRpcResult(() => this.parts.feedback.rate(messageId, body));
   }
 
   // ---- WebSocket (agents chat protocol: socket-entry.ts, chat-socket.ts) ----------

@@ -12,6 +12,7 @@ import type { Owner } from '../owner';
 import { toolCallIdsOf } from '../tools/large-results';
 import type { TurnEvent } from '../turn/turn-events';
 import { directoryOf } from './directory';
+import type { FeedbackStore } from './feedback';
 import type { History } from './history';
 import type { SqlLargeResultStore } from './large-result-store';
 import { type ConversationRecord, type ConversationRecordStore, isOwnedBy } from './record';
@@ -27,6 +28,8 @@ export interface ThreadHost {
   record: ConversationRecordStore;
   history: History;
   largeResults: SqlLargeResultStore;
+  /** The answers' ratings, shown with them (`metadata.feedback`). */
+  ratings: FeedbackStore;
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -68,7 +71,7 @@ export class Thread {
       id,
       createdAt: new Date(createdAt).toISOString(),
       ...(title ? { title } : {}),
-      messages: apiMessages(this.host.history.load()),
+      messages: this.forClients(this.host.history.load()),
       pendingApprovals: this.host.history.waitingApprovals(),
     };
   }
@@ -80,14 +83,19 @@ export class Thread {
 
   /** The same, as the API describes them. */
   transcript(): Message[] {
-    return apiMessages(this.recent());
+    return this.forClients(this.recent());
   }
 
   /** Older messages, a page at a time (404 for an unknown `before`). */
   messagesPage(before: string | undefined, limit: number): MessagesPage {
     const page = messagesBefore(this.host.history.load(), before, limit);
     if (!page) throw new ApiError(404, 'message_not_found', `No message ${before} in this conversation`);
-    return { messages: apiMessages(page.messages), hasMore: page.hasMore };
+    return { messages: this.forClients(page.messages), hasMore: page.hasMore };
+  }
+
+  /** Messages as the API gives them: with their ratings. */
+  private forClients(messages: UIMessage[]): Message[] {
+    return apiMessages(this.host.ratings.withFeedback(messages));
   }
 
   /** Sets (or, with "", clears) the title lists show. */

@@ -9,6 +9,7 @@ import { alarmJobs } from './alarm-jobs';
 import { type AlarmJobs, ConversationAlarms } from './alarms';
 import { CompactionPoint } from './compaction';
 import { ConversationContext } from './context';
+import { AnswerFeedback, FEEDBACK_TABLES, FeedbackStore } from './feedback';
 import { History, HISTORY_TABLES } from './history';
 import { LARGE_RESULT_TABLES, SqlLargeResultStore } from './large-result-store';
 import { LiveSessions } from './live-sessions';
@@ -74,6 +75,8 @@ export class ConversationParts {
   readonly removal: ConversationRemoval;
   /** Its files (R2): the `uploads` server turned on, refreshed after each change, deleted with it (uploads.ts). */
   readonly uploads: ConversationUploads;
+  /** Its answers' ratings: kept beside them, reported to the tenant's ledger (feedback.ts). */
+  readonly feedback: AnswerFeedback;
 
   constructor({ ctx, env, yieldPeer }: PartsHost) {
     const { storage } = ctx;
@@ -90,6 +93,7 @@ export class ConversationParts {
       INVALIDATION_LOG_TABLES,
       USAGE_OUTBOX_TABLES,
       UPLOADS_TABLES,
+      FEEDBACK_TABLES,
     );
     const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
     const hibernating = new HibernatingSockets(ctx);
@@ -100,8 +104,18 @@ export class ConversationParts {
     this.largeResults = new SqlLargeResultStore(storage);
     this.viewLinks = new SqlViewLinks(storage);
     this.pace = new TurnPace(storage);
-    this.thread = new Thread({ env, name, waitUntil, record, history: this.history, largeResults: this.largeResults });
+    const ratings = new FeedbackStore(storage.sql);
+    this.thread = new Thread({
+      env,
+      name,
+      waitUntil,
+      record,
+      history: this.history,
+      largeResults: this.largeResults,
+      ratings,
+    });
     this.context = new ConversationContext(env, name, () => this.thread.row());
+    this.feedback = new AnswerFeedback({ context: this.context, history: this.history, ratings });
     this.tasks = new TaskFollower({
       store: new TaskStore(storage),
       conversation: this.context,

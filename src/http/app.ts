@@ -14,6 +14,7 @@ import { chat } from './routes/chat';
 import { connections } from './routes/connections';
 import { oauth } from './routes/oauth';
 import { conversations } from './routes/conversations';
+import { conversationFeedback, feedbackListing } from './routes/feedback';
 import { fileRoutes } from './routes/files';
 import { healthRoute } from './routes/health';
 import { DOCUMENT, registerSecurity, routes } from './openapi';
@@ -63,8 +64,10 @@ export function createApp() {
       .route('/', healthRoute)
       .route('/v1/servers', servers)
       .route('/v1/usage', usage)
+      .route('/v1/feedback', feedbackListing)
       .route('/v1/conversations', conversations)
       .route('/v1/conversations', conversationViews)
+      .route('/v1/conversations', conversationFeedback)
       // Built here, with the app, rather than at module load (routes/files.ts says why).
       .route('/v1/conversations', fileRoutes())
       .route('/v1/chat', chat)

@@ -46,6 +46,11 @@ const BLOCK =
 
 /** Every wrapped block in `text`, with its body (as escaped: the model saw it so). */
 export function parseResourceBlocks(text: string): Array<ResourceTag & { body: string }> {
+  return findResourceBlocks(text).map(({ at: _, ...block }) => block);
+}
+
+/** Every wrapped block in `text`, and where its body starts in `text` (a source's window points at it: turn/sources.ts). */
+export function findResourceBlocks(text: string): Array<ResourceTag & { body: string; at: number }> {
   return [...text.matchAll(BLOCK)].map((m) => ({
     server: unattr(m[1]!),
     uri: unattr(m[2]!),
@@ -53,6 +58,8 @@ export function parseResourceBlocks(text: string): Array<ResourceTag & { body: s
     ...(m[4] === undefined ? {} : { window: { from: Number(m[4]), to: Number(m[5]), total: Number(m[6]) } }),
     ...(m[7] === undefined ? {} : { pages: unattr(m[7]) }),
     body: m[8]!,
+    // The body ends the match but for the closing line.
+    at: m.index + m[0].length - '\n</resource>'.length - m[8]!.length,
   }));
 }
 

@@ -53,10 +53,13 @@ export function taskParts<C extends UIMessageChunk>(
   resent: readonly UIMessageChunk[],
   /** Chunks that end the message, written before its `finish` (a used-up budget's notice): one stage, not two. */
   ending: () => readonly UIMessageChunk[] = () => [],
+  /** Sees every chunk of the model's stream as it passes (the answer's sources: sources.ts). */
+  observe: (chunk: C) => void = () => {},
 ): TransformStream<C, C> {
   let started = resent.length === 0;
   return new TransformStream({
     transform(chunk, controller) {
+      observe(chunk);
       if (chunk.type === 'finish') for (const extra of ending()) controller.enqueue(extra as C);
       if (chunk.type === 'tool-output-available' && isTaskPlaceholder(chunk.output)) {
         const { server, tool, task } = chunk.output;

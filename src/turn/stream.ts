@@ -2,6 +2,7 @@ import { settledTaskChunks, taskParts } from './settled-tasks';
 import { describeTurnError } from './turn-error';
 import { noModelStep } from './no-model-step';
 import { predictedReadStep } from './predicted-read-step';
+import { SourceCollector } from './sources';
 import {
   convertToModelMessages,
   createUIMessageStream,
@@ -252,6 +253,14 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     ...(input.notices ?? []),
     ...(input.pinned?.notices ?? []).map((message) => ({ type: 'data-notice' as const, data: { message } })),
   ];
+  // What the answer read, said before its end as a `data-sources` part (sources.ts).
+  const sources = new SourceCollector({
+    states: input.states,
+    messages,
+    pinned: [...(input.pinned?.byServer.values() ?? [])].flat(),
+    maxInlineChars: input.settings.SOURCE_TEXT_MAX_CHARS,
+  });
+  for (const chunk of predicted?.chunks ?? []) sources.observe(chunk);
   const stream = createUIMessageStream<UIMessage<TurnMetadata>>({
     originalMessages: messages as UIMessage<TurnMetadata>[],
     generateId: () => crypto.randomUUID(),
@@ -285,8 +294,10 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
               [...settledTaskChunks(messages), ...(predicted?.chunks ?? [])],
               () => {
                 const ended = budgetAtEnd();
-                return ended ? [{ type: 'data-notice', data: { message: exceededText(ended) } }] : [];
+                const notice = ended ? [{ type: 'data-notice', data: { message: exceededText(ended) } } as const] : [];
+                return [...sources.chunks(), ...notice];
               },
+              (chunk) => sources.observe(chunk),
             ),
           ),
       );

@@ -1,3 +1,4 @@
+import type { FeedbackList } from '../../shared/api/feedback';
 import type { UsageReport } from '../../shared/api/usage';
 import { COUNTERS } from './counters';
 
@@ -8,10 +9,21 @@ function cell(value: string | number): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+const csvOf = (lines: ReadonlyArray<ReadonlyArray<string | number>>) =>
+  `${lines.map((line) => line.map(cell).join(',')).join('\r\n')}\r\n`;
+
 /** A usage report as CSV: a header, one line per row (its key first), and a `total` line. */
 export function usageCsv(report: UsageReport): string {
-  const lines = [[report.groupBy, ...COUNTERS].join(',')];
-  for (const row of report.rows) lines.push([cell(row.key), ...COUNTERS.map((c) => cell(row[c]))].join(','));
-  lines.push(['total', ...COUNTERS.map((c) => cell(report.total[c]))].join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return csvOf([
+    [report.groupBy, ...COUNTERS],
+    ...report.rows.map((row) => [row.key, ...COUNTERS.map((c) => row[c])]),
+    ['total', ...COUNTERS.map((c) => report.total[c])],
+  ]);
+}
+
+const FEEDBACK_COLUMNS = ['day', 'at', 'user', 'conversation', 'messageId', 'rating', 'comment', 'model'] as const;
+
+/** A feedback listing as CSV: a header, one line per rating (a comment's line breaks kept inside its quotes). */
+export function feedbackCsv(list: FeedbackList): string {
+  return csvOf([FEEDBACK_COLUMNS, ...list.rows.map((row) => FEEDBACK_COLUMNS.map((c) => row[c] ?? ''))]);
 }

@@ -2,6 +2,14 @@ import { DurableObject } from 'cloudflare:workers';
 import type { UsageCounters, UsageGroup, UsageRow } from '../../shared/api/usage';
 import { type Budgets, type Exceeded, exceeded } from './budgets';
 import { COUNTERS, column, dayOf, sumCounters, type UsageEntry } from './counters';
+import {
+  FEEDBACK_TABLES,
+  type FeedbackEntry,
+  type FeedbackQuery,
+  feedbackOverview,
+  listFeedback,
+  recordFeedback,
+} from './feedback-ledger';
 
 const USAGE_TABLES = `
 CREATE TABLE IF NOT EXISTS usage_daily (
@@ -102,6 +110,18 @@ export class UsageLedger extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(USAGE_TABLES);
+    this.sql.exec(FEEDBACK_TABLES);
+  }
+
+  /** Ratings of answers (feedback-ledger.ts): one kept per answer, the newest. */
+  async recordFeedback(entry: FeedbackEntry): Promise<void> {
+    recordFeedback(this.sql, entry);
+  }
+  async feedback(query: FeedbackQuery) {
+    return listFeedback(this.sql, query);
+  }
+  async feedbackOverview(from: string, to: string, comments: number) {
+    return feedbackOverview(this.sql, from, to, comments);
   }
 
   /**

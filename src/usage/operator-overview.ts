@@ -1,4 +1,10 @@
-import { OPERATOR_DAYS, type OperatorDay, type OperatorOverview, type OperatorTenant } from '../../shared/api/operator';
+import {
+  OPERATOR_COMMENTS,
+  OPERATOR_DAYS,
+  type OperatorDay,
+  type OperatorOverview,
+  type OperatorTenant,
+} from '../../shared/api/operator';
 import type { AppConfig } from '../config';
 import { budgetsOf } from './budgets';
 import { dayOf, sumCounters } from './counters';
@@ -11,8 +17,8 @@ export const tenantIdsOf = (config: AppConfig) => config.tenants?.map((t) => t.i
 /**
  * What the operator's page shows of every tenant: spend today and this month
  * against its budgets, its last {@link OPERATOR_DAYS} days, its live
- * conversations and running tasks. Two calls on each tenant's ledger (its
- * report by day, its activity), all tenants at once: the ledgers are the
+ * conversations and running tasks, its ratings of answers per day. Three calls
+ * on each tenant's ledger (its report by day, its activity, its ratings), all tenants at once: the ledgers are the
  * aggregate, no conversation is visited.
  */
 export async function operatorOverview(
@@ -27,9 +33,10 @@ export async function operatorOverview(
   const tenants = await Promise.all(
     tenantIdsOf(config).map(async (id): Promise<OperatorTenant> => {
       const ledger = env.USAGE_LEDGER.getByName(id);
-      const [report, live] = await Promise.all([
+      const [report, live, feedback] = await Promise.all([
         ledger.report({ from, to: today, groupBy: 'day' }),
         ledger.activity(now),
+        ledger.feedbackOverview(firstDay, today, OPERATOR_COMMENTS),
       ]);
       const byDay = new Map(report.rows.map((row) => [row.key, row]));
       const budgets = Object.fromEntries(Object.entries(budgetsOf(config, id)).filter(([, v]) => v !== undefined));
@@ -50,6 +57,7 @@ export async function operatorOverview(
           },
         ),
         live,
+        feedback,
       };
     }),
   );

@@ -52,6 +52,11 @@ export const BROWSER_PORTS = {
   changingTools: TEST_PORT_BASE + 46,
   /** The widget's own files (widget-files.test.ts): `npm start`'s configuration with a small UPLOAD_MAX_BYTES. */
   filesService: TEST_PORT_BASE + 47,
+  /** An answer's sources (widget-sources.test.ts): `npm start`'s configuration, and a useChat page beside it. */
+  sourcesService: TEST_PORT_BASE + 60,
+  sourcesClientPage: TEST_PORT_BASE + 61,
+  /** Copy, Regenerate and ratings under answers (widget-actions.test.ts): `npm start`'s configuration; its /admin too. */
+  actionsService: TEST_PORT_BASE + 62,
   /** Markdown as models write it (widget-markdown.test.ts): the service, and the fake model that writes it. */
   markdownService: TEST_PORT_BASE + 64,
   markdownModel: TEST_PORT_BASE + 65,

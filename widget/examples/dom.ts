@@ -20,6 +20,11 @@ chat?.addEventListener('mcp-ondemand-error', (event) =>
   console.log(event.detail.status, event.detail.code, event.detail.title),
 );
 chat?.addEventListener('mcp-ondemand-conversation', (event) => localStorage.setItem('chat', event.detail.id));
+// A rating the person gave an answer, for the host's own analytics.
+chat?.addEventListener('mcp-ondemand-feedback', (event) => {
+  const { messageId, rating, comment }: { messageId: string; rating: 'up' | 'down'; comment?: string } = event.detail;
+  console.log(messageId, rating, comment ?? '');
+});
 // Ordinary DOM events keep their own types.
 chat?.addEventListener('click', (event) => event.clientX);
 

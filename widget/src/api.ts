@@ -1,3 +1,4 @@
+import type { Feedback, FeedbackBody } from '../../shared/api/feedback';
 import type { UploadedFile, UploadedFiles } from '../../shared/api/files';
 import type {
   ApprovalBody,
@@ -106,6 +107,15 @@ export class ChatApi {
       '/v1/chat',
       { id, messages: [{ id: messageId, role: 'assistant', parts: [] }], trigger: 'regenerate-message', messageId },
       signal,
+    );
+  }
+
+  /** The person's rating of an answer; a second one replaces the first. */
+  rateAnswer(id: string, messageId: string, body: FeedbackBody): Promise<Feedback> {
+    return this.json(
+      'POST',
+      `/v1/conversations/${encodeURIComponent(id)}/messages/${encodeURIComponent(messageId)}/feedback`,
+      body,
     );
   }
 

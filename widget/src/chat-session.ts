@@ -386,7 +386,8 @@ export class ChatSession {
    * again now, in place (the chat protocol's regenerate, as `useChat` does),
    * rather than leaving the person to ask again and the history holding an
    * answer that missed the server. Only when that answer is still the last
-   * one and no turn runs: a later answer is never replaced.
+   * one and no turn runs: a later answer is never replaced. The answer's own
+   * Regenerate button (answer-actions.ts) asks the same.
    */
   answerAgain(turn: string | undefined): boolean {
     const messages = this.options.messages;
@@ -512,7 +513,8 @@ export class ChatSession {
       }
       if (attempt >= RESUME_DELAYS_MS.length) {
         return this.options.onError(
-          new Error('The connection dropped and could not be re-established.'),
+          // Its words are the person's language's (plain-errors.ts, by its code); the message is for the host's logs.
+          new ChatError(0, 'connection_lost', 'The connection dropped and could not be re-established.'),
           () => void this.resumeTurn(),
         );
       }

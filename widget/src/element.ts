@@ -1,4 +1,5 @@
 import { Accounts } from './accounts';
+import { AnswerActions } from './answer-actions';
 import { AppViews } from './app-view/views';
 import { ChatApi, ChatError } from './api';
 import { promptForm, templateForm, type FormDeps } from './catalog-forms';
@@ -12,6 +13,7 @@ import type { PartialStrings, TextKey } from './i18n/strings';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
 import { firstEngagement, parseSuggestions, StartScreen, type Suggestion } from './start-screen';
+import { SourcePanel } from './sources';
 import { STYLES } from './styles';
 import { tickElapsed } from './task-card';
 import { themeSetting, ThemeWatcher, type ThemeSetting } from './theme';
@@ -41,7 +43,7 @@ const STATUS_TEXT: Record<Exclude<ChatStatus, 'ready'>, TextKey> = {
  * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist suggestions theme threads lang>`:
  * the chat widget, a view over its ChatSession (chat-session.ts: the
  * conversation and its turns). Everything renders in a shadow root; events
- * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`).
+ * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`, `-feedback`).
  */
 export class McpOndemandChat extends HTMLElement {
   static observedAttributes: Array<keyof McpOndemandChatAttributes> = [
@@ -170,6 +172,8 @@ export class McpOndemandChat extends HTMLElement {
   set threads(value: 'on' | 'off') {
     this.setAttribute('threads', value === 'off' ? 'off' : 'on');
   }
+  private actions!: AnswerActions;
+  private sources!: SourcePanel;
 
   connectedCallback(): void {
     this.themeWatcher.start();
@@ -241,6 +245,8 @@ export class McpOndemandChat extends HTMLElement {
     // Another conversation: shown in place of this one (its views torn down first).
     if (name === 'conversation' && value && value !== this.session.conversationId && !this.session.busy) {
       this.files.clear();
+      this.actions.clear();
+      this.sources.close();
       void this.session.switchTo(value);
     }
   }
@@ -329,6 +335,29 @@ export class McpOndemandChat extends HTMLElement {
       locale: () => this.locale,
     });
     this.threadsPanel.enable(this.attr('threads') !== 'off');
+    this.actions = new AnswerActions({
+      conversation: () => this.session.conversationId,
+      rate: (id, messageId, body) => this.api.rateAnswer(id, messageId, body),
+      regenerate: (messageId) => this.session.answerAgain(messageId),
+      last: () => this.transcript.all().at(-1),
+      busy: () => this.session.busy,
+      announce: (text) => this.transcript.announce(text),
+      rated: (detail) => this.emit('mcp-ondemand-feedback', detail),
+      failed: (error) => this.showError(error),
+      focusInput: () => this.input.focus(),
+      locale: () => this.locale,
+    });
+    this.sources = new SourcePanel({
+      root: this.root,
+      locale: () => this.locale,
+      // An attachment's text is in the question as the service stored it (the shown one may be the local copy).
+      message: async (id) => {
+        const shown = this.transcript.find(id);
+        const conversation = this.session.conversationId;
+        if (shown || !conversation) return shown;
+        return (await this.api.latestMessages(conversation, 50)).messages.find((m) => m.id === id);
+      },
+    });
     this.transcript = new TranscriptView(
       this.root,
       () => ({
@@ -339,6 +368,8 @@ export class McpOndemandChat extends HTMLElement {
         view: (app, part) => this.views.node(app, part),
         stop: () => void this.stop(),
         clockRunning: this.startClock,
+        actions: (message) => this.actions.for(message),
+        openSource: this.sources.open,
       }),
       (el) => this.views.retire(el, 'The message left the conversation view.'), // to the view, not the person
       () => this.startScreen.node(),
@@ -427,6 +458,7 @@ export class McpOndemandChat extends HTMLElement {
       composer,
       this.transcript.announcerEl,
       this.dropHint,
+      this.sources.el,
     ));
     dropTarget(section, (dropped) => this.files.add(dropped));
     const engaged = firstEngagement(section);
@@ -667,6 +699,7 @@ export class McpOndemandChat extends HTMLElement {
     this.statusNow = status;
     this.status.textContent = status === 'ready' ? '' : this.locale.t(STATUS_TEXT[status]);
     this.transcript.setStreaming(busy);
+    this.actions.refresh();
     // Approval buttons are live only between turns.
     for (const message of this.transcript.all()) {
       if (

@@ -18,6 +18,8 @@ export function plainError(error: unknown, locale: Locale = ENGLISH): PlainError
   }
   const detail = error.message;
   switch (error.code) {
+    case 'connection_lost':
+      return { title: t('errors.connection'), detail: t('errors.reconnectFailed'), retryable: true };
     case 'unreachable':
       return {
         title: t('errors.unreachable'),

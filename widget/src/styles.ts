@@ -1,6 +1,8 @@
 import { I18N_STYLES } from './i18n/i18n-styles';
 import { MARKDOWN_STYLES } from './markdown-styles';
 import { SHELL_STYLES } from './shell-styles';
+import { ACTIONS_STYLES } from './answer-actions-styles';
+import { SOURCES_STYLES } from './sources-styles';
 
 /**
  * The widget's look, inside its shadow root. Everything a host may want to
@@ -137,6 +139,8 @@ button.small { padding: 2px 10px; font-size: .85em; }
 .accounts p:empty { display: none; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 ${MARKDOWN_STYLES}
+${ACTIONS_STYLES}
+${SOURCES_STYLES}
 ` +
   SHELL_STYLES +
   I18N_STYLES;

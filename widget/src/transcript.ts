@@ -4,6 +4,7 @@ import { ENGLISH, type Locale } from './i18n/locale';
 import { renderedBlocks, renderMarkdown } from './markdown';
 import { documentFormatOf } from '../../shared/documents';
 import { summarizeStep } from './steps';
+import { linkCitations, type OpenSource, sourceList, sourcesOf } from './sources';
 import { taskCard } from './task-card';
 import { progressOf, taskCardState, taskNotices } from './task-card-state';
 import type { Attachment, Message, ToolPart } from './types';
@@ -24,12 +25,16 @@ export interface TranscriptContext {
   stop?: (() => void) | undefined;
   /** A card with a running clock was rendered: its clock must tick. */
   clockRunning?: (() => void) | undefined;
+  /** The row of actions under a finished answer (answer-actions.ts), kept across renders; undefined: none yet. */
+  actions?: ((message: Message) => HTMLElement | undefined) | undefined;
+  /** Opens one of an answer's sources (its list, its citations); undefined: sources are listed, not opened. */
+  openSource?: OpenSource | undefined;
 }
 
 /**
  * Placeholders in a rendered message for the view elements that must not be
- * re-created or moved (an iframe reloads): TranscriptView puts the kept
- * element where its placeholder is.
+ * re-created or moved (an iframe reloads), and for its row of actions (a
+ * comment being typed): TranscriptView puts the kept element where its placeholder is.
  */
 export const viewSlots = new WeakMap<Element, HTMLElement>();
 
@@ -80,18 +85,22 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
   }
   // A long call's progress card (a task, `data-task`; or progress reports of the live stream) goes below its step too.
   const tasks = taskNotices(message);
+  // What the answer read (`data-sources`): listed below it, and what its text cites of them made links.
+  const sources = sourcesOf(message);
+  const openSource = ctx.openSource ?? (() => {});
   for (const [index, part] of message.parts.entries()) {
     if (part.type === 'text') {
       const text = (part as { text: string }).text;
-      // Rendered on every frame while it streams: its finished blocks are kept (markdown.ts, RenderedBlocks).
-      if (text)
-        el.append(
-          h(
-            'div',
-            { class: 'text', dir: 'auto' },
-            renderMarkdown(text, document, renderedBlocks(message, index), locale),
-          ),
-        );
+      if (!text) continue;
+      // Rendered on every frame while it streams: its finished blocks are kept (markdown.ts, RenderedBlocks); linking
+      // citations again skips what is already a link (it leaves buttons, links and code alone).
+      const div = h(
+        'div',
+        { class: 'text', dir: 'auto' },
+        renderMarkdown(text, document, renderedBlocks(message, index), locale),
+      );
+      linkCitations(div, message, sources, openSource, locale);
+      el.append(div);
     } else if (isTool(part)) {
       el.append(part.state === 'approval-requested' ? approvalCard(part, ctx, locale) : stepDetails(part, locale));
       const card = taskCardState(
@@ -103,15 +112,12 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
         if (card.running) ctx.clockRunning?.();
       }
       const app = apps.get(part.toolCallId);
-      const view = app && ctx.view?.(app, part);
-      if (view) {
-        const slot = h('div', { hidden: true });
-        viewSlots.set(slot, view);
-        el.append(slot);
-      }
+      keep(el, app && ctx.view?.(app, part));
     } else if (part.type === 'data-elicitation') {
       const question = (part as { data?: Elicitation }).data;
       if (question) el.append(elicitationCard(question, ctx.elicit, locale));
+    } else if (part.type === 'data-sources' && sources.length) {
+      el.append(sourceList(message, sources, openSource, locale));
     } else if (part.type === 'data-notice') {
       const text = (part as { data?: { message?: unknown } }).data?.message;
       if (typeof text === 'string') el.append(h('p', { class: 'notice' }, text));
@@ -121,8 +127,17 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
     el.append(h('p', { class: 'notice' }, t('transcript.stepLimit')));
   }
   if (message.metadata?.stopped) el.append(h('p', { class: 'notice' }, t('transcript.stopped')));
+  keep(el, ctx.actions?.(message));
   if (!el.childElementCount) el.append(h('span', { class: 'meta', 'aria-label': t('transcript.thinking') }, '…'));
   return el;
+}
+
+/** Puts a placeholder for `kept` (an element that outlives renders) in `el`: TranscriptView puts `kept` there. */
+function keep(el: HTMLElement, kept: HTMLElement | undefined): void {
+  if (!kept) return;
+  const slot = h('div', { hidden: true });
+  viewSlots.set(slot, kept);
+  el.append(slot);
 }
 
 /** A tool step, one line, expandable to what the model received. */

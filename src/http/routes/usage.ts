@@ -1,9 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { MAX_USAGE_DAYS, UsageQuery, UsageReport } from '../../../shared/api/usage';
-import { badRequest } from '../../errors';
-import { dayOf } from '../../usage/counters';
+import { UsageQuery, UsageReport } from '../../../shared/api/usage';
 import { usageCsv } from '../../usage/csv';
+import { reportRange, wantsCsv } from '../../usage/report-range';
 import { errors, routes, V1_ERRORS } from '../openapi';
 
 const report = createRoute({
@@ -28,25 +27,13 @@ const report = createRoute({
 export const usage = routes().openapi(report, async (c) => {
   const query = c.req.valid('query');
   const principal = c.get('principal');
-  const to = query.to ?? dayOf(Date.now());
-  const from = query.from ?? `${to.slice(0, 7)}-01`;
-  for (const [name, day] of [
-    ['from', from],
-    ['to', to],
-  ] as const)
-    if (Number.isNaN(Date.parse(`${day}T00:00:00Z`)) || dayOf(Date.parse(`${day}T00:00:00Z`)) !== day)
-      throw badRequest(`"${name}" is not a day: ${day}`, 'invalid_query');
-  if (from > to) throw badRequest(`"from" (${from}) is after "to" (${to})`, 'invalid_query');
-  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
-  if (days > MAX_USAGE_DAYS)
-    throw badRequest(`The range covers ${days} days; at most ${MAX_USAGE_DAYS} per report`, 'invalid_query');
+  const { from, to } = reportRange(query);
   // A browser token is one end user's: their own usage, whatever `user` says.
   const user = principal.browser ? principal.user : query.user;
   const ledger = c.env.USAGE_LEDGER.getByName(principal.tenant);
   const { rows, total } = await ledger.report({ from, to, groupBy: query.groupBy, user });
   const body = { tenant: principal.tenant, from, to, groupBy: query.groupBy, ...(user ? { user } : {}), rows, total };
-  const csv = query.format === 'csv' || (query.format === undefined && c.req.header('accept')?.includes('text/csv'));
-  if (csv)
+  if (wantsCsv(query.format, c.req.header('accept')))
     return c.body(usageCsv(body), 200, {
       'content-type': 'text/csv; charset=utf-8',
       'content-disposition': `attachment; filename="usage-${principal.tenant}-${from}-${to}-${query.groupBy}.csv"`,

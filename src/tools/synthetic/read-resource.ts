@@ -39,6 +39,8 @@ export interface ReadResourceOutput extends ModelView {
   server: string;
   uri: string;
   cache: 'memory' | 'kv' | 'miss' | 'catalog';
+  /** When the copy read was fetched from its server (the answer's sources say it: turn/sources.ts). */
+  fetchedAt?: number;
 }
 
 /** One resource (or long tool result) by URI, a window at a time; binaries described, images as image parts where the model takes them. */
@@ -93,8 +95,9 @@ async function readForModel(
     }
     throw new Error(error instanceof Error ? error.message : String(error));
   }
-  if (view.cache === 'catalog') return { server: view.server, uri, cache: 'catalog', ...view.model };
-  return charged(ctx, uri, { server: view.server, uri, cache: view.cache, ...view.model });
+  const fetchedAt = view.fetchedAt;
+  if (view.cache === 'catalog') return { server: view.server, uri, cache: 'catalog', fetchedAt, ...view.model };
+  return charged(ctx, uri, { server: view.server, uri, cache: view.cache, fetchedAt, ...view.model });
 }
 
 /** A window of a long tool result kept by this conversation (a document in it: named by its own URI, with its pages). */

@@ -63,6 +63,7 @@ export class Locale {
   private readonly table: Strings;
   private readonly english: boolean;
   private readonly dates: Intl.DateTimeFormat;
+  private readonly datesWithSeconds: Intl.DateTimeFormat;
   private readonly times: Intl.DateTimeFormat;
   private readonly lists: Intl.ListFormat;
 
@@ -77,6 +78,7 @@ export class Locale {
     this.dir = RIGHT_TO_LEFT.has(baseOf(lang)) ? 'rtl' : 'ltr';
     this.english = baseOf(lang) === 'en';
     this.dates = new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' });
+    this.datesWithSeconds = new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'medium' });
     this.times = new Intl.DateTimeFormat(lang, { timeStyle: 'medium' });
     this.lists = new Intl.ListFormat(lang, { type: 'conjunction' });
   }
@@ -142,9 +144,9 @@ export class Locale {
     return this.number(count, { style: 'unit', unit: 'second', unitDisplay: 'short' });
   }
 
-  /** A date and time, medium: the thread list's "last active". */
-  dateTime(date: Date | number): string {
-    return this.dates.format(date);
+  /** A date and time: the thread list's "last active" (`short` time), a source's read time (`medium`: with seconds). */
+  dateTime(date: Date | number, time: 'short' | 'medium' = 'short'): string {
+    return (time === 'short' ? this.dates : this.datesWithSeconds).format(date);
   }
   /** A time of day, with seconds: when a task started. */
   time(date: Date | number): string {

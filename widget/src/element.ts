@@ -7,9 +7,9 @@ import { resourceOptions, skillAttachment, slashOptions, type ResourceChoice, ty
 import { ChatSession, type ChatStatus } from './chat-session';
 import { h } from './dom';
 import { FileUploads, paperclip } from './file-uploads';
-import { coming, loadLanguage } from './i18n/languages';
-import { Locale, matchLanguage } from './i18n/locale';
-import type { PartialStrings, TextKey } from './i18n/strings';
+import type { Locale } from './i18n/locale';
+import type { TextKey } from './i18n/strings';
+import { WidgetLanguage } from './i18n/widget-language';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
 import { firstEngagement, parseSuggestions, StartScreen, type Suggestion } from './start-screen';
@@ -97,12 +97,8 @@ export class McpOndemandChat extends HTMLElement {
   private views!: AppViews;
   private startScreen!: StartScreen;
   private threadsPanel!: ThreadsPanel;
-  /** The host's own strings (the `strings` property), over the language's. */
-  private ownStrings: PartialStrings | undefined;
-  /** The language in use, resolved when first asked and again when `lang` or `strings` change. */
-  private resolved: Locale | undefined;
-  /** The shipped language whose strings are on their way (its chunk): the chat is hidden until they are here. */
-  private awaited: string | undefined;
+  /** Its language (`lang`, the page's, the browser's) and the host's own `strings`: every word it shows. */
+  private readonly language = new WidgetLanguage(this, () => this.languageChanged());
   /** The current status (its words are said again in a new language). */
   private statusNow: ChatStatus = 'ready';
   /** The host's suggested prompts (the `suggestions` attribute or property), parsed. */
@@ -137,34 +133,13 @@ export class McpOndemandChat extends HTMLElement {
    * groups (widget/src/i18n/strings.ts; docs/FRONTENDS.md), e.g. `{ shell: { send: 'Ask' } }`.
    */
   get strings(): McpOndemandChatStrings {
-    return this.ownStrings ? structuredClone(this.ownStrings) : {};
+    return this.language.strings;
   }
   set strings(value: McpOndemandChatStrings | null | undefined) {
-    // Checked key by key when merged (locale.ts): only the table's keys, only strings.
-    this.ownStrings = value && typeof value === 'object' ? (structuredClone(value) as PartialStrings) : undefined;
-    this.languageChanged();
+    this.language.strings = value;
   }
-  /**
-   * The widget's language: its strings, its direction and its numbers. Its `lang`, else the page's (the nearest
-   * `lang` above it, `<html lang>`), else the browser's languages; the best shipped match, by base language, then
-   * English.
-   */
   private get locale(): Locale {
-    if (!this.resolved) {
-      const page = this.closest('[lang]')?.getAttribute('lang');
-      const wanted = page ? [page] : navigator.languages.length ? navigator.languages : [navigator.language];
-      const { tag, strings } = matchLanguage(wanted, this.ownStrings !== undefined);
-      this.resolved = new Locale(tag, strings, this.ownStrings);
-      // Its strings are a chunk (i18n/languages.ts): once here, everything is said again in them.
-      this.awaited = coming(strings) ? strings : undefined;
-      if (this.awaited)
-        void loadLanguage(strings).then(() => {
-          if (this.awaited !== strings) return;
-          this.awaited = undefined;
-          this.languageChanged();
-        });
-    }
-    return this.resolved;
+    return this.language.locale;
   }
   get threads(): 'on' | 'off' {
     return this.attr('threads') === 'off' ? 'off' : 'on';
@@ -238,7 +213,7 @@ export class McpOndemandChat extends HTMLElement {
     if (name === 'suggestions') this.suggestionsChanged();
     if (name === 'theme') this.themeWatcher.update();
     if (name === 'threads') this.threadsPanel.enable(value !== 'off');
-    if (name === 'lang') this.languageChanged();
+    if (name === 'lang') this.language.reset();
     if (name === 'heading' || name === 'placeholder') this.localize();
     // A new token after an expiry: the host has signed the person in again.
     if (name === 'token' && this.alert.dataset.auth === 'expired') this.clearAlert();
@@ -251,9 +226,8 @@ export class McpOndemandChat extends HTMLElement {
     }
   }
 
-  /** A new `lang` or `strings`: every word the widget shows, again, in it. */
+  /** A new `lang` or `strings` (or its strings arrived): every word the widget shows, again, in it. */
   private languageChanged(): void {
-    this.resolved = undefined;
     if (!this.built) return;
     this.localize();
     this.transcript.renderAll();
@@ -269,8 +243,8 @@ export class McpOndemandChat extends HTMLElement {
     const t = locale.t.bind(locale);
     this.section.lang = locale.lang;
     this.section.dir = locale.dir;
-    // Not a flash of English first: hidden (and busy) for the moment its language's chunk takes, at most 3 s.
-    this.section.toggleAttribute('data-language-loading', this.awaited !== undefined);
+    // Not a flash of English first: hidden for the moment its language's chunk takes, at most 3 s.
+    this.section.toggleAttribute('data-language-loading', this.language.loading);
     this.section.setAttribute('aria-label', t('shell.chat'));
     this.headingEl.textContent = this.attr('heading') || t('shell.heading');
     // Short: the hint line under the input says what / and @ do (a long placeholder is cut off on a phone).

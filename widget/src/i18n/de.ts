@@ -231,7 +231,7 @@ export const DE: Strings = {
     copiedNotice: 'Die Antwort wurde kopiert.',
     copyFailed: 'Die Antwort konnte nicht kopiert werden: Der Browser hat die Zwischenablage verweigert.',
     regenerate: 'Neu generieren',
-    regenerateLabel: 'Diese Antwort neu schreiben',
+    regenerateLabel: 'Diese Antwort neu generieren',
     up: 'Gute Antwort',
     down: 'Schlechte Antwort',
     commentUp: 'Was war gut? (optional)',

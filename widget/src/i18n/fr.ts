@@ -229,7 +229,7 @@ export const FR: Strings = {
     copiedNotice: 'La réponse a été copiée.',
     copyFailed: 'La réponse n’a pas pu être copiée : le navigateur a refusé le presse-papiers.',
     regenerate: 'Régénérer',
-    regenerateLabel: 'Réécrire cette réponse',
+    regenerateLabel: 'Régénérer cette réponse',
     up: 'Bonne réponse',
     down: 'Mauvaise réponse',
     commentUp: 'Qu’est-ce qui était bien ? (facultatif)',

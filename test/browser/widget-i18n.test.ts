@@ -4,11 +4,12 @@
 // changed live, and axe-core with no violation in German and Arabic — at 1280 and 360 px. Each message goes to the
 // service with the language (the model is asked to answer in it: test/answer-language.test.ts). Screenshots in
 // test-results/screenshots/.
+import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_PORTS } from '../infra/ports';
 import { axeViolations } from './axe';
-import { launchChromium, screenshot } from './chromium';
+import { launchChromium, SCREENSHOTS, screenshot } from './chromium';
 import { containsText, hasText, visible } from './see';
 import { startService, type Service } from './service';
 import { countTurns, turnsEnded } from './turn-count';
@@ -177,6 +178,8 @@ describe('languages', () => {
           .evaluate((el) => getComputedStyle(el).direction),
       ).toBe('rtl');
       await screenshot(page, `i18n-ar-answer-${viewport.width}`);
+      // The docs' picture (docs/images/widget-arabic.png is a copy).
+      if (viewport === WIDE) await chat().screenshot({ path: join(SCREENSHOTS, 'widget-arabic.png') });
       expect(await axeViolations(page)).toEqual([]);
     });
   }

@@ -20,8 +20,10 @@
 // MCP); and `wrangler check startup` (V8 profile of the Worker's start-up),
 // with where its samples fall by package. Ports 8840 (inspector 8841)
 // (BUNDLE_PORT, BUNDLE_INSPECTOR_PORT).
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// One tree only: to compare commits, `npm run bench:startup:ab` measures them
+// side by side, interleaved (runs of this one tree after another drift with
+// the machine's load).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,10 +31,9 @@ import { gzipSync } from 'node:zlib';
 import { createConversation, runTurn } from './lib/client.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
 import { startWrangler, NO_LIMITS } from './lib/stack.mjs';
+import { buildWorker, checkStartup, v8Startup } from './lib/worker-startup.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const WRANGLER = path.join(root, 'node_modules/wrangler/bin/wrangler.js');
-const WRANGLER_ENV = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' };
 const TOP = Number(process.env.BUNDLE_TOP ?? 20);
 const STARTUP = process.argv.includes('--startup');
 const RUNS = Number(process.env.BUNDLE_STARTUP_RUNS ?? 5);
@@ -58,40 +59,6 @@ function versionOf(dir, cwd) {
   } catch {
     return undefined;
   }
-}
-
-/**
- * `wrangler deploy --dry-run --outfile … --metafile …`: the deploy bundle (the
- * multipart upload wrangler would send, kept for `wrangler check startup`),
- * its main module and esbuild's metafile.
- */
-function build(dir, flags = []) {
-  mkdirSync(dir, { recursive: true });
-  const bundle = path.join(dir, 'worker.bundle');
-  const run = spawnSync(
-    process.execPath,
-    [WRANGLER, 'deploy', '--dry-run', ...flags, '--outfile', bundle, '--metafile', path.join(dir, 'meta.json')],
-    {
-      cwd: root,
-      encoding: 'utf8',
-      env: WRANGLER_ENV,
-    },
-  );
-  if (run.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${run.stdout}\n${run.stderr}`);
-  const reported = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(run.stdout);
-  const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8'));
-  // The upload is multipart/form-data: metadata, then one part per module.
-  const form = readFileSync(bundle);
-  const boundary = form.subarray(0, form.indexOf('\r\n')).toString('latin1');
-  const start = form.indexOf('name="index.js"');
-  const body = form.indexOf('\r\n\r\n', start) + 4;
-  const code = form.subarray(body, form.indexOf(`\r\n${boundary}`, body));
-  return {
-    bundle,
-    meta,
-    code,
-    reported: reported ? { raw: Number(reported[1]), gzip: Number(reported[2]) } : undefined,
-  };
 }
 
 /**
@@ -211,59 +178,6 @@ function analyse({ meta, code }) {
   };
 }
 
-/**
- * The Worker's start-up in V8, without workerd around it: Node (its V8)
- * compiles the bundle as one ES module, then evaluates its top level (what
- * an isolate does before the first request) with cloudflare:* and the few
- * Node built-ins it imports stubbed. A fresh source each round (no code
- * cache); median of 15 rounds, in a child Node (vm modules need a flag).
- * Compile time grows with every byte shipped, run or not; evaluation is the
- * code that does run at start-up (mostly zod schemas built at module load).
- */
-function v8Startup(file) {
-  const script = `
-    const { readFileSync } = require('node:fs');
-    const vm = require('node:vm');
-    class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
-    const stubs = {
-      'cloudflare:workers': { DurableObject, RpcTarget: class {}, WorkerEntrypoint: class {}, WorkflowEntrypoint: class {}, exports: {}, env: {}, tracing: { enterSpan: (_name, fn, ...args) => fn({ setAttribute() {}, end() {} }, ...args) }, waitUntil() {} },
-      'cloudflare:email': { EmailMessage: class {} },
-      'node:async_hooks': require('node:async_hooks'),
-      'node:diagnostics_channel': require('node:diagnostics_channel'),
-      'node:os': require('node:os'),
-      'node:path': require('node:path'),
-      path: require('node:path'),
-    };
-    const link = (specifier) => {
-      const source = stubs[specifier];
-      if (!source) throw new Error('bench/bundle.mjs: no stub for ' + specifier + ' (add it to v8Startup)');
-      const names = [...new Set([...Object.keys(source), 'default'])];
-      return new vm.SyntheticModule(names, function () { for (const n of names) this.setExport(n, n === 'default' ? source.default ?? source : source[n]); });
-    };
-    const cpu = (since) => { const d = process.cpuUsage(since); return (d.user + d.system) / 1000; };
-    const code = readFileSync(${JSON.stringify(file)}, 'utf8');
-    (async () => {
-      const compile = [];
-      const evaluate = [];
-      for (let i = 0; i < 15; i++) {
-        let t = process.cpuUsage();
-        const module = new vm.SourceTextModule(code + '\\n// ' + i, { identifier: 'bundle' + i });
-        compile.push(cpu(t));
-        await module.link(link);
-        t = process.cpuUsage();
-        await module.evaluate();
-        evaluate.push(cpu(t));
-      }
-      const median = (v) => [...v].sort((a, b) => a - b)[7];
-      console.log(JSON.stringify({ compile: median(compile), evaluate: median(evaluate), total: median(compile.map((c, i) => c + evaluate[i])) }));
-    })();`;
-  const run = spawnSync(process.execPath, ['--experimental-vm-modules', '--no-warnings', '-e', script], {
-    encoding: 'utf8',
-  });
-  if (run.status !== 0) throw new Error(`V8 start-up measurement failed: ${run.stderr}`);
-  return JSON.parse(run.stdout.trim().split('\n').at(-1));
-}
-
 /** One cold start under `wrangler dev`: workerd CPU (ms) at /health, after the first conversation, after its first turn. */
 async function devStartup() {
   const stack = await startWrangler({
@@ -288,18 +202,6 @@ async function devStartup() {
   } finally {
     await stack.stop();
   }
-}
-
-/** `wrangler check startup` on the bundle: the V8 profile of the Worker's start-up ("Active" ms, and the profile itself). */
-function checkStartup(bundle, outfile) {
-  const run = spawnSync(process.execPath, [WRANGLER, 'check', 'startup', '--worker', bundle, '--outfile', outfile], {
-    cwd: root,
-    encoding: 'utf8',
-    env: WRANGLER_ENV,
-  });
-  const active = /Active: ([\d.]+) ms/.exec(run.stdout);
-  if (run.status !== 0 || !active) throw new Error(`wrangler check startup failed:\n${run.stdout}\n${run.stderr}`);
-  return { activeMs: Number(active[1]), profile: JSON.parse(readFileSync(outfile, 'utf8')) };
 }
 
 /**
@@ -355,10 +257,10 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'mcp-ondemand-bundle-'));
 try {
   // What is deployed (minified, as wrangler.toml says) for sizes and start-up; the same build unminified for the
   // breakdown, since only unminified output marks where each module's code begins.
-  const deployed = build(path.join(work, 'deploy'));
-  const built = build(path.join(work, 'analysis'), ['--no-minify']);
+  const deployed = buildWorker(root, path.join(work, 'deploy'));
+  const built = buildWorker(root, path.join(work, 'analysis'), ['--no-minify']);
   // The document converter, a Worker of its own (converter/, docs/ARCHITECTURE.md): its size, never in the one above.
-  const converter = build(path.join(work, 'converter'), ['--config', 'converter/wrangler.toml']);
+  const converter = buildWorker(root, path.join(work, 'converter'), ['--config', 'converter/wrangler.toml']);
   const result = analyse(built);
   const top = result.rows.slice(0, TOP);
   const m = machine();
@@ -377,8 +279,10 @@ try {
     const checkDeployed = [];
     for (let i = 0; i < RUNS; i++) {
       dev.push(await devStartup());
-      check.push(checkStartup(built.bundle, path.join(work, `startup-${i}.cpuprofile`)));
-      checkDeployed.push(checkStartup(deployed.bundle, path.join(work, `startup-deployed-${i}.cpuprofile`)).activeMs);
+      check.push(checkStartup(root, built.bundle, path.join(work, `startup-${i}.cpuprofile`)));
+      checkDeployed.push(
+        checkStartup(root, deployed.bundle, path.join(work, `startup-deployed-${i}.cpuprofile`)).activeMs,
+      );
       console.error(
         `startup run ${i + 1}/${RUNS}: wrangler dev ${JSON.stringify(dev.at(-1))}, check startup active ${check.at(-1).activeMs} ms`,
       );

@@ -12,8 +12,11 @@
 //       chunk (widget/src/highlight-chunk.ts), which the widget loads when an answer
 //       first shows code: its path and SRI hash are built into the widget, so a
 //       pinned widget pins it too
+//   public/widget/v<version>/mcp-ondemand-lang-<lang>.<hash>.js   each shipped language's strings
+//       (widget/src/i18n/<lang>.ts, registered by i18n/register.ts), loaded when a widget speaks it: path and
+//       SRI hash built into the widget, like the highlighting chunk's
 //   public/widget/mcp-ondemand-chat.d.ts and .react.d.ts   the element's types (widget/)
-//   public/widget/manifest.json   {version, path, integrity, size, gzipSize, alias, types, highlight}
+//   public/widget/manifest.json   {version, path, integrity, size, gzipSize, alias, types, highlight, languages}
 //
 // and prints the versioned path, its SRI hash and the gzipped size (the
 // widget's budget). Anything else in public/widget/ (earlier builds'
@@ -29,10 +32,15 @@ const NAME = 'mcp-ondemand-chat';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 
-/** One entry bundled as a classic script; its bytes, and where it goes: `v<version>/<name>.<hash>.js`. */
+/**
+ * One entry bundled as a classic script; its bytes, and where it goes: `v<version>/<name>.<hash>.js`. `entry`: a
+ * file, or `{contents, resolveDir}` (a chunk written here).
+ */
 async function bundle(entry, name, define = {}) {
   const result = await build({
-    entryPoints: [entry],
+    ...(typeof entry === 'string'
+      ? { entryPoints: [entry] }
+      : { stdin: { contents: entry.contents, resolveDir: entry.resolveDir, loader: 'ts' } }),
     bundle: true,
     minify: true,
     format: 'iife',
@@ -55,11 +63,35 @@ async function bundle(entry, name, define = {}) {
   };
 }
 
-// The highlighting chunk first: the widget carries its path and hash (code-highlight.ts).
+// The chunks first: the widget carries their paths and hashes (code-highlight.ts, i18n/languages.ts).
 const highlight = await bundle('widget/src/highlight-chunk.ts', 'mcp-ondemand-highlight');
+// Each translation file (`de.ts` exports `DE`) as a chunk that registers its table.
+const LANGUAGES = readdirSync('widget/src/i18n').flatMap((name) => /^([a-z]{2})\.ts$/.exec(name)?.[1] ?? []);
+const languages = Object.fromEntries(
+  await Promise.all(
+    LANGUAGES.map(async (lang) => [
+      lang,
+      await bundle(
+        {
+          contents: `import { ${lang.toUpperCase()} } from './${lang}';\nimport { registerLanguage } from './register';\nregisterLanguage('${lang}', ${lang.toUpperCase()});\n`,
+          resolveDir: 'widget/src/i18n',
+        },
+        `mcp-ondemand-lang-${lang}`,
+      ),
+    ]),
+  ),
+);
 const widget = await bundle('widget/src/index.ts', NAME, {
   __MCP_HIGHLIGHT_CHUNK__: JSON.stringify(`/widget/${highlight.versioned}`),
   __MCP_HIGHLIGHT_INTEGRITY__: JSON.stringify(highlight.integrity),
+  __MCP_LANGUAGE_CHUNKS__: JSON.stringify(
+    Object.fromEntries(
+      Object.entries(languages).map(([lang, chunk]) => [
+        lang,
+        { path: `/widget/${chunk.versioned}`, integrity: chunk.integrity },
+      ]),
+    ),
+  ),
 });
 const { bytes, versioned, integrity, gzipSize } = widget;
 const manifest = {
@@ -76,11 +108,18 @@ const manifest = {
     size: highlight.size,
     gzipSize: highlight.gzipSize,
   },
+  languages: Object.fromEntries(
+    Object.entries(languages).map(([lang, chunk]) => [
+      lang,
+      { path: `/widget/${chunk.versioned}`, integrity: chunk.integrity, size: chunk.size, gzipSize: chunk.gzipSize },
+    ]),
+  ),
 };
 
 const files = new Map([
   [versioned, bytes],
   [highlight.versioned, highlight.bytes],
+  ...Object.values(languages).map((chunk) => [chunk.versioned, chunk.bytes]),
   [`${NAME}.js`, bytes],
   [`${NAME}.d.ts`, readFileSync(`widget/${NAME}.d.ts`)],
   [`${NAME}.react.d.ts`, readFileSync(`widget/${NAME}.react.d.ts`)],
@@ -113,4 +152,7 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log(`widget: ${manifest.path} ${kib(bytes.length)}, ${kib(gzipSize)} gzipped
   integrity: ${integrity}
   code highlighting, loaded when code first shows: ${manifest.highlight.path} ${kib(highlight.size)}, ${kib(highlight.gzipSize)} gzipped
+  languages, each loaded when spoken: ${Object.entries(languages)
+    .map(([lang, chunk]) => `${lang} ${kib(chunk.gzipSize)}`)
+    .join(', ')} gzipped
   alias (follows updates): ${manifest.alias}; manifest: /widget/manifest.json`);

@@ -33,7 +33,23 @@ export interface McpOndemandChatAttributes {
   theme?: 'light' | 'dark' | 'auto';
   /** `off`: no thread list (conversations, New chat, rename, delete) in the header, for hosts that manage conversations themselves. Default: shown. */
   threads?: 'on' | 'off';
+  /**
+   * The widget's language (BCP 47: `de`, `pt-BR`); default: the page's (`<html lang>`), then the browser's. Its
+   * strings, direction (`ar`, `he`, `fa`, `ur`: right to left), numbers, sizes and times, and the language the model
+   * is asked to answer in. Shipped: en, de, fr, es, ja (complete), ar, he (the chat's shell); others fall back to
+   * their base language, then English.
+   */
+  lang?: string;
 }
+
+/**
+ * The host's own words for any of the widget's strings (the `strings` property): groups of the string table
+ * (docs/FRONTENDS.md, "Languages"), each a partial object of its keys, e.g. `{ shell: { send: 'Ask' } }`.
+ * Placeholders are ICU-like: `{server}`, `{count, plural, one {# file} other {# files}}`. Unknown keys are ignored.
+ */
+export type McpOndemandChatStrings = {
+  readonly [group: string]: { readonly [key: string]: string } | undefined;
+};
 
 /** A suggested prompt of the start screen: the button's label, and what it sends. */
 export interface McpOndemandChatSuggestion {
@@ -111,7 +127,7 @@ export type McpOndemandChatEventMap = {
 };
 
 /**
- * `<mcp-ondemand-chat>`. Configured by attributes; three are properties too (setting one sets its attribute, except
+ * `<mcp-ondemand-chat>`. Configured by attributes; three are properties too, and `strings` is a property only (setting one sets its attribute, except
  * an array given to `suggestions`). It has no public methods of its own.
  */
 export interface McpOndemandChatElement extends HTMLElement {
@@ -120,6 +136,8 @@ export interface McpOndemandChatElement extends HTMLElement {
   set suggestions(value: string | ReadonlyArray<string | McpOndemandChatSuggestion>);
   theme: 'light' | 'dark' | 'auto';
   threads: 'on' | 'off';
+  /** The host's own strings, over the language's (only a property: it is an object). */
+  strings: McpOndemandChatStrings;
   addEventListener<K extends keyof McpOndemandChatEventMap>(
     type: K,
     listener: (this: McpOndemandChatElement, event: McpOndemandChatEventMap[K]) => unknown,

@@ -1,7 +1,7 @@
 // <mcp-ondemand-chat> in React 19 JSX (with mcp-ondemand-chat.d.ts next to
 // it). React 19 passes a custom element's props as attributes, or as
-// properties where the element has one (`suggestions`, `theme`, `threads`:
-// `suggestions` then takes an array too), and turns `on<event-name>` props
+// properties where the element has one (`suggestions`, `theme`, `threads`,
+// `strings`: `suggestions` then takes an array too), and turns `on<event-name>` props
 // into listeners for that exact event name:
 //
 //   <mcp-ondemand-chat endpoint="https://chat.example.com" token={token}
@@ -11,6 +11,7 @@ import type {
   McpOndemandChatAttributes,
   McpOndemandChatElement,
   McpOndemandChatEventMap,
+  McpOndemandChatStrings,
   McpOndemandChatSuggestion,
 } from './mcp-ondemand-chat';
 
@@ -20,8 +21,9 @@ export type McpOndemandChatEventProps = {
 };
 
 export type McpOndemandChatProps = DetailedHTMLProps<HTMLAttributes<McpOndemandChatElement>, McpOndemandChatElement> &
-  Omit<McpOndemandChatAttributes, 'suggestions'> & {
+  Omit<McpOndemandChatAttributes, 'suggestions' | 'lang'> & {
     suggestions?: string | ReadonlyArray<string | McpOndemandChatSuggestion>;
+    strings?: McpOndemandChatStrings;
   } & McpOndemandChatEventProps;
 
 declare module 'react' {

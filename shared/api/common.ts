@@ -35,6 +35,35 @@ export const ServerId = z
   .max(64)
   .meta({ description: "An MCP server's id from the configuration.", example: 'demo' });
 
+/** Longest language tag accepted (BCP 47 allows more, no real tag needs it). */
+export const LANGUAGE_TAG_MAX_CHARS = 35;
+
+/**
+ * The user's language, a BCP 47 tag (`de`, `pt-BR`, `zh-Hant-TW`): user input, so bounded, shaped, and well-formed
+ * by `Intl` (its canonical form is what the model is told).
+ */
+export const LanguageTag = z
+  .string()
+  .min(2)
+  .max(LANGUAGE_TAG_MAX_CHARS)
+  .regex(/^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/)
+  .refine(
+    (tag) => {
+      try {
+        return Intl.getCanonicalLocales(tag).length === 1;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'Not a BCP 47 language tag' },
+  )
+  .meta({
+    id: 'LanguageTag',
+    description:
+      'The user’s language (BCP 47, at most 35 characters). The model is asked to answer in it, unless the user writes in another.',
+    example: 'de',
+  });
+
 /**
  * A part of a message: the AI SDK's `UIMessage` parts (`text`, `reasoning`,
  * `tool-<name>`, `dynamic-tool`, `file`, `data-<name>`, `step-start`, …).
@@ -56,6 +85,10 @@ export const Message = z
         attachments: z.array(z.object({ server: z.string(), uri: z.string() })).optional(),
         prompt: z.object({ server: z.string(), name: z.string() }).optional(),
         finishReason: z.string().optional(),
+        language: z
+          .string()
+          .optional()
+          .meta({ description: 'The language the user message was sent with (LanguageTag).' }),
         feedback: z
           .object({ rating: z.enum(['up', 'down']), comment: z.string().optional(), at: z.string() })
           .optional()

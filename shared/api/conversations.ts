@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Message, ServerId } from './common';
+import { LanguageTag, Message, ServerId } from './common';
 
 /** Conversations: their bodies and answers (`/v1/conversations`, `/v1/chat`). */
 
@@ -53,6 +53,7 @@ export const SendMessageBody = z
     message: UserMessage.optional(),
     messages: z.array(z.unknown()).optional(),
     attachments: z.array(Attachment).max(100).optional(),
+    language: LanguageTag.optional(),
   })
   .meta({
     id: 'SendMessageBody',
@@ -80,6 +81,8 @@ export const ChatRequestBody = z
     trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
     messageId: z.string().min(1).max(200).optional(),
     attachments: z.array(Attachment).max(100).optional(),
+    /** The user's language (`useChat`: `sendMessage(message, { body: { language } })`); kept with the message. */
+    language: LanguageTag.optional(),
     /** `useAgentChat`'s tools that run in the browser (name, description, JSON schema). */
     clientTools: z
       .array(
@@ -150,6 +153,8 @@ export const RunPromptBody = z
     server: ServerId,
     name: z.string().min(1).max(200),
     arguments: z.record(z.string(), z.unknown()).default({}),
+    /** The user's language: the model is asked to answer the prompt in it (as with a message). */
+    language: LanguageTag.optional(),
   })
   .strict()
   .meta({ id: 'RunPromptBody' });

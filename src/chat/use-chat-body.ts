@@ -74,7 +74,7 @@ export function chatCommand(body: ChatRequestBody): ChatCommand {
   }
   return {
     kind: 'message',
-    message: userMessageFrom({ messages: body.messages }),
+    message: userMessageFrom({ messages: body.messages, ...(body.language ? { language: body.language } : {}) }),
     attachments: body.attachments ?? [],
   };
 }
@@ -122,5 +122,12 @@ export function userMessageFrom(body: SendMessageBody): UIMessage {
         }
       : part,
   );
-  return { id: message.id ?? crypto.randomUUID(), role: 'user', parts };
+  // The user's language (checked by the body's schema) stays with the message: each time the model is sent it, it
+  // is asked to answer in it (prompt/answer-language.ts).
+  return {
+    id: message.id ?? crypto.randomUUID(),
+    role: 'user',
+    parts,
+    ...(body.language ? { metadata: { language: body.language } } : {}),
+  };
 }

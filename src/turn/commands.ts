@@ -15,7 +15,7 @@ import type { ApprovalAnswer } from './messages';
  */
 export type TurnCommand =
   | { kind: 'message'; message: UIMessage; attachments: Attachment[] }
-  | { kind: 'prompt'; server: string; name: string; arguments: Record<string, unknown> }
+  | { kind: 'prompt'; server: string; name: string; arguments: Record<string, unknown>; language?: string | undefined }
   | { kind: 'regenerate'; messageId?: string | undefined }
   | { kind: 'approvals'; answers: ApprovalAnswer[]; fromClient?: boolean | undefined }
   | { kind: 'continue' };

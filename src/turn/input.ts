@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import type { Settings } from '../config';
 import type { McpSessions } from '../mcp/sessions';
+import { withLanguage } from '../prompt/answer-language';
 import { attachmentParts } from '../prompt/attachments';
 import { embeddedDocuments } from '../prompt/embedded-documents';
 import { promptMessages } from '../prompt/prompt-messages';
@@ -37,7 +38,10 @@ export async function turnInput(
     );
     return {
       description: result.description,
-      newMessages: promptMessages(request.server, request.name, result, { settings, acceptsImages }, documents),
+      newMessages: withLanguage(
+        promptMessages(request.server, request.name, result, { settings, acceptsImages }, documents),
+        request.language,
+      ),
     };
   }
   const { message, attachments } = request;

@@ -17,6 +17,7 @@ import {
 import { plainInvalidInput, withToolFailures } from '../tools/tool-failure';
 import { isTaskPlaceholder } from '../tools/task-placeholder';
 import type { ToolEntry } from '../tools/tool-entries';
+import { withAnswerLanguage } from '../prompt/answer-language';
 import type { PinnedContent } from '../prompt/pinned';
 import type { ContextPlan } from '../prompt/cost-planner';
 import { SYNTHETIC_TOOLS, READING_TOOL_NAMES } from '../tools/synthetic';
@@ -149,7 +150,10 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
   // A read made ahead is a tool run like the model's own: counted, by the layer that served it.
   if (predicted) input.meter?.toolExecuted(predicted.output, false);
   const initialMessages = [
-    ...withRelevantEntries(await convertToModelMessages(messages, { tools: input.tools }), prompt.relevant),
+    ...withRelevantEntries(
+      await convertToModelMessages(withAnswerLanguage(messages), { tools: input.tools }),
+      prompt.relevant,
+    ),
     ...(predicted?.messages ?? []),
   ];
 

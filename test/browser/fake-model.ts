@@ -34,7 +34,16 @@ type Step = { text: string; delayMs?: number } | { tool: string; args: Record<st
 
 function decide(body: FakeModel['requests'][number]): Step {
   const last = body.messages.at(-1);
-  const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
+  // A user message's own words are its first text part (the service may add a note after them: the user's language).
+  const said = Array.isArray(last?.content)
+    ? (last.content as Array<{ type?: string; text?: string }>).find((part) => part.type === 'text')?.text
+    : undefined;
+  const text =
+    typeof last?.content === 'string'
+      ? last.content
+      : last?.role === 'user' && said !== undefined
+        ? said
+        : JSON.stringify(last?.content ?? '');
   if (last?.role === 'tool') return { text: `Done: ${text.replace(/\s+/g, ' ').slice(0, 80)}` };
   if (/markdown sample/i.test(text)) return { text: MARKDOWN_ANSWER, delayMs: 5 };
   if (!body.tools?.length) return { text: 'Final answer without tools.' };

@@ -4,19 +4,17 @@
 // through their host context), axe-core in both themes at 1280 and 360 px, and the thread list (newest first, New
 // chat, rename, delete, `threads="off"`). The demo page at / is served with the attributes each test gives the
 // element. Screenshots in test-results/screenshots/.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_PORTS } from '../infra/ports';
+import { axeViolations } from './axe';
 import { startViewServer } from '../infra/view-server';
 import { launchChromium, SCREENSHOTS, screenshot } from './chromium';
 import { containsText, focused, hasCount, hidden, visible } from './see';
 import { startService, type Service } from './service';
 import { countTurns, turnsEnded } from './turn-count';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WIDE = { width: 1280, height: 820 };
 const PHONE = { width: 360, height: 800 };
 
@@ -112,38 +110,6 @@ const styleOf = (selector: string, property: string) =>
 async function listed(): Promise<Array<{ id: string; title: string }>> {
   const response = await fetch(`${service.url}/v1/conversations?limit=100`);
   return ((await response.json()) as { conversations: Array<{ id: string; title: string }> }).conversations;
-}
-
-/** axe-core's WCAG 2.x A and AA rules (contrast included) on the widget, its shadow root included. */
-async function axeViolations(): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(
-            context: unknown,
-            options: unknown,
-          ): Promise<{
-            violations: Array<{ id: string; nodes: Array<{ target: unknown; failureSummary?: string }> }>;
-            passes: Array<{ id: string; nodes: unknown[] }>;
-          }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(
-      { include: ['mcp-ondemand-chat'] },
-      { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } },
-    );
-    // Not vacuous: the contrast rule looked at the widget's text.
-    const contrast = result.passes.find((p) => p.id === 'color-contrast')?.nodes.length ?? 0;
-    return [
-      ...(contrast < 5 ? [`color-contrast checked only ${contrast} elements`] : []),
-      ...result.violations.flatMap((v) =>
-        v.nodes.map((n) => `${v.id}: ${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`),
-      ),
-    ];
-  });
 }
 
 describe('the start screen', () => {
@@ -245,19 +211,19 @@ describe('themes', () => {
         await open(viewport, { theme });
         await chat().hover();
         await visible(start().getByRole('button', { name: 'Plan my day' }));
-        expect(await axeViolations()).toEqual([]);
+        expect(await axeViolations(page)).toEqual([]);
 
         await ask('What do the team guidelines say about estimates?');
         await visible(chat().locator('details.step').first());
         await chat().locator('details.step summary').first().click();
-        expect(await axeViolations()).toEqual([]);
+        expect(await axeViolations(page)).toEqual([]);
         await screenshot(page, `shell-axe-${theme}-${viewport.width}`);
         // The widget alone, for docs/FRONTENDS.md (docs/images/widget-light.png and -dark.png are copies).
         if (viewport === WIDE) await chat().screenshot({ path: join(SCREENSHOTS, `widget-${theme}.png`) });
 
         await threadsButton().click();
         await visible(threadRows().first());
-        expect(await axeViolations()).toEqual([]);
+        expect(await axeViolations(page)).toEqual([]);
       });
     }
   }

@@ -63,4 +63,6 @@ export const BROWSER_PORTS = {
   /** The widget's shell (widget-shell.test.ts: start screen, themes, threads): `npm start` plus the view server. */
   shellService: TEST_PORT_BASE + 66,
   shellViews: TEST_PORT_BASE + 67,
+  /** The widget's languages (widget-i18n.test.ts): `npm start`'s configuration. */
+  i18nService: TEST_PORT_BASE + 69,
 };

@@ -1,14 +1,18 @@
 import { h, uid } from './dom';
+import type { Locale } from './i18n/locale';
+import type { TextKey } from './i18n/strings';
 import type { AuthRequired, Connection } from './types';
 
 export type CardState = 'needed' | 'opening' | 'waiting' | 'connected' | 'failed';
 
 /** Why the person is asked, in their words. */
-export function reasonText({ server, reason, scope }: AuthRequired): string {
-  if (reason === 'expired') return `Your authorization for ${server} has ended. Connect again to keep using it.`;
+export function reasonText({ server, reason, scope }: AuthRequired, locale: Locale): string {
+  if (reason === 'expired') return locale.t('accounts.expired', { server });
   if (reason === 'insufficient_scope')
-    return `${server} needs more access${scope ? ` (${scope})` : ''}. Connect again to grant it.`;
-  return `${server} is not connected. Connect your account so the assistant can use it.`;
+    return scope
+      ? locale.t('accounts.needsScopeNamed', { server, scope })
+      : locale.t('accounts.needsScope', { server });
+  return locale.t('accounts.notConnected', { server });
 }
 
 /**
@@ -29,17 +33,23 @@ export class ConnectCard {
     readonly server: string,
     connect: () => void,
     dismiss: () => void,
+    private readonly locale: () => Locale,
   ) {
+    const t = locale().t.bind(locale());
     this.why = h('p', {});
     this.note = h('p', { class: 'note' });
-    this.button = h('button', { type: 'button', class: 'primary', onclick: connect }, `Connect ${server}`);
-    this.close = h('button', { type: 'button', class: 'secondary', onclick: dismiss }, 'Not now');
+    this.button = h(
+      'button',
+      { type: 'button', class: 'primary', onclick: connect },
+      t('accounts.connectServer', { server }),
+    );
+    this.close = h('button', { type: 'button', class: 'secondary', onclick: dismiss });
     this.el = h(
       'div',
       {
         class: 'connect',
         role: 'group',
-        'aria-label': `Connect ${server}`,
+        'aria-label': t('accounts.connectServer', { server }),
         'data-server': server,
         part: 'connect-card',
       },
@@ -51,7 +61,7 @@ export class ConnectCard {
   }
 
   need(notice: AuthRequired, turn: string | undefined, busy: boolean): void {
-    this.why.textContent = reasonText(notice);
+    this.why.textContent = reasonText(notice, this.locale());
     this.turn = turn;
     if (!busy) this.set('needed');
   }
@@ -63,15 +73,15 @@ export class ConnectCard {
     this.note.hidden = !note;
     // Never disabled (a disabled button drops focus): pressed again, it brings the window back with a fresh link.
     this.button.hidden = state === 'connected';
-    this.close.textContent = state === 'connected' ? 'Close' : 'Not now';
+    this.close.textContent = this.locale().t(state === 'connected' ? 'accounts.close' : 'accounts.notNow');
   }
 }
 
-const STATUS: Record<Connection['status'], string> = {
-  connected: 'Connected',
-  not_connected: 'Not connected',
-  step_up_required: 'Connected, needs more access',
-};
+const STATUS = {
+  connected: 'accounts.statusConnected',
+  not_connected: 'accounts.statusNotConnected',
+  step_up_required: 'accounts.statusStepUp',
+} as const satisfies Record<Connection['status'], TextKey>;
 
 /**
  * "Connected accounts": a header button that shows a small list of the
@@ -83,10 +93,12 @@ export class AccountsPanel {
   readonly el: HTMLElement;
   private readonly list: HTMLUListElement;
   private readonly status: HTMLElement;
+  private readonly heading = h('h3', {});
 
   constructor(
     private readonly root: ShadowRoot,
     private readonly actions: { connect(server: string): void; disconnect(server: string): void; opened(): void },
+    private readonly locale: () => Locale,
   ) {
     const id = uid('accounts');
     this.list = h('ul', {});
@@ -96,28 +108,32 @@ export class AccountsPanel {
       {
         id,
         class: 'accounts',
-        'aria-label': 'Connected accounts',
         hidden: true,
         part: 'accounts',
         onkeydown: (e: Event) => (e as KeyboardEvent).key === 'Escape' && this.show(false, true),
       },
-      h('h3', {}, 'Connected accounts'),
+      this.heading,
       this.list,
       this.status,
     );
-    this.toggle = h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary small',
-        'aria-expanded': 'false',
-        'aria-controls': id,
-        hidden: true,
-        part: 'accounts-button',
-        onclick: () => this.show(this.el.hidden),
-      },
-      'Accounts',
-    );
+    this.toggle = h('button', {
+      type: 'button',
+      class: 'secondary small',
+      'aria-expanded': 'false',
+      'aria-controls': id,
+      hidden: true,
+      part: 'accounts-button',
+      onclick: () => this.show(this.el.hidden),
+    });
+    this.relabel();
+  }
+
+  /** Its words in the widget's language (again when the language changes). */
+  relabel(): void {
+    const t = this.locale().t.bind(this.locale());
+    this.el.setAttribute('aria-label', t('accounts.panel'));
+    this.heading.textContent = t('accounts.panel');
+    this.toggle.textContent = t('accounts.button');
   }
 
   show(open: boolean, focusToggle = false): void {
@@ -134,19 +150,20 @@ export class AccountsPanel {
   /** The list; `signingIn`: servers with a connect under way. Focus on a row stays on that row. */
   render(connections: Connection[], signingIn: ReadonlySet<string>): void {
     const active = this.root.activeElement;
+    const t = this.locale().t.bind(this.locale());
     const focusedRow =
       active && this.list.contains(active) ? (active.closest('li') as HTMLElement | null)?.dataset.server : undefined;
     this.toggle.hidden = connections.length === 0;
     this.list.replaceChildren(
       ...connections.map((c) => {
         const busy = signingIn.has(c.server);
-        const button = (label: string, action: (server: string) => void, disabled = false) =>
+        const button = (label: string, named: string, action: (server: string) => void, disabled = false) =>
           h(
             'button',
             {
               type: 'button',
               class: 'secondary small',
-              'aria-label': `${label} ${c.server}`,
+              'aria-label': named,
               disabled,
               onclick: () => action(c.server),
             },
@@ -156,9 +173,22 @@ export class AccountsPanel {
           'li',
           { 'data-server': c.server, 'data-status': c.status },
           h('span', { class: 'name' }, c.server),
-          h('span', { class: 'meta', title: c.scope }, busy ? 'Signing in…' : STATUS[c.status]),
-          c.status !== 'connected' ? button('Connect', this.actions.connect, busy) : null,
-          c.status !== 'not_connected' ? button('Disconnect', this.actions.disconnect) : null,
+          h('span', { class: 'meta', title: c.scope }, t(busy ? 'accounts.signingIn' : STATUS[c.status])),
+          c.status !== 'connected'
+            ? button(
+                t('accounts.connect'),
+                t('accounts.connectServer', { server: c.server }),
+                this.actions.connect,
+                busy,
+              )
+            : null,
+          c.status !== 'not_connected'
+            ? button(
+                t('accounts.disconnect'),
+                t('accounts.disconnectServer', { server: c.server }),
+                this.actions.disconnect,
+              )
+            : null,
         );
       }),
     );

@@ -1,6 +1,7 @@
 import { AccountsPanel, ConnectCard, type CardState } from './account-views';
 import type { ChatApi } from './api';
 import { h } from './dom';
+import type { Locale } from './i18n/locale';
 import { connectInPopup, type PopupOutcome } from './oauth-popup';
 import { plainError } from './plain-errors';
 import type { AuthRequired, Connection } from './types';
@@ -13,6 +14,7 @@ export interface AccountsHost {
   /** `server` was just connected; `turn`: the answer whose card asked. True when the widget answers it again. */
   connected(server: string, turn: string | undefined): boolean;
   focusInput(): void;
+  locale(): Locale;
 }
 
 /**
@@ -34,11 +36,15 @@ export class Accounts {
   private readonly flows = new Map<string, AbortController>();
 
   constructor(private readonly host: AccountsHost) {
-    this.panel = new AccountsPanel(host.root, {
-      connect: (server) => this.connect(server),
-      disconnect: (server) => void this.disconnect(server),
-      opened: () => void this.refresh(),
-    });
+    this.panel = new AccountsPanel(
+      host.root,
+      {
+        connect: (server) => this.connect(server),
+        disconnect: (server) => void this.disconnect(server),
+        opened: () => void this.refresh(),
+      },
+      host.locale,
+    );
   }
 
   /** Whether the list was fetched once already (the widget asks for it once, with its first request). */
@@ -54,6 +60,7 @@ export class Accounts {
         notice.server,
         () => this.connect(notice.server),
         () => this.dismiss(notice.server),
+        this.host.locale,
       );
       this.cards.set(notice.server, card);
       this.cardsEl.append(card.el);
@@ -106,18 +113,19 @@ export class Accounts {
     const flow = new AbortController();
     this.flows.set(server, flow);
     this.host.lifetime().addEventListener('abort', () => flow.abort(), { once: true, signal: flow.signal });
-    this.show(server, 'opening', 'Opening the sign-in window…');
+    const t = this.t;
+    this.show(server, 'opening', t('accounts.opening'));
     const link = async () => {
       const { url } = await this.host.api.connectLink(server);
-      this.show(server, 'waiting', `Finish signing in to ${server} in the window that opened.`);
+      this.show(server, 'waiting', t('accounts.finish', { server }));
       return url;
     };
     // The callback hands the code back to this window; completing it as the person signed in here is what connects.
     const complete = async (handover: { state: string; code: string; iss?: string }) => {
-      this.show(server, 'waiting', `Finishing the connection to ${server}…`);
+      this.show(server, 'waiting', t('accounts.finishing', { server }));
       await this.host.api.completeConnection(server, handover);
     };
-    connectInPopup(server, link, complete, flow.signal).then(
+    connectInPopup(server, t('accounts.popupTitle', { server }), link, complete, flow.signal).then(
       (outcome) => this.settle(server, flow, outcome),
       (error: unknown) => this.settle(server, flow, undefined, error),
     );
@@ -138,25 +146,23 @@ export class Accounts {
     const hadFocus = card?.el.contains(this.host.root.activeElement) ?? false;
     if (outcome?.kind === 'connected' || (outcome?.kind === 'closed' && this.statusOf(server) === 'connected')) {
       const again = this.host.connected(server, card?.turn);
-      this.show(
-        server,
-        'connected',
-        again
-          ? `${server} is connected. The assistant is answering again with it.`
-          : `${server} is connected. The assistant can use it from your next message.`,
-      );
+      this.show(server, 'connected', this.t(again ? 'accounts.answeringAgain' : 'accounts.nextMessage', { server }));
       if (hadFocus) this.host.focusInput();
       return;
     }
-    this.show(server, 'failed', error !== undefined ? failure(error) : outcome ? refusal(server, outcome) : '');
+    this.show(
+      server,
+      'failed',
+      error !== undefined ? this.failure(error) : outcome ? this.refusal(server, outcome) : '',
+    );
   }
 
   private async disconnect(server: string): Promise<void> {
     try {
       await this.host.api.disconnect(server);
-      this.panel.say(`${server} is disconnected.`);
+      this.panel.say(this.t('accounts.disconnected', { server }));
     } catch (error) {
-      this.panel.say(failure(error));
+      this.panel.say(this.failure(error));
     }
     await this.refresh();
   }
@@ -186,19 +192,24 @@ export class Accounts {
   private statusOf(server: string): Connection['status'] | undefined {
     return this.connections.find((c) => c.server === server)?.status;
   }
-}
 
-function refusal(server: string, outcome: PopupOutcome): string {
-  if (outcome.kind === 'refused')
-    return outcome.reason
-      ? `${server} refused: ${outcome.reason}`
-      : `${server} was not connected: Access was not granted, or the sign-in failed. The sign-in window says why.`;
-  if (outcome.kind === 'blocked')
-    return `The browser blocked the sign-in window. Allow pop-ups for this page, then choose Connect ${server} again.`;
-  return `The sign-in window was closed before ${server} was connected.`;
-}
+  private get t(): Locale['t'] {
+    const locale = this.host.locale();
+    return locale.t.bind(locale);
+  }
 
-function failure(error: unknown): string {
-  const plain = plainError(error);
-  return `${plain.title} ${plain.detail}`;
+  private refusal(server: string, outcome: PopupOutcome): string {
+    const t = this.t;
+    if (outcome.kind === 'refused')
+      return outcome.reason
+        ? t('accounts.refused', { server, reason: outcome.reason })
+        : t('accounts.notGranted', { server });
+    if (outcome.kind === 'blocked') return t('accounts.blocked', { server });
+    return t('accounts.closedEarly', { server });
+  }
+
+  private failure(error: unknown): string {
+    const plain = plainError(error, this.host.locale());
+    return `${plain.title} ${plain.detail}`;
+  }
 }

@@ -2,28 +2,9 @@ import type { Feedback, FeedbackBody } from '../../shared/api/feedback';
 import { FEEDBACK_COMMENT_MAX_CHARS, type FeedbackRating } from '../../shared/feedback';
 import type { McpOndemandChatEventDetails } from '../mcp-ondemand-chat';
 import { h, uid } from './dom';
+import type { Locale } from './i18n/locale';
 import { renderMarkdown } from './markdown';
 import type { Message } from './types';
-
-/** Every string the answer actions show (a later pass moves them into the widget's one translation table). */
-export const ACTIONS_TEXT = {
-  group: 'Answer actions',
-  copy: 'Copy',
-  copyLabel: 'Copy the answer',
-  copied: 'Copied',
-  copiedNotice: 'The answer was copied.',
-  copyFailed: 'The answer could not be copied: the browser refused the clipboard.',
-  regenerate: 'Regenerate',
-  regenerateLabel: 'Write this answer again',
-  up: 'Good answer',
-  down: 'Bad answer',
-  commentUp: 'What was good? (optional)',
-  commentDown: 'What was wrong? (optional)',
-  commentForm: 'Comment on your rating',
-  sendComment: 'Send comment',
-  close: 'Close',
-  thanks: 'Thanks, your feedback was sent.',
-} as const;
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -55,6 +36,8 @@ export interface AnswerActionsDeps {
   rated(detail: McpOndemandChatEventDetails['mcp-ondemand-feedback']): void;
   failed(error: unknown): void;
   focusInput(): void;
+  /** The widget's language (read at each sync: a new `lang` relabels the rows). */
+  locale(): Locale;
 }
 
 /**
@@ -117,21 +100,24 @@ class ActionBar {
   private readonly commentLabel: HTMLElement;
   private readonly note: HTMLElement;
   private rating: FeedbackRating | undefined;
+  private readonly row: HTMLElement;
+  private readonly sendButton: HTMLButtonElement;
+  private readonly closeButton: HTMLButtonElement;
+  /** Copy reads "Copied" for a moment. */
+  private copied = false;
 
   constructor(
     public message: Message,
     private readonly deps: AnswerActionsDeps,
   ) {
     this.rating = (message.metadata as { feedback?: { rating?: FeedbackRating } } | undefined)?.feedback?.rating;
-    const button = (label: string, content: Node | string, onclick: () => void, extra: Record<string, string> = {}) =>
-      h('button', { type: 'button', class: 'action', 'aria-label': label, title: label, onclick, ...extra }, content);
+    // Labelled in sync(), in the widget's language.
+    const button = (onclick: () => void, extra: Record<string, string> = {}, content?: Node) =>
+      h('button', { type: 'button', class: 'action', onclick, ...extra }, content);
     const rating = (value: FeedbackRating) =>
-      button(ACTIONS_TEXT[value], thumb(), () => void this.rate(value), {
-        'aria-pressed': 'false',
-        'data-rating': value,
-      });
-    this.copyButton = button(ACTIONS_TEXT.copyLabel, ACTIONS_TEXT.copy, () => void this.copy());
-    this.regenerateButton = button(ACTIONS_TEXT.regenerateLabel, ACTIONS_TEXT.regenerate, () => this.regenerate());
+      button(() => void this.rate(value), { 'aria-pressed': 'false', 'data-rating': value }, thumb());
+    this.copyButton = button(() => void this.copy());
+    this.regenerateButton = button(() => this.regenerate());
     this.ratings = { up: rating('up'), down: rating('down') };
     const commentId = uid('comment');
     this.commentLabel = h('label', { for: commentId });
@@ -148,7 +134,6 @@ class ActionBar {
       'form',
       {
         class: 'feedback-form',
-        'aria-label': ACTIONS_TEXT.commentForm,
         hidden: true,
         onsubmit: (event: Event) => (event.preventDefault(), void this.sendComment()),
       },
@@ -157,34 +142,59 @@ class ActionBar {
       h(
         'div',
         { class: 'row' },
-        h('button', { type: 'submit', class: 'primary small' }, ACTIONS_TEXT.sendComment),
-        h('button', { type: 'button', class: 'secondary small', onclick: () => this.closeForm() }, ACTIONS_TEXT.close),
+        (this.sendButton = h('button', { type: 'submit', class: 'primary small' })),
+        (this.closeButton = h('button', { type: 'button', class: 'secondary small', onclick: () => this.closeForm() })),
       ),
     );
     this.note = h('span', { class: 'action-note', role: 'status' });
     this.el = h(
       'div',
       { class: 'answer-actions', part: 'answer-actions' },
-      h(
+      (this.row = h(
         'div',
-        { class: 'action-row', role: 'group', 'aria-label': ACTIONS_TEXT.group },
+        { class: 'action-row', role: 'group' },
         this.copyButton,
         this.regenerateButton,
         this.ratings.up,
         this.ratings.down,
         this.note,
-      ),
+      )),
       this.form,
     );
   }
 
   /** Regenerate: the last answer only, between turns; the rating buttons show the rating kept. */
   sync(): void {
+    this.relabel();
     const last = this.deps.last();
     this.regenerateButton.hidden = last?.id !== this.message.id;
     this.regenerateButton.disabled = this.deps.busy();
     for (const rating of ['up', 'down'] as const)
       this.ratings[rating].setAttribute('aria-pressed', String(this.rating === rating));
+  }
+
+  /** Its words in the widget's language. */
+  private relabel(): void {
+    const t = this.t;
+    const label = (button: HTMLButtonElement, text: string) => {
+      button.setAttribute('aria-label', text);
+      button.title = text;
+    };
+    this.row.setAttribute('aria-label', t('actions.group'));
+    label(this.copyButton, t('actions.copyLabel'));
+    this.copyButton.textContent = t(this.copied ? 'actions.copied' : 'actions.copy');
+    label(this.regenerateButton, t('actions.regenerateLabel'));
+    this.regenerateButton.textContent = t('actions.regenerate');
+    label(this.ratings.up, t('actions.up'));
+    label(this.ratings.down, t('actions.down'));
+    this.form.setAttribute('aria-label', t('actions.commentForm'));
+    this.sendButton.textContent = t('actions.sendComment');
+    this.closeButton.textContent = t('actions.close');
+  }
+
+  private get t(): Locale['t'] {
+    const locale = this.deps.locale();
+    return locale.t.bind(locale);
   }
 
   /**
@@ -204,12 +214,16 @@ class ActionBar {
         ]);
       else await navigator.clipboard.writeText(markdown);
     } catch {
-      this.say(ACTIONS_TEXT.copyFailed);
+      this.say(this.t('actions.copyFailed'));
       return;
     }
-    this.copyButton.textContent = ACTIONS_TEXT.copied;
-    this.deps.announce(ACTIONS_TEXT.copiedNotice);
-    setTimeout(() => (this.copyButton.textContent = ACTIONS_TEXT.copy), 2_000);
+    this.copied = true;
+    this.relabel();
+    this.deps.announce(this.t('actions.copiedNotice'));
+    setTimeout(() => {
+      this.copied = false;
+      this.relabel();
+    }, 2_000);
   }
 
   private regenerate(): void {
@@ -219,7 +233,7 @@ class ActionBar {
   /** A rating is sent at once (one press is the whole of it); the form then offers to add a comment, which replaces it. */
   private async rate(rating: FeedbackRating): Promise<void> {
     if (!(await this.send({ rating }))) return;
-    this.commentLabel.textContent = rating === 'up' ? ACTIONS_TEXT.commentUp : ACTIONS_TEXT.commentDown;
+    this.commentLabel.textContent = this.t(rating === 'up' ? 'actions.commentUp' : 'actions.commentDown');
     this.form.hidden = false;
     this.comment.focus();
   }
@@ -228,7 +242,7 @@ class ActionBar {
     const comment = this.comment.value.trim();
     if (!this.rating || !(await this.send({ rating: this.rating, ...(comment ? { comment } : {}) }))) return;
     this.closeForm();
-    this.say(ACTIONS_TEXT.thanks);
+    this.say(this.t('actions.thanks'));
   }
 
   private async send(body: FeedbackBody): Promise<boolean> {

@@ -78,7 +78,7 @@ export class ChatApi {
   /** The turns: each answers with the AI SDK UI message stream (SSE). */
   sendMessage(
     id: string,
-    body: { text: string; attachments: Array<{ server: string; uri: string }> },
+    body: { text: string; attachments: Array<{ server: string; uri: string }>; language?: string },
     signal: AbortSignal,
   ): Promise<Response> {
     return this.request('POST', `/v1/conversations/${encodeURIComponent(id)}/messages`, body, signal);

@@ -1,4 +1,5 @@
 import { h, uid } from './dom';
+import type { Locale } from './i18n/locale';
 import { Listbox } from './listbox';
 
 export interface FieldSpec {
@@ -21,6 +22,7 @@ export interface FormSpec {
   cancel: () => void;
   /** Says something to screen readers (how many suggestions there are). */
   announce: (text: string) => void;
+  locale: Locale;
 }
 
 /**
@@ -29,9 +31,16 @@ export interface FormSpec {
  * to what the person typed, and nothing is sent.
  */
 export function argumentForm(spec: FormSpec): HTMLFormElement {
+  const { locale } = spec;
+  const t = locale.t.bind(locale);
   const inputs = new Map<string, HTMLInputElement>();
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
-  const preview = h('pre', { class: 'preview', 'aria-live': 'polite', 'aria-label': 'Prompt preview', hidden: true });
+  const preview = h('pre', {
+    class: 'preview',
+    'aria-live': 'polite',
+    'aria-label': t('forms.previewLabel'),
+    hidden: true,
+  });
   const values = () =>
     Object.fromEntries([...inputs].map(([name, input]) => [name, input.value.trim()]).filter(([, v]) => v !== ''));
   const fail = (message: string) => {
@@ -49,7 +58,7 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
       'aria-describedby': field.description ? descriptionId : undefined,
     });
     inputs.set(field.name, input);
-    const label = h('label', {}, `${field.name}${field.required ? ' (required)' : ''}`, input);
+    const label = h('label', {}, field.required ? t('forms.required', { name: field.name }) : field.name, input);
     if (field.description) label.append(h('span', { id: descriptionId, class: 'hint' }, field.description));
     if (spec.complete) {
       const listbox = new Listbox<string>(
@@ -58,8 +67,10 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
           input.value = value;
           input.focus();
         },
-        `Suggestions for ${field.name}`,
+        t('forms.suggestionsFor', { name: field.name }),
         spec.announce,
+        '',
+        () => locale,
       );
       label.append(listbox.el);
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -96,15 +107,15 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
       { class: 'row' },
       run,
       spec.preview
-        ? h('button', { type: 'button', class: 'secondary', onclick: () => void showPreview() }, 'Preview')
+        ? h('button', { type: 'button', class: 'secondary', onclick: () => void showPreview() }, t('forms.preview'))
         : null,
-      h('button', { type: 'button', class: 'secondary', onclick: () => spec.cancel() }, 'Cancel'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => spec.cancel() }, t('forms.cancel')),
     ),
   );
 
   async function showPreview() {
     error.hidden = true;
-    if (missing().length) return fail(`Fill in ${missing().join(', ')}.`);
+    if (missing().length) return fail(t('forms.fillIn', { names: locale.list(missing()) }));
     try {
       preview.textContent = await spec.preview!(values());
       preview.hidden = false;
@@ -116,7 +127,7 @@ export function argumentForm(spec: FormSpec): HTMLFormElement {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.hidden = true;
-    if (missing().length) return fail(`Fill in ${missing().join(', ')}.`);
+    if (missing().length) return fail(t('forms.fillIn', { names: locale.list(missing()) }));
     run.disabled = true;
     try {
       await spec.submit(values());

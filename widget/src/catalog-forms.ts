@@ -1,5 +1,6 @@
 import { argumentForm } from './argument-form';
 import { expandTemplate, templateVariables, type PromptChoice } from './catalog-menus';
+import type { Locale } from './i18n/locale';
 import type { Attachment, CompleteRequest, ResourceTemplate } from './types';
 
 /** What the forms need from the widget. */
@@ -18,6 +19,7 @@ export interface FormDeps {
   attach(attachment: Attachment): void;
   close(): void;
   announce(text: string): void;
+  locale(): Locale;
 }
 
 /** The slash menu's form: a prompt's arguments, suggestions, Preview, Run. */
@@ -33,7 +35,7 @@ export function promptForm({ server, prompt }: PromptChoice, deps: FormDeps): HT
     complete: (name, value, values) =>
       deps.suggest(server, { type: 'ref/prompt', name: prompt.name }, name, value, values),
     preview: (values) => deps.previewPrompt(server, prompt.name, values),
-    submitLabel: 'Run',
+    submitLabel: deps.locale().t('forms.run'),
     submit: async (values) => {
       // Checked by the server first, so a refused argument is shown here, in the form, and nothing runs.
       await deps.previewPrompt(server, prompt.name, values);
@@ -41,6 +43,7 @@ export function promptForm({ server, prompt }: PromptChoice, deps: FormDeps): HT
     },
     cancel: deps.close,
     announce: deps.announce,
+    locale: deps.locale(),
   });
 }
 
@@ -48,12 +51,12 @@ export function promptForm({ server, prompt }: PromptChoice, deps: FormDeps): HT
 export function templateForm(server: string, template: ResourceTemplate, deps: FormDeps): HTMLFormElement {
   const variables = templateVariables(template.uriTemplate);
   return argumentForm({
-    heading: `Attach ${template.title ?? template.name}`,
+    heading: deps.locale().t('forms.attachTemplate', { title: template.title ?? template.name }),
     description: template.uriTemplate,
     fields: variables.map((name) => ({ name, required: true })),
     complete: (name, value, values) =>
       deps.suggest(server, { type: 'ref/resource', uri: template.uriTemplate }, name, value, values),
-    submitLabel: 'Attach',
+    submitLabel: deps.locale().t('forms.attach'),
     submit: async (values) => {
       deps.close();
       deps.attach({
@@ -65,5 +68,6 @@ export function templateForm(server: string, template: ResourceTemplate, deps: F
     },
     cancel: deps.close,
     announce: deps.announce,
+    locale: deps.locale(),
   });
 }

@@ -1,5 +1,5 @@
+import { ENGLISH, type Locale } from './i18n/locale';
 import type { Option } from './listbox';
-import { humanSize } from '../../shared/human-size';
 import type { Catalog, Prompt, Resource, ResourceTemplate, Skill } from './types';
 
 export type PromptChoice = { server: string; prompt: Prompt };
@@ -19,13 +19,13 @@ const connected = (catalog: Catalog) => catalog.servers.filter((s) => s.status =
  * person knows what is missing. Only on an empty query, so a menu of them
  * alone never stands between the person and sending "ping @bob".
  */
-function unavailable<T>(catalog: Catalog, query: string): Option<T>[] {
+function unavailable<T>(catalog: Catalog, query: string, locale: Locale): Option<T>[] {
   if (query) return [];
   return catalog.servers
     .filter((s) => s.status !== 'connected')
     .map((s) => ({
-      label: `${s.id} is unavailable`,
-      detail: s.error ?? 'The server is not responding.',
+      label: locale.t('menus.unavailable', { server: s.id }),
+      detail: s.error ?? locale.t('menus.notResponding'),
       value: undefined as T,
       disabled: true,
     }));
@@ -37,7 +37,7 @@ function unavailable<T>(catalog: Catalog, query: string): Option<T>[] {
  * extension) whose name or description matches, each attached to the next
  * message when picked (its SKILL.md, read and verified by the service).
  */
-export function slashOptions(catalog: Catalog, query: string): Option<SlashChoice>[] {
+export function slashOptions(catalog: Catalog, query: string, locale: Locale = ENGLISH): Option<SlashChoice>[] {
   const prompts = connected(catalog)
     .flatMap((server) => (server.prompts ?? []).map((prompt) => ({ server: server.id, prompt })))
     .filter(({ prompt }) => matches(query, prompt.name, prompt.title))
@@ -46,7 +46,8 @@ export function slashOptions(catalog: Catalog, query: string): Option<SlashChoic
         label: `/${choice.prompt.name}`,
         detail: [choice.prompt.title ?? choice.prompt.description, choice.server].filter(Boolean).join(' · '),
         value: { kind: 'prompt', ...choice },
-        group: 'Prompts',
+        group: locale.t('menus.prompts'),
+        kind: locale.t('menus.prompt'),
       }),
     );
   const skills = connected(catalog)
@@ -55,49 +56,51 @@ export function slashOptions(catalog: Catalog, query: string): Option<SlashChoic
     .map(
       (choice): Option<SlashChoice> => ({
         label: choice.skill.frontmatter.name,
-        detail: [choice.skill.frontmatter.description, skillSize(choice.skill), choice.server]
+        detail: [choice.skill.frontmatter.description, skillSize(choice.skill, locale), choice.server]
           .filter(Boolean)
           .join(' · '),
         value: { kind: 'skill', ...choice },
-        group: 'Skills',
+        group: locale.t('menus.skills'),
+        kind: locale.t('menus.skill'),
       }),
     );
   // Prompts first, as before skills existed; a long prompt list still leaves room for some skills.
   const room = Math.max(MAX_OPTIONS - prompts.length, Math.min(skills.length, 10));
   return [...prompts.slice(0, MAX_OPTIONS - Math.min(room, skills.length)), ...skills.slice(0, room)].concat(
-    unavailable(catalog, query),
+    unavailable(catalog, query, locale),
   );
 }
 
 /** A skill's files and bytes ("dynamic": the server generates them). */
-function skillSize(skill: Skill): string {
-  if (skill.resources === 'dynamic') return 'dynamic';
+function skillSize(skill: Skill, locale: Locale): string {
+  if (skill.resources === 'dynamic') return locale.t('menus.dynamic');
   const bytes = skill.resources.reduce((sum, file) => sum + file.size, 0);
-  return `${skill.resources.length} file${skill.resources.length === 1 ? '' : 's'}, ${humanSize(bytes)}`;
+  return locale.t('menus.files', { count: skill.resources.length, size: locale.size(bytes) });
 }
 
 /** A skill as an attachment: its SKILL.md, titled so the chip says what it is. */
 export function skillAttachment(
   server: string,
   skill: Skill,
+  locale: Locale = ENGLISH,
 ): { server: string; uri: string; title: string; mimeType: string; size?: number } {
   const manifest = skill.resources === 'dynamic' ? undefined : skill.resources.find((file) => file.uri === skill.uri);
   return {
     server,
     uri: skill.uri,
-    title: `Skill: ${skill.frontmatter.name}`,
+    title: locale.t('menus.skillTitle', { name: skill.frontmatter.name }),
     mimeType: 'text/markdown',
     ...(manifest ? { size: manifest.size } : {}),
   };
 }
 
 /** The @ menu: resources (title, type, size) and templates (filled in by a form) matching the query. */
-export function resourceOptions(catalog: Catalog, query: string): Option<ResourceChoice>[] {
+export function resourceOptions(catalog: Catalog, query: string, locale: Locale = ENGLISH): Option<ResourceChoice>[] {
   const options: Option<ResourceChoice>[] = [];
   for (const server of connected(catalog)) {
     for (const resource of server.resources ?? []) {
       if (!matches(query, resource.title, resource.name, resource.uri)) continue;
-      const meta = [resource.mimeType, resource.size === undefined ? undefined : humanSize(resource.size), server.id]
+      const meta = [resource.mimeType, resource.size === undefined ? undefined : locale.size(resource.size), server.id]
         .filter(Boolean)
         .join(' · ');
       options.push({
@@ -110,12 +113,12 @@ export function resourceOptions(catalog: Catalog, query: string): Option<Resourc
       if (!matches(query, template.title, template.name, template.uriTemplate)) continue;
       options.push({
         label: `${template.title ?? template.name}…`,
-        detail: `${template.uriTemplate} · template · ${server.id}`,
+        detail: [template.uriTemplate, locale.t('menus.template'), server.id].join(' · '),
         value: { kind: 'template', server: server.id, template },
       });
     }
   }
-  return options.slice(0, MAX_OPTIONS).concat(unavailable(catalog, query));
+  return options.slice(0, MAX_OPTIONS).concat(unavailable(catalog, query, locale));
 }
 
 const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g;

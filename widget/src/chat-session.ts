@@ -55,6 +55,8 @@ export interface ChatSessionOptions {
   storage(): ConversationStore | null;
   /** The conversation to continue; default: the one kept in storage. */
   conversation?: string | null;
+  /** The person's language (a BCP 47 tag), sent with each message: the model is asked to answer in it. */
+  language?(): string | undefined;
   /** Aborted when the chat leaves the page: no fetch, stream or timer outlives it. Read on each use. */
   lifetime(): AbortSignal;
   onStatus(status: ChatStatus): void;
@@ -300,7 +302,11 @@ export class ChatSession {
     });
     return this.runTurn(
       async (signal) =>
-        this.options.api.sendMessage(await this.ensureConversation(), { text, attachments: refs() }, signal),
+        this.options.api.sendMessage(
+          await this.ensureConversation(),
+          { text, attachments: refs(), ...this.languageField() },
+          signal,
+        ),
       {
         ...options,
         onRefused: () => {
@@ -309,6 +315,11 @@ export class ChatSession {
         },
       },
     );
+  }
+
+  private languageField(): { language?: string } {
+    const language = this.options.language?.();
+    return language ? { language } : {};
   }
 
   /** Runs a server's prompt as a turn. True once its turn ended well. */
@@ -325,7 +336,12 @@ export class ChatSession {
     });
     const api = this.options.api;
     const ran = await this.runTurn(
-      async (signal) => api.runPrompt(await this.ensureConversation(), { server, name, arguments: values }, signal),
+      async (signal) =>
+        api.runPrompt(
+          await this.ensureConversation(),
+          { server, name, arguments: values, ...this.languageField() },
+          signal,
+        ),
       { onRefused: () => this.options.messages.remove(placeholder), readBack: true },
     );
     return ran;
@@ -497,7 +513,8 @@ export class ChatSession {
       }
       if (attempt >= RESUME_DELAYS_MS.length) {
         return this.options.onError(
-          new Error('The connection dropped and could not be re-established.'),
+          // Its words are the person's language's (plain-errors.ts, by its code); the message is for the host's logs.
+          new ChatError(0, 'connection_lost', 'The connection dropped and could not be re-established.'),
           () => void this.resumeTurn(),
         );
       }

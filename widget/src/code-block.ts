@@ -1,15 +1,6 @@
 import { highlightCode } from './code-highlight';
 import { fenceLanguage } from './highlight-languages';
-
-/** The code blocks' words (one table, for translation). */
-export const CODE_TEXT = {
-  copy: 'Copy',
-  copyLabel: 'Copy code',
-  copied: 'Copied',
-  copiedLabel: 'Code copied',
-  copyFailed: 'Copy failed',
-  copyFailedLabel: 'Copy failed: the code is selected, copy it with the keyboard',
-} as const;
+import { ENGLISH, type Locale } from './i18n/locale';
 
 /** How long "Copied" shows before the button reads "Copy" again. */
 const COPIED_MS = 2_000;
@@ -19,7 +10,8 @@ const COPIED_MS = 2_000;
  * the highlighting chunk when the language is one of its own (code-highlight.ts). The code is a text node; the
  * button copies exactly the text between the fences.
  */
-export function codeBlock(code: string, info: string, doc: Document): HTMLElement {
+export function codeBlock(code: string, info: string, doc: Document, locale: Locale = ENGLISH): HTMLElement {
+  const words = locale.group('code');
   const language = fenceLanguage(info);
   const block = doc.createElement('div');
   block.setAttribute('class', 'code-block');
@@ -43,18 +35,18 @@ export function codeBlock(code: string, info: string, doc: Document): HTMLElemen
     copy.setAttribute('aria-label', label);
     copy.setAttribute('title', label);
   };
-  say(CODE_TEXT.copy, CODE_TEXT.copyLabel);
+  say(words.copy, words.copyLabel);
   copy.addEventListener('click', async () => {
     clearTimeout(reset);
     try {
       await navigator.clipboard.writeText(code);
-      say(CODE_TEXT.copied, CODE_TEXT.copiedLabel);
+      say(words.copied, words.copiedLabel);
     } catch {
       // No clipboard (an insecure page, a permission refused): the code is selected, for Ctrl+C.
       doc.getSelection()?.selectAllChildren(text);
-      say(CODE_TEXT.copyFailed, CODE_TEXT.copyFailedLabel);
+      say(words.copyFailed, words.copyFailedLabel);
     }
-    reset = setTimeout(() => say(CODE_TEXT.copy, CODE_TEXT.copyLabel), COPIED_MS);
+    reset = setTimeout(() => say(words.copy, words.copyLabel), COPIED_MS);
   });
   head.append(name, copy);
   block.append(head, pre);

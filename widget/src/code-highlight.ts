@@ -1,3 +1,4 @@
+import { type ChunkRef, loadChunk } from './chunk-loader';
 import { HIGHLIGHTED_LANGUAGES, HIGHLIGHTER_KEY, type Highlighter } from './highlight-languages';
 
 /**
@@ -17,13 +18,11 @@ import { HIGHLIGHTED_LANGUAGES, HIGHLIGHTER_KEY, type Highlighter } from './high
 declare const __MCP_HIGHLIGHT_CHUNK__: string | undefined;
 declare const __MCP_HIGHLIGHT_INTEGRITY__: string | undefined;
 
-const chunk =
+const chunk: ChunkRef | undefined =
   typeof __MCP_HIGHLIGHT_CHUNK__ === 'string' && typeof document !== 'undefined'
     ? {
         path: __MCP_HIGHLIGHT_CHUNK__,
         integrity: typeof __MCP_HIGHLIGHT_INTEGRITY__ === 'string' ? __MCP_HIGHLIGHT_INTEGRITY__ : '',
-        // The widget's own script, read while it runs: the chunk is on its origin, under its nonce.
-        script: document.currentScript as HTMLScriptElement | null,
       }
     : undefined;
 
@@ -45,31 +44,16 @@ export function highlightCode(code: HTMLElement, language: string): void {
   if (state === 'idle') load(chunk);
 }
 
-function load(from: NonNullable<typeof chunk>): void {
+function load(from: ChunkRef): void {
   state = 'loading';
   const failed = () => {
     state = 'failed';
     waiting.clear();
   };
-  try {
-    const script = document.createElement('script');
-    script.src = new URL(from.path, from.script?.src || location.href).href;
-    if (from.integrity) script.integrity = from.integrity;
-    script.crossOrigin = 'anonymous';
-    if (from.script?.nonce) script.nonce = from.script.nonce;
-    script.addEventListener('load', () => {
-      script.remove();
-      highlighter = (globalThis as Global)[HIGHLIGHTER_KEY];
-      if (!highlighter) return failed();
-      for (const [code, language] of waiting) if (code.isConnected) highlighter.paint(code, language);
-      waiting.clear();
-    });
-    script.addEventListener('error', () => {
-      script.remove();
-      failed();
-    });
-    document.head.append(script);
-  } catch {
-    failed(); // a Trusted Types policy refused the URL
-  }
+  loadChunk(from).then(() => {
+    highlighter = (globalThis as Global)[HIGHLIGHTER_KEY];
+    if (!highlighter) return failed();
+    for (const [code, language] of waiting) if (code.isConnected) highlighter.paint(code, language);
+    waiting.clear();
+  }, failed);
 }

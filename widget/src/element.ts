@@ -7,6 +7,9 @@ import { resourceOptions, skillAttachment, slashOptions, type ResourceChoice, ty
 import { ChatSession, type ChatStatus } from './chat-session';
 import { h } from './dom';
 import { FileUploads, paperclip } from './file-uploads';
+import type { Locale } from './i18n/locale';
+import type { TextKey } from './i18n/strings';
+import { WidgetLanguage } from './i18n/widget-language';
 import { Listbox } from './listbox';
 import { plainError } from './plain-errors';
 import { firstEngagement, parseSuggestions, StartScreen, type Suggestion } from './start-screen';
@@ -18,25 +21,26 @@ import { ThreadsPanel } from './threads';
 import { attachmentChips } from './transcript';
 import { TranscriptView } from './transcript-view';
 import type { Attachment, AuthRequired, Message } from './types';
-import type { McpOndemandChatAttributes, McpOndemandChatEventDetails } from '../mcp-ondemand-chat';
+import type {
+  McpOndemandChatAttributes,
+  McpOndemandChatEventDetails,
+  McpOndemandChatStrings,
+} from '../mcp-ondemand-chat';
 
 /** Where the widget's own script came from: the default endpoint. Read while the script runs. */
 const SCRIPT_ORIGIN = (document.currentScript as HTMLScriptElement | null)?.src
   ? new URL((document.currentScript as HTMLScriptElement).src).origin
   : location.origin;
-// Short: the hint line under the input says what / and @ do (a long placeholder is cut off on a phone, and said it twice).
-const DEFAULT_PLACEHOLDER = 'Ask anything';
-const STATUS_TEXT: Record<ChatStatus, string> = {
-  ready: '',
-  loading: 'Loading…',
-  answering: 'Thinking…',
-  waiting: 'A tool is working…',
-  reconnecting: 'Reconnecting…',
-  'connection-lost': 'Connection lost — reconnecting…',
+const STATUS_TEXT: Record<Exclude<ChatStatus, 'ready'>, TextKey> = {
+  loading: 'status.loading',
+  answering: 'status.answering',
+  waiting: 'status.waiting',
+  reconnecting: 'status.reconnecting',
+  'connection-lost': 'status.connectionLost',
 };
 
 /**
- * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist suggestions theme threads>`:
+ * `<mcp-ondemand-chat endpoint token conversation heading placeholder persist suggestions theme threads lang>`:
  * the chat widget, a view over its ChatSession (chat-session.ts: the
  * conversation and its turns). Everything renders in a shadow root; events
  * bubble out of it (`mcp-ondemand-conversation`, `-message`, `-waiting`, `-error`, `-token-expired`, `-feedback`).
@@ -50,6 +54,7 @@ export class McpOndemandChat extends HTMLElement {
     'suggestions',
     'theme',
     'threads',
+    'lang',
   ];
 
   private readonly root = this.attachShadow({ mode: 'open' });
@@ -77,6 +82,10 @@ export class McpOndemandChat extends HTMLElement {
   private stopButton!: HTMLButtonElement;
   private chips!: HTMLElement;
   private formSlot!: HTMLElement;
+  private section!: HTMLElement;
+  private attachButton!: HTMLButtonElement;
+  private hint!: HTMLElement;
+  private dropHint!: HTMLElement;
   /**
    * Not `heading`: React 19 sets a prop as a property when the element has one
    * by that name, so a field named like an attribute would swallow it.
@@ -88,6 +97,10 @@ export class McpOndemandChat extends HTMLElement {
   private views!: AppViews;
   private startScreen!: StartScreen;
   private threadsPanel!: ThreadsPanel;
+  /** Its language (`lang`, the page's, the browser's) and the host's own `strings`: every word it shows. */
+  private readonly language = new WidgetLanguage(this, () => this.languageChanged());
+  /** The current status (its words are said again in a new language). */
+  private statusNow: ChatStatus = 'ready';
   /** The host's suggested prompts (the `suggestions` attribute or property), parsed. */
   private suggested: Suggestion[] | undefined;
   /** The theme showing (`theme`; `auto` follows the system): MCP Apps views are told when it flips. */
@@ -115,6 +128,19 @@ export class McpOndemandChat extends HTMLElement {
   set theme(value: ThemeSetting) {
     this.setAttribute('theme', themeSetting(value));
   }
+  /**
+   * The host's own words for any of the widget's strings, in any language: a partial object of the string table's
+   * groups (widget/src/i18n/strings.ts; docs/FRONTENDS.md), e.g. `{ shell: { send: 'Ask' } }`.
+   */
+  get strings(): McpOndemandChatStrings {
+    return this.language.strings;
+  }
+  set strings(value: McpOndemandChatStrings | null | undefined) {
+    this.language.strings = value;
+  }
+  private get locale(): Locale {
+    return this.language.locale;
+  }
   get threads(): 'on' | 'off' {
     return this.attr('threads') === 'off' ? 'off' : 'on';
   }
@@ -133,7 +159,7 @@ export class McpOndemandChat extends HTMLElement {
     }
     if (this.built) return;
     // A property the page set before this script defined the element sits on the instance, hiding the accessor.
-    for (const name of ['suggestions', 'theme', 'threads'] as const) {
+    for (const name of ['suggestions', 'theme', 'threads', 'strings'] as const) {
       if (!Object.hasOwn(this, name)) continue;
       const value = this[name];
       delete (this as Partial<this>)[name];
@@ -147,6 +173,7 @@ export class McpOndemandChat extends HTMLElement {
       messages: this.transcript,
       storage: () => (this.attr('persist') === 'none' ? null : sessionStorage),
       conversation: this.attr('conversation'),
+      language: () => this.locale.lang,
       lifetime: () => this.lifetime.signal,
       onStatus: (status) => this.showStatus(status),
       onChunk: (message, chunk) => {
@@ -186,8 +213,8 @@ export class McpOndemandChat extends HTMLElement {
     if (name === 'suggestions') this.suggestionsChanged();
     if (name === 'theme') this.themeWatcher.update();
     if (name === 'threads') this.threadsPanel.enable(value !== 'off');
-    if (name === 'heading') this.headingEl.textContent = value || 'Assistant';
-    if (name === 'placeholder') this.input.placeholder = value || DEFAULT_PLACEHOLDER;
+    if (name === 'lang') this.language.reset();
+    if (name === 'heading' || name === 'placeholder') this.localize();
     // A new token after an expiry: the host has signed the person in again.
     if (name === 'token' && this.alert.dataset.auth === 'expired') this.clearAlert();
     // Another conversation: shown in place of this one (its views torn down first).
@@ -197,6 +224,45 @@ export class McpOndemandChat extends HTMLElement {
       this.sources.close();
       void this.session.switchTo(value);
     }
+  }
+
+  /** A new `lang` or `strings` (or its strings arrived): every word the widget shows, again, in it. */
+  private languageChanged(): void {
+    if (!this.built) return;
+    this.localize();
+    this.transcript.renderAll();
+    if (!this.transcript.all().length) void this.startScreen.refresh();
+  }
+
+  /**
+   * The shell's words and direction in the widget's language: what is built once (the composer, the header, the
+   * panels' fixed labels). What is rendered again anyway (messages, menus, lists) asks the locale when it renders.
+   */
+  private localize(): void {
+    const { locale } = this;
+    const t = locale.t.bind(locale);
+    this.section.lang = locale.lang;
+    this.section.dir = locale.dir;
+    // Not a flash of English first: hidden for the moment its language's chunk takes, at most 3 s.
+    this.section.toggleAttribute('data-language-loading', this.language.loading);
+    this.section.setAttribute('aria-label', t('shell.chat'));
+    this.headingEl.textContent = this.attr('heading') || t('shell.heading');
+    // Short: the hint line under the input says what / and @ do (a long placeholder is cut off on a phone).
+    this.input.placeholder = this.attr('placeholder') || t('shell.placeholder');
+    this.input.setAttribute('aria-label', t('shell.message'));
+    this.send.textContent = t('shell.send');
+    this.stopButton.textContent = t('shell.stop');
+    this.attachButton.setAttribute('aria-label', t('shell.attach'));
+    this.attachButton.title = t('shell.attach');
+    this.hint.textContent = t('shell.hint');
+    this.dropHint.textContent = t('shell.drop');
+    this.slashMenu.el.setAttribute('aria-label', t('shell.slashMenu'));
+    this.atMenu.el.setAttribute('aria-label', t('shell.atMenu'));
+    this.transcript.el.setAttribute('aria-label', t('transcript.log'));
+    this.files.relabel();
+    this.threadsPanel.relabel();
+    this.accounts.panel.relabel();
+    if (!this.holding) this.status.textContent = this.statusNow === 'ready' ? '' : t(STATUS_TEXT[this.statusNow]);
   }
 
   /** New suggestions: an empty conversation's start screen shows them. */
@@ -217,6 +283,7 @@ export class McpOndemandChat extends HTMLElement {
       resize: (change) => this.transcript.keepBottom(change),
       compose: (text) => this.composeFromView(text),
       theme: () => this.themeWatcher.theme,
+      locale: () => this.locale,
     });
     this.startScreen = new StartScreen({
       suggestions: () => this.suggested,
@@ -229,6 +296,7 @@ export class McpOndemandChat extends HTMLElement {
         void this.submit();
       },
       openPrompt: (choice) => this.showForm(promptForm(choice, this.formDeps())),
+      locale: () => this.locale,
     });
     this.threadsPanel = new ThreadsPanel({
       api: this.api,
@@ -238,6 +306,7 @@ export class McpOndemandChat extends HTMLElement {
       open: (id) => this.openConversation(id),
       newChat: () => this.newChat(),
       deleted: (id) => id === this.session.conversationId && this.newChat(false),
+      locale: () => this.locale,
     });
     this.threadsPanel.enable(this.attr('threads') !== 'off');
     this.actions = new AnswerActions({
@@ -250,9 +319,11 @@ export class McpOndemandChat extends HTMLElement {
       rated: (detail) => this.emit('mcp-ondemand-feedback', detail),
       failed: (error) => this.showError(error),
       focusInput: () => this.input.focus(),
+      locale: () => this.locale,
     });
     this.sources = new SourcePanel({
       root: this.root,
+      locale: () => this.locale,
       // An attachment's text is in the question as the service stored it (the shown one may be the local copy).
       message: async (id) => {
         const shown = this.transcript.find(id);
@@ -264,6 +335,7 @@ export class McpOndemandChat extends HTMLElement {
     this.transcript = new TranscriptView(
       this.root,
       () => ({
+        locale: this.locale,
         describe: (server, uri) => this.files.describe(uri) ?? this.session.describe(server, uri),
         answer: this.session.busy ? undefined : this.answer,
         elicit: this.session.answerElicitation,
@@ -273,7 +345,7 @@ export class McpOndemandChat extends HTMLElement {
         actions: (message) => this.actions.for(message),
         openSource: this.sources.open,
       }),
-      (el) => this.views.retire(el, 'The message left the conversation view.'),
+      (el) => this.views.retire(el, 'The message left the conversation view.'), // to the view, not the person
       () => this.startScreen.node(),
     );
     const announce = (text: string) => this.transcript.announce(text);
@@ -283,22 +355,20 @@ export class McpOndemandChat extends HTMLElement {
       lifetime: () => this.lifetime.signal,
       connected: (_server, turn) => this.session.answerAgain(turn),
       focusInput: () => this.input.focus(),
+      locale: () => this.locale,
     });
-    this.headingEl = h('h2', {}, this.attr('heading') || 'Assistant');
+    this.headingEl = h('h2', {});
     this.status = h('span', { class: 'status', role: 'status' });
     this.alert = h('div', { class: 'alert', role: 'alert', hidden: true, part: 'alert' });
-    this.input = h('textarea', {
-      rows: 1,
-      'aria-label': 'Message',
-      placeholder: this.attr('placeholder') || DEFAULT_PLACEHOLDER,
-      part: 'input',
+    this.input = h('textarea', { rows: 1, part: 'input' });
+    this.send = h('button', { type: 'submit', class: 'primary', part: 'send' });
+    this.stopButton = h('button', {
+      type: 'button',
+      class: 'secondary',
+      part: 'stop',
+      hidden: true,
+      onclick: () => void this.stop(),
     });
-    this.send = h('button', { type: 'submit', class: 'primary', part: 'send' }, 'Send');
-    this.stopButton = h(
-      'button',
-      { type: 'button', class: 'secondary', part: 'stop', hidden: true, onclick: () => void this.stop() },
-      'Stop',
-    );
     this.chips = h('div', { hidden: true });
     this.files = new FileUploads({
       api: this.api,
@@ -307,6 +377,7 @@ export class McpOndemandChat extends HTMLElement {
       focus: () => this.input.focus(),
       announce,
       refused: (_file, error) => this.showError(error),
+      locale: () => this.locale,
     });
     const picker = h('input', { type: 'file', multiple: true, hidden: true, tabindex: -1 });
     picker.addEventListener('change', () => {
@@ -314,18 +385,11 @@ export class McpOndemandChat extends HTMLElement {
       picker.value = '';
       this.input.focus();
     });
-    const attach = h(
+    const attach = (this.attachButton = h(
       'button',
-      {
-        type: 'button',
-        class: 'attach',
-        part: 'attach',
-        'aria-label': 'Attach files',
-        title: 'Attach files',
-        onclick: () => picker.click(),
-      },
+      { type: 'button', class: 'attach', part: 'attach', onclick: () => picker.click() },
       paperclip(),
-    );
+    ));
     this.input.addEventListener('paste', (event) => {
       const pasted = [...(event.clipboardData?.files ?? [])];
       if (!pasted.length) return;
@@ -334,20 +398,9 @@ export class McpOndemandChat extends HTMLElement {
     });
     this.formSlot = h('div', { hidden: true });
     // Menus first: their key handling must run before Enter-to-send.
-    this.slashMenu = new Listbox(
-      this.input,
-      (choice) => this.chooseSlash(choice),
-      'Prompts and skills',
-      announce,
-      'menu',
-    );
-    this.atMenu = new Listbox(
-      this.input,
-      (choice) => this.chooseResource(choice),
-      'Resources to attach',
-      announce,
-      'menu',
-    );
+    const locale = () => this.locale;
+    this.slashMenu = new Listbox(this.input, (choice) => this.chooseSlash(choice), '', announce, 'menu', locale);
+    this.atMenu = new Listbox(this.input, (choice) => this.chooseResource(choice), '', announce, 'menu', locale);
     this.input.addEventListener('input', () => void this.updateMenus());
     this.input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
@@ -364,15 +417,12 @@ export class McpOndemandChat extends HTMLElement {
       this.chips,
       this.files.el,
       h('div', { class: 'input-row' }, attach, picker, this.input, this.send, this.stopButton),
-      h(
-        'span',
-        { class: 'hint' },
-        'Type / for prompts and skills, @ to attach a resource; attach, drop or paste files. Enter sends, Shift+Enter adds a line.',
-      ),
+      (this.hint = h('span', { class: 'hint' })),
     );
-    const section = h(
+    this.dropHint = h('div', { class: 'drop-hint', 'aria-hidden': 'true' });
+    const section = (this.section = h(
       'section',
-      { class: 'chat', 'aria-label': 'Chat', part: 'chat' },
+      { class: 'chat', part: 'chat' },
       h('header', {}, this.threadsPanel.toggle, this.headingEl, this.status, this.accounts.panel.toggle),
       this.threadsPanel.el,
       this.accounts.panel.el,
@@ -381,11 +431,12 @@ export class McpOndemandChat extends HTMLElement {
       this.alert,
       composer,
       this.transcript.announcerEl,
-      h('div', { class: 'drop-hint', 'aria-hidden': 'true' }, 'Drop files to attach them'),
+      this.dropHint,
       this.sources.el,
-    );
+    ));
     dropTarget(section, (dropped) => this.files.add(dropped));
     const engaged = firstEngagement(section);
+    this.localize();
     this.root.append(section);
   }
 
@@ -420,8 +471,10 @@ export class McpOndemandChat extends HTMLElement {
       const catalog = await this.session.catalog();
       // The person may have typed on (or sent) while the catalog was read: a menu shows only for what the box says now.
       const now = this.menuQuery();
-      if (asked.slash !== undefined && now.slash === asked.slash) this.slashMenu.show(slashOptions(catalog, now.slash));
-      else if (asked.at !== undefined && now.at === asked.at) this.atMenu.show(resourceOptions(catalog, now.at));
+      if (asked.slash !== undefined && now.slash === asked.slash)
+        this.slashMenu.show(slashOptions(catalog, now.slash, this.locale));
+      else if (asked.at !== undefined && now.at === asked.at)
+        this.atMenu.show(resourceOptions(catalog, now.at, this.locale));
     } catch (error) {
       this.showError(error);
     }
@@ -456,8 +509,7 @@ export class McpOndemandChat extends HTMLElement {
           .join('\n\n');
       },
       runPrompt: async (server, name, values) => {
-        if (this.session.busy)
-          throw new Error('An answer is still being written. Wait for it to finish, then run the prompt.');
+        if (this.session.busy) throw new Error(this.locale.t('shell.promptBusy'));
         this.closeForm();
         this.accounts.newTurn();
         await this.session.runPrompt(server, name, values);
@@ -465,6 +517,7 @@ export class McpOndemandChat extends HTMLElement {
       attach: (attachment) => this.attach(attachment),
       close: () => this.closeForm(),
       announce: (text) => this.transcript.announce(text),
+      locale: () => this.locale,
     };
   }
 
@@ -475,7 +528,7 @@ export class McpOndemandChat extends HTMLElement {
       return;
     }
     this.input.value = '';
-    this.attach(skillAttachment(choice.server, choice.skill));
+    this.attach(skillAttachment(choice.server, choice.skill, this.locale));
   }
 
   private chooseResource(choice: ResourceChoice): void {
@@ -535,7 +588,7 @@ export class McpOndemandChat extends HTMLElement {
       // Sent once its files are stored (a refused one is said, and the message goes without it).
       this.holding = true;
       this.send.disabled = true;
-      this.status.textContent = 'Uploading files…';
+      this.status.textContent = this.locale.t('shell.uploading');
       await this.files.settled();
       this.holding = false;
       this.send.disabled = false;
@@ -586,7 +639,7 @@ export class McpOndemandChat extends HTMLElement {
   /** A finished answer: read out to screen readers, and told to the host page (`mcp-ondemand-message`). */
   private announceAnswer(message: Message): void {
     const text = message.parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join(' ');
-    this.transcript.announce(`Assistant: ${text}`);
+    this.transcript.announce(this.locale.t('shell.answered', { text }));
     this.emit('mcp-ondemand-message', { message: structuredClone(message) });
   }
 
@@ -599,7 +652,7 @@ export class McpOndemandChat extends HTMLElement {
   private startClock = (): void => {
     if (this.clock !== undefined || this.lifetime.signal.aborted) return;
     this.clock = setInterval(() => {
-      if (!tickElapsed(this.root, Date.now())) this.stopClock();
+      if (!tickElapsed(this.root, Date.now(), this.locale)) this.stopClock();
     }, 1_000);
   };
 
@@ -617,7 +670,8 @@ export class McpOndemandChat extends HTMLElement {
     this.send.disabled = busy;
     this.send.hidden = stoppable;
     this.stopButton.hidden = !stoppable;
-    this.status.textContent = STATUS_TEXT[status];
+    this.statusNow = status;
+    this.status.textContent = status === 'ready' ? '' : this.locale.t(STATUS_TEXT[status]);
     this.transcript.setStreaming(busy);
     this.actions.refresh();
     // Approval buttons are live only between turns.
@@ -637,13 +691,13 @@ export class McpOndemandChat extends HTMLElement {
     try {
       return await fn();
     } catch (error) {
-      const plain = plainError(error);
+      const plain = plainError(error, this.locale);
       throw new Error(`${plain.title} ${plain.detail}`);
     }
   }
 
   private showError(error: unknown, retry?: () => void): void {
-    const plain = plainError(error);
+    const plain = plainError(error, this.locale);
     const again = plain.retryable && retry ? retry : null;
     this.alert.dataset.auth = plain.authExpired ? 'expired' : '';
     this.alert.dataset.code = error instanceof ChatError ? error.code : 'connection_lost';
@@ -654,7 +708,7 @@ export class McpOndemandChat extends HTMLElement {
             h(
               'button',
               { type: 'button', class: 'secondary', onclick: () => (this.clearAlert(), again()) },
-              'Try again',
+              this.locale.t('shell.tryAgain'),
             ),
           ]
         : []),

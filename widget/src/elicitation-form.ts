@@ -1,6 +1,7 @@
 import type { ElicitationAnswerBody } from '../../shared/api/conversations';
 import type { ElicitationNotice } from '../../shared/api/stream';
 import { h } from './dom';
+import { ENGLISH, type Locale } from './i18n/locale';
 
 /** What a form sends: the API's body type (strings, numbers, yes/no, lists of strings). */
 type Answers = NonNullable<ElicitationAnswerBody['content']>;
@@ -17,21 +18,29 @@ export type ElicitationAnswer = (id: string, action: ElicitationAnswerBody['acti
  * text, numbers, yes/no, one of a list), or, once answered, what was
  * answered. The service checks the answer against the server's schema too.
  */
-export function elicitationCard(question: Elicitation, answer: ElicitationAnswer | undefined): HTMLElement {
-  const label = `${question.server} asks`;
+export function elicitationCard(
+  question: Elicitation,
+  answer: ElicitationAnswer | undefined,
+  locale: Locale = ENGLISH,
+): HTMLElement {
+  const t = locale.t.bind(locale);
+  const label = t('elicitation.asks', { server: question.server });
   if (question.status !== 'pending') {
     const said =
       question.status === 'accept'
-        ? `You answered: ${
-            Object.entries(question.content ?? {})
-              .map(([k, v]) => `${k} = ${String(v)}`)
-              .join(', ') || 'yes'
-          }`
-        : question.status === 'expired'
-          ? 'Nobody answered in time; the question was cancelled.'
-          : question.status === 'decline'
-            ? 'You declined.'
-            : 'Cancelled.';
+        ? t('elicitation.answered', {
+            answers:
+              Object.entries(question.content ?? {})
+                .map(([k, v]) => `${k} = ${String(v)}`)
+                .join(', ') || t('elicitation.yes'),
+          })
+        : t(
+            question.status === 'expired'
+              ? 'elicitation.expired'
+              : question.status === 'decline'
+                ? 'elicitation.declined'
+                : 'elicitation.cancelled',
+          );
     return h(
       'div',
       { class: 'approval', role: 'group', 'aria-label': label },
@@ -57,16 +66,16 @@ export function elicitationCard(question: Elicitation, answer: ElicitationAnswer
     h(
       'div',
       { class: 'row' },
-      h('button', { type: 'submit', class: 'primary', disabled }, 'Send answer'),
+      h('button', { type: 'submit', class: 'primary', disabled }, t('elicitation.send')),
       h(
         'button',
         { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'decline') },
-        'Decline',
+        t('elicitation.decline'),
       ),
       h(
         'button',
         { type: 'button', class: 'secondary', disabled, onclick: () => answer?.(question.id, 'cancel') },
-        'Cancel',
+        t('elicitation.cancel'),
       ),
     ),
   );

@@ -1,6 +1,6 @@
 import type { ChatApi } from './api';
 import { h, svgIcon } from './dom';
-import { humanSize } from '../../shared/human-size';
+import type { Locale } from './i18n/locale';
 import type { Attachment } from './types';
 
 /** One file the person gave the chat: uploading (with its progress), or stored and ready to go with the next message. */
@@ -28,6 +28,7 @@ export interface FileUploadsDeps {
   announce(text: string): void;
   /** A refusal, in words (the service's message names the limit). */
   refused(file: File, error: unknown): void;
+  locale(): Locale;
 }
 
 /**
@@ -38,12 +39,23 @@ export interface FileUploadsDeps {
  */
 export class FileUploads {
   /** The chips of the files, in the composer. */
-  readonly el = h('div', { class: 'chips', role: 'list', 'aria-label': 'Attached files', hidden: true });
+  readonly el = h('div', { class: 'chips', role: 'list', hidden: true });
   private files: PendingFile[] = [];
   /** What each stored file is, by URI: the sent message's chips say its name and size (the catalog may not yet). */
   private readonly known = new Map<string, Attachment>();
 
-  constructor(private readonly deps: FileUploadsDeps) {}
+  constructor(private readonly deps: FileUploadsDeps) {
+    this.relabel();
+  }
+
+  /** The list's name in the widget's language (again when the language changes). */
+  relabel(): void {
+    this.el.setAttribute('aria-label', this.deps.locale().t('files.list'));
+  }
+
+  private get locale(): Locale {
+    return this.deps.locale();
+  }
 
   get uploading(): boolean {
     return this.files.some((f) => !f.attachment);
@@ -56,7 +68,7 @@ export class FileUploads {
       this.files.push(entry);
       this.el.append(entry.chip);
       entry.done = this.upload(entry);
-      this.deps.announce(`Uploading ${file.name}, ${humanSize(file.size)}.`);
+      this.deps.announce(this.locale.t('files.uploading', { name: file.name, size: this.locale.size(file.size) }));
     }
     this.changed();
   }
@@ -87,7 +99,7 @@ export class FileUploads {
       else {
         entry.chip.dataset.state = 'done';
         entry.chip.querySelector('progress')?.remove();
-        this.deps.announce(`${entry.file.name} attached.`);
+        this.deps.announce(this.locale.t('files.attached', { name: entry.file.name }));
       }
       this.deps.changed();
     } catch (error) {
@@ -102,7 +114,7 @@ export class FileUploads {
     if (!bar) return;
     const percent = entry.file.size ? Math.min(100, Math.round((entry.loaded / entry.file.size) * 100)) : 100;
     bar.value = percent;
-    bar.setAttribute('aria-label', `Uploading ${entry.file.name}: ${percent}%`);
+    bar.setAttribute('aria-label', this.progressLabel(entry.file.name, percent));
   }
 
   private drop(entry: PendingFile): void {
@@ -163,8 +175,12 @@ export class FileUploads {
     const [, , conversation, name] = entry.attachment?.uri.split('/') ?? [];
     if (conversation && name) void this.deps.api.deleteFile(conversation, name).catch(() => {});
     if (!focus) return;
-    this.deps.announce(`${entry.attachment?.title ?? entry.file.name} removed.`);
+    this.deps.announce(this.locale.t('files.removed', { name: entry.attachment?.title ?? entry.file.name }));
     this.deps.focus();
+  }
+
+  private progressLabel(name: string, percent: number): string {
+    return this.locale.t('files.progress', { name, percent: this.locale.number(percent / 100, { style: 'percent' }) });
   }
 
   /** A file's chip: name and size, a progress bar while it uploads, and a button to remove it. */
@@ -174,9 +190,17 @@ export class FileUploads {
     return h(
       'span',
       { class: 'chip file', role: 'listitem', 'data-state': entry.attachment ? 'done' : 'uploading' },
-      h('span', { class: 'name' }, `${title} · ${humanSize(size)}`),
-      entry.attachment ? null : h('progress', { max: 100, value: 0, 'aria-label': `Uploading ${title}: 0%` }),
-      h('button', { type: 'button', 'aria-label': `Remove ${title}`, onclick: () => this.remove(entry) }, '×'),
+      h('span', { class: 'name' }, `${title} · ${this.locale.size(size)}`),
+      entry.attachment ? null : h('progress', { max: 100, value: 0, 'aria-label': this.progressLabel(title, 0) }),
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-label': this.locale.t('files.remove', { name: title }),
+          onclick: () => this.remove(entry),
+        },
+        '×',
+      ),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { h, uid } from './dom';
+import { ENGLISH, type Locale } from './i18n/locale';
 
 export interface Option<T> {
   label: string;
@@ -8,6 +9,8 @@ export interface Option<T> {
   disabled?: boolean;
   /** The section it is in ("Prompts", "Skills"): a heading goes before the first option of each section (when there are two or more). */
   group?: string;
+  /** What one option of its section is ("skill"), said after its label when the menu has sections. */
+  kind?: string;
 }
 
 /**
@@ -32,6 +35,7 @@ export class Listbox<T> {
     private readonly label: string,
     private readonly announce: (text: string) => void,
     className = '',
+    private readonly locale: () => Locale = () => ENGLISH,
   ) {
     this.el = h('ul', { role: 'listbox', id: uid('listbox'), 'aria-label': label, class: className, hidden: true });
     this.combobox = field instanceof HTMLInputElement;
@@ -56,7 +60,9 @@ export class Listbox<T> {
     }
     const count = options.filter((o) => !o.disabled).length;
     if (!this.isOpen || count !== this.options.filter((o) => !o.disabled).length)
-      this.announce(`${this.label}: ${count} ${count === 1 ? 'option' : 'options'}`);
+      this.announce(
+        this.locale().t('menus.options', { menu: this.el.getAttribute('aria-label') ?? this.label, count }),
+      );
     this.options = options;
     this.active = options.findIndex((o) => !o.disabled);
     this.items = options.map((option, index) =>
@@ -80,11 +86,9 @@ export class Listbox<T> {
       const group = options[index]!.group;
       if (sections && group && group !== options[index - 1]?.group)
         children.push(h('li', { role: 'presentation', class: 'group' }, group));
+      const { label, kind, detail } = options[index]!;
       if (sections && group)
-        item.setAttribute(
-          'aria-label',
-          `${options[index]!.label} (${group.replace(/s$/, '').toLowerCase()})${options[index]!.detail ? `, ${options[index]!.detail}` : ''}`,
-        );
+        item.setAttribute('aria-label', `${label} (${kind ?? group})${detail ? `, ${detail}` : ''}`);
       children.push(item);
     });
     this.el.replaceChildren(...children);

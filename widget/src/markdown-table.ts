@@ -1,9 +1,3 @@
-/** The tables' words (one table, for translation). */
-export const TABLE_TEXT = {
-  /** The name of the scrollable region around a table, which a keyboard user can focus to scroll it. */
-  region: 'Table',
-} as const;
-
 /** More columns than this is not a table a person reads in a chat: the lines stay text. */
 const MAX_COLUMNS = 64;
 
@@ -82,11 +76,17 @@ export function tableAt(lines: string[], start: number, opensBlock: (line: strin
  * The table as DOM, in a region that scrolls sideways when the table is wider than the message (a phone): focusable,
  * so that the keyboard scrolls it too. Every row has the header's cells: more are dropped, fewer are filled.
  */
-export function renderTable(table: Table, doc: Document, inline: (text: string) => Node): HTMLElement {
+export function renderTable(
+  table: Table,
+  doc: Document,
+  inline: (text: string) => Node,
+  /** The scrollable region's name, which a keyboard user focuses to scroll it (i18n: `markdown.table`). */
+  label: string,
+): HTMLElement {
   const wrap = doc.createElement('div');
   wrap.setAttribute('class', 'table-wrap');
   wrap.setAttribute('role', 'region');
-  wrap.setAttribute('aria-label', TABLE_TEXT.region);
+  wrap.setAttribute('aria-label', label);
   wrap.setAttribute('tabindex', '0');
   const element = wrap.appendChild(doc.createElement('table'));
   element.setAttribute('part', 'table');

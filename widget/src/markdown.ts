@@ -1,11 +1,9 @@
 import { codeBlock } from './code-block';
+import { ENGLISH, type Locale } from './i18n/locale';
 import { renderTable, tableAt } from './markdown-table';
 
-/** The markdown's own words (one table, for translation). */
-export const MARKDOWN_TEXT = {
-  /** A task list item's checkbox, when the item has no text yet (it is still streaming in). */
-  task: 'Task',
-} as const;
+/** The language of the render under way (its few words: Copy, Table, Task): a render is synchronous, one at a time. */
+let locale: Locale = ENGLISH;
 
 /**
  * Markdown as models write it, rendered by building DOM nodes: paragraphs,
@@ -24,10 +22,21 @@ export const MARKDOWN_TEXT = {
  * be. With `reuse` (the same text's last render), finished blocks are taken
  * from that render instead of being built again.
  */
-export function renderMarkdown(source: string, doc: Document = document, reuse?: RenderedBlocks): DocumentFragment {
-  const fragment = blocks(source.replace(/\r\n?/g, '\n').split('\n'), doc, false, reuse);
-  reuse?.done();
-  return fragment;
+export function renderMarkdown(
+  source: string,
+  doc: Document = document,
+  reuse?: RenderedBlocks,
+  language: Locale = ENGLISH,
+): DocumentFragment {
+  const outer = locale;
+  locale = language;
+  try {
+    const fragment = blocks(source.replace(/\r\n?/g, '\n').split('\n'), doc, false, reuse);
+    reuse?.done();
+    return fragment;
+  } finally {
+    locale = outer;
+  }
 }
 
 /**
@@ -97,7 +106,7 @@ function blockAt(lines: string[], start: number, doc: Document, bare: boolean): 
   if (fence) {
     const code: string[] = [];
     for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(fence[1]!); i++) code.push(lines[i]!);
-    return { end: i + 1, render: () => codeBlock(code.join('\n'), fence[2]!, doc) };
+    return { end: i + 1, render: () => codeBlock(code.join('\n'), fence[2]!, doc, locale) };
   }
   const heading = /^(#{1,6})\s+(.*)$/.exec(line);
   if (heading)
@@ -123,7 +132,11 @@ function blockAt(lines: string[], start: number, doc: Document, bare: boolean): 
     };
   }
   const table = tableAt(lines, start, opensBlock);
-  if (table) return { end: table.end, render: () => renderTable(table, doc, (text) => inline(text, doc)) };
+  if (table)
+    return {
+      end: table.end,
+      render: () => renderTable(table, doc, (text) => inline(text, doc), locale.t('markdown.table')),
+    };
   if (ITEM.test(line)) return list(lines, start, doc);
   const paragraph: string[] = [];
   // A table may start right under a paragraph's line, as models write them ("Results:" then the header row).
@@ -246,7 +259,7 @@ function checkbox(done: boolean, text: string, doc: Document): HTMLElement {
   box.setAttribute('type', 'checkbox');
   box.setAttribute('disabled', '');
   if (done) box.setAttribute('checked', '');
-  box.setAttribute('aria-label', inline(text, doc).textContent?.trim() || MARKDOWN_TEXT.task);
+  box.setAttribute('aria-label', inline(text, doc).textContent?.trim() || locale.t('markdown.task'));
   return box;
 }
 

@@ -34,6 +34,8 @@ export interface Handover {
  */
 export function connectInPopup(
   server: string,
+  /** The blank window's title until the link arrives ("Connecting crm…", in the widget's language). */
+  title: string,
   link: () => Promise<string>,
   complete: (handover: Handover) => Promise<void>,
   signal: AbortSignal,
@@ -41,7 +43,7 @@ export function connectInPopup(
   const popup = window.open('', WINDOW_NAME, FEATURES);
   if (!popup) return Promise.resolve({ kind: 'blocked' });
   try {
-    popup.document.title = `Connecting ${server}…`; // the blank page, until the link arrives
+    popup.document.title = title; // the blank page, until the link arrives
   } catch {
     // A window of that name on another origin (an earlier connect): it is navigated all the same.
   }

@@ -1,4 +1,5 @@
 import { ChatError } from './api';
+import { ENGLISH, type Locale } from './i18n/locale';
 
 /** What went wrong, in words for the person chatting, and whether trying again can help. */
 export interface PlainError {
@@ -9,86 +10,91 @@ export interface PlainError {
   authExpired?: boolean;
 }
 
-export function plainError(error: unknown): PlainError {
+export function plainError(error: unknown, locale: Locale = ENGLISH): PlainError {
+  const t = locale.t.bind(locale);
   if (!(error instanceof ChatError)) {
     // A stream that broke mid-answer: the network, not the service, most of the time.
-    return { title: 'The connection dropped.', detail: String((error as Error)?.message ?? error), retryable: true };
+    return { title: t('errors.connection'), detail: String((error as Error)?.message ?? error), retryable: true };
   }
   const detail = error.message;
   switch (error.code) {
+    case 'connection_lost':
+      return { title: t('errors.connection'), detail: t('errors.reconnectFailed'), retryable: true };
     case 'unreachable':
       return {
-        title: 'The chat service cannot be reached.',
-        detail: 'Check your connection; the service may also be down.',
+        title: t('errors.unreachable'),
+        detail: t('errors.unreachableDetail'),
         retryable: true,
       };
     case 'origin_refused':
       // Most likely CORS; a network blip between the two requests looks the same, so trying again is offered.
       return {
-        title: 'This site is not allowed to use this chat service.',
-        detail: `${detail} The site's administrator must add it to the service's allowed origins.`,
+        title: t('errors.origin'),
+        detail: t('errors.originDetail', { detail }),
         retryable: true,
       };
     case 'origin_not_allowed':
       return {
-        title: 'This site is not allowed to use this chat service.',
-        detail: `${detail}. The site's administrator must add it to the service's allowed origins.`,
+        title: t('errors.origin'),
+        detail: t('errors.originDetail', { detail: `${detail}.` }),
         retryable: false,
       };
     case 'token_expired':
       return {
-        title: 'Your chat session has expired.',
-        detail: 'Reload the page or sign in again to continue.',
+        title: t('errors.expired'),
+        detail: t('errors.expiredDetail'),
         retryable: false,
         authExpired: true,
       };
     case 'unauthorized':
       return {
-        title: 'This chat could not sign you in.',
-        detail: `${detail}. Reload the page or sign in again.`,
+        title: t('errors.unauthorized'),
+        detail: t('errors.unauthorizedDetail', { detail }),
         retryable: false,
         authExpired: true,
       };
     case 'rate_limited': {
-      const wait = error.retryAfterSeconds ? ` Try again in ${error.retryAfterSeconds} s.` : ' Try again in a moment.';
+      const wait = error.retryAfterSeconds
+        ? ` ${t('errors.retryIn', { seconds: locale.seconds(error.retryAfterSeconds) })}`
+        : ` ${t('errors.retrySoon')}`;
       return {
-        title: 'Too many messages at once.',
-        detail: `You have reached the message limit.${wait}`,
+        title: t('errors.rateLimited'),
+        detail: `${t('errors.rateLimitedDetail')}${wait}`,
         retryable: true,
       };
     }
     case 'budget_exceeded':
       // The service's sentence says whose budget, how much, what was spent and when it resets.
-      return { title: 'The usage budget is used up.', detail, retryable: false };
+      return { title: t('errors.budget'), detail, retryable: false };
     case 'upstream_error':
     case 'upstream_timeout':
     case 'pinned_resource_unavailable':
-      return { title: 'A connected tool server is not responding.', detail, retryable: true };
+      return { title: t('errors.upstream'), detail, retryable: true };
     case 'turn_in_progress':
       return {
-        title: 'An answer is still being written.',
-        detail: 'Wait for it to finish, then send again.',
+        title: t('errors.turnInProgress'),
+        detail: t('errors.turnInProgressDetail'),
         retryable: true,
       };
     case 'approval_pending':
       return {
-        title: 'A tool is waiting for your approval.',
-        detail: 'Approve or deny it before sending a new message.',
+        title: t('errors.approvalPending'),
+        detail: t('errors.approvalPendingDetail'),
         retryable: false,
       };
     case 'file_too_large':
     case 'upload_quota':
     case 'unsupported_media_type':
       // The service's sentence names the file and the limit it passed.
-      return { title: 'The file was not attached.', detail, retryable: false };
+      return { title: t('errors.fileRefused'), detail, retryable: false };
     case 'model_not_configured':
     case 'invalid_config':
-      return { title: 'The chat service is not set up correctly.', detail, retryable: false };
+      return { title: t('errors.notSetUp'), detail, retryable: false };
     case 'not_found':
-      return { title: 'This conversation no longer exists.', detail: 'Try again to start a new one.', retryable: true };
+      return { title: t('errors.notFound'), detail: t('errors.notFoundDetail'), retryable: true };
     default:
-      if (error.status === 413) return { title: 'That is too much to send at once.', detail, retryable: false };
-      if (error.status >= 500) return { title: 'The chat service ran into a problem.', detail, retryable: true };
-      return { title: 'The request was refused.', detail, retryable: false };
+      if (error.status === 413) return { title: t('errors.tooLarge'), detail, retryable: false };
+      if (error.status >= 500) return { title: t('errors.serverProblem'), detail, retryable: true };
+      return { title: t('errors.refused'), detail, retryable: false };
   }
 }

@@ -1,47 +1,18 @@
 import type { Source, SourcesData, SourceText } from '../../shared/api/stream';
 import { sourceWindowText } from '../../shared/sources';
 import { h, uid } from './dom';
+import { ENGLISH, type Locale } from './i18n/locale';
+import type { TextKey } from './i18n/strings';
 import type { Message } from './types';
 
-/** Every string the sources show, in one place (a later pass moves them into the widget's translation table). */
-export const SOURCES_TEXT = {
-  heading: 'Sources',
-  listLabel: 'Sources of this answer',
-  panelLabel: 'Source',
-  close: 'Close',
-  closeLabel: 'Close the source',
-  server: 'Server',
-  uri: 'URI',
-  readAt: 'Read',
-  fetchedAt: 'Fetched from the server',
-  version: 'Version',
-  how: 'How',
-  received: 'The text the model received',
-  via: {
-    read: 'read',
-    search: 'searched: the passages found',
-    attachment: 'attached to the question',
-    pinned: 'pinned in the instructions',
-    tool: 'in a tool result',
-  } satisfies Record<Source['via'], string>,
-  whole: 'whole',
-  characters: (from: string, to: string, total: string) => `characters ${from}–${to} of ${total}`,
-  parts: (count: string) => `${count} parts`,
-  unit: { page: ['page', 'pages'], slide: ['slide', 'slides'], sheet: ['sheet', 'sheets'] } as Record<
-    string,
-    [string, string]
-  >,
-  range: (unit: string, from: string, to: string | undefined, of: string) =>
-    `${unit} ${to ? `${from}–${to}` : from} of ${of}`,
-  truncated: (shown: string) => `The first ${shown} characters are shown here; the model received the whole text.`,
-  missing: 'This text is no longer in the conversation.',
-  loading: 'Loading…',
-  citation: (n: number, title: string) => `Source ${n}: ${title}`,
-} as const;
-
-const number = (n: number) => new Intl.NumberFormat().format(n);
-const time = (ms: number) =>
-  new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(ms);
+/** How the model came by a source, in words. */
+const VIA = {
+  read: 'sources.viaRead',
+  search: 'sources.viaSearch',
+  attachment: 'sources.viaAttachment',
+  pinned: 'sources.viaPinned',
+  tool: 'sources.viaTool',
+} as const satisfies Record<Source['via'], TextKey>;
 
 /** The sources an answer's `data-sources` part lists (none when it read nothing). */
 export function sourcesOf(message: Message): Source[] {
@@ -52,36 +23,39 @@ export function sourcesOf(message: Message): Source[] {
 const titleOf = (source: Source) => source.title || source.uri;
 
 /** Which part of a source a window is: its pages (slides, sheets) for a document, else its characters. */
-export function windowLabel(window: Source['windows'][number]): string {
+export function windowLabel(window: Source['windows'][number], locale: Locale = ENGLISH): string {
   const pages = /^(page|slide|sheet)s? (\d+)(?:-(\d+))? of (\d+)$/.exec(window.pages ?? '');
   if (pages) {
-    const [singular, plural] = SOURCES_TEXT.unit[pages[1]!]!;
-    return SOURCES_TEXT.range(
-      pages[3] ? plural : singular,
-      number(Number(pages[2])),
-      pages[3] ? number(Number(pages[3])) : undefined,
-      number(Number(pages[4])),
-    );
+    const unit = pages[1] as 'page' | 'slide' | 'sheet';
+    const numbers = { from: Number(pages[2]), total: Number(pages[4]) };
+    return pages[3]
+      ? locale.t(`sources.${unit}s`, { ...numbers, to: Number(pages[3]) })
+      : locale.t(`sources.${unit}`, numbers);
   }
   if (window.pages) return window.pages;
-  return SOURCES_TEXT.characters(number(window.offset), number(window.end), number(window.total));
+  return locale.t('sources.characters', { from: window.offset, to: window.end, total: window.total });
 }
 
 /** What the list says of how much of a source was read: nothing when all of it, else its window or its parts' count. */
-function extent(source: Source): string | undefined {
+function extent(source: Source, locale: Locale): string | undefined {
   if (!source.partial) return undefined;
-  if (source.windows.length === 1) return windowLabel(source.windows[0]!);
-  return SOURCES_TEXT.parts(number(source.windows.length));
+  if (source.windows.length === 1) return windowLabel(source.windows[0]!, locale);
+  return locale.t('sources.parts', { count: source.windows.length });
 }
 
 export type OpenSource = (message: Message, source: Source) => void;
 
 /** The compact list under an answer: number, title, server, and the window or pages when partial. Each opens its panel. */
-export function sourceList(message: Message, sources: Source[], open: OpenSource): HTMLElement {
+export function sourceList(
+  message: Message,
+  sources: Source[],
+  open: OpenSource,
+  locale: Locale = ENGLISH,
+): HTMLElement {
   return h(
     'section',
-    { class: 'sources', 'aria-label': SOURCES_TEXT.listLabel, part: 'sources' },
-    h('h4', {}, SOURCES_TEXT.heading),
+    { class: 'sources', 'aria-label': locale.t('sources.listLabel'), part: 'sources' },
+    h('h4', {}, locale.t('sources.heading')),
     h(
       'ol',
       {},
@@ -100,7 +74,7 @@ export function sourceList(message: Message, sources: Source[], open: OpenSource
               onclick: () => open(message, source),
             },
             h('span', { class: 'source-title' }, titleOf(source)),
-            h('span', { class: 'meta' }, [source.server, extent(source)].filter(Boolean).join(' · ')),
+            h('span', { class: 'meta' }, [source.server, extent(source, locale)].filter(Boolean).join(' · ')),
           ),
         ),
       ),
@@ -112,7 +86,13 @@ export function sourceList(message: Message, sources: Source[], open: OpenSource
  * The answer's text with what it cites made into buttons that open the source: a source's URI, or `[n]` for a source
  * it has. Only text nodes are touched (never markup; the text stays as the model wrote it), outside links and code blocks.
  */
-export function linkCitations(container: HTMLElement, message: Message, sources: Source[], open: OpenSource): void {
+export function linkCitations(
+  container: HTMLElement,
+  message: Message,
+  sources: Source[],
+  open: OpenSource,
+  locale: Locale = ENGLISH,
+): void {
   if (!sources.length) return;
   const byUri = new Map(sources.map((s) => [s.uri, s]));
   const byNumber = new Map(sources.map((s) => [String(s.n), s]));
@@ -134,7 +114,7 @@ export function linkCitations(container: HTMLElement, message: Message, sources:
       const source = numbered === undefined ? byUri.get(match[0]) : byNumber.get(numbered);
       if (!source) continue;
       pieces.push(text.slice(last, match.index));
-      pieces.push(citation(match[0], numbered !== undefined, message, source, open));
+      pieces.push(citation(match[0], numbered !== undefined, message, source, open, locale));
       last = match.index + match[0].length;
     }
     if (!pieces.length) continue;
@@ -143,17 +123,25 @@ export function linkCitations(container: HTMLElement, message: Message, sources:
   }
 }
 
-function citation(text: string, numbered: boolean, message: Message, source: Source, open: OpenSource): HTMLElement {
+function citation(
+  text: string,
+  numbered: boolean,
+  message: Message,
+  source: Source,
+  open: OpenSource,
+  locale: Locale,
+): HTMLElement {
+  const label = locale.t('sources.citation', { n: source.n, title: titleOf(source) });
   return h(
     'button',
     {
       type: 'button',
       class: 'cite',
       part: 'citation',
-      title: SOURCES_TEXT.citation(source.n, titleOf(source)),
+      title: label,
       'data-source': `${message.id}:${source.n}`,
       // A bare "[2]" says little read aloud: its label names the source.
-      ...(numbered ? { 'aria-label': SOURCES_TEXT.citation(source.n, titleOf(source)) } : {}),
+      ...(numbered ? { 'aria-label': label } : {}),
       onclick: () => open(message, source),
     },
     text,
@@ -168,6 +156,7 @@ export interface SourcePanelDeps {
   message(id: string): Promise<Message | undefined>;
   /** The element's shadow root: focus goes back to the control that opened the panel (or its re-rendered twin). */
   root: ShadowRoot;
+  locale(): Locale;
 }
 
 /**
@@ -191,24 +180,28 @@ export class SourcePanel {
 
   open = (message: Message, source: Source): void => {
     const generation = ++this.generation;
+    const locale = this.deps.locale();
+    const t = locale.t.bind(locale);
     this.openedFrom = this.deps.root.activeElement;
     this.opener = `${message.id}:${source.n}`;
     const headingId = uid('source');
     const close = h(
       'button',
-      { type: 'button', class: 'secondary small', 'aria-label': SOURCES_TEXT.closeLabel, onclick: () => this.close() },
-      SOURCES_TEXT.close,
+      { type: 'button', class: 'secondary small', 'aria-label': t('sources.closeLabel'), onclick: () => this.close() },
+      t('sources.close'),
     );
     const heading = h('h3', { id: headingId, tabindex: -1 }, `${source.n}. ${titleOf(source)}`);
     const facts = h(
       'dl',
       {},
-      ...fact(SOURCES_TEXT.server, source.server),
-      ...fact(SOURCES_TEXT.uri, source.uri),
-      ...fact(SOURCES_TEXT.how, SOURCES_TEXT.via[source.via]),
-      ...fact(SOURCES_TEXT.readAt, time(source.readAt)),
-      ...(source.fetchedAt !== undefined ? fact(SOURCES_TEXT.fetchedAt, time(source.fetchedAt)) : []),
-      ...(source.version ? fact(SOURCES_TEXT.version, source.version) : []),
+      ...fact(t('sources.server'), source.server),
+      ...fact(t('sources.uri'), source.uri),
+      ...fact(t('sources.how'), t(VIA[source.via])),
+      ...fact(t('sources.readAt'), locale.dateTime(source.readAt, 'medium')),
+      ...(source.fetchedAt !== undefined
+        ? fact(t('sources.fetchedAt'), locale.dateTime(source.fetchedAt, 'medium'))
+        : []),
+      ...(source.version ? fact(t('sources.version'), source.version) : []),
     );
     const body = h('div', { class: 'source-windows' });
     const panel = h(
@@ -216,7 +209,7 @@ export class SourcePanel {
       { class: 'source-panel', role: 'dialog', 'aria-labelledby': headingId, part: 'source-panel' },
       h('div', { class: 'source-head' }, heading, close),
       facts,
-      h('h4', {}, SOURCES_TEXT.received),
+      h('h4', {}, t('sources.received')),
       body,
     );
     panel.addEventListener('keydown', (event) => {
@@ -226,7 +219,7 @@ export class SourcePanel {
     });
     this.el.replaceChildren(panel);
     heading.focus();
-    void this.fill(body, message, source, generation);
+    void this.fill(body, message, source, generation, locale);
   };
 
   close(): void {
@@ -241,8 +234,15 @@ export class SourcePanel {
     back?.focus();
   }
 
-  private async fill(body: HTMLElement, message: Message, source: Source, generation: number): Promise<void> {
-    body.replaceChildren(h('p', { class: 'meta' }, SOURCES_TEXT.loading));
+  private async fill(
+    body: HTMLElement,
+    message: Message,
+    source: Source,
+    generation: number,
+    locale: Locale,
+  ): Promise<void> {
+    const t = locale.t.bind(locale);
+    body.replaceChildren(h('p', { class: 'meta' }, t('sources.loading')));
     const windows = await Promise.all(
       source.windows.map(async (window) => ({ window, text: await this.textOf(window.text, message) })),
     );
@@ -250,12 +250,12 @@ export class SourcePanel {
     body.replaceChildren(
       ...windows.flatMap(({ window, text }): HTMLElement[] =>
         [
-          source.windows.length > 1 || source.partial ? h('h5', {}, windowLabel(window)) : null,
+          source.windows.length > 1 || source.partial ? h('h5', {}, windowLabel(window, locale)) : null,
           text === undefined
-            ? h('p', { class: 'notice' }, SOURCES_TEXT.missing)
+            ? h('p', { class: 'notice' }, t('sources.missing'))
             : h('pre', { class: 'source-text', tabindex: 0 }, text),
           window.text.in === 'inline' && window.text.truncated
-            ? h('p', { class: 'meta' }, SOURCES_TEXT.truncated(number(window.text.text.length)))
+            ? h('p', { class: 'meta' }, t('sources.truncated', { shown: window.text.text.length }))
             : null,
         ].filter((node) => node !== null),
       ),

@@ -1,16 +1,7 @@
 import { h } from './dom';
 import type { PromptChoice } from './catalog-menus';
+import type { Locale } from './i18n/locale';
 import type { Catalog } from './types';
-
-/** Every string the start screen shows (one table, for the translation pass). */
-export const START_TEXT = {
-  greeting: 'How can I help?',
-  intro: 'The assistant reads the connected servers’ resources when it needs them.',
-  suggestions: 'Suggestions',
-  prompts: 'Prompts from the servers',
-  help: 'Type / for every prompt and skill, @ to attach a resource; drop a file here to ask about it.',
-  promptDetail: (server: string) => `Opens its form · ${server}`,
-} as const;
 
 /** Most server prompts the start screen offers (the `/` menu lists them all). */
 const MAX_PROMPTS = 6;
@@ -72,6 +63,8 @@ export interface StartScreenDeps {
   catalog(): Promise<Catalog>;
   send(text: string): void;
   openPrompt(choice: PromptChoice): void;
+  /** The widget's language (read at each refresh: a new `lang` shows when the screen is shown again). */
+  locale(): Locale;
 }
 
 /**
@@ -84,19 +77,15 @@ export interface StartScreenDeps {
 export class StartScreen {
   readonly el: HTMLElement;
   private readonly choices: HTMLElement;
+  private readonly greeting = h('h3', { class: 'start-greeting' });
+  private readonly intro = h('p', { class: 'start-intro' });
+  private readonly help = h('p', { class: 'start-help' });
   /** Bumped per refresh: a catalog that arrives after a newer refresh is dropped. */
   private generation = 0;
 
   constructor(private readonly deps: StartScreenDeps) {
     this.choices = h('div', { class: 'start-choices' });
-    this.el = h(
-      'div',
-      { class: 'empty start', part: 'start' },
-      h('h3', { class: 'start-greeting' }, START_TEXT.greeting),
-      h('p', { class: 'start-intro' }, START_TEXT.intro),
-      this.choices,
-      h('p', { class: 'start-help' }, START_TEXT.help),
-    );
+    this.el = h('div', { class: 'empty start', part: 'start' }, this.greeting, this.intro, this.choices, this.help);
   }
 
   /** The element, refreshed: the transcript shows it for an empty conversation. */
@@ -108,10 +97,14 @@ export class StartScreen {
   /** Shows the host's suggestions, or else (once read) the servers' prompts. */
   async refresh(): Promise<void> {
     const generation = ++this.generation;
+    const locale = this.deps.locale();
+    this.greeting.textContent = locale.t('start.greeting');
+    this.intro.textContent = locale.t('start.intro');
+    this.help.textContent = locale.t('start.help');
     const suggestions = this.deps.suggestions();
     if (suggestions) {
       this.show(
-        START_TEXT.suggestions,
+        locale.t('start.suggestions'),
         suggestions.map((s) => choice(s.label, undefined, () => this.deps.send(s.prompt))),
       );
       return;
@@ -125,10 +118,12 @@ export class StartScreen {
     }
     if (generation !== this.generation || !prompts.length) return;
     this.show(
-      START_TEXT.prompts,
+      locale.t('start.prompts'),
       prompts.map((p) =>
-        choice(p.prompt.title ?? `/${p.prompt.name}`, p.prompt.description ?? START_TEXT.promptDetail(p.server), () =>
-          this.deps.openPrompt(p),
+        choice(
+          p.prompt.title ?? `/${p.prompt.name}`,
+          p.prompt.description ?? locale.t('start.promptDetail', { server: p.server }),
+          () => this.deps.openPrompt(p),
         ),
       ),
     );

@@ -1,3 +1,4 @@
+import { ENGLISH, type Locale } from './i18n/locale';
 import type { ToolPart } from './types';
 
 /**
@@ -23,7 +24,8 @@ interface ReadOutput {
   window?: { offset: number; end: number; total: number; nextOffset?: number };
 }
 
-export function summarizeStep(part: ToolPart): StepSummary {
+export function summarizeStep(part: ToolPart, locale: Locale = ENGLISH): StepSummary {
+  const t = locale.t.bind(locale);
   const name = part.type.slice('tool-'.length);
   const input = (part.input ?? {}) as Record<string, unknown>;
   const status: StepSummary['status'] =
@@ -41,15 +43,23 @@ export function summarizeStep(part: ToolPart): StepSummary {
 
   switch (name) {
     case 'read_resource':
-      return { ...base, label: readLabel(String(input.uri ?? ''), part.output as ReadOutput | undefined, status) };
+      return {
+        ...base,
+        label: readLabel(String(input.uri ?? ''), part.output as ReadOutput | undefined, status, locale),
+      };
     case 'list_resources':
-      return { ...base, label: `listed resources${input.query ? ` matching “${String(input.query)}”` : ''}` };
+      return {
+        ...base,
+        label: input.query ? t('steps.listedMatching', { query: String(input.query) }) : t('steps.listed'),
+      };
     case 'list_resource_templates':
-      return { ...base, label: 'listed resource templates' };
+      return { ...base, label: t('steps.templates') };
     case 'invoke_prompt':
       return {
         ...base,
-        label: `used the prompt ${String(input.name ?? '')}${input.server ? ` (${String(input.server)})` : ''}`,
+        label: input.server
+          ? t('steps.usedPromptOn', { name: String(input.name ?? ''), server: String(input.server) })
+          : t('steps.usedPrompt', { name: String(input.name ?? '') }),
       };
     default: {
       // An MCP tool: its server and its own name as the service said them (the model's name may be rewritten or
@@ -61,26 +71,25 @@ export function summarizeStep(part: ToolPart): StepSummary {
           : name.includes('__')
             ? (name.split('__', 2) as [string, string])
             : ['', name];
-      const on = server ? ` on ${server}` : '';
-      const label =
-        status === 'approval'
-          ? `wants to run ${tool}${on}`
-          : status === 'denied'
-            ? `${tool}${on} — denied`
-            : status === 'running'
-              ? `running ${tool}${on}…`
-              : `ran ${tool}${on}`;
+      const key =
+        status === 'approval' ? 'wants' : status === 'denied' ? 'denied' : status === 'running' ? 'running' : 'ran';
+      const label = server ? t(`steps.${key}On`, { tool, server }) : t(`steps.${key}`, { tool });
       return { ...base, label, args: JSON.stringify(part.input ?? {}, null, 2) };
     }
   }
 }
 
-function readLabel(uri: string, output: ReadOutput | undefined, status: StepSummary['status']): string {
-  if (status === 'running') return `reading ${uri}…`;
-  if (status === 'error' || !output) return `could not read ${uri}`;
+function readLabel(uri: string, output: ReadOutput | undefined, status: StepSummary['status'], locale: Locale): string {
+  const t = locale.t.bind(locale);
+  if (status === 'running') return t('steps.reading', { uri });
+  if (status === 'error' || !output) return t('steps.readFailed', { uri });
   const binary = /^\[Binary resource: ([^,\]]+), ([^,\]]+)/.exec(output.text ?? '');
-  if (binary) return `described ${binary[1]} ${binary[2] === 'size unknown' ? '(size unknown)' : binary[2]}`;
-  if (output.cache === 'catalog') return `described ${uri} from the catalog`;
+  if (binary)
+    return t('steps.described', {
+      type: binary[1]!,
+      size: binary[2] === 'size unknown' ? t('steps.sizeUnknown') : binary[2]!,
+    });
+  if (output.cache === 'catalog') return t('steps.fromCatalog', { uri });
   const window = output.window;
   // A converted document (a PDF, an Office file) says which of its pages the model received; other text, characters.
   const pages = / pages="([^"]*)"/.exec(output.text ?? '')?.[1];
@@ -90,10 +99,10 @@ function readLabel(uri: string, output: ReadOutput | undefined, status: StepSumm
         .replace(/&quot;/g, '"')
         .replace(/&amp;/g, '&')}`
     : window && (window.offset > 0 || window.nextOffset !== undefined)
-      ? `, characters ${window.offset.toLocaleString('en')}–${window.end.toLocaleString('en')} of ${window.total.toLocaleString('en')}`
+      ? `, ${t('steps.characters', { start: window.offset, end: window.end, total: window.total })}`
       : '';
-  const cached = output.cache === 'memory' || output.cache === 'kv' ? ' (cached)' : '';
-  return `read ${output.uri ?? uri}${cached}${part}`;
+  const cached = output.cache === 'memory' || output.cache === 'kv';
+  return `${t(cached ? 'steps.readCached' : 'steps.read', { uri: output.uri ?? uri })}${part}`;
 }
 
 function textOf(output: unknown): string | undefined {

@@ -1,3 +1,4 @@
+import { I18N_STYLES } from './i18n/i18n-styles';
 import { MARKDOWN_STYLES } from './markdown-styles';
 import { SHELL_STYLES } from './shell-styles';
 import { ACTIONS_STYLES } from './answer-actions-styles';
@@ -10,7 +11,8 @@ import { SOURCES_STYLES } from './sources-styles';
  * stylesheet, so a host CSP without 'unsafe-inline' styles does not block it.
  * The dark values of the colours are in theme.ts (`theme="dark" | "auto"`).
  */
-export const STYLES = `
+export const STYLES =
+  `
 :host {
   --mcp-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --mcp-font-size: 14px;
@@ -53,7 +55,7 @@ header h2 { font-size: 1em; margin: 0; flex: 1; }
 .msg.user { align-self: flex-end; background: var(--mcp-user-bg); }
 .msg.assistant { align-self: flex-start; background: var(--mcp-assistant-bg); }
 .msg p, .msg ul, .msg ol, .msg blockquote, .msg pre { margin: .35em 0; }
-.msg blockquote { border-left: 3px solid var(--mcp-border); padding-left: 10px; color: var(--mcp-muted); }
+.msg blockquote { border-inline-start: 3px solid var(--mcp-border); padding-inline-start: 10px; color: var(--mcp-muted); }
 .msg pre { background: var(--mcp-step-bg); border: 1px solid var(--mcp-border); border-radius: 6px; padding: 6px 8px; overflow-x: auto; white-space: pre-wrap; font-size: .9em; }
 .msg code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .92em; }
 .msg a { color: var(--mcp-accent); }
@@ -77,16 +79,16 @@ button.attach svg { fill: none; stroke: currentColor; stroke-width: 2; stroke-li
 .approval p { margin: 0 0 6px; font-weight: 600; }
 .approval pre { margin: 0 0 8px; }
 .approval p.changed { font-weight: 400; color: var(--mcp-error); background: var(--mcp-error-bg); padding: 4px 8px; border-radius: 6px; }
-.task-card { border: 1px solid var(--mcp-border); border-left: 3px solid var(--mcp-accent); border-radius: 8px; padding: 6px 10px; margin: .35em 0; background: var(--mcp-step-bg); font-size: .9em; display: flex; flex-direction: column; gap: 4px; min-width: min(300px, 100%); }
-.task-card[data-status="completed"] { border-left-color: var(--mcp-success); }
-.task-card[data-status="failed"], .task-card[data-status="cancelled"] { border-left-color: var(--mcp-error); }
-.task-card[data-status="input_required"] { border-left-color: var(--mcp-warning); }
+.task-card { border: 1px solid var(--mcp-border); border-inline-start: 3px solid var(--mcp-accent); border-radius: 8px; padding: 6px 10px; margin: .35em 0; background: var(--mcp-step-bg); font-size: .9em; display: flex; flex-direction: column; gap: 4px; min-width: min(300px, 100%); }
+.task-card[data-status="completed"] { border-inline-start-color: var(--mcp-success); }
+.task-card[data-status="failed"], .task-card[data-status="cancelled"] { border-inline-start-color: var(--mcp-error); }
+.task-card[data-status="input_required"] { border-inline-start-color: var(--mcp-warning); }
 .task-head { display: flex; align-items: baseline; gap: 6px; flex-wrap: wrap; }
-.task-head .badge { margin-left: auto; font-size: .85em; padding: 0 8px; border-radius: 999px; border: 1px solid var(--mcp-border); color: var(--mcp-muted); }
+.task-head .badge { margin-inline-start: auto; font-size: .85em; padding: 0 8px; border-radius: 999px; border: 1px solid var(--mcp-border); color: var(--mcp-muted); }
 .task-card .task-detail { margin: 0; }
 .task-card progress { width: 100%; height: 6px; accent-color: var(--mcp-accent); }
 .task-foot { display: flex; align-items: center; gap: 8px; color: var(--mcp-muted); font-variant-numeric: tabular-nums; }
-.task-foot button { margin-left: auto; }
+.task-foot button { margin-inline-start: auto; }
 /* Nothing of the transcript asks for a width of its own: a fixed width would become the least width of the widget, and a
    host whose layout sizes it by its content (a grid track, a flex item) would grow past a phone's screen to fit it. A
    message with a view takes the room it has instead; the view is at most 560 px wide. */
@@ -109,7 +111,7 @@ button:disabled { opacity: .5; cursor: default; }
 textarea { flex: 1; min-width: 0; resize: none; font: inherit; color: inherit; background: var(--mcp-bg); border: 1px solid var(--mcp-field-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 140px; }
 .hint { font-size: .8em; color: var(--mcp-muted); }
 [role="listbox"] { list-style: none; margin: 0; padding: 4px; border: 1px solid var(--mcp-border); border-radius: 8px; background: var(--mcp-bg); box-shadow: 0 6px 24px var(--mcp-shadow); max-height: 240px; overflow-y: auto; }
-.menu { position: absolute; left: 14px; right: 14px; bottom: 100%; z-index: 2; }
+.menu { position: absolute; inset-inline: 14px; bottom: 100%; z-index: 2; }
 [role="option"] { padding: 6px 8px; border-radius: 6px; cursor: pointer; }
 [role="option"][aria-selected="true"] { background: var(--mcp-user-bg); box-shadow: inset 3px 0 0 var(--mcp-accent); }
 [role="option"][aria-disabled="true"] { color: var(--mcp-error); cursor: default; }
@@ -139,4 +141,6 @@ button.small { padding: 2px 10px; font-size: .85em; }
 ${MARKDOWN_STYLES}
 ${ACTIONS_STYLES}
 ${SOURCES_STYLES}
-${SHELL_STYLES}`;
+` +
+  SHELL_STYLES +
+  I18N_STYLES;

@@ -1,4 +1,6 @@
 import type { TaskNotice, ToolProgress } from '../../shared/api/stream';
+import { ENGLISH, type Locale } from './i18n/locale';
+import type { TextKey } from './i18n/strings';
 import type { Message, ToolPart } from './types';
 
 /*
@@ -29,12 +31,12 @@ export interface TaskCardState {
   running: boolean;
 }
 
-const LABELS: Record<CardStatus, string> = {
-  working: 'Working',
-  input_required: 'Needs input',
-  completed: 'Completed',
-  failed: 'Failed',
-  cancelled: 'Cancelled',
+const LABELS: Record<CardStatus, TextKey> = {
+  working: 'tasks.working',
+  input_required: 'tasks.inputRequired',
+  completed: 'tasks.completed',
+  failed: 'tasks.failed',
+  cancelled: 'tasks.cancelled',
 };
 
 /** A call's latest progress report, and when the widget first heard of the call's progress (its clock's start). */
@@ -84,13 +86,13 @@ export function continuationPending(message: Message): boolean {
 }
 
 /** "3 of 4", "40%" or "3": a progress report in words, when it has no message of its own. */
-export function progressText(progress: Pick<ToolProgress, 'progress' | 'total'>): string {
+export function progressText(progress: Pick<ToolProgress, 'progress' | 'total'>, locale: Locale = ENGLISH): string {
   if (progress.total && progress.total > 0) {
     return Number.isInteger(progress.progress) && Number.isInteger(progress.total)
-      ? `${progress.progress} of ${progress.total}`
-      : `${Math.round((progress.progress / progress.total) * 100)}%`;
+      ? locale.t('tasks.of', { done: progress.progress, total: progress.total })
+      : locale.number(progress.progress / progress.total, { style: 'percent' });
   }
-  return String(progress.progress);
+  return locale.number(progress.progress);
 }
 
 /**
@@ -98,15 +100,18 @@ export function progressText(progress: Pick<ToolProgress, 'progress' | 'total'>)
  * stays (its final state, after a reload too); a progress-only card shows
  * while the call runs (what was transient is not shown after it).
  */
-export function taskCardState(input: {
-  part: Pick<ToolPart, 'state'>;
-  task?: TaskNotice | undefined;
-  progress?: LiveProgress | undefined;
-}): TaskCardState | undefined {
+export function taskCardState(
+  input: {
+    part: Pick<ToolPart, 'state'>;
+    task?: TaskNotice | undefined;
+    progress?: LiveProgress | undefined;
+  },
+  locale: Locale = ENGLISH,
+): TaskCardState | undefined {
   const { task, progress } = input;
   const fromProgress = progress
     ? {
-        detail: progress.data.message || progressText(progress.data),
+        detail: progress.data.message || progressText(progress.data, locale),
         ...(progress.data.total && progress.data.total > 0
           ? { fraction: Math.min(1, Math.max(0, progress.data.progress / progress.data.total)) }
           : {}),
@@ -119,7 +124,7 @@ export function taskCardState(input: {
       tool: task.tool,
       server: task.server,
       status: task.status,
-      label: LABELS[task.status],
+      label: locale.t(LABELS[task.status]),
       ...(detail ? { detail } : {}),
       ...(running && fromProgress?.fraction !== undefined ? { fraction: fromProgress.fraction } : {}),
       startedAt: task.startedAt,
@@ -132,7 +137,7 @@ export function taskCardState(input: {
     tool: progress.data.tool,
     server: progress.data.server,
     status: 'working',
-    label: LABELS.working,
+    label: locale.t(LABELS.working),
     ...fromProgress,
     startedAt: progress.since,
     running: true,
@@ -140,15 +145,15 @@ export function taskCardState(input: {
 }
 
 /** "7 s", "1 min 05 s", "2 h 03 min": how long something took or has been running. */
-export function formatElapsed(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, '0')} s`;
-  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+export function formatElapsed(ms: number, locale: Locale = ENGLISH): string {
+  return locale.elapsed(ms);
 }
 
 /** The card's clock: time since it started (until `now` while running, else until it ended). */
-export function elapsedOf(state: Pick<TaskCardState, 'startedAt' | 'endedAt'>, now: number): string {
-  return formatElapsed((state.endedAt ?? now) - state.startedAt);
+export function elapsedOf(
+  state: Pick<TaskCardState, 'startedAt' | 'endedAt'>,
+  now: number,
+  locale: Locale = ENGLISH,
+): string {
+  return formatElapsed((state.endedAt ?? now) - state.startedAt, locale);
 }

@@ -1,31 +1,8 @@
 import type { ThreadSummary } from '../../shared/api/conversations';
 import { ChatError, type ChatApi } from './api';
 import { h, svgIcon, uid } from './dom';
+import type { Locale } from './i18n/locale';
 import { plainError } from './plain-errors';
-
-/** Every string the thread list shows (one table, for the translation pass). */
-export const THREADS_TEXT = {
-  button: 'Conversations',
-  heading: 'Conversations',
-  newChat: 'New chat',
-  close: 'Close conversations',
-  untitled: 'Untitled conversation',
-  lastActive: 'Last active',
-  rename: 'Rename',
-  renameLabel: (title: string) => `Rename “${title}”`,
-  titleField: 'Title',
-  save: 'Save',
-  cancel: 'Cancel',
-  delete: 'Delete',
-  deleteLabel: (title: string) => `Delete “${title}”`,
-  confirmDelete: (title: string) => `Delete “${title}”? Its messages and files go; this cannot be undone.`,
-  more: 'Show more',
-  loading: 'Loading conversations…',
-  none: 'No conversations yet.',
-  renamed: (title: string) => `Renamed to “${title}”.`,
-  deleted: (title: string) => `“${title}” was deleted.`,
-  busy: 'An answer is being written: open another conversation once it is done.',
-} as const;
 
 export interface ThreadsDeps {
   api: ChatApi;
@@ -39,6 +16,7 @@ export interface ThreadsDeps {
   newChat(): void;
   /** A conversation was deleted (the one shown: a new chat takes its place). */
   deleted(id: string): void;
+  locale(): Locale;
 }
 
 /** A listed conversation, and what its row is doing. */
@@ -47,8 +25,6 @@ interface Row {
   mode: 'idle' | 'renaming' | 'confirming';
 }
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const titleOf = (thread: ThreadSummary) => thread.title || THREADS_TEXT.untitled;
 /** Created and never used (no turn, no title): not worth a row, unless it is the one shown. */
 const unused = (thread: ThreadSummary) => !thread.title && thread.createdAt === thread.lastActivityAt;
 
@@ -66,6 +42,9 @@ export class ThreadsPanel {
   private readonly list: HTMLUListElement;
   private readonly more: HTMLButtonElement;
   private readonly status: HTMLElement;
+  private readonly heading: HTMLElement;
+  private readonly newChatButton: HTMLButtonElement;
+  private readonly closeButton: HTMLButtonElement;
   private rows: Row[] = [];
   private cursor: string | null = null;
   /** Bumped per read of the list: a page that arrives after the panel closed or reopened is dropped. */
@@ -75,11 +54,20 @@ export class ThreadsPanel {
     const id = uid('threads');
     const headingId = uid('threads-heading');
     this.list = h('ul', { class: 'threads-list', 'aria-labelledby': headingId });
-    this.more = h(
-      'button',
-      { type: 'button', class: 'secondary small', hidden: true, onclick: () => void this.load(true) },
-      THREADS_TEXT.more,
-    );
+    this.more = h('button', {
+      type: 'button',
+      class: 'secondary small',
+      hidden: true,
+      onclick: () => void this.load(true),
+    });
+    this.heading = h('h3', { id: headingId });
+    this.newChatButton = h('button', {
+      type: 'button',
+      class: 'primary small',
+      part: 'new-chat',
+      onclick: () => this.newChat(),
+    });
+    this.closeButton = h('button', { type: 'button', class: 'icon', onclick: () => this.show(false) }, '×');
     this.status = h('p', { class: 'meta threads-status', role: 'status' });
     this.el = h(
       'section',
@@ -96,27 +84,7 @@ export class ThreadsPanel {
           this.show(false);
         },
       },
-      h(
-        'div',
-        { class: 'threads-head' },
-        h('h3', { id: headingId }, THREADS_TEXT.heading),
-        h(
-          'button',
-          { type: 'button', class: 'primary small', part: 'new-chat', onclick: () => this.newChat() },
-          THREADS_TEXT.newChat,
-        ),
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'icon',
-            'aria-label': THREADS_TEXT.close,
-            title: THREADS_TEXT.close,
-            onclick: () => this.show(false),
-          },
-          '×',
-        ),
-      ),
+      h('div', { class: 'threads-head' }, this.heading, this.newChatButton, this.closeButton),
       this.list,
       this.more,
       this.status,
@@ -126,8 +94,6 @@ export class ThreadsPanel {
       {
         type: 'button',
         class: 'icon threads-button',
-        'aria-label': THREADS_TEXT.button,
-        title: THREADS_TEXT.button,
         'aria-expanded': 'false',
         'aria-controls': id,
         part: 'threads-button',
@@ -135,6 +101,28 @@ export class ThreadsPanel {
       },
       listIcon(),
     );
+    this.relabel();
+  }
+
+  /** Its words in the widget's language (again when the language changes). */
+  relabel(): void {
+    const t = this.t;
+    this.toggle.setAttribute('aria-label', t('threads.button'));
+    this.toggle.title = t('threads.button');
+    this.heading.textContent = t('threads.heading');
+    this.newChatButton.textContent = t('threads.newChat');
+    this.closeButton.setAttribute('aria-label', t('threads.close'));
+    this.closeButton.title = t('threads.close');
+    this.more.textContent = t('threads.more');
+  }
+
+  private get t(): Locale['t'] {
+    const locale = this.deps.locale();
+    return locale.t.bind(locale);
+  }
+
+  private titleOf(thread: ThreadSummary): string {
+    return thread.title || this.t('threads.untitled');
   }
 
   /** `threads="off"`: no button, no panel (the host manages conversations). */
@@ -152,6 +140,7 @@ export class ThreadsPanel {
     this.toggle.setAttribute('aria-expanded', String(open));
     this.generation++;
     if (open) {
+      this.relabel();
       this.rows = [];
       this.cursor = null;
       this.render();
@@ -162,7 +151,7 @@ export class ThreadsPanel {
   /** The first page (or, with `more`, the next one), rendered once read. */
   private async load(more: boolean): Promise<void> {
     const generation = this.generation;
-    this.say(THREADS_TEXT.loading);
+    this.say(this.t('threads.loading'));
     try {
       const page = await this.deps.api.conversations(more ? (this.cursor ?? undefined) : undefined);
       if (generation !== this.generation) return;
@@ -172,7 +161,7 @@ export class ThreadsPanel {
         if (!known.has(thread.id) && (thread.id === current || !unused(thread)))
           this.rows.push({ thread, mode: 'idle' });
       this.cursor = page.nextCursor;
-      this.say(this.rows.length ? '' : THREADS_TEXT.none);
+      this.say(this.rows.length ? '' : this.t('threads.none'));
       this.render();
       if (!more) this.focusRow(0);
     } catch (error) {
@@ -193,7 +182,8 @@ export class ThreadsPanel {
 
   private rowEl(row: Row, isCurrent: boolean): HTMLLIElement {
     const { thread } = row;
-    const title = titleOf(thread);
+    const t = this.t;
+    const title = this.titleOf(thread);
     const li = h('li', { 'data-id': thread.id, class: 'thread' });
     if (row.mode === 'renaming') {
       li.append(this.renameForm(row));
@@ -205,26 +195,30 @@ export class ThreadsPanel {
         h(
           'div',
           { class: 'thread-confirm', role: 'group', 'aria-describedby': textId },
-          h('p', { id: textId }, THREADS_TEXT.confirmDelete(title)),
+          h('p', { id: textId }, t('threads.confirmDelete', { title })),
           h(
             'div',
             { class: 'row' },
             h(
               'button',
               { type: 'button', class: 'danger small', onclick: () => void this.remove(row) },
-              THREADS_TEXT.delete,
+              t('threads.delete'),
             ),
             h(
               'button',
               { type: 'button', class: 'secondary small cancel', onclick: () => this.setMode(row, 'idle', '.delete') },
-              THREADS_TEXT.cancel,
+              t('threads.cancel'),
             ),
           ),
         ),
       );
       return li;
     }
-    const time = h('time', { datetime: thread.lastActivityAt }, when.format(new Date(thread.lastActivityAt)));
+    const time = h(
+      'time',
+      { datetime: thread.lastActivityAt },
+      this.deps.locale().dateTime(new Date(thread.lastActivityAt)),
+    );
     li.append(
       h(
         'button',
@@ -235,34 +229,35 @@ export class ThreadsPanel {
           onclick: () => this.choose(thread.id),
         },
         h('span', { class: 'thread-title' }, title),
-        h('span', { class: 'meta' }, `${THREADS_TEXT.lastActive} `, time),
+        h('span', { class: 'meta' }, `${t('threads.lastActive')} `, time),
       ),
       h(
         'button',
         {
           type: 'button',
           class: 'secondary small rename',
-          'aria-label': THREADS_TEXT.renameLabel(title),
+          'aria-label': t('threads.renameLabel', { title }),
           onclick: () => this.setMode(row, 'renaming', 'input'),
         },
-        THREADS_TEXT.rename,
+        t('threads.rename'),
       ),
       h(
         'button',
         {
           type: 'button',
           class: 'secondary small delete',
-          'aria-label': THREADS_TEXT.deleteLabel(title),
+          'aria-label': t('threads.deleteLabel', { title }),
           onclick: () => this.setMode(row, 'confirming', '.cancel'),
         },
-        THREADS_TEXT.delete,
+        t('threads.delete'),
       ),
     );
     return li;
   }
 
   private renameForm(row: Row): HTMLFormElement {
-    const input = h('input', { name: 'title', value: row.thread.title, 'aria-label': THREADS_TEXT.titleField });
+    const t = this.t;
+    const input = h('input', { name: 'title', value: row.thread.title, 'aria-label': t('threads.titleField') });
     const cancel = () => this.setMode(row, 'idle', '.rename');
     return h(
       'form',
@@ -276,8 +271,8 @@ export class ThreadsPanel {
         },
       },
       input,
-      h('button', { type: 'submit', class: 'primary small' }, THREADS_TEXT.save),
-      h('button', { type: 'button', class: 'secondary small', onclick: cancel }, THREADS_TEXT.cancel),
+      h('button', { type: 'submit', class: 'primary small' }, t('threads.save')),
+      h('button', { type: 'button', class: 'secondary small', onclick: cancel }, t('threads.cancel')),
     );
   }
 
@@ -290,7 +285,7 @@ export class ThreadsPanel {
 
   private choose(id: string): void {
     if (id !== this.deps.current() && this.deps.busy()) {
-      this.say(THREADS_TEXT.busy);
+      this.say(this.t('threads.busy'));
       return;
     }
     this.show(false, id === this.deps.current()); // the one shown: the panel just closes
@@ -299,7 +294,7 @@ export class ThreadsPanel {
 
   private newChat(): void {
     if (this.deps.busy()) {
-      this.say(THREADS_TEXT.busy);
+      this.say(this.t('threads.busy'));
       return;
     }
     this.show(false, false);
@@ -310,7 +305,7 @@ export class ThreadsPanel {
     try {
       const set = await this.deps.api.rename(row.thread.id, title.trim());
       row.thread = { ...row.thread, title: set.title };
-      this.say(THREADS_TEXT.renamed(titleOf(row.thread)));
+      this.say(this.t('threads.renamed', { title: this.titleOf(row.thread) }));
       this.setMode(row, 'idle', '.rename');
     } catch (error) {
       this.fail(error);
@@ -326,7 +321,7 @@ export class ThreadsPanel {
       if (!(error instanceof ChatError && error.status === 404)) return this.fail(error);
     }
     this.rows.splice(index, 1);
-    this.say(THREADS_TEXT.deleted(titleOf(row.thread)));
+    this.say(this.t('threads.deleted', { title: this.titleOf(row.thread) }));
     this.render();
     this.focusRow(index);
     this.deps.deleted(row.thread.id);
@@ -343,7 +338,7 @@ export class ThreadsPanel {
   }
 
   private fail(error: unknown): void {
-    const plain = plainError(error);
+    const plain = plainError(error, this.deps.locale());
     this.say(`${plain.title} ${plain.detail}`);
   }
 }

@@ -1,6 +1,7 @@
 import type { AppToolCall } from '../../../shared/api/views';
 import type { ChatApi } from '../api';
 import { h } from '../dom';
+import type { Locale } from '../i18n/locale';
 import type { ToolPart } from '../types';
 import { RpcError, ViewBridge } from './bridge';
 import { clampHeight, MAX_HEIGHT, viewFrame } from './frame';
@@ -27,6 +28,8 @@ export interface AppViewsDeps {
   compose(text: string): boolean;
   /** The theme the chat shows: views get it in their host context, and a notification when it flips (setTheme). */
   theme(): 'light' | 'dark';
+  /** The widget's language: its strings here, and the view's `locale` (host context). */
+  locale(): Locale;
 }
 
 /** One view: its element in the step, the iframe in it, and the bridge to it. */
@@ -86,7 +89,11 @@ export class AppViews {
     if (!conversation) return undefined;
     const view: LiveView = {
       app,
-      node: h('div', { class: 'app-view', role: 'group', 'aria-label': `View of ${app.tool}` }),
+      node: h('div', {
+        class: 'app-view',
+        role: 'group',
+        'aria-label': this.deps.locale().t('views.label', { tool: app.tool }),
+      }),
       approvals: h('div', {}),
       notice: h('p', { class: 'notice', role: 'status', hidden: true }),
       inputSent: false,
@@ -138,7 +145,7 @@ export class AppViews {
         initialize: () => {
           view.inputSent = view.resultSent = false;
           this.deliver(view); // held by the bridge until the view says it is initialized
-          return initializeResult(app, frame, this.deps.theme());
+          return initializeResult(app, frame, this.deps.theme(), this.deps.locale().lang);
         },
         initialized: () => clearTimeout(view.timer),
         callTool: (name, args) => this.callTool(view, conversation, name, args),
@@ -179,9 +186,7 @@ export class AppViews {
     view.failed = true;
     clearTimeout(view.timer);
     view.bridge?.close();
-    view.node.replaceChildren(
-      h('p', { class: 'notice' }, 'This tool’s view could not be shown; its result is in the step above.'),
-    );
+    view.node.replaceChildren(h('p', { class: 'notice' }, this.deps.locale().t('views.failed')));
   }
 
   private async close(view: LiveView, reason: string, timeoutMs = 500): Promise<void> {
@@ -235,18 +240,15 @@ export class AppViews {
       .flatMap((b) => (b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
       .join('\n\n')
       .trim();
+    const t = this.deps.locale().t.bind(this.deps.locale());
     const refused =
       params.role !== 'user' || !text
-        ? 'The view sent a message the chat cannot take: only text goes into the box below.'
+        ? t('views.notText')
         : text.length > MAX_MESSAGE_CHARS
-          ? `The view sent a message longer than the box takes (${MAX_MESSAGE_CHARS} characters): it was left out.`
+          ? t('views.tooLong', { max: MAX_MESSAGE_CHARS })
           : undefined;
     const took = !refused && this.deps.compose(text);
-    view.notice.textContent =
-      refused ??
-      (took
-        ? 'The view put a message in the box below: read it, and send it if you want to.'
-        : 'The view sent a message, but the box below holds what you typed: it was left as it is.');
+    view.notice.textContent = refused ?? t(took ? 'views.put' : 'views.kept');
     view.notice.hidden = false;
     return took;
   }
@@ -260,18 +262,19 @@ export class AppViews {
         resolve(allowed);
       };
       view.deny = settle(false);
+      const t = this.deps.locale().t.bind(this.deps.locale());
       view.approvals.replaceChildren(
         h(
           'div',
-          { class: 'approval', role: 'group', 'aria-label': 'Approval for the view' },
+          { class: 'approval', role: 'group', 'aria-label': t('views.approval') },
           // The chat's own approval card's words (transcript.ts): one wording for the same decision.
-          h('p', {}, `The view wants to run ${name} on ${view.app.server}. Allow it?`),
-          h('pre', { 'aria-label': 'Arguments' }, JSON.stringify(args, null, 2)),
+          h('p', {}, t('views.wants', { tool: name, server: view.app.server })),
+          h('pre', { 'aria-label': t('transcript.arguments') }, JSON.stringify(args, null, 2)),
           h(
             'div',
             { class: 'row' },
-            h('button', { type: 'button', class: 'primary', onclick: settle(true) }, 'Approve'),
-            h('button', { type: 'button', class: 'secondary', onclick: settle(false) }, 'Deny'),
+            h('button', { type: 'button', class: 'primary', onclick: settle(true) }, t('transcript.approve')),
+            h('button', { type: 'button', class: 'secondary', onclick: settle(false) }, t('transcript.deny')),
           ),
         ),
       );
@@ -280,7 +283,12 @@ export class AppViews {
 }
 
 /** The answer to `ui/initialize`: who the host is, what it implements, and the view's place (inline, as wide as the step, up to MAX_HEIGHT tall). */
-function initializeResult(app: AppToolCall, frame: HTMLIFrameElement, theme: 'light' | 'dark'): InitializeResult {
+function initializeResult(
+  app: AppToolCall,
+  frame: HTMLIFrameElement,
+  theme: 'light' | 'dark',
+  locale: string,
+): InitializeResult {
   return {
     protocolVersion: PROTOCOL_VERSION,
     hostInfo: { name: 'mcp-ondemand', version: HOST_VERSION },
@@ -292,7 +300,7 @@ function initializeResult(app: AppToolCall, frame: HTMLIFrameElement, theme: 'li
       displayMode: 'inline',
       availableDisplayModes: ['inline'],
       containerDimensions: { maxHeight: MAX_HEIGHT, ...(frame.clientWidth ? { width: frame.clientWidth } : {}) },
-      locale: navigator.language,
+      locale,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     },
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FEEDBACK_COMMENT_MAX_CHARS, FEEDBACK_RATINGS } from '../feedback';
-import { DAY } from './usage';
+import { DayRangeQuery } from './usage';
 
 /**
  * Ratings of answers: what a person says of one (`POST /v1/conversations/{id}/messages/{messageId}/feedback`), and
@@ -63,15 +63,7 @@ export type FeedbackList = z.infer<typeof FeedbackList>;
 export const MAX_FEEDBACK_ROWS = 5_000;
 
 export const FeedbackQuery = z.object({
-  from: z.string().regex(DAY, 'a day as YYYY-MM-DD').optional().meta({
-    description: 'First day (UTC, YYYY-MM-DD). Default: the first of the month of `to`.',
-    example: '2026-12-01',
-  }),
-  to: z
-    .string()
-    .regex(DAY, 'a day as YYYY-MM-DD')
-    .optional()
-    .meta({ description: 'Last day, inclusive (UTC). Default: today.', example: '2026-12-31' }),
+  ...DayRangeQuery,
   rating: z.enum(FEEDBACK_RATINGS).optional().meta({ description: 'Only 👍 (`up`) or only 👎 (`down`).' }),
   user: z
     .string()

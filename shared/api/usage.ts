@@ -56,7 +56,8 @@ export const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** The longest range one report covers (a year, leap day included). */
 export const MAX_USAGE_DAYS = 366;
 
-export const UsageQuery = z.object({
+/** The days a report covers (`from`, `to`): the usage report's and the feedback listing's query alike. */
+export const DayRangeQuery = {
   from: z.string().regex(DAY, 'a day as YYYY-MM-DD').optional().meta({
     description: 'First day (UTC, YYYY-MM-DD). Default: the first of the month of `to`.',
     example: '2026-12-01',
@@ -66,6 +67,10 @@ export const UsageQuery = z.object({
     .regex(DAY, 'a day as YYYY-MM-DD')
     .optional()
     .meta({ description: 'Last day, inclusive (UTC). Default: today.', example: '2026-12-31' }),
+};
+
+export const UsageQuery = z.object({
+  ...DayRangeQuery,
   groupBy: z
     .enum(USAGE_GROUPS)
     .default('day')

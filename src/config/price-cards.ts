@@ -234,3 +234,24 @@ export function usdOf(
     1e6
   );
 }
+
+/**
+ * One program run (`run_code`) on Cloudflare: each `LOADER.load()` is a Dynamic Worker of its own, billed per load past
+ * the plan's included 1,000 a month, plus one request and its CPU time (start-up included) at Workers Standard rates.
+ * The cost planner weighs it against the reads a program saves (prompt/cost-planner.ts `programWorthIt`); usage counts
+ * runs at it.
+ */
+export const DYNAMIC_WORKER_RUN = {
+  /** USD per Dynamic Worker created (a `load()` is one per invocation). */
+  load: 0.002,
+  /** USD per request (one RPC call into the Dynamic Worker). */
+  request: 0.3 / 1e6,
+  /** USD per CPU millisecond (start-up and execution). */
+  cpuMs: 0.02 / 1e6,
+  source:
+    'developers.cloudflare.com/dynamic-workers/pricing, read 2026-12-07: 1,000 Dynamic Workers a month included, then $0.002 each (".load(code) used: 1 Dynamic Worker per invocation"); requests $0.30/million, CPU $0.02/million ms (Workers Standard)',
+} as const;
+
+/** USD of one program run that took `cpuMs` (an upper bound: its wall time, where the CPU time is not known). */
+export const usdOfRun = (cpuMs: number): number =>
+  DYNAMIC_WORKER_RUN.load + DYNAMIC_WORKER_RUN.request + cpuMs * DYNAMIC_WORKER_RUN.cpuMs;

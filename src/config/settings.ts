@@ -350,6 +350,34 @@ const buildSettingsSchema = () =>
       .describe(
         `how each log line is written: \`json\`, an object per event (Workers Logs indexes its fields; what a deployment wants); \`line\`, one line of text per event — \`GET /v1/conversations 201 12ms\` for a request, \`<event> key=value …\` for the others — for a terminal (\`npm start\` and \`npm run dev\` set it: \`wrangler dev\` prints each object over several lines)`,
       ),
+    /**
+     * Programs over resources (`run_code`, sandbox/): a Dynamic Worker per run, through the `LOADER` binding. `auto`
+     * offers the tool when the cost planner finds a run cheaper than reading the longest text; `on` whenever there is
+     * something to read; `off` never. Off where the deployment has no `[[worker_loaders]]` binding (one warning). A
+     * tenant's `runCode` overrides it.
+     */
+    RUN_CODE: z
+      .enum(['off', 'auto', 'on'])
+      .default('auto')
+      .describe(
+        `programs over resources (\`run_code\`: JavaScript in a Dynamic Worker with no network, reading through the conversation): \`auto\` — offered when the cost planner finds a run (a Dynamic Worker load, $0.002 on Cloudflare) cheaper than reading the longest text resource; \`on\` — whenever something can be read; \`off\` — never. Needs the \`LOADER\` Worker Loader binding (without it: off, with one warning); a tenant's \`runCode\` overrides it`,
+      ),
+    RUN_CODE_WALL_MS: int(100, 15_000).describe(
+      `wall time of one program run, its reads included; past it the run is stopped (\`wall_time\`)`,
+    ),
+    RUN_CODE_CPU_MS: int(10, 1_000).describe(
+      `CPU milliseconds of one program run, enforced by Cloudflare (the Dynamic Worker's \`limits.cpuMs\`; \`cpu\`); workerd does not enforce it locally, where \`RUN_CODE_MAX_STEPS\` stops a runaway program`,
+    ),
+    RUN_CODE_MAX_STEPS: int(1_000, 50_000_000).describe(
+      `loop iterations and function calls one program may make (counted in its code, so enforced everywhere; \`cpu\`)`,
+    ),
+    RUN_CODE_MAX_READ_BYTES: int(1_024, 32 * 1024 * 1024).describe(
+      `bytes of resource text and tool results one program may be given (\`read_bytes\`)`,
+    ),
+    RUN_CODE_MAX_CALLS: int(1, 200).describe(`calls of resources, prompts and tools one program may make (\`calls\`)`),
+    RUN_CODE_RESULT_CHARS: int(100, 20_000).describe(
+      `characters of a program's result the model is given; the rest is cut and the model told so`,
+    ),
     /** Model steps (calls) per turn; the turn ends with finish reason "step-limit" past that. */
     MAX_STEPS: int(1, 8).describe(
       `model steps per turn that may call tools; then one more step without tools answers with what was read and what is left (\`metadata.stepLimitReached\`)`,

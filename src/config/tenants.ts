@@ -36,6 +36,8 @@ const tenantSchema = () =>
       model: z.string().min(1).optional(),
       /** Prompt caching at the model provider for this tenant's turns (default: PROMPT_CACHING). */
       promptCaching: z.boolean().optional(),
+      /** Programs over resources for this tenant's conversations (default: RUN_CODE). */
+      runCode: z.enum(['off', 'auto', 'on']).optional(),
       /**
        * This tenant's limits (defaults: TURNS_PER_MINUTE_PER_USER / _PER_TENANT
        * per 60 s, CONVERSATIONS_PER_MINUTE_PER_USER, LIVE_CONVERSATIONS_PER_USER)

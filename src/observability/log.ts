@@ -17,6 +17,8 @@ export type LogEvent =
   | 'model.call'
   | 'model.unpriced'
   | 'tool.call'
+  | 'program.run'
+  | 'program.config'
   | 'view.call'
   | 'pin.skipped'
   | 'ws.error'

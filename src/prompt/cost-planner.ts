@@ -160,3 +160,29 @@ function reasonOf(
     return `on demand: ${money(estimate.chosenUsd)} ${over}, against ${money(estimate.inlineAllUsd)} with every resource inlined`;
   return `inlined the ${inlined.length} smallest of ${total} resources: ${money(estimate.chosenUsd)} ${over}, against ${money(estimate.inlineAllUsd)} all inlined and ${money(estimate.onDemandUsd)} all on demand`;
 }
+
+/** Estimated tokens of run_code's definition and sentence, re-sent with every request while it is offered. */
+const PROGRAM_TOOL_TOKENS = 260;
+
+/**
+ * Whether `run_code` is worth offering under RUN_CODE=auto: one run (a Dynamic Worker load, `runUsd`) plus its
+ * definition in every request of `turns` turns, against reading the longest text once in full at the input price —
+ * what a question about all of it (a count, a sum, a join) would otherwise cost. Without a price card (the offline
+ * stand-in, Workers AI, unknown models) a run is worth it when some text may not fit one window or is of unknown size.
+ */
+export function programWorthIt(input: {
+  /** Characters of the longest text resource (a listed size; a document's known text), or undefined when none is known. */
+  longestChars: number | undefined;
+  /** Some text resource is longer than one window or of unknown size. */
+  longOrUnknown: boolean;
+  card: PriceCard | undefined;
+  runUsd: number;
+  turns: number;
+}): boolean {
+  const { card } = input;
+  if (!card) return input.longOrUnknown;
+  if (input.longestChars === undefined) return input.longOrUnknown;
+  const readUsd = ((input.longestChars / CHARS_PER_TOKEN) * card.input) / 1e6;
+  const offerUsd = input.runUsd + (PROGRAM_TOOL_TOKENS * input.turns * card.input) / 1e6;
+  return readUsd > offerUsd;
+}

@@ -63,6 +63,29 @@ export function findResourceBlocks(text: string): Array<ResourceTag & { body: st
   }));
 }
 
+/** `<program-output calls="…" read="…">` — what a program (run_code) returned: built from server text, so wrapped. */
+export interface ProgramTag {
+  calls: number;
+  /** Bytes the program was given, in words ("5.0 MB"). */
+  bytes: string;
+}
+
+/** A program's output cannot close the wrapper it sits in. */
+const escapeProgram = (text: string) => text.replace(/<\/program-output/gi, '<\\/program-output');
+
+/** A program's output (its result and console lines), wrapped. */
+export function programBlock(tag: ProgramTag, text: string): string {
+  return `<program-output calls="${tag.calls}" read="${attr(tag.bytes)}">\n${escapeProgram(text)}\n</program-output>`;
+}
+
+const PROGRAM_BLOCK = /<program-output calls="(\d+)" read="([^"]*)">\n([\s\S]*?)\n<\/program-output>/;
+
+/** The wrapped output of a program, as the model saw it (escaped). */
+export function parseProgramBlock(text: string): (ProgramTag & { body: string }) | undefined {
+  const m = PROGRAM_BLOCK.exec(text);
+  return m ? { calls: Number(m[1]), bytes: unattr(m[2]!), body: m[3]! } : undefined;
+}
+
 /** Where the next window of a resource is read from (read_resource's arguments). */
 export interface NextWindow {
   uri: string;

@@ -173,6 +173,7 @@ describe('the system prompt text', () => {
     const prompt = build(servers, {
       settings: { ...SETTINGS, CATALOG_TOKEN_BUDGET: 100 },
       mcpTools: { any: true, hidden: 2, dispatcher: true },
+      programs: { mode: 'on', worthIt: false },
     });
     expect([...prompt.offered]).toEqual(SYNTHETIC_TOOLS.map((t) => t.name)); // all of them, for this test to mean something
     const positions = SYNTHETIC_TOOLS.map((t) => {

@@ -57,6 +57,10 @@ export interface CatalogFacts {
   hiddenTools: number;
   /** Those are run through call_tool (a model whose provider cannot load tools mid-conversation: tools/tool-offer.ts). */
   toolDispatcher: boolean;
+  /** Programs (run_code): RUN_CODE, `off` where the deployment has no loader. */
+  programs: 'off' | 'auto' | 'on';
+  /** Under `auto`: the cost planner finds a run cheaper than reading the longest text (prompt/cost-planner.ts programWorthIt). */
+  programWorthIt: boolean;
 }
 
 /** A tool the system prompt may offer, and explain in one sentence (tools/synthetic/ provides them as data). */
@@ -98,6 +102,8 @@ export interface SystemPromptInput {
   wholeCorpus?: boolean;
   /** MCP tools exist / some are not offered at once (search_tools) / those are run through call_tool. */
   mcpTools?: { any: boolean; hidden: number; dispatcher?: boolean };
+  /** Programs (run_code) this turn: the mode, and whether the planner finds a run worth it (absent: off). */
+  programs?: { mode: 'auto' | 'on'; worthIt: boolean } | undefined;
   /** The tools the prompt may offer and explain (tools/synthetic/'s registry). */
   offerable: readonly OfferableTool[];
   settings: Pick<Settings, 'CATALOG_TOKEN_BUDGET' | 'INSTRUCTIONS_MAX_CHARS'> &
@@ -218,6 +224,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemPrompt {
     anyTools: input.mcpTools?.any ?? input.servers.some((s) => isUsable(s) && s.tools.length > 0),
     hiddenTools: input.mcpTools?.hidden ?? 0,
     toolDispatcher: input.mcpTools?.dispatcher ?? false,
+    programs: input.programs?.mode ?? 'off',
+    programWorthIt: input.programs?.worthIt ?? false,
   };
   const offered = input.offerable.filter((t) => t.offeredWhen(facts));
 

@@ -13,6 +13,13 @@ import { catalogPlan } from '../prompt/catalog-plan';
 import type { ContextPlan } from '../prompt/cost-planner';
 import type { ResolvedModel } from '../models/resolve';
 import type { SkillRef } from '../../shared/api/conversations';
+import type { Programs } from '../sandbox/programs';
+import type { RunOutcome } from '../sandbox/run-program';
+import { programWorthIt } from '../prompt/cost-planner';
+import { mayExceed } from '../prompt/catalog-lines';
+import { isTextMime } from '../mcp/contents';
+import { documentTextChars } from '../documents/document-texts';
+import { usdOfRun } from '../config/price-cards';
 
 /** What the model is given for one turn: the catalogs, the tools, and the pinned resources. */
 export interface TurnContext {
@@ -26,6 +33,8 @@ export interface TurnContext {
   pinned: PinnedContent;
   /** The cost planner's plan: what is inlined (in `pinned`), and how long the provider should keep the prefix. */
   plan: ContextPlan;
+  /** Programs (run_code) this turn: the mode, and whether the planner finds a run worth offering; absent: off. */
+  programs?: { mode: 'auto' | 'on'; worthIt: boolean } | undefined;
 }
 
 export interface TurnContextOptions {
@@ -44,6 +53,9 @@ export interface TurnContextOptions {
   /** The conversation's opening message: what the MCP tools offered at once are chosen by (tool-offer.ts). */
   openingText?: string | undefined;
   gapsMs?: readonly number[] | undefined;
+  /** Programs (run_code) this turn may run (sandbox/programs.ts), and who hears of each run (usage). */
+  programs?: Programs | undefined;
+  onProgramRun?: ((run: RunOutcome) => void) | undefined;
 }
 
 /**
@@ -69,6 +81,8 @@ export async function turnContext(
     model = {},
     gapsMs = [],
     openingText = '',
+    programs,
+    onProgramRun,
   }: TurnContextOptions,
 ): Promise<TurnContext> {
   const states = modelStates(await sessions.catalog(turnStartedAt, { connect: false }));
@@ -100,6 +114,7 @@ export async function turnContext(
     turnStartedAt,
     largeResults,
     mcpTools: { entries: mcp.entries, tools: mcp.tools, offer: toolOffer },
+    programs: programs && { ...programs, onRun: onProgramRun },
   });
   const tools = { ...offeredTools(mcp.tools, toolOffer), ...synthetic };
   const plan = catalogPlan(states, { model, gapsMs, settings });
@@ -110,7 +125,43 @@ export async function turnContext(
     skills: pinnedSkills,
     inline: plan.inlined,
   });
-  return { states, tools, mcpToolEntries: mcp.entries, toolOffer, modelPrompts, pinned, plan };
+  return {
+    states,
+    tools,
+    mcpToolEntries: mcp.entries,
+    toolOffer,
+    modelPrompts,
+    pinned,
+    plan,
+    ...(programs
+      ? { programs: { mode: programs.mode, worthIt: programsWorthIt(states, settings, model, programs.limits.cpuMs) } }
+      : {}),
+  };
+}
+
+/** Whether a run would cost less than reading the longest text once (prompt/cost-planner.ts programWorthIt). */
+function programsWorthIt(
+  states: ServerState[],
+  settings: Settings,
+  model: Pick<ResolvedModel, 'card'>,
+  cpuMs: number,
+): boolean {
+  const documents = settings.DOCUMENT_CONVERTER !== 'off';
+  let longestChars: number | undefined;
+  let longOrUnknown = false;
+  for (const state of states)
+    for (const r of state.resources) {
+      if (mayExceed(r, settings.READ_WINDOW_CHARS, documents)) longOrUnknown = true;
+      const chars = isTextMime(r.mimeType) ? r.size : documentTextChars(state, r);
+      if (chars !== undefined && chars > (longestChars ?? 0)) longestChars = chars;
+    }
+  return programWorthIt({
+    longestChars,
+    longOrUnknown,
+    card: model.card,
+    runUsd: usdOfRun(cpuMs),
+    turns: settings.PLANNER_TURNS,
+  });
 }
 
 /** The servers' states as the model is shown them: what the extensions keep from it (MCP Apps views, skill files) taken out. */

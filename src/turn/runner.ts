@@ -1,3 +1,4 @@
+import { programMode, programsFor } from '../sandbox/programs';
 import { PendingStep } from './pending-step';
 import { jsonSchema, tool, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
 import { connectLinks } from '../auth/connect-links';
@@ -431,6 +432,14 @@ export class TurnRunner {
         } as UIMessageChunk),
       onTaskStarted: (started) => this.host.tasks.started(started, sessions),
       pinnedSkills: this.host.pinnedSkills(),
+      programs: programsFor(
+        this.host.env,
+        programMode(
+          settings,
+          config.tenants?.find((t) => t.id === owner.tenant),
+        ),
+        settings,
+      ),
     });
     turn.tools = { ...clientToolSet(this.clientTools, turn.tools), ...turn.tools };
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).

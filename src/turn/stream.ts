@@ -52,6 +52,8 @@ export interface StreamTurnInput {
   pinned?: PinnedContent;
   /** The cost planner's plan: the cache lifetime asked of the provider (prompt/cost-planner.ts). */
   plan?: ContextPlan | undefined;
+  /** Programs (run_code) this turn: the mode and the planner's verdict (turn/context.ts); absent: off. */
+  programs?: { mode: 'auto' | 'on'; worthIt: boolean } | undefined;
   /** The reads of the conversation's first this-many user turns are one-line notes (a compaction: turn/runner.ts). */
   compactedTurns?: number | undefined;
   /**
@@ -121,6 +123,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
       dispatcher: mcp.offer.loading === 'dispatcher',
     },
     offerable: SYNTHETIC_TOOLS,
+    programs: input.programs,
     ...(input.pinned
       ? { pinned: input.pinned.byServer, inlined: input.pinned.inlined, wholeCorpus: input.pinned.wholeCorpus }
       : {}),

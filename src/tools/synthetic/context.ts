@@ -5,6 +5,9 @@ import type { LargeResultStore } from '../large-results';
 import type { ToolSet } from 'ai';
 import type { ToolEntry } from '../tool-entries';
 import type { ToolOffer } from '../tool-offer';
+import type { RunLimits } from '../../sandbox/limits';
+import type { ProgramInstrumenterRpc } from '../../../shared/programs';
+import type { RunOutcome } from '../../sandbox/run-program';
 
 /** What the synthetic tools need from the conversation and the turn. */
 export interface ToolContext {
@@ -24,6 +27,15 @@ export interface ToolContext {
   largeResults?: LargeResultStore | undefined;
   /** The turn's MCP tools and which are offered at once (search_tools finds the others, call_tool may run them). */
   mcpTools?: { entries: ToolEntry[]; tools: ToolSet; offer: ToolOffer } | undefined;
+  /** Programs (run_code): the Worker Loader, the limits of a run, who hears of each run (usage); absent when off. */
+  programs?:
+    | {
+        loader: WorkerLoader;
+        instrumenter: ProgramInstrumenterRpc;
+        limits: RunLimits;
+        onRun?: ((run: RunOutcome) => void) | undefined;
+      }
+    | undefined;
 }
 
 /** The servers `server` names (all of them when absent); an unknown one is the model's mistake, said plainly. */

@@ -16,6 +16,8 @@ const EMPTY: CatalogFacts = {
   anyTools: false,
   hiddenTools: 0,
   toolDispatcher: false,
+  programs: 'off',
+  programWorthIt: false,
 };
 const FULL: CatalogFacts = {
   catalogLines: 40,
@@ -31,6 +33,8 @@ const FULL: CatalogFacts = {
   anyTools: true,
   hiddenTools: 3,
   toolDispatcher: true,
+  programs: 'on',
+  programWorthIt: false,
 };
 const offeredFor = (facts: CatalogFacts) => SYNTHETIC_TOOLS.filter((t) => t.offeredWhen(facts)).map((t) => t.name);
 
@@ -87,8 +91,24 @@ describe('when each tool is offered', () => {
   });
 
   it('the listing tools only when the prompt does not show everything; invoke_prompt when there are prompts; load_skill when there are skills', () => {
-    const shownAll = { ...FULL, resourcesShown: 30, templatesShown: 5, skillsShown: 12, hiddenTools: 0 };
+    const shownAll = {
+      ...FULL,
+      resourcesShown: 30,
+      templatesShown: 5,
+      skillsShown: 12,
+      hiddenTools: 0,
+      programs: 'off' as const,
+    };
     expect(offeredFor(shownAll)).toEqual(['read_resource', 'search_resource', 'invoke_prompt', 'load_skill']);
     expect(offeredFor(FULL)).toEqual(SYNTHETIC_TOOLS.map((t) => t.name));
+  });
+
+  it('run_code: never when off; under auto only when the cost planner finds a run worth it; under on when something can be read', () => {
+    const readable = { ...EMPTY, catalogLines: 1, resources: 1, resourcesShown: 1, readable: true };
+    expect(offeredFor(readable)).not.toContain('run_code');
+    expect(offeredFor({ ...readable, programs: 'auto' })).not.toContain('run_code');
+    expect(offeredFor({ ...readable, programs: 'auto', programWorthIt: true })).toContain('run_code');
+    expect(offeredFor({ ...readable, programs: 'on' })).toContain('run_code');
+    expect(offeredFor({ ...EMPTY, programs: 'on' })).not.toContain('run_code');
   });
 });

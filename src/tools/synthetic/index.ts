@@ -9,6 +9,7 @@ import { readResource } from './read-resource';
 import { searchResource } from './search-resource';
 import { searchTools } from './search-tools';
 import { callTool } from './call-tool';
+import { runCode } from './run-code';
 import type { SyntheticTool } from './tool';
 
 /**
@@ -20,6 +21,7 @@ import type { SyntheticTool } from './tool';
 export const SYNTHETIC_TOOLS: readonly SyntheticTool[] = [
   readResource,
   searchResource,
+  runCode,
   listResources,
   listResourceTemplates,
   invokePrompt,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { priceCardOf } from '../config/price-cards';
-import { type PlannerInput, planContext } from './cost-planner';
+import { priceCardOf, usdOfRun } from '../config/price-cards';
+import { type PlannerInput, planContext, programWorthIt } from './cost-planner';
 
 const SONNET_45 = priceCardOf('anthropic:claude-sonnet-4-5')!;
 const SONNET_55 = priceCardOf('anthropic:claude-sonnet-5-5')!;
@@ -71,5 +71,37 @@ describe('the cost planner', () => {
   it('weighs the model’s cache rules: Sonnet 5.5 (512-token minimum, reads at 0.05×) reads on demand sooner', () => {
     const fifty = docs(6_200, 6_800, 6_400, 7_000, 6_600, 6_300, 6_900, 6_300);
     expect(planContext(input({ resources: fifty, card: SONNET_55 })).inlined).toEqual([]);
+  });
+});
+
+describe('whether run_code is worth offering (RUN_CODE=auto)', () => {
+  const worth = (longestChars: number | undefined, card = SONNET_55, longOrUnknown = true) =>
+    programWorthIt({ longestChars, longOrUnknown, card, runUsd: usdOfRun(1_000), turns: 8 });
+
+  it('a text far longer than a run costs to offer: yes; a short one: no', () => {
+    // A run is about $0.002 plus its definition in every request: at Sonnet's input price, some ten thousand characters.
+    expect(worth(5_000_000)).toBe(true);
+    expect(worth(500_000)).toBe(true);
+    expect(worth(2_000)).toBe(false);
+  });
+
+  it('a cheaper model needs a longer text before a run pays', () => {
+    const haiku = priceCardOf('anthropic:claude-haiku-4-5')!;
+    expect(haiku.input).toBeLessThan(SONNET_55.input);
+    const threshold = (card: typeof haiku) => {
+      let chars = 1_000;
+      while (!worth(chars, card)) chars = Math.ceil(chars * 1.05);
+      return chars;
+    };
+    expect(threshold(haiku)).toBeGreaterThan(threshold(SONNET_55));
+  });
+
+  it('without a price card (offline, Workers AI) or a known size: when some text may not fit one window', () => {
+    expect(programWorthIt({ longestChars: 10, longOrUnknown: true, card: undefined, runUsd: 0.002, turns: 8 })).toBe(true);
+    expect(programWorthIt({ longestChars: 10, longOrUnknown: false, card: undefined, runUsd: 0.002, turns: 8 })).toBe(
+      false,
+    );
+    expect(worth(undefined, SONNET_55, true)).toBe(true);
+    expect(worth(undefined, SONNET_55, false)).toBe(false);
   });
 });

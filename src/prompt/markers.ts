@@ -71,7 +71,7 @@ export interface ProgramTag {
 }
 
 /** A program's output cannot close the wrapper it sits in. */
-const escapeProgram = (text: string) => text.replace(/<\/program-output/gi, '<\\/program-output');
+const escapeProgram = (text: string) => text.replace(/<\/(program-output)/gi, '<\\/$1');
 
 /** A program's output (its result and console lines), wrapped. */
 export function programBlock(tag: ProgramTag, text: string): string {

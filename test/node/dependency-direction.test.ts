@@ -28,6 +28,7 @@ const MAY_USE: Record<string, string[]> = {
     'src/demo',
     'src/uploads',
     'src/documents',
+    'src/sandbox',
   ],
   'src/conversation': [
     'src/chat',
@@ -42,6 +43,7 @@ const MAY_USE: Record<string, string[]> = {
     'src/usage',
     'src/uploads',
     'src/documents',
+    'src/sandbox',
   ],
   'src/chat': ['src/turn'],
   'src/turn': [
@@ -54,9 +56,12 @@ const MAY_USE: Record<string, string[]> = {
     'src/limits',
     'src/usage',
     'src/documents',
+    'src/sandbox',
   ],
   'src/models': ['src/prompt'],
-  'src/tools': ['src/prompt', 'src/mcp', 'src/cache', 'src/documents'],
+  'src/tools': ['src/prompt', 'src/mcp', 'src/cache', 'src/documents', 'src/sandbox'],
+  // Programs in a Dynamic Worker: the loader, the limits, the gateway; what the API means is the tools' (program-api.ts).
+  'src/sandbox': [],
   'src/prompt': ['src/mcp', 'src/cache', 'src/documents'],
   'src/mcp': ['src/cache', 'src/auth', 'src/documents'],
   // Documents as text: the converter's client and the converted contents' pages (below mcp, which converts on read).

@@ -5,6 +5,7 @@ import { programBlock } from '../../prompt/markers';
 import type { LimitName } from '../../sandbox/limits';
 import type { RunOutcome } from '../../sandbox/run-program';
 import { programApi } from '../program-api';
+import { charge } from './budget';
 import type { SyntheticTool } from './tool';
 
 const INPUT = zodSchema(
@@ -56,6 +57,8 @@ export const runCode: SyntheticTool = {
         programs.onRun?.(outcome);
         if (outcome.error) throw new Error(failureText(outcome, outcome.error));
         const { error: _error, ...output } = outcome;
+        // What reaches the model counts against the turn's read budget, like a read's window (budget.ts).
+        charge(ctx, 'the program output', new TextEncoder().encode(outputText(output)).byteLength);
         return output;
       },
       toModelOutput: ({ output }) => ({ type: 'text', value: outputText(output) }),

@@ -47,9 +47,7 @@ describe('instrument', () => {
     await expect(run('while (true) {}', 1_000)).rejects.toThrow('limit');
     await expect(run('for (;;);', 1_000)).rejects.toThrow('limit');
     await expect(run('const f = () => Promise.resolve().then(f); await f();', 1_000)).rejects.toThrow('limit');
-    await expect(run('function* g() { while (true) yield 1 } for (const x of g()) {}', 1_000)).rejects.toThrow(
-      'limit',
-    );
+    await expect(run('function* g() { while (true) yield 1 } for (const x of g()) {}', 1_000)).rejects.toThrow('limit');
   });
 
   it('keeps what the program means: labels, continue, an arrow returning an object, ASI', async () => {
@@ -64,7 +62,15 @@ describe('instrument', () => {
       const obj = (k) => ({ k })
       return { pairs, obj: obj(1), text: \`a\${[1, 2].map((x) => x + 1).join('')}\` }
     `);
-    expect(value).toEqual({ pairs: [[0, 0], [1, 0], [2, 0]], obj: { k: 1 }, text: 'a23' });
+    expect(value).toEqual({
+      pairs: [
+        [0, 0],
+        [1, 0],
+        [2, 0],
+      ],
+      obj: { k: 1 },
+      text: 'a23',
+    });
   });
 
   it('top-level await and return are the program body’s; a syntax error is refused with its place', async () => {

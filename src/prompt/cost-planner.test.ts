@@ -97,7 +97,9 @@ describe('whether run_code is worth offering (RUN_CODE=auto)', () => {
   });
 
   it('without a price card (offline, Workers AI) or a known size: when some text may not fit one window', () => {
-    expect(programWorthIt({ longestChars: 10, longOrUnknown: true, card: undefined, runUsd: 0.002, turns: 8 })).toBe(true);
+    expect(programWorthIt({ longestChars: 10, longOrUnknown: true, card: undefined, runUsd: 0.002, turns: 8 })).toBe(
+      true,
+    );
     expect(programWorthIt({ longestChars: 10, longOrUnknown: false, card: undefined, runUsd: 0.002, turns: 8 })).toBe(
       false,
     );

@@ -41,4 +41,31 @@ describe('run_code', () => {
     const chunks = await runScriptedTurn(id, 'hello?', next);
     expect(JSON.stringify(chunks)).toContain('still here');
   });
+
+  it('a program that waits past its wall time is stopped, the limit named; one that waits forever ends too', async () => {
+    const slow = await run('await new Promise((r) => setTimeout(r, 10_000)); return 1;', { RUN_CODE_WALL_MS: 300 });
+    expect(slow.result.error).toBe(true);
+    expect(slow.result.text).toContain('stopped by its wall time limit');
+    expect(slow.result.text).toContain('time limit (300 ms)');
+    const never = await run('await new Promise(() => {}); return 1;', { RUN_CODE_WALL_MS: 2_000 });
+    expect(never.result.error).toBe(true);
+  });
+
+  it('two programs in one step run side by side, each with its own counts', async () => {
+    const id = await createConversation();
+    const model = scriptedModel((_c, i) =>
+      i === 0
+        ? callTools(
+            ['run_code', { code: "return (await resources.read({ uri: 'task://guidelines' })).length;" }],
+            ['run_code', { code: "const all = await resources.list({ server: 'demo' }); return all.length;" }],
+          )
+        : say('done'),
+    );
+    await runScriptedTurn(id, 'count', model, { RUN_CODE: 'on' });
+    const [a, b] = toolResults(model.doStreamCalls[1]!.prompt);
+    expect(a!.error || b!.error).toBe(false);
+    expect(Number(a!.text.split('\n')[1])).toBeGreaterThan(100);
+    expect(Number(b!.text.split('\n')[1])).toBeGreaterThan(2);
+    expect(a!.text).toMatch(/^<program-output calls="1"/);
+  });
 });

@@ -2,8 +2,8 @@
 // `wrangler dev` with RUN_CODE on (the Worker Loader and the converter Worker, as `npm start` runs them), and the fake
 // model (fake-model.ts), which runs the program the person typed. At a desktop's width and a phone's, the person
 // opens the step and sees the program (a JavaScript code block, coloured), each read it made, what it returned and
-// its console line; a program stopped by a limit says which in its one line and shows the error. Screenshots in
-// test-results/screenshots/.
+// its console line; a program stopped by a limit says which in its one line and shows the error; the operator's page
+// (/admin) counts the runs. Screenshots in test-results/screenshots/.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_PORTS } from '../infra/ports';
@@ -151,5 +151,22 @@ describe('a program’s step in the widget', () => {
     await containsText(step.locator('pre[tabindex="0"]'), 'The program was stopped by its cpu limit.');
     expect(await step.locator('pre[tabindex="0"]').innerText()).toContain('200000 loop iterations');
     await screenshot(page, 'program-stopped');
+  });
+
+  it('the operator’s page counts the runs, as the usage API does', async () => {
+    await open({ width: 1280, height: 900 });
+    const usage = (await (await fetch(`${service.url}/v1/usage`)).json()) as {
+      total: { programRuns: number; programMs: number; programReadBytes: number };
+    };
+    // The runs of the tests above: two that read, one stopped.
+    expect(usage.total.programRuns).toBeGreaterThanOrEqual(3);
+    await page.goto(`${service.url}/admin/`);
+    const row = page.locator('#programs tbody tr[data-tenant="default"]');
+    await visible(row);
+    const [tenant, runs, time, read] = await row.locator('td').allInnerTexts();
+    expect([tenant, runs]).toEqual(['default', String(usage.total.programRuns)]);
+    expect(time).toBe(`${(usage.total.programMs / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} s`);
+    expect(read).toBe(`${(usage.total.programReadBytes / 1024).toFixed(1)} KB`);
+    await screenshot(page, 'program-admin');
   });
 });

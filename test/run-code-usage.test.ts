@@ -10,7 +10,7 @@ import type { RunCodeOutput } from '../src/tools/synthetic/run-code';
 import { api, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 import { TEST_OPERATOR_KEY } from './infra/operator-key';
-import { callTools, runScriptedTurn, say, scriptedModel } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 
 /*
  * Program runs (`run_code`, issue 46) seen and metered: a turn whose scripted model runs a program against the demo
@@ -213,6 +213,35 @@ describe('a program run in the log', () => {
     expect(output!.logs.join('\n')).toContain(said);
     const logged = lines.map((args) => args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
     expect(logged.filter((line) => line.includes(said))).toEqual([]);
+  });
+
+  it('a run that fails logs none of what it logged or threw; the model still gets it all', async () => {
+    const lines: unknown[][] = [];
+    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const)
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args));
+    const { errorText, model } = await runTurn(
+      'usage-a',
+      'logger',
+      `${READ_GUIDELINES} console.log(text.slice(0, 80)); throw new Error(text.split('\\n')[0]);`,
+    );
+    vi.restoreAllMocks();
+    const said = /console:\n(.+)/.exec(errorText ?? '')?.[1];
+    expect(said?.length).toBeGreaterThan(10);
+    expect(toolResults(model.doStreamCalls[1]!.prompt).at(-1)!.text).toContain(said);
+    const logged = lines.map((args) => args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+    expect(logged.filter((line) => line.includes(said!.slice(0, 20)))).toEqual([]);
+    const call = lines.map((args) => args[0] as Record<string, unknown>).find((l) => l?.event === 'tool.call');
+    expect(call).toMatchObject({
+      tool: 'run_code',
+      outcome: 'error',
+      error: 'Tool "run_code" failed: The program threw an error.',
+    });
+    expect(
+      lines.map((args) => args[0] as Record<string, unknown>).find((l) => l?.event === 'program.run'),
+    ).toMatchObject({
+      outcome: 'error',
+      calls: 1,
+    });
   });
 
   it('a run a limit ends says which', async () => {

@@ -80,7 +80,7 @@ describe('metering', () => {
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     const lines = (await csv.text()).trim().split('\r\n');
     expect(lines[0]).toBe(
-      'user,requests,inputTokens,cacheReadTokens,cacheWriteTokens,outputTokens,usd,estimatedRequests,toolCalls,readsMemory,readsKv,readsServer,tasks',
+      'user,requests,inputTokens,cacheReadTokens,cacheWriteTokens,outputTokens,usd,estimatedRequests,toolCalls,readsMemory,readsKv,readsServer,tasks,programRuns,programMs,programReadBytes',
     );
     const bob = lines.find((l) => l.startsWith('bob,'))!.split(',');
     expect(Number(bob[1])).toBe(byUser.rows.find((r) => r.key === 'bob')!.requests);

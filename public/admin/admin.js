@@ -61,6 +61,7 @@ async function load({ asked }) {
   renderChartChoices(overview);
   renderChart();
   renderCache(overview);
+  renderPrograms(overview);
   renderFeedback(overview);
   $('#refresh').hidden = false;
   $('#forget').hidden = !key;
@@ -73,6 +74,9 @@ const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
 const count = (n) => Math.round(n).toLocaleString('en-US');
 const tokensOf = (counters) => counters.inputTokens + counters.outputTokens;
 const percent = (part, whole) => (whole ? `${Math.round((part / whole) * 100)}%` : '—');
+const seconds = (ms) => `${(ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} s`;
+const bytes = (n) =>
+  n < 1024 ? `${count(n)} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`;
 const plural = (n, one, many) => `${count(n)} ${n === 1 ? one : many}`;
 
 function cell(text, { numeric = false, className } = {}) {
@@ -157,6 +161,23 @@ function renderCache({ tenants }) {
     for (const layer of Object.keys(all)) all[layer] += tenant.month[layer];
   }
   if (tenants.length > 1) line('All tenants', all);
+}
+
+/** Each tenant's program runs this month (`run_code`): how many, their wall time, the bytes they were given. */
+function renderPrograms({ tenants }) {
+  const tbody = $('#programs tbody');
+  tbody.replaceChildren();
+  for (const { id, month } of tenants)
+    row(
+      tbody,
+      [
+        cell(id),
+        cell(count(month.programRuns), { numeric: true }),
+        cell(seconds(month.programMs), { numeric: true }),
+        cell(bytes(month.programReadBytes), { numeric: true }),
+      ],
+      id,
+    );
 }
 
 /**

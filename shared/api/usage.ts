@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * What a tenant's usage looks like through the API (`GET /v1/usage`), and
- * what one model request or tool execution adds to it. Tokens are the
+ * what one model request, tool execution or program run adds to it. Tokens are the
  * provider's own counts; a row whose provider reported nothing (a request
  * stopped mid-stream) carries our estimate and says so (`estimatedRequests`).
  */
@@ -17,7 +17,7 @@ export const UsageCounters = z
     outputTokens: z.number().int(),
     usd: z.number().meta({
       description:
-        'Dollars at the price cards of src/config/price-cards.ts; 0 for a model without one (offline, Workers AI).',
+        'Dollars at the price cards of src/config/price-cards.ts: model requests (0 for a model without a card: offline, Workers AI) and program runs (a Dynamic Worker load, its request and its milliseconds).',
     }),
     estimatedRequests: z.number().int().meta({
       description: 'Requests whose tokens are our estimate: the provider reported none (stopped mid-stream).',
@@ -27,6 +27,17 @@ export const UsageCounters = z
     readsKv: z.number().int().meta({ description: 'MCP reads served from the KV layer.' }),
     readsServer: z.number().int().meta({ description: 'MCP reads that went to the server.' }),
     tasks: z.number().int().meta({ description: 'Tool calls that became tasks (MCP Tasks).' }),
+    programRuns: z.number().int().meta({
+      description:
+        'Programs run (`run_code`), each in a Dynamic Worker of its own; each is also one of `toolCalls`, and its price is in `usd`.',
+    }),
+    programMs: z.number().int().meta({
+      description:
+        'Milliseconds the programs ran, wall time: the Worker Loader does not tell its caller a run’s CPU time, so its wall time (reads included) stands in, an upper bound. `usd` prices runs at it.',
+    }),
+    programReadBytes: z.number().int().meta({
+      description: 'Bytes of resource text, prompts and tool results the programs were given.',
+    }),
   })
   .meta({ id: 'UsageCounters' });
 export type UsageCounters = z.infer<typeof UsageCounters>;

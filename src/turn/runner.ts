@@ -431,6 +431,7 @@ export class TurnRunner {
           transient: true,
         } as UIMessageChunk),
       onTaskStarted: (started) => this.host.tasks.started(started, sessions),
+      onProgramRun: (run) => meter.programRun(run),
       pinnedSkills: this.host.pinnedSkills(),
       programs: programsFor(
         this.host.env,

@@ -116,6 +116,15 @@ function finishFields(part: Extract<LanguageModelV4StreamPart, { type: 'finish' 
 }
 
 /**
+ * A failed program's error, for its log line: the first line only (which limit stopped it, or that it threw). The rest
+ * is what the program threw and logged, for the model — what it read, maybe: a customer's data, never logged.
+ */
+const programFailure = (error: unknown): LogFields => {
+  const fields = errorFields(error);
+  return { ...fields, error: String(fields.error).split('\n', 1)[0] };
+};
+
+/**
  * The turn's tools with each execution observed (`tool.call`). `mcpTools`
  * name each MCP tool's server; a synthetic tool's `server` argument counts
  * only when it is one of `servers` (the model writes it).
@@ -137,8 +146,12 @@ export function withToolTelemetry(
       ? {
           ...tool,
           execute: (input, options) =>
-            observed('tool.call', 'tool', { tool: name, server: serverOf(name, input) }, async () =>
-              execute(input, options),
+            observed(
+              'tool.call',
+              'tool',
+              { tool: name, server: serverOf(name, input) },
+              async () => execute(input, options),
+              name === 'run_code' ? programFailure : errorFields,
             ),
         }
       : tool;

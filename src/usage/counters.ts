@@ -14,6 +14,9 @@ export const COUNTERS = [
   'readsKv',
   'readsServer',
   'tasks',
+  'programRuns',
+  'programMs',
+  'programReadBytes',
 ] as const satisfies ReadonlyArray<keyof UsageCounters>;
 
 export const column = (counter: keyof UsageCounters) => counter.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -30,8 +33,8 @@ export function sumCounters(rows: readonly UsageCounters[]): UsageCounters {
 
 /**
  * One thing that costs, as the conversation records it: a model request
- * (tokens, dollars) or a tool execution (a call, a read and its layer, a
- * task). `id` makes a retried write count once.
+ * (tokens, dollars), a tool execution (a call, a read and its layer, a
+ * task) or a program run (`run_code`: its time, its reads, its dollars). `id` makes a retried write count once.
  */
 export interface UsageEntry {
   id: string;

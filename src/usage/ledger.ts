@@ -11,10 +11,14 @@ import {
   recordFeedback,
 } from './feedback-ledger';
 
+/** A counter's column: dollars are REAL, counts INTEGER; 0 where nothing was counted. */
+const columnDefinition = (counter: (typeof COUNTERS)[number]) =>
+  `${column(counter)} ${counter === 'usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`;
+
 const USAGE_TABLES = `
 CREATE TABLE IF NOT EXISTS usage_daily (
   day TEXT NOT NULL, user TEXT NOT NULL, conversation TEXT NOT NULL, model TEXT NOT NULL,
-  ${COUNTERS.map((c) => `${column(c)} ${c === 'usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
+  ${COUNTERS.map(columnDefinition).join(', ')},
   PRIMARY KEY (day, user, conversation, model)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS usage_seen (id TEXT PRIMARY KEY, day TEXT NOT NULL) WITHOUT ROWID;
@@ -111,6 +115,7 @@ export class UsageLedger extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.sql.exec(USAGE_TABLES);
     this.sql.exec(FEEDBACK_TABLES);
+    addMissingCounters(this.sql);
   }
 
   /** Ratings of answers (feedback-ledger.ts): one kept per answer, the newest. */
@@ -320,6 +325,25 @@ export class UsageLedger extends DurableObject<Env> {
       )
       .one();
     return { conversations: row.conversations ?? 0, tasks: row.tasks ?? 0, users: row.users };
+  }
+}
+
+/**
+ * Counters came after the first release (the program runs': issue 46): a ledger created before has `usage_daily`
+ * without their columns. One probe of every column when it is there (each new instance); otherwise each missing one
+ * is added, its past rows 0.
+ */
+function addMissingCounters(sql: SqlStorage): void {
+  try {
+    sql.exec(`SELECT ${COUNTERS.map(column).join(', ')} FROM usage_daily LIMIT 0`);
+  } catch {
+    for (const counter of COUNTERS) {
+      try {
+        sql.exec(`SELECT ${column(counter)} FROM usage_daily LIMIT 0`);
+      } catch {
+        sql.exec(`ALTER TABLE usage_daily ADD COLUMN ${columnDefinition(counter)}`);
+      }
+    }
   }
 }
 

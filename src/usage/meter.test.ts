@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DYNAMIC_WORKER_RUN } from '../config/price-cards';
 import type { Budgets } from './budgets';
 import type { UsageEntry } from './counters';
 import { requestChars } from './estimate';
@@ -115,5 +116,30 @@ describe('requestChars', () => {
     expect(image).toBe(requestChars({ type: 'file', mediaType: 'image/png', data: 'A'.repeat(1_400_000) }));
     expect(image / 3.3).toBeCloseTo(1_600);
     expect(requestChars([1, 'ab'])).toBeGreaterThan(requestChars(['ab']));
+  });
+});
+
+describe('TurnMeter and a program run', () => {
+  const run = { wallMs: 40, bytes: 5_000, steps: 12, resultChars: 3, calls: [{ method: 'read' }, { method: 'list' }] };
+
+  it('records a run, its milliseconds and bytes, priced at the Dynamic Worker card, apart from the tool call', () => {
+    const { recorder, entries } = sink(() => ({ spent: nothingSpent }));
+    const meter = meterOf(recorder, {});
+    meter.programRun(run);
+    meter.toolExecuted({ result: '1' }, false);
+    const [program, tool] = [...entries.values()].map((e) => e.counters);
+    expect(program).toEqual({ programRuns: 1, programMs: 40, programReadBytes: 5_000, usd: expect.any(Number) });
+    // The card's load, one request, and its milliseconds (its wall time standing in for CPU time).
+    const card = DYNAMIC_WORKER_RUN;
+    expect(program!.usd).toBeCloseTo(card.load + card.request + 40 * card.cpuMs, 12);
+    expect(tool).toEqual({ toolCalls: 1 });
+  });
+
+  it('counts the run against the budgets at the next step boundary', () => {
+    const { recorder } = sink(() => ({ spent: nothingSpent }));
+    const meter = meterOf(recorder, { userUsdPerDay: 0.001 });
+    expect(meter.exceeded()).toBeUndefined();
+    meter.programRun({ ...run, error: { limit: 'cpu' } });
+    expect(meter.exceeded()).toMatchObject({ scope: 'user', unit: 'usd' });
   });
 });

@@ -1,12 +1,26 @@
 import type { UsageCounters } from '../../shared/api/usage';
 import type { AppConfig } from '../config';
-import { type PriceCard, usdOf } from '../config/price-cards';
+import { type PriceCard, usdOf, usdOfRun } from '../config/price-cards';
 import { errorFields, logEvent } from '../observability/log';
 import type { Owner } from '../owner';
 import { budgetError, type Budgets, budgetsOf, type Exceeded, exceeded, hasBudgets } from './budgets';
 import type { UsageEntry } from './counters';
 import { requestChars } from './estimate';
 import type { Reservation, ReservationVerdict, Spent } from './ledger';
+
+/**
+ * What metering takes of a program run (sandbox/run-program.ts `RunOutcome`, which has more): figures only. Written
+ * here because usage/ imports no layer above it.
+ */
+export interface ProgramRunFigures {
+  wallMs: number;
+  /** Bytes the program was given by its calls. */
+  bytes: number;
+  steps: number;
+  resultChars: number;
+  calls: ReadonlyArray<{ method: string }>;
+  error?: { limit?: string | undefined } | undefined;
+}
 
 /** Where a turn's entries go (the conversation's outbox: conversation/usage-outbox.ts). */
 export interface UsageSink {
@@ -148,6 +162,30 @@ export class TurnMeter {
             ? { readsServer: 1 }
             : {}),
       ...(becameTask ? { tasks: 1 } : {}),
+    });
+  }
+
+  /**
+   * A program ran (`run_code`), well or not: a run, its milliseconds and the bytes it was given, priced at
+   * usdOfRun (src/config/price-cards.ts) — its wall time stands in for its CPU time, which the Worker Loader does not
+   * report, so the price is an upper bound — and added to the turn's spend, so budgets count it. The tool call itself
+   * is counted by `toolExecuted`, as any other. One `program.run` line is logged: the run's figures and how it ended,
+   * never what it returned or read (a customer's data).
+   */
+  programRun(run: ProgramRunFigures): void {
+    const usd = usdOfRun(run.wallMs);
+    this.usd += usd;
+    this.add(this.nextId(), { programRuns: 1, programMs: run.wallMs, programReadBytes: run.bytes, usd });
+    const limit = run.error?.limit;
+    logEvent('program.run', {
+      outcome: limit ? 'limit' : run.error ? 'error' : 'ok',
+      limit,
+      calls: run.calls.length,
+      reads: run.calls.filter((call) => call.method === 'read').length,
+      bytes: run.bytes,
+      steps: run.steps,
+      wallMs: run.wallMs,
+      resultChars: run.resultChars,
     });
   }
 

@@ -11,6 +11,7 @@
 //   "weekly report"             → calls demo__weekly_report (the server then asks the user a question)
 //   "build a report"            → calls demo__build_report {seconds: 3} (an MCP task: the answer goes on when it ends)
 //   "build a gated report"      → calls gated__build_report {seconds: 3} (the same, after the user approves it)
+//   "run a program: <code>"     → calls run_code {code} (the program as typed, to the end of the message)
 //   "markdown sample"           → a table, nested lists, a task list and code (markdown-answer.ts), word by word
 //   no tools offered            → "Final answer without tools."
 //   anything else               → "You said: <the words>"
@@ -50,6 +51,8 @@ function decide(body: FakeModel['requests'][number]): Step {
   if (/slowly/i.test(text)) return { text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), delayMs: 40 };
   const task = text.match(/create a task called ([\w -]+)/i);
   if (task) return { tool: 'demo__create_task', args: { title: task[1]!.trim() } };
+  const program = text.match(/run a program: ([\s\S]+)/i);
+  if (program) return { tool: 'run_code', args: { code: program[1]! } };
   if (/weekly report/i.test(text)) return { tool: 'demo__weekly_report', args: {} };
   if (/build a report/i.test(text)) return { tool: 'demo__build_report', args: { seconds: 3 } };
   if (/build a gated report/i.test(text)) return { tool: 'gated__build_report', args: { seconds: 3 } };

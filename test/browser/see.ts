@@ -2,7 +2,7 @@
 // vitest (Playwright's own `expect` matchers belong to @playwright/test).
 // Each waits for the page to get there, up to TIMEOUT_MS, then fails saying
 // what it saw.
-import type { Locator } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 const TIMEOUT_MS = 15_000;
@@ -25,3 +25,10 @@ export const hasAttribute = (l: Locator, name: string, pattern: RegExp) =>
   poll(async () => (await l.getAttribute(name)) ?? '').toMatch(pattern);
 export const focused = (l: Locator) =>
   poll(() => l.evaluate((el) => (el.getRootNode() as ShadowRoot | Document).activeElement === el)).toBe(true);
+
+/** What sticks out sideways (px): the page itself scrolling, and the widget wider than the screen. */
+export const sideways = (page: Page) =>
+  page.evaluate(() => ({
+    page: document.documentElement.scrollWidth - innerWidth,
+    widget: document.querySelector('mcp-ondemand-chat')!.getBoundingClientRect().right - innerWidth,
+  }));

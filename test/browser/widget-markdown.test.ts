@@ -10,7 +10,7 @@ import { BROWSER_PORTS } from '../infra/ports';
 import { launchChromium, screenshot } from './chromium';
 import { startFakeModel, type FakeModel } from './fake-model';
 import { SAMPLE_CODE } from './markdown-answer';
-import { containsText, hasCount, visible } from './see';
+import { containsText, hasCount, sideways, visible } from './see';
 import { startService, type Service } from './service';
 import { countTurns, turnsEnded } from './turn-count';
 
@@ -80,13 +80,6 @@ async function askForMarkdown(): Promise<void> {
   await expect.poll(() => turnsEnded(page), { timeout: 30_000 }).toBeGreaterThan(before);
 }
 
-/** What sticks out sideways: the page itself scrolling, and the widget wider than the screen. */
-const sideways = () =>
-  page.evaluate(() => ({
-    page: document.documentElement.scrollWidth - innerWidth,
-    widget: document.querySelector('mcp-ondemand-chat')!.getBoundingClientRect().right - innerWidth,
-  }));
-
 describe('markdown answers in the widget', () => {
   for (const [name, viewport, isMobile] of [
     ['desktop', { width: 1280, height: 900 }, false],
@@ -127,7 +120,7 @@ describe('markdown answers in the widget', () => {
       await screenshot(page, `markdown-${name}-table`);
       const [regionBox, widgetBox] = [await region.boundingBox(), await chat().boundingBox()];
       expect(regionBox!.x + regionBox!.width).toBeLessThanOrEqual(widgetBox!.x + widgetBox!.width);
-      const over = await sideways();
+      const over = await sideways(page);
       expect(over.page, 'the page scrolls sideways').toBeLessThanOrEqual(0);
       expect(over.widget, 'the widget is wider than the screen').toBeLessThanOrEqual(0.5);
 

@@ -65,4 +65,7 @@ export const BROWSER_PORTS = {
   shellViews: TEST_PORT_BASE + 67,
   /** The widget's languages (widget-i18n.test.ts): `npm start`'s configuration. */
   i18nService: TEST_PORT_BASE + 69,
+  /** A program's step (widget-program.test.ts): the service with RUN_CODE on, and the fake model that calls run_code. */
+  programService: TEST_PORT_BASE + 70,
+  programModel: TEST_PORT_BASE + 71,
 };

@@ -30,3 +30,28 @@ describe('a read step', () => {
     );
   });
 });
+
+describe('a program step', () => {
+  const run = (part: Partial<ToolPart>): ToolPart =>
+    ({ type: 'tool-run_code', toolCallId: 'c2', input: { code: 'return 1' }, ...part }) as unknown as ToolPart;
+
+  it('says how many calls it made and what it read, or that it runs', () => {
+    const output = { result: '1', resultChars: 1, logs: [], logsCut: 0, calls: [{}, {}], bytes: 2048 };
+    expect(summarizeStep(run({ state: 'output-available', output } as never)).label).toBe(
+      'ran a program: 2 calls, 2.0 KB read',
+    );
+    expect(summarizeStep(run({ state: 'input-available' } as never)).label).toBe('running a program…');
+  });
+
+  it('names the limit that stopped it, and says a program that threw failed', () => {
+    const failed = (errorText: string) => summarizeStep(run({ state: 'output-error', errorText } as never));
+    expect(failed('The program was stopped by its wall time limit.\n<program-output …>').label).toBe(
+      'the program was stopped: time limit',
+    );
+    expect(failed('The program was stopped by its read bytes limit.').status).toBe('error');
+    expect(failed('The program was stopped by its read bytes limit.').label).toBe(
+      'the program was stopped: bytes read limit',
+    );
+    expect(failed('The program threw an error.\nTypeError: x is undefined').label).toBe('the program failed');
+  });
+});

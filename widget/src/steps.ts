@@ -52,6 +52,8 @@ export function summarizeStep(part: ToolPart, locale: Locale = ENGLISH): StepSum
         ...base,
         label: input.query ? t('steps.listedMatching', { query: String(input.query) }) : t('steps.listed'),
       };
+    case 'run_code':
+      return { ...base, label: programLabel(part, status, locale) };
     case 'list_resource_templates':
       return { ...base, label: t('steps.templates') };
     case 'invoke_prompt':
@@ -103,6 +105,29 @@ function readLabel(uri: string, output: ReadOutput | undefined, status: StepSumm
       : '';
   const cached = output.cache === 'memory' || output.cache === 'kv';
   return `${t(cached ? 'steps.readCached' : 'steps.read', { uri: output.uri ?? uri })}${part}`;
+}
+
+/** The words of each limit a run can end on, as the service's error says it ("stopped by its wall time limit"). */
+const LIMIT_WORDS = {
+  'wall time': 'program.wallTime',
+  cpu: 'program.cpu',
+  'read bytes': 'program.readBytes',
+  calls: 'program.callLimit',
+  memory: 'program.memory',
+} as const;
+
+/** A program's step: running; how many calls and bytes it read; or the limit that stopped it. */
+function programLabel(part: ToolPart, status: StepSummary['status'], locale: Locale): string {
+  const t = locale.t.bind(locale);
+  if (status === 'running') return t('program.running');
+  if (status === 'error') {
+    const limit = /stopped by its ([a-z ]+) limit/.exec(part.errorText ?? '')?.[1] as
+      | keyof typeof LIMIT_WORDS
+      | undefined;
+    return limit && LIMIT_WORDS[limit] ? t('program.stopped', { limit: t(LIMIT_WORDS[limit]) }) : t('program.failed');
+  }
+  const output = part.output as { calls?: unknown[]; bytes?: number } | undefined;
+  return t('program.ran', { calls: output?.calls?.length ?? 0, size: locale.size(output?.bytes ?? 0) });
 }
 
 function textOf(output: unknown): string | undefined {

@@ -75,6 +75,11 @@ button.attach svg { fill: none; stroke: currentColor; stroke-width: 2; stroke-li
 .step[data-status="error"] summary, .step[data-status="denied"] summary { color: var(--mcp-error); }
 .step pre { margin: 0 8px 8px; max-height: 240px; overflow: auto; }
 .step h4 { margin: 6px 8px 2px; font-size: .85em; color: var(--mcp-muted); font-weight: 600; }
+.step .code-block { margin: 0 8px 8px; }
+.step .code-block pre { max-height: none; }
+.step p.meta { margin: 0 8px 8px; }
+.program-calls { margin: 0 8px 8px; padding-inline-start: 20px; overflow-wrap: anywhere; }
+.program-calls .call-error { color: var(--mcp-error); }
 .approval { border: 1px solid var(--mcp-accent); border-radius: 8px; padding: 8px; margin: .35em 0; background: var(--mcp-step-bg); }
 .approval p { margin: 0 0 6px; font-weight: 600; }
 .approval pre { margin: 0 0 8px; }

@@ -3,6 +3,7 @@ import { elicitationCard, type Elicitation, type ElicitationAnswer } from './eli
 import { ENGLISH, type Locale } from './i18n/locale';
 import { renderedBlocks, renderMarkdown } from './markdown';
 import { documentFormatOf } from '../../shared/documents';
+import { programStep } from './program-step';
 import { summarizeStep } from './steps';
 import { linkCitations, type OpenSource, sourceList, sourcesOf } from './sources';
 import { taskCard } from './task-card';
@@ -102,7 +103,13 @@ export function renderMessage(message: Message, ctx: TranscriptContext): HTMLEle
       linkCitations(div, message, sources, openSource, locale);
       el.append(div);
     } else if (isTool(part)) {
-      el.append(part.state === 'approval-requested' ? approvalCard(part, ctx, locale) : stepDetails(part, locale));
+      el.append(
+        part.state === 'approval-requested'
+          ? approvalCard(part, ctx, locale)
+          : part.type === 'tool-run_code'
+            ? programStep(part, locale)
+            : stepDetails(part, locale),
+      );
       const card = taskCardState(
         { part, task: tasks.get(part.toolCallId), progress: progressOf(message, part.toolCallId) },
         locale,

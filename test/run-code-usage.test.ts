@@ -7,10 +7,11 @@ import type { UsageReport, UsageRow } from '../shared/api/usage';
 import { DYNAMIC_WORKER_RUN } from '../src/config/price-cards';
 import { UsageLedger } from '../src/usage/ledger';
 import type { RunCodeOutput } from '../src/tools/synthetic/run-code';
-import { api, createConversation, postJson } from './helpers/api';
+import { api, conversationStub, createConversation, postJson } from './helpers/api';
+import { turnIn } from './helpers/conversation';
 import { waitFor } from './helpers/demo-client';
 import { TEST_OPERATOR_KEY } from './infra/operator-key';
-import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
 
 /*
  * Program runs (`run_code`, issue 46) seen and metered: a turn whose scripted model runs a program against the demo
@@ -85,6 +86,36 @@ describe('a program run in the usage', () => {
     expect(row.programRuns).toBe(1);
     expect(row.programReadBytes).toBe(0);
     expect(row.usd).toBeGreaterThanOrEqual(runPrice(0));
+  });
+
+  it('a run the person stops counts too (the load was billed)', async () => {
+    const id = await createConversation(as('usage-a', 'stopper'));
+    const model = scriptedModel((_c, i) =>
+      i === 0
+        ? callTools([
+            'run_code',
+            {
+              code: "await resources.read({ uri: 'task://guidelines' }); await new Promise((r) => setTimeout(r, 5_000));",
+            },
+          ])
+        : say('done'),
+    );
+    await runInDurableObject(await conversationStub(id), async (instance) => {
+      const live = await turnIn(instance, [userMessage('count it')], { model, acceptsImages: false, spec: 'mock' }, { RUN_CODE: 'on' });
+      const reader = live.reader().getReader();
+      // Stopped once the program is running (its call is out): the run ends with the turn.
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || value.type === 'tool-input-available') break;
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      instance.parts.turns.stop();
+      await live.ended;
+    });
+    const row = await rowOf('usage-a', id);
+    expect(row.programRuns).toBe(1);
+    expect(row.programReadBytes).toBeGreaterThan(0);
+    expect(row.programMs).toBeLessThan(5_000);
   });
 
   it('the CSV has the program columns, and the run in them', async () => {

@@ -54,6 +54,8 @@ export async function runProgram(
   api: ProgramApi,
   limits: RunLimits,
   signal?: AbortSignal,
+  /** Hears of every run that was loaded, a stopped one too (it was billed): usage. */
+  onEnd?: ((run: RunOutcome) => void) | undefined,
 ): Promise<RunOutcome> {
   const started = Date.now();
   const tick = `__step_${crypto.randomUUID().replace(/-/g, '')}`;
@@ -83,17 +85,22 @@ export async function runProgram(
     signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
   stopped.catch(() => {});
-  const outcome = (result: Partial<RunOutcome>): RunOutcome => ({
-    result: '',
-    resultChars: 0,
-    logs: [],
-    logsCut: 0,
-    steps: 0,
-    ...result,
-    calls: gateway.calls,
-    bytes: gateway.bytes,
-    wallMs: Date.now() - started,
-  });
+  // Every way a run ends makes its outcome here once, and `onEnd` hears of it.
+  const outcome = (result: Partial<RunOutcome>): RunOutcome => {
+    const ended: RunOutcome = {
+      result: '',
+      resultChars: 0,
+      logs: [],
+      logsCut: 0,
+      steps: 0,
+      ...result,
+      calls: gateway.calls,
+      bytes: gateway.bytes,
+      wallMs: Date.now() - started,
+    };
+    onEnd?.(ended);
+    return ended;
+  };
   try {
     const ran = await Promise.race([entrypoint.run(gateway), stopped]);
     const limit = gateway.stoppedBy ?? (ran.over ? stepLimit(limits) : undefined);
@@ -110,7 +117,10 @@ export async function runProgram(
           : { error: { message: ran.error } }),
     });
   } catch (error) {
-    if (signal?.aborted) throw error;
+    if (signal?.aborted) {
+      outcome({ error: { message: 'The person stopped the answer while the program ran.' } });
+      throw error;
+    }
     if (error instanceof LimitError) return outcome({ error: { message: error.message, limit: error.limit } });
     // The isolate itself failed: past Cloudflare's CPU or memory limit, or it crashed.
     const message = error instanceof Error ? error.message : String(error);

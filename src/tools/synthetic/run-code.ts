@@ -53,8 +53,8 @@ export const runCode: SyntheticTool = {
           programApi(ctx, abortSignal),
           programs.limits,
           abortSignal,
+          programs.onRun,
         );
-        programs.onRun?.(outcome);
         if (outcome.error) throw new Error(failureText(outcome, outcome.error));
         const { error: _error, ...output } = outcome;
         // What reaches the model counts against the turn's read budget, like a read's window (budget.ts).

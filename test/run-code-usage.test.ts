@@ -101,7 +101,12 @@ describe('a program run in the usage', () => {
         : say('done'),
     );
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await turnIn(instance, [userMessage('count it')], { model, acceptsImages: false, spec: 'mock' }, { RUN_CODE: 'on' });
+      const live = await turnIn(
+        instance,
+        [userMessage('count it')],
+        { model, acceptsImages: false, spec: 'mock' },
+        { RUN_CODE: 'on' },
+      );
       const reader = live.reader().getReader();
       // Stopped once the program is running (its call is out): the run ends with the turn.
       for (;;) {

@@ -305,6 +305,15 @@ export async function startWrangler({
   };
 }
 
+/** workerd CPU (ms, schedstat) of `fn` under `w` (a startWrangler stack), after its I/O has settled. */
+export async function cpuOf(w, fn) {
+  await sleep(150);
+  const before = w.workerd().cpuNs;
+  const result = await fn();
+  await sleep(150);
+  return { ms: (w.workerd().cpuNs - before) / 1e6, result };
+}
+
 /**
  * Limits high enough never to answer 429 in a benchmark, where every
  * conversation is the same end user (auth off): turns, conversations created

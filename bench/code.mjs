@@ -26,7 +26,9 @@
 //   BENCH_CODE_FROM=run.log npm run bench:code            # re-render a saved run's BENCH_RESULT line
 //
 // Ports (127.0.0.1): wrangler dev BENCH_CODE_PORT (8960), its inspector +1, the fake model +2, the MCP server +3.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { usdOfRun } from '../src/config/price-cards.ts';
 import { catalog, createConversation, runTurn } from './lib/client.mjs';
@@ -204,6 +206,7 @@ async function codeRun(fake, server, plan, model, { cpu }) {
  */
 async function runCpu(w, fake, server, plan) {
   const q = codeCorpus().questions.find((x) => x.fastProgram);
+  const loadBefore = os.loadavg()[0];
   const id = await createConversation(w.base);
   let n = 100;
   const ask = (text) => turn(w, id, fake, text, n++);
@@ -244,8 +247,31 @@ async function runCpu(w, fake, server, plan) {
     empty: of('empty'),
   };
   result.serverReads = server.reads().code - readsBefore;
+  result.load = [loadBefore, os.loadavg()[0]];
+  for (const kind of ['program', 'fast'])
+    result[kind].plainMs = median(
+      Array.from({ length: 3 }, () => plainNodeCpu(kind === 'fast' ? 'fastProgram' : 'program')),
+    );
+  result.cores = os.cpus().length;
   console.log(`  cpu: ${JSON.stringify(result)}`);
   return result;
+}
+
+/**
+ * CPU (ms) of `which` program of the CPU question (`program` | `fastProgram`) run once in a fresh Node process, with
+ * no sandbox and no step counts: what the program itself costs in V8, against which the run in workerd is read.
+ */
+function plainNodeCpu(which) {
+  const script = `import { codeCorpus } from ${JSON.stringify(new URL('./lib/code-corpus.mjs', import.meta.url).href)};
+const c = codeCorpus();
+const q = c.questions.find((x) => x.fastProgram);
+const resources = { read: async ({ uri }) => c.docs.find((d) => d.uri === uri).text };
+const run = new (async () => {}).constructor('resources', q[${JSON.stringify(which)}]);
+const before = process.cpuUsage();
+await run(resources);
+const u = process.cpuUsage(before);
+console.log((u.user + u.system) / 1000);`;
+  return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim());
 }
 
 /** Each question in a conversation of its own with RUN_CODE=off: the model reads window after window. */
@@ -422,14 +448,14 @@ ${rows.join('\n')}`;
 function cpuText(c) {
   if (!c) return '(not measured in this run)';
   const row = (label, x, work = true) =>
-    `| ${label} | ${fmt(x.turnMs, 1)} ms | **${fmt(x.runMs, 1)} ms** (${fmt(x.spread[0], 1)}–${fmt(x.spread[1], 1)}) | ${work ? `**${fmt(x.workMs, 1)} ms**` : '—'} | ${fmt(x.wallMs)} ms | ${fmt(x.steps)} |`;
-  return `| program (question "${c.question}") | turn with the run, workerd CPU (median of ${REPEATS}) | the run: minus a turn without a tool (${fmt(c.baselineMs, 1)} ms; range) | the program's own work: minus a turn running an empty program (${fmt(c.emptyMs, 1)} ms) | the run's wallMs | steps |
-|---|---|---|---|---|---|
+    `| ${label} | ${fmt(x.turnMs, 1)} ms | **${fmt(x.runMs, 1)} ms** (${fmt(x.spread[0], 1)}–${fmt(x.spread[1], 1)}) | ${work ? `**${fmt(x.workMs, 1)} ms**` : '—'} | ${fmt(x.wallMs)} ms | ${fmt(x.steps)} | ${x.plainMs === undefined ? '—' : `${fmt(x.plainMs, 1)} ms`} |`;
+  return `| program (question "${c.question}") | turn with the run, workerd CPU (median of ${REPEATS}) | the run: minus a turn without a tool (${fmt(c.baselineMs, 1)} ms; range) | the program's own work: minus a turn running an empty program (${fmt(c.emptyMs, 1)} ms) | the run's wallMs | steps | the same program in a fresh Node process, no sandbox, no step counts (CPU, median of 3) |
+|---|---|---|---|---|---|---|
 ${row('as written for the question (an array per row)', c.program)}
 ${row('the same answer written for speed (a scan, no array per row)', c.fast)}
 ${row('an empty program (`return { ok: true }`: instrumenting, the load, a round trip)', c.empty, false)}
 
-Reads that reached the MCP server during the measured turns: ${c.serverReads} (0: every read came from the service's cache).`;
+${c.program.plainMs === undefined ? '' : `The program as written costs ${fmt(c.program.plainMs, 1)} ms of CPU on its own in plain Node (no sandbox, no step counts): its 50,000 arrays (a \`split\` per row) and their garbage are the cost, not the sandbox, whose share (one more model round trip included) is the empty program's ${fmt(c.empty.runMs, 1)} ms. Written as a scan it needs ${fmt(c.fast.plainMs, 1)} ms there.\n\n`}Reads that reached the MCP server during the measured turns: ${c.serverReads} (0: every read came from the service's cache).${c.load ? ` The machine was shared: load average ${c.load.map((x) => fmt(x, 1)).join(' → ')} on ${c.cores} cores over the measurement, so single turns vary (the ranges); the medians are the figures.` : ''}`;
 }
 
 function targets(r) {
@@ -457,6 +483,13 @@ function targets(r) {
           ok: q.windowed.floor.usd >= 50 * q.code.usd,
         })),
     ),
+  );
+  const logRatios = r.models.map((x) => {
+    const log = x.questions.filter((q) => q.id.startsWith('log-'));
+    return `${PRICES[x.model].label} ${ratio(sum(log.map((q) => q.windowed.floor.usd)) / sum(log.map((q) => q.code.usd)))}`;
+  });
+  lines.push(
+    `  Over the three log questions together (question 1's cache write shared): ${logRatios.join(', ')}. The run's own price ($0.002 a Dynamic Worker load) is ${r.models.map((x) => `${fmt((100 * sum(x.questions.map((q) => q.code.runUsd))) / sum(x.questions.map((q) => q.code.usd)))} %`).join(', ')} of the code column's dollars (${r.models.map((x) => PRICES[x.model].label).join(', ')}).`,
   );
   if (r.cpu)
     check(

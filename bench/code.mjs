@@ -364,6 +364,8 @@ function priceModel(model, code, windowed) {
           (n * readCall + 40) * p.output) /
         1e6,
       ms: (wn.ms / wn.requests.length) * (n + 1),
+      /** What the per-trip prefix (cached) adds: the most that reading several windows per round trip could save. */
+      prefixUsd: (n * first.input * p.cacheRead) / 1e6,
     };
     const pasteTokens = sum(perWindow) + first.input;
     let paste;
@@ -505,6 +507,12 @@ function targets(r) {
   return lines.join('\n');
 }
 
+/** The share (%) of the windowed floor's dollars that is the cached prefix resent on every round trip. */
+const prefixShare = (r) => {
+  const qs = r.models.flatMap((x) => x.questions);
+  return (100 * sum(qs.map((q) => q.windowed.floor.prefixUsd ?? 0))) / sum(qs.map((q) => q.windowed.floor.usd));
+};
+
 function render(r, m) {
   const { docs } = codeCorpus();
   const cards = r.models.map(({ model }) => {
@@ -541,10 +549,11 @@ regex pass over the text (log, handbook) — not by the programs.
   after window (\`read_resource\`, ${fmt(WINDOW_CHARS)} characters a window) — the only way to count exactly without a
   program. Under the service's default limits (MAX_STEPS = ${MAX_STEPS} tool steps a turn; MAX_RESOURCE_BYTES_PER_TURN =
   ${fmt(MAX_RESOURCE_BYTES_PER_TURN / 1024 / 1024)} MiB, which would allow ${fmt(Math.floor(MAX_RESOURCE_BYTES_PER_TURN / WINDOW_CHARS))} windows) it
-  reads ${MAX_STEPS} windows and stops: it never has the data to answer (**measured**). **Every window** is
+  reads ${[...new Set(r.models.flatMap((x) => x.questions.map((q) => q.windowed.measured.windows)))].join(' or ')} windows and stops: it never has the data to answer (**measured**). **Every window** is
   extrapolated, as a floor: each window's own tokens sent once at the input price, the measured first request (system
   prompt, tools, question) once and then at the cache-read price per round trip, a read call's output per window — no
-  loop can read every window for less. The measured requests show the service close to it: each request carries
+  loop reading one window a round trip can read every window for less (several windows a round trip would save part of
+  the cached prefix's ${fmt(prefixShare(r))} % of it). The measured requests show the service close to it: each request carries
   the newest window only (the largest measured request: ${ktok(Math.max(...r.models.flatMap((x) => x.questions.map((q) => q.windowed.measured.maxInput))))} tokens).
   Wall time scaled from the measured per-request time.
 - **Paste**: the question's resources in a cached system prompt, one request (the cheaper cache lifetime), where it

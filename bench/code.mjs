@@ -58,6 +58,8 @@ const QUICK = env.BENCH_CODE === 'quick';
 const PORT = Number(env.BENCH_CODE_PORT ?? 8960);
 const WRITE = env.BENCH_CODE_WRITE !== '0';
 const REPEATS = Number(env.BENCH_CODE_REPEATS ?? 5);
+/** Quiet time around each measured turn (ms): a turn's own background work is counted, the one before is not. */
+const SETTLE_MS = Number(env.BENCH_CODE_SETTLE_MS ?? 150);
 /** The service's defaults (src/config/settings.ts): the windowed reading runs under them. */
 const WINDOW_CHARS = 24_000;
 const MAX_STEPS = 8;
@@ -216,10 +218,10 @@ async function runCpu(w, fake, server, plan) {
   const measured = { program: [], fast: [], empty: [], baseline: [] };
   const runs = { program: [], fast: [], empty: [] };
   for (let i = 0; i < REPEATS; i++) {
-    measured.baseline.push((await cpuOf(w, () => ask('Hello, what can you do?'))).ms);
+    measured.baseline.push((await cpuOf(w, () => ask('Hello, what can you do?'), { settleMs: SETTLE_MS })).ms);
     for (const kind of Object.keys(programs)) {
       plan.program = programs[kind];
-      const { ms, result } = await cpuOf(w, () => ask(q.text));
+      const { ms, result } = await cpuOf(w, () => ask(q.text), { settleMs: SETTLE_MS });
       const got = programAnswer(result.requests);
       const expect = kind === 'empty' ? { ok: true } : q.expect;
       if (!isDeepStrictEqual(got.value, expect)) throw new Error(`cpu: ${kind} answered ${got.error ?? got.text}`);

@@ -24,6 +24,10 @@
 //   BENCH_CODE=quick npm run bench:code                   # Sonnet 5.5 and gpt-6.1-terra only
 //   BENCH_CODE_MODELS=claude-haiku-5-5 BENCH_CODE_WRITE=0 npm run bench:code
 //   BENCH_CODE_FROM=run.log npm run bench:code            # re-render a saved run's BENCH_RESULT line
+//   BENCH_CODE_REPEATS=9 BENCH_CODE_SETTLE_MS=300 npm run bench:code   # more CPU samples, more quiet time around each
+//
+// On a shared machine the CPU medians move between runs (other processes, and the garbage collections of the
+// conversation's isolate, which holds megabytes of cached text, land in one turn or another): read the ranges.
 //
 // Ports (127.0.0.1): wrangler dev BENCH_CODE_PORT (8960), its inspector +1, the fake model +2, the MCP server +3.
 import { execFileSync } from 'node:child_process';

@@ -37,11 +37,21 @@ import { catalog, createConversation, readResource, runTurn } from './lib/client
 import { DOCUMENT_KEYS, documentByKey } from './lib/docs-corpus.mjs';
 import { bundleSize, git, snapshot } from './lib/docs-snapshot.mjs';
 import { startDocsServer } from './lib/docs-server.mjs';
-import { startFakeModel } from './lib/fake-model.mjs';
-import { dollars, pasteAnthropic, pasteOpenAI, pastePrompt, PRICES, usageUnderCard, tokens } from './lib/pricing.mjs';
+import { startFakeModel, withItems } from './lib/fake-model.mjs';
+import {
+  benchModels,
+  bill,
+  modelVars,
+  pasteAnthropic,
+  pasteOpenAI,
+  pastePrompt,
+  PRICES,
+  tokens,
+  ttlsOf,
+} from './lib/pricing.mjs';
 import { createReaderPolicy } from './lib/reader-policy.mjs';
 import { machine, machineLine, writeSection } from './lib/report.mjs';
-import { NO_LIMITS, startWrangler } from './lib/stack.mjs';
+import { cpuOf, NO_LIMITS, startWrangler } from './lib/stack.mjs';
 
 const env = process.env;
 const QUICK = env.BENCH_DOCS === 'quick';
@@ -64,18 +74,7 @@ const start = (vars) =>
     args: ['--config', path.join(tree.dir, 'converter/wrangler.toml')],
   });
 
-/** One conversation per model: its price card and MODEL. */
-const ALL_MODELS = {
-  'claude-sonnet-5-5': 'anthropic:claude-sonnet-5-5',
-  'claude-haiku-5-5': 'anthropic:claude-haiku-5-5',
-  'gpt-6.1-terra': 'openai:gpt-6.1-terra',
-  'gpt-4.1': 'openai:gpt-4.1',
-};
-const MODELS = (
-  env.BENCH_DOCS_MODELS ?? (QUICK ? 'claude-sonnet-5-5,gpt-6.1-terra' : Object.keys(ALL_MODELS).join(','))
-)
-  .split(',')
-  .filter(Boolean);
+const MODELS = benchModels(env.BENCH_DOCS_MODELS, QUICK);
 
 /**
  * What a document costs as the provider's own file input, per provider, from the pages stored here (no live page
@@ -97,7 +96,6 @@ const NATIVE = {
   openai: { pageImageTokens: 765, formats: new Set(['pdf', 'docx', 'xlsx', 'html']) },
 };
 
-const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : NaN;
@@ -112,27 +110,11 @@ function serviceVars(server, key, model) {
     ALLOW_PRIVATE_MCP_URLS: 'true',
     ...NO_LIMITS,
     ...JSON.parse(env.BENCH_DOCS_VARS ?? '{}'),
-    ...(model ? modelVars(model) : {}),
+    ...(model ? modelVars(model, `http://127.0.0.1:${PORT + 2}/v1`) : {}),
   };
 }
 
-function modelVars(model) {
-  const fake = `http://127.0.0.1:${PORT + 2}/v1`;
-  return providerOf(model) === 'anthropic'
-    ? { MODEL: ALL_MODELS[model], ANTHROPIC_BASE_URL: fake, ANTHROPIC_API_KEY: 'bench-key' }
-    : { MODEL: ALL_MODELS[model], OPENAI_BASE_URL: fake, OPENAI_API_KEY: 'bench-key' };
-}
-
 // ---- conversion CPU ---------------------------------------------------------------------------------
-
-/** workerd CPU (ms, schedstat) of `fn`, after its I/O has settled. */
-async function cpuOf(w, fn) {
-  await sleep(150);
-  const before = w.workerd().cpuNs;
-  const result = await fn();
-  await sleep(150);
-  return { ms: (w.workerd().cpuNs - before) / 1e6, result };
-}
 
 /** One document under a fresh `wrangler dev`: its first conversion (cold), conversions of new copies (warm), cached reads. */
 async function conversionCpu(server, key) {
@@ -169,18 +151,6 @@ async function conversionCpu(server, key) {
 }
 
 // ---- conversations ----------------------------------------------------------------------------------
-
-/** A Responses body with its `item_reference`s replaced by the items the fake streamed (billed as input all the same). */
-function withItems(body, fake) {
-  if (!Array.isArray(body.input)) return body;
-  const input = body.input.map((entry) => {
-    if (entry.type !== 'item_reference') return entry;
-    const item = fake.item(entry.id);
-    if (!item) throw new Error(`item_reference ${entry.id}: not an item the fake model streamed`);
-    return item;
-  });
-  return { ...body, input };
-}
 
 /** The read window's size (READ_WINDOW_CHARS' default): windows start at its multiples. */
 const WINDOW_CHARS = 24_000;
@@ -252,28 +222,6 @@ async function conversation(fake, server, key, model) {
 }
 
 // ---- pricing ----------------------------------------------------------------------------------------
-
-/** Dollars and tokens of a request sequence under `model`'s card and cache rules (`cache: false`: no hits, no writes). */
-function bill(model, requests, { cache = true } = {}) {
-  const p = PRICES[model];
-  const rows = usageUnderCard(model, requests, { cache });
-  return {
-    usd: sum(rows.map((u) => dollars(u, p))),
-    input: sum(rows.map((u) => u.input)),
-    cached: sum(rows.map((u) => u.cached)),
-    output: sum(rows.map((u) => u.output)),
-    requests: rows.length,
-    maxInput: Math.max(...rows.map((u) => u.input)),
-  };
-}
-
-/** The lifetimes a host could ask `model`'s provider for (the cheaper is taken). */
-function ttlsOf(model) {
-  const p = PRICES[model];
-  if (p.provider === 'anthropic') return p.longTtlMs ? [undefined, '1h'] : [undefined];
-  if (p.cacheStyle !== 'billed-writes') return [undefined];
-  return p.longTtlMs ? ['30m', '12h'] : ['30m'];
-}
 
 /** One-request-per-turn bodies with `prompt` as the cached system prompt: priced at the cheaper lifetime, and uncached. */
 function pastedBills(model, prompt, run) {

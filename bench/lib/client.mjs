@@ -22,6 +22,7 @@ export const readResource = (base, id, server, uri) =>
 /**
  * Runs one turn and reads its stream to the end. Returns the wall time, the
  * reads the model made (server, uri, cache source, the text it was given),
+ * every tool's output as the step shows it (`outputs`: name and output),
  * the answer, the finish metadata and every problem seen: a non-200 status,
  * an `error` chunk, a failed tool call, a stream without `finish`.
  */
@@ -30,6 +31,7 @@ export async function runTurn(base, id, text) {
   const startedAt = Date.now();
   const problems = [];
   const reads = [];
+  const outputs = [];
   let answer = '';
   let metadata;
   try {
@@ -48,9 +50,11 @@ export async function runTurn(base, id, text) {
         if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
         const chunk = JSON.parse(line.slice(6));
         if (chunk.type === 'tool-input-available') calls.set(chunk.toolCallId, chunk);
-        else if (chunk.type === 'tool-output-available' && calls.get(chunk.toolCallId)?.toolName === 'read_resource') {
+        else if (chunk.type === 'tool-output-available') {
+          const name = calls.get(chunk.toolCallId)?.toolName;
           const o = chunk.output;
-          reads.push({ server: o.server, uri: o.uri, cache: o.cache, text: o.text });
+          outputs.push({ name, output: o });
+          if (name === 'read_resource') reads.push({ server: o.server, uri: o.uri, cache: o.cache, text: o.text });
         } else if (chunk.type === 'tool-output-error')
           problems.push(`tool error: ${String(chunk.errorText).slice(0, 200)}`);
         else if (chunk.type === 'error') problems.push(`stream error: ${String(chunk.errorText).slice(0, 200)}`);
@@ -65,7 +69,7 @@ export async function runTurn(base, id, text) {
   } catch (error) {
     problems.push(`request failed: ${error.cause?.code ?? error.message}`);
   }
-  return { ms: performance.now() - started, startedAt, reads, answer, metadata, problems };
+  return { ms: performance.now() - started, startedAt, reads, outputs, answer, metadata, problems };
 }
 
 /** p-th percentile (nearest rank) of numbers. */

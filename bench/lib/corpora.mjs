@@ -9,7 +9,7 @@
 // exists exactly once.
 
 /** Deterministic PRNG (mulberry32): the same seed gives the same corpus on every machine. */
-function rng(seed) {
+export function rng(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -19,7 +19,7 @@ function rng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const pick = (r, xs) => xs[Math.floor(r() * xs.length)];
+export const pick = (r, xs) => xs[Math.floor(r() * xs.length)];
 
 const SUBJECTS = [
   'The platform team',

@@ -42,12 +42,13 @@ function buildServer(c) {
 /**
  * Starts the server on 127.0.0.1:`port` with `names` (default: all corpora).
  * Returns the URL of each corpus and the count of `resources/read` per corpus.
+ * `corpusOf`: where a name's corpus comes from (default: corpora.mjs; bench:code serves its own).
  */
-export async function startCorpusServer({ port, names = CORPUS_NAMES }) {
+export async function startCorpusServer({ port, names = CORPUS_NAMES, corpusOf = corpus }) {
   const reads = Object.fromEntries(names.map((n) => [n, 0]));
   const handlers = new Map(
     names.map((name) => {
-      const c = corpus(name);
+      const c = corpusOf(name);
       // A fresh McpServer per request (the SDK's stateless serving): 2026 and 2025 clients both work.
       const handler = createMcpHandler(() => buildServer(c), { onerror: () => {} });
       return [`/c${name}/mcp`, { name, node: toNodeHandler(handler, { onerror: () => {} }), handler }];

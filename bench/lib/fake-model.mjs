@@ -93,6 +93,21 @@ export async function startFakeModel({ port, decide, keepBodies = true }) {
   };
 }
 
+/**
+ * A Responses body with its `item_reference`s replaced by the items `fake` streamed (billed as input all the same):
+ * the body as a provider prices it.
+ */
+export function withItems(body, fake) {
+  if (!Array.isArray(body.input)) return body;
+  const input = body.input.map((entry) => {
+    if (entry.type !== 'item_reference') return entry;
+    const item = fake.item(entry.id);
+    if (!item) throw new Error(`item_reference ${entry.id}: not an item the fake model streamed`);
+    return item;
+  });
+  return { ...body, input };
+}
+
 /** The text of an OpenAI chat message's content (a string or an array of parts). */
 export function contentText(content) {
   if (typeof content === 'string') return content;

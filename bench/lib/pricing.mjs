@@ -468,3 +468,48 @@ export function usageUnderCard(card, requests, { cache = true } = {}) {
         });
   return usage.map((u, i) => ({ ...u, output: outputTokens(requests[i].step) }));
 }
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
+/** Dollars and tokens of a request sequence under `model`'s card and cache rules (`cache: false`: no hits, no writes). */
+export function bill(model, requests, { cache = true } = {}) {
+  const p = PRICES[model];
+  const rows = usageUnderCard(model, requests, { cache });
+  return {
+    usd: sum(rows.map((u) => dollars(u, p))),
+    input: sum(rows.map((u) => u.input)),
+    cached: sum(rows.map((u) => u.cached)),
+    output: sum(rows.map((u) => u.output)),
+    requests: rows.length,
+    maxInput: Math.max(...rows.map((u) => u.input)),
+  };
+}
+
+/** The cache lifetimes a host could ask `model`'s provider for (a pasting host takes the cheaper). */
+export function ttlsOf(model) {
+  const p = PRICES[model];
+  if (p.provider === 'anthropic') return p.longTtlMs ? [undefined, '1h'] : [undefined];
+  if (p.cacheStyle !== 'billed-writes') return [undefined];
+  return p.longTtlMs ? ['30m', '12h'] : ['30m'];
+}
+
+/** The models the conversation benchmarks run (bench:docs, bench:code): price card → the service's MODEL. */
+export const BENCH_MODELS = {
+  'claude-sonnet-5-5': 'anthropic:claude-sonnet-5-5',
+  'claude-haiku-5-5': 'anthropic:claude-haiku-5-5',
+  'gpt-6.1-terra': 'openai:gpt-6.1-terra',
+  'gpt-4.1': 'openai:gpt-4.1',
+};
+
+/** The cards a run prices: `list` (comma-separated), else all of BENCH_MODELS, or with `quick` one per provider. */
+export const benchModels = (list, quick) =>
+  (list ?? (quick ? 'claude-sonnet-5-5,gpt-6.1-terra' : Object.keys(BENCH_MODELS).join(',')))
+    .split(',')
+    .filter(Boolean);
+
+/** The vars that make the service call `card`'s model through its real provider package, at `baseUrl` (the fake). */
+export function modelVars(card, baseUrl) {
+  return PRICES[card].provider === 'anthropic'
+    ? { MODEL: BENCH_MODELS[card], ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'bench-key' }
+    : { MODEL: BENCH_MODELS[card], OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'bench-key' };
+}

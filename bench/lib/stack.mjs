@@ -306,6 +306,18 @@ export async function startWrangler({
 }
 
 /**
+ * workerd CPU (ms, schedstat) of `fn` under `w` (a startWrangler stack), after its I/O has settled: `settleMs` before
+ * (what came earlier has ended) and after (the work `fn` left behind, such as cache and storage writes, is counted).
+ */
+export async function cpuOf(w, fn, { settleMs = 150 } = {}) {
+  await sleep(settleMs);
+  const before = w.workerd().cpuNs;
+  const result = await fn();
+  await sleep(settleMs);
+  return { ms: (w.workerd().cpuNs - before) / 1e6, result };
+}
+
+/**
  * Limits high enough never to answer 429 in a benchmark, where every
  * conversation is the same end user (auth off): turns, conversations created
  * per minute, and conversations holding live MCP sessions.

@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { ACME_ALICE, api, conversationStub, createConversation } from './helpers/api';
-import { connectDemoClient, demoTaskTitles } from './helpers/demo-client';
+import { connectDemoClient, demoTaskTitles, waitFor } from './helpers/demo-client';
 import { settle } from './helpers/conversation';
 import { callTools, runScriptedTurn, say, scriptedModel, toolResults } from './helpers/turns';
 import { HOSTILE_TEXT } from './infra/hostile-text';
@@ -19,6 +19,7 @@ const BOB = { authorization: 'Bearer test-key-acme', 'x-end-user': 'bob' };
 const HOSTILE = { authorization: 'Bearer test-key-hostile', 'x-end-user': 'mallory' };
 const SKILLS = { authorization: 'Bearer test-key-skills', 'x-end-user': 'alice' };
 const ERAS_ALICE = { authorization: 'Bearer test-key-eras', 'x-end-user': 'alice' };
+const TASKS = { authorization: 'Bearer test-key-tasks', 'x-end-user': 'alice' };
 const NOCODE = { authorization: 'Bearer test-key-nocode', 'x-end-user': 'alice' };
 
 /** One turn in conversation `id` whose model runs `code`, then answers: what it was offered, and run_code's result. */
@@ -250,6 +251,31 @@ return 'carried on';`,
     );
     expect(result.text).toContain('The program made more than 2 calls, its limit per run.');
     expect(result.text).not.toContain('carried on');
+  });
+
+  it('a tool call still running when the wall time ends the run is cancelled, not left running', async () => {
+    const tasksUrl = inject('tasksUrl');
+    await fetch(`${tasksUrl}/__control/reset`, { method: 'POST' });
+    const waiting = async () =>
+      (
+        await (
+          await fetch(`${tasksUrl}/__control/state`)
+        ).json<{
+          tasks: Array<{ tool: string; status: string; cancelRequested: boolean }>;
+        }>()
+      ).tasks.filter((t) => t.tool === 'wait_forever');
+    const { result } = await run(
+      "return await tools.call({ server: 'jobs', name: 'wait_forever', arguments: {} })",
+      { RUN_CODE_WALL_MS: 1_000 },
+      TASKS,
+    );
+    expect(result.error).toBe(true);
+    expect(result.text).toContain('stopped by its wall time limit');
+    await waitFor(
+      async () => ((await waiting()).some((t) => t.status === 'cancelled') ? true : undefined),
+      'the task cancelled',
+      3_000,
+    );
   });
 
   it('a syntax error is refused with its place, before anything runs', async () => {

@@ -25,7 +25,11 @@ const str = (value: unknown, name: string): string => {
 const optStr = (value: unknown, name: string): string | undefined =>
   value === undefined || value === null ? undefined : str(value, name);
 
-export function programApi(ctx: ToolContext, signal?: AbortSignal): ProgramApi {
+/**
+ * `endsAt` (epoch ms) is when the run's wall time ends: a tool call that becomes a task is followed until then, then
+ * cancelled — a run stopped by its time limit must not leave its calls running on the server.
+ */
+export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: number): ProgramApi {
   const readText = async (options: Record<string, unknown>) => {
     const uri = str(options.uri, 'uri');
     if (isToolResultUri(uri)) {
@@ -137,7 +141,10 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal): ProgramApi {
           `The tool "${name}" of server "${server}" needs the person's approval, which a program cannot ask for: call ${entry.name} directly.`,
         );
       const result: CallToolResult = await asToolError(
-        ctx.sessions.callToolToEnd(server, name, args, { ...(signal ? { signal } : {}), maxMs: 30_000 }),
+        ctx.sessions.callToolToEnd(server, name, args, {
+          ...(signal ? { signal } : {}),
+          maxMs: endsAt === undefined ? 30_000 : Math.max(0, endsAt - Date.now()),
+        }),
       );
       const text = (result.content ?? [])
         .map((c) =>

@@ -27,11 +27,13 @@ describe('the demo: how many tasks per assignee', () => {
 
     const stub = await conversationStub(await createConversation());
     const chunks = await runInDurableObject(stub, async (instance) => {
-      const live = await turnIn(instance, [userMessage(PER_ASSIGNEE)], {
-        model: new OfflineModel(),
-        acceptsImages: false,
-        spec: 'offline',
-      });
+      // As `npm start -- --var RUN_CODE:on` runs it (the README's words).
+      const live = await turnIn(
+        instance,
+        [userMessage(PER_ASSIGNEE)],
+        { model: new OfflineModel(), acceptsImages: false, spec: 'offline' },
+        { RUN_CODE: 'on' },
+      );
       const all: UIMessageChunk[] = [];
       const reader = live.reader().getReader();
       for (let r = await reader.read(); !r.done; r = await reader.read()) all.push(r.value);

@@ -119,7 +119,7 @@ export function decide(
     if (tools.has(line.toolName)) return { kind: 'tool', id: `offline-${prompt.length}`, ...line };
     return {
       kind: 'text',
-      text: `The message asks for ${line.toolName}, which is not offered in this conversation${line.toolName === 'run_code' ? ' (RUN_CODE is off, or this deployment has no Worker Loader)' : ''}.\n\n${DISCLAIMER}`,
+      text: `The message asks for ${line.toolName}, which is not offered in this conversation${line.toolName === 'run_code' ? NO_PROGRAMS : ''}.\n\n${DISCLAIMER}`,
     };
   }
 
@@ -235,6 +235,10 @@ function namedToolCall(
   }
   return { toolName: tool.name, input };
 }
+
+/** Why run_code may not be offered (sandbox/programs.ts, prompt/cost-planner.ts programWorthIt), and the way round. */
+const NO_PROGRAMS =
+  ': RUN_CODE is off; or it is auto, and no resource here is long enough for a program to pay (RUN_CODE=on offers it whenever there is something to read: `npm start -- --var RUN_CODE:on`); or this deployment has no Worker Loader';
 
 /** `CALL <tool> <json arguments>` on a line of its own: the tool and its arguments (an object), if the JSON parses. */
 const CALL_LINE = /^CALL\s+([\w.-]+)\s+(\{.*\})\s*$/m;

@@ -108,10 +108,10 @@ describe('a program reads nothing the conversation could not', () => {
     const answers = JSON.parse(bodyOf(result.text)) as string[];
     expect(answers).toHaveLength(6);
     expect(answers[0]).toMatch(/^refused: No server "strict"/);
-    expect(answers[1]).toMatch(/^refused: /);
+    expect(answers[1]).toMatch(/^refused: No server lists or templates v2:\/\/notes\/public/);
     expect(answers[2]).toMatch(/^refused: No server "hostile"/);
     expect(answers[3]).toMatch(/^refused: No server "hostile"/);
-    expect(answers[4]).toMatch(/^refused: .*"strict"/);
+    expect(answers[4]).toMatch(/^refused: No server "strict"/);
     expect(answers[5]).toMatch(/^refused: No tool "big_report" on server "hostile"/);
     expect(result.text).not.toContain('public note');
   });

@@ -101,6 +101,8 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
       const server =
         optStr(options.server, 'server') ??
         onlyServerWith(ctx, (s) => s.prompts.some((p) => p.name === name), `prompt "${name}"`);
+      // A server the conversation does not have is "No server", not "prompts for users only".
+      pick(ctx.states, server);
       if (!ctx.modelPrompts(server))
         throw new Error(`The prompts of server "${server}" are for users only; a program cannot get them either.`);
       const args = (options.arguments ?? {}) as Record<string, unknown>;

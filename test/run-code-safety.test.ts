@@ -212,12 +212,13 @@ describe('limits', () => {
 
   it('console lines past the bound are dropped and counted; a long line is cut', async () => {
     const { result } = await run(
-      "for (let i = 1; i <= 60; i++) console.log('line ' + i); console.log('y'.repeat(2000)); return 'ok';",
+      "console.log('y'.repeat(2000)); for (let i = 1; i <= 60; i++) console.log('line ' + i); return 'ok';",
     );
     expect(result.error).toBe(false);
     const lines = bodyOf(result.text).split('\n');
     expect(lines.slice(0, 3)).toEqual(['ok', '', 'console:']);
-    expect(lines.slice(3, 53)).toEqual(Array.from({ length: 50 }, (_, i) => `line ${i + 1}`));
+    expect(lines[3]).toBe(`${'y'.repeat(500)}…`);
+    expect(lines.slice(4, 53)).toEqual(Array.from({ length: 49 }, (_, i) => `line ${i + 1}`));
     expect(lines.slice(53)).toEqual(['(11 more console lines not kept)']);
   });
 

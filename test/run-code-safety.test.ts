@@ -25,9 +25,9 @@ const NOCODE = { authorization: 'Bearer test-key-nocode', 'x-end-user': 'alice' 
 /** One turn in conversation `id` whose model runs `code`, then answers: what it was offered, and run_code's result. */
 async function runIn(id: string, code: string, overrides: Record<string, unknown> = {}) {
   const model = scriptedModel((_c, i) => (i === 0 ? callTools(['run_code', { code }]) : say('done')));
-  await runScriptedTurn(id, 'work it out', model, { RUN_CODE: 'on', ...overrides });
+  const chunks = await runScriptedTurn(id, 'work it out', model, { RUN_CODE: 'on', ...overrides });
   const offered = model.doStreamCalls[0]!.tools?.map((t) => t.name) ?? [];
-  return { offered, result: toolResults(model.doStreamCalls[1]!.prompt).at(-1)!, model };
+  return { offered, result: toolResults(model.doStreamCalls[1]!.prompt).at(-1)!, model, chunks };
 }
 
 const run = async (code: string, overrides: Record<string, unknown> = {}, as = ACME_ALICE) =>
@@ -171,6 +171,22 @@ return { titles: listed.tasks.map((t) => t.title), refused };`,
       instance.parts.history.waitingApprovals(),
     );
     expect(waiting).toEqual([]);
+  });
+
+  it.each([
+    ['2026-07-28 (an input_required result)', 'demo', ACME_ALICE],
+    ['2025-11-25 (elicitation/create)', 'demo2025', ERAS_ALICE],
+  ] as const)('a tool that asks the person a question (%s) is refused; nobody is asked', async (_era, server, as) => {
+    const { result, chunks } = await run(
+      `return await tools.call({ server: '${server}', name: 'weekly_report', arguments: {} })`,
+      { RUN_CODE_WALL_MS: 5_000 },
+      as,
+    );
+    expect(result.error).toBe(true);
+    expect(result.text).toContain(
+      `The tool "weekly_report" of server "${server}" asks the person a question, which a program cannot ask for: call ${server}__weekly_report directly.`,
+    );
+    expect(chunks.filter((c) => c.type === 'data-elicitation')).toEqual([]);
   });
 
   it('a call the program did not await before returning is not run', async () => {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { asSchema } from 'ai';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { shownAsText } from '../mcp/contents';
@@ -16,6 +17,20 @@ import { asToolError, pick, type ToolContext } from './synthetic/context';
  * a read gives the whole text (the program, not the model, reads it; the gateway counts its bytes), and a tool
  * runs only if the person would not be asked about it.
  */
+
+/**
+ * A program's tool call in progress, per async flow: a server's question (elicitation) asked during it is not put to
+ * the person — the turn's `elicit` answers `cancel` at once (turn/runner.ts) — and the call is refused, as a call that
+ * needs approval is: nobody is asked from inside a program.
+ */
+const programCalls = new AsyncLocalStorage<{ asked: boolean }>();
+
+/** True (and noted) when a server asks the person something during a program's tool call. */
+export function askedInProgram(): boolean {
+  const call = programCalls.getStore();
+  if (call) call.asked = true;
+  return call !== undefined;
+}
 
 const utf8 = (text: string) => new TextEncoder().encode(text).byteLength;
 const str = (value: unknown, name: string): string => {
@@ -142,12 +157,19 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
         throw new Error(
           `The tool "${name}" of server "${server}" needs the person's approval, which a program cannot ask for: call ${entry.name} directly.`,
         );
-      const result: CallToolResult = await asToolError(
-        ctx.sessions.callToolToEnd(server, name, args, {
-          ...(signal ? { signal } : {}),
-          maxMs: endsAt === undefined ? 30_000 : Math.max(0, endsAt - Date.now()),
-        }),
+      const call = { asked: false };
+      const result: CallToolResult = await programCalls.run(call, () =>
+        asToolError(
+          ctx.sessions.callToolToEnd(server, name, args, {
+            ...(signal ? { signal } : {}),
+            maxMs: endsAt === undefined ? 30_000 : Math.max(0, endsAt - Date.now()),
+          }),
+        ),
       );
+      if (call.asked)
+        throw new Error(
+          `The tool "${name}" of server "${server}" asks the person a question, which a program cannot ask for: call ${entry.name} directly.`,
+        );
       const text = (result.content ?? [])
         .map((c) =>
           c.type === 'text' ? c.text : c.type === 'resource' && 'text' in c.resource ? c.resource.text : `[${c.type}]`,

@@ -20,6 +20,7 @@ const HOSTILE = { authorization: 'Bearer test-key-hostile', 'x-end-user': 'mallo
 const SKILLS = { authorization: 'Bearer test-key-skills', 'x-end-user': 'alice' };
 const ERAS_ALICE = { authorization: 'Bearer test-key-eras', 'x-end-user': 'alice' };
 const TASKS = { authorization: 'Bearer test-key-tasks', 'x-end-user': 'alice' };
+const LEAKY = { authorization: 'Bearer test-key-leaky', 'x-end-user': 'alice' };
 const NOCODE = { authorization: 'Bearer test-key-nocode', 'x-end-user': 'alice' };
 
 /** One turn in conversation `id` whose model runs `code`, then answers: what it was offered, and run_code's result. */
@@ -90,6 +91,26 @@ describe('a program reads nothing the conversation could not', () => {
     const ref = { server: 'strict', uri: 'v2://notes/private' };
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:eras:user:alice', ref))).not.toBeNull();
     expect(await env.RESOURCE_CACHE.get(await kvKey('tenant:eras', ref))).toBeNull();
+  });
+
+  it("a server's credential that the server echoes back is masked in all a program is given", async () => {
+    // test/secret-echo.test.ts: the echo server puts the `secret:` header it was sent in every answer.
+    const { result } = await run(
+      tryEach([
+        "tools.call({ server: 'echo', name: 'whoami', arguments: {} })",
+        "tools.call({ server: 'echo', name: 'whoami_error', arguments: {} })",
+        "resources.read({ server: 'echo', uri: 'echo://credentials' })",
+        "prompts.get({ server: 'echo', name: 'echo', arguments: {} })",
+      ]),
+      {},
+      LEAKY,
+    );
+    expect(result.error).toBe(false);
+    const answers = JSON.parse(bodyOf(result.text)) as string[];
+    expect(answers).toHaveLength(4);
+    // Each answer carries the credential's place, masked: the tool's text and error, the resource, the prompt.
+    for (const answer of answers) expect(answer).toContain('[redacted]');
+    expect(result.text).not.toContain('tok_live_9f8e7d6c5b4a3210');
   });
 
   it("another tenant's servers: no such server, whatever the program asks of them", async () => {

@@ -1,6 +1,6 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { relevantEntries, resourceBlock } from '../prompt/markers';
+import { programBlock, relevantEntries, resourceBlock } from '../prompt/markers';
 import { buildSystemPrompt } from '../prompt/system-prompt';
 import type { ServerState } from '../mcp/catalog/catalog';
 import { SYNTHETIC_TOOLS } from '../tools/synthetic';
@@ -134,5 +134,50 @@ describe('the offline stand-in', () => {
     );
     expect(done.kind === 'text' && done.text).toContain('Here is what create_task on demo returned:');
     expect(done.kind === 'text' && done.text).not.toContain('demo__');
+  });
+
+  describe('a CALL line', () => {
+    const program =
+      "const { tasks } = await tools.call({ server: 'demo', name: 'list_tasks', arguments: { status: 'all' } });\nreturn tasks.length;";
+    const message = `How many tasks are there?\nCALL run_code ${JSON.stringify({ code: program })}`;
+
+    it('calls the tool it names with its JSON arguments, when the tool is offered', () => {
+      const { prompt, tools } = promptFor(message);
+      const offered = [...tools, { type: 'function' as const, name: 'run_code', inputSchema: {} }];
+      expect(decide(prompt, offered)).toMatchObject({ kind: 'tool', toolName: 'run_code', input: { code: program } });
+    });
+
+    it('says so when the tool is not offered, and ignores a line whose arguments are not a JSON object', () => {
+      const { prompt, tools } = promptFor(message);
+      expect(tools.map((t) => t.name)).not.toContain('run_code');
+      const step = decide(prompt, tools);
+      expect(step.kind === 'text' && step.text).toMatch(/^The message asks for run_code, which is not offered/);
+      const broken = promptFor('What do the team guidelines say?\nCALL run_code {"code": ');
+      expect(decide(broken.prompt, broken.tools)).toMatchObject({ toolName: 'read_resource' });
+    });
+
+    it("answers with the program's result, what it read, and the cut when there was one", () => {
+      const { prompt, tools } = promptFor(message);
+      const output = `${programBlock({ calls: 1, bytes: '2.1 KB' }, '{\n  "alice": 3,\n  "bob": 2\n}')}\n[The result is 900 characters; only the first 20 are shown. Return less: a count, a summary, the top rows.]`;
+      const done = decide(
+        [
+          ...prompt,
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'run_code', input: {} }] },
+          {
+            role: 'tool',
+            content: [
+              { type: 'tool-result', toolCallId: 'c1', toolName: 'run_code', output: { type: 'text', value: output } },
+            ],
+          },
+        ],
+        tools,
+      );
+      expect(done.kind).toBe('text');
+      const text = done.kind === 'text' ? done.text : '';
+      expect(text).toMatch(
+        /^The program \(1 call, 2\.1 KB read\) returned:\n\n> \{\n> {3}"alice": 3,\n> {3}"bob": 2\n> \}\n\n\[The result is 900 characters/,
+      );
+      expect(text).not.toContain('<program-output');
+    });
   });
 });

@@ -15,6 +15,7 @@ import { parsePromptLine, parseResourceLine, parseSkillLine } from '../prompt/ca
 import {
   type CatalogSection,
   parseContinuation,
+  parseProgramBlock,
   parseRelevantEntries,
   parseResourceBlocks,
   parseSectionHeading,
@@ -30,6 +31,8 @@ import {
  * user's words, calls `read_resource` on the best match (or `list_resources`
  * / `invoke_prompt` when the words ask for that), then answers by quoting
  * the passages of the result that share the most words with the question.
+ * A line `CALL <tool> <json arguments>` in the message calls that tool with
+ * those arguments: how the demo shows a tool the ranking never picks (run_code).
  */
 export class OfflineModel implements LanguageModelV4 {
   readonly specificationVersion = 'v4' as const;
@@ -110,6 +113,15 @@ export function decide(
   const attached = last?.role === 'user' ? attachedText(last.content) : '';
   if (parseResourceBlocks(attached).length)
     return { kind: 'text', text: `${quote(attached, question)}\n\n${DISCLAIMER}` };
+
+  const line = callLine(question);
+  if (line) {
+    if (tools.has(line.toolName)) return { kind: 'tool', id: `offline-${prompt.length}`, ...line };
+    return {
+      kind: 'text',
+      text: `The message asks for ${line.toolName}, which is not offered in this conversation${line.toolName === 'run_code' ? NO_PROGRAMS : ''}.\n\n${DISCLAIMER}`,
+    };
+  }
 
   const words = terms(question);
   // Files the user attached to this message (named by reference): what they ask about, read before anything else.
@@ -224,6 +236,25 @@ function namedToolCall(
   return { toolName: tool.name, input };
 }
 
+/** Why run_code may not be offered (sandbox/programs.ts, prompt/cost-planner.ts programWorthIt), and the way round. */
+const NO_PROGRAMS =
+  ': RUN_CODE is off; or it is auto, and no resource here is long enough for a program to pay (RUN_CODE=on offers it whenever there is something to read: `npm start -- --var RUN_CODE:on`); or this deployment has no Worker Loader';
+
+/** `CALL <tool> <json arguments>` on a line of its own: the tool and its arguments (an object), if the JSON parses. */
+const CALL_LINE = /^CALL\s+([\w.-]+)\s+(\{.*\})\s*$/m;
+function callLine(question: string): { toolName: string; input: Record<string, unknown> } | undefined {
+  const match = CALL_LINE.exec(question);
+  if (!match) return undefined;
+  try {
+    const input: unknown = JSON.parse(match[2]!);
+    return typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? { toolName: match[1]!, input: input as Record<string, unknown> }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const DISCLAIMER = '(Answered by the offline stand-in model, which quotes resources rather than reasoning about them.)';
@@ -282,11 +313,24 @@ function answerFromToolResults(
       answers.push(`${tool} failed: ${text}`);
     } else if (part.toolName === 'read_resource' || part.toolName === 'load_skill') {
       answers.push(quote(text, question));
+    } else if (part.toolName === 'run_code' && parseProgramBlock(text)) {
+      answers.push(programAnswer(text));
     } else {
       answers.push(`Here is what ${tool} returned:\n\n${text}`);
     }
   }
   return { kind: 'text', text: `${answers.join('\n\n')}\n\n${DISCLAIMER}` };
+}
+
+/** What a program returned (the wrapper's body, as the model was given it), with what it read and any cut. */
+function programAnswer(text: string): string {
+  const block = parseProgramBlock(text)!;
+  const cut = /\n(\[The result is \d+ characters;[^\n]*\])$/.exec(text)?.[1];
+  const read = `${block.calls} call${block.calls === 1 ? '' : 's'}, ${block.bytes} read`;
+  return `The program (${read}) returned:\n\n${block.body
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n')}${cut ? `\n\n${cut}` : ''}`;
 }
 
 /** A tool as people read it: `create_task on demo` for the MCP tool `demo__create_task` (the step summaries' words). */

@@ -6,6 +6,13 @@ export type ApiMethodName = 'list' | 'read' | 'search' | 'prompt' | 'call';
 export type ApiAnswer = { value: unknown; bytes: number; read?: { server: string; uri: string } | undefined };
 export type ProgramApi = Record<ApiMethodName, (options: Record<string, unknown>) => Promise<ApiAnswer>>;
 
+/**
+ * What a call gives the program: its value, or the message of the error the program's side throws
+ * (program-module.ts). An error travels as a value because a rejected RPC call is logged by workerd as an uncaught
+ * exception, message and all — a server's text, once per refused call — even when the program catches it.
+ */
+export type GatewayAnswer = { value: unknown } | { error: string };
+
 /** One call a program made, as the step shows it. */
 export interface ApiCallRecord {
   method: ApiMethodName;
@@ -40,19 +47,26 @@ export class Gateway extends RpcTarget {
   }
 
   list(options: unknown) {
-    return this.#call('list', options);
+    return this.#answer('list', options);
   }
   read(options: unknown) {
-    return this.#call('read', options);
+    return this.#answer('read', options);
   }
   search(options: unknown) {
-    return this.#call('search', options);
+    return this.#answer('search', options);
   }
   prompt(options: unknown) {
-    return this.#call('prompt', options);
+    return this.#answer('prompt', options);
   }
   call(options: unknown) {
-    return this.#call('call', options);
+    return this.#answer('call', options);
+  }
+
+  #answer(method: ApiMethodName, raw: unknown): Promise<GatewayAnswer> {
+    return this.#call(method, raw).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+    );
   }
 
   async #call(method: ApiMethodName, raw: unknown): Promise<unknown> {

@@ -50,7 +50,11 @@ export default class Program extends WorkerEntrypoint {
       logs.push(line.length > BOUNDS.logLineChars ? line.slice(0, BOUNDS.logLineChars) + '…' : line);
     };
     const console = Object.freeze({ log: log(''), info: log(''), debug: log(''), warn: log('[warn] '), error: log('[error] ') });
-    const ask = (method) => (options) => api[method](typeof options === 'string' ? { uri: options } : options ?? {});
+    const ask = (method) => async (options) => {
+      const answer = await api[method](typeof options === 'string' ? { uri: options } : options ?? {});
+      if ('error' in answer) throw new Error(answer.error);
+      return answer.value;
+    };
     const resources = Object.freeze({ list: ask('list'), read: ask('read'), search: ask('search') });
     const prompts = Object.freeze({ get: ask('prompt') });
     const tools = Object.freeze({ call: ask('call') });

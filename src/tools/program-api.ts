@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { asSchema } from 'ai';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { shownAsText } from '../mcp/contents';
@@ -17,6 +18,20 @@ import { asToolError, pick, type ToolContext } from './synthetic/context';
  * runs only if the person would not be asked about it.
  */
 
+/**
+ * A program's tool call in progress, per async flow: a server's question (elicitation) asked during it is not put to
+ * the person — the turn's `elicit` answers `cancel` at once (turn/runner.ts) — and the call is refused, as a call that
+ * needs approval is: nobody is asked from inside a program.
+ */
+const programCalls = new AsyncLocalStorage<{ asked: boolean }>();
+
+/** True (and noted) when a server asks the person something during a program's tool call. */
+export function askedInProgram(): boolean {
+  const call = programCalls.getStore();
+  if (call) call.asked = true;
+  return call !== undefined;
+}
+
 const utf8 = (text: string) => new TextEncoder().encode(text).byteLength;
 const str = (value: unknown, name: string): string => {
   if (typeof value !== 'string' || !value) throw new Error(`"${name}" must be a non-empty string`);
@@ -25,7 +40,11 @@ const str = (value: unknown, name: string): string => {
 const optStr = (value: unknown, name: string): string | undefined =>
   value === undefined || value === null ? undefined : str(value, name);
 
-export function programApi(ctx: ToolContext, signal?: AbortSignal): ProgramApi {
+/**
+ * `endsAt` (epoch ms) is when the run's wall time ends: a tool call that becomes a task is followed until then, then
+ * cancelled — a run stopped by its time limit must not leave its calls running on the server.
+ */
+export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: number): ProgramApi {
   const readText = async (options: Record<string, unknown>) => {
     const uri = str(options.uri, 'uri');
     if (isToolResultUri(uri)) {
@@ -97,6 +116,8 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal): ProgramApi {
       const server =
         optStr(options.server, 'server') ??
         onlyServerWith(ctx, (s) => s.prompts.some((p) => p.name === name), `prompt "${name}"`);
+      // A server the conversation does not have is "No server", not "prompts for users only".
+      pick(ctx.states, server);
       if (!ctx.modelPrompts(server))
         throw new Error(`The prompts of server "${server}" are for users only; a program cannot get them either.`);
       const args = (options.arguments ?? {}) as Record<string, unknown>;
@@ -136,9 +157,19 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal): ProgramApi {
         throw new Error(
           `The tool "${name}" of server "${server}" needs the person's approval, which a program cannot ask for: call ${entry.name} directly.`,
         );
-      const result: CallToolResult = await asToolError(
-        ctx.sessions.callToolToEnd(server, name, args, { ...(signal ? { signal } : {}), maxMs: 30_000 }),
+      const call = { asked: false };
+      const result: CallToolResult = await programCalls.run(call, () =>
+        asToolError(
+          ctx.sessions.callToolToEnd(server, name, args, {
+            ...(signal ? { signal } : {}),
+            maxMs: endsAt === undefined ? 30_000 : Math.max(0, endsAt - Date.now()),
+          }),
+        ),
       );
+      if (call.asked)
+        throw new Error(
+          `The tool "${name}" of server "${server}" asks the person a question, which a program cannot ask for: call ${entry.name} directly.`,
+        );
       const text = (result.content ?? [])
         .map((c) =>
           c.type === 'text' ? c.text : c.type === 'resource' && 'text' in c.resource ? c.resource.text : `[${c.type}]`,

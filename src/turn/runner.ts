@@ -14,6 +14,7 @@ import { errorFields, logEvent, type LogFields, type LogLevel } from '../observa
 import type { McpSessions } from '../mcp/sessions';
 import { toolCallIdsOf, type LargeResultStore } from '../tools/large-results';
 import { openingText } from '../tools/tool-offer';
+import { askedInProgram } from '../tools/program-api';
 import { TurnElicitations, type ElicitationAnswer } from './elicitations';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { Owner } from '../owner';
@@ -307,7 +308,8 @@ export class TurnRunner {
     params: ElicitRequestFormParams,
     signal: AbortSignal | undefined,
   ): Promise<ElicitResult> {
-    if (!this.running || !this.writer) return { action: 'cancel' };
+    // Nobody is asked from inside a program (its tool call is refused: tools/program-api.ts).
+    if (!this.running || !this.writer || askedInProgram()) return { action: 'cancel' };
     return this.writer.elicitations.ask(server, params, signal);
   }
 

@@ -5,8 +5,8 @@
 // nested 100,000 levels deep, metadata written to leave the line it is shown
 // on (HOSTILE_TEXT in every field a server controls: a resource's URI, name,
 // title, description and MIME type, a template's, a prompt's and its
-// arguments', the server's instructions), and (/huge-list) a 100 MB
-// resources/list.
+// arguments', the server's instructions, a note's text, the error of its
+// `audit` tool), and (/huge-list) a 100 MB resources/list.
 import type { ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -38,6 +38,9 @@ function bigText(): string {
   const end = 'END OF DOCUMENT';
   return (parts.join('') + '.'.repeat(BIG_TEXT_CHARS - length - end.length) + end).slice(0, BIG_TEXT_CHARS);
 }
+
+/** Text written to leave any wrapper it is shown in (read by programs: run-code-safety.test.ts). */
+export const NOTES_TEXT = `Team notes.${HOSTILE_TEXT}\nEnd of notes.`;
 
 /** A resource that addresses the model as if it were its operator. */
 export const INJECTION_TEXT = [
@@ -100,6 +103,7 @@ const RESOURCES = [
     mimeType: 'text/markdown',
     size: INJECTION_TEXT.length,
   },
+  { uri: 'hostile://notes', name: 'notes', title: 'Team notes', mimeType: 'text/plain', size: NOTES_TEXT.length },
   { uri: 'hostile://deep-json', name: 'deep-json', title: 'A deeply nested result', mimeType: 'application/json' },
   {
     uri: `hostile://meta/${HOSTILE_TEXT}`,
@@ -133,8 +137,9 @@ const PROMPTS = [
 /** URIs read so far (GET /__reads on the minimal server): proves what was never downloaded. */
 export const reads: string[] = [];
 
-/** `big_report` answers 5 MB of text. */
+/** `big_report` answers 5 MB of text; `audit` fails, its error written to leave the line and wrapper it is shown in. */
 const TOOLS = [
+  { name: 'audit', description: 'Checks the notes', inputSchema: { type: 'object', properties: {} } },
   {
     name: 'big_report',
     description: 'The full activity report (very long)',
@@ -151,7 +156,11 @@ export function createHostileServer(): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: payloads().text }] }));
+  server.setRequestHandler(CallToolRequestSchema, ({ params }) =>
+    params.name === 'audit'
+      ? { isError: true, content: [{ type: 'text', text: `Audit failed:${HOSTILE_TEXT}` }] }
+      : { content: [{ type: 'text', text: payloads().text }] },
+  );
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: RESOURCES }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
     const { uri } = params;
@@ -163,6 +172,8 @@ export function createHostileServer(): Server {
         return { contents: [{ uri, mimeType: 'application/zip', blob: payloads().blob }] };
       case 'hostile://injection':
         return { contents: [{ uri, mimeType: 'text/markdown', text: INJECTION_TEXT }] };
+      case 'hostile://notes':
+        return { contents: [{ uri, mimeType: 'text/plain', text: NOTES_TEXT }] };
     }
     throw Object.assign(new Error(`Resource ${uri} not found`), { code: -32002 });
   });

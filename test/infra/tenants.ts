@@ -464,15 +464,23 @@ export const TEST_TENANTS = [
       },
     ],
   },
+  // A tenant whose conversations never run programs (test/run-code-safety.test.ts): its runCode overrides RUN_CODE.
+  {
+    id: 'nocode',
+    apiKeySha256: [sha256('test-key-nocode')],
+    allowedOrigins: [],
+    runCode: 'off',
+    mcpServers: [{ id: 'demo', url: '/demo/mcp', trustAnnotations: true }],
+  },
   // Large and hostile servers (test/infra/hostile-server.ts), in a tenant of their own so no other test sees them.
-  // big_report runs without approval because the operator says so (autoApprove), not because the server's annotation does.
+  // big_report and audit run without approval because the operator says so (autoApprove), not because the server's annotation does.
   {
     id: 'hostile',
     apiKeySha256: [sha256('test-key-hostile')],
     allowedOrigins: [],
     mcpServers: [
       { id: 'demo', url: '/demo/mcp', trustAnnotations: true },
-      { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http', autoApprove: ['big_report'] },
+      { id: 'hostile', url: local(4, '/hostile'), transport: 'streamable-http', autoApprove: ['big_report', 'audit'] },
       { id: 'hugelist', url: local(4, '/huge-list'), transport: 'streamable-http' },
       // A skill whose metadata is written to break out of the reference-material wrapper (test/infra/skill-servers.ts).
       { id: 'hostileskills', url: local(9, '/hostile'), transport: 'streamable-http' },

@@ -50,7 +50,7 @@ export const runCode: SyntheticTool = {
         const outcome: RunOutcome = await runProgram(
           programs,
           code,
-          programApi(ctx, abortSignal),
+          programApi(ctx, abortSignal, Date.now() + programs.limits.wallMs),
           programs.limits,
           abortSignal,
           programs.onRun,

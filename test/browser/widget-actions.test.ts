@@ -130,10 +130,10 @@ for (const width of [1280, 360]) {
       await ask('What do the team guidelines say about estimates?');
       await ask('And what do they say about owners?');
       await hasCount(answers(), 2);
-      await hasCount(answers().first().getByRole('button', { name: 'Write this answer again' }), 0);
+      await hasCount(answers().first().getByRole('button', { name: 'Regenerate this answer' }), 0);
       const before = await lastAnswer();
       const ended = await turnsEnded(page);
-      await button('Write this answer again').click();
+      await button('Regenerate this answer').click();
       await expect.poll(() => turnsEnded(page), { timeout: 30_000 }).toBeGreaterThan(ended);
       await visible(actions());
       const after = await stored();
@@ -198,7 +198,7 @@ for (const width of [1280, 360]) {
       await ask('What do the team guidelines say about estimates?');
       await button('Copy the answer').focus();
       await page.keyboard.press('Tab');
-      await focused(button('Write this answer again'));
+      await focused(button('Regenerate this answer'));
       await page.keyboard.press('Tab');
       await focused(button('Good answer'));
       await page.keyboard.press('Enter');

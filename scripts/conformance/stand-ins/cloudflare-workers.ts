@@ -21,3 +21,6 @@ export class DurableObject {
     readonly env: unknown,
   ) {}
 }
+
+/** Imported by the run_code sandbox's gateway (src/sandbox/gateway.ts), reached through a lazy import the harness never runs. */
+export class RpcTarget {}

@@ -256,7 +256,7 @@ export const EN = {
     copiedNotice: 'The answer was copied.',
     copyFailed: 'The answer could not be copied: the browser refused the clipboard.',
     regenerate: 'Regenerate',
-    regenerateLabel: 'Write this answer again',
+    regenerateLabel: 'Regenerate this answer',
     up: 'Good answer',
     down: 'Bad answer',
     commentUp: 'What was good? (optional)',

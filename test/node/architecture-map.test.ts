@@ -27,12 +27,13 @@ it('every module of src/ has its line in docs/ARCHITECTURE.md', () => {
   expect(missing).toEqual([]);
 });
 
+/** The folders of src/, read from the file system: a folder added is checked from its first module (a list kept by hand
+ * missed `prompt/` and `usage/` for a year: 22 paths of the page were never checked). */
+const folders = readdirSync(join(ROOT, 'src')).filter((name) => statSync(join(ROOT, 'src', name)).isDirectory());
+
 it('every src/ path the page names exists', () => {
-  const named = [
-    ...page.matchAll(
-      /`((?:http|conversation|chat|turn|tools|context|models|mcp|cache|auth|limits|config|observability|demo|shims)\/[\w/.-]+\.ts)`/g,
-    ),
-  ].map((m) => m[1]!);
+  const named = [...page.matchAll(new RegExp(`\`((?:${folders.join('|')})/[\\w/.-]+\\.ts)\``, 'g'))].map((m) => m[1]!);
+  expect(named.length).toBeGreaterThan(100);
   const known = new Set(modules('src'));
   expect(named.filter((path) => !known.has(path))).toEqual([]);
 });

@@ -2,7 +2,7 @@ import type { Catalog } from '../../shared/api/catalog';
 import type * as Api from '../../shared/api/conversations';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { takeViewCall } from '../limits/turn-limits';
-import { requireSkills } from '../mcp/extensions/skills/skills';
+import { requireSkills } from '../mcp/extensions';
 import { catalogPlan } from '../prompt/catalog-plan';
 import { readForDisplay } from '../prompt/resource-view';
 import { type RpcResult, toRpcResult } from '../rpc';

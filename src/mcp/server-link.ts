@@ -1,4 +1,4 @@
-import { extensions } from './extensions';
+import { extensions, type SkillFileRef, SkillIntegrityError, skillFileOf, verifySkillFile } from './extensions';
 import type {
   Client,
   ElicitRequestFormParams,
@@ -25,8 +25,6 @@ import { toStoredContents } from './contents';
 import type { StoredContents } from '../cache/types';
 import { readFromServer, readThroughCache, type ResourceRead } from './resource-read';
 import { HEADER_KIND, ServerHeaderCopy } from './catalog/server-header';
-import { type SkillFileRef, skillFileOf } from './extensions/skills/skills';
-import { SkillIntegrityError, verifySkillFile } from './extensions/skills/skill-integrity';
 import { setWarnings } from './catalog/server-warnings';
 import type { ServerStateStore } from './catalog/state-store';
 import { DefinitionCheck, type DefinitionPinsClient } from './catalog/definition-check';

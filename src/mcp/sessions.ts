@@ -21,22 +21,22 @@ import type { StoredContents } from '../cache/types';
 import { type DocumentReading, documentReading } from '../documents/document-converter';
 import { ServerLink, type ServerLinkOptions } from './server-link';
 import type { McpConnection, Progress } from './connection/connection';
-import { pollDelay, taskEnded } from './extensions/tasks/poll-rules';
-import type { TaskSnapshot } from './extensions/tasks/task-schemas';
 import {
   callTool as callToolOrTask,
   cancelTask,
   getTask,
   isStartedTask,
-  taskResult,
+  pollDelay,
   type StartedTask,
   type TaskEra,
+  taskEnded,
+  taskResult,
+  type TaskSnapshot,
   updateTask,
-} from './extensions/tasks/tool-tasks';
+} from './extensions';
 
 export type { ResourceRead } from './resource-read';
-export { isStartedTask, type StartedTask, type TaskEra } from './extensions/tasks/tool-tasks';
-export type { TaskSnapshot } from './extensions/tasks/task-schemas';
+export { isStartedTask, type StartedTask, type TaskEra, type TaskSnapshot } from './extensions';
 export type { Progress } from './connection/connection';
 
 /**

@@ -4,7 +4,7 @@ import { logEvent } from '../observability/log';
 import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { isTextMime } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
-import { findSkill } from '../mcp/extensions/skills/skills';
+import { findSkill } from '../mcp/extensions';
 import type { SkillRef } from '../../shared/api/conversations';
 import { viewResource } from './resource-view';
 import { loadedSkill } from './skill-notes';

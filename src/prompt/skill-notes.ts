@@ -1,4 +1,4 @@
-import { type Skill, skillName } from '../mcp/extensions/skills/skills';
+import { type Skill, skillName } from '../mcp/extensions';
 import { metadataLine, shortSize, shortType } from './catalog-lines';
 
 /** A SKILL.md's YAML frontmatter at the start of a resource block's body (`---` lines around it). */

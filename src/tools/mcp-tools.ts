@@ -8,7 +8,7 @@ import { isUsable, type ServerState } from '../mcp/catalog/catalog';
 import { approvalRule } from '../mcp/catalog/definition-check';
 import { modelToolName } from '../mcp/catalog/tool-names';
 import { isStartedTask, type McpSessions, type Progress, type StartedTask } from '../mcp/sessions';
-import { taskSupportOf, unusableTaskTools } from '../mcp/extensions/tasks/tool-tasks';
+import { taskSupportOf, unusableTaskTools } from '../mcp/extensions';
 import { taskPlaceholder } from './task-placeholder';
 export { isTaskPlaceholder } from './task-placeholder';
 import { humanSize } from '../../shared/human-size';

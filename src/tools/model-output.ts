@@ -4,7 +4,7 @@ import { humanSize } from '../../shared/human-size';
 import type { Settings } from '../config';
 import { base64ByteLength } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
-import type { TaskStatus } from '../mcp/extensions/tasks/task-schemas';
+import type { TaskStatus } from '../mcp/extensions';
 import { resultContinuationNote } from '../prompt/markers';
 import { renderEmbedded } from '../prompt/render';
 import { windowEnd } from '../prompt/window-end';

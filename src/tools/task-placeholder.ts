@@ -1,4 +1,4 @@
-import type { StartedTask } from '../mcp/extensions/tasks/tool-tasks';
+import type { StartedTask } from '../mcp/extensions';
 import type { McpToolOutput } from './model-output';
 
 /*

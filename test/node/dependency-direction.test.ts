@@ -159,6 +159,24 @@ it('the service imports none of the converter Worker’s libraries: documents ar
  * the modules at the folder's root (server-link, sessions, the read path) use any of them and none of the
  * sub-folders imports them.
  */
+it('extensions through one door: nothing outside mcp/extensions/ imports a file inside an extension’s folder', () => {
+  const EXTENSIONS = 'src/mcp/extensions';
+  const folders = readdirSync(join(ROOT, EXTENSIONS)).filter((name) =>
+    statSync(join(ROOT, EXTENSIONS, name)).isDirectory(),
+  );
+  expect(folders.length).toBeGreaterThanOrEqual(3);
+  const wrong: string[] = [];
+  for (const file of sources('src').filter((f) => !f.startsWith(`${EXTENSIONS}/`))) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'(\.[^']+)'/g)) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]!));
+      if (folders.some((folder) => target.startsWith(`${EXTENSIONS}/${folder}/`)))
+        wrong.push(`${file} imports ${target} (use ${EXTENSIONS}/index.ts)`);
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
 const MCP_LAYERS = ['src/mcp/connection', 'src/mcp/extensions', 'src/mcp/catalog', 'src/mcp/channels'];
 
 it('inside mcp/ the sub-folders are layered too: connection at the bottom, nothing imports up', () => {

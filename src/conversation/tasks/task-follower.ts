@@ -5,7 +5,7 @@ import { ApiError } from '../../errors';
 import { liveConversationsOf } from '../../limits/live-conversations';
 import type { McpSessions, StartedTask, TaskSnapshot } from '../../mcp/sessions';
 import { TaskGoneError } from '../../mcp/sessions';
-import { pollDelay as nextPoll } from '../../mcp/extensions/tasks/poll-rules';
+import { pollDelay as nextPoll } from '../../mcp/extensions';
 import { errorFields, logEvent } from '../../observability/log';
 import type { Owner } from '../../owner';
 import type { LargeResultStore } from '../../tools/large-results';

@@ -1,6 +1,5 @@
 import { hintOf, isServable, type ServerCachePolicy } from '../../cache/policy';
 import { allowsSkill, type McpServerConfig, type Settings } from '../../config';
-import { unusableTaskTools } from '../extensions/tasks/tool-tasks';
 import { CATALOG_KINDS, supports, type CatalogKind, type ServerState } from './catalog';
 import type { McpConnection } from '../connection/connection';
 import { verdictOf } from '../connection/era';
@@ -9,7 +8,7 @@ import { LIST_METHOD, type ListAllResult, listAll } from './list-all';
 import { setWarnings, warningsOf } from './server-warnings';
 import { RENAMED_TOOLS, renamedToolsWarning } from './tool-names';
 import type { ServerStateStore } from './state-store';
-import { type Skill, skillFileOf } from '../extensions/skills/skills';
+import { type Skill, skillFileOf, unusableTaskTools } from '../extensions';
 import type { SharedCatalogs, SharedCopies } from '../../cache/shared-catalogs';
 import type { CacheHint } from '../../cache/types';
 import { logEvent } from '../../observability/log';

@@ -2,7 +2,7 @@ import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { skillLine } from '../../prompt/catalog-lines';
 import { fieldsOf } from '../../prompt/relevance';
-import { skillBytes } from '../../mcp/extensions/skills/skills';
+import { skillBytes } from '../../mcp/extensions';
 import { pick } from './context';
 import { listingPage } from './paged-listing';
 import type { SyntheticTool } from './tool';

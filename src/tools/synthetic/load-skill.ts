@@ -2,7 +2,7 @@ import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { viewResource } from '../../prompt/resource-view';
 import { loadedSkill } from '../../prompt/skill-notes';
-import { findSkill, skillName } from '../../mcp/extensions/skills/skills';
+import { findSkill, skillName } from '../../mcp/extensions';
 import { terms } from '../../prompt/relevance';
 import { charged } from './budget';
 import type { ToolContext } from './context';

@@ -14,9 +14,9 @@ export type { ClientExtensions } from '../connection/connection';
  * - a transport wrapper, for results of its own the SDK would refuse;
  * - catalog kinds it adds, with the server capability each needs;
  * - the catalog kinds a server's list-changed notification also changes (its notification handlers);
- * - what the model is not shown of a server's catalog because of it;
- * - and, as names, what it adds above mcp/ — synthetic tools (tools/synthetic/) and stream parts
- *   (shared/api/stream.ts) — so that one list says what each extension is.
+ * - what the model is not shown of a server's catalog because of it.
+ * Every field is read by the registry below (its synthetic tools and stream parts, once listed here by name, were read
+ * by nobody, and went: what an extension gives the rest of the service is what extensions/index.ts exports).
  */
 export interface McpExtension {
   /** The id servers and clients declare under `capabilities.extensions`. */
@@ -29,10 +29,6 @@ export interface McpExtension {
   catalogKinds?: Partial<Record<CatalogKind, (capabilities: ServerCapabilities) => boolean>>;
   /** A server's catalog as the model is shown it (entries that are not the model's to read taken out). */
   forModel?(state: ServerState): ServerState;
-  /** The synthetic tools it adds (by name). */
-  readonly syntheticTools?: readonly string[];
-  /** The parts it adds to a turn's stream (by type). */
-  readonly streamParts?: readonly string[];
   /** For a notification method, the catalog kinds of its own that the notification changes too. */
   readonly listChanged?: Readonly<Record<string, readonly CatalogKind[]>>;
 }

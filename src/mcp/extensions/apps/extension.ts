@@ -10,7 +10,6 @@ export const appsExtension: McpExtension = {
   id: UI_EXTENSION,
   clientCapability: () => ({ mimeTypes: [VIEW_MIME_TYPE] }),
   forModel: withoutViews,
-  streamParts: ['data-mcp-app'],
 };
 
 /** A view (`text/html;profile=mcp-app`) is a document for the widget, not the model: out of its catalog, corpus and resource tools. */

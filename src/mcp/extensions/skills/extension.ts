@@ -24,7 +24,6 @@ export const skillsExtension: McpExtension = {
   // A skills server says its skills changed as its resources do (SEP-2640 defines no notification of its own).
   listChanged: { 'notifications/resources/list_changed': ['skills'] },
   forModel: withoutSkillFiles,
-  syntheticTools: ['list_skills', 'load_skill'],
 };
 
 /**

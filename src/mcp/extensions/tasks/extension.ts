@@ -11,5 +11,4 @@ export const tasksExtension: McpExtension = {
   clientCapability: () => ({}),
   // The SDK would refuse a `tools/call` answered with a task: task-results.ts hands it over as a result it accepts.
   wrapTransport: acceptTaskResults,
-  streamParts: ['data-task'],
 };

@@ -4,7 +4,7 @@ import { ChatRequestBody, type SendMessageBody, UserMessage } from '../../shared
 import { formatIssues } from '../config';
 import { ApiError, badRequest } from '../errors';
 import type { TurnCommand } from '../turn/commands';
-import type { ClientTool } from '../turn/runner';
+import type { ClientTool } from '../turn/host';
 
 /*
  * The AI SDK's chat body (what `useChat`'s DefaultChatTransport and

@@ -2,7 +2,7 @@ import { type AppConfig, loadConfig, type Settings } from '../config';
 import { notFound } from '../errors';
 import { type ResolvedModel, tenantAcceptsImages, tenantModel } from '../models/resolve';
 import type { Owner } from '../owner';
-import type { TurnSettings } from '../turn/runner';
+import type { TurnSettings } from '../turn/host';
 import type { ConversationRecord } from './record';
 
 /** What tests may set for a conversation (through `runInDurableObject`): a scripted model, other settings. */

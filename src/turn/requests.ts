@@ -5,7 +5,8 @@ import type { McpSessions } from '../mcp/sessions';
 import type { TurnCommand } from './commands';
 import { type TurnInput, type TurnInputRequest, turnInput } from './input';
 import type { LiveStream } from './live-stream';
-import type { TurnRunner, TurnSettings } from './runner';
+import type { TurnSettings } from './host';
+import type { TurnRunner } from './runner';
 
 export interface TurnRequestsHost {
   runner: TurnRunner;

@@ -1,4 +1,4 @@
-import { extensions, type SkillFileRef, SkillIntegrityError, skillFileOf, verifySkillFile } from './extensions';
+import { extensions } from './extensions';
 import type {
   Client,
   ElicitRequestFormParams,
@@ -259,24 +259,15 @@ export class ServerLink {
     if (!state.capabilities?.resources)
       throw new ApiError(400, 'unsupported', `MCP server "${this.id}" does not offer resources`);
     const { cache } = this.options;
-    // A skill the operator does not offer here (config `skills`) has no file anyone may read, whatever the path.
-    const withheld = this.catalogs.withheldSkillOf(uri);
-    if (withheld) {
-      throw new ApiError(
-        404,
-        'skill_not_found',
-        `${uri} belongs to skill "${withheld.frontmatter.name}" of MCP server "${this.id}", which is not offered here; its files are not read`,
-      );
-    }
-    // A skill's file (MCP Skills extension) is checked against its skill's entry on every read: digest, size, frontmatter.
-    const skillFile = skillFileOf(state, uri);
-    if (skillFile?.unlisted) {
-      throw new ApiError(
-        404,
-        'skill_file_not_listed',
-        `${uri} is not one of the files skill "${skillFile.skill.frontmatter.name}" of MCP server "${this.id}" lists; read only its listed files`,
-      );
-    }
+    // An extension's rules for its entries (Skills: a withheld skill's files refused, a skill's file checked on every
+    // copy served and never converted): the registry's, so this read path names no extension.
+    const guard = extensions.guardRead({
+      server: this.id,
+      state,
+      uri,
+      withheld: (other) => this.catalogs.withheldSkillOf(other),
+      changed: (kinds) => this.catalogs.changed(kinds),
+    });
     try {
       const read = await readThroughCache({
         server: this.id,
@@ -294,23 +285,21 @@ export class ServerLink {
             },
         onWatched: (channel) => this.remember(channel, uri),
         onUnwatched: () => this.forget(uri),
-        verify: skillFile ? (contents) => verifySkillFile({ ...skillFile, uri }, contents) : undefined,
-        // A skill's files are checked byte for byte against its digest: read as sent, never converted.
-        documents: skillFile ? undefined : this.options.documents,
+        verify: guard?.verify?.bind(guard),
+        documents: guard?.raw ? undefined : this.options.documents,
       });
       // A document's text size, for the cost planner (documents/document-texts.ts).
       if (rememberDocumentText(this.state, uri, read.contents)) this.options.store.saveHeader(this.state);
       return read;
     } catch (error) {
-      if (error instanceof SkillIntegrityError && skillFile) throw this.skillIntegrityFailure(skillFile, uri, error);
-      throw (await this.authFailure(error)) ?? error;
+      throw guard?.failure?.(error) ?? (await this.authFailure(error)) ?? error;
     }
   }
 
   /**
    * A resource as the server sends it now, nothing cached or converted: a document's own bytes, for a page image
    * (prompt/scanned-page.ts) — the cache keeps its text. Only after `read` served the same URI in this turn, so the
-   * checks above (withheld skills, resources offered) have passed.
+   * checks above (an extension's rules, resources offered) have passed.
    */
   async readOriginal(uri: string): Promise<StoredContents[]> {
     await this.ensure();
@@ -319,25 +308,6 @@ export class ServerLink {
     } catch (error) {
       throw (await this.authFailure(error)) ?? error;
     }
-  }
-
-  /**
-   * The server's copy of a skill's file is not what its entry lists: it was
-   * not used, the list is fetched again (the shared copy dropped first), and
-   * the reader is told why — the model gets it as the tool's error.
-   */
-  private skillIntegrityFailure(file: SkillFileRef, uri: string, error: SkillIntegrityError): ApiError {
-    logEvent(
-      'skill.integrity',
-      { server: this.id, skill: file.skill.frontmatter.name, uri, reason: error.reason },
-      'warn',
-    );
-    this.catalogs.changed(['skills']);
-    return new ApiError(
-      502,
-      'skill_integrity',
-      `Skill "${file.skill.frontmatter.name}" of MCP server "${this.id}": ${error.message}. The file was not used; the server's skill list is being fetched again.`,
-    );
   }
 
   /** The header and every announced catalog, from this conversation's storage or the tenant's shared copies, as the contract serves them without a channel. */

@@ -17,17 +17,8 @@ export const extensions = new ExtensionRegistry([appsExtension, skillsExtension,
  * inside its folder without touching its users, and what each extension gives the rest of the service is this list.
  */
 
-// Skills: a skill's files found and checked, its name as the model sees it.
-export {
-  findSkill,
-  requireSkills,
-  type Skill,
-  skillBytes,
-  type SkillFileRef,
-  skillFileOf,
-  skillName,
-} from './skills/skills';
-export { SkillIntegrityError, verifySkillFile } from './skills/skill-integrity';
+// Skills: a skill's files found, its name as the model sees it (its read rules are the registry's: guardRead).
+export { findSkill, requireSkills, type Skill, skillBytes, skillFileOf, skillName } from './skills/skills';
 
 // Tasks: a tool call that may become a task (either era), its shapes, when to look again.
 export {

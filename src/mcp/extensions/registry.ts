@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import type { CatalogKind, ServerCapabilities, ServerState } from '../../../shared/api/catalog';
 import type { McpServerConfig } from '../../config';
+import type { StoredContents } from '../../cache/types';
 import type { ClientExtensions, ExtensionCapabilities } from '../connection/connection';
 
 export type { ClientExtensions } from '../connection/connection';
@@ -14,7 +15,8 @@ export type { ClientExtensions } from '../connection/connection';
  * - a transport wrapper, for results of its own the SDK would refuse;
  * - catalog kinds it adds, with the server capability each needs;
  * - the catalog kinds a server's list-changed notification also changes (its notification handlers);
- * - what the model is not shown of a server's catalog because of it.
+ * - what the model is not shown of a server's catalog because of it;
+ * - the rules a resource read follows for its entries (a refusal, a check of every copy, no conversion).
  * Every field is read by the registry below (its synthetic tools and stream parts, once listed here by name, were read
  * by nobody, and went: what an extension gives the rest of the service is what extensions/index.ts exports).
  */
@@ -31,6 +33,29 @@ export interface McpExtension {
   forModel?(state: ServerState): ServerState;
   /** For a notification method, the catalog kinds of its own that the notification changes too. */
   readonly listChanged?: Readonly<Record<string, readonly CatalogKind[]>>;
+  /** The rules of reading `uri` when it is one of its entries; throws (an ApiError) to refuse the read. */
+  guardRead?(read: ReadContext): ReadGuard | undefined;
+}
+
+/** What an extension's read rule knows of a read (ServerLink.read gives it). */
+export interface ReadContext {
+  server: string;
+  state: ServerState;
+  uri: string;
+  /** An entry of the extension's kind the operator does not offer here (the catalog keeps them apart). */
+  withheld(uri: string): { frontmatter: { name: string } } | undefined;
+  /** Says the server's catalog of `kinds` changed: it is listed again. */
+  changed(kinds: CatalogKind[]): void;
+}
+
+/** How a read is made when an extension's rule applies to it. */
+export interface ReadGuard {
+  /** Checks every copy served (from the cache or the server); throws to refuse it. */
+  verify?(contents: StoredContents[]): Promise<void>;
+  /** Read as sent: never converted (a document's text would fail a byte check). */
+  raw?: boolean;
+  /** A failure of `verify`, as the reader is told; undefined for any other error. */
+  failure?(error: unknown): Error | undefined;
 }
 
 /** The registry's answers over a list of extensions (extensions/index.ts makes the one the service uses). */
@@ -63,6 +88,15 @@ export class ExtensionRegistry {
   /** The catalog kinds of the extensions that `method` (a list-changed notification) changes, besides the core ones. */
   changedBy(method: string): CatalogKind[] {
     return this.extensions.flatMap((e) => [...(e.listChanged?.[method] ?? [])]);
+  }
+
+  /** The rules of one read: the first extension whose entry `read.uri` is (throws when one refuses it). */
+  guardRead(read: ReadContext): ReadGuard | undefined {
+    for (const extension of this.extensions) {
+      const guard = extension.guardRead?.(read);
+      if (guard) return guard;
+    }
+    return undefined;
   }
 
   /** The servers' catalogs as the model is shown them. */

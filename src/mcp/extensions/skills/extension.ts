@@ -1,6 +1,7 @@
 import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/client/ext/skills';
 import type { ServerState } from '../../../../shared/api/catalog';
 import type { McpExtension } from '../registry';
+import { skillReadGuard } from './read-guard';
 import { skillFileOf } from './skills';
 
 /** The template the SDK's skills extension registers for skill files. */
@@ -24,6 +25,7 @@ export const skillsExtension: McpExtension = {
   // A skills server says its skills changed as its resources do (SEP-2640 defines no notification of its own).
   listChanged: { 'notifications/resources/list_changed': ['skills'] },
   forModel: withoutSkillFiles,
+  guardRead: skillReadGuard,
 };
 
 /**

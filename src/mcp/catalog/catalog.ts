@@ -4,7 +4,10 @@ import { extensions } from '../extensions';
 import type { CatalogKind, ServerCapabilities, ServerState } from '../../../shared/api/catalog';
 
 export type { CatalogKind, ServerCapabilities, ServerState } from '../../../shared/api/catalog';
-export const CATALOG_KINDS: readonly CatalogKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts', 'skills'];
+/** The kinds every MCP server may list: the core protocol's. */
+const CORE_KINDS = ['tools', 'resources', 'resourceTemplates', 'prompts'] as const satisfies readonly CatalogKind[];
+/** Every kind a catalog is listed by: the core ones, then those the registered extensions add (mcp/extensions/). */
+export const CATALOG_KINDS: readonly CatalogKind[] = [...CORE_KINDS, ...extensions.catalogKinds()];
 
 export interface CatalogItems {
   tools: Tool[];

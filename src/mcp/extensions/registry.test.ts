@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { ServerState } from '../../../shared/api/catalog';
-import { emptyServerState } from '../catalog/catalog';
+import { CATALOG_KINDS, emptyServerState } from '../catalog/catalog';
 import { extensions } from './index';
 import { ExtensionRegistry, type McpExtension } from './registry';
 
@@ -33,6 +33,9 @@ describe('the extension registry', () => {
     expect(extensions.supports(skills, 'tools')).toBeUndefined();
     expect(extensions.changedBy('notifications/resources/list_changed')).toEqual(['skills']);
     expect(extensions.changedBy('notifications/tools/list_changed')).toEqual([]);
+    // The catalog is listed by the core kinds and those the registered extensions add: none named by hand.
+    expect(extensions.catalogKinds()).toEqual(['skills']);
+    expect(CATALOG_KINDS).toEqual(['tools', 'resources', 'resourceTemplates', 'prompts', 'skills']);
   });
 
   it('keeps views and skill files from the model, and nothing else', () => {
@@ -70,6 +73,7 @@ describe('the extension registry', () => {
     connection.wrapTransport({ send: async () => {} } as unknown as Transport);
     expect(seen).toEqual(['wrapped']);
     expect(registry.supports({ extensions: { 'example.com/notes': {} } }, 'prompts')).toBe(true);
+    expect(registry.catalogKinds()).toEqual(['skills', 'prompts']);
     expect(registry.forModel([state({ prompts: [{ name: 'p' }] })])[0]!.prompts).toEqual([]);
   });
 });

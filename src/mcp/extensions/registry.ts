@@ -76,6 +76,11 @@ export class ExtensionRegistry {
     };
   }
 
+  /** The catalog kinds the extensions add, in registry order (mcp/catalog/catalog.ts lists catalogs by them). */
+  catalogKinds(): CatalogKind[] {
+    return this.extensions.flatMap((e) => Object.keys(e.catalogKinds ?? {}) as CatalogKind[]);
+  }
+
   /** Whether an extension's catalog kind is offered by a server with `capabilities`; undefined for a core kind. */
   supports(capabilities: ServerCapabilities, kind: CatalogKind): boolean | undefined {
     for (const extension of this.extensions) {

@@ -1,32 +1,29 @@
 import {
-  Client,
-  RELATED_TASK_META_KEY,
+  type Client,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
-  type ElicitRequestFormParams,
-  type ElicitResult,
   type AuthProvider,
-  type ClientCapabilities,
-  type CacheKey,
-  type NotificationMethod as SdkNotificationMethod,
-  type PriorDiscovery,
   type RequestOptions,
-  type ResponseCacheStore,
   type Transport,
-  type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
-import pkg from '../../../package.json' with { type: 'json' };
-import type { McpServerConfig, Settings } from '../../config';
-import { verdictOf, type EraVerdict } from './era';
+import type { McpServerConfig } from '../../config';
+import { isWrongEra, negotiationMode, refusesStreamableHttp, verdictOf } from './era';
+import { newClient } from './new-client';
+import type {
+  CallOptions,
+  ClientExtensions,
+  ConnectionEvents,
+  McpConnectionOptions,
+  Progress,
+  VerdictStore,
+} from './connection-contract';
 import { anySignal, PausableDeadline, withRequestSignal } from './deadline';
-import { httpStatusOf, isConnectionLost, isSessionExpired, rpcErrorOf, upstreamFailure } from './errors';
+import { httpStatusOf, isConnectionLost, isSessionExpired, upstreamFailure } from './errors';
 import { GetStreamState } from './get-stream';
-import { asNewRequest } from '../../observability/context';
 import { logEvent, throttledLog } from '../../observability/log';
 import { observed } from '../../observability/tracing';
-import { acceptLeniently, type Mended } from './lenient-results';
+import { acceptLeniently } from './lenient-results';
 import { assertDepthAtMost } from './result-depth';
 import { endSession, endSessionById } from './session-end';
 import { createTransport, secretValuesOf, type TransportEnv, type TransportKind } from './transport';
@@ -35,123 +32,16 @@ import { maskEchoedSecrets } from './secret-echo';
 /** How often a connect is opened again when its pooled connection turned out closed ("Network connection lost"). */
 const CONNECT_LOST_RETRIES = 2;
 
-/** The change notifications a connection passes on. */
-const NOTIFICATION_METHODS = [
-  'notifications/resources/updated',
-  'notifications/resources/list_changed',
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
-] as const;
-
-export type NotificationMethod = (typeof NOTIFICATION_METHODS)[number];
-
-/** What a connection reports to its owner. */
-export interface ConnectionEvents {
-  /** Change notifications: 2026 listen streams, 2025 GET streams and POST response streams alike. */
-  onNotification(method: NotificationMethod, params: { uri?: string }): void;
-  /** The 2025 GET stream (that era's notification channel) ended or broke: notifications may be missed. */
-  onStreamLost(): void;
-  /**
-   * The server asks the user something (a form): 2025 `elicitation/create`,
-   * or a 2026 `input_required` result the SDK hands to the same handler.
-   * `relatedTask`: the question belongs to a 2025 task (it came on the task's
-   * `tasks/result` stream), not to a request of a turn.
-   * Without it, the capability is not declared and servers cannot ask.
-   */
-  onElicitation?:
-    | ((
-        params: ElicitRequestFormParams,
-        signal: AbortSignal | undefined,
-        relatedTask?: string | undefined,
-      ) => Promise<ElicitResult>)
-    | undefined;
-  /** What was mended in a result before the SDK validated it (lenient-results.ts), for the server's `warnings`. */
-  onMended?: ((mended: Mended) => void) | undefined;
-}
-
-/** Where the era verdict of this server is kept (DO storage), and its open 2025 session. */
-export interface VerdictStore {
-  prior(): PriorDiscovery | undefined;
-  save(verdict: EraVerdict | undefined): void;
-  /**
-   * The 2025 session on record (opened by an earlier instance, never ended:
-   * it was evicted first), and what to record as sessions open and end.
-   * Absent: nothing is recorded (a probe, whose session lives a moment).
-   */
-  sessions?: {
-    recorded(): { session: string; protocol: string | undefined } | undefined;
-    opened(session: string, protocol: string | undefined): void;
-    ended(session: string): void;
-  };
-}
-
-/**
- * The SDK's own response cache would sit unseen in front of ours (it caches
- * by the server's self-reported identity, in memory, with its own TTL rules):
- * a store that keeps nothing switches it off. Our cache (src/cache) decides
- * freshness; tool definitions for `callTool` come from our catalog.
- */
-const NO_RESPONSE_CACHE: ResponseCacheStore = {
-  get: () => undefined,
-  set: () => 0,
-  delete: (_key: CacheKey) => {},
-  evict: () => {},
-  clear: () => {},
-};
-
-/** A server's progress report on a request (`notifications/progress`). */
-export interface Progress {
-  progress: number;
-  total?: number | undefined;
-  message?: string | undefined;
-}
-
-export interface CallOptions {
-  /** May be sent again after a lost connection (false for tool calls: they may have run). */
-  idempotent?: boolean;
-  signal?: AbortSignal | undefined;
-  /** Names the request in its span and log line. */
-  method: string;
-  /** Asks the server for progress (`_meta.progressToken`): each report restarts the time limit, up to TOOL_CALL_MAX_MS. */
-  onProgress?: ((progress: Progress) => void) | undefined;
-  /** In place of MCP_REQUEST_TIMEOUT_MS, for a request the server may rightly hold (a 2025 task's `tasks/result`). */
-  timeoutMs?: number | undefined;
-}
-
-export interface McpConnectionOptions {
-  config: McpServerConfig;
-  env: TransportEnv;
-  settings: Pick<
-    Settings,
-    | 'MCP_REQUEST_TIMEOUT_MS'
-    | 'ELICITATION_TIMEOUT_MS'
-    | 'TOOL_CALL_MAX_MS'
-    | 'MCP_MAX_RESPONSE_BYTES'
-    | 'MCP_MAX_RESULT_DEPTH'
-    | 'MCP_MAX_LIST_PAGES'
-  >;
-  /** What the connection tells its owner: notifications, a lost stream, a server's question, what was mended. */
-  events: ConnectionEvents;
-  /** The era verdicts (and 2025 sessions) kept for this server. */
-  verdicts: VerdictStore;
-  /** The bearer token of a server with `auth` (src/auth/vault-auth.ts). */
-  auth?: AuthProvider | undefined;
-  /** The MCP extensions declared to this server, and their transport wrappers (mcp/extensions/: the registry's answer). */
-  extensions: ClientExtensions;
-  /** How requests reach the server, if not as its URL says (transport.ts). */
-  fetch?: typeof fetch | undefined;
-}
-
-/** What a client declares under `capabilities.extensions`, by extension id. */
-export type ExtensionCapabilities = NonNullable<ClientCapabilities['extensions']>;
-
-/** What the connection applies of the MCP extensions we consume; it names none of them (mcp/extensions/registry.ts). */
-export interface ClientExtensions {
-  /** Declared under `capabilities.extensions`, by id. */
-  capabilities: ExtensionCapabilities;
-  /** Wraps the transport (for results of an extension's own the SDK would refuse). */
-  wrapTransport<T extends Transport>(transport: T): T;
-}
+export type {
+  CallOptions,
+  ClientExtensions,
+  ConnectionEvents,
+  ExtensionCapabilities,
+  McpConnectionOptions,
+  NotificationMethod,
+  Progress,
+  VerdictStore,
+} from './connection-contract';
 
 /**
  * One connection to one MCP server, over the official SDK v2 client:
@@ -401,7 +291,19 @@ export class McpConnection {
       const kind = kinds[k]!;
       // A stored verdict applies to Streamable HTTP; the old SSE transport is 2024-era only.
       const prior = kind === 'streamable-http' && this.config.protocol === 'auto' ? this.verdicts.prior() : undefined;
-      const client = this.newClient(kind === 'sse' ? 'legacy' : negotiationMode(this.config.protocol));
+      const client = newClient(kind === 'sse' ? 'legacy' : negotiationMode(this.config.protocol), {
+        server: this.config.id,
+        events: this.events,
+        extensions: this.extensions,
+        settings: this.settings,
+        deadlines: this.deadlines,
+        notificationLog: this.notificationLog,
+        current: () => this.client,
+        reset: (old) => this.reset(old),
+        closed: (old) => {
+          if (this.client === old) this.client = undefined;
+        },
+      });
       const stream = new GetStreamState(() => {
         if (this.client === client) this.events.onStreamLost();
       });
@@ -488,114 +390,4 @@ export class McpConnection {
     }
     throw lastError;
   }
-
-  private newClient(mode: VersionNegotiationMode): Client {
-    const client = new Client(
-      { name: pkg.name, version: pkg.version },
-      {
-        // Form elicitation only when there is someone to ask (a conversation's turn); never sampling or roots.
-        // The extensions we consume, as the registry declares them to this server (mcp/extensions/).
-        capabilities: {
-          ...(this.events.onElicitation ? { elicitation: { form: {} } } : {}),
-          extensions: this.extensions.capabilities,
-        },
-        // ajv compiles validators with `new Function`, which workerd forbids.
-        jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-        versionNegotiation: { mode },
-        responseCacheStore: NO_RESPONSE_CACHE,
-        // Past this many pages the SDK's walk throws; list-all.ts then keeps what fits and says so.
-        listMaxPages: this.settings.MCP_MAX_LIST_PAGES,
-        // 2026 `input_required` results are fulfilled through the same handler as 2025 requests (below), then retried.
-        inputRequired: { autoFulfill: true, maxRounds: 5 },
-      },
-    );
-    const elicit = this.events.onElicitation;
-    if (elicit) {
-      client.setRequestHandler('elicitation/create', async (request, ctx) => {
-        // URL mode (open a page) is not declared; a server that asks anyway is declined.
-        if (request.params.mode === 'url') return { action: 'decline' };
-        // A 2025 task's question (delivered on its tasks/result stream): nothing of a turn waits on it, so no deadline
-        // pauses; the answer carries the task's id, as every message about a task must.
-        const relatedTask = relatedTaskOf(request.params);
-        if (relatedTask !== undefined) {
-          const answer = await elicit(
-            request.params as ElicitRequestFormParams,
-            (ctx as { mcpReq?: { signal?: AbortSignal } }).mcpReq?.signal,
-            relatedTask,
-          );
-          return { ...answer, _meta: { ...answer._meta, [RELATED_TASK_META_KEY]: { taskId: relatedTask } } };
-        }
-        // Exactly the deadlines paused here resume: a request that starts meanwhile counts its own time.
-        const paused = [...this.deadlines];
-        for (const deadline of paused) deadline.pause();
-        try {
-          return await elicit(
-            request.params as ElicitRequestFormParams,
-            (ctx as { mcpReq?: { signal?: AbortSignal } }).mcpReq?.signal,
-          );
-        } finally {
-          for (const deadline of paused) deadline.resume();
-        }
-      });
-    }
-    for (const method of NOTIFICATION_METHODS) {
-      client.setNotificationHandler(method as SdkNotificationMethod, (notification: { params?: object }) => {
-        if (this.client !== client) return;
-        const params = (notification.params ?? {}) as { uri?: string };
-        // Work of its own (and so is the refresh it leads to): a request id of its own, in the tenant and conversation of the stream's opener.
-        asNewRequest(() => {
-          this.notificationLog(method, 'mcp.notification', { server: this.config.id, method, uri: params.uri });
-          this.events.onNotification(method, params);
-        });
-      });
-    }
-    client.onerror = (error) => {
-      // Responses for unknown or duplicate ids, empty SSE events and a GET
-      // stream's reconnect attempts land here: harmless to the requests.
-      if (/Maximum reconnection attempts/i.test(error.message) && this.client === client) {
-        void this.reset(client);
-        this.events.onStreamLost();
-      }
-    };
-    client.onclose = () => {
-      if (this.client === client) this.client = undefined;
-    };
-    return client;
-  }
-}
-
-function negotiationMode(protocol: McpServerConfig['protocol']): VersionNegotiationMode {
-  if (protocol === '2025-11-25') return 'legacy';
-  if (protocol === '2026-07-28') return { pin: '2026-07-28' };
-  return 'auto';
-}
-
-/**
- * Fall back to the old HTTP+SSE transport only when the server answered but
- * refused Streamable HTTP (400, 404 or 405) without a JSON-RPC error in the
- * body — a JSON-RPC error means a Streamable HTTP server that said why (a
- * version it does not speak, say), and that reason must reach the user.
- */
-function refusesStreamableHttp(error: unknown): boolean {
-  const status = httpStatusOf(error);
-  return status !== undefined && [400, 404, 405].includes(status) && rpcErrorOf(error) === undefined;
-}
-
-/**
- * A request refused in a way that says the stored era verdict is wrong: a
- * 2026 request to a server that wants `initialize` first (HTTP 400 without a
- * 2026 error code), or a 2025 request refused as an unsupported version.
- */
-function isWrongEra(error: unknown, client: Client): boolean {
-  const status = httpStatusOf(error);
-  if (status === undefined || ![400, 404, 405].includes(status)) return false;
-  const code = rpcErrorOf(error)?.code;
-  if (client.getProtocolEra() === 'legacy') return code === -32022;
-  return code === undefined || code === -32000 || code === -32600;
-}
-
-/** The task a server's request belongs to (`_meta["io.modelcontextprotocol/related-task"]`, MCP 2025-11-25), if any. */
-function relatedTaskOf(params: { _meta?: Record<string, unknown> | undefined }): string | undefined {
-  const related = params._meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
-  return typeof related?.taskId === 'string' ? related.taskId : undefined;
 }

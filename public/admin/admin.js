@@ -41,11 +41,18 @@ function clear() {
   $('#refresh').hidden = $('#forget').hidden = true;
 }
 
+/** The newest load: an older one's late answer (the key-less first load, say) changes nothing — it once cleared the key
+ * just entered, and the servers were then asked for without it. */
+let loads = 0;
+
 async function load({ asked }) {
+  const mine = ++loads;
   say('Loading…');
+  let answer;
   try {
-    overview = await get('/admin/api/overview');
+    answer = await get('/admin/api/overview');
   } catch (error) {
+    if (mine !== loads) return;
     clear();
     if (!(error instanceof Refused)) return say(`The report could not be loaded: ${error.message}`, true);
     sessionStorage.removeItem(KEY_ITEM);
@@ -53,6 +60,8 @@ async function load({ asked }) {
     askForKey(true);
     return asked ? say('The operator key was refused.', true) : say('Enter the operator key.');
   }
+  if (mine !== loads) return;
+  overview = answer;
   // Answered without a key: the service runs without authentication, and its page asks for none.
   askForKey(Boolean(key));
   if (key) sessionStorage.setItem(KEY_ITEM, key);

@@ -195,6 +195,32 @@ describe("the operator's page", () => {
   });
 });
 
+describe("the operator's page, answers out of order", () => {
+  it('a key entered while the first, key-less request is still out is kept: that request’s late 401 clears nothing', async () => {
+    const slowContext = await chromium.browser.newContext();
+    const slow = await slowContext.newPage();
+    slow.on('pageerror', (error) => pageErrors.push(error.message));
+    // The page's first request (no key yet) answers after the person has entered the key, as on a busy service.
+    let held = 0;
+    await slow.route('**/admin/api/overview', async (route) => {
+      if (!route.request().headers().authorization) {
+        held++;
+        await new Promise((r) => setTimeout(r, 1_500));
+      }
+      await route.continue();
+    });
+    await slow.goto(`${service.url}/admin/`);
+    await slow.getByLabel('Operator key').fill(OPERATOR_KEY);
+    await slow.getByRole('button', { name: 'Open' }).click();
+    await hasText(slow.locator('#servers-status'), /^2 servers; 0 in error;/);
+    await new Promise((r) => setTimeout(r, 1_600)); // the held answer has come back by now
+    expect(held).toBe(1);
+    await hasText(slow.locator('#status'), /^As of /);
+    expect(await slow.locator('#servers-status').innerText()).toMatch(/^2 servers; 0 in error;/);
+    await slowContext.close();
+  });
+});
+
 /** Opens the page at a phone's size (390 × 844): the page, and what sticks out past the screen's right edge. */
 async function onPhone(url: string): Promise<{ phone: Page; close(): Promise<void> }> {
   const phoneContext = await chromium.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });

@@ -2,7 +2,8 @@ import { type AppConfig, loadConfig, type Settings } from '../config';
 import { notFound } from '../errors';
 import { type ResolvedModel, tenantAcceptsImages, tenantModel } from '../models/resolve';
 import type { Owner } from '../owner';
-import type { TurnSettings } from '../turn/host';
+import type { TurnSettings, TurnTerms } from '../turn/host';
+import type { SkillRef } from '../../shared/api/conversations';
 import type { ConversationRecord } from './record';
 
 /** What tests may set for a conversation (through `runInDurableObject`): a scripted model, other settings. */
@@ -62,6 +63,17 @@ export class ConversationContext implements TurnSettings {
   /** Whether the model takes image parts (false when no model can be resolved: a preview needs none). */
   acceptsImages(): boolean {
     return this.overrides.model?.acceptsImages ?? tenantAcceptsImages(this.env, this.row()?.owner.tenant);
+  }
+
+  /** What one turn runs on, read once when it starts (turn/host.ts), with the skills the conversation pins. */
+  forTurn(pinnedSkills: SkillRef[]): TurnTerms {
+    return {
+      model: this.model(),
+      settings: this.settings(),
+      config: this.config(),
+      owner: this.owner(),
+      pinnedSkills,
+    };
   }
 
   /** For tests: the model and settings this conversation uses until the next call (test/helpers/conversation.ts sets them around one turn). */

@@ -22,6 +22,12 @@ export class TurnPace {
     return starts.slice(1).map((at, i) => at - starts[i]!);
   }
 
+  /** What a turn asks when it starts: a turn a person asked for started at `at` (none: a continuation); the gaps after it. */
+  mark(at: number | undefined): number[] {
+    if (at !== undefined) this.started(at);
+    return this.gaps();
+  }
+
   /** How many turns started (of the kept ones). */
   turns(): number {
     return this.starts().length;

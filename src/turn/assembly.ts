@@ -5,7 +5,6 @@ import { ApiError } from '../errors';
 import { takeTurn } from '../limits/turn-limits';
 import type { ServerState } from '../mcp/catalog/catalog';
 import type { McpSessions } from '../mcp/sessions';
-import type { ResolvedModel } from '../models/resolve';
 import { logEvent } from '../observability/log';
 import type { Owner } from '../owner';
 import { CHARS_PER_TOKEN, estimateTokens } from '../prompt/tokens';
@@ -14,7 +13,8 @@ import { openingText } from '../tools/tool-offer';
 import { startMeter, type TurnMeter } from '../usage/meter';
 import type { AppToolCall } from '../../shared/api/views';
 import { type TurnContext, turnContext } from './context';
-import type { ClientTool, TurnHost, TurnRequest } from './host';
+import type { ClientTool, TurnHost, TurnRequest, TurnTerms } from './host';
+import { PendingStep } from './pending-step';
 import { pendingApprovals, regenerationCut, settleOpenToolCalls } from './messages';
 import type { TurnMetadata } from './stream';
 
@@ -47,10 +47,11 @@ export interface AssembledTurn {
  * without its result), and a queued message would wait unseen for as long
  * as the task takes; Stop cancels them.
  */
-function tasksRunning(tasks: Array<{ tool: string; server: string; startedAt: number }>): ApiError {
+function tasksRunning(tasks: Array<{ task: { tool: string; server: string; startedAt: number } }>): ApiError {
   const names = tasks
     .map(
-      (t) => `"${t.tool}" of MCP server "${t.server}" (running for ${Math.round((Date.now() - t.startedAt) / 1000)} s)`,
+      ({ task: t }) =>
+        `"${t.tool}" of MCP server "${t.server}" (running for ${Math.round((Date.now() - t.startedAt) / 1000)} s)`,
     )
     .join(', ');
   return new ApiError(
@@ -69,15 +70,16 @@ export async function assembleTurn(
   host: TurnHost,
   sessions: McpSessions,
   request: TurnRequest,
-  model: ResolvedModel,
+  { model, owner, config, settings, pinnedSkills }: TurnTerms,
   { clientTools, write }: { clientTools: ClientTool[]; write: (chunk: UIMessageChunk) => void },
 ): Promise<AssembledTurn> {
-  const { store, largeResults, context } = host;
+  const { store, largeResults } = host;
   const stored = store.load();
   let base = stored;
   let newMessages: UIMessage[] = [];
   let replaceFrom: string | undefined;
-  if (request.kind !== 'continue' && host.tasks.pending) throw tasksRunning(host.tasks.running());
+  const tasks = PendingStep.of(stored).of('task');
+  if (request.kind !== 'continue' && tasks.length) throw tasksRunning(tasks);
   if (request.kind === 'message') {
     newMessages = request.newMessages;
     if (pendingApprovals(stored).length) {
@@ -103,8 +105,6 @@ export async function assembleTurn(
     base = stored.slice(0, cut.keep);
     replaceFrom = cut.replaceFrom;
   }
-  const owner = context.owner();
-  const config = context.config();
   if (request.kind !== 'continue') await takeTurn(host.env, config, owner);
   // A new turn past a budget is refused here, before anything is written; a continuation finishes what was started.
   const meter = await startMeter(
@@ -118,16 +118,15 @@ export async function assembleTurn(
     },
     { refuse: request.kind !== 'continue' },
   );
-  const settings = context.settings();
   const turnStartedAt = Date.now();
   // A turn a person asked for sets the pace; a continuation (after an approval, a task) is the same turn to them.
-  if (request.kind === 'message') host.pace.started(turnStartedAt);
+  const gapsMs = host.pace.mark(request.kind === 'message' ? turnStartedAt : undefined);
   const turn = await turnContext(sessions, {
     settings,
     acceptsImages: model.acceptsImages,
     turnStartedAt,
     model,
-    gapsMs: host.pace.gaps(),
+    gapsMs,
     openingText: openingText([...base, ...newMessages]),
     largeResults,
     onAppCall: (call) => write(appCallPart(call)),
@@ -141,7 +140,7 @@ export async function assembleTurn(
       } as UIMessageChunk),
     onTaskStarted: (started) => host.tasks.started(started, sessions),
     onProgramRun: (run) => meter.programRun(run),
-    pinnedSkills: host.pinnedSkills(),
+    pinnedSkills,
     programs: programsFor(
       host.env,
       programMode(

@@ -41,34 +41,47 @@ export interface TurnHost {
   conversation: string;
   store: TurnStore;
   largeResults: LargeResultStore;
-  /** The model, the settings and the owner of this conversation, resolved once (conversation/context.ts). */
-  context: TurnSettings;
+  /** What the turn runs on, read from the conversation once when it starts (conversation/context.ts). */
+  terms(): TurnTerms;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
-  /** The skills the conversation pins (loaded into every turn). */
-  pinnedSkills(): SkillRef[];
   /** The tasks the conversation's tool calls became (MCP Tasks): a call that becomes one is recorded there. */
   tasks: TurnTasks;
-  /** When the conversation's turns started: the cost planner's pace (conversation/pace.ts). */
-  pace: { started(at: number): void; gaps(): number[] };
+  /**
+   * When the conversation's turns started: the cost planner's pace (conversation/pace.ts). `mark` records a turn a
+   * person asked for (`at`; none for a continuation) and says the gaps between the turns so far.
+   */
+  pace: { mark(at: number | undefined): number[] };
   /** Where the turn's usage goes, and what the ledger says was spent (conversation/usage-outbox.ts). */
   usage: UsageSink & { spent(user: string): Promise<Spent> };
   /** The user message before which earlier reads are notes (conversation/compaction.ts). */
   compaction: { get(): string | undefined; set(messageId: string | undefined): void };
 }
 
-/** What a turn needs of the conversation's tasks (conversation/tasks/task-follower.ts). */
+/**
+ * What a turn needs of the conversation's tasks (conversation/tasks/task-follower.ts). Whether tasks run is not asked:
+ * the answer's pending step says it (pending-step.ts, a `task` call).
+ */
 export interface TurnTasks {
-  /** Tasks are running: the answer they belong to is not done; a new message waits. */
-  readonly pending: boolean;
-  running(): Array<{ tool: string; server: string; startedAt: number }>;
   /** Records a tool call that became a task (throws, having cancelled it, when one more cannot run). */
   started(started: ToolTaskStarted, sessions: McpSessions): Promise<void>;
 }
 
-/** The conversation's model, settings and owner, as a turn reads them. */
+/** The conversation's model, settings and owner, as the entry points of a turn read them (requests.ts). */
 export interface TurnSettings {
   model(): ResolvedModel;
   settings(): Settings;
   config(): AppConfig;
   owner(): Owner;
+}
+
+/**
+ * What one turn runs on, read from the conversation once when it starts (one crossing, not one per field): its model,
+ * settings, configuration, owner, and the skills the conversation pins (loaded into every turn).
+ */
+export interface TurnTerms {
+  model: ResolvedModel;
+  settings: Settings;
+  config: AppConfig;
+  owner: Owner;
+  pinnedSkills: SkillRef[];
 }

@@ -23,7 +23,7 @@ type ToolPart = Part & {
 export type PendingCall =
   | { kind: 'approval'; toolCallId: string; toolName: string; input: unknown; approvalId: string }
   | { kind: 'client-result'; toolCallId: string; toolName: string }
-  | { kind: 'task'; toolCallId: string; toolName: string }
+  | { kind: 'task'; toolCallId: string; toolName: string; task: TaskNotice }
   | { kind: 'question'; toolCallId: string; questionId: string };
 
 /** What settles an open call: the user's decision, the call's output, or its failure. */
@@ -161,7 +161,12 @@ function openCalls(answer: UIMessage): PendingCall[] {
         approvalId: part.approval.id,
       });
     else if (running.has(part.toolCallId))
-      calls.push({ kind: 'task', toolCallId: part.toolCallId, toolName: toolNameOf(part) });
+      calls.push({
+        kind: 'task',
+        toolCallId: part.toolCallId,
+        toolName: toolNameOf(part),
+        task: tasks.get(part.toolCallId)!,
+      });
     else if (part.state === 'input-available' && !part.providerExecuted)
       calls.push({ kind: 'client-result', toolCallId: part.toolCallId, toolName: toolNameOf(part) });
   }

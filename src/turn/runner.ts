@@ -1,10 +1,10 @@
 import { PendingStep } from './pending-step';
 import { assembleTurn, authRequiredNotices, compactionOf, stepsTaken } from './assembly';
-import type { ClientTool, TurnHost, TurnRequest } from './host';
+import type { ClientTool, TurnHost, TurnRequest, TurnTerms } from './host';
+import type { Owner } from '../owner';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { ApiError } from '../errors';
 import type { LiveStream } from './live-stream';
-import type { ResolvedModel } from '../models/resolve';
 import { streamTurn } from './stream';
 import type { ServerState } from '../mcp/catalog/catalog';
 import { errorFields, logEvent } from '../observability/log';
@@ -38,6 +38,8 @@ type TurnState =
 /** The running turn's own chunks (a server's question, a Connect card) and the questions asked through them. */
 interface TurnWriter {
   write(chunk: UIMessageChunk): void;
+  /** Whose turn it is (a Connect card is made for them). */
+  owner: Owner;
   elicitations: TurnElicitations;
 }
 
@@ -97,9 +99,9 @@ export class TurnRunner {
     const last = this.state.kind === 'streaming' ? this.state.stream : this.state.last;
     // Made now: a stop that comes while the turn is still being set up stops it too.
     const controller = new AbortController();
-    const model = this.host.context.model();
-    const report = turnReport(request.kind, model.spec);
-    const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, model, controller.signal, report));
+    const terms = this.host.terms();
+    const report = turnReport(request.kind, terms.model.spec);
+    const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, terms, controller.signal, report));
     this.state = { kind: 'starting', controller, setUp, last };
     try {
       const stream = await setUp;
@@ -115,11 +117,11 @@ export class TurnRunner {
 
   /**
    * The one decision to go on with the last answer, whoever brings what it waited for (an approval, a client tool's
-   * result, a task's end): nothing of it waits any more (pending-step.ts), no task of the conversation runs, and no
-   * turn is running. Undefined while it may not go on.
+   * result, a task's end): nothing of it waits any more (pending-step.ts: no decision, client result, task or task's
+   * question), and no turn is running. Undefined while it may not go on.
    */
   async continueIfReady(): Promise<LiveStream | undefined> {
-    if (this.busy || this.host.tasks.pending || !PendingStep.of(this.host.store.load()).ready()) return undefined;
+    if (this.busy || !PendingStep.of(this.host.store.load()).ready()) return undefined;
     return this.start({ kind: 'continue' });
   }
 
@@ -195,8 +197,7 @@ export class TurnRunner {
     const writer = this.writer;
     if (!this.running || !writer) return;
     try {
-      for (const chunk of await authRequiredNotices(this.host.env, this.host.context.owner(), [state]))
-        writer.write(chunk);
+      for (const chunk of await authRequiredNotices(this.host.env, writer.owner, [state])) writer.write(chunk);
     } catch (error) {
       logEvent('auth.link', { server: state.id, ...errorFields(error) }, 'warn');
     }
@@ -228,16 +229,17 @@ export class TurnRunner {
   private async startWith(
     sessions: McpSessions,
     request: TurnRequest,
-    model: ResolvedModel,
+    terms: TurnTerms,
     abortSignal: AbortSignal,
     report: TurnReport,
   ): Promise<LiveStream> {
     const { store, largeResults } = this.host;
+    const { model } = terms;
     const { stored, base, newMessages, replaceFrom, owner, settings, meter, turn } = await assembleTurn(
       this.host,
       sessions,
       request,
-      model,
+      terms,
       { clientTools: this.clientTools, write: (chunk) => this.writer?.write(chunk) },
     );
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
@@ -277,6 +279,7 @@ export class TurnRunner {
         onWriter: (write) => {
           this.writer = {
             write,
+            owner,
             elicitations: new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal),
           };
         },

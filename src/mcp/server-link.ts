@@ -1,80 +1,39 @@
 import { extensions } from './extensions';
-import type {
-  Client,
-  ElicitRequestFormParams,
-  ElicitResult,
-  InsufficientScopeError,
-} from '@modelcontextprotocol/client';
+import type { Client, InsufficientScopeError } from '@modelcontextprotocol/client';
 import { cachePolicyFor, type ServerCachePolicy } from '../cache/policy';
-import type { ResourceCache } from '../cache/resource-cache';
-import type { SharedCatalogs } from '../cache/shared-catalogs';
-import type { McpServerConfig, Settings } from '../config';
-import { authRequiredIn, type AuthRequiredError } from '../auth/grant';
-import type { VaultAuth } from '../auth/vault-auth';
+import type { McpServerConfig } from '../config';
+import { authRequiredIn } from '../auth/grant';
 import { ApiError } from '../errors';
 import { logEvent } from '../observability/log';
-import { CATALOG_KINDS, type CatalogKind, type ServerState } from './catalog/catalog';
+import { CATALOG_KINDS, type ServerState } from './catalog/catalog';
 import { CatalogRefresher } from './catalog/catalog-refresh';
-import type { NotificationChannel } from './channels/channel';
-import { McpConnection, type NotificationMethod } from './connection/connection';
+import { ServerNotifications } from './channels/server-notifications';
+import { McpConnection } from './connection/connection';
 import { priorFrom } from './connection/era';
 import { describeUpstreamError, upstreamError, upstreamFailure } from './connection/errors';
-import { LegacyChannel } from './channels/legacy-channel';
-import { ListenChannel } from './channels/listen-channel';
 import { toStoredContents } from './contents';
 import type { StoredContents } from '../cache/types';
 import { readFromServer, readThroughCache, type ResourceRead } from './resource-read';
 import { HEADER_KIND, ServerHeaderCopy } from './catalog/server-header';
 import { setWarnings } from './catalog/server-warnings';
-import type { ServerStateStore } from './catalog/state-store';
-import { DefinitionCheck, type DefinitionPinsClient } from './catalog/definition-check';
-import type { TransportEnv } from './connection/transport';
-import type { DocumentReading } from '../documents/document-converter';
+import { DefinitionCheck } from './catalog/definition-check';
 import { rememberDocumentText } from '../documents/document-texts';
+import { ServerAuthorization } from './server-authorization';
+import type { ServerLinkOptions } from './server-link-contract';
 
 /** Connection retries of a failing server back off from 1 s to 30 s. */
 const CONNECT_BACKOFF_MIN_MS = 1_000;
 const CONNECT_BACKOFF_MAX_MS = 30_000;
-/** How long a 2025 session's lost GET stream has to come back (the SDK retries after 1 s and 1.5 s) before the session is ended. */
-const GET_STREAM_REOPEN_MS = 5_000;
 
-export interface ServerLinkOptions {
-  config: McpServerConfig;
-  env: TransportEnv;
-  settings: Settings;
-  store: ServerStateStore;
-  cache: ResourceCache;
-  /** The tenant's shared catalogs (KV); absent: every conversation lists for itself. */
-  sharedCatalogs?: SharedCatalogs | undefined;
-  /** Asks the user what a server wants to know (elicitation); absent: the capability is not declared. */
-  elicit?: Elicit | undefined;
-  /** The token source of a server with `auth` (src/auth/vault-auth.ts). */
-  auth?: VaultAuth | undefined;
-  /** Told when this server starts needing the user (to connect again, or to grant more access). */
-  authRequired?: ((state: ServerState) => void) | undefined;
-  /** Called before each new connection is opened (the conversation leases its place among the user's live ones); may refuse (429). */
-  beforeConnect?: (() => Promise<void>) | undefined;
-  /** The tenant's pins of tool definitions and instructions (definition-pins.ts); absent: this conversation pins what it first lists. */
-  pins?: DefinitionPinsClient | undefined;
-  /** How requests reach the server, if not as its URL says (a built-in server's entrypoint). */
-  fetch?: typeof fetch | undefined;
-  /** How documents this server serves become text (McpSessions.documents); absent: described as binaries. */
-  documents?: DocumentReading | undefined;
-}
-
-/** A server's question to the user, answered (or declined, or cancelled) by them; `relatedTask`: a 2025 task's question. */
-export type Elicit = (
-  server: string,
-  params: ElicitRequestFormParams,
-  signal: AbortSignal | undefined,
-  relatedTask?: string | undefined,
-) => Promise<ElicitResult>;
+export type { Elicit, ServerLinkOptions } from './server-link-contract';
 
 /**
  * Everything one conversation has to do with one MCP server: the
  * connection, its set-up (state, catalogs, notification channel), reads
- * through the cache under the freshness contract, and what notifications
- * do. One server failing never touches another's link.
+ * through the cache under the freshness contract, and its release. What
+ * notifications do is the channel's (channels/server-notifications.ts);
+ * when the server needs the user, its authorization's
+ * (server-authorization.ts). One server failing never touches another's link.
  */
 export class ServerLink {
   readonly id: string;
@@ -82,8 +41,10 @@ export class ServerLink {
   readonly connection: McpConnection;
   readonly catalogs: CatalogRefresher;
   private readonly policy: ServerCachePolicy;
-  /** The notification channel of the current connection; undefined until set up, or after it was lost. */
-  private channel: NotificationChannel | undefined;
+  /** The notification channel and what its notifications do (channels/server-notifications.ts). */
+  private readonly notifications: ServerNotifications;
+  /** When the server needs the user, and their answer (server-authorization.ts). */
+  private readonly authorization: ServerAuthorization;
   /** Set-up of each connection, run once per connection. */
   private readonly setUps = new WeakMap<Client, Promise<void>>();
   /** A failed connect: when to try again, and why it failed. */
@@ -92,8 +53,6 @@ export class ServerLink {
   private setUpError: unknown;
   /** This link had a connection in this Durable Object's lifetime: a new one may have missed notifications. */
   private hadConnection = false;
-  /** URIs written to the followed list in this Durable Object's lifetime (one write each, not one per read). */
-  private readonly remembered = new Set<string>();
   /**
    * Turns may be served without a connection (`available`): servers without
    * `auth` (an authorized server's catalogs are the user's own, and asking
@@ -127,8 +86,8 @@ export class ServerLink {
       settings,
       extensions: extensions.forConnection(config),
       events: {
-        onNotification: (method, params) => this.onNotification(method, params),
-        onStreamLost: () => this.onChannelLost('the notification stream was lost'),
+        onNotification: (method, params) => this.notifications.received(method, params),
+        onStreamLost: () => this.notifications.lost('the notification stream was lost'),
         onElicitation: options.elicit
           ? (params, signal, relatedTask) => options.elicit!(this.id, params, signal, relatedTask)
           : undefined,
@@ -155,12 +114,8 @@ export class ServerLink {
       store,
       settings,
       policy: this.policy,
-      onVanished: (uris) => {
-        for (const uri of uris) options.cache.invalidate({ server: this.id, uri });
-        store.unfollow(this.id, uris);
-        for (const uri of uris) this.remembered.delete(uri);
-        // An OAuth server's lists may differ from one account to another: not shared in the tenant.
-      },
+      onVanished: (uris) => this.notifications.vanished(uris),
+      // An OAuth server's lists may differ from one account to another: not shared in the tenant.
       shared:
         options.sharedCatalogs && config.auth.type !== 'oauth'
           ? { catalogs: options.sharedCatalogs, url: config.url }
@@ -168,6 +123,29 @@ export class ServerLink {
       skills: config.skills,
     });
     this.definitions = new DefinitionCheck({ state: this.state, config, store, pins: options.pins });
+    const { id, state, connection } = this;
+    this.notifications = new ServerNotifications({
+      id,
+      state,
+      connection,
+      catalogs: this.catalogs,
+      cache: options.cache,
+      store,
+      maxUris: settings.MAX_SUBSCRIBED_URIS,
+    });
+    this.authorization = new ServerAuthorization({
+      id,
+      state,
+      store,
+      cache: options.cache,
+      connection,
+      auth: options.auth,
+      authRequired: options.authRequired,
+      release: () => this.release(),
+      forgetBackoff: () => {
+        this.backoff = undefined;
+      },
+    });
   }
 
   get config(): McpServerConfig {
@@ -191,12 +169,7 @@ export class ServerLink {
       if (this.connection.current !== client && this.connection.connected && attempt < 2) continue;
       if (this.state.status === 'error' || this.state.status === 'auth_required')
         throw upstreamError(this.id, this.setUpError ?? new Error(this.state.error));
-      // A channel the server ended (or lost), or that failed to open a while ago, is opened again on the next use.
-      if (this.channel?.broken(Date.now())) {
-        void this.channel.close().catch(() => {});
-        this.channel = undefined;
-      }
-      if (!this.channel && this.connection.current === client) await this.openChannel(client);
+      await this.notifications.reopen(client);
       return this.state;
     }
   }
@@ -215,7 +188,7 @@ export class ServerLink {
       return client;
     } catch (error) {
       const authRequired = authRequiredIn(error);
-      if (authRequired) throw this.markAuthRequired(authRequired);
+      if (authRequired) throw this.authorization.required(authRequired);
       this.markError(error);
       const delay = Math.min(CONNECT_BACKOFF_MAX_MS, this.backoff ? this.backoff.delay * 2 : CONNECT_BACKOFF_MIN_MS);
       this.backoff = { until: Date.now() + delay, delay, error };
@@ -225,7 +198,7 @@ export class ServerLink {
 
   /** Lists again the catalogs the freshness contract calls stale (see CatalogRefresher.refreshStale). */
   refreshStale(reuseSince: number): Promise<void> {
-    return this.catalogs.refreshStale(reuseSince, (kind) => this.channel?.listChangesSince(kind));
+    return this.catalogs.refreshStale(reuseSince, (kind) => this.notifications.current?.listChangesSince(kind));
   }
 
   /**
@@ -276,15 +249,15 @@ export class ServerLink {
         cache,
         policy: this.policy,
         connection: this.connection,
-        channel: this.channel,
+        channel: this.notifications.current,
         connect: this.connection.connected
           ? undefined
           : async () => {
               await this.ensure();
-              return this.channel;
+              return this.notifications.current;
             },
-        onWatched: (channel) => this.remember(channel, uri),
-        onUnwatched: () => this.forget(uri),
+        onWatched: (channel) => this.notifications.remember(channel, uri),
+        onUnwatched: () => this.notifications.forget(uri),
         verify: guard?.verify?.bind(guard),
         documents: guard?.raw ? undefined : this.options.documents,
       });
@@ -328,16 +301,19 @@ export class ServerLink {
     return true;
   }
 
-  /**
-   * A request that failed because the authorization ended (a refused
-   * refresh, a revoked grant): the connection made with it is closed and the
-   * user is asked to connect again. Undefined for any other failure.
-   */
-  async authFailure(error: unknown): Promise<ApiError | undefined> {
-    const authRequired = authRequiredIn(error);
-    if (!authRequired) return undefined;
-    if (authRequired.reason !== 'insufficient_scope') await this.release();
-    return this.markAuthRequired(authRequired);
+  /** A request that failed because the authorization ended: closed, and the user asked (ServerAuthorization.failure). */
+  authFailure(error: unknown): Promise<ApiError | undefined> {
+    return this.authorization.failure(error);
+  }
+
+  /** A request refused for want of scope: the user is asked to grant more, if they can (ServerAuthorization.stepUp). */
+  stepUp(error: InsufficientScopeError): Promise<ApiError> {
+    return this.authorization.stepUp(error);
+  }
+
+  /** The user connected again, or disconnected (ServerAuthorization.reauthorized). */
+  reauthorized(grant?: string): Promise<void> {
+    return this.authorization.reauthorized(grant);
   }
 
   /**
@@ -347,9 +323,7 @@ export class ServerLink {
    */
   async release(): Promise<void> {
     this.catalogs.stop();
-    const channel = this.channel;
-    this.channel = undefined;
-    await channel?.close().catch(() => {});
+    await this.notifications.close();
     await this.connection.reset();
     if (this.state.status === 'connected') {
       this.state.status = 'not_connected';
@@ -367,7 +341,7 @@ export class ServerLink {
     const replacement = this.hadConnection;
     if (replacement) this.options.cache.invalidateServer(this.id);
     this.hadConnection = true;
-    this.channel = undefined;
+    this.notifications.abandon();
     state.serverInfo = client.getServerVersion();
     state.capabilities = client.getServerCapabilities();
     state.instructions = client.getInstructions();
@@ -378,7 +352,7 @@ export class ServerLink {
     if (state.authorization?.reason !== 'insufficient_scope') delete state.authorization;
     try {
       // The channel first: a change between our listing and our subscription would never be heard of.
-      await this.openChannel(client);
+      await this.notifications.open(client);
       // A 2025 session, or any replacement, may have missed notifications: every catalog is listed again.
       // A 2026 server's catalogs kept from before a restart are listed again only when their hints say so.
       if (replacement || client.getProtocolEra() === 'legacy') {
@@ -398,157 +372,16 @@ export class ServerLink {
       if (this.connection.current !== client) return;
       this.setUpError = error;
       const authRequired = authRequiredIn(error);
-      if (authRequired) this.markAuthRequired(authRequired);
+      if (authRequired) this.authorization.required(authRequired);
       else this.markError(error);
       await this.connection.reset(client);
     }
     if (this.connection.current === client) this.options.store.saveHeader(state);
   }
 
-  private async openChannel(client: Client): Promise<void> {
-    const { settings, store } = this.options;
-    const max = settings.MAX_SUBSCRIBED_URIS;
-    const channel: NotificationChannel =
-      client.getProtocolEra() === 'modern'
-        ? new ListenChannel(this.id, client, this.state.capabilities, this.connection.requestOptions, max, (reason) => {
-            if (this.channel === channel) this.onChannelLost(reason);
-          })
-        : new LegacyChannel(this.id, this.connection, this.state.capabilities, max);
-    this.channel = channel;
-    await channel.open(store.followed(this.id, max));
-  }
-
-  /** A URI the channel now covers is asked for again when the channel is re-opened (restart, new session). Written once per start. */
-  private remember(channel: NotificationChannel, uri: string) {
-    if (this.remembered.has(uri) || channel.coveredSince(uri) === undefined) return;
-    this.remembered.add(uri);
-    this.options.store.follow(this.id, uri);
-  }
-
-  /** A URI no longer followed (its read failed): not asked for again when the channel is re-opened. */
-  private forget(uri: string) {
-    if (!this.remembered.delete(uri)) return;
-    this.options.store.unfollow(this.id, [uri]);
-  }
-
-  /**
-   * The user must connect (or connect again, or grant more): no back-off —
-   * asking the vault costs nothing upstream, and the next use after the user
-   * connected must go through.
-   */
-  markAuthRequired(error: AuthRequiredError): ApiError {
-    const before = JSON.stringify([this.state.status, this.state.authorization]);
-    this.state.status =
-      error.reason === 'insufficient_scope' && this.connection.connected ? 'connected' : 'auth_required';
-    this.state.authorization = { reason: error.reason, ...(error.scope ? { scope: error.scope } : {}) };
-    if (this.state.status === 'auth_required') this.state.error = error.message;
-    this.options.store.saveHeader(this.state);
-    if (JSON.stringify([this.state.status, this.state.authorization]) !== before)
-      this.options.authRequired?.(this.state);
-    return new ApiError(403, 'auth_required', error.message);
-  }
-
-  /** A request was refused for want of scope (403 insufficient_scope): the vault remembers what to ask for; the user is told. */
-  async stepUp(error: InsufficientScopeError): Promise<ApiError> {
-    const refused = new ApiError(
-      403,
-      'insufficient_scope',
-      `MCP server "${this.id}" refused: it asks for scope ${error.requiredScope ?? '(not said)'}${this.options.auth ? ', which was granted' : ''}`,
-    );
-    const auth = this.options.auth;
-    if (!auth) return refused;
-    const stepUp = await auth.needsScope(error.requiredScope);
-    return stepUp ? this.markAuthRequired(stepUp) : refused;
-  }
-
-  /**
-   * The user connected again, or disconnected: the token held here and the
-   * connection made with it are dropped, and so is everything cached under
-   * the old authorization. The next use connects with the new one. A
-   * connection already made with `grant` (the new one) is kept.
-   */
-  async reauthorized(grant?: string): Promise<void> {
-    if (grant !== undefined && this.options.auth?.grant === grant) return;
-    this.options.auth?.forget();
-    this.backoff = undefined;
-    delete this.state.authorization;
-    this.options.cache.invalidateServer(this.id);
-    await this.release();
-  }
-
   private markError(error: unknown) {
     this.state.status = 'error';
     this.state.error = describeUpstreamError(error);
     this.options.store.saveHeader(this.state);
-  }
-
-  // ---- notifications ----------------------------------------------------------
-
-  private onNotification(method: NotificationMethod, params: { uri?: string }) {
-    switch (method) {
-      case 'notifications/resources/updated':
-        // Synchronous up to the point that matters: once this returns, no later read serves the old content.
-        if (params.uri) this.options.cache.invalidate({ server: this.id, uri: params.uri });
-        return;
-      case 'notifications/resources/list_changed':
-        // An extension's catalog may change with the resources too (Skills: mcp/extensions/skills/).
-        return this.catalogs.changed(
-          (['resources', 'resourceTemplates', ...extensions.changedBy(method)] as CatalogKind[]).filter((kind) =>
-            this.catalogs.announced(kind),
-          ),
-        );
-      case 'notifications/tools/list_changed':
-        return this.catalogs.changed(['tools']);
-      case 'notifications/prompts/list_changed':
-        return this.catalogs.changed(['prompts']);
-    }
-  }
-
-  /**
-   * The notification channel ended or broke: notifications may have been
-   * missed, so nothing cached from this server is trusted and every catalog
-   * is listed again. The channel is opened again on the next use.
-   */
-  private onChannelLost(reason: string) {
-    logEvent('mcp.channel', { server: this.id, outcome: 'lost', reason }, 'warn');
-    this.options.cache.invalidateServer(this.id);
-    const client = this.connection.current;
-    const kinds = CATALOG_KINDS.filter((kind): kind is CatalogKind => this.catalogs.announced(kind));
-    if (client?.getProtocolEra() === 'legacy') return this.onGetStreamLost(client, kinds);
-    const channel = this.channel;
-    this.channel = undefined;
-    void channel?.close().catch(() => {});
-    if (!client) return; // the connection is gone too: the next use connects (and lists) anew
-    this.catalogs.schedule(kinds);
-  }
-
-  /**
-   * A 2025 session's GET stream ended or broke. The SDK opens it again by
-   * itself (after about a second, resuming with Last-Event-ID), on the same
-   * session, whose subscriptions the server keeps: until then the channel
-   * covers nothing (coverage counts from the stream's new opening), and what
-   * was cached and listed before is not trusted. Only a stream that does not
-   * come back within GET_STREAM_REOPEN_MS ends the session — the next use
-   * opens a new one. (Ending it at once opened a new session for every
-   * dropped connection: 514 for 500 conversations under load.)
-   */
-  private onGetStreamLost(client: Client, kinds: CatalogKind[]) {
-    this.catalogs.schedule(kinds);
-    setTimeout(() => {
-      if (this.connection.current !== client || this.connection.getStream.openSince !== undefined) return;
-      logEvent(
-        'mcp.channel',
-        {
-          server: this.id,
-          outcome: 'ended',
-          reason: 'the GET stream did not come back: a new session on the next use',
-        },
-        'warn',
-      );
-      this.channel = undefined;
-      void this.connection.reset(client);
-      this.state.status = 'not_connected';
-      this.options.store.saveHeader(this.state);
-    }, GET_STREAM_REOPEN_MS);
   }
 }

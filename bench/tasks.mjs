@@ -543,7 +543,7 @@ async function measureAll() {
       const pollsBefore = task.polls.length;
       await p.start();
       await sleep(20_000);
-      const summary = await p.stop(devBundle(process.cwd(), '// src/conversation/tasks/task-follower.ts'));
+      const summary = await p.stop(devBundle(process.cwd(), '// src/turn/tasks/task-follower.ts'));
       const polls = task.polls.length - pollsBefore;
       await finishTask('task', task, from);
       console.log(

@@ -95,6 +95,19 @@ describe('POST /v1/conversations/:id/prompts/run', () => {
     expect((await unknown.json<ErrorBody>()).error.code).toBe('prompt_not_found');
   });
 
+  it('a prompt that gives no messages → 502 prompt_empty; no turn runs and nothing is written', async () => {
+    const LEAKY = { authorization: 'Bearer test-key-leaky', 'x-end-user': 'alice' };
+    const id = await createConversation(LEAKY);
+    const empty = await postJson(`/v1/conversations/${id}/prompts/run`, { server: 'echo', name: 'empty' }, LEAKY);
+    expect(empty.status).toBe(502);
+    expect((await empty.json<ErrorBody>()).error).toMatchObject({
+      code: 'prompt_empty',
+      message: expect.stringContaining('Prompt "empty" of MCP server "echo" gave no messages'),
+    });
+    const { messages } = await (await api(`/v1/conversations/${id}`, {}, LEAKY)).json<{ messages: unknown[] }>();
+    expect(messages).toEqual([]);
+  });
+
   it('server-everything: args-prompt with and without its optional argument; resource-prompt embeds a resource', async () => {
     const id = await createConversation();
     const preview = async (name: string, args: Record<string, string>) =>

@@ -1,6 +1,8 @@
 import type { AlarmJobs, ConversationAlarms } from './alarms';
 import type { LiveSessions } from './live-sessions';
-import type { TaskFollower } from './tasks/task-follower';
+import type { TurnRunner } from '../turn/runner';
+import type { TaskFollower } from '../turn/tasks/task-follower';
+import { pollTasks } from '../turn/tasks/task-poll';
 import type { Thread } from './thread';
 import type { UsageOutbox } from './usage-outbox';
 
@@ -14,6 +16,7 @@ export function alarmJobs(parts: {
   alarms: ConversationAlarms;
   live: LiveSessions;
   tasks: TaskFollower;
+  turns: TurnRunner;
   thread: Thread;
   usage: UsageOutbox;
 }): AlarmJobs {
@@ -23,7 +26,7 @@ export function alarmJobs(parts: {
       if (lease !== undefined) await parts.live.releaseIdle(lease);
     },
     tasks: async () => {
-      if (parts.thread.row()) await parts.tasks.poll();
+      if (parts.thread.row()) await pollTasks(parts.tasks, parts.turns);
     },
     usage: () => parts.usage.flush(),
   };

@@ -1,7 +1,7 @@
 /**
  * A Durable Object has one alarm; a conversation has three jobs for it: the
  * idle release of its MCP sessions (LiveSessions), the polling of the
- * tasks its tool calls became (tasks/task-follower.ts), and sending again
+ * tasks its tool calls became (turn/tasks/task-follower.ts), and sending again
  * the usage its ledger did not take (usage-outbox.ts). Each job keeps its
  * own due time here, in the object's synchronous KV (so a restart, an
  * eviction or a redeploy keeps them), and the alarm is set to the earliest.

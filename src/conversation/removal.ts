@@ -3,7 +3,7 @@ import type { TurnRunner } from '../turn/runner';
 import type { ConversationContext } from './context';
 import type { LiveSessions } from './live-sessions';
 import type { SocketEntry } from './socket-entry';
-import type { TaskFollower } from './tasks/task-follower';
+import type { TaskFollower } from '../turn/tasks/task-follower';
 import type { UsageOutbox } from './usage-outbox';
 import type { ConversationUploads } from './uploads';
 import type { Thread } from './thread';

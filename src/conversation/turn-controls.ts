@@ -6,7 +6,7 @@ import { PendingStep } from '../turn/pending-step';
 import type { TurnRunner } from '../turn/runner';
 import type { ConversationContext } from './context';
 import type { History } from './history';
-import type { TaskFollower } from './tasks/task-follower';
+import type { TaskFollower } from '../turn/tasks/task-follower';
 
 export interface TurnControlsHost {
   context: ConversationContext;

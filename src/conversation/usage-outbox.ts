@@ -8,7 +8,7 @@ import type { ConversationAlarms } from './alarms';
 import type { TurnEvent } from '../turn/turn-events';
 import type { ConversationContext } from './context';
 import type { LiveSessions } from './live-sessions';
-import type { TaskFollower } from './tasks/task-follower';
+import type { TaskFollower } from '../turn/tasks/task-follower';
 
 export const USAGE_OUTBOX_TABLES = `CREATE TABLE IF NOT EXISTS usage_outbox (
   id TEXT PRIMARY KEY, user TEXT NOT NULL, entry TEXT NOT NULL

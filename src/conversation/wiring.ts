@@ -19,8 +19,8 @@ import { ConversationRecordStore, RECORD_TABLES } from './record';
 import { ConversationRemoval } from './removal';
 import { SocketEntry } from './socket-entry';
 import { HibernatingSockets } from './sockets';
-import { TaskFollower } from './tasks/task-follower';
-import { TaskStore } from './tasks/task-store';
+import { TaskFollower } from '../turn/tasks/task-follower';
+import { TaskStore } from '../turn/tasks/task-store';
 import { Thread } from './thread';
 import { TurnControls } from './turn-controls';
 import { TurnResponses } from './turn-responses';
@@ -120,13 +120,14 @@ export class ConversationParts {
       store: new TaskStore(storage),
       conversation: this.context,
       withMcp: (work) => this.live.use(work),
-      alarms: this.alarms,
+      clock: {
+        schedule: (at) => this.alarms.schedule('tasks', at),
+        cancel: () => this.alarms.cancel('tasks'),
+      },
       answer: {
         load: () => this.history.load(),
         largeResults: this.largeResults,
-        save: (message, tell) => this.turns.saveAnswer(message, tell),
-        busy: () => this.turns.busy,
-        continue: () => this.requests.continueIfReady(),
+        save: (message) => this.turns.saveAnswer(message),
       },
       activityChanged: () => this.usage.activityChanged(),
     });

@@ -244,7 +244,7 @@ export class McpSessions {
   /**
    * A tool call whose caller waits for its result (an MCP Apps view's call):
    * a task it becomes is polled here, up to `maxMs` — a turn's calls are
-   * followed from the conversation's alarm instead (src/conversation/tasks/).
+   * followed from the conversation's alarm instead (src/turn/tasks/).
    */
   async callToolToEnd(
     id: string,

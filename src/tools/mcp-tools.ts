@@ -152,7 +152,7 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
           }
           if (isStartedTask(outcome)) {
             // The call became a task (MCP Tasks): the turn ends after this step, and the conversation follows the task
-            // (src/conversation/tasks/); its result replaces this placeholder before the model sees it.
+            // (src/turn/tasks/); its result replaces this placeholder before the model sees it.
             if (!ctx.onTaskStarted)
               throw ToolFailure.mcpRequest(
                 state.id,

@@ -72,7 +72,7 @@ export function toModelOutput(output: ShownOutput): ToolResultOutput {
 
 /**
  * An MCP `tools/call` result — answered at once, or a task's result when it
- * completes (conversation/tasks/task-follower.ts) — as the call's outcome:
+ * completes (turn/tasks/task-follower.ts) — as the call's outcome:
  * rendered (renderToolResult), a long one windowed (windowLongResult), an
  * `isError` result or no result at all a failure in ToolFailure's words.
  * `documents`: its embedded documents, converted (prompt/embedded-documents.ts),

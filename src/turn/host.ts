@@ -58,7 +58,7 @@ export interface TurnHost {
 }
 
 /**
- * What a turn needs of the conversation's tasks (conversation/tasks/task-follower.ts). Whether tasks run is not asked:
+ * What a turn needs of the conversation's tasks (turn/tasks/task-follower.ts). Whether tasks run is not asked:
  * the answer's pending step says it (pending-step.ts, a `task` call).
  */
 export interface TurnTasks {

@@ -43,7 +43,7 @@ describe('the pending step: the last answer’s open calls, one kind each', () =
     ]);
     expect(step.calls).toEqual([
       { kind: 'approval', toolCallId: 'c1', toolName: 'delete_file', input: { path: 'c1' }, approvalId: 'ap-c1' },
-      { kind: 'task', toolCallId: 'c2', toolName: 'jobs__build' },
+      { kind: 'task', toolCallId: 'c2', toolName: 'jobs__build', task: (task('c2') as { data: TaskNotice }).data },
       { kind: 'question', toolCallId: 'c2', questionId: 'task:c2:name' },
       { kind: 'client-result', toolCallId: 'c3', toolName: 'get_location' },
       { kind: 'client-result', toolCallId: 'c7', toolName: 'pick_color' },
@@ -104,7 +104,9 @@ describe('the pending step: the last answer’s open calls, one kind each', () =
   it('a call that ran on the user’s approval and became a task is a task until its result, not a decision to act on', () => {
     const approvedTask = { ...decided('c1', true), type: 'tool-jobs__build' } as Part;
     const step = PendingStep.of([user, answer(approvedTask, task('c1'))]);
-    expect(step.calls).toEqual([{ kind: 'task', toolCallId: 'c1', toolName: 'jobs__build' }]);
+    expect(step.calls).toEqual([
+      { kind: 'task', toolCallId: 'c1', toolName: 'jobs__build', task: (task('c1') as { data: TaskNotice }).data },
+    ]);
     expect(step.decided('c1')).toBe(false);
     expect(step.ready()).toBe(false);
     const built = step.settle('c1', { kind: 'output', output: 'Built.' })!;

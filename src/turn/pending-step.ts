@@ -144,7 +144,7 @@ function openCalls(answer: UIMessage): PendingCall[] {
   for (const part of answer.parts) {
     if (part.type === 'data-elicitation') {
       // A running task's question (a turn's own questions live in the running turn, never in a saved answer); its id
-      // begins with the task's call id (conversation/tasks/).
+      // begins with the task's call id (turn/tasks/).
       const notice = (part as { data: ElicitationNotice }).data;
       const task =
         notice.status === 'pending' ? [...running].find((id) => notice.id.startsWith(`task:${id}:`)) : undefined;

@@ -45,14 +45,19 @@ export class TurnRequests {
       }
       case 'prompt': {
         const { newMessages } = await this.input(command, this.host.context.model().acceptsImages);
-        return runner.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' });
+        // An empty prompt is not a turn (it once continued the last answer, unchecked).
+        if (!newMessages.length)
+          throw new ApiError(
+            502,
+            'prompt_empty',
+            `Prompt "${command.name}" of MCP server "${command.server}" gave no messages: there is nothing to send`,
+          );
+        return runner.start({ kind: 'message', newMessages });
       }
       case 'regenerate':
         return runner.start({ kind: 'regenerate', messageId: command.messageId });
       case 'approvals':
         return runner.approve(command.answers, command.fromClient);
-      case 'continue':
-        return runner.start({ kind: 'continue' });
     }
   }
 

@@ -93,7 +93,12 @@ export class TurnRunner {
     this.clientTools = tools;
   }
 
-  async start(request: TurnRequest): Promise<LiveStream> {
+  /** A turn with new input, or a regeneration (an answer goes on only through `continueIfReady`). */
+  start(request: Exclude<TurnRequest, { kind: 'continue' }>): Promise<LiveStream> {
+    return this.begin(request);
+  }
+
+  private async begin(request: TurnRequest): Promise<LiveStream> {
     if (this.busy) throw turnInProgress();
     this.writer = undefined;
     const last = this.state.kind === 'streaming' ? this.state.stream : this.state.last;
@@ -122,7 +127,7 @@ export class TurnRunner {
    */
   async continueIfReady(): Promise<LiveStream | undefined> {
     if (this.busy || !PendingStep.of(this.host.store.load()).ready()) return undefined;
-    return this.start({ kind: 'continue' });
+    return this.begin({ kind: 'continue' });
   }
 
   /** Resolves when no turn is being set up or streamed (its save done). */

@@ -5,7 +5,7 @@ import { plainInvalidInput } from '../tools/tool-failure';
 
 /**
  * The calls of the answer that ended as tasks, as the chunks that say so — for the stream of the turn that goes on
- * after them. A task's result is written into the saved answer by the task follower (conversation/tasks/), outside any
+ * after them. A task's result is written into the saved answer by the task follower (turn/tasks/), outside any
  * stream, so without these an HTTP client never hears that the call finished; and the AI SDK's `resumeStream` starts
  * a fresh message when the last one has no call it would continue (ai 7: only input-streaming, provider-executed or
  * approval-responded calls), which would drop the call from its view. Re-sent, each call is rebuilt or updated in

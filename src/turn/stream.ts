@@ -209,7 +209,7 @@ export async function streamTurn(input: StreamTurnInput): Promise<LiveStream> {
     ...(cache.providerOptions ? { providerOptions: cache.providerOptions } : {}),
     // MAX_STEPS steps may use tools; one more, without them, answers with what the tools gave. A step where a call became
     // a task (MCP Tasks) is the last: the model must not see its placeholder; the conversation continues the turn with the
-    // task's result (src/conversation/tasks/).
+    // task's result (src/turn/tasks/).
     // A budget used up (usage/budgets.ts) ends the turn after the step it is in, with a notice (below). Steps count
     // across the answer's continuations: approving calls one at a time does not restart them.
     stopWhen: [

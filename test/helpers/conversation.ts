@@ -17,7 +17,10 @@ import { toRpcResult, type RpcResult } from '../../src/rpc';
  * the production class carries no test-only entry points.
  */
 
-/** One turn with a given model (and settings); `newMessages` empty continues the conversation (after an approval). */
+/**
+ * One turn with a given model (and settings); `newMessages` empty continues the answer when nothing of it waits
+ * (TurnRunner.continueIfReady: after an approval) — and throws when it may not go on.
+ */
 export function turnIn(
   instance: Conversation,
   newMessages: UIMessage[],
@@ -25,7 +28,12 @@ export function turnIn(
   overrides: Partial<Settings> = {},
 ): Promise<LiveStream> {
   return withModel(instance, model, overrides, () =>
-    instance.parts.turns.start(newMessages.length ? { kind: 'message', newMessages } : { kind: 'continue' }),
+    newMessages.length
+      ? instance.parts.turns.start({ kind: 'message', newMessages })
+      : instance.parts.turns.continueIfReady().then((live) => {
+          if (!live) throw new Error('the answer may not go on: something of it still waits');
+          return live;
+        }),
   );
 }
 

@@ -52,6 +52,8 @@ function buildServer(): McpServer {
   server.registerPrompt('echo', { description: 'A prompt that repeats the credential' }, () => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Use ${credential()} for everything.` } }],
   }));
+  // A prompt with no messages (valid MCP): running it is refused with a clear error, never an unchecked turn.
+  server.registerPrompt('empty', { description: 'A prompt that gives no messages' }, () => ({ messages: [] }));
   return server;
 }
 

@@ -239,3 +239,28 @@ it('the widget takes only types from shared/api (its schemas are zod: none of it
   }
   expect(wrong).toEqual([]);
 });
+
+it('the turn owns its tasks without a cycle: the runner never imports the task engine, which never imports the runner', () => {
+  const importsOf = (file: string) =>
+    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'(\.[^']+)'/g)].map(
+      (match) => relative(ROOT, resolve(ROOT, dirname(file), match[1]!)),
+    );
+  const TASKS = 'src/turn/tasks';
+  const engine = sources(TASKS).filter((file) => file !== `${TASKS}/task-poll.ts`);
+  expect(engine.length).toBeGreaterThanOrEqual(3);
+  const wrong = [
+    // The task engine: no runner, no turn entry points (the alarm's poll, task-poll.ts, is where the two meet).
+    ...engine.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => ['src/turn/runner', 'src/turn/requests', 'src/turn/assembly'].includes(target))
+        .map((target) => `${file} imports ${target}`),
+    ),
+    // The runner and what assembles a turn: the tasks only through the TurnTasks seam (turn/host.ts).
+    ...['src/turn/runner.ts', 'src/turn/assembly.ts', 'src/turn/requests.ts', 'src/turn/host.ts'].flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target.startsWith(`${TASKS}/`))
+        .map((target) => `${file} imports ${target}`),
+    ),
+  ];
+  expect(wrong).toEqual([]);
+});

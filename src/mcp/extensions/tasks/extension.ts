@@ -4,7 +4,7 @@ import { acceptTaskResults, TASKS_EXTENSION } from './task-results';
 /**
  * MCP Tasks (2026, SEP-2663; and the 2025-11-25 `tasks/*` methods): a long
  * tool call may come back as a task, which the conversation follows from
- * its alarm (conversation/tasks/) and shows as a `data-task` part.
+ * its alarm (turn/tasks/) and shows as a `data-task` part.
  */
 export const tasksExtension: McpExtension = {
   id: TASKS_EXTENSION,

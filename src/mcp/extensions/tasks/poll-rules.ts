@@ -2,7 +2,7 @@ import { TERMINAL_STATUSES, type TaskStatus } from './task-schemas';
 
 /*
  * How a task is followed, whoever follows it: the conversation's alarm for a turn's calls
- * (conversation/tasks/task-follower.ts) and McpSessions.callToolToEnd for a caller that waits (an MCP Apps view's
+ * (turn/tasks/task-follower.ts) and McpSessions.callToolToEnd for a caller that waits (an MCP Apps view's
  * call). One rule for when to look again and one for when to stop looking.
  */
 

@@ -1,5 +1,6 @@
 import type { UIMessage } from 'ai';
 import type { ElicitationNotice, TaskNotice } from '../../../shared/api/stream';
+import { PendingStep } from '../pending-step';
 
 /*
  * The edits a task makes to the answer it belongs to, as pure functions over
@@ -73,4 +74,16 @@ export function withoutEmptyLastStep(message: UIMessage): UIMessage {
   // A step is only empty after another: the answer's first step stays.
   if (!message.parts.slice(0, at).some((p) => p.type === 'step-start')) return message;
   return { ...message, parts: message.parts.filter((_, i) => i !== at) };
+}
+
+/**
+ * `message` with its `waitingForTasks` flag (what clients read: the widget looks again while it is true) as its
+ * pending step says — a call still runs as a task — not kept beside it: derived whenever the follower saves the answer,
+ * so a settled or stopped task can never leave it waiting.
+ */
+export function withTaskWait(message: UIMessage): UIMessage {
+  const metadata = (message.metadata ?? {}) as { waitingForTasks?: boolean };
+  const waiting = message.role === 'assistant' && PendingStep.of([message]).of('task').length > 0;
+  if (metadata.waitingForTasks === waiting || (!waiting && metadata.waitingForTasks === undefined)) return message;
+  return { ...message, metadata: { ...metadata, waitingForTasks: waiting } };
 }

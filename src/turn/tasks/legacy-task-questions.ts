@@ -4,7 +4,7 @@ import type { ElicitationNotice } from '../../../shared/api/stream';
 import { ApiError } from '../../errors';
 import type { McpSessions } from '../../mcp/sessions';
 import { errorFields, logEvent } from '../../observability/log';
-import { checkedAnswer, type ElicitationAnswer } from '../../turn/elicitations';
+import { checkedAnswer, type ElicitationAnswer } from '../elicitations';
 import { elicitationOf, messageWithToolCall, withElicitation } from './task-messages';
 import type { TaskRow } from './task-store';
 

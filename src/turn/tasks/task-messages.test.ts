@@ -8,7 +8,9 @@ import {
   withElicitation,
   withoutEmptyLastStep,
   withTaskNotice,
+  withTaskWait,
 } from './task-messages';
+import { withOutcome } from '../pending-step';
 
 const notice = (status: TaskNotice['status'], statusMessage?: string): TaskNotice => ({
   toolCallId: 'c1',
@@ -91,5 +93,18 @@ describe('withoutEmptyLastStep: the stand-in step of an approved call that becam
   it('keeps a last step with a call or text in it, and the first step', () => {
     for (const message of [of('step-start', 'tool', 'step-start', 'text'), of('step-start', 'data-task'), of('tool')])
       expect(withoutEmptyLastStep(message)).toBe(message);
+  });
+
+  it('waitingForTasks is what the pending step says: true while a call runs as a task, false once it is settled', () => {
+    const running = withTaskWait(withTaskNotice(answer, notice('working')));
+    expect(running.metadata).toEqual({ waitingForTasks: true });
+    // A flag left true beside a settled call (the old second state) cannot survive a save.
+    const settled = withOutcome(withTaskNotice(running, notice('completed')), 'c1', {
+      kind: 'output',
+      output: 'Built.',
+    });
+    expect(withTaskWait(settled).metadata).toEqual({ waitingForTasks: false });
+    // An answer that never waited for a task is saved as it is.
+    expect(withTaskWait(answer)).toBe(answer);
   });
 });

@@ -13,9 +13,7 @@ import type { ToolTaskStarted } from '../../tools/mcp-tools';
 import { callOutcome } from '../../tools/model-output';
 import { embeddedDocuments } from '../../prompt/embedded-documents';
 import { ToolFailure } from '../../tools/tool-failure';
-import { checkedAnswer, type ElicitationAnswer } from '../../turn/elicitations';
-import type { LiveStream } from '../../turn/live-stream';
-import type { AlarmJob } from '../alarms';
+import { checkedAnswer, type ElicitationAnswer } from '../elicitations';
 import {
   elicitationOf,
   messageWithToolCall,
@@ -23,20 +21,26 @@ import {
   withElicitation,
   withoutEmptyLastStep,
   withTaskNotice,
+  withTaskWait,
 } from './task-messages';
-import { type CallOutcome, PendingStep, withOutcome } from '../../turn/pending-step';
+import { type CallOutcome, PendingStep, withOutcome } from '../pending-step';
 import type { TaskRow, TaskStore } from './task-store';
 import { LegacyTaskQuestions } from './legacy-task-questions';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 
-/** What the follower needs of its conversation (wiring.ts): four seams, and where its tasks are kept. */
+/**
+ * What the follower works with (conversation/wiring.ts gives it): where its tasks are kept, the MCP sessions they run
+ * in, the clock that wakes it (the object's alarm), and the answer they belong to. It never starts or continues a
+ * turn: the alarm's poll (task-poll.ts) asks the runner once the answer may go on.
+ */
 export interface TaskFollowerHost {
   store: TaskStore;
   /** Whose conversation it is, and what it runs with (conversation/context.ts). */
   conversation: TaskConversation;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
-  alarms: { schedule(job: AlarmJob, at: number): Promise<void>; cancel(job: AlarmJob): Promise<void> };
-  /** The answer the tasks belong to: the only way the follower reads, edits or continues it. */
+  /** The alarm's `tasks` job: when the follower is to poll next (none: nothing to poll). */
+  clock: { schedule(at: number): Promise<void>; cancel(): Promise<void> };
+  /** The answer the tasks belong to: the only way the follower reads or edits it. */
   answer: TaskAnswer;
   /**
    * Tasks ended with no turn after them (a turn's end tells the ledger anyway): the tenant's ledger hears what the
@@ -61,18 +65,18 @@ export interface TaskAnswer {
   load(): UIMessage[];
   /** Where the answer's long tool results are kept (a task's result may be one). */
   largeResults: LargeResultStore;
-  /** Saves a message changed outside a turn; every open tab gets it (unless `tell` is false: a flag only the service reads). */
-  save(message: UIMessage, tell?: boolean): void;
-  /** A turn is being set up or streamed (its save would overwrite what a poll writes). */
-  busy(): boolean;
-  /** Continues the answer with what its tool calls gave (a `continue` turn), if the runner finds it ready. */
-  continue(): Promise<LiveStream | undefined>;
+  /** Saves a message changed outside a turn; every open tab gets it. */
+  save(message: UIMessage): void;
+}
+
+/** What a poll did: whether a task ended, and whether one of the last answer's calls was settled (it may go on). */
+export interface PollOutcome {
+  ended: boolean;
+  answerSettled: boolean;
 }
 
 /** Polls in a row that could not reach the server before the step says so. */
 const QUIET_FAILURES = 2;
-/** How long a poll waits for a turn that is still saving the answer the task belongs to. */
-const BUSY_RETRY_MS = 500;
 /** Tries to give back an ended task's TASKS_PER_USER place before leaving it to expire (TASK_MAX_MS and a minute). */
 const RELEASE_TRIES = 2;
 
@@ -88,9 +92,9 @@ const RELEASE_TRIES = 2;
  *   `data-task` part of the answer updated; a question (`input_required`)
  *   put to the user as a `data-elicitation` part; a task past TASK_MAX_MS
  *   cancelled; a task the server forgot is an error, never a wait. When a
- *   task ends its result (or error) becomes the tool call's output, and once
- *   nothing of the answer runs or waits for an approval, the answer goes on
- *   (a `continue` turn, streamed to every tab and to `GET …/stream`);
+ *   task ends its result (or error) becomes the tool call's output — a
+ *   settled call of the answer's pending step (turn/pending-step.ts), and the
+ *   alarm's poll (task-poll.ts) asks the runner whether the answer goes on;
  * - `stop`: every task is cancelled and its step settled as stopped; its
  *   place among the user's tasks is given back, and the ledger told, before
  *   `stop` returns (the operator's count drops with the user's Stop, not at
@@ -103,6 +107,8 @@ export class TaskFollower {
   private readonly legacyQuestions: LegacyTaskQuestions;
   /** Ended tasks' places being given back (TASKS_PER_USER): awaited by `letGo`. */
   private releases: Promise<void>[] = [];
+  /** The running poll settled a call of the last answer. */
+  private answerSettled = false;
 
   constructor(private readonly host: TaskFollowerHost) {
     this.legacyQuestions = new LegacyTaskQuestions({
@@ -182,23 +188,36 @@ export class TaskFollower {
     await this.schedule();
   }
 
-  /** The alarm: polls every task that is due, settles those that ended, and continues the answer when it can. */
-  async poll(): Promise<void> {
-    if (!this.pending) return;
-    // The turn that started a task may still be saving its answer: the answer is its to write until then.
-    if (this.host.answer.busy()) return this.host.alarms.schedule('tasks', Date.now() + BUSY_RETRY_MS);
+  /**
+   * Polls every task that is due and settles those that ended (task-poll.ts calls it from the alarm, with no turn
+   * running: a turn's save would overwrite what a poll writes).
+   */
+  async poll(): Promise<PollOutcome> {
     const now = Date.now();
     const due = this.running().filter((row) => row.nextPollAt <= now + 20);
+    this.answerSettled = false;
     if (due.length) {
+      const settings = this.host.conversation.settings();
       await this.host.withMcp(async (sessions) => {
-        for (const row of due) await this.pollOne(sessions, row);
+        for (const row of due) await this.pollOne(sessions, row, settings);
       });
     }
-    const ended = this.releases.length > 0;
-    // The answer that goes on is a turn, whose end tells the ledger; without one, the follower tells it.
-    if (!(await this.continueIfReady()) && ended) await this.letGo();
+    return { ended: this.releases.length > 0, answerSettled: this.answerSettled };
+  }
+
+  /**
+   * After a poll: the places of the tasks that ended are given back, and — unless a turn went on, whose end tells it
+   * — the ledger hears what the conversation holds now; the next poll is scheduled.
+   */
+  async afterPoll(turnRan: boolean): Promise<void> {
+    if (this.releases.length && !turnRan) await this.letGo();
     else await Promise.all(this.releases.splice(0));
     await this.schedule();
+  }
+
+  /** Polls again in `ms` (a turn is still saving the answer the tasks belong to). */
+  pollIn(ms: number): Promise<void> {
+    return this.host.clock.schedule(Date.now() + ms);
   }
 
   /**
@@ -217,8 +236,7 @@ export class TaskFollower {
     for (const row of rows)
       this.settle(row, { kind: 'error', errorText: 'Stopped by the user.' }, 'cancelled', 'Stopped by the user');
     const last = this.host.answer.load().at(-1);
-    if (last?.role === 'assistant')
-      this.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false, stopped: true } });
+    if (last?.role === 'assistant') this.save({ ...last, metadata: { ...(last.metadata as object), stopped: true } });
     await this.schedule();
     await this.letGo();
     return true;
@@ -285,8 +303,7 @@ export class TaskFollower {
     return this.legacyQuestions.ask(server, taskId, params, signal);
   }
 
-  private async pollOne(sessions: McpSessions, row: TaskRow): Promise<void> {
-    const settings = this.host.conversation.settings();
+  private async pollOne(sessions: McpSessions, row: TaskRow, settings: Settings): Promise<void> {
     if (Date.now() > row.deadlineAt) {
       await sessions.cancelTask(row.server, row.taskId).catch(() => undefined);
       logEvent('task.timeout', { server: row.server, tool: row.tool, ms: settings.TASK_MAX_MS }, 'warn');
@@ -331,7 +348,7 @@ export class TaskFollower {
     if (snapshot.status === 'completed')
       return this.settle(
         row,
-        await this.outcomeOf(sessions, row, snapshot.result),
+        await this.outcomeOf(sessions, row, snapshot.result, settings),
         'completed',
         snapshot.statusMessage,
       );
@@ -414,7 +431,12 @@ export class TaskFollower {
   }
 
   /** A completed task's result as the tool call's outcome: what a call that answered at once would show (tools/model-output.ts). */
-  private async outcomeOf(sessions: McpSessions, row: TaskRow, result: unknown): Promise<CallOutcome> {
+  private async outcomeOf(
+    sessions: McpSessions,
+    row: TaskRow,
+    result: unknown,
+    settings: Settings,
+  ): Promise<CallOutcome> {
     const { conversation, answer } = this.host;
     // Its documents as their text, as for a call answered at once (prompt/embedded-documents.ts).
     const content = (result as { content?: unknown } | undefined)?.content;
@@ -426,7 +448,7 @@ export class TaskFollower {
       row.toolCallId,
       {
         sessions,
-        settings: conversation.settings(),
+        settings,
         acceptsImages: conversation.acceptsImages(),
         largeResults: answer.largeResults,
       },
@@ -441,7 +463,8 @@ export class TaskFollower {
     status: TaskNotice['status'],
     statusMessage: string | undefined,
   ): void {
-    const found = messageWithToolCall(this.host.answer.load(), row.toolCallId);
+    const messages = this.host.answer.load();
+    const found = messageWithToolCall(messages, row.toolCallId);
     if (found) {
       const notice = {
         ...this.noticeOf(row, found.message),
@@ -452,6 +475,7 @@ export class TaskFollower {
       const settled = withOutcome(withTaskNotice(found.message, notice), row.toolCallId, outcome);
       // Its last task ended: the answer is about to go on (or stops), its stand-in step goes (task-messages.ts).
       this.save(PendingStep.of([settled]).ready() ? withoutEmptyLastStep(settled) : settled);
+      if (found.index === messages.length - 1) this.answerSettled = true;
     }
     this.legacyQuestions.expire(row.toolCallId);
     this.host.store.remove(row.toolCallId);
@@ -510,36 +534,15 @@ export class TaskFollower {
     );
   }
 
+  /** A changed answer saved with its `waitingForTasks` flag as its pending step says (task-messages.ts). */
   private save(message: UIMessage): void {
-    this.host.answer.save(message);
-  }
-
-  /**
-   * The last answer was waiting for tasks and nothing of it waits any more (turn/pending-step.ts): it goes on. Whether
-   * a turn ran (its end told the ledger what the conversation holds).
-   */
-  private async continueIfReady(): Promise<boolean> {
-    const step = PendingStep.of(this.host.answer.load());
-    const last = step.answer;
-    if (!last || !(last.metadata as { waitingForTasks?: boolean } | undefined)?.waitingForTasks) return false;
-    if (!step.ready() || this.host.answer.busy()) return false;
-    // Continued once: a continuation that fails leaves an answer the user can follow up on, not one that waits forever.
-    this.host.answer.save({ ...last, metadata: { ...(last.metadata as object), waitingForTasks: false } }, false);
-    try {
-      const stream = await this.host.answer.continue();
-      // The alarm waits for the answer: the object stays up while it streams to the tabs and to GET …/stream.
-      await stream?.ended;
-      return stream !== undefined;
-    } catch (error) {
-      logEvent('task.continue', errorFields(error), 'warn');
-      return false;
-    }
+    this.host.answer.save(withTaskWait(message));
   }
 
   private async schedule(): Promise<void> {
     const next = this.host.store.nextPollAt();
-    if (next === undefined) await this.host.alarms.cancel('tasks');
-    else await this.host.alarms.schedule('tasks', next);
+    if (next === undefined) await this.host.clock.cancel();
+    else await this.host.clock.schedule(next);
   }
 }
 

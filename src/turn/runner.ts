@@ -1,17 +1,17 @@
 import { PendingStep } from './pending-step';
 import { assembleTurn, authRequiredNotices, compactionOf, stepsTaken } from './assembly';
 import type { ClientTool, TurnHost, TurnRequest, TurnTerms } from './host';
-import type { Owner } from '../owner';
-import type { UIMessage, UIMessageChunk } from 'ai';
+import type { UIMessage } from 'ai';
 import { ApiError } from '../errors';
 import type { LiveStream } from './live-stream';
 import { streamTurn } from './stream';
 import type { ServerState } from '../mcp/catalog/catalog';
-import { errorFields, logEvent } from '../observability/log';
+import { errorFields } from '../observability/log';
 import type { McpSessions } from '../mcp/sessions';
 import { toolCallIdsOf } from '../tools/large-results';
 import { askedInProgram } from '../tools/program-api';
-import { TurnElicitations, type ElicitationAnswer } from './elicitations';
+import type { ElicitationAnswer } from './elicitations';
+import { TurnWriter } from './turn-writer';
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/client';
 import { type ApprovalAnswer, clientApprovals, recordAnswer, recordApprovals, type ToolCallAnswer } from './messages';
 import { TurnEvents } from './turn-events';
@@ -34,14 +34,6 @@ type TurnState =
   | { kind: 'idle'; last?: LiveStream | undefined }
   | { kind: 'starting'; controller: AbortController; setUp: Promise<LiveStream>; last?: LiveStream | undefined }
   | { kind: 'streaming'; controller: AbortController; stream: LiveStream; continuation: boolean };
-
-/** The running turn's own chunks (a server's question, a Connect card) and the questions asked through them. */
-interface TurnWriter {
-  write(chunk: UIMessageChunk): void;
-  /** Whose turn it is (a Connect card is made for them). */
-  owner: Owner;
-  elicitations: TurnElicitations;
-}
 
 /**
  * The turns of one conversation, as a state machine: one at a time (a second is refused with 409), each stoppable;
@@ -193,19 +185,11 @@ export class TurnRunner {
   }
 
   /**
-   * A server needs the user (again) during the running turn — its grant
-   * ended, or a tool needs more access: the Connect card goes into the
-   * stream now, not at the next turn. (Without a running turn, the next
-   * turn's start carries it.) Never rejects: a card that cannot be made is a warning (`auth.link`), not the turn's end.
+   * A server needs the user (again) during the running turn: a Connect card in its stream (turn-writer.ts). Without a
+   * running turn, the next turn's start carries it.
    */
   async authRequired(state: ServerState): Promise<void> {
-    const writer = this.writer;
-    if (!this.running || !writer) return;
-    try {
-      for (const chunk of await authRequiredNotices(this.host.env, writer.owner, [state])) writer.write(chunk);
-    } catch (error) {
-      logEvent('auth.link', { server: state.id, ...errorFields(error) }, 'warn');
-    }
+    if (this.running) await this.writer?.authRequired(state);
   }
 
   /** A server asks the user something: a form in the running turn's stream. With no turn running, nobody can answer: cancelled. */
@@ -216,13 +200,13 @@ export class TurnRunner {
   ): Promise<ElicitResult> {
     // Nobody is asked from inside a program (its tool call is refused: tools/program-api.ts).
     if (!this.running || !this.writer || askedInProgram()) return { action: 'cancel' };
-    return this.writer.elicitations.ask(server, params, signal);
+    return this.writer.ask(server, params, signal);
   }
 
   /** The user's answer to a server's question (404 when none waits with that id; 400 when it does not fit the schema). */
   answerElicitation(id: string, answer: ElicitationAnswer): void {
     if (!this.writer) throw new ApiError(404, 'elicitation_not_found', `No question ${id} is waiting for an answer`);
-    this.writer.elicitations.answer(id, answer);
+    this.writer.answer(id, answer);
   }
 
   /** For `remove()`: the running turn is stopped and nothing of it is kept in memory. */
@@ -245,7 +229,7 @@ export class TurnRunner {
       sessions,
       request,
       terms,
-      { clientTools: this.clientTools, write: (chunk) => this.writer?.write(chunk) },
+      { clientTools: this.clientTools, write: (chunk) => this.writer?.send(chunk) },
     );
     // Written now, so that an abort mid-turn cannot make the user's message vanish (see History).
     store.begin(newMessages, request.kind === 'continue' ? stored.at(-1) : undefined);
@@ -282,11 +266,7 @@ export class TurnRunner {
         meter,
         abortSignal,
         onWriter: (write) => {
-          this.writer = {
-            write,
-            owner,
-            elicitations: new TurnElicitations(write, settings.ELICITATION_TIMEOUT_MS, abortSignal),
-          };
+          this.writer = new TurnWriter(write, this.host.env, owner, settings.ELICITATION_TIMEOUT_MS, abortSignal);
         },
         onComplete: save,
         onStopped: save,

@@ -61,7 +61,7 @@ export class TurnRequests {
     }
   }
 
-  /** The last answer goes on if nothing of it waits any more — after a client tool's result, a task's end (the runner decides). */
+  /** The last answer goes on if nothing of it waits any more — after a client tool's result (the runner decides; a task's end goes through the alarm's poll, tasks/task-poll.ts). */
   continueIfReady(): Promise<LiveStream | undefined> {
     return this.host.runner.continueIfReady();
   }

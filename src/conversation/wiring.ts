@@ -8,7 +8,7 @@ import { ChatSocket } from '../chat/socket/chat-socket';
 import { alarmJobs } from './alarm-jobs';
 import { type AlarmJobs, ConversationAlarms } from './alarms';
 import { CompactionPoint } from './compaction';
-import { ConversationContext } from './context';
+import { ConversationTerms } from './terms';
 import { AnswerFeedback, FEEDBACK_TABLES, FeedbackStore } from './feedback';
 import { History, HISTORY_TABLES } from './history';
 import { LARGE_RESULT_TABLES, SqlLargeResultStore } from './large-result-store';
@@ -48,7 +48,7 @@ export class ConversationParts {
   readonly largeResults: SqlLargeResultStore;
   /** The capability links to MCP Apps views (views.ts). */
   readonly viewLinks: SqlViewLinks;
-  readonly context: ConversationContext;
+  readonly terms: ConversationTerms;
   readonly thread: Thread;
   /** The MCP sessions over time: built on first use, leased within the user's limit, released when idle. */
   readonly live: LiveSessions;
@@ -114,11 +114,11 @@ export class ConversationParts {
       largeResults: this.largeResults,
       ratings,
     });
-    this.context = new ConversationContext(env, name, () => this.thread.row());
-    this.feedback = new AnswerFeedback({ context: this.context, history: this.history, ratings });
+    this.terms = new ConversationTerms(env, name, () => this.thread.row());
+    this.feedback = new AnswerFeedback({ terms: this.terms, history: this.history, ratings });
     this.tasks = new TaskFollower({
       store: new TaskStore(storage),
-      conversation: this.context,
+      conversation: this.terms,
       withMcp: (work) => this.live.use(work),
       clock: {
         schedule: (at) => this.alarms.schedule('tasks', at),
@@ -132,7 +132,7 @@ export class ConversationParts {
       activityChanged: () => this.usage.activityChanged(),
     });
     this.live = new LiveSessions({
-      context: this.context,
+      terms: this.terms,
       storage,
       // Sessions stay while a turn runs or a task is followed (a 2025 task lives in its session).
       turnRunning: () => this.turns.busy || this.tasks.pending,
@@ -144,10 +144,10 @@ export class ConversationParts {
       released: () => this.usage.activityChanged(),
       hasUploads: () => uploadsFlag.on,
     });
-    this.uploads = new ConversationUploads({ context: this.context, storage, live: this.live, flag: uploadsFlag });
+    this.uploads = new ConversationUploads({ terms: this.terms, storage, live: this.live, flag: uploadsFlag });
     this.usage = new UsageOutbox({
       storage,
-      context: this.context,
+      terms: this.terms,
       alarms: this.alarms,
       waitUntil,
       live: this.live,
@@ -159,7 +159,7 @@ export class ConversationParts {
       conversation: name,
       store: this.history,
       largeResults: this.largeResults,
-      terms: () => this.context.forTurn(record.pinnedSkills()),
+      terms: () => this.terms.forTurn(record.pinnedSkills()),
       withMcp,
       tasks: this.tasks,
       pace: this.pace,
@@ -171,12 +171,12 @@ export class ConversationParts {
     this.turns.events.on((event) => (this.live.heard(event), this.thread.heard(event), this.usage.heard(event)));
     this.requests = new TurnRequests({
       runner: this.turns,
-      context: this.context,
+      terms: this.terms,
       withMcp,
       fileParts: (command) => this.uploads.fileParts(command),
     });
     this.controls = new TurnControls({
-      context: this.context,
+      terms: this.terms,
       history: this.history,
       turns: this.turns,
       tasks: this.tasks,
@@ -193,7 +193,7 @@ export class ConversationParts {
       sockets: hibernating,
       chat: this.sockets,
       thread: this.thread,
-      scope: this.context,
+      scope: this.terms,
     });
     this.alarmJobs = alarmJobs(this);
     this.reads = new ConversationReads(this);

@@ -8,7 +8,7 @@ import {
 import type { McpServerConfig } from '../../config';
 import { secretNamed } from '../../config/secrets';
 import { ApiError } from '../../errors';
-import { currentRequest } from '../../observability/context';
+import { currentRequest } from '../../observability/current-request';
 import { credentialsOf, rememberSecret } from '../../observability/redact';
 import { bindRequestSignals } from './deadline';
 import { isConnectionLost } from './errors';
@@ -71,7 +71,7 @@ export function secretValuesOf(server: McpServerConfig, env: TransportEnv): stri
 
 /**
  * Every request to a server carries the id of the request it works for
- * (`X-Request-Id`, observability/context.ts), so a server's logs and ours
+ * (`X-Request-Id`, observability/current-request.ts), so a server's logs and ours
  * line up. A stream opened by one request (a listen or GET stream) keeps
  * that request's id.
  */

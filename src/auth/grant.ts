@@ -16,7 +16,7 @@ export type AccessGrant =
   | { status: 'auth_required'; reason: AuthRequiredReason; scope?: string | undefined }
   | { status: 'error'; message: string };
 
-/** One server's connection, as `GET /v1/connections` shows it (never a token). */
+/** One server's authorization, as `GET /v1/connections` shows it (never a token). */
 export type { ConnectionStatus } from '../../shared/api/connections';
 
 /**

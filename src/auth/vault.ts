@@ -124,8 +124,8 @@ export class TokenVault extends DurableObject<Env> {
     await this.takePending(stateNonce);
   }
 
-  /** This owner's connection to each of the tenant's servers that need one. */
-  connections(owner: VaultOwner): Promise<RpcResult<ConnectionStatus[]>> {
+  /** Where this owner stands with each of the tenant's servers that need an authorization (`GET /v1/connections`). */
+  statuses(owner: VaultOwner): Promise<RpcResult<ConnectionStatus[]>> {
     return toRpcResult(() => {
       const wanted = owner.user ? 'oauth' : 'client_credentials';
       const servers = serversOf(loadConfig(this.env), owner.tenant).filter((s) => s.auth.type === wanted);

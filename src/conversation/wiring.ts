@@ -183,7 +183,7 @@ export class ConversationParts {
     });
     // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).
     this.sockets = new ChatSocket({
-      connections: () => hibernating.all(),
+      peers: () => hibernating.all(),
       transcript: this.thread,
       turns: this.turns,
       requests: this.requests,

@@ -80,7 +80,7 @@ export const connections = routes()
     // Most tenants have no OAuth server: no vault call for them (the widget asks once per conversation).
     if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth'))
       return c.json({ connections: [] }, 200);
-    const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) =>
+    const listed = unwrap(await vaultOf(c.env, owner).statuses(owner)).filter((entry) =>
       allowed(principal, entry.server),
     );
     const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env) : undefined;

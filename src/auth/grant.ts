@@ -21,7 +21,7 @@ export type { ConnectionStatus } from '../../shared/api/connections';
 
 /**
  * A server cannot be used until the end user connects (or reconnects) their
- * account. Carries no URL: links are minted where they are shown (they are
+ * account. Carries no URL: connect links are minted where they are shown (they are
  * short-lived, single-use).
  */
 export class AuthRequiredError extends Error {

@@ -47,8 +47,8 @@ export function keyRing(setup: Pick<OAuthSetup, 'keySpec'>): Promise<KeyRing> {
 
 export const newNonce = () => encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 
-/** The link the frontend opens (in a popup) to connect `server`: this Worker's start route with a sealed, short-lived, single-use ticket. */
-export async function connectLink(
+/** The connect link's URL, which the frontend opens (in a popup) to connect `server`: this Worker's start route with a sealed, short-lived, single-use ticket. */
+export async function connectUrl(
   setup: OAuthSetup,
   owner: { tenant: string; user: string },
   server: string,

@@ -18,7 +18,7 @@ import type { Elicit } from '../mcp/server-link';
 import type { ServerState } from '../mcp/catalog/catalog';
 import { ServerStateStore } from '../mcp/catalog/state-store';
 import { UPLOADS_SERVER } from '../../shared/api/files';
-import { UPLOADS_CONFIG, uploadsFetch } from '../uploads/link';
+import { UPLOADS_CONFIG, uploadsFetch } from '../uploads/loopback';
 
 /** The registry hears of a conversation's use at most this often (it orders releases by it). */
 const TOUCH_EVERY_MS = 60_000;
@@ -257,7 +257,7 @@ export class LiveSessions {
       beforeConnect: () => this.leaseOnce(),
       // Tool definitions and instructions are approved per tenant (mcp/catalog/definition-pins.ts).
       pins: definitionPinsOf(terms.env, tenant),
-      // The uploads server is this Worker's own entrypoint, scoped by its props to this conversation (uploads/link.ts).
+      // The uploads server is this Worker's own entrypoint, scoped by its props to this conversation (uploads/loopback.ts).
       fetchFor: (server) =>
         server === UPLOADS_CONFIG ? uploadsFetch({ tenant, conversation: terms.name }) : undefined,
       // Tokens come from the end user's vault (OAuth) or the tenant's (client credentials); copies follow the grant.

@@ -11,7 +11,7 @@ import type { ConversationTerms } from './terms';
 import type { LiveSessions } from './live-sessions';
 import type { TurnPace } from './pace';
 import type { Thread } from './thread';
-import type { SqlViewLinks } from './view-links';
+import type { SqlViewNonces } from './view-nonces';
 import { answerView, type ViewAnswer, type ViewRequest } from './views';
 
 export interface ReadsHost {
@@ -19,7 +19,7 @@ export interface ReadsHost {
   live: LiveSessions;
   pace: TurnPace;
   thread: Thread;
-  viewLinks: SqlViewLinks;
+  viewNonces: SqlViewNonces;
 }
 
 /**
@@ -94,12 +94,12 @@ export class ConversationReads {
 
   /** MCP Apps (views.ts): a link to a view, the view's document by its link's nonce, a view's own tool call. */
   view<R extends ViewRequest>(request: R): Promise<RpcResult<ViewAnswer<R> & { tenant: string }>> {
-    const { terms, live, viewLinks } = this.host;
+    const { terms, live, viewNonces } = this.host;
     return toRpcResult(async () => {
       const owner = terms.owner();
       if (request.kind === 'call') await takeViewCall(terms.env, terms.config(), owner);
       return {
-        ...((await live.use((sessions) => answerView(sessions, viewLinks, request))) as ViewAnswer<R>),
+        ...((await live.use((sessions) => answerView(sessions, viewNonces, request))) as ViewAnswer<R>),
         tenant: owner.tenant,
       };
     });

@@ -24,7 +24,7 @@ import { TaskStore } from '../turn/tasks/task-store';
 import { Thread } from './thread';
 import { TurnControls } from './turn-controls';
 import { TurnResponses } from './turn-responses';
-import { SqlViewLinks, VIEW_LINK_TABLES } from './view-links';
+import { SqlViewNonces, VIEW_NONCE_TABLES } from './view-nonces';
 import { USAGE_OUTBOX_TABLES, UsageOutbox } from './usage-outbox';
 import { ConversationUploads, UPLOADS_TABLES, UploadsFlag } from './uploads';
 
@@ -46,8 +46,8 @@ export interface PartsHost {
 export class ConversationParts {
   readonly history: History;
   readonly largeResults: SqlLargeResultStore;
-  /** The capability links to MCP Apps views (views.ts). */
-  readonly viewLinks: SqlViewLinks;
+  /** The nonces of view links, each a capability to one MCP Apps view (views.ts). */
+  readonly viewNonces: SqlViewNonces;
   readonly terms: ConversationTerms;
   readonly thread: Thread;
   /** The MCP sessions over time: built on first use, leased within the user's limit, released when idle. */
@@ -88,7 +88,7 @@ export class ConversationParts {
       RECORD_TABLES,
       HISTORY_TABLES,
       LARGE_RESULT_TABLES,
-      VIEW_LINK_TABLES,
+      VIEW_NONCE_TABLES,
       MCP_STATE_TABLES,
       INVALIDATION_LOG_TABLES,
       USAGE_OUTBOX_TABLES,
@@ -102,7 +102,7 @@ export class ConversationParts {
     this.alarms = new ConversationAlarms(storage);
     this.history = new History(storage);
     this.largeResults = new SqlLargeResultStore(storage);
-    this.viewLinks = new SqlViewLinks(storage);
+    this.viewNonces = new SqlViewNonces(storage);
     this.pace = new TurnPace(storage);
     const ratings = new FeedbackStore(storage.sql);
     this.thread = new Thread({

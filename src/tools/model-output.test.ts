@@ -7,7 +7,9 @@ function renderHost(overrides: Partial<RenderHost> = {}): RenderHost & { kept: M
   const kept = new Map<string, string>();
   const links: string[] = [];
   return {
-    sessions: { registerLink: (_server: string, uri: string) => void links.push(uri) } as RenderHost['sessions'],
+    sessions: {
+      registerResourceLink: (_server: string, uri: string) => void links.push(uri),
+    } as RenderHost['sessions'],
     settings: { READ_WINDOW_CHARS: 200, INLINE_IMAGE_MAX_BYTES: 1_000 },
     acceptsImages: true,
     largeResults: {

@@ -36,9 +36,9 @@ export interface ShownOutput {
   images: ReadonlyArray<{ mediaType: string; base64: string }>;
 }
 
-/** What rendering a result needs: the sessions (links made readable), the limits, the model's eyes, the long-result store. */
+/** What rendering a result needs: the sessions (resource links made readable), the limits, the model's eyes, the long-result store. */
 export interface RenderHost {
-  sessions: Pick<McpSessions, 'registerLink'>;
+  sessions: Pick<McpSessions, 'registerResourceLink'>;
   settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
   acceptsImages: boolean;
   /** Where results longer than one window are kept whole (read on with read_resource); without it, the whole text. */
@@ -125,7 +125,7 @@ export function windowLongResult(
 
 /**
  * Maps an MCP tool result faithfully (images only for a model that takes them, within INLINE_IMAGE_MAX_BYTES): text,
- * images, links (made readable), embedded resources (wrapped or described; a converted document as a read shows it,
+ * images, resource links (made readable), embedded resources (wrapped or described; a converted document as a read shows it,
  * its rest kept under `tool-result://<call>/<part>`). `windowedChars`: how much of the text is such windows.
  */
 export function renderToolResult(
@@ -155,7 +155,7 @@ export function renderToolResult(
         lines.push(`[Audio: ${part.mimeType}, ${humanSize(base64ByteLength(part.data))} — not shown]`);
         break;
       case 'resource_link':
-        host.sessions.registerLink(server, part.uri);
+        host.sessions.registerResourceLink(server, part.uri);
         lines.push(
           `[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`,
         );

@@ -27,7 +27,7 @@ export interface TransportOptions {
   authProvider?: AuthProvider | undefined;
   /** A 2025 session that exists already (Streamable HTTP): to end one whose connect failed. */
   sessionId?: string | undefined;
-  /** How requests reach the server, in place of the network or `exports.default` (a built-in server's own entrypoint: uploads/link.ts). */
+  /** How requests reach the server, in place of the network or `exports.default` (a built-in server's own entrypoint: uploads/loopback.ts). */
   fetch?: typeof fetch | undefined;
 }
 

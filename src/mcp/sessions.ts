@@ -73,9 +73,10 @@ export interface McpSessionsOptions extends Omit<ServerLinkOptions, 'config' | '
 }
 
 /**
- * The MCP servers of one conversation, one `ServerLink` each (connection,
- * notification channel, catalogs, reads): connected on first use, released
- * when the conversation goes idle. One server failing never fails the others.
+ * The MCP sessions of one conversation, one per server, each kept by the
+ * server's `ServerLink` (connection, notification channel, catalogs, reads):
+ * connected on first use, released when the conversation goes idle. One
+ * server failing never fails the others.
  */
 export class McpSessions {
   private readonly links = new Map<string, ServerLink>();

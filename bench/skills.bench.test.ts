@@ -7,7 +7,7 @@ import { buildSystemPrompt } from '../src/prompt/system-prompt';
 import type { ServerState } from '../src/mcp/catalog/catalog';
 import type { Skill } from '../src/mcp/extensions/skills/skills';
 import { decide } from '../src/models/offline';
-import { SYNTHETIC_TOOLS, type ToolContext } from '../src/tools/synthetic';
+import { SYNTHETIC_TOOLS, type ToolHost } from '../src/tools/synthetic';
 import { loadSkill } from '../src/tools/synthetic/load-skill';
 import {
   byteLength,
@@ -87,7 +87,7 @@ const pasted = (uri: string, title: string, text: string) =>
 async function toolTokens(offered: ReadonlySet<string>): Promise<number> {
   let sum = 0;
   for (const t of SYNTHETIC_TOOLS.filter((x) => offered.has(x.name))) {
-    const made = t.create({} as ToolContext) as { description?: string; inputSchema: { jsonSchema: unknown } };
+    const made = t.create({} as ToolHost) as { description?: string; inputSchema: { jsonSchema: unknown } };
     sum += countTokens(
       JSON.stringify({ name: t.name, description: made.description, input_schema: await made.inputSchema.jsonSchema }),
     );

@@ -10,7 +10,7 @@ export { LiveConversations } from './limits/live-conversations';
 export { RateLimiter } from './limits/rate-limiter';
 export { UsageLedger } from './usage/ledger';
 export { DefinitionPins } from './mcp/catalog/definition-pins';
-// The built-in MCP server of the user's files: reached only through the loopback binding (uploads/link.ts).
+// The built-in MCP server of the user's files: reached only through the loopback binding (uploads/loopback.ts).
 export { UploadsMcp } from './uploads/entrypoint';
 
 /** Built on the first request, not at module load: an isolate started for a Durable Object alone (an RPC, an alarm) never needs the routes. */

@@ -15,7 +15,7 @@ import { say, scriptedModel, sseChunks } from './helpers/turns';
 async function answering(id: string) {
   const model = scriptedModel(() => say('ok'));
   await runInDurableObject(await conversationStub(id), (instance) => {
-    instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+    instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } });
   });
   return model;
 }

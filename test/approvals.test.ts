@@ -132,7 +132,7 @@ describe('an answer that arrives while the turn that asked is still closing', ()
         { pauseMs: (i) => (i === 0 ? 400 : 0) },
       );
       await runInDurableObject(await conversationStub(id), (instance) => {
-        instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+        instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } });
       });
       const tab = via === 'socket' ? await openSocketTab(id) : undefined;
       const asking = await postJson(`/v1/conversations/${id}/messages`, { text: 'create a task' });

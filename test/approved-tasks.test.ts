@@ -37,7 +37,7 @@ async function withModel(id: string, tool: string, args: Record<string, unknown>
     { pauseMs: (index) => (index > 0 ? answerPauseMs : 0) },
   );
   await runInDurableObject(await conversationStub(id), (instance) => {
-    instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+    instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } });
   });
   return model;
 }
@@ -209,7 +209,7 @@ describe('a step with a call that became a task and a call waiting for approval'
       return results.length >= 2 ? say(`Results: ${results.map((r) => r.text).join(' | ')}`) : say('waiting');
     });
     await runInDurableObject(await conversationStub(id), (instance) => {
-      instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+      instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } });
     });
     const chunks = (await sseChunks(
       await postJson(`/v1/conversations/${id}/messages`, { text: 'build and echo' }, TASKS),

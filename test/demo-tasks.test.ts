@@ -197,7 +197,7 @@ describe('build_report through a conversation', () => {
       return say(result ? `${result.error ? 'Failed' : 'Result'}: ${result.text}` : 'no result');
     });
     const chunks = await runInDurableObject(await conversationStub(id), async (instance) => {
-      instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+      instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } });
       const stream = await instance.parts.turns.start({ kind: 'message', newMessages: [userMessage('a report')] });
       const all: Chunk[] = [];
       const reader = stream.reader().getReader();

@@ -207,8 +207,8 @@ describe('a resource_link binds its URI only where no other server claims it', (
     await runInDurableObject(await conversationStub(id), async (instance) => {
       const sessions = mcpSessionsOf(instance)!;
       // As if everything's tool had returned resource_link task://guidelines (a URI demo lists).
-      sessions.registerLink('everything', 'task://guidelines');
-      sessions.registerLink('demo', 'unclaimed://only-linked');
+      sessions.registerResourceLink('everything', 'task://guidelines');
+      sessions.registerResourceLink('demo', 'unclaimed://only-linked');
     });
     const taken = await read(id, { uri: 'task://guidelines' });
     expect(taken.server).toBe('demo');

@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { AppToolCall, ViewLink } from '../shared/api/views';
 import { loadConfig } from '../src/config';
 import { answerView } from '../src/conversation/views';
-import { signedViewSegment } from '../src/http/view-link-signature';
+import { signedViewSegment } from '../src/http/view-url-signature';
 import { takeViewCall } from '../src/limits/turn-limits';
 import type { McpSessions } from '../src/mcp/sessions';
 import { turnContext } from '../src/turn/context';
@@ -286,7 +286,7 @@ describe('view documents: POST …/views, GET /views/{conversation}/{nonce}', ()
     expect((await api(`/views/${id}/${await signedViewSegment(env, id, '0'.repeat(32))}`, {}, {})).status).toBe(404);
     expect((await api(`/views/${id}/not-a-nonce`, {}, {})).status).toBe(404);
     const expired = await runInDurableObject(await conversationStub(id), (instance) =>
-      instance.parts.viewLinks.mint({ server: 'demo', uri: BOARD }, Date.now() - 11 * 60_000),
+      instance.parts.viewNonces.mint({ server: 'demo', uri: BOARD }, Date.now() - 11 * 60_000),
     );
     const gone = await api(`/views/${id}/${await signedViewSegment(env, id, expired.nonce)}`, {}, {});
     expect(gone.status).toBe(404);
@@ -320,7 +320,7 @@ describe('reading a view (views.ts) from what a server sends', () => {
     }) as unknown as McpSessions;
   const answer = async (sessions: McpSessions, kind: 'link' | 'document') =>
     runInDurableObject(await conversationStub(await createConversation()), async (instance) => {
-      const links = instance.parts.viewLinks;
+      const links = instance.parts.viewNonces;
       if (kind === 'link') return answerView(sessions, links, { kind, body: { server: 'x', uri: URI } });
       return answerView(sessions, links, { kind, nonce: links.mint({ server: 'x', uri: URI }).nonce });
     }).catch((error: unknown) => error);

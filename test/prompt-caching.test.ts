@@ -86,7 +86,7 @@ describe('Anthropic: cache breakpoints on the system prompt and on the conversat
   it('the step past MAX_STEPS keeps the tools and the system prompt (tool_choice none) and says why in a message', async () => {
     const id = await createConversation(as('claude'));
     const answer = await runInDurableObject(await conversationStub(id), async (instance) => {
-      const live = await turnIn(instance, [userMessage('loop over the guidelines')], instance.parts.context.model(), {
+      const live = await turnIn(instance, [userMessage('loop over the guidelines')], instance.parts.terms.model(), {
         MAX_STEPS: 2,
       });
       const reader = live.reader().getReader();
@@ -192,7 +192,7 @@ describe('the cost planner, through the providers', () => {
         'What do the team guidelines say about reviews?',
         'What do the team guidelines say about bugs?',
       ]) {
-        const live = await turnIn(instance, [userMessage(question)], instance.parts.context.model(), budget);
+        const live = await turnIn(instance, [userMessage(question)], instance.parts.terms.model(), budget);
         const reader = live.reader().getReader();
         const seen: UIMessageChunk[] = [];
         for (let r = await reader.read(); !r.done; r = await reader.read()) seen.push(r.value);
@@ -256,7 +256,7 @@ describe('stable tools: past MCP_TOOLS_TOKEN_BUDGET the tools array never change
     const answers: string[] = [];
     await runInDurableObject(await conversationStub(id), async (instance) => {
       for (const question of ['What do the team guidelines say about owners?', 'Find a tool to list the tasks']) {
-        const live = await turnIn(instance, [userMessage(question)], instance.parts.context.model(), budget);
+        const live = await turnIn(instance, [userMessage(question)], instance.parts.terms.model(), budget);
         const reader = live.reader().getReader();
         const seen: UIMessageChunk[] = [];
         for (let r = await reader.read(); !r.done; r = await reader.read()) seen.push(r.value);
@@ -317,7 +317,7 @@ describe('one round trip when the document is predictable (PREDICTED_READS)', ()
     const seen: UIMessageChunk[][] = [];
     await runInDurableObject(await conversationStub(id), async (instance) => {
       for (const question of questions) {
-        const live = await turnIn(instance, [userMessage(question)], instance.parts.context.model(), {
+        const live = await turnIn(instance, [userMessage(question)], instance.parts.terms.model(), {
           PREDICTED_READS: 'on',
           // The guidelines are not inlined: the test is about reading them.
           INLINE_MAX_TOKENS: 0,

@@ -19,7 +19,7 @@ const TOKEN = 'tok_live_9f8e7d6c5b4a3210';
 async function turnCalling(id: string, calls: Array<[string, Record<string, unknown>]>) {
   const model = scriptedModel((_call, index) => (index === 0 ? callTools(...calls) : say('done')));
   await runInDurableObject(await conversationStub(id), (instance) =>
-    instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } }),
+    instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } }),
   );
   const response = await postJson(`/v1/conversations/${id}/messages`, { text: 'go' }, LEAKY);
   expect(response.status).toBe(200);
@@ -76,7 +76,7 @@ describe('a server that echoes its credential back', () => {
     const id = await createConversation(LEAKY);
     const model = scriptedModel((_call, index) => (index === 0 ? callTools(['echo__confirm', {}]) : say('done')));
     const question = await runInDurableObject(await conversationStub(id), async (instance) => {
-      instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } });
+      instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } });
       const stream = await instance.parts.turns.start({
         kind: 'message',
         newMessages: [{ id: crypto.randomUUID(), role: 'user', parts: [{ type: 'text', text: 'confirm' }] }],
@@ -100,7 +100,7 @@ describe('a server that echoes its credential back', () => {
     const id = await createConversation(LEAKY);
     const model = scriptedModel((_call, index) => (index === 0 ? callTools(['jobs__echo_task', {}]) : say('done')));
     await runInDurableObject(await conversationStub(id), (instance) =>
-      instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } }),
+      instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } }),
     );
     const first = await sseChunks(await postJson(`/v1/conversations/${id}/messages`, { text: 'go' }, LEAKY));
     expect(JSON.stringify(first)).not.toContain(TOKEN);

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { SessionTable } from '../src/demo/sessions';
+import { SessionTable } from '../src/demo/session-table';
 import { api, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
 

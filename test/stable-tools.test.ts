@@ -99,7 +99,7 @@ describe('the tools array holds for a whole conversation, past MCP_TOOLS_TOKEN_B
           // The conversation went idle after two turns: its sessions are let go, and the next turn starts from its
           // stored catalogs (or the tenant's shared copies) and connects again — lists read another way than the first.
           if (turn === 2) await instance.parts.live.release();
-          const live = await turnIn(instance, [userMessage(question)], instance.parts.context.model(), {
+          const live = await turnIn(instance, [userMessage(question)], instance.parts.terms.model(), {
             MCP_TOOLS_TOKEN_BUDGET: 120,
           });
           const reader = live.reader().getReader();

@@ -55,7 +55,7 @@ it('a task poll that ends the task and continues the answer leaves the task engi
   // The alarm's first poll is a minute away: this test makes the poll itself, once the task has ended on the server.
   const settings = { TASK_POLL_MIN_MS: 60_000, TASK_POLL_MAX_MS: 60_000 };
   await runInDurableObject(await conversationStub(id), async (instance) => {
-    instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' }, settings });
+    instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' }, settings });
     const live = await instance.parts.turns.start({ kind: 'message', newMessages: [userMessage('build it')] });
     await live.ended;
   });

@@ -44,7 +44,7 @@ async function startTaskTurn(
     return say(result ? `${result.error ? 'Failed' : 'Result'}: ${result.text}` : 'no result');
   });
   const chunks = await runInDurableObject(await conversationStub(id), async (instance) => {
-    instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' }, settings });
+    instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' }, settings });
     const stream = await instance.parts.turns.start({ kind: 'message', newMessages: [userMessage(`run ${tool}`)] });
     const all: Chunk[] = [];
     const reader = stream.reader().getReader();
@@ -340,7 +340,7 @@ describe('nothing is lost', () => {
     const id = await createConversation(TASKS);
     const model = slowContinuation('The build is done', 6, 150);
     await runInDurableObject(await conversationStub(id), (instance) =>
-      instance.parts.context.override({ model: { model, acceptsImages: false, spec: 'mock' } }),
+      instance.parts.terms.override({ model: { model, acceptsImages: false, spec: 'mock' } }),
     );
     const chat = chatFor(id);
     await chat.sendMessage({ text: 'build it' });
@@ -535,7 +535,7 @@ describe('limits', () => {
           ),
     );
     await runInDurableObject(await conversationStub(id), async (instance) => {
-      instance.parts.context.override({
+      instance.parts.terms.override({
         model: { model, acceptsImages: false, spec: 'mock' },
         settings: { TASKS_PER_CONVERSATION: 1 },
       });
@@ -590,7 +590,7 @@ describe('limits', () => {
     // The user's places object drops the first release (a call to another object can fail: a reset, a lost link).
     const tries: string[] = [];
     await runInDurableObject(await conversationStub(id), (instance) => {
-      const namespace = instance.parts.context.env.LIVE_CONVERSATIONS;
+      const namespace = instance.parts.terms.env.LIVE_CONVERSATIONS;
       const getByName = namespace.getByName.bind(namespace);
       Object.defineProperty(namespace, 'getByName', {
         configurable: true,
@@ -616,7 +616,7 @@ describe('limits', () => {
       expect(await places.taskCount()).toBe(0);
     } finally {
       await runInDurableObject(await conversationStub(id), (instance) => {
-        delete (instance.parts.context.env.LIVE_CONVERSATIONS as { getByName?: unknown }).getByName;
+        delete (instance.parts.terms.env.LIVE_CONVERSATIONS as { getByName?: unknown }).getByName;
       });
     }
   });

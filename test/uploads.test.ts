@@ -398,7 +398,7 @@ describe('limits under concurrency: a check and its reservation are one step, so
         reserve: async (wanted, limit) => unwrap(await uploads.reserve(wanted, limit)),
         settle: async (names, outcome) => unwrap(await uploads.settle(names, outcome)),
       };
-      const scope = { config: instance.parts.context.config(), tenant: 'uploaders', user: 'uma', conversation: id };
+      const scope = { config: instance.parts.terms.config(), tenant: 'uploaders', user: 'uma', conversation: id };
       const files = ['good.txt', 'bad.txt', 'fine.txt'].map((title) => ({
         title,
         type: 'text/plain',

@@ -16,12 +16,12 @@ export type AccessGrant =
   | { status: 'auth_required'; reason: AuthRequiredReason; scope?: string | undefined }
   | { status: 'error'; message: string };
 
-/** One server's connection, as `GET /v1/connections` shows it (never a token). */
+/** One server's authorization, as `GET /v1/connections` shows it (never a token). */
 export type { ConnectionStatus } from '../../shared/api/connections';
 
 /**
  * A server cannot be used until the end user connects (or reconnects) their
- * account. Carries no URL: links are minted where they are shown (they are
+ * account. Carries no URL: connect links are minted where they are shown (they are
  * short-lived, single-use).
  */
 export class AuthRequiredError extends Error {

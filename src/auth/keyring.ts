@@ -35,19 +35,19 @@ export class KeyRing {
     return new KeyRing({ id: first, key: byId.get(first)! }, byId);
   }
 
-  /** `keyId.iv.ciphertext` (base64url). `context` is bound in (additional data): a value sealed for one place does not open in another. */
-  async seal(plaintext: string, context: string): Promise<string> {
+  /** `keyId.iv.ciphertext` (base64url). `purpose` is authenticated with it (AES-GCM additional data): a value sealed for one place does not open in another. */
+  async seal(plaintext: string, purpose: string): Promise<string> {
     const iv = crypto.getRandomValues(new Uint8Array(12));
     const sealed = await crypto.subtle.encrypt(
-      { name: 'AES-GCM', iv, additionalData: utf8(context) },
+      { name: 'AES-GCM', iv, additionalData: utf8(purpose) },
       this.current.key,
       utf8(plaintext),
     );
     return `${this.current.id}.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(sealed))}`;
   }
 
-  /** The plaintext, or undefined when the value was tampered with, sealed for another context, or under a key no longer listed. */
-  async open(sealed: string, context: string): Promise<string | undefined> {
+  /** The plaintext, or undefined when the value was tampered with, sealed for another purpose, or under a key no longer listed. */
+  async open(sealed: string, purpose: string): Promise<string | undefined> {
     const [id, iv, body, extra] = sealed.split('.');
     const key = id ? this.byId.get(id) : undefined;
     const ivBytes = iv ? decodeBase64(iv) : undefined;
@@ -55,7 +55,7 @@ export class KeyRing {
     if (!key || !ivBytes || !bodyBytes || extra !== undefined) return undefined;
     try {
       return new TextDecoder().decode(
-        await crypto.subtle.decrypt({ name: 'AES-GCM', iv: ivBytes, additionalData: utf8(context) }, key, bodyBytes),
+        await crypto.subtle.decrypt({ name: 'AES-GCM', iv: ivBytes, additionalData: utf8(purpose) }, key, bodyBytes),
       );
     } catch {
       return undefined;

@@ -145,7 +145,7 @@ export class ServerCredentials implements TokenSource {
     });
   }
 
-  /** This connection as `GET /v1/connections` shows it (never a token). */
+  /** This authorization as `GET /v1/connections` shows it (never a token). */
   async status(server: string): Promise<ConnectionStatus> {
     const record = await this.store.load();
     const connected = Boolean(record.tokens?.access_token || record.tokens?.refresh_token);

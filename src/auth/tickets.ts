@@ -29,8 +29,8 @@ export interface AuthorizationTicket {
   expiresAt: number;
 }
 
-const TICKET_CONTEXT = 'connect-ticket';
-const STATE_CONTEXT = 'oauth-state';
+const TICKET_PURPOSE = 'connect-ticket';
+const STATE_PURPOSE = 'oauth-state';
 
 const rings = new Map<string, Promise<KeyRing>>();
 
@@ -47,33 +47,33 @@ export function keyRing(setup: Pick<OAuthSetup, 'keySpec'>): Promise<KeyRing> {
 
 export const newNonce = () => encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 
-/** The link the frontend opens (in a popup) to connect `server`: this Worker's start route with a sealed, short-lived, single-use ticket. */
-export async function connectLink(
+/** The connect link's URL, which the frontend opens (in a popup) to connect `server`: this Worker's start route with a sealed, short-lived, single-use ticket. */
+export async function connectUrl(
   setup: OAuthSetup,
   owner: { tenant: string; user: string },
   server: string,
 ): Promise<{ url: string; expiresAt: number }> {
   const ticket: AuthorizationTicket = { ...owner, server, nonce: newNonce(), expiresAt: Date.now() + TICKET_TTL_MS };
-  const sealed = await (await keyRing(setup)).seal(JSON.stringify(ticket), TICKET_CONTEXT);
+  const sealed = await (await keyRing(setup)).seal(JSON.stringify(ticket), TICKET_PURPOSE);
   return { url: `${setup.publicUrl.origin}${START_PATH}#${sealed}`, expiresAt: ticket.expiresAt };
 }
 
-export const openTicket = (setup: OAuthSetup, sealed: string) => openSealed(setup, sealed, TICKET_CONTEXT);
-export const openState = (setup: OAuthSetup, sealed: string) => openSealed(setup, sealed, STATE_CONTEXT);
+export const openTicket = (setup: OAuthSetup, sealed: string) => openSealed(setup, sealed, TICKET_PURPOSE);
+export const openState = (setup: OAuthSetup, sealed: string) => openSealed(setup, sealed, STATE_PURPOSE);
 
 /** The `state` parameter of one authorization request. */
 export async function sealState(setup: OAuthSetup, ticket: AuthorizationTicket): Promise<string> {
-  return (await keyRing(setup)).seal(JSON.stringify(ticket), STATE_CONTEXT);
+  return (await keyRing(setup)).seal(JSON.stringify(ticket), STATE_PURPOSE);
 }
 
 /** The ticket, or undefined when it was forged, altered, sealed for another use, or has expired. */
 async function openSealed(
   setup: OAuthSetup,
   sealed: string,
-  context: string,
+  purpose: string,
 ): Promise<AuthorizationTicket | undefined> {
   if (sealed.length > 2_000) return undefined;
-  const text = await (await keyRing(setup)).open(sealed, context);
+  const text = await (await keyRing(setup)).open(sealed, purpose);
   if (!text) return undefined;
   const ticket = JSON.parse(text) as AuthorizationTicket;
   return ticket.expiresAt > Date.now() ? ticket : undefined;

@@ -124,8 +124,8 @@ export class TokenVault extends DurableObject<Env> {
     await this.takePending(stateNonce);
   }
 
-  /** This owner's connection to each of the tenant's servers that need one. */
-  connections(owner: VaultOwner): Promise<RpcResult<ConnectionStatus[]>> {
+  /** Where this owner stands with each of the tenant's servers that need an authorization (`GET /v1/connections`). */
+  statuses(owner: VaultOwner): Promise<RpcResult<ConnectionStatus[]>> {
     return toRpcResult(() => {
       const wanted = owner.user ? 'oauth' : 'client_credentials';
       const servers = serversOf(loadConfig(this.env), owner.tenant).filter((s) => s.auth.type === wanted);
@@ -196,7 +196,7 @@ export class TokenVault extends DurableObject<Env> {
   }
 
   /** Sealed per row: a value copied to another owner's or server's row does not open. */
-  private context(owner: VaultOwner, serverId: string) {
+  private purpose(owner: VaultOwner, serverId: string) {
     return `${vaultName(owner)}:${serverId}`;
   }
 
@@ -206,7 +206,7 @@ export class TokenVault extends DurableObject<Env> {
       .toArray()[0];
     if (!row) return {};
     const ring = await keyRing(this.setup());
-    const text = await ring.open(row.sealed, this.context(owner, serverId));
+    const text = await ring.open(row.sealed, this.purpose(owner, serverId));
     // Under a key no longer listed (rotated out) or altered: as if never connected.
     if (!text) return {};
     const record = JSON.parse(text) as CredentialRecord;
@@ -215,7 +215,7 @@ export class TokenVault extends DurableObject<Env> {
   }
 
   private async save(owner: VaultOwner, serverId: string, record: CredentialRecord): Promise<void> {
-    const sealed = await (await keyRing(this.setup())).seal(JSON.stringify(record), this.context(owner, serverId));
+    const sealed = await (await keyRing(this.setup())).seal(JSON.stringify(record), this.purpose(owner, serverId));
     this.ctx.storage.sql.exec(
       `INSERT INTO credentials (server, sealed) VALUES (?, ?) ON CONFLICT (server) DO UPDATE SET sealed = excluded.sealed`,
       serverId,

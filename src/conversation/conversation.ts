@@ -5,7 +5,7 @@ import type * as Api from '../../shared/api/conversations';
 import type { Feedback, FeedbackBody } from '../../shared/api/feedback';
 import type { ReadResourceBody, ResourceView } from '../../shared/api/resources';
 import { loadConfig } from '../config';
-import type { RequestMeta } from '../observability/context';
+import type { RequestMeta } from '../observability/current-request';
 import { configureLog } from '../observability/log';
 import type { Owner } from '../owner';
 import { type RpcResult, toRpcResult } from '../rpc';
@@ -69,7 +69,7 @@ export class Conversation extends DurableObject<Env> {
   async inRequest(meta: RequestMeta | undefined, method: string, args: unknown[]): Promise<unknown> {
     if (!isScopedMethod(method)) throw new Error(`${method} is not called by routes`);
     const run = () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args);
-    return inScope(this.parts.context, meta, run);
+    return inScope(this.parts.terms, meta, run);
   }
 
   // ---- The thread ------------------------------------------------------------------
@@ -206,16 +206,16 @@ export class Conversation extends DurableObject<Env> {
 
   /** Another conversation of the user needs room (LIVE_CONVERSATIONS_PER_USER): release unless in use; `owner` says whose count. */
   async yieldSessions(owner: Owner): Promise<boolean> {
-    return inScope(this.parts.context, undefined, () => this.parts.live.yield(owner));
+    return inScope(this.parts.terms, undefined, () => this.parts.live.yield(owner));
   }
 
   /** The end user connected or disconnected `server` (routes/oauth.ts): its connection and copies under the old grant are dropped. */
   async authorizationChanged(server: string, grant?: string): Promise<void> {
-    await inScope(this.parts.context, undefined, () => this.parts.live.reauthorized(server, grant));
+    await inScope(this.parts.terms, undefined, () => this.parts.live.reauthorized(server, grant));
   }
 
   /** The alarm (alarms.ts, alarm-jobs.ts): the jobs due now. */
   override async alarm(): Promise<void> {
-    await inScope(this.parts.context, undefined, () => this.parts.alarms.run(this.parts.alarmJobs));
+    await inScope(this.parts.terms, undefined, () => this.parts.alarms.run(this.parts.alarmJobs));
   }
 }

@@ -2,7 +2,7 @@ import type { UIMessage } from 'ai';
 import type { Feedback, FeedbackBody } from '../../shared/api/feedback';
 import type { FeedbackRating } from '../../shared/feedback';
 import { ApiError } from '../errors';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import type { History } from './history';
 
 export const FEEDBACK_TABLES = `CREATE TABLE IF NOT EXISTS message_feedback (
@@ -59,7 +59,7 @@ export class FeedbackStore {
 }
 
 export interface AnswerFeedbackHost {
-  context: ConversationContext;
+  terms: ConversationTerms;
   history: History;
   ratings: FeedbackStore;
 }
@@ -74,25 +74,25 @@ export class AnswerFeedback {
   constructor(private readonly host: AnswerFeedbackHost) {}
 
   async rate(messageId: string, body: FeedbackBody, now = Date.now()): Promise<Feedback> {
-    const { context, history, ratings } = this.host;
-    const { owner } = context.existing();
+    const { terms, history, ratings } = this.host;
+    const { owner } = terms.existing();
     const answer = history.load().find((m) => m.id === messageId && m.role === 'assistant');
-    if (!answer) throw new ApiError(404, 'message_not_found', `No answer ${messageId} in conversation ${context.name}`);
+    if (!answer) throw new ApiError(404, 'message_not_found', `No answer ${messageId} in conversation ${terms.name}`);
     const comment = body.comment || undefined;
     ratings.put(messageId, { rating: body.rating, comment }, now);
     // The model that wrote it (a turn's finish records it), not the one the tenant uses now.
     const model = (answer.metadata as { model?: unknown } | undefined)?.model;
     const entry = {
-      conversation: context.name,
+      conversation: terms.name,
       messageId,
       rating: body.rating,
       ...(comment ? { comment } : {}),
       at: now,
       user: owner.user,
-      model: typeof model === 'string' ? model : context.model().spec,
+      model: typeof model === 'string' ? model : terms.model().spec,
     };
     // Awaited: a failure is the caller's error, and sending the same rating again replaces it in both places.
-    await context.env.USAGE_LEDGER.getByName(owner.tenant).recordFeedback(entry);
+    await terms.env.USAGE_LEDGER.getByName(owner.tenant).recordFeedback(entry);
     return { ...entry, at: new Date(now).toISOString() };
   }
 }

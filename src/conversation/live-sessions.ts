@@ -8,7 +8,7 @@ import { SharedCatalogs } from '../cache/shared-catalogs';
 import { serversOf } from '../config';
 import { endOrphanedSessions } from '../mcp/catalog/orphaned-sessions';
 import type { Owner } from '../owner';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import { leaseLiveSessions } from '../limits/conversation-limits';
 import { liveConversationsOf } from '../limits/live-conversations';
 import { kvScopesOf } from '../cache/keys';
@@ -18,14 +18,14 @@ import type { Elicit } from '../mcp/server-link';
 import type { ServerState } from '../mcp/catalog/catalog';
 import { ServerStateStore } from '../mcp/catalog/state-store';
 import { UPLOADS_SERVER } from '../../shared/api/files';
-import { UPLOADS_CONFIG, uploadsFetch } from '../uploads/link';
+import { UPLOADS_CONFIG, uploadsFetch } from '../uploads/loopback';
 
 /** The registry hears of a conversation's use at most this often (it orders releases by it). */
 const TOUCH_EVERY_MS = 60_000;
 
 export interface LiveSessionsHost {
   /** The conversation's id, env, settings and owner (the servers it may use come with the existence record). */
-  context: ConversationContext;
+  terms: ConversationTerms;
   storage: DurableObjectStorage;
   /** A turn is being started or streamed (its tools use the sessions until it ends). */
   turnRunning(): boolean;
@@ -76,7 +76,7 @@ export class LiveSessions {
    * is taken when the work first connects a server (`leaseOnce`).
    */
   async use<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T> {
-    this.host.context.existing(); // 404 before anything connects
+    this.host.terms.existing(); // 404 before anything connects
     this.used = true;
     this.inUse++;
     try {
@@ -92,15 +92,15 @@ export class LiveSessions {
   private leaseOnce(): Promise<void> {
     if (this.leased) return Promise.resolve();
     this.leasing ??= (async () => {
-      const { context } = this.host;
-      const owner = context.owner();
-      await leaseLiveSessions(context.env, context.config(), owner, context.name, (other) =>
+      const { terms } = this.host;
+      const owner = terms.owner();
+      await leaseLiveSessions(terms.env, terms.config(), owner, terms.name, (other) =>
         this.host.yieldSessions(other, owner),
       );
       this.leased = true;
       this.lease = crypto.randomUUID();
       this.touchedAt = Date.now();
-      await this.host.alarms.scheduleIdle(Date.now() + context.settings().MCP_IDLE_MS, this.lease);
+      await this.host.alarms.scheduleIdle(Date.now() + terms.settings().MCP_IDLE_MS, this.lease);
     })().finally(() => {
       this.leasing = undefined;
     });
@@ -128,7 +128,7 @@ export class LiveSessions {
       this.touchedAt = this.lastUsedAt;
       this.host.waitUntil(
         this.registry()
-          .touch(this.host.context.name)
+          .touch(this.host.terms.name)
           .catch(() => {}),
       );
     }
@@ -141,12 +141,12 @@ export class LiveSessions {
   async releaseIdle(lease: string): Promise<void> {
     if (!this.used) {
       // A restarted instance holds no sessions, but may still be counted live.
-      const row = this.host.context.row();
+      const row = this.host.terms.row();
       if (row) await this.releaseOrphans(row.owner);
       return;
     }
     if (!this.leased || lease !== this.lease) return; // released meanwhile, or a check from before a restart
-    const idleMs = this.host.context.settings().MCP_IDLE_MS;
+    const idleMs = this.host.terms.settings().MCP_IDLE_MS;
     const remaining = this.lastUsedAt + idleMs - Date.now();
     if (this.busy() || remaining > 0)
       return this.host.alarms.scheduleIdle(Date.now() + Math.max(remaining, 1_000), lease);
@@ -190,11 +190,11 @@ export class LiveSessions {
   }
 
   /** Closes every connection and leaves the registry (idle, yielded, or deleted). */
-  async release(owner: Owner = this.host.context.owner()): Promise<void> {
+  async release(owner: Owner = this.host.terms.owner()): Promise<void> {
     this.leased = false;
     await this.sessions?.release();
-    await liveConversationsOf(this.host.context.env, owner)
-      .release(this.host.context.name)
+    await liveConversationsOf(this.host.terms.env, owner)
+      .release(this.host.terms.name)
       .catch((error) => logEvent('sessions.release', errorFields(error), 'warn'));
     this.host.released?.();
   }
@@ -202,7 +202,7 @@ export class LiveSessions {
   /** For a deleted conversation (`owner`: its record is about to go): nothing of it outlives it. */
   async close(owner: Owner): Promise<void> {
     if (this.used) await this.release(owner);
-    else await liveConversationsOf(this.host.context.env, owner).release(this.host.context.name);
+    else await liveConversationsOf(this.host.terms.env, owner).release(this.host.terms.name);
     this.used = false;
     this.sessions = undefined;
     this.cache = undefined;
@@ -210,27 +210,27 @@ export class LiveSessions {
 
   /** This instance holds no sessions: the 2025 sessions its evicted predecessor left open are ended (orphaned-sessions.ts), then it leaves the count. */
   private async releaseOrphans(owner: Owner): Promise<void> {
-    const { context } = this.host;
-    const config = context.config();
+    const { terms } = this.host;
+    const config = terms.config();
     await endOrphanedSessions(
       new ServerStateStore(this.host.storage.sql),
       serversOf(config, owner.tenant),
-      context.env,
+      terms.env,
       config.settings,
     );
-    await liveConversationsOf(context.env, owner).release(context.name);
+    await liveConversationsOf(terms.env, owner).release(terms.name);
     this.host.released?.();
   }
 
   private registry() {
-    return liveConversationsOf(this.host.context.env, this.host.context.owner());
+    return liveConversationsOf(this.host.terms.env, this.host.terms.owner());
   }
 
   private build(): McpSessions {
-    const { context } = this.host;
-    const config = context.config();
-    const settings = context.settings();
-    const { owner, servers } = context.existing();
+    const { terms } = this.host;
+    const config = terms.config();
+    const settings = terms.settings();
+    const { owner, servers } = terms.existing();
     const { tenant, user } = owner;
     // A browser token may limit its user to some of the tenant's servers.
     const allowed = servers ? new Set(servers) : undefined;
@@ -239,33 +239,33 @@ export class LiveSessions {
     if (this.host.hasUploads?.()) mcpServers.push(UPLOADS_CONFIG);
     const scopes = kvScopesOf({ tenant, user });
     const cache = (this.cache = new ResourceCache(
-      context.env.RESOURCE_CACHE,
+      terms.env.RESOURCE_CACHE,
       new InvalidationLog(this.host.storage.sql, settings.CACHE_MAX_AGE_MS, settings.CACHE_TRACKED_URIS),
       scopes,
       settings,
     ));
     return new McpSessions({
       servers: mcpServers,
-      env: context.env,
+      env: terms.env,
       settings,
       store: new ServerStateStore(this.host.storage.sql),
       cache: this.cache,
       // Catalogs live under the same key spaces as the resource copies.
-      sharedCatalogs: new SharedCatalogs(context.env.RESOURCE_CACHE, scopes, settings),
+      sharedCatalogs: new SharedCatalogs(terms.env.RESOURCE_CACHE, scopes, settings),
       elicit: this.host.elicit,
       authRequired: this.host.authRequired,
       beforeConnect: () => this.leaseOnce(),
       // Tool definitions and instructions are approved per tenant (mcp/catalog/definition-pins.ts).
-      pins: definitionPinsOf(context.env, tenant),
-      // The uploads server is this Worker's own entrypoint, scoped by its props to this conversation (uploads/link.ts).
+      pins: definitionPinsOf(terms.env, tenant),
+      // The uploads server is this Worker's own entrypoint, scoped by its props to this conversation (uploads/loopback.ts).
       fetchFor: (server) =>
-        server === UPLOADS_CONFIG ? uploadsFetch({ tenant, conversation: context.name }) : undefined,
+        server === UPLOADS_CONFIG ? uploadsFetch({ tenant, conversation: terms.name }) : undefined,
       // Tokens come from the end user's vault (OAuth) or the tenant's (client credentials); copies follow the grant.
       authFor: (server) =>
         server.auth.type === 'none'
           ? undefined
           : new VaultAuth(
-              vaultSource(context.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id),
+              vaultSource(terms.env, server.auth.type === 'oauth' ? { tenant, user } : { tenant }, server.id),
               server.id,
               (grant) => cache.partition(server.id, grant.grant),
             ),

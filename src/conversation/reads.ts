@@ -7,19 +7,19 @@ import { catalogPlan } from '../prompt/catalog-plan';
 import { readForDisplay } from '../prompt/resource-view';
 import { type RpcResult, toRpcResult } from '../rpc';
 import { modelStates } from '../turn/context';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import type { LiveSessions } from './live-sessions';
 import type { TurnPace } from './pace';
 import type { Thread } from './thread';
-import type { SqlViewLinks } from './view-links';
+import type { SqlViewNonces } from './view-nonces';
 import { answerView, type ViewAnswer, type ViewRequest } from './views';
 
 export interface ReadsHost {
-  context: ConversationContext;
+  terms: ConversationTerms;
   live: LiveSessions;
   pace: TurnPace;
   thread: Thread;
-  viewLinks: SqlViewLinks;
+  viewNonces: SqlViewNonces;
 }
 
 /**
@@ -40,11 +40,11 @@ export class ConversationReads {
   }
 
   snapshot(): Promise<RpcResult<Api.ConversationSnapshot>> {
-    return this.ofExisting(() => this.host.thread.snapshot(this.host.context.existing()));
+    return this.ofExisting(() => this.host.thread.snapshot(this.host.terms.existing()));
   }
 
   setTitle(title: string): Promise<RpcResult<Api.TitleSet>> {
-    return this.ofExisting(() => this.host.thread.setTitle(this.host.context.existing(), title));
+    return this.ofExisting(() => this.host.thread.setTitle(this.host.terms.existing(), title));
   }
 
   transcript(): Promise<RpcResult<Api.ConversationSnapshot['messages']>> {
@@ -57,14 +57,14 @@ export class ConversationReads {
 
   /** Per server: status, info, capabilities, instructions, every catalog — and what the next turn's cost planner decides. */
   catalog(): Promise<RpcResult<Catalog>> {
-    const { context, pace } = this.host;
+    const { terms, pace } = this.host;
     return toRpcResult(() =>
       this.host.live.use(async (sessions) => {
         const servers = await sessions.catalog();
         const plan = catalogPlan(modelStates(servers), {
-          model: context.model(),
+          model: terms.model(),
           gapsMs: pace.gaps(),
-          settings: context.settings(),
+          settings: terms.settings(),
         });
         return { servers, plan };
       }),
@@ -86,20 +86,20 @@ export class ConversationReads {
 
   /** A resource read for display (resource-view.ts): the stored contents and, under `model`, what the model would see. */
   readResource(request: ReadResourceBody): Promise<RpcResult<ResourceView>> {
-    const { context } = this.host;
+    const { terms } = this.host;
     return toRpcResult(() =>
-      this.host.live.use((sessions) => readForDisplay(sessions, request, context.settings(), context.acceptsImages())),
+      this.host.live.use((sessions) => readForDisplay(sessions, request, terms.settings(), terms.acceptsImages())),
     );
   }
 
   /** MCP Apps (views.ts): a link to a view, the view's document by its link's nonce, a view's own tool call. */
   view<R extends ViewRequest>(request: R): Promise<RpcResult<ViewAnswer<R> & { tenant: string }>> {
-    const { context, live, viewLinks } = this.host;
+    const { terms, live, viewNonces } = this.host;
     return toRpcResult(async () => {
-      const owner = context.owner();
-      if (request.kind === 'call') await takeViewCall(context.env, context.config(), owner);
+      const owner = terms.owner();
+      if (request.kind === 'call') await takeViewCall(terms.env, terms.config(), owner);
       return {
-        ...((await live.use((sessions) => answerView(sessions, viewLinks, request))) as ViewAnswer<R>),
+        ...((await live.use((sessions) => answerView(sessions, viewNonces, request))) as ViewAnswer<R>),
         tenant: owner.tenant,
       };
     });
@@ -114,6 +114,6 @@ export class ConversationReads {
 
   /** `work`'s answer, or 404 when the conversation does not exist. */
   private ofExisting<T>(work: () => T | Promise<T>): Promise<RpcResult<T>> {
-    return toRpcResult(async () => (this.host.context.existing(), work()));
+    return toRpcResult(async () => (this.host.terms.existing(), work()));
   }
 }

@@ -1,6 +1,6 @@
 import { type RpcResult, toRpcResult } from '../rpc';
 import type { TurnRunner } from '../turn/runner';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import type { LiveSessions } from './live-sessions';
 import type { SocketEntry } from './socket-entry';
 import type { TaskFollower } from '../turn/tasks/task-follower';
@@ -12,7 +12,7 @@ import type { Thread } from './thread';
 const TURN_STOP_WAIT_MS = 2_000;
 
 export interface RemovalHost {
-  context: ConversationContext;
+  terms: ConversationTerms;
   thread: Thread;
   live: LiveSessions;
   turns: TurnRunner;
@@ -40,8 +40,8 @@ export class ConversationRemoval {
 
   remove(): Promise<RpcResult<void>> {
     return toRpcResult(async () => {
-      const { context, thread, live, turns, tasks, sockets, storage, usage, uploads } = this.host;
-      const row = context.existing();
+      const { terms, thread, live, turns, tasks, sockets, storage, usage, uploads } = this.host;
+      const row = terms.existing();
       // Its tasks first, while it still exists and the sessions they live in are open: cancelled on their servers.
       await tasks.abandon();
       thread.deleted = true;

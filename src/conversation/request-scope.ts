@@ -1,4 +1,4 @@
-import { newRequestId, type RequestMeta, withRequest } from '../observability/context';
+import { newRequestId, type RequestMeta, withRequest } from '../observability/current-request';
 
 /** Who the work is for: the conversation's id and, once it exists, its tenant. */
 export interface ScopeOwner {
@@ -7,7 +7,7 @@ export interface ScopeOwner {
 }
 
 /**
- * Runs `work` in a request's scope (observability/context.ts): its log lines
+ * Runs `work` in a request's scope (observability/current-request.ts): its log lines
  * and MCP requests carry `meta.requestId` — a fresh id for work no Worker
  * request started (a WebSocket frame, an alarm, another object's call).
  */

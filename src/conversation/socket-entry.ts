@@ -25,13 +25,13 @@ export class SocketEntry {
   open(request: Request): Response {
     if (request.headers.get('upgrade')?.toLowerCase() !== 'websocket')
       return new Response('Not found', { status: 404 });
-    const { response, connection } = this.host.sockets.accept(request);
+    const { response, peer } = this.host.sockets.accept(request);
     try {
-      if (this.host.thread.row()) this.host.chat.connected(connection);
-      else connection.close(4004, 'conversation not found');
+      if (this.host.thread.row()) this.host.chat.connected(peer);
+      else peer.close(4004, 'conversation not found');
     } catch (error) {
       logEvent('ws.error', { conversation: this.host.scope.name, ...errorFields(error, { stack: true }) }, 'error');
-      connection.close(1011, 'internal error');
+      peer.close(1011, 'internal error');
     }
     return response;
   }
@@ -40,22 +40,22 @@ export class SocketEntry {
   async message(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const { chat, sockets, thread, scope } = this.host;
     if (thread.row() && typeof message === 'string')
-      await inScope(scope, undefined, () => chat.received(sockets.connectionOf(ws), message));
+      await inScope(scope, undefined, () => chat.received(sockets.peerOf(ws), message));
   }
 
   closed(ws: WebSocket, code: number, reason: string): void {
-    this.host.chat.closed(this.host.sockets.connectionOf(ws));
+    this.host.chat.closed(this.host.sockets.peerOf(ws));
     try {
       ws.close(code, reason); // completes the closing handshake (1005/1006 cannot be sent back: nothing to complete)
     } catch {}
   }
 
   failed(ws: WebSocket): void {
-    this.host.chat.closed(this.host.sockets.connectionOf(ws));
+    this.host.chat.closed(this.host.sockets.peerOf(ws));
   }
 
   /** Every socket closed: the conversation was deleted. */
   closeAll(reason: string): void {
-    for (const connection of this.host.sockets.all()) connection.close(1000, reason);
+    for (const peer of this.host.sockets.all()) peer.close(1000, reason);
   }
 }

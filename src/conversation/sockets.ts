@@ -1,7 +1,7 @@
-import type { ChatConnection } from '../chat/socket/chat-socket';
+import type { ChatPeer } from '../chat/socket/chat-socket';
 
 /** A socket as the chat protocol uses it (chat-socket.ts), with a way to end it. */
-export type SocketConnection = ChatConnection & { close(code?: number, reason?: string): void };
+export type ClosablePeer = ChatPeer & { close(code?: number, reason?: string): void };
 
 /**
  * The conversation's WebSockets, on the Durable Object's hibernation API: the
@@ -17,33 +17,33 @@ export type SocketConnection = ChatConnection & { close(code?: number, reason?: 
  * Worker 137 KiB of gzipped bundle (BENCHMARKS.md).
  */
 export class HibernatingSockets {
-  /** Each socket's connection, built once per socket (an attachment is a structured clone to read). */
-  private readonly known = new WeakMap<WebSocket, SocketConnection>();
+  /** Each socket's peer, built once per socket (an attachment is a structured clone to read). */
+  private readonly known = new WeakMap<WebSocket, ClosablePeer>();
 
   constructor(private readonly ctx: DurableObjectState) {}
 
-  /** Accepts an upgrade: the 101 response for the caller, and the connection now open. */
-  accept(request: Request): { response: Response; connection: SocketConnection } {
+  /** Accepts an upgrade: the 101 response for the caller, and the peer now open. */
+  accept(request: Request): { response: Response; peer: ClosablePeer } {
     const { 0: client, 1: server } = new WebSocketPair();
     const id = new URL(request.url).searchParams.get('_pk') || crypto.randomUUID();
     this.ctx.acceptWebSocket(server);
     server.serializeAttachment({ id });
-    return { response: new Response(null, { status: 101, webSocket: client }), connection: this.connectionOf(server) };
+    return { response: new Response(null, { status: 101, webSocket: client }), peer: this.peerOf(server) };
   }
 
   /** Every open socket of this conversation. */
-  all(): SocketConnection[] {
-    return this.ctx.getWebSockets().map((ws) => this.connectionOf(ws));
+  all(): ClosablePeer[] {
+    return this.ctx.getWebSockets().map((ws) => this.peerOf(ws));
   }
 
-  connectionOf(ws: WebSocket): SocketConnection {
-    let connection = this.known.get(ws);
-    if (!connection) {
+  peerOf(ws: WebSocket): ClosablePeer {
+    let peer = this.known.get(ws);
+    if (!peer) {
       const attachment = ws.deserializeAttachment() as { id?: unknown } | null;
       const id = typeof attachment?.id === 'string' ? attachment.id : crypto.randomUUID();
-      connection = { id, send: (data) => ws.send(data), close: (code, reason) => ws.close(code, reason) };
-      this.known.set(ws, connection);
+      peer = { id, send: (data) => ws.send(data), close: (code, reason) => ws.close(code, reason) };
+      this.known.set(ws, peer);
     }
-    return connection;
+    return peer;
   }
 }

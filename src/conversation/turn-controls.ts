@@ -4,12 +4,12 @@ import { type RpcResult, toRpcResult } from '../rpc';
 import type { ElicitationAnswer } from '../turn/elicitations';
 import { PendingStep } from '../turn/pending-step';
 import type { TurnRunner } from '../turn/runner';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import type { History } from './history';
 import type { TaskFollower } from '../turn/tasks/task-follower';
 
 export interface TurnControlsHost {
-  context: ConversationContext;
+  terms: ConversationTerms;
   history: History;
   turns: TurnRunner;
   tasks: TaskFollower;
@@ -40,13 +40,13 @@ export class TurnControls {
 
   /** The routes' stop: whether anything was running (404 when the conversation does not exist). */
   stopped(): Promise<RpcResult<Stopped>> {
-    return toRpcResult(async () => (this.host.context.existing(), { stopped: await this.stop() }));
+    return toRpcResult(async () => (this.host.terms.existing(), { stopped: await this.stop() }));
   }
 
   /** The routes' answer to a server's question (404 when the conversation does not exist, or nothing asks `id`). */
   answered(id: string, answer: ElicitationAnswer): Promise<RpcResult<ElicitationAnswered>> {
     return toRpcResult(
-      async () => (this.host.context.existing(), await this.answerElicitation(id, answer), { answered: id }),
+      async () => (this.host.terms.existing(), await this.answerElicitation(id, answer), { answered: id }),
     );
   }
 

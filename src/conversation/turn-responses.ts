@@ -4,12 +4,12 @@ import { notFound } from '../errors';
 import { chatCommand } from '../chat/use-chat-body';
 import type { LiveStream } from '../turn/live-stream';
 import { type TurnRequests, turnResponse } from '../turn/requests';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import type { History } from './history';
 import type { Caller, Thread } from './thread';
 
 export interface TurnResponsesHost {
-  context: ConversationContext;
+  terms: ConversationTerms;
   thread: Thread;
   history: History;
   requests: TurnRequests;
@@ -41,9 +41,7 @@ export class TurnResponses {
   /** An approval answered; the turn goes on once nothing of its step waits. */
   respondToApproval(answer: Api.ApprovalBody): Promise<Response> {
     return this.respond(
-      async () => (
-        this.host.context.existing(), await this.host.requests.run({ kind: 'approvals', answers: [answer] })
-      ),
+      async () => (this.host.terms.existing(), await this.host.requests.run({ kind: 'approvals', answers: [answer] })),
     );
   }
 
@@ -65,6 +63,6 @@ export class TurnResponses {
 
   /** The 404 a route would answer for this conversation, as a response. */
   private notFound(): Response {
-    return notFound(`Conversation ${this.host.context.name}`).toResponse();
+    return notFound(`Conversation ${this.host.terms.name}`).toResponse();
   }
 }

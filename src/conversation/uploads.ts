@@ -8,7 +8,7 @@ import { hasFileParts, messageFiles } from '../chat/file-parts';
 import type { TurnCommand } from '../turn/commands';
 import { storeUploads, type UploadingConversation } from '../uploads/intake';
 import { type SlotVerdict, UploadSlots } from '../uploads/slots';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import type { LiveSessions } from './live-sessions';
 
 /** Whether the conversation has ever had a file: one row, written by the first upload. No file's bytes, ever. */
@@ -39,7 +39,7 @@ export class UploadsFlag {
 }
 
 export interface UploadsHost {
-  context: ConversationContext;
+  terms: ConversationTerms;
   storage: DurableObjectStorage;
   live: LiveSessions;
   flag: UploadsFlag;
@@ -64,7 +64,7 @@ export class ConversationUploads {
   /** Names held for an upload under way (routes/files.ts, or `fileParts` below), or the count that refused it. */
   reserve(wanted: string[], limit: number): Promise<RpcResult<SlotVerdict>> {
     return toRpcResult(async () => {
-      this.host.context.existing();
+      this.host.terms.existing();
       return this.slots().reserve(wanted, limit);
     });
   }
@@ -80,11 +80,11 @@ export class ConversationUploads {
   /** Files named `names` were stored or deleted (the route's word, after R2 answered). 404 once the conversation is gone. */
   changed(names: string[]): Promise<RpcResult<void>> {
     return toRpcResult(async () => {
-      const { context, storage, live, flag } = this.host;
-      context.existing();
+      const { terms, storage, live, flag } = this.host;
+      terms.existing();
       flag.set();
       new ServerStateStore(storage.sql).expireCatalog(UPLOADS_SERVER, 'resources');
-      live.uploadsChanged(names.map((name) => uploadUri(context.name, name)));
+      live.uploadsChanged(names.map((name) => uploadUri(terms.name, name)));
     });
   }
 
@@ -97,16 +97,16 @@ export class ConversationUploads {
     command: Extract<TurnCommand, { kind: 'message' }>,
   ): Promise<{ command: typeof command; undo(): Promise<void> } | undefined> {
     if (!hasFileParts(command.message)) return undefined;
-    const { context } = this.host;
-    const { files, existing, message } = messageFiles(command.message, context.name);
-    const { tenant, user } = context.owner();
+    const { terms } = this.host;
+    const { files, existing, message } = messageFiles(command.message, terms.name);
+    const { tenant, user } = terms.owner();
     const here: UploadingConversation = {
       reserve: async (wanted, limit) => unwrap(await this.reserve(wanted, limit)),
       settle: async (names, outcome) => unwrap(await this.settle(names, outcome)),
     };
     const { stored, undo } = files.length
       ? await storeUploads(
-          { env: context.env, config: context.config(), tenant, user, conversation: context.name },
+          { env: terms.env, config: terms.config(), tenant, user, conversation: terms.name },
           files,
           here,
         )
@@ -114,7 +114,7 @@ export class ConversationUploads {
     const attachments = [
       ...command.attachments,
       ...existing,
-      ...stored.map((upload) => ({ server: UPLOADS_SERVER, uri: uploadUri(context.name, upload.name) })),
+      ...stored.map((upload) => ({ server: UPLOADS_SERVER, uri: uploadUri(terms.name, upload.name) })),
     ];
     return {
       command: { ...command, message, attachments },
@@ -126,11 +126,11 @@ export class ConversationUploads {
   }
 
   private slots(): UploadSlots {
-    const { context, storage } = this.host;
+    const { terms, storage } = this.host;
     this.slotsOnce ??= new UploadSlots(storage.sql, async () => {
-      const store = new UploadStore(context.env.UPLOADS, {
-        tenant: context.owner().tenant,
-        conversation: context.name,
+      const store = new UploadStore(terms.env.UPLOADS, {
+        tenant: terms.owner().tenant,
+        conversation: terms.name,
       });
       return (await store.list()).map((upload) => upload.name);
     });
@@ -139,13 +139,13 @@ export class ConversationUploads {
 
   /** Every file of the conversation, deleted from R2 (its deletion: removal.ts). */
   async removeAll(tenant: string): Promise<void> {
-    const { context } = this.host;
-    const count = await new UploadStore(context.env.UPLOADS, { tenant, conversation: context.name })
+    const { terms } = this.host;
+    const count = await new UploadStore(terms.env.UPLOADS, { tenant, conversation: terms.name })
       .deleteAll()
       .catch((error: unknown) => {
-        logEvent('uploads', { what: 'remove_failed', conversation: context.name, ...errorFields(error) }, 'error');
+        logEvent('uploads', { what: 'remove_failed', conversation: terms.name, ...errorFields(error) }, 'error');
         throw error;
       });
-    if (count) logEvent('uploads', { what: 'removed', conversation: context.name, files: count });
+    if (count) logEvent('uploads', { what: 'removed', conversation: terms.name, files: count });
   }
 }

@@ -6,7 +6,7 @@ import type { UsageSink } from '../usage/meter';
 import { errorFields, logEvent } from '../observability/log';
 import type { ConversationAlarms } from './alarms';
 import type { TurnEvent } from '../turn/turn-events';
-import type { ConversationContext } from './context';
+import type { ConversationTerms } from './terms';
 import type { LiveSessions } from './live-sessions';
 import type { TaskFollower } from '../turn/tasks/task-follower';
 
@@ -25,7 +25,7 @@ const SEND_WITHIN_MS = 60_000;
 
 export interface UsageOutboxHost {
   storage: DurableObjectStorage;
-  context: ConversationContext;
+  terms: ConversationTerms;
   alarms: ConversationAlarms;
   waitUntil(promise: Promise<unknown>): void;
   /** What the conversation holds, for the operator's live counts: its sessions' lease, the tasks it follows. */
@@ -145,9 +145,9 @@ export class UsageOutbox implements UsageSink {
   async gone(owner: Owner): Promise<void> {
     await this.flushing?.catch(() => undefined);
     this.closed = true;
-    const ledger = this.host.context.env.USAGE_LEDGER.getByName(owner.tenant);
+    const ledger = this.host.terms.env.USAGE_LEDGER.getByName(owner.tenant);
     const nothingHeld = {
-      conversation: this.host.context.name,
+      conversation: this.host.terms.name,
       user: owner.user,
       live: false,
       tasks: 0,
@@ -253,22 +253,22 @@ export class UsageOutbox implements UsageSink {
   }
 
   private activity(): ConversationActivity {
-    const { context, live, tasks } = this.host;
+    const { terms, live, tasks } = this.host;
     const running = tasks.running();
     const lastStart = Math.max(0, ...running.map((task) => task.startedAt));
     return {
-      conversation: context.name,
-      user: context.owner().user,
+      conversation: terms.name,
+      user: terms.owner().user,
       live: live.usage.leased,
       tasks: running.length,
-      tasksUntil: running.length ? lastStart + context.settings().TASK_MAX_MS + TASK_GRACE_MS : 0,
+      tasksUntil: running.length ? lastStart + terms.settings().TASK_MAX_MS + TASK_GRACE_MS : 0,
       at: Date.now(),
       // Unused sessions are released after MCP_IDLE_MS, which says so: past this, without a word since, none are held.
-      liveUntil: Date.now() + context.settings().MCP_IDLE_MS + LIVE_GRACE_MS,
+      liveUntil: Date.now() + terms.settings().MCP_IDLE_MS + LIVE_GRACE_MS,
     };
   }
 
   private ledger() {
-    return this.host.context.env.USAGE_LEDGER.getByName(this.host.context.owner().tenant);
+    return this.host.terms.env.USAGE_LEDGER.getByName(this.host.terms.owner().tenant);
   }
 }

@@ -6,7 +6,7 @@ import { utf8OfBase64 } from '../mcp/contents';
 import type { McpSessions } from '../mcp/sessions';
 import { logEvent } from '../observability/log';
 import { autoApproved } from '../tools/mcp-tools';
-import type { SqlViewLinks, ViewTarget } from './view-links';
+import type { SqlViewNonces, ViewTarget } from './view-nonces';
 
 /** A view's document as the conversation reads it: the HTML and the resource's `_meta.ui` as the server declared it (unchecked). */
 export interface ViewDocument {
@@ -36,19 +36,19 @@ export type ViewAnswer<R extends ViewRequest = ViewRequest> = R extends { kind: 
  */
 export async function answerView(
   sessions: McpSessions,
-  links: SqlViewLinks,
+  nonces: SqlViewNonces,
   request: ViewRequest,
 ): Promise<ViewAnswer> {
   switch (request.kind) {
     case 'link': {
       const target = await checkedTarget(sessions, request.body);
       const { ui } = await readView(sessions, target); // refused now, not when the iframe loads, if it is no view
-      return { ...links.mint(target), ui };
+      return { ...nonces.mint(target), ui };
     }
     case 'document': {
       // Single use: the frame's first load (a reload asks the API for a new link, as the widget does for every mount);
       // a look (HEAD) leaves it for that load.
-      const target = request.peek ? links.peek(request.nonce) : links.take(request.nonce);
+      const target = request.peek ? nonces.peek(request.nonce) : nonces.take(request.nonce);
       if (!target) throw notFound('View link');
       return readView(sessions, target);
     }

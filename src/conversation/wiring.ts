@@ -8,7 +8,7 @@ import { ChatSocket } from '../chat/socket/chat-socket';
 import { alarmJobs } from './alarm-jobs';
 import { type AlarmJobs, ConversationAlarms } from './alarms';
 import { CompactionPoint } from './compaction';
-import { ConversationContext } from './context';
+import { ConversationTerms } from './terms';
 import { AnswerFeedback, FEEDBACK_TABLES, FeedbackStore } from './feedback';
 import { History, HISTORY_TABLES } from './history';
 import { LARGE_RESULT_TABLES, SqlLargeResultStore } from './large-result-store';
@@ -24,7 +24,7 @@ import { TaskStore } from '../turn/tasks/task-store';
 import { Thread } from './thread';
 import { TurnControls } from './turn-controls';
 import { TurnResponses } from './turn-responses';
-import { SqlViewLinks, VIEW_LINK_TABLES } from './view-links';
+import { SqlViewNonces, VIEW_NONCE_TABLES } from './view-nonces';
 import { USAGE_OUTBOX_TABLES, UsageOutbox } from './usage-outbox';
 import { ConversationUploads, UPLOADS_TABLES, UploadsFlag } from './uploads';
 
@@ -46,9 +46,9 @@ export interface PartsHost {
 export class ConversationParts {
   readonly history: History;
   readonly largeResults: SqlLargeResultStore;
-  /** The capability links to MCP Apps views (views.ts). */
-  readonly viewLinks: SqlViewLinks;
-  readonly context: ConversationContext;
+  /** The nonces of view links, each a capability to one MCP Apps view (views.ts). */
+  readonly viewNonces: SqlViewNonces;
+  readonly terms: ConversationTerms;
   readonly thread: Thread;
   /** The MCP sessions over time: built on first use, leased within the user's limit, released when idle. */
   readonly live: LiveSessions;
@@ -88,7 +88,7 @@ export class ConversationParts {
       RECORD_TABLES,
       HISTORY_TABLES,
       LARGE_RESULT_TABLES,
-      VIEW_LINK_TABLES,
+      VIEW_NONCE_TABLES,
       MCP_STATE_TABLES,
       INVALIDATION_LOG_TABLES,
       USAGE_OUTBOX_TABLES,
@@ -102,7 +102,7 @@ export class ConversationParts {
     this.alarms = new ConversationAlarms(storage);
     this.history = new History(storage);
     this.largeResults = new SqlLargeResultStore(storage);
-    this.viewLinks = new SqlViewLinks(storage);
+    this.viewNonces = new SqlViewNonces(storage);
     this.pace = new TurnPace(storage);
     const ratings = new FeedbackStore(storage.sql);
     this.thread = new Thread({
@@ -114,11 +114,11 @@ export class ConversationParts {
       largeResults: this.largeResults,
       ratings,
     });
-    this.context = new ConversationContext(env, name, () => this.thread.row());
-    this.feedback = new AnswerFeedback({ context: this.context, history: this.history, ratings });
+    this.terms = new ConversationTerms(env, name, () => this.thread.row());
+    this.feedback = new AnswerFeedback({ terms: this.terms, history: this.history, ratings });
     this.tasks = new TaskFollower({
       store: new TaskStore(storage),
-      conversation: this.context,
+      conversation: this.terms,
       withMcp: (work) => this.live.use(work),
       clock: {
         schedule: (at) => this.alarms.schedule('tasks', at),
@@ -132,7 +132,7 @@ export class ConversationParts {
       activityChanged: () => this.usage.activityChanged(),
     });
     this.live = new LiveSessions({
-      context: this.context,
+      terms: this.terms,
       storage,
       // Sessions stay while a turn runs or a task is followed (a 2025 task lives in its session).
       turnRunning: () => this.turns.busy || this.tasks.pending,
@@ -144,10 +144,10 @@ export class ConversationParts {
       released: () => this.usage.activityChanged(),
       hasUploads: () => uploadsFlag.on,
     });
-    this.uploads = new ConversationUploads({ context: this.context, storage, live: this.live, flag: uploadsFlag });
+    this.uploads = new ConversationUploads({ terms: this.terms, storage, live: this.live, flag: uploadsFlag });
     this.usage = new UsageOutbox({
       storage,
-      context: this.context,
+      terms: this.terms,
       alarms: this.alarms,
       waitUntil,
       live: this.live,
@@ -159,7 +159,7 @@ export class ConversationParts {
       conversation: name,
       store: this.history,
       largeResults: this.largeResults,
-      terms: () => this.context.forTurn(record.pinnedSkills()),
+      terms: () => this.terms.forTurn(record.pinnedSkills()),
       withMcp,
       tasks: this.tasks,
       pace: this.pace,
@@ -171,19 +171,19 @@ export class ConversationParts {
     this.turns.events.on((event) => (this.live.heard(event), this.thread.heard(event), this.usage.heard(event)));
     this.requests = new TurnRequests({
       runner: this.turns,
-      context: this.context,
+      terms: this.terms,
       withMcp,
       fileParts: (command) => this.uploads.fileParts(command),
     });
     this.controls = new TurnControls({
-      context: this.context,
+      terms: this.terms,
       history: this.history,
       turns: this.turns,
       tasks: this.tasks,
     });
     // Every turn that starts, however it was asked for, streams to the sockets too (ChatSocket subscribes to the runner).
     this.sockets = new ChatSocket({
-      connections: () => hibernating.all(),
+      peers: () => hibernating.all(),
       transcript: this.thread,
       turns: this.turns,
       requests: this.requests,
@@ -193,7 +193,7 @@ export class ConversationParts {
       sockets: hibernating,
       chat: this.sockets,
       thread: this.thread,
-      scope: this.context,
+      scope: this.terms,
     });
     this.alarmJobs = alarmJobs(this);
     this.reads = new ConversationReads(this);

@@ -8,7 +8,7 @@ import {
 import { memorySkillFiles, type SkillCatalog, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { DEMO_SKILL_FILES } from './content/skills';
 import { createDemoServer, DEMO_CACHE_HINTS, type DemoChanges } from './server';
-import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './sessions';
+import { DEFAULT_SESSION_LIMITS, SessionTable, type SessionLimits } from './session-table';
 import { ReportTasks } from './report-tasks';
 import { DemoStore } from './store';
 import { errorFields, logEvent } from '../observability/log';

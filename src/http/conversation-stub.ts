@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { type Conversation, isScopedMethod } from '../conversation/conversation';
 import { isConversationId } from '../conversation/ids';
 import { badRequest, notFound } from '../errors';
-import { requestMeta } from '../observability/context';
+import { requestMeta } from '../observability/current-request';
 import type { AppBindings } from './types';
 
 type ConversationStub = DurableObjectStub<Conversation>;
@@ -20,7 +20,7 @@ export function conversationStub(env: Env, id: string): ConversationStub {
 /**
  * The stub, with every method of the conversation called through
  * `Conversation.inRequest` with this request's id and tenant
- * (observability/context.ts, set by access-log.ts): RPC carries no headers,
+ * (observability/current-request.ts, set by access-log.ts): RPC carries no headers,
  * so the id travels as an argument, and the object's log lines and MCP
  * requests carry it. Scoped by default — a new method needs no list; only
  * the object's PEER_METHODS and the runtime's handlers are called as they are.

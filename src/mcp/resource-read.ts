@@ -27,7 +27,8 @@ export interface ResourceRead {
   contents: StoredContents[];
 }
 
-export interface ReadContext {
+/** One read through the cache: what is read, for which turn, through which copies and connection, and who hears of it. */
+export interface CacheReadOptions {
   server: string;
   uri: string;
   /** Start of the turn (or request) this read belongs to. */
@@ -62,29 +63,29 @@ export interface ReadContext {
  * freshness contract (cache/policy.ts). The URI is watched before the server
  * is read — an update landing between our read and our subscription would
  * never be heard of — while memory and KV are looked up, so only a URI's
- * first read pays the watch's round trip. Not connected (`ctx.connect`):
+ * first read pays the watch's round trip. Not connected (`options.connect`):
  * nothing is watched until a miss connects.
  */
-export async function readThroughCache(ctx: ReadContext): Promise<ResourceRead> {
-  if (!ctx.verify) return readOnce(ctx);
-  const read = await readOnce(ctx);
+export async function readThroughCache(options: CacheReadOptions): Promise<ResourceRead> {
+  if (!options.verify) return readOnce(options);
+  const read = await readOnce(options);
   try {
-    await ctx.verify(read.contents);
+    await options.verify(read.contents);
     return read;
   } catch (error) {
     // A copy from memory or KV that fails: dropped (an invalidation, so no older copy is served either), then the server.
     if (read.cache === 'miss') throw error;
-    ctx.cache.invalidate({ server: ctx.server, uri: ctx.uri });
-    const again = await readOnce(ctx);
-    await ctx.verify(again.contents);
+    options.cache.invalidate({ server: options.server, uri: options.uri });
+    const again = await readOnce(options);
+    await options.verify(again.contents);
     return again;
   }
 }
 
-async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
-  const { server, uri, reuseSince, cache, policy } = ctx;
-  let channel = ctx.channel;
-  const watch = (on: NotificationChannel) => on.watch(uri).then(() => ctx.onWatched?.(on));
+async function readOnce(options: CacheReadOptions): Promise<ResourceRead> {
+  const { server, uri, reuseSince, cache, policy } = options;
+  let channel = options.channel;
+  const watch = (on: NotificationChannel) => on.watch(uri).then(() => options.onWatched?.(on));
   const watched = channel ? watch(channel) : Promise.resolve();
   const ready = watched.catch(() => {}); // a server that cannot be reached fails the read itself, below
   const ref = { server, uri };
@@ -103,19 +104,19 @@ async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
     },
     async () => {
       await watched;
-      if (ctx.connect) {
-        channel = await ctx.connect();
+      if (options.connect) {
+        channel = await options.connect();
         if (channel) await watch(channel);
       }
       try {
-        const loaded = await load(ctx);
+        const loaded = await load(options);
         // Checked before the cache stores it: a copy that fails never reaches memory or KV.
-        await ctx.verify?.(loaded.contents);
+        await options.verify?.(loaded.contents);
         return loaded;
       } catch (error) {
         // Nothing of it is cached: it must not stay subscribed, holding a slot and drawing notifications.
         channel?.unwatch(uri);
-        ctx.onUnwatched?.();
+        options.onUnwatched?.();
         throw error;
       }
     },
@@ -137,7 +138,7 @@ async function readOnce(ctx: ReadContext): Promise<ResourceRead> {
  * `resources/read` from the server: its contents (documents in them as their text, so that memory and KV keep the
  * text and a document is converted once per version), its hint, and where in KV the copy may go.
  */
-async function load({ server, uri, connection, policy, documents }: ReadContext) {
+async function load({ server, uri, connection, policy, documents }: CacheReadOptions) {
   const result = await readFromServer({ server, uri, connection });
   const hint = hintOf(result as { ttlMs?: unknown; cacheScope?: unknown }, connection.era ?? 'legacy');
   const stored = toStoredContents(result.contents);
@@ -153,7 +154,7 @@ export async function readFromServer({
   server,
   uri,
   connection,
-}: Pick<ReadContext, 'server' | 'uri' | 'connection'>): Promise<ReadResourceResult> {
+}: Pick<CacheReadOptions, 'server' | 'uri' | 'connection'>): Promise<ReadResourceResult> {
   try {
     return await connection.call((client, options) => client.readResource({ uri }, options), {
       method: 'resources/read',

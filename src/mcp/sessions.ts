@@ -61,27 +61,28 @@ function taskRequestError(server: string, taskId: string, error: unknown): Error
 }
 
 /** `resource_link` URIs remembered per conversation (oldest forgotten first). */
-const MAX_LINKED_URIS = 1_000;
+const MAX_RESOURCE_LINKS = 1_000;
 
 /** What every server's link gets (ServerLinkOptions), for all of a conversation's servers at once. */
 export interface McpSessionsOptions extends Omit<ServerLinkOptions, 'config' | 'auth'> {
   servers: McpServerConfig[];
   /** The token source of each server with `auth` (src/auth/vault-auth.ts). */
   authFor?: ((server: McpServerConfig) => VaultAuth | undefined) | undefined;
-  /** How requests reach a server whose URL is not the way (a built-in server's entrypoint: uploads/link.ts). */
+  /** How requests reach a server whose URL is not the way (a built-in server's entrypoint: uploads/loopback.ts). */
   fetchFor?: ((server: McpServerConfig) => typeof fetch | undefined) | undefined;
 }
 
 /**
- * The MCP servers of one conversation, one `ServerLink` each (connection,
- * notification channel, catalogs, reads): connected on first use, released
- * when the conversation goes idle. One server failing never fails the others.
+ * The MCP sessions of one conversation, one per server, each kept by the
+ * server's `ServerLink` (connection, notification channel, catalogs, reads):
+ * connected on first use, released when the conversation goes idle. One
+ * server failing never fails the others.
  */
 export class McpSessions {
   private readonly links = new Map<string, ServerLink>();
   private readonly completions = new CompletionCache();
   /** URIs from `resource_link` tool results, by server (they need not be in any listing). */
-  private readonly linkedUris = new Map<string, string>();
+  private readonly resourceLinkServers = new Map<string, string>();
 
   /** What a 2025 task is asked to live for (TASK_MAX_MS: we follow it no longer). */
   private readonly taskTtlMs: number;
@@ -398,13 +399,14 @@ export class McpSessions {
 
   /**
    * A `resource_link` a tool returned: its URI resolves to that server from
-   * now on (the last MAX_LINKED_URIS of them) — unless another server lists
+   * now on (the last MAX_RESOURCE_LINKS of them) — unless another server lists
    * or templates it (resolve-server.ts).
    */
-  registerLink(id: string, uri: string): void {
-    this.linkedUris.delete(uri);
-    this.linkedUris.set(uri, id);
-    if (this.linkedUris.size > MAX_LINKED_URIS) this.linkedUris.delete(this.linkedUris.keys().next().value!);
+  registerResourceLink(id: string, uri: string): void {
+    this.resourceLinkServers.delete(uri);
+    this.resourceLinkServers.set(uri, id);
+    if (this.resourceLinkServers.size > MAX_RESOURCE_LINKS)
+      this.resourceLinkServers.delete(this.resourceLinkServers.keys().next().value!);
   }
 
   /** The server a URI belongs to (see resolve-server.ts), from the catalogs as they are (connecting none that a copy serves). */
@@ -417,7 +419,7 @@ export class McpSessions {
     return resolveServer(
       uri,
       [...this.links.values()].map((link) => link.state),
-      this.linkedUris.get(uri),
+      this.resourceLinkServers.get(uri),
     );
   }
 

@@ -1,6 +1,6 @@
 /**
  * workerd's `node:async_hooks` (the `nodejs_compat` flag), as far as
- * context.ts uses it. The Worker's type-check does not load Node's types
+ * current-request.ts uses it. The Worker's type-check does not load Node's types
  * (they would retype timers and globals); Node code (tsconfig.node.json)
  * gets the real declaration from `@types/node`.
  */

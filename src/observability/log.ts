@@ -1,4 +1,4 @@
-import { currentRequest } from './context';
+import { currentRequest } from './current-request';
 import { redactForLog } from './redact';
 
 /**
@@ -96,7 +96,7 @@ const MAX_STACK_CHARS = 4_000;
  * One event, one line: a JSON object (Workers Logs indexes its fields; the
  * object, not a string, is what it parses) — or, with `LOG_FORMAT=line`, one
  * line of text (asLine) — with `event`, the request scope
- * (`requestId`, `tenant`, `conversation`: context.ts) and `fields`. String
+ * (`requestId`, `tenant`, `conversation`: current-request.ts) and `fields`. String
  * values pass the redaction guard (redact.ts): known secrets and
  * credential-shaped values masked, URLs without their query.
  *

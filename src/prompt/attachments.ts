@@ -20,7 +20,7 @@ type Part = UIMessage['parts'][number];
  */
 export async function attachmentParts(
   attachments: Array<{ server?: string | undefined; uri: string }>,
-  ctx: {
+  host: {
     sessions: McpSessions;
     settings: Pick<
       Settings,
@@ -31,38 +31,38 @@ export async function attachmentParts(
     reuseSince: number;
   },
 ): Promise<{ parts: Part[]; attached: Array<{ server: string; uri: string }> }> {
-  if (attachments.length > ctx.settings.MAX_ATTACHMENTS) {
+  if (attachments.length > host.settings.MAX_ATTACHMENTS) {
     throw new ApiError(
       413,
       'too_many_attachments',
-      `${attachments.length} attachments; a message may carry at most ${ctx.settings.MAX_ATTACHMENTS}`,
+      `${attachments.length} attachments; a message may carry at most ${host.settings.MAX_ATTACHMENTS}`,
     );
   }
   const parts: Part[] = [];
   const attached: Array<{ server: string; uri: string }> = [];
   let chars = 0;
   const options = {
-    windowChars: ctx.settings.READ_WINDOW_CHARS,
-    images: ctx.acceptsImages,
-    maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
+    windowChars: host.settings.READ_WINDOW_CHARS,
+    images: host.acceptsImages,
+    maxImageBytes: host.settings.INLINE_IMAGE_MAX_BYTES,
   };
   for (const attachment of attachments) {
     if (attachment.server === UPLOADS_SERVER || attachment.uri.startsWith('upload://')) {
-      parts.push({ type: 'text', text: await uploadReference(ctx.sessions, attachment.uri, ctx.reuseSince) });
+      parts.push({ type: 'text', text: await uploadReference(host.sessions, attachment.uri, host.reuseSince) });
       attached.push({ server: UPLOADS_SERVER, uri: attachment.uri });
       continue;
     }
-    const view = await viewResource(ctx.sessions, attachment, {
+    const view = await viewResource(host.sessions, attachment, {
       ...options,
-      reuseSince: ctx.reuseSince,
+      reuseSince: host.reuseSince,
       connect: false,
     });
     chars += shownAsText(view.contents).reduce((sum, c) => sum + ('text' in c ? c.text.length : 0), 0);
-    if (chars > ctx.settings.MAX_ATTACHMENT_CHARS) {
+    if (chars > host.settings.MAX_ATTACHMENT_CHARS) {
       throw new ApiError(
         413,
         'attachments_too_large',
-        `Attached text exceeds ${ctx.settings.MAX_ATTACHMENT_CHARS} characters (at ${attachment.uri})`,
+        `Attached text exceeds ${host.settings.MAX_ATTACHMENT_CHARS} characters (at ${attachment.uri})`,
       );
     }
     // Every window, in order: the whole document, in the same parts read_resource would give.

@@ -21,7 +21,7 @@ import { ToolFailure } from './tool-failure';
 import { callOutcome, type McpToolOutput, toModelOutput } from './model-output';
 export type { McpToolOutput } from './model-output';
 
-export interface McpToolContext {
+export interface McpToolHost {
   sessions: McpSessions;
   states: ServerState[];
   configs: McpServerConfig[];
@@ -84,17 +84,17 @@ export function autoApproved(
  * error it can act on. A tool with a view also reports its call and raw
  * result through `onAppCall`.
  */
-export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { tools: ToolSet; entries: ToolEntry[] } {
+export function mcpTools(host: McpToolHost, taken: ReadonlySet<string>): { tools: ToolSet; entries: ToolEntry[] } {
   const tools: ToolSet = {};
   const entries: ToolEntry[] = [];
   // Names already given (the synthetic tools'), and each MCP tool's as it is named.
   const used = new Set(taken);
-  for (const state of ctx.states) {
+  for (const state of host.states) {
     if (!isUsable(state)) continue;
-    const config = ctx.configs.find((c) => c.id === state.id);
+    const config = host.configs.find((c) => c.id === state.id);
     // A tool that runs only as a task is never called without one: not offered where no task can be made or followed.
     const taskOnly = new Set(
-      ctx.onTaskStarted
+      host.onTaskStarted
         ? unusableTaskTools(state)
         : state.tools.filter((t) => taskSupportOf(t) === 'required').map((t) => t.name),
     );
@@ -132,18 +132,24 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
         execute: async (args: unknown, { abortSignal, toolCallId }): Promise<McpToolOutput> => {
           const input = (args ?? {}) as Record<string, unknown>;
           const app =
-            resourceUri && ctx.onAppCall
-              ? appCallReporter(ctx.onAppCall, { toolCallId, server: state.id, tool: mcpTool.name, resourceUri, input })
+            resourceUri && host.onAppCall
+              ? appCallReporter(host.onAppCall, {
+                  toolCallId,
+                  server: state.id,
+                  tool: mcpTool.name,
+                  resourceUri,
+                  input,
+                })
               : undefined;
           let outcome: CallToolResult | StartedTask;
           try {
             // A stop cancels the request on the server too (notifications/cancelled, or the aborted HTTP request).
             // Progress is asked for on every call: shown in the step, and it keeps a long call alive (TOOL_CALL_MAX_MS).
-            outcome = await ctx.sessions.callTool(state.id, mcpTool.name, input, {
+            outcome = await host.sessions.callTool(state.id, mcpTool.name, input, {
               signal: abortSignal,
               onProgress:
-                ctx.onProgress &&
-                ((progress) => ctx.onProgress!({ toolCallId, server: state.id, tool: mcpTool.name, ...progress })),
+                host.onProgress &&
+                ((progress) => host.onProgress!({ toolCallId, server: state.id, tool: mcpTool.name, ...progress })),
             });
           } catch (error) {
             const failure = abortSignal?.aborted ? error : ToolFailure.mcpRequest(state.id, mcpTool.name, error);
@@ -153,19 +159,19 @@ export function mcpTools(ctx: McpToolContext, taken: ReadonlySet<string>): { too
           if (isStartedTask(outcome)) {
             // The call became a task (MCP Tasks): the turn ends after this step, and the conversation follows the task
             // (src/turn/tasks/); its result replaces this placeholder before the model sees it.
-            if (!ctx.onTaskStarted)
+            if (!host.onTaskStarted)
               throw ToolFailure.mcpRequest(
                 state.id,
                 mcpTool.name,
                 new Error('the server made this call a task, which cannot be followed here'),
               );
-            await ctx.onTaskStarted({ toolCallId, server: state.id, tool: mcpTool.name, task: outcome });
+            await host.onTaskStarted({ toolCallId, server: state.id, tool: mcpTool.name, task: outcome });
             return taskPlaceholder(state.id, mcpTool.name, outcome);
           }
           // The view gets the raw result; the model, its documents as their text (prompt/embedded-documents.ts).
-          app?.ended(outcome, ctx.settings.VIEW_RESULT_MAX_BYTES);
-          const documents = await embeddedDocuments(outcome.content ?? [], ctx.sessions.documents);
-          const answered = callOutcome(state.id, mcpTool.name, outcome, toolCallId, ctx, documents);
+          app?.ended(outcome, host.settings.VIEW_RESULT_MAX_BYTES);
+          const documents = await embeddedDocuments(outcome.content ?? [], host.sessions.documents);
+          const answered = callOutcome(state.id, mcpTool.name, outcome, toolCallId, host, documents);
           if (answered.kind === 'error') throw new ToolFailure(answered.errorText);
           return answered.output;
         },

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { callOutcome, type RenderContext, toModelOutput } from './model-output';
+import { callOutcome, type RenderHost, toModelOutput } from './model-output';
 
 const PNG = 'iVBORw0KGgo=';
 
-function context(
-  overrides: Partial<RenderContext> = {},
-): RenderContext & { kept: Map<string, string>; links: string[] } {
+function renderHost(overrides: Partial<RenderHost> = {}): RenderHost & { kept: Map<string, string>; links: string[] } {
   const kept = new Map<string, string>();
   const links: string[] = [];
   return {
-    sessions: { registerLink: (_server: string, uri: string) => void links.push(uri) } as RenderContext['sessions'],
+    sessions: {
+      registerResourceLink: (_server: string, uri: string) => void links.push(uri),
+    } as RenderHost['sessions'],
     settings: { READ_WINDOW_CHARS: 200, INLINE_IMAGE_MAX_BYTES: 1_000 },
     acceptsImages: true,
     largeResults: {
@@ -43,7 +43,7 @@ describe('what the model is shown of a tool result', () => {
         { type: 'resource_link', uri: 'demo://report/1', name: 'report' },
       ],
     };
-    const seeing = context();
+    const seeing = renderHost();
     const shown = callOutcome('demo', 'chart', result, 'call-1', seeing);
     expect(shown.kind).toBe('output');
     if (shown.kind !== 'output') return;
@@ -51,22 +51,22 @@ describe('what the model is shown of a tool result', () => {
     expect(shown.output.text).toContain('attached');
     expect(shown.output.text).toContain('demo://report/1');
     expect(seeing.links).toEqual(['demo://report/1']);
-    const blind = callOutcome('demo', 'chart', result, 'call-1', context({ acceptsImages: false }));
+    const blind = callOutcome('demo', 'chart', result, 'call-1', renderHost({ acceptsImages: false }));
     expect(blind.kind === 'output' && blind.output.images).toEqual([]);
     expect(blind.kind === 'output' && blind.output.text).toContain('not shown to this model');
   });
 
   it('a result longer than one window: its first window and where the rest is kept, nothing cut silently', () => {
-    const ctx = context();
+    const host = renderHost();
     const text = 'x'.repeat(300);
-    const shown = callOutcome('demo', 'dump', { content: [{ type: 'text', text }] }, 'call-2', ctx);
+    const shown = callOutcome('demo', 'dump', { content: [{ type: 'text', text }] }, 'call-2', host);
     expect(shown.kind === 'output' && shown.output.text.startsWith('x'.repeat(200))).toBe(true);
     expect(shown.kind === 'output' && shown.output.text).toContain('tool-result://call-2');
-    expect(ctx.kept.get('tool-result://call-2')).toBe(text);
+    expect(host.kept.get('tool-result://call-2')).toBe(text);
   });
 
   it('a document in a result: its own windows, its rest kept as the result part; the result is not windowed again', () => {
-    const ctx = context();
+    const host = renderHost();
     const text = 'Page one. '.repeat(50);
     const document = {
       uri: 'file:///x/manual.pdf',
@@ -87,24 +87,24 @@ describe('what the model is shown of a tool result', () => {
         { type: 'resource' as const, resource: { uri: 'file:///x/manual.pdf', blob: 'JVBERi0=' } },
       ],
     };
-    const shown = callOutcome('files', 'read', result, 'call-3', ctx, new Map([[1, document]]));
+    const shown = callOutcome('files', 'read', result, 'call-3', host, new Map([[1, document]]));
     const out = shown.kind === 'output' ? shown.output.text : '';
     expect(out).toMatch(/^Here it is\.\n\[Document: application\/octet-stream/);
     expect(out).toContain('part="characters 0-200 of 500" pages="page 1 of 2"');
     expect(out).toContain('"uri":"tool-result://call-3/1"');
-    expect(ctx.kept.get('tool-result://call-3/1')).toBe(text);
-    expect(ctx.kept.has('tool-result://call-3')).toBe(false);
+    expect(host.kept.get('tool-result://call-3/1')).toBe(text);
+    expect(host.kept.has('tool-result://call-3')).toBe(false);
     expect(shown.kind === 'output' && 'windowedChars' in shown.output).toBe(false);
   });
 
   it('an isError result and a result that is not one are failures, in the words the model is sent', () => {
     expect(
-      callOutcome('demo', 'x', { content: [{ type: 'text', text: 'no such row' }], isError: true }, 'c', context()),
+      callOutcome('demo', 'x', { content: [{ type: 'text', text: 'no such row' }], isError: true }, 'c', renderHost()),
     ).toEqual({
       kind: 'error',
       errorText: 'Tool "x" of MCP server "demo" returned an error: no such row',
     });
-    const missing = callOutcome('demo', 'x', undefined, 'c', context());
+    const missing = callOutcome('demo', 'x', undefined, 'c', renderHost());
     expect(missing).toEqual({
       kind: 'error',
       errorText: expect.stringMatching(/^Tool "x" of MCP server "demo" failed: /),

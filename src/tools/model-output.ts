@@ -36,9 +36,9 @@ export interface ShownOutput {
   images: ReadonlyArray<{ mediaType: string; base64: string }>;
 }
 
-/** What rendering a result needs: the sessions (links made readable), the limits, the model's eyes, the long-result store. */
-export interface RenderContext {
-  sessions: Pick<McpSessions, 'registerLink'>;
+/** What rendering a result needs: the sessions (resource links made readable), the limits, the model's eyes, the long-result store. */
+export interface RenderHost {
+  sessions: Pick<McpSessions, 'registerResourceLink'>;
   settings: Pick<Settings, 'READ_WINDOW_CHARS' | 'INLINE_IMAGE_MAX_BYTES'>;
   acceptsImages: boolean;
   /** Where results longer than one window are kept whole (read on with read_resource); without it, the whole text. */
@@ -83,7 +83,7 @@ export function callOutcome(
   tool: string,
   result: unknown,
   toolCallId: string,
-  ctx: RenderContext,
+  host: RenderHost,
   documents?: EmbeddedDocuments | undefined,
 ): ShownOutcome {
   const call = result as CallToolResult | undefined;
@@ -92,8 +92,8 @@ export function callOutcome(
       kind: 'error',
       errorText: ToolFailure.mcpRequest(server, tool, new Error('the server answered without a tool result')).message,
     };
-  const rendered = renderToolResult(server, tool, call, ctx, documents && { found: documents, toolCallId });
-  const output = windowLongResult(rendered, toolCallId, ctx, rendered.windowedChars);
+  const rendered = renderToolResult(server, tool, call, host, documents && { found: documents, toolCallId });
+  const output = windowLongResult(rendered, toolCallId, host, rendered.windowedChars);
   return call.isError
     ? { kind: 'error', errorText: ToolFailure.mcpResult(server, tool, output.text).message }
     : { kind: 'output', output };
@@ -107,14 +107,14 @@ export function callOutcome(
 export function windowLongResult(
   { windowedChars: _, ...output }: McpToolOutput & { windowedChars?: number },
   toolCallId: string,
-  ctx: Pick<RenderContext, 'settings' | 'largeResults'>,
+  host: Pick<RenderHost, 'settings' | 'largeResults'>,
   /** Characters of the text already in windows of their own (documents): not counted again. */
   windowedChars = 0,
 ): McpToolOutput {
-  const window = ctx.settings.READ_WINDOW_CHARS;
-  if (!ctx.largeResults || output.text.length - windowedChars <= window) return output;
+  const window = host.settings.READ_WINDOW_CHARS;
+  if (!host.largeResults || output.text.length - windowedChars <= window) return output;
   const uri = toolResultUri(toolCallId);
-  ctx.largeResults.put(uri, output.server, output.text);
+  host.largeResults.put(uri, output.server, output.text);
   // Ends where a read's window would (at a line end near its edge), so that read_resource goes on from there.
   const end = windowEnd([output], 0, window);
   return {
@@ -125,14 +125,14 @@ export function windowLongResult(
 
 /**
  * Maps an MCP tool result faithfully (images only for a model that takes them, within INLINE_IMAGE_MAX_BYTES): text,
- * images, links (made readable), embedded resources (wrapped or described; a converted document as a read shows it,
+ * images, resource links (made readable), embedded resources (wrapped or described; a converted document as a read shows it,
  * its rest kept under `tool-result://<call>/<part>`). `windowedChars`: how much of the text is such windows.
  */
 export function renderToolResult(
   server: string,
   toolName: string,
   result: CallToolResult,
-  ctx: RenderContext,
+  host: RenderHost,
   documents?: { found: EmbeddedDocuments; toolCallId: string } | undefined,
 ): McpToolOutput & { windowedChars: number } {
   const lines: string[] = [];
@@ -145,7 +145,7 @@ export function renderToolResult(
         break;
       case 'image': {
         const size = base64ByteLength(part.data);
-        if (ctx.acceptsImages && size <= ctx.settings.INLINE_IMAGE_MAX_BYTES) {
+        if (host.acceptsImages && size <= host.settings.INLINE_IMAGE_MAX_BYTES) {
           images.push({ mediaType: part.mimeType, base64: part.data });
           lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — attached]`);
         } else lines.push(`[Image: ${part.mimeType}, ${humanSize(size)} — not shown to this model]`);
@@ -155,7 +155,7 @@ export function renderToolResult(
         lines.push(`[Audio: ${part.mimeType}, ${humanSize(base64ByteLength(part.data))} — not shown]`);
         break;
       case 'resource_link':
-        ctx.sessions.registerLink(server, part.uri);
+        host.sessions.registerResourceLink(server, part.uri);
         lines.push(
           `[Resource link: ${part.uri}${part.mimeType ? ` (${part.mimeType})` : ''}${part.title || part.name ? `, "${part.title ?? part.name}"` : ''} — read it with read_resource]`,
         );
@@ -163,12 +163,12 @@ export function renderToolResult(
       case 'resource': {
         const document = documents?.found.get(index);
         if (!document) {
-          lines.push(renderEmbedded(server, part.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS));
+          lines.push(renderEmbedded(server, part.resource as { uri: string }, host.settings.READ_WINDOW_CHARS));
           break;
         }
         const keep =
-          ctx.largeResults && keepIn(ctx.largeResults, server, toolResultPartUri(documents!.toolCallId, index));
-        const shown = renderEmbeddedDocument(server, document, { windowChars: ctx.settings.READ_WINDOW_CHARS, keep });
+          host.largeResults && keepIn(host.largeResults, server, toolResultPartUri(documents!.toolCallId, index));
+        const shown = renderEmbeddedDocument(server, document, { windowChars: host.settings.READ_WINDOW_CHARS, keep });
         windowedChars += shown.length;
         lines.push(shown);
         break;

@@ -8,7 +8,7 @@ import { fieldsOf, score, terms } from '../prompt/relevance';
 import type { ApiAnswer, ProgramApi } from '../sandbox/gateway';
 import { isToolResultUri } from './large-results';
 import { searchPassages } from './passage-search';
-import { asToolError, pick, type ToolContext } from './synthetic/context';
+import { asToolError, pick, type ToolHost } from './synthetic/tool-host';
 
 /*
  * What `resources`, `prompts` and `tools` mean inside a program (tools/synthetic/run-code.ts): the conversation's
@@ -44,18 +44,18 @@ const optStr = (value: unknown, name: string): string | undefined =>
  * `endsAt` (epoch ms) is when the run's wall time ends: a tool call that becomes a task is followed until then, then
  * cancelled — a run stopped by its time limit must not leave its calls running on the server.
  */
-export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: number): ProgramApi {
+export function programApi(host: ToolHost, signal?: AbortSignal, endsAt?: number): ProgramApi {
   const readText = async (options: Record<string, unknown>) => {
     const uri = str(options.uri, 'uri');
     if (isToolResultUri(uri)) {
-      const kept = ctx.largeResults?.get(uri);
+      const kept = host.largeResults?.get(uri);
       if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
       return { server: kept.server, uri, text: kept.text };
     }
-    const server = optStr(options.server, 'server') ?? (await asToolError(ctx.sessions.resolveServer(uri)));
-    pick(ctx.states, server);
+    const server = optStr(options.server, 'server') ?? (await asToolError(host.sessions.resolveServer(uri)));
+    pick(host.states, server);
     const read = await asToolError(
-      ctx.sessions.readResource(server, uri, { reuseSince: ctx.turnStartedAt, connect: false }),
+      host.sessions.readResource(server, uri, { reuseSince: host.turnStartedAt, connect: false }),
     );
     // Text as read_resource counts it (every text entry, in order); a binary is its one-line description.
     const text = shownAsText(read.contents)
@@ -66,7 +66,7 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
 
   return {
     list: async (options) => {
-      const value = pick(ctx.states, optStr(options.server, 'server')).flatMap((state) =>
+      const value = pick(host.states, optStr(options.server, 'server')).flatMap((state) =>
         state.resources.map((r) => ({
           server: state.id,
           uri: r.uri,
@@ -91,7 +91,7 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
       if (options.uri === undefined) {
         // Without a URI: the catalog's resources that match, best first (titles, URIs, descriptions).
         const wanted = terms(query);
-        const value = pick(ctx.states, optStr(options.server, 'server'))
+        const value = pick(host.states, optStr(options.server, 'server'))
           .flatMap((state) =>
             state.resources.map((r) => ({
               server: state.id,
@@ -115,13 +115,13 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
       const name = str(options.name, 'name');
       const server =
         optStr(options.server, 'server') ??
-        onlyServerWith(ctx, (s) => s.prompts.some((p) => p.name === name), `prompt "${name}"`);
+        onlyServerWith(host, (s) => s.prompts.some((p) => p.name === name), `prompt "${name}"`);
       // A server the conversation does not have is "No server", not "prompts for users only".
-      pick(ctx.states, server);
-      if (!ctx.modelPrompts(server))
+      pick(host.states, server);
+      if (!host.modelPrompts(server))
         throw new Error(`The prompts of server "${server}" are for users only; a program cannot get them either.`);
       const args = (options.arguments ?? {}) as Record<string, unknown>;
-      const result = await asToolError(ctx.sessions.getPrompt(server, name, args, signal));
+      const result = await asToolError(host.sessions.getPrompt(server, name, args, signal));
       const value = {
         ...(result.description === undefined ? {} : { description: result.description }),
         messages: result.messages.map((m) => ({
@@ -140,8 +140,8 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
     call: async (options): Promise<ApiAnswer> => {
       const server = str(options.server, 'server');
       const name = str(options.name, 'name');
-      const entry = ctx.mcpTools?.entries.find((e) => e.server === server && e.tool === name);
-      const called = entry && ctx.mcpTools?.tools[entry.name];
+      const entry = host.mcpTools?.entries.find((e) => e.server === server && e.tool === name);
+      const called = entry && host.mcpTools?.tools[entry.name];
       if (!entry || !called?.execute)
         throw new Error(`No tool "${name}" on server "${server}" that the model may call`);
       const args = (options.arguments ?? {}) as Record<string, unknown>;
@@ -160,7 +160,7 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
       const call = { asked: false };
       const result: CallToolResult = await programCalls.run(call, () =>
         asToolError(
-          ctx.sessions.callToolToEnd(server, name, args, {
+          host.sessions.callToolToEnd(server, name, args, {
             ...(signal ? { signal } : {}),
             maxMs: endsAt === undefined ? 30_000 : Math.max(0, endsAt - Date.now()),
           }),
@@ -183,12 +183,8 @@ export function programApi(ctx: ToolContext, signal?: AbortSignal, endsAt?: numb
 }
 
 /** The one usable server that has what is named; several or none is the program's mistake, said plainly. */
-function onlyServerWith(
-  ctx: ToolContext,
-  has: (state: ToolContext['states'][number]) => boolean,
-  what: string,
-): string {
-  const found = ctx.states.filter((s) => isUsable(s) && has(s));
+function onlyServerWith(host: ToolHost, has: (state: ToolHost['states'][number]) => boolean, what: string): string {
+  const found = host.states.filter((s) => isUsable(s) && has(s));
   if (found.length === 1) return found[0]!.id;
   throw new Error(
     found.length

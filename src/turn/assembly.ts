@@ -1,5 +1,5 @@
 import { jsonSchema, tool, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
-import { connectLinks } from '../auth/connect-links';
+import { withConnectUrls } from '../auth/connect-urls';
 import type { Settings } from '../config';
 import { ApiError } from '../errors';
 import { takeTurn } from '../limits/turn-limits';
@@ -191,15 +191,15 @@ export function compactionOf(
 /**
  * One `data-auth-required` part per server the user must connect (or grant
  * more access to), with their connect link: the frontend shows a Connect
- * card. Transient — links are short-lived capabilities, never stored in the history.
+ * card. Transient — connect links are short-lived capabilities, never stored in the history.
  */
 export async function authRequiredNotices(env: Env, owner: Owner, states: ServerState[]): Promise<UIMessageChunk[]> {
   const needing = states.filter(
     (s) => s.status === 'auth_required' || s.authorization?.reason === 'insufficient_scope',
   );
   if (!needing.length) return [];
-  const withLinks = await connectLinks(env, owner, needing);
-  return withLinks.map(
+  const withUrls = await withConnectUrls(env, owner, needing);
+  return withUrls.map(
     (state) =>
       ({
         type: 'data-auth-required',

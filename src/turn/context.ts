@@ -3,7 +3,7 @@ import type { ToolSet } from 'ai';
 import type { Settings } from '../config';
 import type { ServerState } from '../mcp/catalog/catalog';
 import type { McpSessions } from '../mcp/sessions';
-import { mcpTools, type McpToolContext } from '../tools/mcp-tools';
+import { mcpTools, type McpToolHost } from '../tools/mcp-tools';
 import type { LargeResultStore } from '../tools/large-results';
 import { SYNTHETIC_TOOL_NAMES, syntheticTools } from '../tools/synthetic';
 import type { ToolEntry } from '../tools/tool-entries';
@@ -42,10 +42,10 @@ export interface TurnContextOptions {
   acceptsImages: boolean;
   turnStartedAt: number;
   largeResults?: LargeResultStore | undefined;
-  onAppCall?: McpToolContext['onAppCall'];
+  onAppCall?: McpToolHost['onAppCall'];
   /** A tool call's progress, and a tool call that became a task (tools/mcp-tools.ts). */
-  onProgress?: McpToolContext['onProgress'];
-  onTaskStarted?: McpToolContext['onTaskStarted'];
+  onProgress?: McpToolHost['onProgress'];
+  onTaskStarted?: McpToolHost['onTaskStarted'];
   /** The skills the conversation pins: loaded into the system prompt (prompt/pinned.ts). */
   pinnedSkills?: SkillRef[] | undefined;
   /** The model's price card and cache style, and the time between the conversation's turns: the cost planner's input; how its provider loads tools. */

@@ -41,7 +41,7 @@ export interface TurnHost {
   conversation: string;
   store: TurnStore;
   largeResults: LargeResultStore;
-  /** What the turn runs on, read from the conversation once when it starts (conversation/context.ts). */
+  /** What the turn runs on, read from the conversation once when it starts (conversation/terms.ts). */
   terms(): TurnTerms;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
   /** The tasks the conversation's tool calls became (MCP Tasks): a call that becomes one is recorded there. */

@@ -2,7 +2,7 @@ import type { UIMessageChunk } from 'ai';
 
 /**
  * The chunks of the turn being streamed, kept in memory so a client that
- * lost its connection can pick the stream up again (`GET …/stream`): it gets
+ * was cut off can pick the stream up again (`GET …/stream`): it gets
  * every chunk so far, then the rest live. Chunks go into this buffer whether
  * or not a client is reading, so a disconnect never stops the turn.
  */

@@ -10,7 +10,7 @@ import type { TurnRunner } from './runner';
 
 export interface TurnRequestsHost {
   runner: TurnRunner;
-  context: TurnSettings & { acceptsImages(): boolean };
+  terms: TurnSettings & { acceptsImages(): boolean };
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
   /**
    * A message's files (`useChat` file parts) stored as the conversation's uploads: the message without them, its
@@ -36,7 +36,7 @@ export class TurnRequests {
         // Stored before the turn starts (the message names them); a turn refused then (409, 429) takes them back.
         const files = await this.host.fileParts(command);
         try {
-          const { newMessages } = await this.input(files?.command ?? command, this.host.context.model().acceptsImages);
+          const { newMessages } = await this.input(files?.command ?? command, this.host.terms.model().acceptsImages);
           return await runner.start({ kind: 'message', newMessages });
         } catch (error) {
           await files?.undo();
@@ -44,7 +44,7 @@ export class TurnRequests {
         }
       }
       case 'prompt': {
-        const { newMessages } = await this.input(command, this.host.context.model().acceptsImages);
+        const { newMessages } = await this.input(command, this.host.terms.model().acceptsImages);
         // An empty prompt is not a turn (it once continued the last answer, unchecked).
         if (!newMessages.length)
           throw new ApiError(
@@ -70,13 +70,13 @@ export class TurnRequests {
   input(request: TurnInputRequest, acceptsImages: boolean): Promise<TurnInput> {
     if (request.kind === 'message' && !request.attachments.length)
       return Promise.resolve({ newMessages: [request.message] });
-    const settings = this.host.context.settings();
+    const settings = this.host.terms.settings();
     return this.host.withMcp((sessions) => turnInput(sessions, request, { settings, acceptsImages }));
   }
 
   /** A prompt's messages as a turn would get them, without running it (no model needed: a preview). */
   async promptPreview(prompt: Extract<TurnInputRequest, { kind: 'prompt' }>): Promise<Response> {
-    const { description, newMessages } = await this.input(prompt, this.host.context.acceptsImages());
+    const { description, newMessages } = await this.input(prompt, this.host.terms.acceptsImages());
     return Response.json({ server: prompt.server, name: prompt.name, description, messages: newMessages });
   }
 

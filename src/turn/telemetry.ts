@@ -94,7 +94,7 @@ export function modelCallTelemetry(meter?: RequestMeter): LanguageModelV4Middlew
         },
         flush: () => end({ outcome: 'error', error: 'the model stream ended without a finish' }, 'warn'),
       });
-      // pipeThrough, written out: a stream that errors (the connection lost mid-answer) reaches no `flush`, and only the
+      // pipeThrough, written out: a stream that errors (the provider cut off mid-answer) reaches no `flush`, and only the
       // pipe's promise says so — the request's end is reported then (its usage estimated from what streamed).
       result.stream.pipeTo(watch.writable).catch((error: unknown) => end(errorFields(error), 'warn'));
       return { ...result, stream: watch.readable };

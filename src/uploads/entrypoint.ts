@@ -4,7 +4,7 @@ import { type UploadScope, UploadStore } from './store';
 /**
  * The built-in MCP server `uploads`, as a named entrypoint of this Worker.
  * It has no route: only this Worker reaches it, through the runtime's
- * loopback binding `exports.UploadsMcp({ props })` (uploads/link.ts), and
+ * loopback binding `exports.UploadsMcp({ props })` (uploads/loopback.ts), and
  * its props — set by the conversation that calls it, never by a request —
  * are its whole scope: one tenant's one conversation. No request from the
  * internet can reach it or name another conversation.

@@ -13,7 +13,7 @@ import { toRpcResult, type RpcResult } from '../../src/rpc';
  * asks of it over RPC: turns with a scripted model and settings, tool calls
  * outside a turn, waiting for background work. Built from the instance's
  * parts (`instance.parts`, reached through `runInDurableObject`): the model
- * and settings are set on its context (ConversationContext.override), so
+ * and settings are set on its terms (ConversationTerms.override), so
  * the production class carries no test-only entry points.
  */
 
@@ -39,7 +39,7 @@ export function turnIn(
 
 /**
  * Runs `work` (the start of a turn) with `model` and `overrides` set on the
- * conversation's context, then puts the context back: a later turn of the
+ * conversation's terms, then puts the terms back: a later turn of the
  * same conversation (over HTTP, say) uses the tenant's model again.
  */
 export async function withModel<T>(
@@ -48,11 +48,11 @@ export async function withModel<T>(
   overrides: Partial<Settings>,
   work: () => Promise<T>,
 ): Promise<T> {
-  instance.parts.context.override({ model, settings: overrides });
+  instance.parts.terms.override({ model, settings: overrides });
   try {
     return await work();
   } finally {
-    instance.parts.context.override({});
+    instance.parts.terms.override({});
   }
 }
 

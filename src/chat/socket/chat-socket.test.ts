@@ -4,7 +4,7 @@ import { LiveStream } from '../../turn/live-stream';
 import type { TurnRequests } from '../../turn/requests';
 import type { TurnRunner } from '../../turn/runner';
 import { TurnEvents } from '../../turn/turn-events';
-import { ChatSocket, type ChatConnection } from './chat-socket';
+import { ChatSocket, type ChatPeer } from './chat-socket';
 
 /*
  * The frame sequences of the chat protocol, frozen: what each tab receives,
@@ -102,7 +102,7 @@ function fakeConversation() {
 /** A tab: what it was sent, frame by frame, as `type(key facts)` strings. */
 function tab(id: string) {
   const frames: Array<Record<string, unknown>> = [];
-  const connection: ChatConnection = { id, send: (data) => void frames.push(JSON.parse(data)) };
+  const peer: ChatPeer = { id, send: (data) => void frames.push(JSON.parse(data)) };
   const summary = () =>
     frames.map((f) => {
       const facts = [
@@ -118,7 +118,7 @@ function tab(id: string) {
       ].filter(Boolean);
       return `${String(f.type).replace(/^cf_agent_/, '')}${facts.length ? `(${facts.join(', ')})` : ''}`;
     });
-  return { connection, frames, summary };
+  return { peer, frames, summary };
 }
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -128,21 +128,21 @@ describe('the WebSocket chat protocol, frame by frame', () => {
     const conversation = fakeConversation();
     const a = tab('a');
     const b = tab('b');
-    const connections: ChatConnection[] = [a.connection];
-    const socket = new ChatSocket({ connections: () => connections, ...conversation });
-    socket.connected(a.connection);
+    const peers: ChatPeer[] = [a.peer];
+    const socket = new ChatSocket({ peers: () => peers, ...conversation });
+    socket.connected(a.peer);
     const turn = conversation.startElsewhere();
     turn.push({ type: 'start' });
     turn.push({ type: 'text-start', id: 't' });
     await flush();
 
-    connections.push(b.connection);
-    socket.connected(b.connection);
+    peers.push(b.peer);
+    socket.connected(b.peer);
     const resumeId = b.frames.at(-1)!.id as string;
-    await socket.received(b.connection, JSON.stringify({ type: 'cf_agent_stream_resume_request', probeId: 'p1' }));
+    await socket.received(b.peer, JSON.stringify({ type: 'cf_agent_stream_resume_request', probeId: 'p1' }));
     turn.push({ type: 'text-delta', id: 't', delta: 'hel' }); // while b has not acknowledged: not sent to b
     await flush();
-    await socket.received(b.connection, JSON.stringify({ type: 'cf_agent_stream_resume_ack', id: resumeId }));
+    await socket.received(b.peer, JSON.stringify({ type: 'cf_agent_stream_resume_ack', id: resumeId }));
     turn.push({ type: 'text-delta', id: 't', delta: 'lo' });
     turn.push({ type: 'finish' });
     conversation.transcriptState.messages = [user, answer];
@@ -186,22 +186,22 @@ describe('the WebSocket chat protocol, frame by frame', () => {
     const conversation = fakeConversation();
     const a = tab('a');
     const other = tab('other');
-    const socket = new ChatSocket({ connections: () => [a.connection, other.connection], ...conversation });
+    const socket = new ChatSocket({ peers: () => [a.peer, other.peer], ...conversation });
     const continuation = conversation.prepareContinuation();
 
     const answered = socket.received(
-      a.connection,
+      a.peer,
       JSON.stringify({ type: 'cf_agent_tool_approval', toolCallId: 'c1', approved: true }),
     );
     await flush();
-    await socket.received(a.connection, JSON.stringify({ type: 'cf_agent_stream_resume_request', probeId: 'p2' }));
+    await socket.received(a.peer, JSON.stringify({ type: 'cf_agent_stream_resume_request', probeId: 'p2' }));
     conversation.releaseContinuation();
     await flush();
     const id = a.frames.at(-1)!.id as string;
     continuation.push({ type: 'start', messageId: 'a1' });
     continuation.push({ type: 'text-delta', id: 't', delta: 'done' });
     await flush();
-    await socket.received(a.connection, JSON.stringify({ type: 'cf_agent_stream_resume_ack', id }));
+    await socket.received(a.peer, JSON.stringify({ type: 'cf_agent_stream_resume_ack', id }));
     conversation.transcriptState.messages = [user, answer];
     await continuation.end();
     await answered;
@@ -234,11 +234,11 @@ describe('the WebSocket chat protocol, frame by frame', () => {
     const conversation = fakeConversation();
     const a = tab('a');
     const b = tab('b');
-    const socket = new ChatSocket({ connections: () => [a.connection, b.connection], ...conversation });
+    const socket = new ChatSocket({ peers: () => [a.peer, b.peer], ...conversation });
     const turn = conversation.startElsewhere();
     turn.push({ type: 'start' });
     await flush();
-    await socket.received(a.connection, JSON.stringify({ type: 'cf_agent_chat_clear' }));
+    await socket.received(a.peer, JSON.stringify({ type: 'cf_agent_chat_clear' }));
     // The conversation's stop awaits the stopped turn's end; the clear awaits it again (a turn still being set up).
     expect(conversation.calls).toEqual(['stop', 'whenIdle', 'whenIdle', 'clear']);
     expect(a.summary().filter((f) => f === 'chat_clear')).toEqual([]);
@@ -248,14 +248,14 @@ describe('the WebSocket chat protocol, frame by frame', () => {
   it('frames that are not ours, or ours malformed, are ignored', async () => {
     const conversation = fakeConversation();
     const a = tab('a');
-    const socket = new ChatSocket({ connections: () => [a.connection], ...conversation });
+    const socket = new ChatSocket({ peers: () => [a.peer], ...conversation });
     for (const raw of [
       'not json',
       '{"type":"cf_agent_tool_approval","toolCallId":5}',
       '{"type":"other_protocol"}',
       '[]',
     ])
-      await socket.received(a.connection, raw);
+      await socket.received(a.peer, raw);
     expect(a.frames).toEqual([]);
     expect(conversation.calls).toEqual([]);
   });

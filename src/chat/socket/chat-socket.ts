@@ -18,7 +18,8 @@ import {
 } from './frames';
 import { ResumeHandshake, type SocketTurn } from './resume';
 
-export interface ChatConnection {
+/** One WebSocket of the conversation as the chat protocol sees it: its id (kept across hibernation) and a way to send to it. */
+export interface ChatPeer {
   id: string;
   send(data: string): void;
 }
@@ -32,7 +33,7 @@ export interface ChatTranscript {
 }
 
 export interface ChatSocketHost {
-  connections(): Iterable<ChatConnection>;
+  peers(): Iterable<ChatPeer>;
   transcript: ChatTranscript;
   turns: TurnRunner;
   requests: TurnRequests;
@@ -54,7 +55,7 @@ export interface ChatSocketHost {
  * speaks it — frames in frames.ts, the resume handshake in resume.ts.
  *
  * Every tab of a conversation sees every turn live. A turn's chunks go out
- * once, to every connection that is attached to it; a connection that
+ * once, to every peer that is attached to it; a peer that
  * joins mid-turn (a reload, a second tab, the tab that answered an
  * approval and waits for the continuation) is kept out of the live frames
  * until it acknowledges the resume, then gets everything so far as
@@ -67,7 +68,7 @@ export class ChatSocket {
 
   constructor(private readonly host: ChatSocketHost) {
     this.resume = new ResumeHandshake(
-      (connection, frame) => this.sendTo(connection, frame),
+      (peer, frame) => this.sendTo(peer, frame),
       () => host.turns.busy,
     );
     // The answer's one event stream (turn/turn-events.ts): a turn started anywhere (the HTTP API, the widget,
@@ -78,20 +79,20 @@ export class ChatSocket {
     });
   }
 
-  connected(connection: ChatConnection): void {
+  connected(peer: ChatPeer): void {
     // A turn started elsewhere while no tab was connected: it is followed from now on (from its first chunk).
     const running = this.host.turns.runningTurn;
     if (running) this.observe(running.stream, running.continuation, true);
     // `connect: true`: the hook keeps messages it sent while the socket was still opening (this list may predate them).
-    send(connection, messagesFrame(this.host.transcript.recent(), true));
-    this.resume.joined(connection.id);
+    send(peer, messagesFrame(this.host.transcript.recent(), true));
+    this.resume.joined(peer.id);
   }
 
-  closed(connection: { id: string }): void {
-    this.resume.left(connection.id);
+  closed(peer: { id: string }): void {
+    this.resume.left(peer.id);
   }
 
-  async received(connection: ChatConnection, raw: string): Promise<void> {
+  async received(peer: ChatPeer, raw: string): Promise<void> {
     let frame: ClientFrame | undefined;
     try {
       if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) return; // not ours (ours are shallow)
@@ -103,16 +104,16 @@ export class ChatSocket {
     const { turns, transcript } = this.host;
     switch (frame.type) {
       case 'cf_agent_use_chat_request':
-        return this.request(connection, frame);
+        return this.request(peer, frame);
       case 'cf_agent_tool_approval':
         return this.answered(
-          connection,
+          peer,
           { kind: 'approval', toolCallId: frame.toolCallId, approved: frame.approved },
           frame.autoContinue !== false,
         );
       case 'cf_agent_tool_result':
         return this.answered(
-          connection,
+          peer,
           {
             kind: 'tool-result',
             toolCallId: frame.toolCallId,
@@ -131,7 +132,7 @@ export class ChatSocket {
         await this.host.controls.stop();
         await turns.whenIdle();
         transcript.clear();
-        this.broadcast(clearFrame(), connection.id);
+        this.broadcast(clearFrame(), peer.id);
         return;
       case 'cf_agent_chat_messages': {
         if (!turns.busy)
@@ -141,7 +142,7 @@ export class ChatSocket {
             ),
           );
         // Everyone (the sender too, when a running turn kept it from applying) converges on what the server holds.
-        this.broadcast(messagesFrame(transcript.recent()), turns.busy ? undefined : connection.id);
+        this.broadcast(messagesFrame(transcript.recent()), turns.busy ? undefined : peer.id);
         return;
       }
       case 'mcp_elicitation_response':
@@ -152,7 +153,7 @@ export class ChatSocket {
           });
         } catch (error) {
           send(
-            connection,
+            peer,
             elicitationErrorFrame(
               frame.id,
               error instanceof ApiError ? error.code : 'internal_error',
@@ -162,14 +163,14 @@ export class ChatSocket {
         }
         return;
       case 'cf_agent_stream_resume_request':
-        return this.resume.probed(connection.id, frame.probeId);
+        return this.resume.probed(peer.id, frame.probeId);
       case 'cf_agent_stream_resume_ack':
-        return this.resume.acknowledged(connection.id, frame.id);
+        return this.resume.acknowledged(peer.id, frame.id);
     }
   }
 
   private async request(
-    connection: ChatConnection,
+    peer: ChatPeer,
     frame: Extract<ClientFrame, { type: 'cf_agent_use_chat_request' }>,
   ): Promise<void> {
     const id = typeof frame.id === 'string' ? frame.id : crypto.randomUUID();
@@ -189,31 +190,31 @@ export class ChatSocket {
       }
       const { command, clientTools } = parseChatBody(body);
       if (clientTools) this.host.turns.offerClientTools(clientTools);
-      stream = await this.resume.requesting(connection.id, () => this.startHere(() => this.host.requests.run(command)));
+      stream = await this.resume.requesting(peer.id, () => this.startHere(() => this.host.requests.run(command)));
     } catch (error) {
-      send(connection, responseFrame({ id, body: errorText(error), done: true, error: true }));
+      send(peer, responseFrame({ id, body: errorText(error), done: true, error: true }));
       return;
     }
     if (!stream) {
       // Approval answers recorded; other calls of the step still wait.
-      send(connection, responseFrame({ id, body: '', done: true }));
+      send(peer, responseFrame({ id, body: '', done: true }));
       this.broadcast(messagesFrame(this.host.transcript.recent()));
       return;
     }
-    await this.pipe(id, stream, false, connection.id);
+    await this.pipe(id, stream, false, peer.id);
   }
 
-  private async answered(connection: ChatConnection, answer: ToolCallAnswer, autoContinue: boolean): Promise<void> {
+  private async answered(peer: ChatPeer, answer: ToolCallAnswer, autoContinue: boolean): Promise<void> {
     let result: { message: UIMessage; ready: boolean };
     try {
       result = await this.host.turns.record(answer);
     } catch (error) {
-      send(connection, messagesFrame(this.host.transcript.recent()));
+      send(peer, messagesFrame(this.host.transcript.recent()));
       logEvent('ws.refused', { kind: answer.kind, toolCallId: answer.toolCallId, ...errorFields(error) }, 'warn');
       return;
     }
     if (!result.ready || !autoContinue) return;
-    this.resume.expectProbe(connection.id);
+    this.resume.expectProbe(peer.id);
     const id = crypto.randomUUID();
     let stream: LiveStream | undefined;
     try {
@@ -235,7 +236,7 @@ export class ChatSocket {
   private observe(stream: LiveStream, continuation: boolean, joining = false): void {
     if (this.startingHere > 0 || this.resume.turn?.stream === stream) return;
     // With no tab connected nobody needs it (yet): a tab that connects mid-turn starts following it (`connected`).
-    if (!joining && !first(this.host.connections())) return;
+    if (!joining && !first(this.host.peers())) return;
     void this.pipe(crypto.randomUUID(), stream, continuation);
   }
 
@@ -248,7 +249,7 @@ export class ChatSocket {
     }
   }
 
-  /** Streams a turn to every attached connection; `sender` started it (it reads its own request's frames). */
+  /** Streams a turn to every attached peer; `sender` started it (it reads its own request's frames). */
   private async pipe(id: string, stream: LiveStream, continuation: boolean, sender?: string): Promise<void> {
     const turn = this.resume.begin({ id, stream, sender, continuation });
     if (!continuation) {
@@ -277,27 +278,26 @@ export class ChatSocket {
     if (answer?.role === 'assistant') this.sendToTurn(turn, messageUpdatedFrame(answer));
   }
 
-  /** To every connection attached to `turn` (not waiting to acknowledge a resume). */
+  /** To every peer attached to `turn` (not waiting to acknowledge a resume). */
   private sendToTurn(turn: SocketTurn, frame: object): void {
     const data = JSON.stringify(frame);
-    for (const connection of this.host.connections())
-      if (this.resume.attached(turn, connection.id)) trySend(connection, data);
+    for (const peer of this.host.peers()) if (this.resume.attached(turn, peer.id)) trySend(peer, data);
   }
 
-  /** To the attached connections other than the turn's sender. */
+  /** To the attached peers other than the turn's sender. */
   private sendToOthers(turn: SocketTurn, frame: object): void {
     const data = JSON.stringify(frame);
-    for (const connection of this.host.connections())
-      if (connection.id !== turn.sender && this.resume.attached(turn, connection.id)) trySend(connection, data);
+    for (const peer of this.host.peers())
+      if (peer.id !== turn.sender && this.resume.attached(turn, peer.id)) trySend(peer, data);
   }
 
   private broadcast(frame: object, except?: string): void {
     const data = JSON.stringify(frame);
-    for (const connection of this.host.connections()) if (connection.id !== except) trySend(connection, data);
+    for (const peer of this.host.peers()) if (peer.id !== except) trySend(peer, data);
   }
 
   private sendTo(id: string, frame: object): void {
-    for (const connection of this.host.connections()) if (connection.id === id) send(connection, frame);
+    for (const peer of this.host.peers()) if (peer.id === id) send(peer, frame);
   }
 }
 
@@ -306,12 +306,12 @@ const first = <T>(items: Iterable<T>): T | undefined => {
   return undefined;
 };
 
-const send = (connection: ChatConnection, frame: object) => trySend(connection, JSON.stringify(frame));
+const send = (peer: ChatPeer, frame: object) => trySend(peer, JSON.stringify(frame));
 
-/** A connection may close between the moment it was listed and the send: that is not an error. */
-function trySend(connection: ChatConnection, data: string): void {
+/** A peer may close between the moment it was listed and the send: that is not an error. */
+function trySend(peer: ChatPeer, data: string): void {
   try {
-    connection.send(data);
+    peer.send(data);
   } catch {
     // closed meanwhile; its close handler forgets it
   }

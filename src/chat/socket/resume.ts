@@ -5,14 +5,14 @@ import { pendingFrame, resumeNoneFrame, resumingFrame, responseFrame } from './f
 export interface SocketTurn {
   id: string;
   stream: LiveStream;
-  /** The connection whose request this turn answers (it reads its own request's frames). */
+  /** The peer whose request this turn answers (it reads its own request's frames). */
   sender: string | undefined;
   continuation: boolean;
   /** Chunk bodies sent so far, in order (`seq` is the index). */
   bodies: string[];
   done: boolean;
   outcome: 'completed' | 'error' | 'aborted';
-  /** Connections told to resume this turn that have not acknowledged yet: no live frames for them. */
+  /** Peers told to resume this turn that have not acknowledged yet: no live frames for them. */
   pending: Set<string>;
 }
 
@@ -33,44 +33,44 @@ export class ResumeHandshake {
   private readonly awaitingProbe = new Set<string>();
   /** Tabs that probed while a turn was being started (told `pending`): told `resuming` once it streams. */
   private readonly awaitingStart = new Set<string>();
-  /** Connections whose chat requests are being started, with how many each. */
+  /** Peers whose chat requests are being started, with how many each. */
   private readonly requesters = new Map<string, number>();
 
   constructor(
-    private readonly send: (connection: string, frame: object) => void,
+    private readonly send: (peer: string, frame: object) => void,
     /** A turn is being started or streamed (whoever started it). */
     private readonly turnBusy: () => boolean,
   ) {}
 
   /** A tab connected while a turn streams: told at once, and kept out of live frames until it acknowledges (the hook dedupes the probe's answer). */
-  joined(connection: string): void {
+  joined(peer: string): void {
     const turn = this.turn;
     if (!turn || turn.done) return;
-    turn.pending.add(connection);
-    this.send(connection, resumingFrame(turn.id));
+    turn.pending.add(peer);
+    this.send(peer, resumingFrame(turn.id));
   }
 
-  left(connection: string): void {
-    this.turn?.pending.delete(connection);
-    this.awaitingProbe.delete(connection);
-    this.awaitingStart.delete(connection);
+  left(peer: string): void {
+    this.turn?.pending.delete(peer);
+    this.awaitingProbe.delete(peer);
+    this.awaitingStart.delete(peer);
   }
 
-  /** While `start` runs, `connection`'s own request is being started: its probes are told there is nothing to resume (it reads that request's frames). */
-  async requesting<T>(connection: string, start: () => Promise<T>): Promise<T> {
-    this.requesters.set(connection, (this.requesters.get(connection) ?? 0) + 1);
+  /** While `start` runs, `peer`'s own request is being started: its probes are told there is nothing to resume (it reads that request's frames). */
+  async requesting<T>(peer: string, start: () => Promise<T>): Promise<T> {
+    this.requesters.set(peer, (this.requesters.get(peer) ?? 0) + 1);
     try {
       return await start();
     } finally {
-      const left = (this.requesters.get(connection) ?? 1) - 1;
-      if (left > 0) this.requesters.set(connection, left);
-      else this.requesters.delete(connection);
+      const left = (this.requesters.get(peer) ?? 1) - 1;
+      if (left > 0) this.requesters.set(peer, left);
+      else this.requesters.delete(peer);
     }
   }
 
-  /** `connection` answered the step's last call: the hook probes for the continuation (a new request id, `continuation: true` frames). */
-  expectProbe(connection: string): void {
-    this.awaitingProbe.add(connection);
+  /** `peer` answered the step's last call: the hook probes for the continuation (a new request id, `continuation: true` frames). */
+  expectProbe(peer: string): void {
+    this.awaitingProbe.add(peer);
   }
 
   /** The continuation failed to start: the tabs waiting for it hear there is none. */
@@ -99,41 +99,40 @@ export class ResumeHandshake {
     return started;
   }
 
-  probed(connection: string, probeId: string | undefined): void {
+  probed(peer: string, probeId: string | undefined): void {
     const probe = { probeId };
     const turn = this.turn;
     // The tab whose own request is starting or streaming reads that request's frames: nothing to resume for it.
     // (Told "resuming" for its own request, the hook would open a second reader of the same turn.)
-    if (this.requesters.has(connection) || (turn && !turn.done && turn.sender === connection)) {
-      this.send(connection, resumeNoneFrame(probe));
-    } else if (turn && (!turn.done || turn.pending.has(connection))) {
-      turn.pending.add(connection);
-      this.awaitingProbe.delete(connection);
-      this.send(connection, resumingFrame(turn.id, probe));
-    } else if (this.turnBusy() || this.awaitingProbe.has(connection)) {
+    if (this.requesters.has(peer) || (turn && !turn.done && turn.sender === peer)) {
+      this.send(peer, resumeNoneFrame(probe));
+    } else if (turn && (!turn.done || turn.pending.has(peer))) {
+      turn.pending.add(peer);
+      this.awaitingProbe.delete(peer);
+      this.send(peer, resumingFrame(turn.id, probe));
+    } else if (this.turnBusy() || this.awaitingProbe.has(peer)) {
       // A turn is being started (its MCP sessions, its context): it is announced when it streams.
-      this.awaitingProbe.delete(connection);
-      this.awaitingStart.add(connection);
-      this.send(connection, pendingFrame(probe));
-    } else this.send(connection, resumeNoneFrame(probe));
+      this.awaitingProbe.delete(peer);
+      this.awaitingStart.add(peer);
+      this.send(peer, pendingFrame(probe));
+    } else this.send(peer, resumeNoneFrame(probe));
   }
 
   /** Everything so far as replay frames, then live: in one synchronous step, so nothing is missed or sent twice. */
-  acknowledged(connection: string, id: string | undefined): void {
+  acknowledged(peer: string, id: string | undefined): void {
     const turn = this.turn;
-    if (!turn || turn.id !== id || !turn.pending.delete(connection)) return;
+    if (!turn || turn.id !== id || !turn.pending.delete(peer)) return;
     const flags = turn.continuation ? { continuation: true as const } : {};
     turn.bodies.forEach((body, seq) => {
-      this.send(connection, responseFrame({ id, body, done: false, replay: true, seq, ...flags }));
+      this.send(peer, responseFrame({ id, body, done: false, replay: true, seq, ...flags }));
     });
     if (turn.done)
-      this.send(connection, responseFrame({ id, body: '', done: true, replay: true, outcome: turn.outcome, ...flags }));
-    else
-      this.send(connection, responseFrame({ id, body: '', done: false, replay: true, replayComplete: true, ...flags }));
+      this.send(peer, responseFrame({ id, body: '', done: true, replay: true, outcome: turn.outcome, ...flags }));
+    else this.send(peer, responseFrame({ id, body: '', done: false, replay: true, replayComplete: true, ...flags }));
   }
 
-  /** Whether `connection` gets `turn`'s live frames (it is not waiting to acknowledge). */
-  attached(turn: SocketTurn, connection: string): boolean {
-    return !turn.pending.has(connection);
+  /** Whether `peer` gets `turn`'s live frames (it is not waiting to acknowledge). */
+  attached(turn: SocketTurn, peer: string): boolean {
+    return !turn.pending.has(peer);
   }
 }

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import { withRequest } from '../../observability/context';
+import { withRequest } from '../../observability/current-request';
 import { logEvent } from '../../observability/log';
 import type { AppBindings } from '../types';
 
@@ -9,7 +9,7 @@ import type { AppBindings } from '../types';
  * raw path or its query), status, duration to the response headers (a
  * turn's stream goes on after; its `turn.end` line says how long it took),
  * request id, tenant — and the request's scope for everything below it
- * (observability/context.ts): log lines, Durable Object calls
+ * (observability/current-request.ts): log lines, Durable Object calls
  * (conversation-stub.ts) and MCP requests carry its id. Goes right after
  * `requestId()`.
  *

@@ -7,7 +7,7 @@ import {
   ConnectLink,
   Disconnected,
 } from '../../../shared/api/connections';
-import { connectLink, openState } from '../../auth/tickets';
+import { connectUrl, openState } from '../../auth/tickets';
 import { vaultOf } from '../../auth/vault';
 import { loadConfig, serversOf } from '../../config';
 import { oauthSetup } from '../../config/oauth';
@@ -80,24 +80,24 @@ export const connections = routes()
     // Most tenants have no OAuth server: no vault call for them (the widget asks once per conversation).
     if (!serversOf(loadConfig(c.env), principal.tenant).some((s) => s.auth.type === 'oauth'))
       return c.json({ connections: [] }, 200);
-    const listed = unwrap(await vaultOf(c.env, owner).connections(owner)).filter((entry) =>
+    const listed = unwrap(await vaultOf(c.env, owner).statuses(owner)).filter((entry) =>
       allowed(principal, entry.server),
     );
     const setup = listed.some((e) => e.status !== 'connected') ? oauthSetup(c.env) : undefined;
-    const withLinks = await Promise.all(
+    const withUrls = await Promise.all(
       listed.map(async (entry) =>
         entry.status === 'connected' || !setup
           ? entry
-          : { ...entry, connectUrl: (await connectLink(setup, owner, entry.server)).url },
+          : { ...entry, connectUrl: (await connectUrl(setup, owner, entry.server)).url },
       ),
     );
-    return c.json({ connections: withLinks }, 200);
+    return c.json({ connections: withUrls }, 200);
   })
   .openapi(mint, async (c) => {
     const principal = c.get('principal');
     const server = oauthServer(c.env, principal, c.req.param('server'));
-    const link = await connectLink(oauthSetup(c.env), { tenant: principal.tenant, user: principal.user }, server);
-    return c.json({ server, url: link.url, expiresAt: new Date(link.expiresAt).toISOString() }, 200);
+    const minted = await connectUrl(oauthSetup(c.env), { tenant: principal.tenant, user: principal.user }, server);
+    return c.json({ server, url: minted.url, expiresAt: new Date(minted.expiresAt).toISOString() }, 200);
   })
   .openapi(complete, async (c) => {
     const principal = c.get('principal');

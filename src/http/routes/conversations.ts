@@ -25,7 +25,7 @@ import {
   TitleSet,
 } from '../../../shared/api/conversations';
 import { ReadResourceBody, ResourceView } from '../../../shared/api/resources';
-import { connectLinks } from '../../auth/connect-links';
+import { withConnectUrls } from '../../auth/connect-urls';
 import { decodeCursor, directoryOf } from '../../conversation/directory';
 import { newConversationId } from '../../conversation/ids';
 import { userMessageFrom } from '../../chat/use-chat-body';
@@ -273,7 +273,7 @@ export const conversations = routes()
     const { servers, plan } = unwrap(await asDeclared(await ownedStub(c), 'catalog').catalog());
     const { tenant, user } = c.get('principal');
     // A server the caller must connect (or grant more access to) carries their connect link.
-    return c.json({ servers: await connectLinks(c.env, { tenant, user }, servers), plan }, 200);
+    return c.json({ servers: await withConnectUrls(c.env, { tenant, user }, servers), plan }, 200);
   })
   .openapi(send, async (c) => {
     const body = c.req.valid('json');

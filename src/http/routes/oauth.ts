@@ -176,7 +176,7 @@ export const oauth = routes()
     const owner = { tenant: ticket.tenant, user: ticket.user };
     const vault = vaultOf(c.env, owner);
     // The state must come back to the browser that started it (CSRF: nobody can finish their authorization in your
-    // session). A callback that fails the check ends the authorization: its code, which landed in the wrong browser,
+    // browser). A callback that fails the check ends the authorization: its code, which landed in the wrong browser,
     // can no longer be redeemed by anyone (POST …/complete answers invalid_state).
     if (!cookie || !sameText(cookie, ticket.nonce)) {
       await vault.abandon(ticket.nonce);

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { ServerList } from '../../../shared/api/catalog';
-import { connectLinks } from '../../auth/connect-links';
+import { withConnectUrls } from '../../auth/connect-urls';
 import { vaultSource } from '../../auth/vault';
 import { VaultAuth } from '../../auth/vault-auth';
 import { loadConfig, serversOf } from '../../config';
@@ -45,7 +45,7 @@ export const servers = routes().openapi(list, async (c) => {
     },
     { tenant, client: definitionPinsOf(c.env, tenant) },
   );
-  const listed = await connectLinks(c.env, { tenant, user }, probes);
+  const listed = await withConnectUrls(c.env, { tenant, user }, probes);
   // Where the tenant's servers live is the tenant's business: an end user's browser gets ids, titles and status only.
   return c.json({ servers: principal.browser ? listed.map(({ url: _url, ...rest }) => rest) : listed }, 200);
 });

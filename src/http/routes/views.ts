@@ -15,7 +15,7 @@ import { asDeclared, conversationStub, ownedStub } from '../conversation-stub';
 import { errors, json, jsonBody, jsonRequest, routes, V1_ERRORS } from '../openapi';
 import type { AppBindings } from '../types';
 import { VIEW_DOCUMENT_HEADERS, viewCsp, viewSecurity } from '../view-csp';
-import { signedViewSegment, verifiedViewNonce } from '../view-link-signature';
+import { signedViewSegment, verifiedViewNonce } from '../view-url-signature';
 
 const IdParams = z.object({ id: z.string().meta({ description: 'A conversation id.' }) });
 const tags = ['conversations'];

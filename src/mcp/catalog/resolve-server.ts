@@ -5,20 +5,20 @@ import type { ServerState } from './catalog';
 /**
  * The server a URI belongs to: the one whose catalog lists it, else whose
  * template matches it, else the only server with resources. A tool's
- * `resource_link` (`linked`: the server whose tool returned it) decides only
+ * `resource_link` (`returnedBy`: the server whose tool returned it) decides only
  * when no other server lists or templates the URI — a server cannot take
  * over another's URIs by linking to them. Ambiguity is the caller's to
  * resolve (400 naming the candidates).
  */
-export function resolveServer(uri: string, states: ServerState[], linked: string | undefined): string {
-  if (linked) {
+export function resolveServer(uri: string, states: ServerState[], returnedBy: string | undefined): string {
+  if (returnedBy) {
     const claimedElsewhere = states.some(
       (s) =>
-        s.id !== linked &&
+        s.id !== returnedBy &&
         (s.resources.some((r) => r.uri === uri) ||
           s.resourceTemplates.some((t) => matchesTemplate(t.uriTemplate, uri))),
     );
-    if (!claimedElsewhere) return linked;
+    if (!claimedElsewhere) return returnedBy;
   }
   const listing = states.filter((s) => s.resources.some((r) => r.uri === uri)).map((s) => s.id);
   const candidates = listing.length

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/client/validators/cf-worker';
 import pkg from '../../../package.json' with { type: 'json' };
-import { asNewRequest } from '../../observability/context';
+import { asNewRequest } from '../../observability/current-request';
 import type { throttledLog } from '../../observability/log';
 import {
   type ConnectionEvents,

@@ -8,7 +8,7 @@ import {
 import type { McpServerConfig } from '../../config';
 import { secretNamed } from '../../config/secrets';
 import { ApiError } from '../../errors';
-import { currentRequest } from '../../observability/context';
+import { currentRequest } from '../../observability/current-request';
 import { credentialsOf, rememberSecret } from '../../observability/redact';
 import { bindRequestSignals } from './deadline';
 import { isConnectionLost } from './errors';
@@ -27,7 +27,7 @@ export interface TransportOptions {
   authProvider?: AuthProvider | undefined;
   /** A 2025 session that exists already (Streamable HTTP): to end one whose connect failed. */
   sessionId?: string | undefined;
-  /** How requests reach the server, in place of the network or `exports.default` (a built-in server's own entrypoint: uploads/link.ts). */
+  /** How requests reach the server, in place of the network or `exports.default` (a built-in server's own entrypoint: uploads/loopback.ts). */
   fetch?: typeof fetch | undefined;
 }
 
@@ -71,7 +71,7 @@ export function secretValuesOf(server: McpServerConfig, env: TransportEnv): stri
 
 /**
  * Every request to a server carries the id of the request it works for
- * (`X-Request-Id`, observability/context.ts), so a server's logs and ours
+ * (`X-Request-Id`, observability/current-request.ts), so a server's logs and ours
  * line up. A stream opened by one request (a listen or GET stream) keeps
  * that request's id.
  */

@@ -34,11 +34,11 @@ export interface McpExtension {
   /** For a notification method, the catalog kinds of its own that the notification changes too. */
   readonly listChanged?: Readonly<Record<string, readonly CatalogKind[]>>;
   /** The rules of reading `uri` when it is one of its entries; throws (an ApiError) to refuse the read. */
-  guardRead?(read: ReadContext): ReadGuard | undefined;
+  guardRead?(read: GuardedRead): ReadGuard | undefined;
 }
 
 /** What an extension's read rule knows of a read (ServerLink.read gives it). */
-export interface ReadContext {
+export interface GuardedRead {
   server: string;
   state: ServerState;
   uri: string;
@@ -96,7 +96,7 @@ export class ExtensionRegistry {
   }
 
   /** The rules of one read: the first extension whose entry `read.uri` is (throws when one refuses it). */
-  guardRead(read: ReadContext): ReadGuard | undefined {
+  guardRead(read: GuardedRead): ReadGuard | undefined {
     for (const extension of this.extensions) {
       const guard = extension.guardRead?.(read);
       if (guard) return guard;

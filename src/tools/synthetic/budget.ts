@@ -1,6 +1,6 @@
 import { base64ByteLength } from '../../mcp/contents';
 import type { ModelView } from '../../prompt/render';
-import type { ToolContext } from './context';
+import type { ToolHost } from './tool-host';
 
 /**
  * Charges what reaches the model against the turn's read budget
@@ -10,12 +10,12 @@ import type { ToolContext } from './context';
  * windows of it, not the document.
  */
 export function charged<T extends Pick<ModelView, 'text' | 'images'>>(
-  ctx: Pick<ToolContext, 'readBudget'>,
+  host: Pick<ToolHost, 'readBudget'>,
   uri: string,
   output: T,
 ): T {
   charge(
-    ctx,
+    host,
     uri,
     new TextEncoder().encode(output.text).byteLength +
       output.images.reduce((sum, image) => sum + base64ByteLength(image.base64), 0),
@@ -23,8 +23,8 @@ export function charged<T extends Pick<ModelView, 'text' | 'images'>>(
   return output;
 }
 
-export function charge(ctx: Pick<ToolContext, 'readBudget'>, uri: string, bytes: number): void {
-  const { readBudget } = ctx;
+export function charge(host: Pick<ToolHost, 'readBudget'>, uri: string, bytes: number): void {
+  const { readBudget } = host;
   if (bytes > readBudget.remaining) {
     throw new Error(
       `This turn may read ${readBudget.limit} bytes of resources and has ${readBudget.remaining} left; this part of ${uri} is ${bytes} bytes. Answer with what you have, or ask the user to continue in a new message.`,

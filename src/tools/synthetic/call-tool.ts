@@ -22,10 +22,10 @@ export const callTool: SyntheticTool = {
   group: 'tools',
   offeredWhen: (facts) => facts.hiddenTools > 0 && facts.toolDispatcher,
   sentence: () => 'A tool search_tools found is run with call_tool, by its name.',
-  create: (ctx) => {
+  create: (host) => {
     const target = (name: string): Tool | undefined =>
-      ctx.mcpTools?.offer.hidden.has(name) || ctx.mcpTools?.offer.offered.has(name)
-        ? ctx.mcpTools.tools[name]
+      host.mcpTools?.offer.hidden.has(name) || host.mcpTools?.offer.offered.has(name)
+        ? host.mcpTools.tools[name]
         : undefined;
     const checked = async (input: CallToolInput) => {
       const called = target(input.name);

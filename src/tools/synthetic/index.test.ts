@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogFacts } from '../../prompt/system-prompt';
-import { READING_TOOL_NAMES, SYNTHETIC_TOOL_NAMES, SYNTHETIC_TOOLS, syntheticTools, type ToolContext } from './index';
+import { READING_TOOL_NAMES, SYNTHETIC_TOOL_NAMES, SYNTHETIC_TOOLS, syntheticTools, type ToolHost } from './index';
 
 const EMPTY: CatalogFacts = {
   catalogLines: 0,
@@ -59,7 +59,7 @@ describe('the synthetic tool registry', () => {
   });
 
   it('every tool is made for a turn under its own name', () => {
-    expect(Object.keys(syntheticTools({} as ToolContext))).toEqual(SYNTHETIC_TOOLS.map((t) => t.name));
+    expect(Object.keys(syntheticTools({} as ToolHost))).toEqual(SYNTHETIC_TOOLS.map((t) => t.name));
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ToolSet } from 'ai';
-import type { ToolContext } from './context';
+import type { ToolHost } from './tool-host';
 import { invokePrompt } from './invoke-prompt';
 import { listResourceTemplates } from './list-resource-templates';
 import { listResources } from './list-resources';
@@ -39,11 +39,11 @@ export const READING_TOOL_NAMES: ReadonlySet<string> = new Set(
 );
 
 /** Every synthetic tool, made for one turn (which of them are active at a step is tool-offer.ts's call). */
-export function syntheticTools(ctx: ToolContext): ToolSet {
-  return Object.fromEntries(SYNTHETIC_TOOLS.map((t) => [t.name, t.create(ctx)]));
+export function syntheticTools(host: ToolHost): ToolSet {
+  return Object.fromEntries(SYNTHETIC_TOOLS.map((t) => [t.name, t.create(host)]));
 }
 
-export type { ToolContext } from './context';
+export type { ToolHost } from './tool-host';
 export type { SyntheticTool } from './tool';
 export { closestUris, type ReadResourceOutput } from './read-resource';
 export { renderPrompt } from './invoke-prompt';

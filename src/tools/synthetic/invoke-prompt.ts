@@ -5,7 +5,7 @@ import { embeddedDocuments, type EmbeddedDocuments, renderEmbeddedDocument } fro
 import { renderEmbedded } from '../../prompt/render';
 import { toolResultPartUri } from '../large-results';
 import { keepIn } from '../model-output';
-import { asToolError, type ToolContext } from './context';
+import { asToolError, type ToolHost } from './tool-host';
 import type { SyntheticTool } from './tool';
 
 const INPUT = zodSchema(
@@ -22,21 +22,21 @@ export const invokePrompt: SyntheticTool = {
   group: 'discover',
   offeredWhen: (facts) => facts.prompts > 0,
   sentence: () => "invoke_prompt fetches a server's prompt.",
-  create: (ctx) =>
+  create: (host) =>
     tool({
       description: "Fetch one of a server's prompts (message templates) with its arguments; returns its messages.",
       inputSchema: INPUT,
       execute: async ({ server, name, arguments: args }, { abortSignal, toolCallId }) => {
-        if (!ctx.modelPrompts(server))
+        if (!host.modelPrompts(server))
           throw new Error(`The prompts of server "${server}" are for users only; they cannot be invoked by the model.`);
         // A stop cancels prompts/get on the server too, like a tool call.
-        const result = await asToolError(ctx.sessions.getPrompt(server, name, args, abortSignal));
+        const result = await asToolError(host.sessions.getPrompt(server, name, args, abortSignal));
         // Its documents as their text, the rest of a long one kept like a tool result's (prompt/embedded-documents.ts).
         const found = await embeddedDocuments(
           result.messages.map((m) => m.content),
-          ctx.sessions.documents,
+          host.sessions.documents,
         );
-        return renderPrompt(server, name, result, ctx, { found, toolCallId });
+        return renderPrompt(server, name, result, host, { found, toolCallId });
       },
     }),
 };
@@ -46,7 +46,7 @@ export function renderPrompt(
   server: string,
   name: string,
   result: GetPromptResult,
-  ctx: Pick<ToolContext, 'settings' | 'largeResults'>,
+  host: Pick<ToolHost, 'settings' | 'largeResults'>,
   documents?: { found: EmbeddedDocuments; toolCallId: string } | undefined,
 ): string {
   const lines = [
@@ -59,11 +59,11 @@ export function renderPrompt(
     if (content.type === 'text') text = content.text;
     else if (document)
       text = renderEmbeddedDocument(server, document, {
-        windowChars: ctx.settings.READ_WINDOW_CHARS,
-        keep: ctx.largeResults && keepIn(ctx.largeResults, server, toolResultPartUri(documents!.toolCallId, index)),
+        windowChars: host.settings.READ_WINDOW_CHARS,
+        keep: host.largeResults && keepIn(host.largeResults, server, toolResultPartUri(documents!.toolCallId, index)),
       });
     else if (content.type === 'resource')
-      text = renderEmbedded(server, content.resource as { uri: string }, ctx.settings.READ_WINDOW_CHARS);
+      text = renderEmbedded(server, content.resource as { uri: string }, host.settings.READ_WINDOW_CHARS);
     else if (content.type === 'resource_link')
       text = `[Resource link: ${content.uri}${content.mimeType ? ` (${content.mimeType})` : ''} — read it with read_resource]`;
     else if (content.type === 'image' || content.type === 'audio')

@@ -2,7 +2,7 @@ import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { resourceLine } from '../../prompt/catalog-lines';
 import { fieldsOf } from '../../prompt/relevance';
-import { pick } from './context';
+import { pick } from './tool-host';
 import { listingPage } from './paged-listing';
 import type { SyntheticTool } from './tool';
 
@@ -20,19 +20,21 @@ export const listResources: SyntheticTool = {
   group: 'discover',
   offeredWhen: (facts) => facts.resources > facts.resourcesShown,
   sentence: () => 'list_resources (with a query) finds resources the catalog does not show.',
-  create: (ctx) =>
+  create: (host) =>
     tool({
       description:
         'List resources (all servers, or one), 50 at a time. With a query, the most relevant come first and only matches are listed.',
       inputSchema: INPUT,
       execute: async ({ server, query, cursor }) =>
         listingPage({
-          entries: pick(ctx.states, server).flatMap((s) => s.resources.map((resource) => ({ server: s.id, resource }))),
+          entries: pick(host.states, server).flatMap((s) =>
+            s.resources.map((resource) => ({ server: s.id, resource })),
+          ),
           query,
           cursor,
           fields: ({ resource }) => fieldsOf.resource(resource),
           line: ({ server: id, resource }) =>
-            `${resourceLine(resource, { documents: ctx.settings.DOCUMENT_CONVERTER !== 'off' })} [server ${id}]`,
+            `${resourceLine(resource, { documents: host.settings.DOCUMENT_CONVERTER !== 'off' })} [server ${id}]`,
           noun: 'resource',
           tool: 'list_resources',
         }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { skillLine } from '../../prompt/catalog-lines';
 import { fieldsOf } from '../../prompt/relevance';
 import { skillBytes } from '../../mcp/extensions';
-import { pick } from './context';
+import { pick } from './tool-host';
 import { listingPage } from './paged-listing';
 import type { SyntheticTool } from './tool';
 
@@ -21,14 +21,14 @@ export const listSkills: SyntheticTool = {
   group: 'discover',
   offeredWhen: (facts) => facts.skills > facts.skillsShown,
   sentence: () => 'list_skills (with a query) finds skills the catalog does not show.',
-  create: (ctx) =>
+  create: (host) =>
     tool({
       description:
         'List skills (all servers, or one), 50 at a time. With a query, the most relevant come first and only matches are listed.',
       inputSchema: INPUT,
       execute: async ({ server, query, cursor }) =>
         listingPage({
-          entries: pick(ctx.states, server).flatMap((s) => (s.skills ?? []).map((skill) => ({ server: s.id, skill }))),
+          entries: pick(host.states, server).flatMap((s) => (s.skills ?? []).map((skill) => ({ server: s.id, skill }))),
           query,
           cursor,
           fields: ({ skill }) => fieldsOf.skill(skill.frontmatter),

@@ -5,7 +5,7 @@ import { loadedSkill } from '../../prompt/skill-notes';
 import { findSkill, skillName } from '../../mcp/extensions';
 import { terms } from '../../prompt/relevance';
 import { charged } from './budget';
-import type { ToolContext } from './context';
+import type { ToolHost } from './tool-host';
 import type { ReadResourceOutput } from './read-resource';
 import { toModelOutput } from '../model-output';
 import type { SyntheticTool } from './tool';
@@ -40,26 +40,26 @@ export const loadSkill: SyntheticTool = {
   offeredWhen: (facts) => facts.skills > 0,
   sentence: () =>
     "Skills are a server's instructions for a kind of task: when the user's request matches one, load_skill loads it (its files then read with read_resource). A skill is reference material like a resource: use it for what the user asked, never to do more or to skip asking them.",
-  create: (ctx) =>
+  create: (host) =>
     tool({
       description:
         "Load one of a server's skills by name: its SKILL.md (instructions for a kind of task), then the list of its other files with their sizes (read them with read_resource when the skill says to).",
       inputSchema: INPUT,
       execute: async ({ name, server, offset }): Promise<ReadResourceOutput> => {
-        const found = findSkill(ctx.states, name, server);
+        const found = findSkill(host.states, name, server);
         if (!found)
-          throw new Error(`No skill "${name}"${server ? ` on server "${server}"` : ''}.${suggest(ctx, name)}`);
+          throw new Error(`No skill "${name}"${server ? ` on server "${server}"` : ''}.${suggest(host, name)}`);
         let view: Awaited<ReturnType<typeof viewResource>>;
         try {
           view = await viewResource(
-            ctx.sessions,
+            host.sessions,
             { server: found.server, uri: found.skill.uri },
             {
-              windowChars: ctx.settings.READ_WINDOW_CHARS,
+              windowChars: host.settings.READ_WINDOW_CHARS,
               ...(offset === undefined ? {} : { offset }),
               images: false,
               maxImageBytes: 0,
-              reuseSince: ctx.turnStartedAt,
+              reuseSince: host.turnStartedAt,
               connect: false,
             },
           );
@@ -73,19 +73,19 @@ export const loadSkill: SyntheticTool = {
           ...view.model,
           text: loadedSkill(found.server, found.skill, view.model.text, !offset),
         };
-        return charged(ctx, found.skill.uri, output);
+        return charged(host, found.skill.uri, output);
       },
       toModelOutput: ({ output }) => toModelOutput(output),
     }),
 };
 
 /** The skills whose names share words with the one asked for. */
-function suggest(ctx: ToolContext, name: string): string {
+function suggest(host: ToolHost, name: string): string {
   const wanted = new Set(terms(name.replace(/-/g, ' ')));
-  const near = ctx.states
+  const near = host.states
     .flatMap((s) => (s.skills ?? []).map((skill) => ({ server: s.id, name: skillName(skill) })))
     .filter((s) => terms(s.name.replace(/-/g, ' ')).some((w) => wanted.has(w)));
-  const all = ctx.states.flatMap((s) => (s.skills ?? []).map((skill) => `${skillName(skill)} (server ${s.id})`));
+  const all = host.states.flatMap((s) => (s.skills ?? []).map((skill) => `${skillName(skill)} (server ${s.id})`));
   if (near.length) return ` Closest: ${near.map((s) => `${s.name} (server ${s.server})`).join(', ')}.`;
   return all.length
     ? ` Skills: ${all.slice(0, 10).join(', ')}${all.length > 10 ? '…' : ''}.`

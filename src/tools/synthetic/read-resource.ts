@@ -9,7 +9,7 @@ import { isToolResultUri } from '../large-results';
 import { toModelOutput } from '../model-output';
 import { pageStart } from '../../documents/pages';
 import { charged } from './budget';
-import type { ToolContext } from './context';
+import type { ToolHost } from './tool-host';
 import type { SyntheticTool } from './tool';
 
 /** Converted to JSON Schema once per isolate: a bare zod object given to `tool()` is converted again at every step (≈ 1.3 ms a step, measured). */
@@ -54,60 +54,60 @@ export const readResource: SyntheticTool = {
     facts.catalogLines > 0
       ? 'Resources are listed, not included, one per line: URI, title, [type size], description. Call read_resource with a URI to read one; long text comes in parts (each says how to get the next).'
       : 'read_resource reads a resource or tool result by URI; long text comes in parts (each says how to get the next).',
-  create: (ctx) =>
+  create: (host) =>
     tool({
       description:
         "Read one resource by URI (from the catalog, a filled-in template, or a resource link). Long text comes in parts: pass the offset the previous part gives to get the next one, or a document's page. Binary content is described, not shown.",
       inputSchema: INPUT,
       execute: async ({ uri, server, offset, page }): Promise<ReadResourceOutput> =>
-        readForModel(ctx, uri, server, offset, page),
+        readForModel(host, uri, server, offset, page),
       toModelOutput: ({ output }) => toModelOutput(output),
     }),
 };
 
 async function readForModel(
-  ctx: ToolContext,
+  host: ToolHost,
   uri: string,
   server: string | undefined,
   offset: number | undefined,
   page: number | undefined,
 ): Promise<ReadResourceOutput> {
-  if (isToolResultUri(uri)) return charged(ctx, uri, readLargeResult(ctx, uri, offset, page));
+  if (isToolResultUri(uri)) return charged(host, uri, readLargeResult(host, uri, offset, page));
   let view: Awaited<ReturnType<typeof viewResource>>;
   try {
     view = await viewResource(
-      ctx.sessions,
+      host.sessions,
       { server, uri },
       {
-        windowChars: ctx.settings.READ_WINDOW_CHARS,
+        windowChars: host.settings.READ_WINDOW_CHARS,
         ...(offset === undefined ? {} : { offset }),
         page,
-        images: ctx.acceptsImages,
-        maxImageBytes: ctx.settings.INLINE_IMAGE_MAX_BYTES,
-        reuseSince: ctx.turnStartedAt,
+        images: host.acceptsImages,
+        maxImageBytes: host.settings.INLINE_IMAGE_MAX_BYTES,
+        reuseSince: host.turnStartedAt,
         connect: false,
       },
     );
   } catch (error) {
     if (error instanceof ApiError && error.code === 'resource_not_found') {
-      const near = closestUris(uri, ctx.states);
+      const near = closestUris(uri, host.states);
       throw new Error(`${error.message}${near.length ? `. Closest known URIs: ${near.join(', ')}` : ''}`);
     }
     throw new Error(error instanceof Error ? error.message : String(error));
   }
   const fetchedAt = view.fetchedAt;
   if (view.cache === 'catalog') return { server: view.server, uri, cache: 'catalog', fetchedAt, ...view.model };
-  return charged(ctx, uri, { server: view.server, uri, cache: view.cache, fetchedAt, ...view.model });
+  return charged(host, uri, { server: view.server, uri, cache: view.cache, fetchedAt, ...view.model });
 }
 
 /** A window of a long tool result kept by this conversation (a document in it: named by its own URI, with its pages). */
 function readLargeResult(
-  ctx: ToolContext,
+  host: ToolHost,
   uri: string,
   offset: number | undefined,
   page: number | undefined,
 ): ReadResourceOutput {
-  const kept = ctx.largeResults?.get(uri);
+  const kept = host.largeResults?.get(uri);
   if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
   const entry = kept.source
     ? { uri: kept.source.uri, mimeType: 'text/markdown', document: kept.source.document }
@@ -119,7 +119,7 @@ function readLargeResult(
   const model = renderResource(
     { server: kept.server, uri, contents },
     {
-      windowChars: ctx.settings.READ_WINDOW_CHARS,
+      windowChars: host.settings.READ_WINDOW_CHARS,
       ...(start ? { offset: start.offset } : offset === undefined ? {} : { offset }),
       images: false,
       maxImageBytes: 0,

@@ -8,7 +8,7 @@ import { shownAsText } from '../../mcp/contents';
 import { isToolResultUri } from '../large-results';
 import { searchPassages } from '../passage-search';
 import { charge } from './budget';
-import { asToolError, type ToolContext } from './context';
+import { asToolError, type ToolHost } from './tool-host';
 import type { SyntheticTool } from './tool';
 
 const INPUT = zodSchema(
@@ -30,33 +30,28 @@ export const searchResource: SyntheticTool = {
   offeredWhen: (facts) => (facts.readable && facts.longOrUnknown) || facts.templates > 0 || facts.anyTools,
   sentence: () =>
     'search_resource({uri, query}) finds the passages of a long text (marked "long") without reading it all.',
-  create: (ctx) =>
+  create: (host) =>
     tool({
       description:
         'Find the passages of a long resource (or long tool result) that match a query, best first, each with the offset to read on from with read_resource. Much cheaper than reading it all.',
       inputSchema: INPUT,
-      execute: async ({ uri, query, server }) => searchForModel(ctx, uri, server, query),
+      execute: async ({ uri, query, server }) => searchForModel(host, uri, server, query),
     }),
 };
 
 /** The best passages of one resource for a query, wrapped as reference material, with their offsets. */
-async function searchForModel(
-  ctx: ToolContext,
-  uri: string,
-  server: string | undefined,
-  query: string,
-): Promise<string> {
+async function searchForModel(host: ToolHost, uri: string, server: string | undefined, query: string): Promise<string> {
   let found: { server: string; mime: string; text: string; document?: DocumentInfo | undefined };
   if (isToolResultUri(uri)) {
-    const kept = ctx.largeResults?.get(uri);
+    const kept = host.largeResults?.get(uri);
     if (!kept) throw new Error(`No tool result ${uri} is kept in this conversation`);
     found = kept.source
       ? { server: kept.server, mime: 'text/markdown', text: kept.text, document: kept.source.document }
       : { server: kept.server, mime: 'text/plain', text: kept.text };
   } else {
-    const id = server ?? (await asToolError(ctx.sessions.resolveServer(uri)));
+    const id = server ?? (await asToolError(host.sessions.resolveServer(uri)));
     const read = await asToolError(
-      ctx.sessions.readResource(id, uri, { reuseSince: ctx.turnStartedAt, connect: false }),
+      host.sessions.readResource(id, uri, { reuseSince: host.turnStartedAt, connect: false }),
     );
     const texts = shownAsText(read.contents).filter((c): c is Extract<typeof c, { text: string }> => 'text' in c);
     if (!texts.length)
@@ -90,6 +85,6 @@ async function searchForModel(
       wrapPassage(found.server, uri, found.mime, p, total, partsLabel(found.document, p.offset, p.end)),
     ),
   ].join('\n');
-  charge(ctx, uri, new TextEncoder().encode(text).byteLength);
+  charge(host, uri, new TextEncoder().encode(text).byteLength);
   return text;
 }

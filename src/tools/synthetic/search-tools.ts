@@ -30,15 +30,15 @@ export const searchTools: SyntheticTool = {
   group: 'tools',
   offeredWhen: (facts) => facts.hiddenTools > 0,
   sentence: () => 'Not every server tool is offered to you at once: search_tools finds the others by what they do.',
-  create: (ctx) =>
+  create: (host) =>
     tool({
       description:
         'Find server tools that are not offered to you yet, by what they do. The tools found can be called from your next step.',
       inputSchema: INPUT,
       execute: async ({ query }): Promise<SearchToolsOutput> => {
         const wanted = terms(query);
-        const hidden = ctx.mcpTools?.offer.hidden ?? new Set<string>();
-        const found = (ctx.mcpTools?.entries ?? [])
+        const hidden = host.mcpTools?.offer.hidden ?? new Set<string>();
+        const found = (host.mcpTools?.entries ?? [])
           .filter((entry) => hidden.has(entry.name))
           .map((entry) => ({ entry, relevance: relevanceOf(wanted, entry) }))
           .filter((f) => f.relevance > 0)
@@ -52,7 +52,7 @@ export const searchTools: SyntheticTool = {
         return { query, tools };
       },
       toModelOutput: ({ output }: { output: SearchToolsOutput }): ToolResultOutput =>
-        searchToolsModelOutput(output, ctx.mcpTools?.offer.loading ?? 'dispatcher', ctx.mcpTools?.entries ?? []),
+        searchToolsModelOutput(output, host.mcpTools?.offer.loading ?? 'dispatcher', host.mcpTools?.entries ?? []),
     }),
 };
 

@@ -1,6 +1,6 @@
 import type { Tool } from 'ai';
 import type { OfferableTool } from '../../prompt/system-prompt';
-import type { ToolContext } from './context';
+import type { ToolHost } from './tool-host';
 
 /**
  * One synthetic tool, whole: its name, when the catalog gives it something
@@ -12,5 +12,5 @@ import type { ToolContext } from './context';
 export interface SyntheticTool extends OfferableTool {
   /** Its results are resource text the model can read again at the edge (prompt/read-elision.ts may replace old ones with a note). */
   reads?: boolean;
-  create(ctx: ToolContext): Tool;
+  create(host: ToolHost): Tool;
 }

@@ -17,7 +17,7 @@ import type { TaskStore } from './task-store';
  */
 export interface TaskFollowerHost {
   store: TaskStore;
-  /** Whose conversation it is, and what it runs with (conversation/context.ts). */
+  /** Whose conversation it is, and what it runs with (conversation/terms.ts). */
   conversation: TaskConversation;
   withMcp<T>(work: (sessions: McpSessions) => Promise<T>): Promise<T>;
   /** The alarm's `tasks` job: when the follower is to poll next (none: nothing to poll). */

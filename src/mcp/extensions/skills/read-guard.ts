@@ -1,7 +1,7 @@
 import type { ServerState } from '../../../../shared/api/catalog';
 import { ApiError } from '../../../errors';
 import { logEvent } from '../../../observability/log';
-import type { ReadContext, ReadGuard } from '../registry';
+import type { GuardedRead, ReadGuard } from '../registry';
 import { SkillIntegrityError, verifySkillFile } from './skill-integrity';
 import { skillFileOf } from './skills';
 
@@ -12,7 +12,7 @@ import { skillFileOf } from './skills';
  * never converted — and a copy that fails the check is not used: the server's skill list is fetched again and the
  * reader is told why.
  */
-export function skillReadGuard({ server, state, uri, withheld, changed }: ReadContext): ReadGuard | undefined {
+export function skillReadGuard({ server, state, uri, withheld, changed }: GuardedRead): ReadGuard | undefined {
   const skill = withheld(uri);
   if (skill) {
     throw new ApiError(

@@ -1,7 +1,7 @@
 import { ensureTables } from '../sql-schema';
 
 /** How long a view link (`/views/<conversation>/<nonce>`) opens its document. */
-export const VIEW_LINK_TTL_MS = 10 * 60_000;
+export const VIEW_NONCE_TTL_MS = 10 * 60_000;
 
 /** What a view link opens: one `ui://` resource of one server of this conversation. */
 export interface ViewTarget {
@@ -9,23 +9,23 @@ export interface ViewTarget {
   uri: string;
 }
 
-export const VIEW_LINK_TABLES = `CREATE TABLE IF NOT EXISTS view_links (nonce TEXT PRIMARY KEY, server TEXT NOT NULL, uri TEXT NOT NULL, expires_at INTEGER NOT NULL)`;
+export const VIEW_NONCE_TABLES = `CREATE TABLE IF NOT EXISTS view_links (nonce TEXT PRIMARY KEY, server TEXT NOT NULL, uri TEXT NOT NULL, expires_at INTEGER NOT NULL)`;
 
 /**
- * The view links of one conversation, in its SQLite: a random 128-bit nonce
+ * The nonces of one conversation's view links (the API's ViewLink), in its SQLite: a random 128-bit nonce
  * (the capability an iframe's `src` carries, which cannot carry the API
  * token) bound to one (server, uri) until it is used or expires. Outlives
  * an eviction of the object, dies with the conversation.
  */
-export class SqlViewLinks {
+export class SqlViewNonces {
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly ttlMs = VIEW_LINK_TTL_MS,
+    private readonly ttlMs = VIEW_NONCE_TTL_MS,
   ) {
-    ensureTables(storage.sql, VIEW_LINK_TABLES);
+    ensureTables(storage.sql, VIEW_NONCE_TABLES);
   }
 
-  /** A new link to `target`; expired ones are dropped on the way. */
+  /** A new nonce for `target`; expired ones are dropped on the way. */
   mint(target: ViewTarget, now = Date.now()): { nonce: string; expiresAt: number } {
     const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const expiresAt = now + this.ttlMs;

@@ -3,13 +3,13 @@
  * no credential (an iframe's `src` carries none; the nonce is the
  * capability), so without this anyone could make the Worker address — and so
  * create — a conversation's Durable Object for any well-formed id. With a
- * signature over (conversation, nonce), a path no link of ours names is
+ * signature over (conversation, nonce), a path no view link of ours names is
  * refused before any object is addressed.
  *
  * The key is derived from `TENANTS` (a secret in production): no new secret
- * to deploy. Changing `TENANTS` invalidates outstanding links, which live 10
+ * to deploy. Changing `TENANTS` invalidates outstanding view links, which live 10
  * minutes and are minted per view anyway. Without `TENANTS` (local
- * development, where the API is open too) links are not signed.
+ * development, where the API is open too) view links are not signed.
  */
 
 const encoder = new TextEncoder();

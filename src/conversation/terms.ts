@@ -7,7 +7,7 @@ import type { SkillRef } from '../../shared/api/conversations';
 import type { ConversationRecord } from './record';
 
 /** What tests may set for a conversation (through `runInDurableObject`): a scripted model, other settings. */
-export interface ContextOverrides {
+export interface TermsOverrides {
   model?: ResolvedModel | undefined;
   settings?: Partial<Settings> | undefined;
 }
@@ -20,8 +20,8 @@ export interface ContextOverrides {
  * threading a model and settings through every call; tests set theirs with
  * `override`, so the production path has no test-only parameters.
  */
-export class ConversationContext implements TurnSettings {
-  private overrides: ContextOverrides = {};
+export class ConversationTerms implements TurnSettings {
+  private overrides: TermsOverrides = {};
 
   constructor(
     readonly env: Env,
@@ -77,7 +77,7 @@ export class ConversationContext implements TurnSettings {
   }
 
   /** For tests: the model and settings this conversation uses until the next call (test/helpers/conversation.ts sets them around one turn). */
-  override(overrides: ContextOverrides): void {
+  override(overrides: TermsOverrides): void {
     this.overrides = overrides;
   }
 }

@@ -10,7 +10,7 @@ import type { ProgramInstrumenterRpc } from '../../../shared/programs';
 import type { RunOutcome } from '../../sandbox/run-program';
 
 /** What the synthetic tools need from the conversation and the turn. */
-export interface ToolContext {
+export interface ToolHost {
   sessions: McpSessions;
   /** The catalog as of this turn. */
   states: ServerState[];

@@ -25,4 +25,21 @@ describe('bundle shims (wrangler.toml `alias`)', () => {
     expect(() => createOpenAI({ apiKey: 'k' }).extractionModel('gpt-4.1-mini')).toThrow(/not bundled/);
     expect(() => createAnthropic({ apiKey: 'k' }).decisionModel('claude-sonnet-4-5')).toThrow(/not bundled/);
   });
+
+  it('the MCP SDK workerd shims: the same exports, schemas built on first use (no preloadSchemas at import)', async () => {
+    const client = await import('@modelcontextprotocol/client/_shims');
+    const server = await import('@modelcontextprotocol/server/_shims');
+    const { CfWorkerJsonSchemaValidator } = await import('@modelcontextprotocol/client/validators/cf-worker');
+    expect((client as { SCHEMAS?: string }).SCHEMAS).toBe('on first use');
+    expect((server as { SCHEMAS?: string }).SCHEMAS).toBe('on first use');
+    expect(client.DefaultJsonSchemaValidator).toBe(CfWorkerJsonSchemaValidator);
+    expect(client.CORS_IS_POSSIBLE).toBe(false);
+    expect(() => (server.process as unknown as { stdin: unknown }).stdin).toThrow(
+      /StdioServerTransport is not supported/,
+    );
+    // Built when first asked for: a message checked by the client's schemas still parses (and a bad one does not).
+    const { isJSONRPCRequest } = await import('@modelcontextprotocol/client');
+    expect(isJSONRPCRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBe(true);
+    expect(isJSONRPCRequest({ jsonrpc: '2.0', method: 'tools/list' })).toBe(false);
+  });
 });

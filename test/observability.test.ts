@@ -1,9 +1,10 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { exports, tracing } from 'cloudflare:workers';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { configureLog, logEvent, setLogLevel } from '../src/observability/log';
-import { ACME_ALICE, api, catalog, createConversation, postJson } from './helpers/api';
+import { ACME_ALICE, api, catalog, conversationStub, createConversation, postJson } from './helpers/api';
 import { waitFor } from './helpers/demo-client';
-import { callTools, runScriptedTurn, say, scriptedModel, sseChunks } from './helpers/turns';
+import { callTools, runScriptedTurn, say, scriptedModel, sseChunks, userMessage } from './helpers/turns';
 
 /*
  * What an operator watching a deployment relies on (docs/DEPLOY.md,
@@ -196,6 +197,18 @@ describe('log lines', () => {
     expect(turn.requestId).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
     expect(turn.requestId).not.toBe(upgradeId);
     expect(logs.lines('mcp.request').filter((l) => l.requestId === turn.requestId).length).toBeGreaterThan(0);
+  });
+
+  it('a turn asked of a conversation that does not exist (deleted meanwhile) is refused with 404 and has its turn.end line', async () => {
+    const logs = captureConsole();
+    await runInDurableObject(await conversationStub(crypto.randomUUID()), async (instance) => {
+      await expect(
+        instance.parts.turns.start({ kind: 'message', newMessages: [userMessage('hello')] }),
+      ).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    });
+    expect(logs.lines('turn.end')).toEqual([
+      expect.objectContaining({ kind: 'message', error: expect.stringContaining('not found') }),
+    ]);
   });
 
   it('LOG_LEVEL=warn: info lines are not written, warnings and errors are', () => {

@@ -5,6 +5,8 @@ import { abortAllDurableObjects, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import type { Settings } from '../src/config';
+import { pollTasks } from '../src/turn/tasks/task-poll';
+import type { TaskStore } from '../src/turn/tasks/task-store';
 import type { ElicitationNotice, TaskNotice } from '../shared/api/stream';
 import { api, conversationStub, createConversation, openSocketTab } from './helpers/api';
 import { callTools, finish, say, scriptedModel, toolResults, userMessage } from './helpers/turns';
@@ -257,6 +259,53 @@ describe('a tool call that becomes a task', () => {
     );
     expect(next.status).toBe(200);
     await next.text();
+  });
+
+  it('Stop while the alarm’s poll waits on the server: the stopped answer does not go on, and stays stopped', async () => {
+    const id = await createConversation(TASKS);
+    const { model } = await startTaskTurn(id, 'wait_forever');
+    const answer = await runInDurableObject(await conversationStub(id), async (instance) => {
+      const follower = instance.parts.tasks as unknown as {
+        host: { store: TaskStore; withMcp: (work: (sessions: object) => Promise<unknown>) => Promise<unknown> };
+      };
+      const [row] = follower.host.store.all();
+      follower.host.store.reschedule(row!.toolCallId, Date.now()); // due now
+      // The server answers this poll's tasks/get only after the user has pressed Stop (a slow server, injected).
+      let reached!: () => void;
+      const atServer = new Promise<void>((resolve) => (reached = resolve));
+      let answerNow!: () => void;
+      const held = new Promise<void>((resolve) => (answerNow = resolve));
+      const { withMcp } = follower.host;
+      follower.host = {
+        ...follower.host,
+        withMcp: (work) =>
+          withMcp((sessions) =>
+            work(
+              new Proxy(sessions, {
+                get: (target, key) =>
+                  key === 'getTask'
+                    ? async (...args: unknown[]) => {
+                        reached();
+                        await held;
+                        return (target as { getTask: (...a: unknown[]) => unknown }).getTask(...args);
+                      }
+                    : Reflect.get(target, key),
+              }),
+            ),
+          ),
+      };
+      const polling = pollTasks(instance.parts.tasks, instance.parts.turns);
+      await atServer;
+      expect(await instance.parts.controls.stop()).toBe(true);
+      answerNow();
+      await polling;
+      return instance.parts.history.load().at(-1)!;
+    });
+    expect(model.doStreamCalls).toHaveLength(1); // no continuation of a stopped answer
+    expect(answer.metadata).toMatchObject({ stopped: true, waitingForTasks: false });
+    // What Stop wrote stays: the late answer of the poll does not settle the call a second time.
+    expect(toolPart(answer)).toMatchObject({ state: 'output-error', errorText: 'Stopped by the user.' });
+    expect(taskPart(answer)?.data).toMatchObject({ status: 'cancelled', statusMessage: 'Stopped by the user' });
   });
 });
 

@@ -96,7 +96,13 @@ export class TurnRunner {
     const last = this.state.kind === 'streaming' ? this.state.stream : this.state.last;
     // Made now: a stop that comes while the turn is still being set up stops it too.
     const controller = new AbortController();
-    const terms = this.host.terms();
+    let terms: TurnTerms;
+    try {
+      terms = this.host.terms(); // a conversation deleted meanwhile: 404, reported as every refused turn is
+    } catch (error) {
+      turnReport(request.kind, 'unknown')(errorFields(error), 'warn');
+      throw error;
+    }
     const report = turnReport(request.kind, terms.model.spec);
     const setUp = this.host.withMcp((sessions) => this.startWith(sessions, request, terms, controller.signal, report));
     this.state = { kind: 'starting', controller, setUp, last };

@@ -169,4 +169,15 @@ describe('continuationPending', () => {
     expect(continuationPending(answer([call, task], { stopped: true }))).toBe(false);
     expect(continuationPending(answer([{ type: 'text', text: 'no tasks here' }]))).toBe(false);
   });
+
+  it('another call of its step waits for the person’s approval: it goes on only once they answer, so not pending', () => {
+    const asking = {
+      type: 'tool-demo__delete_task',
+      toolCallId: 'call-2',
+      state: 'approval-requested',
+      input: {},
+      approval: { id: 'ap-1' },
+    };
+    expect(continuationPending(answer([{ type: 'step-start' }, call, asking, task]))).toBe(false);
+  });
 });

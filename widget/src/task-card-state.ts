@@ -72,10 +72,12 @@ export function taskNotices(message: Message): Map<string, TaskNotice> {
 /**
  * The answer's tasks have ended but it has not gone on yet: no step begins
  * after the last of its calls that ran as a task (the turn that continues it
- * adds one). False while it waits for tasks again, or once stopped.
+ * adds one). False while it waits for tasks again, for an approval, or once stopped.
  */
 export function continuationPending(message: Message): boolean {
   if (message.metadata?.waitingForTasks === true || message.metadata?.stopped === true) return false;
+  // Another call of the step waits for the person's approval: the answer goes on when they answer, not by itself.
+  if (message.parts.some((part) => (part as { state?: unknown }).state === 'approval-requested')) return false;
   const tasks = taskNotices(message);
   let lastTask = -1;
   message.parts.forEach((part, index) => {

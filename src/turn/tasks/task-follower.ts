@@ -42,6 +42,8 @@ export class TaskFollower {
   private readonly settlement: TaskSettlement;
   /** The running poll settled a call of the last answer. */
   private answerSettled = false;
+  /** Stops so far: a poll that a Stop overlapped does not report the answer settled (see `poll`). */
+  private stops = 0;
 
   constructor(private readonly host: TaskFollowerHost) {
     const save = (message: UIMessage) => this.save(message);
@@ -91,6 +93,7 @@ export class TaskFollower {
    * running: a turn's save would overwrite what a poll writes).
    */
   async poll(): Promise<PollOutcome> {
+    const stops = this.stops;
     const now = Date.now();
     const due = this.running().filter((row) => row.nextPollAt <= now + 20);
     this.answerSettled = false;
@@ -100,7 +103,8 @@ export class TaskFollower {
         for (const row of due) await this.settlement.poll(sessions, row, settings);
       });
     }
-    return { ended: this.places.releasing, answerSettled: this.answerSettled };
+    // A Stop while it polled settled the answer's calls as stopped: that answer does not go on.
+    return { ended: this.places.releasing, answerSettled: this.answerSettled && stops === this.stops };
   }
 
   /**
@@ -126,6 +130,7 @@ export class TaskFollower {
   async stop(): Promise<boolean> {
     const rows = this.running();
     if (!rows.length) return false;
+    this.stops++;
     await this.host
       .withMcp(async (sessions) => {
         await Promise.all(rows.map((row) => sessions.cancelTask(row.server, row.taskId).catch(() => undefined)));

@@ -43,6 +43,7 @@ export class TaskSettlement {
   async poll(sessions: McpSessions, row: TaskRow, settings: Settings): Promise<void> {
     if (Date.now() > row.deadlineAt) {
       await sessions.cancelTask(row.server, row.taskId).catch(() => undefined);
+      if (!this.followed(row)) return;
       logEvent('task.timeout', { server: row.server, tool: row.tool, ms: settings.TASK_MAX_MS }, 'warn');
       const minutes = Math.round(settings.TASK_MAX_MS / 60_000);
       const limit = minutes >= 1 ? `${minutes} min` : `${Math.round(settings.TASK_MAX_MS / 1000)} s`;
@@ -64,6 +65,7 @@ export class TaskSettlement {
     try {
       snapshot = await sessions.getTask(row.server, row);
     } catch (error) {
+      if (!this.followed(row)) return;
       if (error instanceof TaskGoneError) {
         logEvent('task.gone', { server: row.server, tool: row.tool }, 'warn');
         return this.settle(
@@ -82,13 +84,13 @@ export class TaskSettlement {
         this.notify({ ...row, failures }, `Cannot reach the server (${failures} tries): trying again`);
       return;
     }
-    if (snapshot.status === 'completed')
-      return this.settle(
-        row,
-        await this.outcomeOf(sessions, row, snapshot.result, settings),
-        'completed',
-        snapshot.statusMessage,
-      );
+    // Stopped (or ended otherwise) while the server answered: what the stop wrote stays.
+    if (!this.followed(row)) return;
+    if (snapshot.status === 'completed') {
+      const outcome = await this.outcomeOf(sessions, row, snapshot.result, settings);
+      if (!this.followed(row)) return;
+      return this.settle(row, outcome, 'completed', snapshot.statusMessage);
+    }
     if (snapshot.status === 'failed') {
       const why = snapshot.error?.message ?? snapshot.statusMessage ?? 'the task failed';
       return this.settle(
@@ -116,11 +118,17 @@ export class TaskSettlement {
       nextPollAt: Date.now() + pollDelay(snapshot, settings),
     };
     next.asked = await this.parts.questions.polled(sessions, next, snapshot);
+    if (!this.followed(row)) return;
     const moved = next.status !== row.status || next.statusMessage !== row.statusMessage || row.failures > 0;
     const { store } = this.parts.host();
     if (moved || next.pollIntervalMs !== row.pollIntervalMs || next.asked.length !== row.asked.length) store.put(next);
     else store.reschedule(next.toolCallId, next.nextPollAt);
     if (moved) this.notify(next);
+  }
+
+  /** The task is still followed: not settled meanwhile (a Stop while its poll waited on the server). */
+  private followed(row: TaskRow): boolean {
+    return this.parts.host().store.get(row.toolCallId) !== undefined;
   }
 
   /** The task ended: its outcome goes into the answer, its part says how it ended, and it is followed no more. */

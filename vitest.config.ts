@@ -3,6 +3,7 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { unstable_readConfig } from 'wrangler';
 import { converterWorker } from './test/infra/converter-worker.ts';
+import { clientKeyPem } from './test/infra/client-keys.ts';
 import { TEST_OPERATOR_KEY } from './test/infra/operator-key.ts';
 import { local, sha256, TEST_MCP_SERVERS, TEST_TENANTS } from './test/infra/tenants.ts';
 
@@ -68,6 +69,8 @@ export default defineConfig({
                   'k2:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLXR3byE,k1:dGVzdC1vYXV0aC10b2tlbi1rZXktbnVtYmVyLW9uZSE',
                 PREREGISTERED_SECRET: 'preregistered-secret',
                 TENANT_BOT_SECRET: 'tenant-bot-secret',
+                // The same integration's private_key_jwt key (made per run: test/infra/client-keys.ts).
+                TENANT_BOT_KEY: clientKeyPem(),
                 GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
                 // The model providers' endpoints and keys (the fake provider checks nothing but records them).
                 ANTHROPIC_BASE_URL: local(8, '/v1'),

@@ -478,9 +478,32 @@ describe('a server the tenant connects to (client credentials)', () => {
     const b = await newConversation('lee');
     expect((await callAccountTool(a, 'bot', 'whoami')).result?.text).toContain('You are tenant-bot');
     expect((await callAccountTool(b, 'bot', 'whoami')).result?.text).toContain('You are tenant-bot');
-    const grants = (await state()).tokenRequests.filter((r) => r.grantType === 'client_credentials');
+    // One token request for this server's client (the tenant's other servers get their own).
+    const grants = (await state()).tokenRequests.filter(
+      (r) => r.grantType === 'client_credentials' && r.clientId === 'tenant-bot',
+    );
     expect(grants.length).toBe(1);
-    expect(grants[0]).toMatchObject({ clientId: 'tenant-bot' });
+    expect(grants[0]).toMatchObject({ clientId: 'tenant-bot', clientAuth: 'client_secret_basic' });
+  });
+
+  it('private_key_jwt: the token request carries an assertion signed with the tenant’s key, no secret; the key is kept nowhere', async () => {
+    const id = await newConversation('kim');
+    expect((await callAccountTool(id, 'bot-jwt', 'whoami')).result?.text).toContain('You are tenant-bot-jwt');
+    const grants = (await state()).tokenRequests.filter((r) => r.clientId === 'tenant-bot-jwt');
+    expect(grants).toEqual([
+      expect.objectContaining({ grantType: 'client_credentials', clientAuth: 'private_key_jwt' }),
+    ]);
+    expect(grants[0]!.outcome).toBe('ok');
+    // The key is a Worker secret: not in the tenant's vault row, the conversation, or the answer.
+    const key = (env as unknown as { TENANT_BOT_KEY: string }).TENANT_BOT_KEY;
+    const body = key.split('\n')[1]!; // a line of the PEM's base64
+    const vault = env.TOKEN_VAULT.getByName(vaultName({ tenant: 'oauth' }));
+    const vaultDump = await runInDurableObject(vault, (_instance, storage) =>
+      JSON.stringify(storage.storage.sql.exec('SELECT * FROM credentials').toArray()),
+    );
+    expect(vaultDump).toContain('bot-jwt');
+    expect(vaultDump).not.toContain(body);
+    expect(await (await api(`/v1/conversations/${id}`, 'kim')).text()).not.toContain(body);
   });
 });
 
@@ -500,6 +523,22 @@ describe('configuration and the pieces underneath', () => {
       { id: 'x', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'secret:X' }, auth: { type: 'oauth' } },
     ]);
     expect(() => loadConfig({ MCP_SERVERS: servers })).toThrow(/cannot be combined with auth "oauth"/);
+  });
+
+  it('client credentials take a client secret or a private key, exactly one, and a signing algorithm it knows', () => {
+    const server = (auth: Record<string, unknown>) =>
+      JSON.stringify([
+        { id: 'x', url: 'https://mcp.example.com/mcp', auth: { type: 'client_credentials', clientId: 'c', ...auth } },
+      ]);
+    expect(() => loadConfig({ MCP_SERVERS: server({}) })).toThrow(/clientSecret or privateKey \(exactly one\)/);
+    expect(() => loadConfig({ MCP_SERVERS: server({ clientSecret: 'secret:A', privateKey: 'secret:B' }) })).toThrow(
+      /clientSecret or privateKey \(exactly one\)/,
+    );
+    expect(() => loadConfig({ MCP_SERVERS: server({ privateKey: 'secret:B', signingAlg: 'HS256' }) })).toThrow(
+      /signingAlg/,
+    );
+    const parsed = loadConfig({ MCP_SERVERS: server({ privateKey: 'secret:B' }) }).mcpServers[0]!.auth;
+    expect(parsed).toMatchObject({ type: 'client_credentials', privateKey: 'secret:B', signingAlg: 'ES256' });
   });
 
   it('opens values sealed under a rotated-out key while it is listed, and reseals under the new one', async () => {

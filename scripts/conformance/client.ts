@@ -35,6 +35,7 @@ import {
   StreamableHTTPClientTransport,
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
+import type { SigningAlg } from '../../src/auth/client-assertion';
 import type { FlowTarget } from '../../src/auth/flow';
 import { authRequiredIn } from '../../src/auth/grant';
 import { guardedFetch } from '../../src/auth/guarded-fetch';
@@ -57,7 +58,14 @@ const SERVER_ID = 'conformance';
 /** The subset of a server's `auth` config (src/config/servers.ts) the scenarios need. */
 type AuthConfig =
   | { type: 'oauth'; clientId?: string; clientSecret?: string; scopes?: string[] }
-  | { type: 'client_credentials'; clientId: string; clientSecret?: string; scopes?: string[] };
+  | {
+      type: 'client_credentials';
+      clientId: string;
+      clientSecret?: string;
+      /** `private_key_jwt`: the PEM key (a Worker secret's value in the Worker) and its algorithm. */
+      privateKey?: { pem: string; alg: SigningAlg };
+      scopes?: string[];
+    };
 
 const log = (...parts: unknown[]) => console.error('[harness]', ...parts);
 
@@ -111,7 +119,11 @@ function authConfigOf(scenario: string, context: Record<string, unknown>): AuthC
   const clientId = typeof context.client_id === 'string' ? context.client_id : undefined;
   const clientSecret = typeof context.client_secret === 'string' ? context.client_secret : undefined;
   if (scenario.startsWith('auth/client-credentials-')) {
-    // Our client_credentials config is a client id and a client secret (client_secret_basic): nothing else to configure.
+    // Our client_credentials config: a client id and a client secret (client_secret_basic), or a private key
+    // (private_key_jwt) and its algorithm.
+    const pem = typeof context.private_key_pem === 'string' ? context.private_key_pem : undefined;
+    const alg = (typeof context.signing_algorithm === 'string' ? context.signing_algorithm : 'ES256') as SigningAlg;
+    if (clientId && pem) return { type: 'client_credentials', clientId, privateKey: { pem, alg } };
     if (!clientId || !clientSecret)
       throw new Error(
         `${scenario}: our client credentials need a client id and secret; the scenario gives ${Object.keys(context).join(', ')}`,
@@ -125,7 +137,7 @@ function authConfigOf(scenario: string, context: Record<string, unknown>): AuthC
 function identityOf(auth: AuthConfig): ClientIdentity {
   if (auth.type === 'client_credentials')
     return {
-      preregistered: { clientId: auth.clientId, clientSecret: auth.clientSecret },
+      preregistered: { clientId: auth.clientId, clientSecret: auth.clientSecret, privateKey: auth.privateKey },
       scope: auth.scopes?.join(' '),
     };
   return {

@@ -7,8 +7,6 @@
 /** @type {Record<string, string>} */
 export const EXPECTED_FAILURES = {
   // Extensions (optional, not scored by any revision's requirement set) that we chose not to build.
-  'auth/client-credentials-jwt':
-    'private_key_jwt client authentication is not built: a client_credentials server is configured with a client id and a client secret only (src/config/servers.ts)',
   'auth/enterprise-managed-authorization':
     'enterprise-managed authorization (ID-JAG token exchange, then the JWT bearer grant) is not built',
   'auth/dpop': 'DPoP-bound tokens (SEP-1932) are not built: RecordProvider has no dpop(), tokens are sent as Bearer',

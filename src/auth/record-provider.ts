@@ -5,6 +5,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { privateKeyJwtAuth, type SigningAlg } from './client-assertion';
 
 /**
  * What the vault keeps about one server for one owner (an end user, or a
@@ -41,7 +42,14 @@ export interface ClientIdentity {
   /** Our client ID metadata document (https only). */
   clientMetadataUrl?: string | undefined;
   /** A client registered beforehand; the secret already resolved from its Worker secret. */
-  preregistered?: { clientId: string; clientSecret?: string | undefined } | undefined;
+  preregistered?:
+    | {
+        clientId: string;
+        clientSecret?: string | undefined;
+        /** `private_key_jwt`: the PEM key (resolved from its Worker secret) and its algorithm. */
+        privateKey?: { pem: string; alg: SigningAlg } | undefined;
+      }
+    | undefined;
   /** Scopes for client credentials (authorization code flows take the server's). */
   scope?: string | undefined;
 }
@@ -60,11 +68,21 @@ export class RecordProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   private verifier: string | undefined;
 
+  /**
+   * `private_key_jwt` (RFC 7523 §2.2): each token request signed by the client's key (client-assertion.ts). Absent:
+   * the SDK picks the method the secret allows.
+   */
+  readonly addClientAuthentication: OAuthClientProvider['addClientAuthentication'];
+
   constructor(
     readonly record: CredentialRecord,
     private readonly identity: ClientIdentity,
     private readonly flow: { state?: string; codeVerifier?: string } = {},
-  ) {}
+  ) {
+    const pre = identity.preregistered;
+    if (pre?.privateKey)
+      this.addClientAuthentication = privateKeyJwtAuth(pre.clientId, pre.privateKey.pem, pre.privateKey.alg);
+  }
 
   get redirectUrl(): string | undefined {
     return this.identity.redirectUri;
@@ -81,7 +99,7 @@ export class RecordProvider implements OAuthClientProvider {
         client_name: CLIENT_NAME,
         redirect_uris: [],
         grant_types: ['client_credentials'],
-        token_endpoint_auth_method: 'client_secret_basic',
+        token_endpoint_auth_method: this.identity.preregistered?.privateKey ? 'private_key_jwt' : 'client_secret_basic',
         ...(this.identity.scope ? { scope: this.identity.scope } : {}),
       };
     }

@@ -235,17 +235,21 @@ export class TokenVault extends DurableObject<Env> {
 
 /** Who we are to this server's authorization server. Secrets are resolved here, in memory, never stored. */
 function identityOf(server: McpServerConfig, setup: OAuthSetup, env: Env): ClientIdentity {
-  const secret = (ref: string | undefined) => {
+  const secret = (ref: string | undefined, what = 'client secret') => {
     if (!ref) return undefined;
     const value = secretNamed(env, ref);
-    if (!value)
-      throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": its client secret ${ref} is not set`);
+    if (!value) throw new ApiError(500, 'invalid_config', `MCP server "${server.id}": its ${what} ${ref} is not set`);
     return value;
   };
   const auth = server.auth;
   if (auth.type === 'client_credentials') {
+    const pem = secret(auth.privateKey, 'private key');
     return {
-      preregistered: { clientId: auth.clientId, clientSecret: secret(auth.clientSecret) },
+      preregistered: {
+        clientId: auth.clientId,
+        clientSecret: secret(auth.clientSecret),
+        ...(pem ? { privateKey: { pem, alg: auth.signingAlg } } : {}),
+      },
       scope: auth.scopes?.join(' '),
     };
   }

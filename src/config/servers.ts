@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** The JWS algorithms a `private_key_jwt` key may sign with (asymmetric only: the server holds no secret). */
+export const PRIVATE_KEY_JWT_ALGS = ['ES256', 'ES384', 'RS256', 'RS384', 'PS256', 'EdDSA'] as const;
+
 const secretRef = z.string().regex(/^secret:[A-Za-z0-9_]+$/, 'must name a Worker secret: "secret:NAME"');
 
 /**
@@ -10,7 +13,8 @@ const secretRef = z.string().regex(/^secret:[A-Za-z0-9_]+$/, 'must name a Worker
  *   this Worker serves (when PUBLIC_URL is https and the authorization server
  *   accepts them), else by dynamic registration, or by `clientId` (and
  *   `clientSecret`, a Worker secret) registered beforehand;
- * - `client_credentials`: one machine identity per tenant.
+ * - `client_credentials`: one machine identity per tenant, authenticated by a
+ *   client secret (`client_secret_basic`) or a private key (`private_key_jwt`).
  */
 export const ServerAuthSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }).strict(),
@@ -28,10 +32,23 @@ export const ServerAuthSchema = z.discriminatedUnion('type', [
     .object({
       type: z.literal('client_credentials'),
       clientId: z.string().min(1),
-      clientSecret: secretRef,
+      /** `client_secret_basic`: the secret, a Worker secret. */
+      clientSecret: secretRef.optional(),
+      /**
+       * `private_key_jwt` (RFC 7523): a PKCS#8 PEM private key, a Worker secret; each token request carries a
+       * short-lived assertion signed with it (`iss` = `sub` = `clientId`, `aud` = the authorization server), so no
+       * secret is shared with the server.
+       */
+      privateKey: secretRef.optional(),
+      /** The key's JWS algorithm (the authorization server must accept it). */
+      signingAlg: z.enum(PRIVATE_KEY_JWT_ALGS).default('ES256'),
       scopes: z.array(z.string().min(1)).optional(),
     })
-    .strict(),
+    .strict()
+    .refine(
+      (auth) => (auth.clientSecret === undefined) !== (auth.privateKey === undefined),
+      'client_credentials needs clientSecret or privateKey (exactly one)',
+    ),
 ]);
 
 export type ServerAuth = z.infer<typeof ServerAuthSchema>;

@@ -13,8 +13,9 @@
 // Control (see README.md): GET /__control/state, GET /__control/tokens (raw
 // token strings, to scan storage and logs for leaks), POST /__control/config,
 // /__control/revoke-subject {subject}, /__control/reset.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, type KeyObject, randomBytes, verify } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { clientPublicKey } from './client-keys';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   bearerAuthChallengeResponse,
@@ -38,9 +39,12 @@ const SCOPES = ['mcp:read', 'mcp:write', 'admin'];
 /** What a client gets when it asks for no scope at all (RFC 6749 §3.3 lets the AS pick a default). */
 const DEFAULT_SCOPE = ['mcp:read'];
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+/** How a client may authenticate at /token: the registrable methods, and a signed assertion (RFC 7523, pre-registered keys only). */
+const TOKEN_AUTH_METHODS = [...AUTH_METHODS, 'private_key_jwt'] as const;
+const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const CODE_TTL_MS = 60_000;
 
-type AuthMethod = (typeof AUTH_METHODS)[number];
+type AuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
 
 export interface OAuthConfig {
   accessTokenTtlSeconds: number;
@@ -70,6 +74,8 @@ interface Client {
   /** The scopes it may be granted without a user (client_credentials). */
   scope?: string[];
   preregistered?: boolean;
+  /** `private_key_jwt`: the key its assertions are checked with (ES256). */
+  publicKey?: KeyObject;
 }
 
 /** One user's consent to one client: every token issued from one code (and its refreshes) shares it. */
@@ -143,6 +149,8 @@ class OAuthState {
   /** Client ID metadata documents accepted at /authorize (never fetched: see `cimdClient`). */
   cimdClients: Array<{ clientId: string; redirectUri: string }> = [];
   mcpRequests: McpRequestRecord[] = [];
+  /** The `jti` of every client assertion accepted (a replayed one is refused). */
+  assertionIds = new Set<string>();
 }
 
 function preregisteredClients(): Client[] {
@@ -153,6 +161,16 @@ function preregisteredClients(): Client[] {
       authMethods: ['client_secret_basic', 'client_secret_post'],
       grantTypes: ['authorization_code', 'refresh_token'],
       preregistered: true,
+    },
+    // The same integration authenticated by its key (private_key_jwt), not a shared secret.
+    {
+      clientId: 'tenant-bot-jwt',
+      authMethods: ['private_key_jwt'],
+      redirectUris: [],
+      grantTypes: ['client_credentials'],
+      scope: ['mcp:read'],
+      preregistered: true,
+      publicKey: clientPublicKey(),
     },
     // A tenant's back-end integration: no user, no redirect, read-only.
     {
@@ -244,7 +262,8 @@ function authorizationServerMetadata(issuer: string) {
     response_types_supported: ['code'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: [...AUTH_METHODS],
+    token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: ['ES256'],
     revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
     scopes_supported: SCOPES,
     authorization_response_iss_parameter_supported: true,
@@ -276,7 +295,7 @@ function register(ctx: Context, metadata: Record<string, unknown>): Record<strin
     throw new OAuthFailure(400, 'invalid_redirect_uri', 'authorization_code needs at least one redirect URI');
   }
   const authMethod = (metadata.token_endpoint_auth_method as AuthMethod | undefined) ?? 'client_secret_basic';
-  if (!AUTH_METHODS.includes(authMethod))
+  if (!(AUTH_METHODS as readonly string[]).includes(authMethod))
     throw new OAuthFailure(
       400,
       'invalid_client_metadata',
@@ -370,6 +389,11 @@ function authenticateClient(
   form: URLSearchParams,
 ): { client: Client; method: AuthMethod } {
   const basic = parseBasic(req.headers.authorization);
+  if (form.has('client_assertion') || form.has('client_assertion_type')) {
+    if (basic || form.has('client_secret'))
+      throw new OAuthFailure(400, 'invalid_request', 'more than one client authentication method');
+    return { client: assertedClient(ctx, form), method: 'private_key_jwt' };
+  }
   const bodyId = form.get('client_id');
   const bodySecret = form.get('client_secret');
   const invalidClient = (why: string) =>
@@ -387,6 +411,46 @@ function authenticateClient(
     throw invalidClient(`this client must authenticate with ${client.authMethods.join(' or ')}`);
   if (method !== 'none' && client.secret !== (basic?.secret ?? bodySecret)) throw invalidClient('wrong client secret');
   return { client, method };
+}
+
+/**
+ * `private_key_jwt` (RFC 7523 §3): the assertion is an ES256 JWT signed by the client's registered key, `iss` and
+ * `sub` its client id, `aud` this server (its issuer or token endpoint), not expired, its `jti` never seen before.
+ */
+function assertedClient(ctx: Context, form: URLSearchParams): Client {
+  const invalid = (why: string) => new OAuthFailure(401, 'invalid_client', `client assertion: ${why}`);
+  if (form.get('client_assertion_type') !== JWT_BEARER_ASSERTION) throw invalid('unsupported client_assertion_type');
+  const [header, payload, signature] = (form.get('client_assertion') ?? '').split('.');
+  if (!header || !payload || !signature) throw invalid('not a JWT');
+  const json = (part: string) => {
+    try {
+      return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+    } catch {
+      throw invalid('not a JWT');
+    }
+  };
+  const claims = json(payload);
+  if (json(header).alg !== 'ES256') throw invalid('alg must be ES256');
+  const client = typeof claims.iss === 'string' ? knownClient(ctx, claims.iss) : undefined;
+  if (!client?.publicKey || !client.authMethods.includes('private_key_jwt')) throw invalid('unknown client');
+  const signed = verify(
+    'sha256',
+    Buffer.from(`${header}.${payload}`),
+    { key: client.publicKey, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
+  if (!signed) throw invalid('bad signature');
+  if (claims.sub !== client.clientId) throw invalid('sub must be the client id');
+  const form_id = form.get('client_id');
+  if (form_id !== null && form_id !== client.clientId) throw invalid('client_id differs from the assertion');
+  const audiences = [claims.aud].flat();
+  if (!audiences.some((aud) => aud === ctx.issuer || aud === `${ctx.issuer}/` || aud === `${ctx.issuer}/token`))
+    throw invalid('aud must be this authorization server');
+  if (typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) throw invalid('expired');
+  if (typeof claims.jti !== 'string' || ctx.state.assertionIds.has(claims.jti))
+    throw invalid('jti missing or replayed');
+  ctx.state.assertionIds.add(claims.jti);
+  return client;
 }
 
 // ---------------------------------------------------------------------------
@@ -572,6 +636,7 @@ async function token(ctx: Context, req: IncomingMessage, res: ServerResponse) {
     });
     const { client, method } = authenticateClient(ctx, req, form);
     record.clientAuth = method;
+    record.clientId = client.clientId; // an assertion names it only inside the JWT
     const grant = grantType === null ? undefined : GRANTS[grantType];
     if (!grant) throw new OAuthFailure(400, 'unsupported_grant_type', `unsupported grant_type ${grantType}`);
     if (!client.grantTypes.includes(grantType!))

@@ -349,6 +349,20 @@ export const TEST_TENANTS = [
         autoApprove: ['admin_report'],
         trustAnnotations: true,
       },
+      {
+        // The same integration authenticated by a private key (private_key_jwt): no secret shared with the server.
+        id: 'bot-jwt',
+        url: local(7, '/mcp'),
+        transport: 'streamable-http',
+        auth: {
+          type: 'client_credentials',
+          clientId: 'tenant-bot-jwt',
+          privateKey: 'secret:TENANT_BOT_KEY',
+          signingAlg: 'ES256',
+          scopes: ['mcp:read'],
+        },
+        trustAnnotations: true,
+      },
     ],
   },
   // Real model providers (test/prompt-caching.test.ts): the Anthropic and OpenAI packages, pointed by

@@ -3,7 +3,8 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { unstable_readConfig } from 'wrangler';
 import { converterWorker } from './test/infra/converter-worker.ts';
-import { clientKeyPem } from './test/infra/client-keys.ts';
+import { clientKeyPem, workloadToken } from './test/infra/client-keys.ts';
+import { OAUTH_AS_PORT } from './test/infra/ports.ts';
 import { TEST_OPERATOR_KEY } from './test/infra/operator-key.ts';
 import { local, sha256, TEST_MCP_SERVERS, TEST_TENANTS } from './test/infra/tenants.ts';
 
@@ -71,6 +72,8 @@ export default defineConfig({
                 TENANT_BOT_SECRET: 'tenant-bot-secret',
                 // The same integration's private_key_jwt key (made per run: test/infra/client-keys.ts).
                 TENANT_BOT_KEY: clientKeyPem(),
+                // Its workload identity token (the JWT bearer grant), for the test authorization server.
+                TENANT_WORKLOAD_TOKEN: workloadToken(`http://127.0.0.1:${OAUTH_AS_PORT}`),
                 GLOBEX_TOKEN_SECRET: 'globex-test-signing-secret-9876543210',
                 // The model providers' endpoints and keys (the fake provider checks nothing but records them).
                 ANTHROPIC_BASE_URL: local(8, '/v1'),

@@ -124,7 +124,9 @@ describe('a server each end user connects to (OAuth)', () => {
     expect(card?.data.connectUrl).toMatch(/\/oauth\/start#/);
     expect(card?.transient).toBe(true);
     // Nobody asked the authorization server for a token, nor sent the MCP server a request without one that it would refuse.
-    expect((await state()).tokenRequests.filter((r) => r.grantType !== 'client_credentials')).toEqual([]);
+    // (The tenant's own servers get theirs: client credentials, the JWT bearer grant.)
+    const machine = ['client_credentials', 'urn:ietf:params:oauth:grant-type:jwt-bearer'];
+    expect((await state()).tokenRequests.filter((r) => !machine.includes(r.grantType ?? ''))).toEqual([]);
   });
 
   it('connects through the link (PKCE, state, resource, our client metadata document) and uses the tools and resources with the user’s own token', async () => {
@@ -472,6 +474,12 @@ describe('a server each end user connects to (OAuth)', () => {
   });
 });
 
+/** Every credential row of a tenant's vault, as stored (sealed). */
+const tenantVaultDump = (tenant: string) =>
+  runInDurableObject(env.TOKEN_VAULT.getByName(vaultName({ tenant })), (_instance, state) =>
+    JSON.stringify(state.storage.sql.exec('SELECT * FROM credentials').toArray()),
+  );
+
 describe('a server the tenant connects to (client credentials)', () => {
   it('gets one token for the tenant, used for every user, without anyone connecting', async () => {
     const a = await newConversation('kim');
@@ -486,6 +494,25 @@ describe('a server the tenant connects to (client credentials)', () => {
     expect(grants[0]).toMatchObject({ clientId: 'tenant-bot', clientAuth: 'client_secret_basic' });
   });
 
+  it('workload identity federation: the platform’s token goes as the JWT bearer grant; no credential of ours', async () => {
+    const id = await newConversation('kim');
+    expect((await callAccountTool(id, 'bot-workload', 'whoami')).result?.text).toContain('You are tenant-workload');
+    const grants = (await state()).tokenRequests.filter((r) => r.clientId === 'tenant-workload');
+    expect(grants).toEqual([
+      expect.objectContaining({
+        grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        clientAuth: 'none',
+        outcome: 'ok',
+      }),
+    ]);
+    // The workload token is a Worker secret: not in the tenant's vault row or the conversation.
+    const signature = (env as unknown as { TENANT_WORKLOAD_TOKEN: string }).TENANT_WORKLOAD_TOKEN.split('.')[2]!;
+    const vaultDump = await tenantVaultDump('oauth');
+    expect(vaultDump).toContain('bot-workload');
+    expect(vaultDump).not.toContain(signature);
+    expect(await (await api(`/v1/conversations/${id}`, 'kim')).text()).not.toContain(signature);
+  });
+
   it('private_key_jwt: the token request carries an assertion signed with the tenant’s key, no secret; the key is kept nowhere', async () => {
     const id = await newConversation('kim');
     expect((await callAccountTool(id, 'bot-jwt', 'whoami')).result?.text).toContain('You are tenant-bot-jwt');
@@ -497,10 +524,7 @@ describe('a server the tenant connects to (client credentials)', () => {
     // The key is a Worker secret: not in the tenant's vault row, the conversation, or the answer.
     const key = (env as unknown as { TENANT_BOT_KEY: string }).TENANT_BOT_KEY;
     const body = key.split('\n')[1]!; // a line of the PEM's base64
-    const vault = env.TOKEN_VAULT.getByName(vaultName({ tenant: 'oauth' }));
-    const vaultDump = await runInDurableObject(vault, (_instance, storage) =>
-      JSON.stringify(storage.storage.sql.exec('SELECT * FROM credentials').toArray()),
-    );
+    const vaultDump = await tenantVaultDump('oauth');
     expect(vaultDump).toContain('bot-jwt');
     expect(vaultDump).not.toContain(body);
     expect(await (await api(`/v1/conversations/${id}`, 'kim')).text()).not.toContain(body);
@@ -530,9 +554,11 @@ describe('configuration and the pieces underneath', () => {
       JSON.stringify([
         { id: 'x', url: 'https://mcp.example.com/mcp', auth: { type: 'client_credentials', clientId: 'c', ...auth } },
       ]);
-    expect(() => loadConfig({ MCP_SERVERS: server({}) })).toThrow(/clientSecret or privateKey \(exactly one\)/);
+    expect(() => loadConfig({ MCP_SERVERS: server({}) })).toThrow(
+      /clientSecret, privateKey or assertion \(exactly one\)/,
+    );
     expect(() => loadConfig({ MCP_SERVERS: server({ clientSecret: 'secret:A', privateKey: 'secret:B' }) })).toThrow(
-      /clientSecret or privateKey \(exactly one\)/,
+      /clientSecret, privateKey or assertion \(exactly one\)/,
     );
     expect(() => loadConfig({ MCP_SERVERS: server({ privateKey: 'secret:B', signingAlg: 'HS256' }) })).toThrow(
       /signingAlg/,

@@ -64,6 +64,8 @@ type AuthConfig =
       clientSecret?: string;
       /** `private_key_jwt`: the PEM key (a Worker secret's value in the Worker) and its algorithm. */
       privateKey?: { pem: string; alg: SigningAlg };
+      /** Workload identity federation: the platform's token (the JWT bearer grant). */
+      assertion?: string;
       scopes?: string[];
     };
 
@@ -118,6 +120,12 @@ async function followAuthorization(url: URL): Promise<{ code?: string; state?: s
 function authConfigOf(scenario: string, context: Record<string, unknown>): AuthConfig {
   const clientId = typeof context.client_id === 'string' ? context.client_id : undefined;
   const clientSecret = typeof context.client_secret === 'string' ? context.client_secret : undefined;
+  if (scenario === 'auth/wif-jwt-bearer') {
+    // The platform's workload token, as an operator would store it in a Worker secret (`assertion`).
+    const token = typeof context.valid_jwt === 'string' ? context.valid_jwt : undefined;
+    if (!clientId || !token) throw new Error(`${scenario}: needs client_id and valid_jwt in its context`);
+    return { type: 'client_credentials', clientId, assertion: token };
+  }
   if (scenario.startsWith('auth/client-credentials-')) {
     // Our client_credentials config: a client id and a client secret (client_secret_basic), or a private key
     // (private_key_jwt) and its algorithm.
@@ -139,6 +147,7 @@ function identityOf(auth: AuthConfig): ClientIdentity {
     return {
       preregistered: { clientId: auth.clientId, clientSecret: auth.clientSecret, privateKey: auth.privateKey },
       scope: auth.scopes?.join(' '),
+      workloadToken: auth.assertion,
     };
   return {
     redirectUri: `${PUBLIC_ORIGIN}${CALLBACK_PATH}`,

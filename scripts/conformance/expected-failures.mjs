@@ -12,7 +12,6 @@ export const EXPECTED_FAILURES = {
   'auth/dpop': 'DPoP-bound tokens (SEP-1932) are not built: RecordProvider has no dpop(), tokens are sent as Bearer',
   'auth/dpop-nonce':
     'DPoP-bound tokens (SEP-1932) are not built: RecordProvider has no dpop(), tokens are sent as Bearer',
-  'auth/wif-jwt-bearer': 'workload identity federation (the JWT bearer grant with a workload token) is not built',
 };
 
 /** Why `run` is expected to fail, or undefined when it must pass. */

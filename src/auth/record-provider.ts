@@ -52,6 +52,8 @@ export interface ClientIdentity {
     | undefined;
   /** Scopes for client credentials (authorization code flows take the server's). */
   scope?: string | undefined;
+  /** Workload identity federation: the platform's token, sent as the JWT bearer grant's assertion (RFC 7523 §2.1). */
+  workloadToken?: string | undefined;
 }
 
 export const CLIENT_NAME = 'mcp-ondemand';
@@ -98,8 +100,12 @@ export class RecordProvider implements OAuthClientProvider {
       return {
         client_name: CLIENT_NAME,
         redirect_uris: [],
-        grant_types: ['client_credentials'],
-        token_endpoint_auth_method: this.identity.preregistered?.privateKey ? 'private_key_jwt' : 'client_secret_basic',
+        grant_types: [this.identity.workloadToken ? JWT_BEARER_GRANT : 'client_credentials'],
+        token_endpoint_auth_method: this.identity.preregistered?.privateKey
+          ? 'private_key_jwt'
+          : this.identity.preregistered?.clientSecret
+            ? 'client_secret_basic'
+            : 'none',
         ...(this.identity.scope ? { scope: this.identity.scope } : {}),
       };
     }
@@ -186,9 +192,31 @@ export class RecordProvider implements OAuthClientProvider {
 
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
     if (this.identity.redirectUri) return undefined; // authorization code / refresh: the SDK's defaults
-    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    const workload = this.identity.workloadToken;
+    if (workload) assertUnexpired(workload);
+    const params = new URLSearchParams(
+      workload ? { grant_type: JWT_BEARER_GRANT, assertion: workload } : { grant_type: 'client_credentials' },
+    );
     const wanted = this.identity.scope ?? scope;
     if (wanted) params.set('scope', wanted);
     return params;
   }
+}
+
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/**
+ * A workload token past its `exp` is not sent (the authorization server would refuse it, and a refused grant is not
+ * tried again): the platform has not rotated the secret. Its signature is the authorization server's to check.
+ */
+function assertUnexpired(token: string): void {
+  let exp: unknown;
+  try {
+    const payload = token.split('.')[1] ?? '';
+    exp = JSON.parse(atob(payload.replaceAll('-', '+').replaceAll('_', '/'))).exp;
+  } catch {
+    throw new Error('the workload identity token is not a JWT');
+  }
+  if (typeof exp === 'number' && exp * 1000 <= Date.now())
+    throw new Error(`the workload identity token expired at ${new Date(exp * 1000).toISOString()}: rotate its secret`);
 }

@@ -251,6 +251,7 @@ function identityOf(server: McpServerConfig, setup: OAuthSetup, env: Env): Clien
         ...(pem ? { privateKey: { pem, alg: auth.signingAlg } } : {}),
       },
       scope: auth.scopes?.join(' '),
+      workloadToken: secret(auth.assertion, 'workload identity token'),
     };
   }
   if (auth.type !== 'oauth') throw new Error(`MCP server "${server.id}" has no OAuth`);

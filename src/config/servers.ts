@@ -14,7 +14,8 @@ const secretRef = z.string().regex(/^secret:[A-Za-z0-9_]+$/, 'must name a Worker
  *   accepts them), else by dynamic registration, or by `clientId` (and
  *   `clientSecret`, a Worker secret) registered beforehand;
  * - `client_credentials`: one machine identity per tenant, authenticated by a
- *   client secret (`client_secret_basic`) or a private key (`private_key_jwt`).
+ *   client secret (`client_secret_basic`), a private key (`private_key_jwt`),
+ *   or a workload identity token (the JWT bearer grant).
  */
 export const ServerAuthSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }).strict(),
@@ -40,14 +41,19 @@ export const ServerAuthSchema = z.discriminatedUnion('type', [
        * secret is shared with the server.
        */
       privateKey: secretRef.optional(),
+      /**
+       * Workload identity federation (RFC 7523 §2.1, the JWT bearer grant): a token the deployment's platform issues
+       * and rotates (a Worker secret), exchanged for the server's token — nothing of our own to keep.
+       */
+      assertion: secretRef.optional(),
       /** The key's JWS algorithm (the authorization server must accept it). */
       signingAlg: z.enum(PRIVATE_KEY_JWT_ALGS).default('ES256'),
       scopes: z.array(z.string().min(1)).optional(),
     })
     .strict()
     .refine(
-      (auth) => (auth.clientSecret === undefined) !== (auth.privateKey === undefined),
-      'client_credentials needs clientSecret or privateKey (exactly one)',
+      (auth) => [auth.clientSecret, auth.privateKey, auth.assertion].filter((v) => v !== undefined).length === 1,
+      'client_credentials needs clientSecret, privateKey or assertion (exactly one)',
     ),
 ]);
 

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 
 /*
  * The test tenant's `private_key_jwt` key (test/infra/tenants.ts server `bot-jwt`): made once per test run, never
@@ -20,4 +20,25 @@ export function clientKeyPem(): string {
 /** Its public half, for verifying assertions. */
 export function clientPublicKey() {
   return createPublicKey(clientKeyPem());
+}
+
+/**
+ * A workload identity token for the test tenant (its Worker secret TENANT_WORKLOAD_TOKEN): an ES256 JWT from the same
+ * key, as a platform's identity service would issue it, for `audience` (the test authorization server), good for 6 h.
+ */
+export function workloadToken(audience: string): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const input = `${encode({ alg: 'ES256', typ: 'JWT' })}.${encode({
+    iss: 'https://workload-identity.test',
+    sub: 'tenant-workload',
+    aud: audience,
+    iat: now,
+    exp: now + 6 * 3600,
+  })}`;
+  const signature = sign('sha256', Buffer.from(input), {
+    key: createPrivateKey(clientKeyPem()),
+    dsaEncoding: 'ieee-p1363',
+  });
+  return `${input}.${signature.toString('base64url')}`;
 }

@@ -42,6 +42,7 @@ const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as co
 /** How a client may authenticate at /token: the registrable methods, and a signed assertion (RFC 7523, pre-registered keys only). */
 const TOKEN_AUTH_METHODS = [...AUTH_METHODS, 'private_key_jwt'] as const;
 const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const CODE_TTL_MS = 60_000;
 
 type AuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
@@ -172,6 +173,16 @@ function preregisteredClients(): Client[] {
       preregistered: true,
       publicKey: clientPublicKey(),
     },
+    // The same integration by workload identity federation: a public client whose grant is the platform's token.
+    {
+      clientId: 'tenant-workload',
+      authMethods: ['none'],
+      redirectUris: [],
+      grantTypes: [JWT_BEARER_GRANT],
+      scope: ['mcp:read'],
+      preregistered: true,
+      publicKey: clientPublicKey(),
+    },
     // A tenant's back-end integration: no user, no redirect, read-only.
     {
       clientId: 'tenant-bot',
@@ -260,7 +271,7 @@ function authorizationServerMetadata(issuer: string) {
     registration_endpoint: `${issuer}/register`,
     revocation_endpoint: `${issuer}/revoke`,
     response_types_supported: ['code'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', JWT_BEARER_GRANT],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: ['ES256'],
@@ -413,6 +424,12 @@ function authenticateClient(
   return { client, method };
 }
 
+/** An ES256 JWS (the parts of a compact JWT) signed by `key`. */
+function signedBy(key: KeyObject, header: string, payload: string, signature: string): boolean {
+  const input = Buffer.from(`${header}.${payload}`);
+  return verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+}
+
 /**
  * `private_key_jwt` (RFC 7523 §3): the assertion is an ES256 JWT signed by the client's registered key, `iss` and
  * `sub` its client id, `aud` this server (its issuer or token endpoint), not expired, its `jti` never seen before.
@@ -433,13 +450,7 @@ function assertedClient(ctx: Context, form: URLSearchParams): Client {
   if (json(header).alg !== 'ES256') throw invalid('alg must be ES256');
   const client = typeof claims.iss === 'string' ? knownClient(ctx, claims.iss) : undefined;
   if (!client?.publicKey || !client.authMethods.includes('private_key_jwt')) throw invalid('unknown client');
-  const signed = verify(
-    'sha256',
-    Buffer.from(`${header}.${payload}`),
-    { key: client.publicKey, dsaEncoding: 'ieee-p1363' },
-    Buffer.from(signature, 'base64url'),
-  );
-  if (!signed) throw invalid('bad signature');
+  if (!signedBy(client.publicKey, header, payload, signature)) throw invalid('bad signature');
   if (claims.sub !== client.clientId) throw invalid('sub must be the client id');
   const form_id = form.get('client_id');
   if (form_id !== null && form_id !== client.clientId) throw invalid('client_id differs from the assertion');
@@ -608,10 +619,26 @@ function clientCredentialsGrant(ctx: Context, client: Client, form: URLSearchPar
   return issueTokens(ctx, grant, scope, false);
 }
 
+/**
+ * RFC 7523 §2.1, the JWT bearer grant (workload identity federation): the assertion is an ES256 JWT from the trusted
+ * workload issuer, signed by the client's registered key, for this server, not expired; the client gets its scopes.
+ */
+function jwtBearerGrant(ctx: Context, client: Client, form: URLSearchParams): Record<string, unknown> {
+  const invalid = (why: string) => new OAuthFailure(400, 'invalid_grant', `assertion: ${why}`);
+  const [header, payload, signature] = (form.get('assertion') ?? '').split('.');
+  if (!header || !payload || !signature || !client.publicKey) throw invalid('not a JWT');
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  if (!signedBy(client.publicKey, header, payload, signature)) throw invalid('bad signature');
+  if (claims.aud !== ctx.issuer && claims.aud !== `${ctx.issuer}/`) throw invalid('aud must be this server');
+  if (typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) throw invalid('expired');
+  return clientCredentialsGrant(ctx, client, form);
+}
+
 const GRANTS: Record<string, (ctx: Context, client: Client, form: URLSearchParams) => Record<string, unknown>> = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
+  [JWT_BEARER_GRANT]: jwtBearerGrant,
 };
 
 async function token(ctx: Context, req: IncomingMessage, res: ServerResponse) {

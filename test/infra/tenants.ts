@@ -363,6 +363,19 @@ export const TEST_TENANTS = [
         },
         trustAnnotations: true,
       },
+      {
+        // The same integration by workload identity federation: the platform's token, no credential of our own.
+        id: 'bot-workload',
+        url: local(7, '/mcp'),
+        transport: 'streamable-http',
+        auth: {
+          type: 'client_credentials',
+          clientId: 'tenant-workload',
+          assertion: 'secret:TENANT_WORKLOAD_TOKEN',
+          scopes: ['mcp:read'],
+        },
+        trustAnnotations: true,
+      },
     ],
   },
   // Real model providers (test/prompt-caching.test.ts): the Anthropic and OpenAI packages, pointed by
